@@ -1,0 +1,72 @@
+"""JSON values: the only thing metadata and tool arguments may hold."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pydantic import JsonValue
+
+from .errors import TraceError, short_repr
+
+__all__ = ["JsonValue", "check_json", "check_json_object", "json_path"]
+
+
+def json_path(parent: str, key: str | int) -> str:
+    """``metadata`` + ``"a"`` -> ``metadata.a``; ``args`` + ``0`` -> ``args[0]``."""
+    if isinstance(key, int):
+        return f"{parent}[{key}]"
+    if key.isidentifier():
+        return f"{parent}.{key}" if parent else key
+    return f"{parent}[{key!r}]"
+
+
+def check_json(value: Any, path: str) -> None:
+    """Raise ``unserializable_value`` unless ``value`` is plain JSON.
+
+    Plain JSON means dict with str keys, list, str, int, finite float, bool or None.
+    Tuples, sets, NaN and objects are refused rather than converted: converting them
+    would make the JSON round trip lie about what was stored.
+    """
+    # Exact type checks on purpose: a str or dict subclass (an enum, a defaultdict)
+    # would not survive a JSON round trip as itself.
+    kind = type(value)
+    if kind is str or kind is bool or kind is int or value is None:
+        return
+    if kind is float:
+        if math.isfinite(value):
+            return
+        raise TraceError("unserializable_value", f"{value!r} is not a finite number", path=path)
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                raise TraceError(
+                    "unserializable_value",
+                    f"object keys must be strings, got {type(key).__name__} {short_repr(key)}",
+                    path=path,
+                )
+            check_json(item, json_path(path, key))
+        return
+    if kind is list:
+        for position, item in enumerate(value):
+            check_json(item, json_path(path, position))
+        return
+    raise TraceError(
+        "unserializable_value",
+        f"expected a JSON value (dict, list, str, int, float, bool, None), "
+        f"got {kind.__name__} {short_repr(value)}",
+        path=path,
+    )
+
+
+def check_json_object(value: Any, path: str) -> dict[str, Any]:
+    """Check that ``value`` is a JSON object and return it."""
+    if type(value) is not dict:
+        raise TraceError(
+            "unserializable_value",
+            f"expected a JSON object, got {type(value).__name__} {short_repr(value)}",
+            path=path,
+        )
+    if value:
+        check_json(value, path)
+    return value

@@ -1,0 +1,128 @@
+"""Errors raised by tracebridge.
+
+Hierarchy::
+
+    Exception
+    ├── TraceError                  the trace is wrong; carries code, index, path, source
+    │     code: unknown_role | orphan_tool_result | unanswered_tool_call
+    │           | duplicate_tool_call_id | empty_conversation | malformed_event
+    │           | conflicting_fields | streaming_chunk | unserializable_value
+    │           | not_representable
+    ├── ValueError
+    │   └── FormatError             the caller asked for something that does not exist:
+    │                               an unknown adapter name, or a trace whose format
+    │                               cannot be detected (none or several formats match)
+    └── ImportError
+        └── MissingExtraError       an adapter's framework package is not installed
+
+A ``TraceError`` is about the evidence (the trace); the other two are about the request.
+``TraceError`` deliberately does not derive from ``ValueError``: pydantic wraps a
+``ValueError`` raised inside a validator into its own ``ValidationError``, and a
+``TraceError`` must reach the caller as itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+__all__ = ["CODES", "ErrorCode", "FormatError", "MissingExtraError", "TraceError"]
+
+ErrorCode = Literal[
+    "unknown_role",
+    "orphan_tool_result",
+    "unanswered_tool_call",
+    "duplicate_tool_call_id",
+    "empty_conversation",
+    "malformed_event",
+    "conflicting_fields",
+    "streaming_chunk",
+    "unserializable_value",
+    "not_representable",
+]
+
+CODES: tuple[str, ...] = get_args(ErrorCode)
+
+_REPR_LIMIT = 120
+
+
+def short_repr(value: Any) -> str:
+    """``repr`` of a found value, cut so that an error message stays one readable line."""
+    text = repr(value)
+    return text if len(text) <= _REPR_LIMIT else text[: _REPR_LIMIT - 3] + "..."
+
+
+class TraceError(Exception):
+    """A trace that cannot be converted or validated without losing or inventing something.
+
+    ``code`` is stable (tests and users match on it); ``index`` is the position of the
+    offending element in the source trace (None when the problem has no single position);
+    ``path`` is the field path inside the trace, e.g.
+    ``messages[3].tool_calls[1].function.arguments``; ``source`` names the adapter.
+    """
+
+    code: ErrorCode
+    detail: str
+    index: int | None
+    path: str | None
+    source: str | None
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        detail: str,
+        *,
+        index: int | None = None,
+        path: str | None = None,
+        source: str | None = None,
+    ) -> None:
+        if code not in CODES:
+            raise ValueError(f"unknown TraceError code {code!r}; known codes: {', '.join(CODES)}")
+        self.code = code
+        self.detail = detail
+        self.index = index
+        self.path = path
+        self.source = source
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = self.path if self.path is not None else (
+            f"messages[{self.index}]" if self.index is not None else "trace"
+        )
+        prefix = f"{self.source}: " if self.source else ""
+        return f"{prefix}{where}: {self.detail} [{self.code}]"
+
+    def __str__(self) -> str:
+        return self._format()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (self.code, self.detail, self.index, self.path, self.source))
+
+    def relocated(
+        self,
+        *,
+        index: int | None = None,
+        path: str | None = None,
+        source: str | None = None,
+    ) -> TraceError:
+        """A copy pointing at another place (an adapter maps typed positions back to its source)."""
+        return TraceError(
+            self.code,
+            self.detail,
+            index=self.index if index is None else index,
+            path=self.path if path is None else path,
+            source=self.source if source is None else source,
+        )
+
+
+def _rebuild(
+    code: ErrorCode, detail: str, index: int | None, path: str | None, source: str | None
+) -> TraceError:
+    return TraceError(code, detail, index=index, path=path, source=source)
+
+
+class FormatError(ValueError):
+    """An unknown adapter name, or a trace whose format cannot be told from its shape."""
+
+
+class MissingExtraError(ImportError):
+    """An adapter needs a framework package that is not installed."""

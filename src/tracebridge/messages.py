@@ -1,0 +1,283 @@
+"""The typed conversation model: tool calls, content parts and the four message kinds.
+
+Every model is a frozen pydantic v2 model with ``extra="forbid"``; parts and messages are
+discriminated on their ``type`` tag. ``metadata`` (and ``ToolCall.args``) hold JSON values
+only; anything else raises ``TraceError("unserializable_value")`` naming the field path.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
+
+from ._json import check_json
+
+__all__ = [
+    "AIMessage",
+    "AudioPart",
+    "Content",
+    "FilePart",
+    "HumanMessage",
+    "ImagePart",
+    "JsonObject",
+    "Message",
+    "OpaquePart",
+    "Part",
+    "ReasoningPart",
+    "SystemMessage",
+    "TextPart",
+    "ToolCall",
+    "ToolMessage",
+]
+
+
+def _json_object_field(name: str) -> BeforeValidator:
+    def check(value: Any) -> Any:
+        # Only JSON objects get checked here; a non-dict falls through to pydantic's own
+        # type error so the message stays the usual "Input should be a valid dictionary".
+        if type(value) is dict and value:
+            check_json(value, name)
+        return value
+
+    return BeforeValidator(check)
+
+
+def _json_value_field(name: str) -> BeforeValidator:
+    def check(value: Any) -> Any:
+        check_json(value, name)
+        return value
+
+    return BeforeValidator(check)
+
+
+_JSON_OBJECT_SCHEMA = WithJsonSchema({"type": "object", "additionalProperties": True})
+
+JsonObject = Annotated[dict[str, Any], _JSON_OBJECT_SCHEMA]
+"""A JSON object (the schema; checking happens in each field's validator)."""
+
+Metadata = Annotated[dict[str, Any], _json_object_field("metadata"), _JSON_OBJECT_SCHEMA]
+
+_CONFIG = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+
+class ToolCall(BaseModel):
+    """One tool call made by the agent."""
+
+    model_config = _CONFIG
+
+    name: str
+    """The tool's name as the agent wrote it."""
+    args: Annotated[dict[str, Any], _json_object_field("args"), _JSON_OBJECT_SCHEMA] = {}
+    """The parsed arguments; ``{}`` when ``invalid_args`` is set."""
+    id: str | None = None
+    """The provider's call id, used to pair the call with its result."""
+    invalid_args: str | None = None
+    """The raw argument text when it is not a JSON object (malformed JSON, a list, ...)."""
+    metadata: Metadata = {}
+    """Source fields an adapter keeps verbatim, under the adapter's name."""
+
+    @model_validator(mode="after")
+    def _invalid_args_means_no_args(self) -> ToolCall:
+        if self.invalid_args is not None and self.args:
+            raise ValueError("args must be {} when invalid_args is set: the arguments did not parse")
+        return self
+
+
+class TextPart(BaseModel):
+    """Plain text."""
+
+    model_config = _CONFIG
+
+    type: Literal["text"] = "text"
+    text: str
+    """The text."""
+    metadata: Metadata = {}
+    """Source fields kept verbatim."""
+
+
+class _SourcedPart(BaseModel):
+    """A part that points at bytes: by URL or inline base64 data."""
+
+    model_config = _CONFIG
+
+    @model_validator(mode="after")
+    def _has_a_source(self) -> _SourcedPart:
+        sources = ("url", "data", "file_id")
+        if all(getattr(self, field, None) is None for field in sources):
+            present = [field for field in sources if field in type(self).model_fields]
+            raise ValueError(f"a {self.__class__.__name__} needs one of: {', '.join(present)}")
+        return self
+
+
+class ImagePart(_SourcedPart):
+    """An image, by URL (possibly a data: URL) or inline base64 data."""
+
+    type: Literal["image"] = "image"
+    url: str | None = None
+    """Where the image is (http(s) or data: URL), exactly as given."""
+    data: str | None = None
+    """Base64 bytes, exactly as given."""
+    mime_type: str | None = None
+    """``image/png`` and so on, when the source says it."""
+    metadata: Metadata = {}
+    """Source fields kept verbatim (``detail``, ...)."""
+
+
+class AudioPart(_SourcedPart):
+    """A sound clip, by URL or inline base64 data."""
+
+    type: Literal["audio"] = "audio"
+    url: str | None = None
+    """Where the clip is, exactly as given."""
+    data: str | None = None
+    """Base64 bytes, exactly as given."""
+    mime_type: str | None = None
+    """``audio/wav`` and so on, when the source says it."""
+    metadata: Metadata = {}
+    """Source fields kept verbatim (the provider's format name, ...)."""
+
+
+class FilePart(_SourcedPart):
+    """A document or other file, by URL, inline base64 data or provider file id."""
+
+    type: Literal["file"] = "file"
+    url: str | None = None
+    """Where the file is, exactly as given."""
+    data: str | None = None
+    """Base64 bytes (or a data: URL), exactly as given."""
+    file_id: str | None = None
+    """A provider's id for an uploaded file."""
+    mime_type: str | None = None
+    """``application/pdf`` and so on, when the source says it."""
+    filename: str | None = None
+    """The file's name, when the source says it."""
+    metadata: Metadata = {}
+    """Source fields kept verbatim."""
+
+
+class ReasoningPart(BaseModel):
+    """The model's visible reasoning (thinking) text."""
+
+    model_config = _CONFIG
+
+    type: Literal["reasoning"] = "reasoning"
+    text: str
+    """The reasoning text."""
+    metadata: Metadata = {}
+    """Source fields kept verbatim (a signature, a summary id, ...)."""
+
+
+class OpaquePart(BaseModel):
+    """A provider block kept verbatim, not interpreted."""
+
+    model_config = _CONFIG
+
+    type: Literal["opaque"] = "opaque"
+    kind: str
+    """The block's own type name in its source (``refusal``, ``citation``, ...)."""
+    value: Annotated[Any, _json_value_field("value"), WithJsonSchema({})]
+    """The block exactly as the source had it."""
+    metadata: Metadata = {}
+    """Source fields kept verbatim."""
+
+
+Part = Annotated[
+    Union[TextPart, ImagePart, AudioPart, FilePart, ReasoningPart, OpaquePart],
+    Field(discriminator="type"),
+]
+"""One content part, discriminated on ``type``."""
+
+Content = Union[str, list[Part]]
+"""A plain string when the source had one; a list of parts when it had parts."""
+
+
+def _text_of(content: Content) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(part.text for part in content if isinstance(part, TextPart))
+
+
+class _MessageBase(BaseModel):
+    model_config = _CONFIG
+
+    @property
+    def text(self) -> str:
+        """The content as text: the string, or the text parts joined by newlines."""
+        content: Content = getattr(self, "content")
+        return _text_of(content)
+
+    def pretty_repr(self) -> str:
+        """The message as tracebridge renders it for people and judges."""
+        from .render import render_message
+
+        return render_message(self)  # type: ignore[arg-type]
+
+
+class HumanMessage(_MessageBase):
+    """A message from the user."""
+
+    type: Literal["human"] = "human"
+    content: Content
+    """What the user sent."""
+    name: str | None = None
+    """The user's name, when the source gives one."""
+    id: str | None = None
+    """The source's message id."""
+    metadata: Metadata = {}
+    """Source fields the adapter keeps verbatim, under its own name."""
+
+
+class AIMessage(_MessageBase):
+    """A message from the agent: text, tool calls, or both."""
+
+    type: Literal["ai"] = "ai"
+    content: Content = ""
+    """What the agent said."""
+    tool_calls: list[ToolCall] = []
+    """The tool calls the agent made, in order."""
+    name: str | None = None
+    """The agent's name (multi-agent systems)."""
+    id: str | None = None
+    """The source's message id."""
+    metadata: Metadata = {}
+    """Source fields the adapter keeps verbatim, under its own name."""
+
+
+class ToolMessage(_MessageBase):
+    """The result of one tool call."""
+
+    type: Literal["tool"] = "tool"
+    content: Content
+    """What the tool returned."""
+    tool_call_id: str | None = None
+    """The id of the call this answers; None pairs by position."""
+    name: str | None = None
+    """The tool's name."""
+    is_error: bool = False
+    """True when the tool failed and this content is the error."""
+    id: str | None = None
+    """The source's message id."""
+    metadata: Metadata = {}
+    """Source fields the adapter keeps verbatim, under its own name."""
+
+
+class SystemMessage(_MessageBase):
+    """Instructions to the agent (system or developer prompt)."""
+
+    type: Literal["system"] = "system"
+    content: Content
+    """The instructions."""
+    name: str | None = None
+    """A name, when the source gives one."""
+    id: str | None = None
+    """The source's message id."""
+    metadata: Metadata = {}
+    """Source fields the adapter keeps verbatim, under its own name."""
+
+
+Message = Annotated[
+    Union[HumanMessage, AIMessage, ToolMessage, SystemMessage],
+    Field(discriminator="type"),
+]
+"""Any message, discriminated on ``type``."""

@@ -1,0 +1,1 @@
+"""Metrics over a MultiTurnSample (see docs/metrics.md)."""

@@ -1,0 +1,92 @@
+"""tracebridge's own JSON form, as a format: a ``MultiTurnSample`` or a list of typed messages.
+
+It lets the CLI and ``convert`` work on stored typed conversations, with the same two
+functions every adapter has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from .errors import TraceError
+from .messages import AIMessage, HumanMessage, Message, SystemMessage, ToolMessage
+from .sample import MultiTurnSample
+from .validation import validate
+
+__all__ = ["NAME", "detect", "from_messages", "to_messages"]
+
+NAME = "tracebridge"
+_TAGS = frozenset({"human", "ai", "tool", "system"})
+_MESSAGES = TypeAdapter(list[Message])
+_TYPED = (HumanMessage, AIMessage, ToolMessage, SystemMessage)
+
+
+def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
+    """Typed messages from a ``MultiTurnSample`` (object or JSON dict) or a list of messages."""
+    if isinstance(trace, MultiTurnSample):
+        return list(trace.messages)
+    if isinstance(trace, dict):
+        if allow_pending:
+            items = _messages_of(trace)
+        else:
+            return list(MultiTurnSample.model_validate(trace).messages)
+    elif isinstance(trace, list):
+        items = trace
+    else:
+        raise TraceError(
+            "malformed_event",
+            f"expected a MultiTurnSample, its JSON object, or a list of messages; "
+            f"got {type(trace).__name__}",
+            source=NAME,
+        )
+    messages = _validate_items(items)
+    validate(messages, allow_pending=allow_pending, source=NAME)
+    return messages
+
+
+def from_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """The messages as JSON-ready dicts (``model_dump(mode="json")``)."""
+    return [message.model_dump(mode="json") for message in messages]
+
+
+def detect(trace: Any) -> bool:
+    """True for a ``MultiTurnSample`` or typed messages, as objects or their JSON."""
+    if isinstance(trace, MultiTurnSample):
+        return True
+    if isinstance(trace, dict):
+        items = trace.get("messages", trace.get("user_input"))
+        return isinstance(items, list) and bool(items) and all(map(_looks_typed, items))
+    return isinstance(trace, list) and bool(trace) and all(map(_looks_typed, trace))
+
+
+def _looks_typed(item: Any) -> bool:
+    if isinstance(item, _TYPED):
+        return True
+    return isinstance(item, dict) and item.get("type") in _TAGS and "data" not in item
+
+
+def _messages_of(trace: dict[str, Any]) -> Any:
+    for key in ("messages", "user_input"):
+        if key in trace:
+            return trace[key]
+    raise TraceError("malformed_event", "a sample needs 'messages'", path="messages", source=NAME)
+
+
+def _validate_items(items: Any) -> list[Message]:
+    if not isinstance(items, list):
+        raise TraceError(
+            "malformed_event",
+            f"expected a list of messages, got {type(items).__name__}",
+            path="messages",
+            source=NAME,
+        )
+    try:
+        # Reuse the sample's translation of pydantic errors into TraceErrors, but without
+        # the conversation rules (the caller runs them with its own allow_pending).
+        return _MESSAGES.validate_python(items)
+    except ValidationError:
+        MultiTurnSample.model_validate({"messages": items})
+        raise

@@ -1,0 +1,84 @@
+"""Find adapters by name, detect a trace's format, and convert between formats.
+
+Adapters live in ``tracebridge.adapters.<name>``; the core never imports one until it is
+asked for. Each adapter module has ``NAME``, ``to_messages``, ``from_messages`` and
+``detect`` (a cheap shape test that never imports a framework package).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any, Protocol, cast
+
+from .errors import FormatError
+from .messages import Message
+
+__all__ = ["ADAPTER_NAMES", "FORMATS", "Adapter", "convert", "detect_format", "get_adapter"]
+
+ADAPTER_NAMES: tuple[str, ...] = ("openai_chat", "swarm", "langchain", "llama_index", "galtea")
+"""The adapters in ``tracebridge.adapters``; a test checks this matches the folder."""
+
+NATIVE = "tracebridge"
+FORMATS: tuple[str, ...] = (NATIVE, *ADAPTER_NAMES)
+"""Every format ``convert`` knows: tracebridge's own JSON, then the adapters."""
+
+
+class Adapter(Protocol):
+    """What every adapter module provides."""
+
+    NAME: str
+    to_messages: Callable[..., list[Message]]
+    from_messages: Callable[..., Any]
+    detect: Callable[[Any], bool]
+
+
+def get_adapter(name: str) -> Adapter:
+    """The adapter module for ``name``; ``FormatError`` names the known ones otherwise."""
+    if name == NATIVE:
+        module: ModuleType = importlib.import_module("tracebridge.native")
+    elif name in ADAPTER_NAMES:
+        module = importlib.import_module(f"tracebridge.adapters.{name}")
+    else:
+        raise FormatError(f"unknown format {name!r}; known formats: {', '.join(FORMATS)}")
+    return cast(Adapter, module)
+
+
+def detect_format(trace: Any, *, candidates: Sequence[str] = FORMATS) -> str:
+    """The one format whose shape ``trace`` has; ``FormatError`` when none or several match."""
+    matches = [name for name in candidates if get_adapter(name).detect(trace)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise FormatError(
+            f"cannot tell the format of this {type(trace).__name__}: it matches none of "
+            f"{', '.join(candidates)}; pass source=<format>"
+        )
+    raise FormatError(
+        f"ambiguous trace: it has the shape of {' and '.join(matches)}; "
+        f"pass source= one of them"
+    )
+
+
+def convert(
+    trace: Any,
+    *,
+    source: str = "auto",
+    target: str,
+    source_options: dict[str, Any] | None = None,
+    target_options: dict[str, Any] | None = None,
+) -> Any:
+    """Convert ``trace`` from ``source`` to ``target`` through the typed model.
+
+    ``source="auto"`` detects the format from the trace's shape. The options go to the
+    source's ``to_messages`` and the target's ``from_messages``.
+
+    >>> from tracebridge import convert
+    >>> convert([{"type": "human", "content": "hi"}], source="tracebridge", target="tracebridge")
+    [{'type': 'human', 'content': 'hi', 'name': None, 'id': None, 'metadata': {}}]
+    """
+    reader = get_adapter(detect_format(trace) if source == "auto" else source)
+    writer = get_adapter(target)
+    messages = reader.to_messages(trace, **(source_options or {}))
+    return writer.from_messages(messages, **(target_options or {}))

@@ -1,0 +1,186 @@
+"""``MultiTurnSample``: one validated conversation plus what an evaluation compares it with."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import ErrorDetails
+
+from .errors import TraceError
+from .messages import Message, Metadata, Part, ToolCall
+from .validation import validate
+
+__all__ = ["MultiTurnSample"]
+
+_MESSAGE: TypeAdapter[Any] = TypeAdapter(Message)
+_TOOL_CALL: TypeAdapter[Any] = TypeAdapter(ToolCall)
+_PART: TypeAdapter[Any] = TypeAdapter(Part)
+_TAGS = ("human", "ai", "tool", "system")
+_MESSAGE_FIELDS = ("messages", "user_input")
+
+
+class MultiTurnSample(BaseModel):
+    """A conversation that satisfies the conversation rules, with its references.
+
+    Construction validates: a broken conversation raises ``TraceError`` (not pydantic's
+    ``ValidationError``) with ``code``, ``index`` and ``path``.
+
+    >>> from tracebridge import HumanMessage, AIMessage, MultiTurnSample
+    >>> sample = MultiTurnSample(messages=[HumanMessage(content="hi"), AIMessage(content="hello")])
+    >>> MultiTurnSample.model_validate_json(sample.model_dump_json()) == sample
+    True
+    """
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True, use_attribute_docstrings=True
+    )
+
+    messages: list[Message] = Field(validation_alias=AliasChoices("messages", "user_input"))
+    """The conversation, in order. ``user_input`` is accepted as an alias (Ragas)."""
+    reference: str | None = None
+    """The expected outcome, in words."""
+    reference_tool_calls: list[ToolCall] | None = None
+    """The tool calls the agent was expected to make."""
+    reference_topics: list[str] | None = None
+    """The topics the agent may talk about."""
+    rubrics: dict[str, str] | None = None
+    """Named rubrics for judge-based metrics (e.g. ``{"role": ...}``)."""
+    metadata: Metadata = {}
+    """Anything else about the sample, as JSON."""
+
+    @property
+    def user_input(self) -> list[Message]:
+        """The conversation (the Ragas name for ``messages``)."""
+        return self.messages
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _trace_errors_reach_the_caller(cls, data: Any, handler: Any) -> Any:
+        try:
+            return handler(data)
+        except ValidationError as exc:
+            problem = _first_message_error(exc)
+            if problem is None:
+                raise
+            raise problem from None
+        except TraceError as exc:
+            raise _locate(exc, data) from None
+
+    @model_validator(mode="after")
+    def _follows_the_rules(self) -> MultiTurnSample:
+        validate(self.messages)
+        return self
+
+    def pretty_repr(self) -> str:
+        """The conversation as tracebridge renders it."""
+        from .render import render
+
+        return render(self.messages)
+
+    def transcript_hash(self) -> str:
+        """The hash of the conversation (see ``tracebridge.hashing``)."""
+        from .hashing import transcript_hash
+
+        return transcript_hash(self.messages)
+
+
+def _first_message_error(exc: ValidationError) -> TraceError | None:
+    """Turn pydantic's complaint about one message into a TraceError, if it is about one."""
+    for details in exc.errors():
+        loc = details["loc"]
+        if len(loc) >= 2 and loc[0] in _MESSAGE_FIELDS and isinstance(loc[1], int):
+            return _message_error(details, loc[1])
+    return None
+
+
+def _message_error(details: ErrorDetails, index: int) -> TraceError:
+    path = _path(details["loc"][2:], f"messages[{index}]")
+    if details["type"] == "union_tag_invalid":
+        found = details["input"].get("type") if isinstance(details["input"], dict) else None
+        return TraceError(
+            "unknown_role",
+            f"unknown message type {found!r}; expected one of {', '.join(_TAGS)}",
+            index=index,
+            path=f"messages[{index}].type",
+        )
+    found = f"{type(details['input']).__name__} {_clip(details['input'])}"
+    if path.endswith(".content") and details["type"] in ("string_type", "list_type"):
+        expected = "content must be a string or a list of parts"
+    else:
+        expected = details["msg"]
+    return TraceError(
+        "malformed_event",
+        f"{expected} (got {found})",
+        index=index,
+        path=path,
+    )
+
+
+def _path(loc: tuple[int | str, ...], root: str) -> str:
+    path = root
+    for position, part in enumerate(loc):
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif position == 0 and part in _TAGS:
+            continue  # the discriminator branch pydantic names; not a field
+        elif part.isidentifier() and part != "str":
+            path += f".{part}"
+        # anything else is a union-branch label such as 'list[tagged-union[...]]'
+    return path
+
+
+def _clip(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _locate(exc: TraceError, data: Any) -> TraceError:
+    """Find which message (and which tool call or part in it) raised ``exc``.
+
+    A JSON check deep inside a message does not know where the message sits; on this
+    error path only, the raw messages are validated one by one to find it.
+    """
+    messages = None
+    if isinstance(data, dict):
+        for key in _MESSAGE_FIELDS:
+            if key in data:
+                messages = data[key]
+    if not isinstance(messages, list) or exc.index is not None:
+        return exc
+    for index, item in enumerate(messages):
+        inner = _raised_by(_MESSAGE, item)
+        if inner is not None:
+            return inner.relocated(index=index, path=_nested_path(item, index, inner))
+    return exc
+
+
+def _nested_path(item: Any, index: int, inner: TraceError) -> str:
+    root = f"messages[{index}]"
+    if isinstance(item, dict):
+        for field, adapter in (("tool_calls", _TOOL_CALL), ("content", _PART)):
+            children = item.get(field)
+            if isinstance(children, list):
+                for position, child in enumerate(children):
+                    found = _raised_by(adapter, child)
+                    if found is not None:
+                        return f"{root}.{field}[{position}].{found.path}"
+    return f"{root}.{inner.path}"
+
+
+def _raised_by(adapter: TypeAdapter[Any], item: Any) -> TraceError | None:
+    try:
+        adapter.validate_python(item)
+    except TraceError as error:
+        return error
+    except ValidationError:
+        return None  # another kind of problem; the TraceError is elsewhere
+    return None

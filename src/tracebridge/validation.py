@@ -1,0 +1,227 @@
+"""The conversation rules, in one place.
+
+A *tool-result block* is the run of ``ToolMessage``s right after an ``AIMessage``.
+
+1. A ToolMessage must have an AIMessage somewhere before it.
+2. A ToolMessage must come right after an AIMessage or another ToolMessage.
+3. The AIMessage that opens a tool-result block must have tool calls.
+4. With ids: each result's ``tool_call_id`` must name a call of the opening AIMessage that no
+   earlier result answered. Without ids: results pair with calls by position (a result with no
+   id answers the first call not answered yet), never more results than calls.
+5. Tool-call ids are unique across the whole conversation.
+6. Every call of an AIMessage is answered inside its block (``allow_pending`` permits
+   unanswered calls only in a block still open when the conversation ends: a trace cut
+   mid-tool).
+7. A conversation has at least one message.
+
+A result that breaks 1-4 is an orphan tool result. Checking is one linear pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .errors import TraceError
+from .messages import AIMessage, HumanMessage, SystemMessage, ToolCall, ToolMessage
+
+__all__ = ["check", "validate"]
+
+
+def validate(
+    messages: Sequence[Any],
+    *,
+    allow_pending: bool = False,
+    source: str | None = None,
+    origin: Sequence[int] | None = None,
+) -> None:
+    """Raise the first rule violation as a ``TraceError``; return None when all rules hold.
+
+    ``source`` and ``origin`` are for adapters: ``origin[i]`` is the position in the source
+    trace that typed message ``i`` came from, so errors point into the source.
+
+    >>> from tracebridge import HumanMessage, ToolMessage, validate
+    >>> validate([HumanMessage(content="hi"), ToolMessage(content="x", tool_call_id="a")])
+    Traceback (most recent call last):
+    ...
+    tracebridge.errors.TraceError: messages[1].tool_call_id: ... [orphan_tool_result]
+    """
+    for violation in _violations(messages, allow_pending, source, origin):
+        raise violation
+
+
+def check(
+    messages: Sequence[Any],
+    *,
+    allow_pending: bool = False,
+    source: str | None = None,
+    origin: Sequence[int] | None = None,
+) -> list[TraceError]:
+    """Every rule violation, in the order one pass over the conversation finds them."""
+    return list(_violations(messages, allow_pending, source, origin))
+
+
+def _describe(call: ToolCall) -> str:
+    return f"{call.name!r}" + (f" (id {call.id!r})" if call.id is not None else "")
+
+
+class _Block:
+    """The tool-result block opened by one AIMessage."""
+
+    __slots__ = ("opener", "calls", "answered_by", "by_id", "next_free")
+
+    def __init__(self, opener: int, calls: list[ToolCall]) -> None:
+        self.opener = opener
+        self.calls = calls
+        self.answered_by: list[int | None] = [None] * len(calls)
+        self.by_id: dict[str, int] = {}
+        self.next_free = 0
+
+
+def _violations(
+    messages: Sequence[Any],
+    allow_pending: bool,
+    source: str | None,
+    origin: Sequence[int] | None,
+) -> Iterator[TraceError]:
+    def where(i: int, suffix: str) -> tuple[int, str]:
+        at = origin[i] if origin is not None else i
+        return at, f"messages[{at}]{suffix}"
+
+    def error(code: Any, detail: str, i: int, suffix: str) -> TraceError:
+        index, path = where(i, suffix)
+        return TraceError(code, detail, index=index, path=path, source=source)
+
+    def close(block: _Block, closed_by: int | None) -> Iterator[TraceError]:
+        for k, answer in enumerate(block.answered_by):
+            if answer is None:
+                until = (
+                    f"before messages[{where(closed_by, '')[0]}]"
+                    if closed_by is not None
+                    else "before the conversation ends (allow_pending=True accepts a trace cut mid-tool)"
+                )
+                yield error(
+                    "unanswered_tool_call",
+                    f"tool call {_describe(block.calls[k])} has no result {until}",
+                    block.opener,
+                    f".tool_calls[{k}]",
+                )
+
+    if len(messages) == 0:
+        yield TraceError(
+            "empty_conversation", "a conversation needs at least one message", source=source
+        )
+        return
+
+    seen_ids: dict[str, int] = {}
+    block: _Block | None = None  # the open block, while the previous message is AI or tool
+    seen_ai = False
+    previous = "start"
+
+    for i, message in enumerate(messages):
+        if isinstance(message, ToolMessage):
+            if block is None:
+                reason = (
+                    "no AIMessage comes before it"
+                    if not seen_ai
+                    else f"it must follow an AIMessage or a ToolMessage, not a {previous} message"
+                )
+                yield error("orphan_tool_result", f"tool result answers nothing: {reason}", i, ".tool_call_id")
+            elif not block.calls:
+                yield error(
+                    "orphan_tool_result",
+                    f"tool result answers nothing: the AIMessage at messages"
+                    f"[{where(block.opener, '')[0]}] has no tool calls",
+                    i,
+                    ".tool_call_id",
+                )
+            else:
+                yield from _pair_result(block, message, i, error, where)
+            previous = "tool"
+        elif isinstance(message, AIMessage):
+            if block is not None:
+                yield from close(block, i)
+            block = _Block(i, message.tool_calls)
+            seen_ai = True
+            for k, call in enumerate(message.tool_calls):
+                if call.id is None:
+                    continue  # id-less calls pair by position; nothing to register
+                first = seen_ids.get(call.id)
+                if first is not None:
+                    yield error(
+                        "duplicate_tool_call_id",
+                        f"tool call id {call.id!r} is already used at messages[{where(first, '')[0]}]",
+                        i,
+                        f".tool_calls[{k}].id",
+                    )
+                else:
+                    seen_ids[call.id] = i
+                    block.by_id[call.id] = k
+            previous = "ai"
+        elif isinstance(message, (HumanMessage, SystemMessage)):
+            if block is not None:
+                yield from close(block, i)
+                block = None
+            previous = message.type
+        else:
+            yield error(
+                "malformed_event",
+                f"expected a tracebridge message (human, ai, tool or system), "
+                f"got {type(message).__name__}",
+                i,
+                "",
+            )
+            if block is not None:
+                yield from close(block, i)
+                block = None
+            previous = "unknown"
+
+    if block is not None and not allow_pending:
+        yield from close(block, None)
+
+
+def _pair_result(
+    block: _Block,
+    result: ToolMessage,
+    i: int,
+    error: Any,
+    where: Any,
+) -> Iterator[TraceError]:
+    """Mark the call that ``result`` answers, or report why it answers none."""
+    opener_at = where(block.opener, "")[0]
+    call_id = result.tool_call_id
+    if call_id is None:
+        while block.next_free < len(block.calls) and block.answered_by[block.next_free] is not None:
+            block.next_free += 1
+        if block.next_free == len(block.calls):
+            yield error(
+                "orphan_tool_result",
+                f"tool result has no id and all {len(block.calls)} call(s) of "
+                f"messages[{opener_at}] are already answered",
+                i,
+                ".tool_call_id",
+            )
+        else:
+            block.answered_by[block.next_free] = i
+        return
+    k = block.by_id.get(call_id)
+    if k is None:
+        known = [c.id for c in block.calls if c.id is not None]
+        yield error(
+            "orphan_tool_result",
+            f"tool_call_id {call_id!r} names no call of messages[{opener_at}] "
+            f"(its call ids: {known})",
+            i,
+            ".tool_call_id",
+        )
+        return
+    earlier = block.answered_by[k]
+    if earlier is not None:
+        yield error(
+            "orphan_tool_result",
+            f"tool_call_id {call_id!r} was already answered at messages[{where(earlier, '')[0]}]",
+            i,
+            ".tool_call_id",
+        )
+        return
+    block.answered_by[k] = i
