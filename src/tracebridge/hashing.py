@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from .messages import AIMessage, AnyMessage, messages_of
 
 if TYPE_CHECKING:
     from .sample import MultiTurnSample
@@ -41,17 +41,16 @@ def canonical_json(value: Any) -> bytes:
 
 
 def transcript_hash(
-    conversation: MultiTurnSample
-    | Iterable[HumanMessage | AIMessage | ToolMessage | SystemMessage],
+    conversation: MultiTurnSample | Iterable[AnyMessage],
 ) -> str:
     """``tb1:`` followed by the hex SHA-256 of the conversation without metadata and ids."""
-    messages = getattr(conversation, "messages", conversation)
+    messages = messages_of(conversation)
     body = [_hashed_fields(message) for message in messages]
     digest = hashlib.sha256(canonical_json(body)).hexdigest()
     return f"{HASH_VERSION}:{digest}"
 
 
-def _hashed_fields(message: HumanMessage | AIMessage | ToolMessage | SystemMessage) -> Any:
+def _hashed_fields(message: AnyMessage) -> Any:
     leave_out = dict(_LEAVE_OUT_OF_MESSAGE)
     if isinstance(message.content, str):
         del leave_out["content"]

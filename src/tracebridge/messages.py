@@ -7,7 +7,7 @@ only; anything else raises ``TraceError("unserializable_value")`` naming the fie
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
@@ -15,6 +15,7 @@ from ._json import check_json
 
 __all__ = [
     "AIMessage",
+    "AnyMessage",
     "AudioPart",
     "Content",
     "FilePart",
@@ -29,6 +30,7 @@ __all__ = [
     "TextPart",
     "ToolCall",
     "ToolMessage",
+    "messages_of",
 ]
 
 
@@ -80,7 +82,7 @@ class ToolCall(BaseModel):
     @model_validator(mode="after")
     def _invalid_args_means_no_args(self) -> ToolCall:
         if self.invalid_args is not None and self.args:
-            raise ValueError("args must be {} when invalid_args is set: the arguments did not parse")
+            raise ValueError("args must be {} when invalid_args is set (arguments did not parse)")
         return self
 
 
@@ -183,12 +185,12 @@ class OpaquePart(BaseModel):
 
 
 Part = Annotated[
-    Union[TextPart, ImagePart, AudioPart, FilePart, ReasoningPart, OpaquePart],
+    TextPart | ImagePart | AudioPart | FilePart | ReasoningPart | OpaquePart,
     Field(discriminator="type"),
 ]
 """One content part, discriminated on ``type``."""
 
-Content = Union[str, list[Part]]
+Content = str | list[Part]
 """A plain string when the source had one; a list of parts when it had parts."""
 
 
@@ -204,7 +206,7 @@ class _MessageBase(BaseModel):
     @property
     def text(self) -> str:
         """The content as text: the string, or the text parts joined by newlines."""
-        content: Content = getattr(self, "content")
+        content: Content = self.content  # type: ignore[attr-defined]
         return _text_of(content)
 
     def pretty_repr(self) -> str:
@@ -277,7 +279,16 @@ class SystemMessage(_MessageBase):
 
 
 Message = Annotated[
-    Union[HumanMessage, AIMessage, ToolMessage, SystemMessage],
+    HumanMessage | AIMessage | ToolMessage | SystemMessage,
     Field(discriminator="type"),
 ]
 """Any message, discriminated on ``type``."""
+
+AnyMessage = HumanMessage | AIMessage | ToolMessage | SystemMessage
+"""The plain union of the four message classes (``Message`` is the same, annotated)."""
+
+
+def messages_of(conversation: Any) -> list[AnyMessage]:
+    """The messages of a ``MultiTurnSample`` or of a sequence of messages."""
+    messages = getattr(conversation, "messages", conversation)
+    return list(messages)

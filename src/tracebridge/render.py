@@ -22,22 +22,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 from .messages import (
     AIMessage,
+    AnyMessage,
     AudioPart,
     Content,
     FilePart,
-    HumanMessage,
     ImagePart,
     OpaquePart,
     Part,
     ReasoningPart,
-    SystemMessage,
     TextPart,
     ToolCall,
     ToolMessage,
+    messages_of,
 )
 
 if TYPE_CHECKING:
@@ -49,7 +49,6 @@ RENDER_VERSION = "1"
 
 _INDENT = "    "
 _OPAQUE_LIMIT = 300
-AnyMessage = Union[HumanMessage, AIMessage, ToolMessage, SystemMessage]
 
 
 def render(conversation: MultiTurnSample | Iterable[AnyMessage]) -> str:
@@ -61,7 +60,7 @@ def render(conversation: MultiTurnSample | Iterable[AnyMessage]) -> str:
     [1] ai: hello
         there
     """
-    messages = getattr(conversation, "messages", conversation)
+    messages = messages_of(conversation)
     return "\n".join(f"[{i}] {render_message(m)}" for i, m in enumerate(messages))
 
 

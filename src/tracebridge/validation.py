@@ -68,7 +68,7 @@ def _describe(call: ToolCall) -> str:
 class _Block:
     """The tool-result block opened by one AIMessage."""
 
-    __slots__ = ("opener", "calls", "answered_by", "by_id", "next_free")
+    __slots__ = ("answered_by", "by_id", "calls", "next_free", "opener")
 
     def __init__(self, opener: int, calls: list[ToolCall]) -> None:
         self.opener = opener
@@ -98,7 +98,8 @@ def _violations(
                 until = (
                     f"before messages[{where(closed_by, '')[0]}]"
                     if closed_by is not None
-                    else "before the conversation ends (allow_pending=True accepts a trace cut mid-tool)"
+                    else "before the conversation ends "
+                    "(allow_pending=True accepts a trace cut mid-tool)"
                 )
                 yield error(
                     "unanswered_tool_call",
@@ -126,7 +127,8 @@ def _violations(
                     if not seen_ai
                     else f"it must follow an AIMessage or a ToolMessage, not a {previous} message"
                 )
-                yield error("orphan_tool_result", f"tool result answers nothing: {reason}", i, ".tool_call_id")
+                detail = f"tool result answers nothing: {reason}"
+                yield error("orphan_tool_result", detail, i, ".tool_call_id")
             elif not block.calls:
                 yield error(
                     "orphan_tool_result",
@@ -150,7 +152,8 @@ def _violations(
                 if first is not None:
                     yield error(
                         "duplicate_tool_call_id",
-                        f"tool call id {call.id!r} is already used at messages[{where(first, '')[0]}]",
+                        f"tool call id {call.id!r} is already used at "
+                        f"messages[{where(first, '')[0]}]",
                         i,
                         f".tool_calls[{k}].id",
                     )

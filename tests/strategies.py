@@ -1,0 +1,290 @@
+"""hypothesis strategies: valid typed conversations, and mutations that break one rule each.
+
+``conversations()`` builds conversations that satisfy every rule of ``validation.py``:
+optional system prompt, user turns, agent steps with parallel tool calls (with ids, or
+id-less pairing by position), tool errors, content parts and metadata. Each ``mutate_*``
+strategy takes a valid conversation and breaks exactly one rule, returning the broken
+messages with the code and index that validation must report.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import strategies as st
+
+from tracebridge import (
+    AIMessage,
+    AudioPart,
+    FilePart,
+    HumanMessage,
+    ImagePart,
+    Message,
+    OpaquePart,
+    ReasoningPart,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolMessage,
+)
+
+# --- JSON values -------------------------------------------------------------------------
+
+json_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**53), max_value=2**53),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12),
+)
+
+json_values: st.SearchStrategy[Any] = st.recursive(
+    json_scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    ),
+    max_leaves=8,
+)
+
+json_objects = st.dictionaries(st.text(max_size=8), json_values, max_size=4)
+
+names = st.text(alphabet=string.ascii_letters + string.digits + "_-", min_size=1, max_size=12)
+texts = st.text(max_size=40)
+
+
+def metadata(enabled: bool = True) -> st.SearchStrategy[dict[str, Any]]:
+    """Empty most of the time; sometimes an adapter-like namespace of JSON."""
+    if not enabled:
+        return st.just({})
+    return st.one_of(st.just({}), st.dictionaries(names, json_objects, max_size=2))
+
+
+# --- content -----------------------------------------------------------------------------
+
+
+def parts(with_metadata: bool = True) -> st.SearchStrategy[Any]:
+    md = metadata(with_metadata)
+    mime = st.none() | st.sampled_from(["image/png", "image/jpeg", "audio/wav", "application/pdf"])
+    return st.one_of(
+        st.builds(TextPart, text=texts, metadata=md),
+        st.builds(ImagePart, url=st.just("https://example.com/a.png"), mime_type=mime, metadata=md),
+        st.builds(ImagePart, data=st.just("iVBORw0KGgo="), mime_type=mime, metadata=md),
+        st.builds(AudioPart, data=st.just("UklGRg=="), mime_type=mime, metadata=md),
+        st.builds(FilePart, file_id=names, filename=st.none() | names, mime_type=mime, metadata=md),
+        st.builds(ReasoningPart, text=texts, metadata=md),
+        st.builds(OpaquePart, kind=names, value=json_values, metadata=md),
+    )
+
+
+def content(with_parts: bool = True, with_metadata: bool = True) -> st.SearchStrategy[Any]:
+    if not with_parts:
+        return texts
+    return st.one_of(texts, st.lists(parts(with_metadata), min_size=1, max_size=3))
+
+
+# --- conversations -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Which features generated conversations use (adapters narrow it to what they express)."""
+
+    parts: bool = True
+    metadata: bool = True
+    names: bool = True
+    ids: bool = True
+    """Tool calls and results carry ids; False pairs them by position."""
+    invalid_args: bool = True
+    system: bool = True
+    message_ids: bool = True
+
+
+@st.composite
+def tool_step(draw: st.DrawFn, shape: Shape, counter: list[int]) -> list[Message]:
+    """An AIMessage with 1-3 calls and one result per call (in a shuffled order when ids)."""
+    calls: list[ToolCall] = []
+    for _ in range(draw(st.integers(1, 3))):
+        counter[0] += 1
+        invalid = shape.invalid_args and draw(st.booleans()) and draw(st.booleans())
+        calls.append(
+            ToolCall(
+                name=draw(names),
+                args={} if invalid else draw(json_objects),
+                id=f"call_{counter[0]}" if shape.ids else None,
+                invalid_args=draw(st.sampled_from(['{"city": ', "[1, 2]", "not json"]))
+                if invalid
+                else None,
+                metadata=draw(metadata(shape.metadata)),
+            )
+        )
+    ai = AIMessage(
+        content=draw(content(shape.parts, shape.metadata)),
+        tool_calls=calls,
+        name=draw(st.none() | names) if shape.names else None,
+        id=draw(st.none() | names) if shape.message_ids else None,
+        metadata=draw(metadata(shape.metadata)),
+    )
+    order = list(range(len(calls)))
+    if shape.ids:
+        order = draw(st.permutations(order))
+    results = [
+        ToolMessage(
+            content=draw(content(shape.parts, shape.metadata)),
+            tool_call_id=calls[k].id,
+            name=calls[k].name if shape.names and draw(st.booleans()) else None,
+            is_error=draw(st.booleans()),
+            id=draw(st.none() | names) if shape.message_ids else None,
+            metadata=draw(metadata(shape.metadata)),
+        )
+        for k in order
+    ]
+    return [ai, *results]
+
+
+@st.composite
+def conversations(draw: st.DrawFn, shape: Shape = Shape(), max_turns: int = 3) -> list[Message]:
+    """A valid conversation: [system] (human (tool-step)* ai?)+ ."""
+    counter = [0]
+    optional_name = (st.none() | names) if shape.names else st.none()
+    message_id = (st.none() | names) if shape.message_ids else st.none()
+    messages: list[Message] = []
+    if shape.system and draw(st.booleans()):
+        messages.append(
+            SystemMessage(
+                content=draw(content(shape.parts, shape.metadata)),
+                name=draw(optional_name),
+                id=draw(message_id),
+                metadata=draw(metadata(shape.metadata)),
+            )
+        )
+    for _ in range(draw(st.integers(1, max_turns))):
+        messages.append(
+            HumanMessage(
+                content=draw(content(shape.parts, shape.metadata)),
+                name=draw(optional_name),
+                id=draw(message_id),
+                metadata=draw(metadata(shape.metadata)),
+            )
+        )
+        for _ in range(draw(st.integers(0, 2))):
+            messages.extend(draw(tool_step(shape, counter)))
+        if draw(st.booleans()):
+            messages.append(
+                AIMessage(
+                    content=draw(content(shape.parts, shape.metadata)),
+                    name=draw(optional_name),
+                    id=draw(message_id),
+                    metadata=draw(metadata(shape.metadata)),
+                )
+            )
+    return messages
+
+
+def tool_conversations(shape: Shape = Shape()) -> st.SearchStrategy[list[Message]]:
+    """Valid conversations with at least one tool call."""
+    return conversations(shape).filter(
+        lambda ms: any(isinstance(m, ToolMessage) for m in ms)
+    )
+
+
+# --- mutations ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Broken:
+    """A conversation that breaks one rule, and what validation must say about it."""
+
+    messages: list[Any]
+    code: str
+    index: int | None
+
+
+def _tool_positions(messages: list[Message]) -> list[int]:
+    return [i for i, m in enumerate(messages) if isinstance(m, ToolMessage)]
+
+
+def _opener(messages: list[Message], i: int) -> int:
+    while not isinstance(messages[i], AIMessage):
+        i -= 1
+    return i
+
+
+@st.composite
+def mutate_orphan_result(draw: st.DrawFn, shape: Shape = Shape()) -> Broken:
+    """A tool result moved to right after a human message (rule 2), or before any AI (rule 1)."""
+    messages = draw(conversations(shape))
+    humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
+    at = draw(st.sampled_from(humans)) + 1
+    orphan = ToolMessage(content="stray", tool_call_id="call_stray" if shape.ids else None)
+    return Broken([*messages[:at], orphan, *messages[at:]], "orphan_tool_result", at)
+
+
+@st.composite
+def mutate_removed_result(draw: st.DrawFn, shape: Shape = Shape()) -> Broken:
+    """One tool result removed: its call is unanswered (rule 6), reported at the AIMessage."""
+    messages = draw(tool_conversations(shape))
+    gone = draw(st.sampled_from(_tool_positions(messages)))
+    return Broken(
+        messages[:gone] + messages[gone + 1 :], "unanswered_tool_call", _opener(messages, gone)
+    )
+
+
+@st.composite
+def mutate_duplicated_result(draw: st.DrawFn, shape: Shape = Shape()) -> Broken:
+    """A tool result repeated: with ids the copy answers an answered call; without, it is
+    one result more than calls (rule 4)."""
+    messages = draw(tool_conversations(shape))
+    original = draw(st.sampled_from(_tool_positions(messages)))
+    if shape.ids:
+        at = original + 1
+    else:
+        at = original + 1
+        while at < len(messages) and isinstance(messages[at], ToolMessage):
+            at += 1
+    copy = messages[original]
+    return Broken([*messages[:at], copy, *messages[at:]], "orphan_tool_result", at)
+
+
+@st.composite
+def mutate_duplicate_id(draw: st.DrawFn) -> Broken:
+    """A later AIMessage reuses an earlier call id (rule 5)."""
+    shape = Shape(ids=True)
+    messages = draw(
+        conversations(shape).filter(
+            lambda ms: sum(bool(m.tool_calls) for m in ms if isinstance(m, AIMessage)) >= 2
+        )
+    )
+    openers = [i for i, m in enumerate(messages) if isinstance(m, AIMessage) and m.tool_calls]
+    first, later = openers[0], draw(st.sampled_from(openers[1:]))
+    taken = messages[first].tool_calls[0].id  # type: ignore[union-attr]
+    ai = messages[later]
+    assert isinstance(ai, AIMessage)
+    calls = [ai.tool_calls[0].model_copy(update={"id": taken}), *ai.tool_calls[1:]]
+    mutated = ai.model_copy(update={"tool_calls": calls})
+    broken = [*messages[:later], mutated, *messages[later + 1 :]]
+    return Broken(broken, "duplicate_tool_call_id", later)
+
+
+@st.composite
+def mutate_unknown_role(draw: st.DrawFn, shape: Shape = Shape()) -> Broken:
+    """The JSON form of one message gets a type tracebridge does not know."""
+    messages = draw(conversations(shape))
+    dumped = [m.model_dump(mode="json") for m in messages]
+    at = draw(st.integers(0, len(dumped) - 1))
+    dumped[at]["type"] = draw(st.sampled_from(["robot", "developer", "function", "user", ""]))
+    return Broken(dumped, "unknown_role", at)
+
+
+def mutations(shape: Shape = Shape()) -> st.SearchStrategy[Broken]:
+    """Any one of the rule-breaking mutations that apply to ``shape``."""
+    options = [
+        mutate_orphan_result(shape),
+        mutate_removed_result(shape),
+        mutate_duplicated_result(shape),
+    ]
+    if shape.ids:
+        options.append(mutate_duplicate_id())
+    return st.one_of(options)

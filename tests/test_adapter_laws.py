@@ -1,0 +1,53 @@
+"""The three adapter laws of DESIGN.md, checked for every registered format."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tracebridge import TraceError
+from tracebridge.registry import FORMATS, get_adapter
+
+from law_kits import LawKit
+
+
+def kit_for(name: str) -> LawKit:
+    kit = importlib.import_module(f"law_kits.{name}").KIT
+    assert isinstance(kit, LawKit)
+    return kit
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_every_format_has_a_law_kit(name: str) -> None:
+    kit_for(name)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@given(data=st.data())
+def test_lossless_roundtrip(name: str, data: st.DataObject) -> None:
+    kit, adapter = kit_for(name), get_adapter(name)
+    trace = data.draw(kit.traces, label="trace")
+    back = adapter.from_messages(adapter.to_messages(trace, **kit.to_options), **kit.from_options)
+    assert kit.canonical(back) == kit.canonical(trace)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@given(data=st.data())
+def test_faithful_roundtrip(name: str, data: st.DataObject) -> None:
+    kit, adapter = kit_for(name), get_adapter(name)
+    messages = data.draw(kit.conversations, label="messages")
+    trace = adapter.from_messages(messages, **kit.from_options)
+    assert adapter.to_messages(trace, **kit.to_options) == messages
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@given(data=st.data())
+def test_strict_rejects_broken_traces(name: str, data: st.DataObject) -> None:
+    kit, adapter = kit_for(name), get_adapter(name)
+    broken = data.draw(kit.broken, label="broken")
+    with pytest.raises(TraceError) as caught:
+        adapter.to_messages(broken.trace, **kit.to_options)
+    assert (caught.value.code, caught.value.index) == (broken.code, broken.index)
