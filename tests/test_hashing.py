@@ -1,0 +1,94 @@
+"""Canonical JSON and the transcript hash: stable, sensitive to content, blind to metadata."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import conversations
+
+from tracebridge import AIMessage, HumanMessage, MultiTurnSample, ToolCall, transcript_hash
+from tracebridge.hashing import canonical_json
+
+SAMPLE = MultiTurnSample(
+    messages=[
+        HumanMessage(content="Wetter in München?"),
+        AIMessage(tool_calls=[ToolCall(name="get_weather", args={"city": "München"}, id="c1")]),
+        {"type": "tool", "content": "12 C", "tool_call_id": "c1"},  # type: ignore[list-item]
+        AIMessage(content="12 C."),
+    ]
+)
+# What the hash covers, written out: no metadata, no message ids, keys sorted, compact.
+# A change here means every stored hash (and any judge cache keyed by it) changes too.
+HASHED_BODY = (
+    '[{"content":"Wetter in München?","name":null,"type":"human"},'
+    '{"content":"","name":null,"tool_calls":[{"args":{"city":"München"},"id":"c1",'
+    '"invalid_args":null,"name":"get_weather"}],"type":"ai"},'
+    '{"content":"12 C","is_error":false,"name":null,"tool_call_id":"c1","type":"tool"},'
+    '{"content":"12 C.","name":null,"tool_calls":[],"type":"ai"}]'
+)
+PINNED = "tb1:" + hashlib.sha256(HASHED_BODY.encode("utf-8")).hexdigest()
+
+
+def test_canonical_json_sorts_keys_and_is_compact_utf8() -> None:
+    assert canonical_json({"b": 1, "a": ["é", None]}) == '{"a":["é",null],"b":1}'.encode()
+
+
+def test_canonical_json_refuses_nan() -> None:
+    with pytest.raises(ValueError, match="JSON compliant"):
+        canonical_json({"x": float("nan")})
+
+
+def test_the_hash_is_the_same_in_another_process() -> None:
+    code = (
+        "import sys, json; from tracebridge import MultiTurnSample;"
+        "print(MultiTurnSample.model_validate_json(sys.stdin.read()).transcript_hash())"
+    )
+    other = subprocess.run(
+        [sys.executable, "-c", code], input=SAMPLE.model_dump_json(), capture_output=True,
+        text=True, check=True, env={"PYTHONHASHSEED": "12345"},
+    )
+    assert other.stdout.strip() == SAMPLE.transcript_hash() == PINNED
+
+
+def test_the_sample_and_its_messages_hash_alike() -> None:
+    assert transcript_hash(SAMPLE) == transcript_hash(SAMPLE.messages) == SAMPLE.transcript_hash()
+
+
+def _strip(value: object) -> object:
+    """The same JSON without any metadata and without message ids."""
+    if isinstance(value, dict):
+        return {k: _strip(v) for k, v in value.items() if k != "metadata"}
+    if isinstance(value, list):
+        return [_strip(v) for v in value]
+    return value
+
+
+@given(conversations())
+def test_metadata_and_message_ids_do_not_change_the_hash(messages: list) -> None:
+    dumped = [m.model_dump(mode="json") for m in messages]
+    bare = [_strip(m) | {"id": None} for m in dumped]
+    stripped = MultiTurnSample.model_validate({"messages": bare}).messages
+    assert transcript_hash(stripped) == transcript_hash(messages)
+
+
+@given(conversations(), st.data())
+def test_changing_any_content_changes_the_hash(messages: list, data: st.DataObject) -> None:
+    position = data.draw(st.integers(0, len(messages) - 1))
+    message = messages[position]
+    edits: list[dict] = [{"content": "edited " + message.text + " ~"}]
+    if isinstance(message, AIMessage) and message.tool_calls:
+        call = message.tool_calls[0]
+        edits.append({"tool_calls": [call.model_copy(update={"name": call.name + "_x"}),
+                                     *message.tool_calls[1:]]})
+        if call.invalid_args is None:
+            changed_args = {**call.args, "__extra__": 1}
+            edits.append({"tool_calls": [call.model_copy(update={"args": changed_args}),
+                                         *message.tool_calls[1:]]})
+    for edit in edits:
+        changed = [*messages[:position], message.model_copy(update=edit), *messages[position + 1 :]]
+        assert transcript_hash(changed) != transcript_hash(messages)
