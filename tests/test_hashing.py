@@ -9,10 +9,11 @@ import sys
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import conversations
 
 from tracebridge import AIMessage, HumanMessage, MultiTurnSample, ToolCall, transcript_hash
 from tracebridge.hashing import canonical_json
+
+from strategies import conversations
 
 SAMPLE = MultiTurnSample(
     messages=[

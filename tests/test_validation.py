@@ -4,16 +4,6 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import example, given
-from strategies import (
-    Broken,
-    Shape,
-    conversations,
-    mutate_duplicate_id,
-    mutate_duplicated_result,
-    mutate_orphan_result,
-    mutate_removed_result,
-    mutate_unknown_role,
-)
 
 from tracebridge import (
     AIMessage,
@@ -25,6 +15,17 @@ from tracebridge import (
     TraceError,
     check,
     validate,
+)
+
+from strategies import (
+    Broken,
+    Shape,
+    conversations,
+    mutate_duplicate_id,
+    mutate_duplicated_result,
+    mutate_orphan_result,
+    mutate_removed_result,
+    mutate_unknown_role,
 )
 
 H = HumanMessage(content="weather in Paris and Rome?")

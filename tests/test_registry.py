@@ -1,0 +1,142 @@
+"""The registry: every adapter module is registered, found by name, detected by shape."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import tracebridge
+from tracebridge import HumanMessage, MultiTurnSample, convert
+from tracebridge._optional import require
+from tracebridge.errors import FormatError, MissingExtraError
+from tracebridge.registry import ADAPTER_NAMES, FORMATS, detect_format, get_adapter
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_module_in_adapters_is_registered_and_nothing_else() -> None:
+    modules = {
+        p.stem for p in (ROOT / "adapters").glob("*.py") if not p.stem.startswith("_")
+    }
+    assert modules == set(ADAPTER_NAMES)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_every_format_has_the_adapter_surface(name: str) -> None:
+    adapter = get_adapter(name)
+    assert name == adapter.NAME
+    assert callable(adapter.to_messages)
+    assert callable(adapter.from_messages)
+    assert callable(adapter.detect)
+
+
+@pytest.mark.parametrize("name", ADAPTER_NAMES)
+def test_every_adapter_has_its_law_kit_golden_traces_and_docs(name: str) -> None:
+    assert (ROOT / "tests" / "law_kits" / f"{name}.py").is_file()
+    assert list((ROOT / "golden_traces" / name).glob("*.json")), "no golden traces"
+    assert list((ROOT / "golden_traces" / name / "invalid").glob("*.json")), "no invalid cases"
+    assert (ROOT / "docs" / "adapters" / f"{name}.md").is_file()
+
+
+def test_an_unknown_format_name_is_one_clear_sentence() -> None:
+    with pytest.raises(FormatError) as caught:
+        get_adapter("autogen")
+    assert str(caught.value) == (
+        "unknown format 'autogen'; known formats: " + ", ".join(FORMATS)
+    )
+
+
+def test_a_missing_framework_names_the_extra_to_install() -> None:
+    with pytest.raises(MissingExtraError) as caught:
+        require("tracebridge_no_such_pkg", adapter="demo", extra="demo", package="demo-pkg")
+    assert str(caught.value) == (
+        'the demo adapter needs demo-pkg, which is not installed: pip install "tracebridge[demo]"'
+    )
+
+
+def test_auto_detects_tracebridge_json() -> None:
+    trace = [{"type": "human", "content": "hi"}, {"type": "ai", "content": "hello"}]
+    assert detect_format(trace) == "tracebridge"
+    assert detect_format(MultiTurnSample(messages=[HumanMessage(content="hi")])) == "tracebridge"
+    assert convert(trace, target="tracebridge") == [
+        {"type": "human", "content": "hi", "name": None, "id": None, "metadata": {}},
+        {"type": "ai", "content": "hello", "tool_calls": [], "name": None, "id": None,
+         "metadata": {}},
+    ]
+
+
+def test_auto_fails_clearly_when_nothing_matches() -> None:
+    with pytest.raises(FormatError, match="matches none of"):
+        detect_format({"unrelated": True})
+
+
+def test_auto_fails_clearly_when_several_formats_match() -> None:
+    # A bare user/assistant list is both an OpenAI chat history and Galtea role turns.
+    with pytest.raises(FormatError) as caught:
+        detect_format([{"role": "user", "content": "hi"}])
+    assert "ambiguous" in str(caught.value)
+    assert "openai_chat" in str(caught.value)
+    assert "galtea" in str(caught.value)
+
+
+BLOCK_FRAMEWORKS = textwrap.dedent(
+    """
+    import sys
+    class Block:
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in {"langchain_core", "llama_index", "openai"}:
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+            return None
+    sys.meta_path.insert(0, Block())
+    """
+)
+
+
+def test_import_tracebridge_loads_no_framework() -> None:
+    code = (
+        "import sys, tracebridge, tracebridge.registry, tracebridge.cli;"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'langchain_core', 'langgraph', 'llama_index', 'openai', 'httpx'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("name", "extra"), [("langchain", "langchain"), ("llama_index", "llama-index")]
+)
+def test_adapters_import_without_their_framework_and_name_the_extra(name: str, extra: str) -> None:
+    # Building a framework's own objects needs the framework: the adapter names the extra.
+    code = BLOCK_FRAMEWORKS + textwrap.dedent(
+        f"""
+        from tracebridge import HumanMessage
+        from tracebridge.registry import get_adapter
+        from tracebridge.errors import MissingExtraError
+        adapter = get_adapter({name!r})
+        assert adapter.detect([{{"unrelated": 1}}]) is False
+        try:
+            adapter.from_messages([HumanMessage(content="hi")])
+        except MissingExtraError as exc:
+            print(exc)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith(f'pip install "tracebridge[{extra}]"')
+
+
+def test_the_public_surface_is_what_the_docs_list() -> None:
+    listed = (ROOT / "docs" / "model.md").read_text(encoding="utf-8")
+    section = listed.split("## Public API", 1)[1].split("\n## ", 1)[0]
+    names = sorted(line.split("`")[1] for line in section.splitlines() if line.startswith("- `"))
+    assert names == sorted(tracebridge.__all__)
+    assert tracebridge.__all__ == [
+        "AIMessage", "AudioPart", "FilePart", "HumanMessage", "ImagePart", "Message",
+        "MultiTurnSample", "OpaquePart", "ReasoningPart", "SystemMessage", "TextPart",
+        "ToolCall", "ToolMessage", "TraceError", "check", "convert", "render",
+        "transcript_hash", "validate",
+    ]
