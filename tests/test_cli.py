@@ -1,0 +1,150 @@
+"""The tracebridge command: exit codes, messages, JSON and JSONL, never a traceback."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tracebridge import MultiTurnSample
+from tracebridge.cli import main
+
+GOOD = [
+    {"type": "human", "content": "weather in Paris?"},
+    {"type": "ai", "content": "", "tool_calls": [{"name": "get_weather", "id": "c1",
+                                                  "args": {"city": "Paris"}}]},
+    {"type": "tool", "content": "18 C", "tool_call_id": "c1", "name": "get_weather"},
+    {"type": "ai", "content": "18 C in Paris."},
+]
+ORPHAN = [{"type": "human", "content": "hi"}, {"type": "tool", "content": "x", "tool_call_id": "z"}]
+
+
+def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdin=io.StringIO(stdin), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def good_file(tmp_path: Path) -> Path:
+    path = tmp_path / "good.json"
+    path.write_text(json.dumps(GOOD), encoding="utf-8")
+    return path
+
+
+def test_show_renders_the_conversation(good_file: Path) -> None:
+    assert run("show", str(good_file)) == (
+        0,
+        "[0] human: weather in Paris?\n"
+        "[1] ai:\n"
+        '    -> get_weather [id=c1] {"city": "Paris"}\n'
+        "[2] tool get_weather [id=c1]: 18 C\n"
+        "[3] ai: 18 C in Paris.\n",
+        "",
+    )
+
+
+def test_validate_says_ok_with_the_count(good_file: Path) -> None:
+    assert run("validate", str(good_file), "--from", "tracebridge") == (
+        0, "ok: 4 messages (tracebridge)\n", ""
+    )
+
+
+def test_validate_reports_code_path_and_line_for_jsonl() -> None:
+    stdin = json.dumps(GOOD) + "\n\n" + json.dumps(ORPHAN) + "\n"
+    code, out, err = run("validate", "-", "--from", "tracebridge", stdin=stdin)
+    assert (code, err) == (1, "")
+    lines = out.splitlines()
+    assert lines[0] == "line 1: ok: 4 messages (tracebridge)"
+    assert lines[1].startswith("line 3: invalid: orphan_tool_result at messages[1].tool_call_id: ")
+
+
+def test_validate_allow_pending_accepts_a_trace_cut_mid_tool() -> None:
+    cut = json.dumps(GOOD[:2])
+    assert run("validate", "-", stdin=cut)[0] == 1
+    assert run("validate", "-", "--allow-pending", stdin=cut)[0] == 0
+
+
+def test_convert_writes_json_to_a_file(good_file: Path, tmp_path: Path) -> None:
+    out_path = tmp_path / "out.json"
+    assert run("convert", str(good_file), "--to", "tracebridge", "-o", str(out_path)) == (0, "", "")
+    converted = json.loads(out_path.read_text(encoding="utf-8"))
+    assert MultiTurnSample(messages=converted) == MultiTurnSample(messages=GOOD)
+
+
+def test_convert_keeps_jsonl_as_jsonl() -> None:
+    stdin = json.dumps(GOOD) + "\n" + json.dumps(GOOD[:1]) + "\n"
+    code, out, err = run("convert", "-", "--to", "tracebridge", stdin=stdin)
+    assert (code, err) == (0, "")
+    assert [len(json.loads(line)) for line in out.splitlines()] == [4, 1]
+
+
+def test_convert_of_an_invalid_trace_exits_1_with_the_code() -> None:
+    code, out, err = run("convert", "-", "--from", "tracebridge", "--to", "tracebridge",
+                         stdin=json.dumps(ORPHAN))
+    assert (code, out) == (1, "")
+    assert err.startswith("tracebridge: invalid trace: tracebridge: messages[1].tool_call_id: ")
+    assert err.rstrip().endswith("[orphan_tool_result]")
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        ("", "tracebridge: - is empty: expected a JSON trace or JSONL traces\n"),
+        ('{"a":', "tracebridge: -: not valid JSON: Expecting value: line 1 column 6 (char 5)\n"),
+        ('[{"type": "human", "content": "a"}]\n{"a":\n',
+         "tracebridge: -: line 2: not valid JSON: Expecting value: line 1 column 6 (char 5)\n"),
+    ],
+)
+def test_unreadable_input_exits_2_with_one_line(stdin: str, message: str) -> None:
+    assert run("show", "-", stdin=stdin) == (2, "", message)
+
+
+def test_a_missing_file_exits_2(tmp_path: Path) -> None:
+    code, out, err = run("show", str(tmp_path / "nope.json"))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"tracebridge: cannot read {tmp_path / 'nope.json'}: ")
+
+
+def test_an_undetectable_trace_exits_2() -> None:
+    code, _, err = run("show", "-", stdin='{"unrelated": true}')
+    assert code == 2
+    assert "cannot tell the format of this dict" in err
+
+
+def test_formats_lists_every_format_with_its_summary() -> None:
+    code, out, _ = run("formats")
+    from tracebridge.registry import FORMATS
+
+    assert code == 0
+    assert [line.split()[0] for line in out.splitlines()] == list(FORMATS)
+
+
+def test_schema_prints_the_sample_json_schema() -> None:
+    code, out, _ = run("schema")
+    assert code == 0
+    assert json.loads(out) == MultiTurnSample.model_json_schema()
+
+
+def test_the_installed_command_prints_no_traceback(tmp_path: Path) -> None:
+    exe = shutil.which("tracebridge", path=str(Path(sys.executable).parent))
+    assert exe is not None, "the tracebridge console script is not installed"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(ORPHAN), encoding="utf-8")
+    done = subprocess.run([exe, "validate", str(bad)], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "orphan_tool_result" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_python_dash_m_runs_the_same_command(good_file: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tracebridge", "validate", str(good_file), "--from", "tracebridge"],
+        capture_output=True, text=True,
+    )
+    assert (done.returncode, done.stdout) == (0, "ok: 4 messages (tracebridge)\n")
