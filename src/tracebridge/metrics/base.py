@@ -1,0 +1,156 @@
+"""What every metric returns (``MetricResult``) and what every metric is (``Metric``).
+
+A metric scores one ``MultiTurnSample``. It never invents a value: when it cannot score
+(a reference is missing, there is nothing to judge, the judge failed), ``value`` is None and
+``error`` says why. ``score()`` is the synchronous form of ``await ascore()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ..messages import JsonObject
+from ..sample import MultiTurnSample
+
+__all__ = ["Metric", "MetricResult", "Usage"]
+
+_CONFIG = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+
+class Usage(BaseModel):
+    """Tokens a judge spent on one result, summed over every request (retries included)."""
+
+    model_config = _CONFIG
+
+    requests: int = 0
+    """Chat Completions requests sent (including retries and failed ones)."""
+    prompt_tokens: int = 0
+    """Input tokens, as the server reported them."""
+    completion_tokens: int = 0
+    """Output tokens, as the server reported them."""
+    total_tokens: int = 0
+    """Total tokens, as the server reported them."""
+    requests_without_usage: int = 0
+    """Requests whose reply carried no ``usage`` (their tokens are not in the sums)."""
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            requests=self.requests + other.requests,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            total_tokens=self.total_tokens + other.total_tokens,
+            requests_without_usage=self.requests_without_usage + other.requests_without_usage,
+        )
+
+
+class MetricResult(BaseModel):
+    """One metric's verdict on one sample.
+
+    Exactly one of ``value`` and ``error`` is set: a score in [0, 1], or the reason there
+    is none.
+    """
+
+    model_config = _CONFIG
+
+    name: str
+    """The metric's name (``tool_call_accuracy``, ``topic_adherence_f1``, ...)."""
+    value: Annotated[float, Field(ge=0.0, le=1.0)] | None
+    """The score in [0, 1]; None when the metric could not score (see ``error``)."""
+    reason: str | None = None
+    """The judge's explanation, for judge-based metrics."""
+    details: JsonObject = {}
+    """How the value was reached: pairings, per-message verdicts, counts (JSON)."""
+    error: str | None = None
+    """Why there is no value; None when there is one."""
+    metric_version: str
+    """The metric's code version; for judged metrics also the prompt and render versions."""
+    judge: str | None = None
+    """The judge that was asked (model and endpoint); None for deterministic metrics."""
+    usage: Usage | None = None
+    """Tokens spent by the judge; None for deterministic metrics."""
+    transcript_hash: str
+    """``sample.transcript_hash()`` of the scored sample."""
+
+    @model_validator(mode="after")
+    def _value_or_error(self) -> MetricResult:
+        if (self.value is None) == (self.error is None):
+            raise ValueError(
+                "a MetricResult has a value or an error, not both and not neither "
+                f"(got value={self.value!r}, error={self.error!r})"
+            )
+        return self
+
+
+class Metric(ABC):
+    """A metric: ``await metric.ascore(sample)`` or ``metric.score(sample)``."""
+
+    name: str
+    """The name results carry; unique per configuration (``topic_adherence_recall``)."""
+    version: str = "1"
+    """The code version; bumped whenever a value can change for the same sample."""
+
+    @property
+    def metric_version(self) -> str:
+        """What ``MetricResult.metric_version`` holds for this metric."""
+        return self.version
+
+    @property
+    def judge_name(self) -> str | None:
+        """The judge's identity, for judge-based metrics."""
+        return None
+
+    @abstractmethod
+    async def ascore(self, sample: MultiTurnSample) -> MetricResult:
+        """Score one sample."""
+
+    def score(self, sample: MultiTurnSample) -> MetricResult:
+        """Score one sample synchronously (not from inside a running event loop)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.ascore(sample))
+        raise RuntimeError(
+            f"{type(self).__name__}.score() was called inside a running event loop; "
+            "use `await metric.ascore(sample)` there"
+        )
+
+    def result(
+        self,
+        sample: MultiTurnSample,
+        value: float | None,
+        *,
+        error: str | None = None,
+        reason: str | None = None,
+        details: dict[str, Any] | None = None,
+        usage: Usage | None = None,
+    ) -> MetricResult:
+        """A result of this metric for ``sample``."""
+        return MetricResult(
+            name=self.name,
+            value=value,
+            reason=reason,
+            details=details or {},
+            error=error,
+            metric_version=self.metric_version,
+            judge=self.judge_name,
+            usage=usage,
+            transcript_hash=sample.transcript_hash(),
+        )
+
+    def failed(
+        self,
+        sample: MultiTurnSample,
+        error: str,
+        *,
+        details: dict[str, Any] | None = None,
+        usage: Usage | None = None,
+    ) -> MetricResult:
+        """A result with no value, saying why."""
+        return self.result(sample, None, error=error, details=details, usage=usage)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"

@@ -1,0 +1,173 @@
+"""What judge-based metrics share: the judge, versions, the transcript preamble, and
+per-message verdicts.
+
+The judge sees ``tracebridge.render`` output: numbered messages with tool calls
+(``-> name {args}``) and tool results, not only text. ``metric_version`` is
+``<code>+prompt.<prompt>+render.<RENDER_VERSION>`` so a stored score says what the judge saw
+and what it was asked.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from ..messages import AIMessage, HumanMessage
+from ..render import RENDER_VERSION, render, render_message
+from ..sample import MultiTurnSample
+from .base import Metric, MetricResult, Usage
+from .judge import Judge, JudgeError, JudgeRequest
+
+__all__ = [
+    "JudgedMetric",
+    "MessageVerdict",
+    "MessageVerdicts",
+    "TRANSCRIPT_GUIDE",
+    "ai_indexes",
+    "check_indexes",
+    "human_indexes",
+    "render_window",
+    "share_of_good",
+]
+
+M = TypeVar("M", bound=BaseModel)
+
+ANSWER_CONFIG = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+TRANSCRIPT_GUIDE = """\
+You evaluate a conversation between a user and an AI agent. The transcript numbers each
+message as [index]. Lines starting with "->" under an ai message are tool calls the agent
+made (tool name, then JSON arguments). "tool NAME" messages are the results those tools
+returned; "(error)" marks a tool that failed. Tool results are the ground truth about what
+happened: when the agent's words and a tool result disagree, believe the tool result.
+Judge only from the transcript. Answer with JSON that follows the given schema exactly."""
+
+
+class MessageVerdict(BaseModel):
+    """A verdict on one message of the transcript."""
+
+    model_config = ANSWER_CONFIG
+
+    message_index: int
+    """The [index] of the judged message in the transcript."""
+    reason: str
+    """Why, in one or two sentences, citing message indexes."""
+    verdict: bool
+    """True when the message passes the check."""
+
+
+class MessageVerdicts(BaseModel):
+    """One verdict per message asked about."""
+
+    model_config = ANSWER_CONFIG
+
+    verdicts: list[MessageVerdict]
+    """Exactly one verdict for each message index asked about."""
+
+
+def ai_indexes(sample: MultiTurnSample) -> list[int]:
+    """Indexes of the agent's messages."""
+    return [i for i, m in enumerate(sample.messages) if isinstance(m, AIMessage)]
+
+
+def human_indexes(sample: MultiTurnSample) -> list[int]:
+    """Indexes of the user's messages."""
+    return [i for i, m in enumerate(sample.messages) if isinstance(m, HumanMessage)]
+
+
+def check_indexes(found: Iterable[int], expected: Sequence[int], *, exact: bool) -> None:
+    """Raise ``ValueError`` (an invalid answer, retried) when the judge's indexes are off.
+
+    ``exact``: one verdict per expected index, no more, no less; otherwise every index
+    must be one of the expected ones.
+    """
+    found = list(found)
+    allowed = set(expected)
+    strays = sorted({i for i in found if i not in allowed})
+    if strays:
+        raise ValueError(f"message indexes {strays} are not among the allowed {list(expected)}")
+    if exact and sorted(found) != sorted(allowed):
+        raise ValueError(
+            f"give exactly one verdict for each of the messages {list(expected)}; "
+            f"got verdicts for {sorted(found)}"
+        )
+
+
+def render_window(sample: MultiTurnSample, start: int, end: int) -> str:
+    """Messages ``start..end`` (inclusive) rendered like ``render``, with their true indexes."""
+    return "\n".join(
+        f"[{i}] {render_message(sample.messages[i])}" for i in range(start, end + 1)
+    )
+
+
+def share_of_good(
+    verdicts: Sequence[Any], good: Callable[[Any], bool], label: str
+) -> tuple[float, str]:
+    """The share of good verdicts, and a reason listing the bad ones."""
+    bad = [v for v in verdicts if not good(v)]
+    value = (len(verdicts) - len(bad)) / len(verdicts)
+    if not bad:
+        return value, f"all {len(verdicts)} {label} pass"
+    listed = "; ".join(f"[{v.message_index}] {v.reason}" for v in bad)
+    return value, f"{len(bad)} of {len(verdicts)} {label} fail: {listed}"
+
+
+class JudgedMetric(Metric):
+    """A metric that asks a ``Judge``; a judge failure becomes an error result."""
+
+    prompt_version: str = "1"
+    """Bumped whenever the instructions or the answer schema change."""
+
+    def __init__(self, judge: Judge) -> None:
+        self.judge = judge
+
+    @property
+    def metric_version(self) -> str:
+        return f"{self.version}+prompt.{self.prompt_version}+render.{RENDER_VERSION}"
+
+    @property
+    def judge_name(self) -> str | None:
+        return self.judge.name
+
+    async def ascore(self, sample: MultiTurnSample) -> MetricResult:
+        try:
+            return await self.judged(sample)
+        except JudgeError as exc:
+            return self.failed(sample, str(exc), usage=exc.usage)
+
+    @abstractmethod
+    async def judged(self, sample: MultiTurnSample) -> MetricResult:
+        """Score the sample; may raise ``JudgeError``."""
+
+    async def ask(
+        self,
+        instructions: str,
+        prompt: str,
+        answer: type[M],
+        spent: Usage,
+        check: Callable[[M], None] | None = None,
+    ) -> tuple[M, Usage]:
+        """Ask the judge; returns the answer and ``spent`` plus this request's usage."""
+        request = JudgeRequest(
+            instructions=f"{TRANSCRIPT_GUIDE}\n\n{instructions}",
+            prompt=prompt,
+            answer=answer,
+            check=check,
+        )
+        try:
+            reply = await self.judge.ask(request)
+        except JudgeError as exc:
+            raise JudgeError(str(exc), spent + exc.usage) from exc
+        return reply.answer, spent + reply.usage
+
+    @staticmethod
+    def transcript(sample: MultiTurnSample) -> str:
+        """The whole conversation as the judge sees it."""
+        return f"<transcript>\n{render(sample.messages)}\n</transcript>"
+
+    def nothing_to_judge(self, sample: MultiTurnSample, why: str, usage: Usage) -> MetricResult:
+        """The documented result when there is nothing to judge: no value, and why."""
+        return self.failed(sample, f"nothing to judge: {why}", usage=usage)
