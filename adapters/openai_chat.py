@@ -1,0 +1,635 @@
+"""OpenAI Chat Completions messages <-> tracebridge messages.
+
+A trace is the ``messages`` list an application sends to ``chat.completions.create``: plain
+dicts (the ``*Param`` TypedDicts) mixed with ``ChatCompletionMessage`` objects taken from
+responses. ``from_messages`` gives back plain dicts ready for the API, equal to the source
+(null-valued keys and which optional keys were present included).
+
+What the typed fields do not hold is kept under ``metadata["openai_chat"]``:
+
+* ``role``: ``"developer"`` on a SystemMessage that came from a developer message;
+* ``content``: ``"null"`` or ``"absent"`` when an empty content was ``None`` or missing;
+* ``fields``: every other source key, verbatim (``refusal``, ``audio``, ``annotations``,
+  null-valued ``tool_calls``/``function_call``/``name``, unknown keys);
+* on a ToolCall: ``type: "custom"``, ``arguments`` (the exact argument text when
+  ``json.dumps(args)`` would spell it differently), ``fields``/``inner`` (unknown keys of the
+  call and of its ``function``/``custom`` object);
+* on a part: ``fields``/``inner`` (unknown keys of the part and of its inner object).
+
+The Swarm adapter reuses this module with another ``Dialect`` (other name keys, its own
+metadata namespace).
+
+>>> from tracebridge.adapters import openai_chat
+>>> trace = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": None}]
+>>> openai_chat.from_messages(openai_chat.to_messages(trace)) == trace
+True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from typing_extensions import assert_never
+
+from tracebridge._json import check_json
+from tracebridge.errors import TraceError, short_repr
+from tracebridge.messages import (
+    AIMessage,
+    AnyMessage,
+    AudioPart,
+    Content,
+    FilePart,
+    HumanMessage,
+    ImagePart,
+    Message,
+    OpaquePart,
+    Part,
+    ReasoningPart,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolMessage,
+    messages_of,
+)
+from tracebridge.validation import validate
+
+__all__ = ["DROPPABLE", "NAME", "ROLES", "Dialect", "detect", "from_messages", "to_messages"]
+
+NAME = "openai_chat"
+ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+"""The roles a Chat Completions message may have (``function`` is the legacy one)."""
+DROPPABLE = ("message_ids", "is_error", "reasoning")
+"""What ``from_messages(drop=...)`` may leave out: the format has no place for them."""
+
+_DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
+_CHUNK_CLASSES = ("ChatCompletionChunk", "ChoiceDelta", "ChoiceDeltaToolCall")
+_MESSAGE_CLASSES = ("ChatCompletionMessage", "ParsedChatCompletionMessage")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One flavour of OpenAI message dicts: where names live and whose metadata it is."""
+
+    source: str
+    """The adapter name: the metadata namespace and ``TraceError.source``."""
+    name_keys: Mapping[str, str]
+    """For each role, the source key that holds the typed ``name``."""
+
+
+OPENAI = Dialect(NAME, {role: "name" for role in ROLES})
+
+
+# --- public surface ------------------------------------------------------------------------
+
+
+def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
+    """Typed messages from a list of Chat Completions message dicts and SDK message objects."""
+    return read_trace(trace, OPENAI, allow_pending=allow_pending)
+
+
+def from_messages(messages: Any, *, drop: Collection[str] = ()) -> list[dict[str, Any]]:
+    """Plain Chat Completions message dicts, ready to send to the API.
+
+    ``drop`` accepts losses the format cannot avoid, by name (see ``DROPPABLE``):
+    ``message_ids`` (messages have no id), ``is_error`` (tool results have no error flag),
+    ``reasoning`` (there is no reasoning part). Without it they raise ``not_representable``.
+    """
+    return write_trace(messages, OPENAI, drop=drop)
+
+
+def detect(trace: Any) -> bool:
+    """True for a non-empty list of role-keyed message dicts / ``ChatCompletionMessage``s.
+
+    Lists with Swarm's ``sender`` or ``tool_name`` keys belong to the swarm adapter.
+    """
+    if not isinstance(trace, list) or not trace:
+        return False
+    for item in trace:
+        if type(item).__name__ in _MESSAGE_CLASSES and type(item).__module__.startswith("openai."):
+            continue
+        if not isinstance(item, dict) or item.get("role") not in ROLES:
+            return False
+        if "sender" in item or "tool_name" in item:
+            return False
+        if "content" not in item and not ("tool_calls" in item or "function_call" in item):
+            return False
+    return True
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Message]:
+    """Convert every element of ``trace`` in order, then check the conversation rules."""
+    if not isinstance(trace, list):
+        raise TraceError(
+            "malformed_event",
+            f"expected a list of Chat Completions messages, got {type(trace).__name__}",
+            source=dialect.source,
+        )
+    messages = [_Reader(dialect, i).message(item) for i, item in enumerate(trace)]
+    validate(
+        messages, allow_pending=allow_pending, source=dialect.source, origin=range(len(messages))
+    )
+    return messages
+
+
+class _Reader:
+    """Reads the message at one index; every error it raises points there."""
+
+    def __init__(self, dialect: Dialect, index: int) -> None:
+        self.dialect = dialect
+        self.index = index
+        self.root = f"messages[{index}]"
+
+    def fail(self, code: Any, path: str, detail: str) -> NoReturn:
+        raise TraceError(code, detail, index=self.index, path=path, source=self.dialect.source)
+
+    def kept(self, value: Any, path: str) -> Any:
+        """``value``, checked to be JSON, to be kept verbatim in metadata."""
+        try:
+            check_json(value, path)
+        except TraceError as error:
+            raise error.relocated(index=self.index, source=self.dialect.source) from None
+        return value
+
+    def mapping(self, value: Any, path: str, what: str) -> dict[str, Any]:
+        if not isinstance(value, Mapping):
+            self.fail("malformed_event", path, f"expected {what} (an object), got {_found(value)}")
+        return dict(value)
+
+    def string(self, data: dict[str, Any], key: str, path: str) -> str:
+        if key not in data:
+            self.fail("malformed_event", f"{path}.{key}", f"missing required {key!r}")
+        value = data.pop(key)
+        if type(value) is not str:
+            self.fail("malformed_event", f"{path}.{key}", f"expected a string, got {_found(value)}")
+        return value
+
+    def optional_string(self, data: dict[str, Any], key: str, path: str) -> str | None:
+        return self.string(data, key, path) if key in data else None
+
+    # -- messages --
+
+    def message(self, item: Any) -> Message:
+        data = self.as_dict(item)
+        self.reject_streaming(data)
+        if "role" not in data:
+            self.fail(
+                "malformed_event",
+                self.root,
+                f"a message needs 'role' (one of {', '.join(ROLES)}); found keys {sorted(data)}",
+            )
+        role = data.pop("role")
+        if not isinstance(role, str) or role not in ROLES:
+            self.fail(
+                "unknown_role",
+                f"{self.root}.role",
+                f"unknown role {role!r}; accepted roles: {', '.join(ROLES)}",
+            )
+        namespace: dict[str, Any] = {}
+        content = self.content(data, role, namespace)
+        name_key = self.dialect.name_keys[role]
+        name = self.name(data, name_key)
+        kind: type[AnyMessage]
+        fields: dict[str, Any] = {"content": content, "name": name}
+        if role in ("system", "developer"):
+            if role == "developer":
+                namespace["role"] = "developer"
+            kind = SystemMessage
+        elif role == "user":
+            kind = HumanMessage
+        elif role == "assistant":
+            kind = AIMessage
+            fields["tool_calls"] = self.calls(data)
+        elif role == "tool":
+            kind = ToolMessage
+            fields["tool_call_id"] = self.string(data, "tool_call_id", self.root)
+        elif role == "function":
+            if name is None:
+                self.fail("malformed_event", f"{self.root}.{name_key}", "a function message "
+                          "needs the function's 'name' (a string)")
+            kind = ToolMessage
+        else:
+            raise AssertionError(role)  # ROLES was checked above
+        if data:
+            namespace["fields"] = self.kept(data, self.root)
+        metadata = {self.dialect.source: namespace} if namespace else {}
+        return kind(**fields, metadata=metadata)
+
+    def as_dict(self, item: Any) -> dict[str, Any]:
+        kind = type(item)
+        if kind.__module__.startswith("openai."):
+            if kind.__name__ in _MESSAGE_CLASSES:
+                # Only the keys the response really had; a full dump would invent nulls.
+                dumped: dict[str, Any] = item.model_dump(mode="json", exclude_unset=True)
+                return dumped
+            if kind.__name__ in _CHUNK_CLASSES or kind.__module__.endswith("_chunk"):
+                self.fail("streaming_chunk", self.root, f"a streaming {kind.__name__}: aggregate "
+                          "the chunks into a ChatCompletionMessage first")
+            self.fail("malformed_event", self.root, f"expected a message, got {kind.__name__} "
+                      "(for a ChatCompletion, pass completion.choices[0].message)")
+        if not isinstance(item, Mapping):
+            self.fail("malformed_event", self.root, f"expected a message object with 'role', "
+                      f"got {_found(item)}")
+        return dict(item)
+
+    def reject_streaming(self, data: dict[str, Any]) -> None:
+        if data.get("object") == "chat.completion.chunk" or "delta" in data:
+            self.fail("streaming_chunk", self.root, "a streaming chunk/delta: aggregate the "
+                      "chunks into one message first")
+        if "choices" in data:
+            self.fail("malformed_event", self.root, "a whole completion, not a message: pass "
+                      "completion['choices'][0]['message']")
+        calls = data.get("tool_calls")
+        if isinstance(calls, list):
+            for k, call in enumerate(calls):
+                if isinstance(call, Mapping) and "index" in call and not (
+                    "id" in call and "type" in call
+                ):
+                    self.fail("streaming_chunk", f"{self.root}.tool_calls[{k}]", "a streaming "
+                              "tool-call delta (has 'index', lacks 'id'/'type'): aggregate first")
+
+    def content(self, data: dict[str, Any], role: str, namespace: dict[str, Any]) -> Content:
+        path = f"{self.root}.content"
+        if "content" not in data:
+            if role != "assistant":
+                self.fail("malformed_event", path, f"a {role} message needs 'content'")
+            namespace["content"] = "absent"
+            return ""
+        value = data.pop("content")
+        if value is None:
+            if role not in ("assistant", "function"):
+                self.fail("malformed_event", path, f"a {role} message needs content (a string "
+                          "or a list of parts), got None")
+            namespace["content"] = "null"
+            return ""
+        if type(value) is str:
+            return value
+        if isinstance(value, list):
+            return [self.part(part, f"{path}[{j}]") for j, part in enumerate(value)]
+        self.fail("malformed_event", path, f"expected a string, None or a list of parts, "
+                  f"got {_found(value)}")
+
+    def name(self, data: dict[str, Any], key: str) -> str | None:
+        if key not in data or data[key] is None:
+            return None  # a null name stays in ``fields`` as it was
+        value = data.pop(key)
+        if type(value) is not str:
+            self.fail("malformed_event", f"{self.root}.{key}", f"expected a string, got "
+                      f"{_found(value)}")
+        return value
+
+    # -- content parts --
+
+    def part(self, item: Any, path: str) -> Part:
+        data = self.mapping(item, path, "a content part")
+        if "type" not in data or type(data["type"]) is not str:
+            got = _found(data["type"]) if "type" in data else "no 'type'"
+            self.fail("malformed_event", f"{path}.type", f"a content part needs a string "
+                      f"'type' (text, image_url, input_audio, file, refusal), got {got}")
+        kind: str = data["type"]
+        if kind not in ("text", "image_url", "input_audio", "file"):
+            return OpaquePart(kind=kind, value=self.kept(data, path))
+        del data["type"]
+        namespace: dict[str, Any] = {}
+        kind_of: type[TextPart | ImagePart | AudioPart | FilePart]
+        fields: dict[str, Any]
+        if kind == "text":
+            namespace["inner"] = {}
+            kind_of, fields = TextPart, {"text": self.string(data, "text", path)}
+        elif kind == "image_url":
+            inner = self.inner(data, "image_url", path, namespace)
+            url = self.string(inner, "url", f"{path}.image_url")
+            found = _DATA_URL.fullmatch(url)
+            fields = {"data": found[2], "mime_type": found[1]} if found else {"url": url}
+            kind_of = ImagePart
+        elif kind == "input_audio":
+            inner = self.inner(data, "input_audio", path, namespace)
+            audio = self.string(inner, "data", f"{path}.input_audio")
+            audio_format = self.string(inner, "format", f"{path}.input_audio")
+            kind_of, fields = AudioPart, {"data": audio, "mime_type": f"audio/{audio_format}"}
+        else:
+            kind_of, fields = FilePart, self.file_fields(data, path, namespace)
+        if namespace["inner"]:
+            self.kept(namespace["inner"], f"{path}.{kind}")
+        else:
+            del namespace["inner"]
+        if data:
+            namespace["fields"] = self.kept(data, path)
+        metadata = {self.dialect.source: namespace} if namespace else {}
+        return kind_of(**fields, metadata=metadata)
+
+    def inner(
+        self, data: dict[str, Any], key: str, path: str, namespace: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The part's inner object (``image_url``, ``file``...); what is left of it is kept."""
+        if key not in data:
+            self.fail("malformed_event", f"{path}.{key}", f"a {key} part needs {key!r}")
+        inner = self.mapping(data.pop(key), f"{path}.{key}", repr(key))
+        # The caller pops what it maps; the dict object left behind is what gets kept.
+        namespace["inner"] = inner
+        return inner
+
+    def file_fields(
+        self, data: dict[str, Any], path: str, namespace: dict[str, Any]
+    ) -> dict[str, Any]:
+        inner = self.inner(data, "file", path, namespace)
+        file_data = self.optional_string(inner, "file_data", f"{path}.file")
+        file_id = self.optional_string(inner, "file_id", f"{path}.file")
+        filename = self.optional_string(inner, "filename", f"{path}.file")
+        if file_data is None and file_id is None:
+            self.fail("malformed_event", f"{path}.file", "a file part needs 'file_data' or "
+                      "'file_id'")
+        found = _DATA_URL.fullmatch(file_data) if file_data is not None else None
+        if found:
+            return {"data": found[2], "mime_type": found[1], "file_id": file_id,
+                    "filename": filename}
+        return {"data": file_data, "file_id": file_id, "filename": filename}
+
+    # -- tool calls --
+
+    def calls(self, data: dict[str, Any]) -> list[ToolCall]:
+        calls: list[ToolCall] = []
+        listed = data.get("tool_calls")
+        if listed is not None and listed != []:  # None and [] stay in ``fields`` as they were
+            path = f"{self.root}.tool_calls"
+            if not isinstance(listed, list):
+                self.fail("malformed_event", path, f"expected a list of tool calls, got "
+                          f"{_found(listed)}")
+            del data["tool_calls"]
+            calls = [self.call(call, f"{path}[{k}]") for k, call in enumerate(listed)]
+        legacy = data.get("function_call")
+        if legacy is not None:
+            path = f"{self.root}.function_call"
+            if calls:
+                self.fail("conflicting_fields", path, "a message with both 'tool_calls' and the "
+                          "legacy 'function_call'; expected one of them")
+            del data["function_call"]
+            function = self.mapping(legacy, path, "a function_call")
+            calls = [self.function(function, path, call_id=None, extra={})]
+        return calls
+
+    def call(self, item: Any, path: str) -> ToolCall:
+        data = self.mapping(item, path, "a tool call")
+        call_id = self.string(data, "id", path)
+        kind = self.string(data, "type", path)
+        extra: dict[str, Any] = {}
+        if kind == "function":
+            function = self.mapping(data.pop("function", None), f"{path}.function", "'function'")
+            if data:
+                extra["fields"] = self.kept(data, path)
+            return self.function(function, f"{path}.function", call_id=call_id, extra=extra)
+        if kind == "custom":
+            custom = self.mapping(data.pop("custom", None), f"{path}.custom", "'custom'")
+            name = self.string(custom, "name", f"{path}.custom")
+            text = self.string(custom, "input", f"{path}.custom")
+            extra["type"] = "custom"
+            if data:
+                extra["fields"] = self.kept(data, path)
+            if custom:
+                extra["inner"] = self.kept(custom, f"{path}.custom")
+            return ToolCall(name=name, args={"input": text}, id=call_id,
+                            metadata={self.dialect.source: extra})
+        self.fail("malformed_event", f"{path}.type", f"unknown tool call type {kind!r}; "
+                  "expected 'function' or 'custom'")
+
+    def function(
+        self, function: dict[str, Any], path: str, *, call_id: str | None, extra: dict[str, Any]
+    ) -> ToolCall:
+        name = self.string(function, "name", path)
+        if "arguments" in function and type(function["arguments"]) is not str:
+            self.fail("malformed_event", f"{path}.arguments", f"expected a JSON string, got "
+                      f"{_found(function['arguments'])}")
+        raw = self.string(function, "arguments", path)
+        if function:
+            extra["inner"] = self.kept(function, path)
+        args = parse_arguments(raw)
+        metadata = {self.dialect.source: extra}
+        if args is None:
+            return ToolCall(name=name, id=call_id, invalid_args=raw,
+                            metadata=metadata if extra else {})
+        if json.dumps(args) != raw:
+            extra["arguments"] = raw  # the exact spelling (spacing, key order) comes back out
+        return ToolCall(name=name, args=args, id=call_id, metadata=metadata if extra else {})
+
+
+def parse_arguments(raw: str) -> dict[str, Any] | None:
+    """The arguments as a JSON object, or None when the text is not one (kept as raw text)."""
+    try:
+        value = json.loads(raw, parse_constant=_not_json, parse_float=_finite)
+    except (ValueError, RecursionError):
+        return None
+    return value if type(value) is dict else None
+
+
+def _not_json(token: str) -> NoReturn:
+    raise ValueError(f"{token} is not JSON")
+
+
+def _finite(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):
+        raise ValueError(f"{token} is out of range")
+    return value
+
+
+def _found(value: Any) -> str:
+    return f"{type(value).__name__} {short_repr(value)}"
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def write_trace(
+    messages: Any, dialect: Dialect, *, drop: Collection[str] = ()
+) -> list[dict[str, Any]]:
+    """The messages as plain dicts of ``dialect``."""
+    unknown = sorted(set(drop) - set(DROPPABLE))
+    if unknown:
+        raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
+    return [_Writer(dialect, i, drop).message(m) for i, m in enumerate(messages_of(messages))]
+
+
+class _Writer:
+    """Writes the typed message at one index."""
+
+    def __init__(self, dialect: Dialect, index: int, drop: Collection[str]) -> None:
+        self.dialect = dialect
+        self.index = index
+        self.drop = drop
+
+    def lose(self, what: str, path: str, option: str | None) -> None:
+        """Raise ``not_representable`` unless the caller accepted this loss by name."""
+        if option is not None and option in self.drop:
+            return
+        hint = f"; pass drop=[{option!r}] to leave it out" if option else ""
+        raise TraceError("not_representable", f"{what}{hint}", index=self.index,
+                         path=f"messages[{self.index}]{path}", source=self.dialect.source)
+
+    def namespace(self, metadata: Mapping[str, Any]) -> dict[str, Any]:
+        kept = metadata.get(self.dialect.source, {})
+        return kept if isinstance(kept, dict) else {}
+
+    def message(self, message: AnyMessage) -> dict[str, Any]:
+        namespace = self.namespace(message.metadata)
+        if message.id is not None:
+            self.lose(f"Chat Completions messages have no id (found {message.id!r})", ".id",
+                      "message_ids")
+        role: str
+        if isinstance(message, SystemMessage):
+            role = "developer" if namespace.get("role") == "developer" else "system"
+        elif isinstance(message, HumanMessage):
+            role = "user"
+        elif isinstance(message, AIMessage):
+            role = "assistant"
+        elif isinstance(message, ToolMessage):
+            role = "function" if message.tool_call_id is None else "tool"
+        else:
+            assert_never(message)
+        out: dict[str, Any] = {"role": role}
+        empty = namespace.get("content") if message.content == "" else None
+        if empty == "null":
+            out["content"] = None
+        elif empty != "absent":
+            out["content"] = self.content(message.content)
+        name_key = self.dialect.name_keys[role]
+        if message.name is not None:
+            out[name_key] = message.name
+        if isinstance(message, AIMessage) and message.tool_calls:
+            self.calls(message.tool_calls, out)
+        if isinstance(message, ToolMessage):
+            if message.is_error:
+                self.lose("Chat Completions tool results have no error flag (is_error=True)",
+                          ".is_error", "is_error")
+            if message.tool_call_id is not None:
+                out["tool_call_id"] = message.tool_call_id
+            elif message.name is None:
+                self.lose("a tool result without tool_call_id becomes a legacy function message, "
+                          "which needs the function's name (name is None)", ".name", None)
+        for key, value in namespace.get("fields", {}).items():
+            out.setdefault(key, value)
+        return out
+
+    def content(self, content: Content) -> str | list[dict[str, Any]]:
+        if isinstance(content, str):
+            return content
+        parts = []
+        for j, part in enumerate(content):
+            written = self.part(part, f".content[{j}]")
+            if written is not None:
+                parts.append(written)
+        return parts
+
+    def part(self, part: Part, path: str) -> dict[str, Any] | None:
+        namespace = self.namespace(part.metadata)
+        inner: dict[str, Any] = dict(namespace.get("inner", {}))
+        out: dict[str, Any]
+        if isinstance(part, TextPart):
+            out = {"type": "text", "text": part.text}
+        elif isinstance(part, ImagePart):
+            out = {"type": "image_url", "image_url": {"url": self.source_url(part, path), **inner}}
+        elif isinstance(part, AudioPart):
+            mime = part.mime_type or ""
+            if part.data is None or not mime.startswith("audio/"):
+                self.lose("an input_audio part needs base64 data and an audio/<format> "
+                          f"mime_type (found url={part.url!r}, mime_type={part.mime_type!r})",
+                          path, None)
+            out = {"type": "input_audio",
+                   "input_audio": {"data": part.data, "format": mime[len("audio/"):], **inner}}
+        elif isinstance(part, FilePart):
+            out = {"type": "file", "file": {**self.file(part, path), **inner}}
+        elif isinstance(part, ReasoningPart):
+            self.lose("Chat Completions content has no reasoning part", path, "reasoning")
+            return None
+        elif isinstance(part, OpaquePart):
+            value = part.value
+            if not (isinstance(value, dict) and value.get("type") == part.kind):
+                self.lose(f"an opaque {part.kind!r} part is written back verbatim, so its value "
+                          f"must be a part object with type {part.kind!r}", path, None)
+            return dict(value)
+        else:
+            assert_never(part)
+        for key, value in namespace.get("fields", {}).items():
+            out.setdefault(key, value)
+        return out
+
+    def source_url(self, part: ImagePart, path: str) -> str:
+        if part.url is not None and part.data is None:
+            return part.url
+        if part.data is not None and part.url is None and part.mime_type is not None:
+            return f"data:{part.mime_type};base64,{part.data}"
+        self.lose("an image_url part needs a URL, or base64 data with a mime_type (found "
+                  f"url={part.url!r}, data set: {part.data is not None}, "
+                  f"mime_type={part.mime_type!r})", path, None)
+        raise AssertionError  # lose() without an option always raises
+
+    def file(self, part: FilePart, path: str) -> dict[str, Any]:
+        if part.url is not None:
+            self.lose(f"a file part holds data or a file_id, not a URL ({part.url!r})", path, None)
+        out: dict[str, Any] = {}
+        if part.data is not None:
+            out["file_data"] = (
+                part.data if part.mime_type is None
+                else f"data:{part.mime_type};base64,{part.data}"
+            )
+        elif part.mime_type is not None:
+            self.lose("a file part given by file_id has no mime_type field", path, None)
+        if part.file_id is not None:
+            out["file_id"] = part.file_id
+        if part.filename is not None:
+            out["filename"] = part.filename
+        return out
+
+    def calls(self, calls: list[ToolCall], out: dict[str, Any]) -> None:
+        if all(call.id is not None for call in calls):
+            out["tool_calls"] = [self.call(call, f".tool_calls[{k}]") for k, call in
+                                 enumerate(calls)]
+        elif len(calls) == 1:
+            namespace = self.namespace(calls[0].metadata)
+            if namespace.get("type") == "custom":
+                self.lose("a custom tool call needs an id", ".tool_calls[0].id", None)
+            out["function_call"] = self.function(calls[0], namespace)
+        else:
+            self.lose(f"{len(calls)} tool calls without ids: only the legacy function_call "
+                      "pairs by position, and it holds one call", ".tool_calls", None)
+
+    def call(self, call: ToolCall, path: str) -> dict[str, Any]:
+        namespace = self.namespace(call.metadata)
+        inner = namespace.get("inner", {})
+        if namespace.get("type") == "custom":
+            text = call.args.get("input")
+            if set(call.args) != {"input"} or type(text) is not str:
+                self.lose(f"a custom tool call's args must be {{'input': <text>}} (found "
+                          f"{short_repr(call.args)})", f"{path}.args", None)
+            out = {"id": call.id, "type": "custom",
+                   "custom": {"name": call.name, "input": text, **inner}}
+        else:
+            out = {"id": call.id, "type": "function", "function": self.function(call, namespace)}
+        for key, value in namespace.get("fields", {}).items():
+            out.setdefault(key, value)
+        return out
+
+    def function(self, call: ToolCall, namespace: Mapping[str, Any]) -> dict[str, Any]:
+        return {"name": call.name, "arguments": _arguments(call, namespace.get("arguments")),
+                **namespace.get("inner", {})}
+
+
+def _arguments(call: ToolCall, spelled: Any) -> str:
+    """The argument text: the raw text kept, when it still says what ``args`` say."""
+    if call.invalid_args is not None:
+        return call.invalid_args
+    if isinstance(spelled, str) and _same_json(parse_arguments(spelled), call.args):
+        return spelled
+    return json.dumps(call.args)
+
+
+def _same_json(left: Any, right: Any) -> bool:
+    if left is None:
+        return False
+    return json.dumps(left, sort_keys=True) == json.dumps(right, sort_keys=True)
