@@ -1,0 +1,458 @@
+"""LangChain / LangGraph messages <-> tracebridge messages.
+
+``to_messages`` reads a list of ``BaseMessage`` objects, their ``messages_to_dict`` form
+(``{"type": ..., "data": {...}}``), or a LangGraph state ``{"messages": [...]}`` of either;
+``from_messages`` gives ``BaseMessage`` objects back (or the dict / state form on request).
+
+Each message maps to one typed message. ``AIMessage.tool_calls`` is authoritative;
+``invalid_tool_calls`` become calls with ``invalid_args``; ``ToolMessage.status == "error"``
+is ``is_error``. Every field that has no typed home (``additional_kwargs``,
+``response_metadata``, ``usage_metadata``, ``artifact``, a ``ChatMessage``'s ``role``, a
+chunk's ``tool_call_chunks``, pydantic extra attributes, the class when it is not the plain
+one) is kept verbatim under ``metadata["langchain"]`` when it differs from the field's
+default, so ``messages_to_dict(from_messages(to_messages(t))) == messages_to_dict(t)``.
+See ``docs/adapters/langchain.md`` for the full mapping table.
+
+>>> from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+>>> trace = [HumanMessage("2+2?"), AIMessage("", tool_calls=[{"name": "add", "args": {"a": 2},
+...          "id": "c1"}]), ToolMessage("4", tool_call_id="c1")]
+>>> [m.type for m in to_messages(trace)]
+['human', 'ai', 'tool']
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import ValidationError
+from pydantic_core import PydanticUndefined
+
+from tracebridge._json import check_json
+from tracebridge._optional import require
+from tracebridge.errors import TraceError, short_repr
+from tracebridge.messages import (
+    AIMessage,
+    Content,
+    HumanMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+)
+from tracebridge.validation import validate
+
+from ._langchain_blocks import block_of, part_of
+from ._langchain_calls import calls_of, interleave, lists_of, source_kinds
+
+__all__ = ["NAME", "detect", "from_messages", "to_messages"]
+
+NAME = "langchain"
+
+Kind = Literal["human", "ai", "tool", "system"]
+
+CLASSES: dict[str, tuple[str, Kind | None]] = {
+    "human": ("HumanMessage", "human"),
+    "HumanMessageChunk": ("HumanMessageChunk", "human"),
+    "ai": ("AIMessage", "ai"),
+    "AIMessageChunk": ("AIMessageChunk", "ai"),
+    "system": ("SystemMessage", "system"),
+    "SystemMessageChunk": ("SystemMessageChunk", "system"),
+    "tool": ("ToolMessage", "tool"),
+    "ToolMessageChunk": ("ToolMessageChunk", "tool"),
+    "function": ("FunctionMessage", "tool"),
+    "FunctionMessageChunk": ("FunctionMessageChunk", "tool"),
+    "chat": ("ChatMessage", None),
+    "ChatMessageChunk": ("ChatMessageChunk", None),
+}
+"""``messages_to_dict`` type tag -> (class in ``langchain_core.messages``, typed kind).
+A ``ChatMessage``'s kind comes from its role."""
+
+CHAT_ROLES: dict[str, Kind] = {
+    "user": "human",
+    "human": "human",
+    "assistant": "ai",
+    "ai": "ai",
+    "system": "system",
+    "developer": "system",
+}
+"""The ``ChatMessage`` roles that name a typed kind; any other role is ``unknown_role``."""
+
+PLAIN_CLASS: dict[str, str] = {"human": "human", "ai": "ai", "tool": "tool", "system": "system"}
+"""The class tag written for a typed message that records none."""
+
+_MAPPED = frozenset(
+    {"content", "type", "name", "id", "tool_calls", "invalid_tool_calls", "tool_call_id", "status"}
+)
+"""``model_dump()`` keys that become typed fields; every other key is kept as metadata."""
+
+_Form = Literal["messages", "dicts", "state"]
+
+
+def _lc() -> Any:
+    return require(
+        "langchain_core.messages", adapter=NAME, extra="langchain", package="langchain-core"
+    )
+
+
+# --- detection -----------------------------------------------------------------------------
+
+
+def _looks_like_message(item: Any) -> bool:
+    if isinstance(item, dict):
+        return set(item) == {"type", "data"} and isinstance(item["data"], dict)
+    module = type(item).__module__
+    return module.startswith(("langchain_core.", "langchain.")) and isinstance(
+        getattr(item, "type", None), str
+    )
+
+
+def detect(trace: Any) -> bool:
+    """True for LangChain messages (objects or dicts), or a state ``{"messages": [...]}``."""
+    if isinstance(trace, dict):
+        trace = trace.get("messages")
+    return isinstance(trace, list) and bool(trace) and all(map(_looks_like_message, trace))
+
+
+# --- to_messages ---------------------------------------------------------------------------
+
+
+def to_messages(
+    trace: Any, *, allow_pending: bool = False, drop_artifacts: bool = False
+) -> list[Message]:
+    """Typed messages for a LangChain trace; see the module docstring for accepted forms.
+
+    ``drop_artifacts=True`` accepts a ``ToolMessage.artifact`` that is not JSON by dropping it
+    (recorded as ``metadata["langchain"]["artifact_dropped"]``, the artifact's type name);
+    without it such an artifact raises ``unserializable_value``.
+    """
+    items = _items_of(trace)
+    lc = _lc()
+    parse_partial = require(
+        "langchain_core.utils.json", adapter=NAME, extra="langchain", package="langchain-core"
+    ).parse_partial_json
+    messages: list[Message] = []
+    for i, item in enumerate(items):
+        try:
+            messages.append(_typed(_loaded(item, i, lc), i, parse_partial, drop_artifacts))
+        except TraceError as error:
+            raise error.relocated(index=i, source=NAME) from None
+    validate(messages, allow_pending=allow_pending, source=NAME)
+    return messages
+
+
+def _items_of(trace: Any) -> list[Any]:
+    if isinstance(trace, dict):
+        if set(trace) != {"messages"}:
+            raise TraceError(
+                "malformed_event",
+                f"a LangGraph state is read for its 'messages' only; this one also has "
+                f"{sorted(k for k in trace if k != 'messages')} (pass state['messages'] to "
+                f"convert the conversation alone)"
+                if "messages" in trace
+                else f"expected a state {{'messages': [...]}}, got keys {sorted(trace)}",
+                source=NAME,
+            )
+        trace = trace["messages"]
+    if not isinstance(trace, (list, tuple)):
+        raise TraceError(
+            "malformed_event",
+            f"expected a list of BaseMessage objects or messages_to_dict dicts, or a state "
+            f"{{'messages': [...]}}; got {type(trace).__name__}",
+            source=NAME,
+        )
+    return list(trace)
+
+
+def _loaded(item: Any, i: int, lc: Any) -> Any:
+    """A ``BaseMessage`` for one trace item (a dict is loaded the way LangChain loads it)."""
+    if isinstance(item, lc.BaseMessage):
+        return item
+    if not isinstance(item, dict) or set(item) != {"type", "data"}:
+        raise TraceError(
+            "malformed_event",
+            f"expected a BaseMessage or a messages_to_dict dict {{'type': ..., 'data': {{...}}}}, "
+            f"got {type(item).__name__} {short_repr(item)}",
+            path=f"messages[{i}]",
+        )
+    tag, data = item["type"], item["data"]
+    cls = _class_for(tag, i, lc)
+    if not isinstance(data, dict):
+        raise TraceError(
+            "malformed_event",
+            f"'data' must be a dict, got {short_repr(data)}",
+            path=f"messages[{i}].data",
+        )
+    try:
+        return cls(**data)
+    except (ValidationError, KeyError, TypeError, ValueError) as exc:
+        raise TraceError(
+            "malformed_event",
+            f"LangChain cannot load this {cls.__name__}: {exc}".replace("\n", " "),
+            path=f"messages[{i}].data",
+        ) from None
+
+
+def _class_for(tag: Any, i: int, lc: Any) -> Any:
+    if tag in CLASSES:
+        return getattr(lc, CLASSES[tag][0])
+    if tag == "remove":
+        detail = (
+            "RemoveMessage is a LangGraph instruction to delete a message from the state, not a "
+            "message of the conversation; apply it (add_messages) before converting"
+        )
+    else:
+        detail = f"unknown message type {short_repr(tag)}; known types: {', '.join(CLASSES)}"
+    raise TraceError("unknown_role", detail, path=f"messages[{i}].type")
+
+
+def _typed(message: Any, i: int, parse_partial: Any, drop_artifacts: bool) -> Message:
+    at = f"messages[{i}]"
+    data = message.model_dump()
+    tag = data["type"]
+    if tag not in CLASSES:
+        _class_for(tag, i, None)
+    kind = _kind_of(tag, data, at)
+    is_chunk = tag == "AIMessageChunk"
+    if is_chunk:
+        _reject_partial_chunk(data, at, parse_partial)
+    kept = _kept_fields(type(message), data, at, drop_artifacts)
+    if tag != PLAIN_CLASS[kind]:
+        kept["class"] = tag
+    metadata = {NAME: kept} if kept else {}
+    if kind == "ai":
+        calls, call_blocks = calls_of(data, at, parse_partial if is_chunk else None)
+        content = _content(data["content"], at, skip=call_blocks)
+        return AIMessage(
+            content=content, tool_calls=calls, name=data["name"], id=data["id"], metadata=metadata
+        )
+    content = _content(data["content"], at)
+    if kind == "tool":
+        return ToolMessage(
+            content=content,
+            tool_call_id=data.get("tool_call_id"),
+            name=data["name"],
+            is_error=data.get("status") == "error",
+            id=data["id"],
+            metadata=metadata,
+        )
+    if kind == "human":
+        return HumanMessage(content=content, name=data["name"], id=data["id"], metadata=metadata)
+    return SystemMessage(content=content, name=data["name"], id=data["id"], metadata=metadata)
+
+
+def _kind_of(tag: str, data: dict[str, Any], at: str) -> Kind:
+    kind = CLASSES[tag][1]
+    if kind is not None:
+        return kind
+    role = data["role"]
+    if role not in CHAT_ROLES:
+        raise TraceError(
+            "unknown_role",
+            f"ChatMessage role {short_repr(role)} is not one tracebridge maps; known roles: "
+            f"{', '.join(CHAT_ROLES)}",
+            path=f"{at}.role",
+        )
+    return CHAT_ROLES[role]
+
+
+def _reject_partial_chunk(data: dict[str, Any], at: str, parse_partial: Any) -> None:
+    """An ``AIMessageChunk`` still in pieces (not summed into one message) is refused."""
+    if data.get("chunk_position") == "last":
+        return  # the stream's final, aggregated chunk: LangChain has parsed its calls
+    chunks = data.get("tool_call_chunks") or []
+    for k, chunk in enumerate(chunks):
+        where = f"{at}.tool_call_chunks[{k}]"
+        if chunk.get("name") is None:
+            raise TraceError(
+                "streaming_chunk",
+                f"tool call chunk {short_repr(chunk)} has no name: it continues a call started in "
+                f"an earlier chunk; sum the chunks (chunk + chunk) before converting",
+                path=where,
+            )
+        args = chunk.get("args")
+        if args and not _strict_json(args) and type(_partial(parse_partial, args)) is dict:
+            raise TraceError(
+                "streaming_chunk",
+                f"tool call chunk arguments {short_repr(args)} are cut off mid-JSON; sum the "
+                f"chunks (chunk + chunk) before converting",
+                path=f"{where}.args",
+            )
+    if chunks and not data.get("tool_calls") and not data.get("invalid_tool_calls"):
+        raise TraceError(
+            "streaming_chunk",
+            "the chunk has tool_call_chunks but no parsed tool_calls; aggregate the stream first",
+            path=f"{at}.tool_call_chunks",
+        )
+
+
+def _strict_json(text: str) -> bool:
+    import json
+
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def _partial(parse_partial: Any, text: str) -> Any:
+    import json
+
+    try:
+        return parse_partial(text)
+    except json.JSONDecodeError:
+        return None
+
+
+def _kept_fields(cls: Any, data: dict[str, Any], at: str, drop_artifacts: bool) -> dict[str, Any]:
+    """Every ``model_dump()`` key without a typed home whose value is not the default."""
+    kept: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in _MAPPED:
+            continue  # a typed field; read by _typed
+        where = f"{at}.{key}"
+        declared = cls.model_fields.get(key)
+        if declared is None:
+            check_json(value, where)
+            extra[key] = value
+            continue
+        if declared.default is not PydanticUndefined or declared.default_factory is not None:
+            default = declared.get_default(call_default_factory=True)
+            if value == default and type(value) is type(default):
+                continue  # the way back writes the default itself
+        if key == "artifact" and drop_artifacts and not _is_json(value, where):
+            kept["artifact_dropped"] = type(value).__name__
+            continue
+        check_json(value, where)
+        kept[key] = value
+    if extra:
+        kept["extra"] = extra
+    return kept
+
+
+def _is_json(value: Any, where: str) -> bool:
+    try:
+        check_json(value, where)
+    except TraceError:
+        return False
+    return True
+
+
+def _content(content: Any, at: str, skip: dict[int, Any] | None = None) -> Content:
+    if isinstance(content, str):
+        return content
+    return [
+        part_of(item, f"{at}.content[{j}]")
+        for j, item in enumerate(content)
+        if not skip or j not in skip
+    ]
+
+
+# --- from_messages -------------------------------------------------------------------------
+
+
+def from_messages(messages: Sequence[Message], *, form: _Form = "messages") -> Any:
+    """LangChain messages for typed ones: ``BaseMessage`` objects (``form="messages"``),
+    ``messages_to_dict`` dicts (``form="dicts"``) or a LangGraph state
+    ``{"messages": [BaseMessage, ...]}`` (``form="state"``).
+
+    Reads only ``metadata["langchain"]``. Raises ``not_representable`` for what LangChain
+    cannot hold: a tool result without ``tool_call_id``, an invalid call placed before a
+    valid one when nothing records that order, an opaque part that is not a block dict.
+    """
+    lc = _lc()
+    out = []
+    for i, message in enumerate(messages):
+        try:
+            out.append(_native(message, i, lc))
+        except TraceError as error:
+            raise error.relocated(index=i, source=NAME) from None
+    if form == "messages":
+        return out
+    if form == "dicts":
+        return lc.messages_to_dict(out)
+    if form == "state":
+        return {"messages": out}
+    raise ValueError(f"form must be 'messages', 'dicts' or 'state', not {form!r}")
+
+
+def _native(message: Message, i: int, lc: Any) -> Any:
+    at = f"messages[{i}]"
+    kept: dict[str, Any] = copy.deepcopy(message.metadata.get(NAME, {}))
+    tag = kept.pop("class", PLAIN_CLASS[message.type])
+    kept.pop("artifact_dropped", None)
+    extra = kept.pop("extra", {})
+    cls_name, kind = CLASSES[tag]
+    if (kind or CHAT_ROLES.get(kept.get("role", ""))) != message.type:
+        raise TraceError(
+            "not_representable",
+            f"metadata.langchain.class {tag!r} is not a {message.type} message class",
+            path=f"{at}.metadata",
+        )
+    fields: dict[str, Any] = {"name": message.name, "id": message.id, **kept, **extra}
+    fields["content"] = _content_back(message.content, at)
+    if isinstance(message, AIMessage):
+        _ai_fields(message, fields, at)
+    elif isinstance(message, ToolMessage):
+        _tool_fields(message, fields, tag, at)
+    try:
+        return getattr(lc, cls_name)(**fields)
+    except (ValidationError, TypeError, ValueError) as exc:
+        raise TraceError(
+            "not_representable",
+            f"LangChain's {cls_name} does not accept these fields: {exc}".replace("\n", " "),
+            path=at,
+        ) from None
+
+
+def _content_back(content: Content, at: str) -> Any:
+    if isinstance(content, str):
+        return content
+    return [block_of(part, f"{at}.content[{j}]") for j, part in enumerate(content)]
+
+
+def _ai_fields(message: AIMessage, fields: dict[str, Any], at: str) -> None:
+    lists = lists_of(message.tool_calls)
+    fields["tool_calls"] = lists.tool_calls
+    fields["invalid_tool_calls"] = lists.invalid_tool_calls
+    order = interleave(
+        source_kinds(fields, None), len(lists.tool_calls), len(lists.invalid_tool_calls)
+    )
+    if [invalid for invalid, _ in order] != lists.kinds:
+        raise TraceError(
+            "not_representable",
+            "LangChain keeps invalid tool calls in their own list after the valid ones; this "
+            "message has an invalid call before a valid one and no raw provider calls "
+            "(additional_kwargs.tool_calls) that record the order",
+            path=f"{at}.tool_calls",
+        )
+    has_function_call = any(
+        call.metadata.get(NAME, {}).get("from") == "function_call" for call in message.tool_calls
+    )
+    if has_function_call and "function_call" not in fields.get("additional_kwargs", {}):
+        raise TraceError(
+            "not_representable",
+            "a call marked as from additional_kwargs.function_call, but the message keeps no "
+            "additional_kwargs.function_call",
+            path=f"{at}.tool_calls",
+        )
+    if lists.blocks:
+        if isinstance(fields["content"], str):
+            fields["content"] = [fields["content"]] if fields["content"] else []
+        for position, block in sorted(lists.blocks, key=lambda pair: pair[0]):
+            fields["content"].insert(position, block)
+
+
+def _tool_fields(message: ToolMessage, fields: dict[str, Any], tag: str, at: str) -> None:
+    if CLASSES[tag][0].startswith("Function"):
+        return  # a FunctionMessage has neither tool_call_id nor status
+    if message.tool_call_id is None:
+        raise TraceError(
+            "not_representable",
+            "a LangChain ToolMessage needs a tool_call_id; this tool result has none",
+            path=f"{at}.tool_call_id",
+        )
+    fields["tool_call_id"] = message.tool_call_id
+    fields["status"] = "error" if message.is_error else "success"
