@@ -1,0 +1,190 @@
+"""AgentWorkflow / FunctionAgent event streams -> typed messages.
+
+An event is the object ``handler.stream_events()`` yields, or its JSON form from
+``dump_events``: ``{"event": "<class name>", "data": <model_dump(mode="json")>}``.
+``EVENT_TYPES`` says what each event type contributes; any other type is ``unknown_role``.
+
+New messages of an ``AgentInput``: the input repeats the whole history each time, so only
+what is new is taken. On the first input of the stream everything is new (the agent's system
+prompt, any history the run was given, the user message). After that, what is new is what
+follows the last assistant or tool message of the input (the next user turn, also when it
+follows a tool result), plus the leading system prompt when it changed (a handoff to an agent
+with other instructions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from tracebridge import AIMessage, Message, ToolMessage, TraceError
+from tracebridge.errors import short_repr
+from tracebridge.validation import validate
+
+from ._llama_index_blocks import NAME, fail
+from ._llama_index_messages import ROLE_KIND, message_from_dump
+
+EVENT_TYPES: dict[str, str] = {
+    "AgentInput": "the messages that are new in its input (see the module docstring)",
+    "AgentOutput": "one AIMessage: the response with its tool calls, named current_agent_name",
+    "ToolCallResult": "one ToolMessage: the tool output's blocks, tool_id, tool_name, "
+    "is_error from the output; return_direct kept as metadata['llama_index']['event']",
+    "AgentSetup": "nothing: its input is the next AgentInput's input (system prompt included)",
+    "AgentStream": "nothing: partial deltas of the response the next AgentOutput carries whole",
+    "AgentStreamStructuredOutput": "nothing: a structured rendering of the final answer "
+    "made by a separate call, not a conversation message (AgentOutput.structured_response)",
+    "ToolCall": "nothing: the call is already in the AgentOutput response before it",
+    "StartEvent": "nothing: user_msg and chat_history reappear in the first AgentInput",
+    "AgentWorkflowStartEvent": "nothing: user_msg and chat_history reappear in the first "
+    "AgentInput",
+    "StopEvent": "nothing: its result repeats the last AgentOutput, or (return_direct) copies "
+    "the tool output that the ToolCallResult already gives",
+}
+"""Every event type ``events_to_messages`` accepts, and what it contributes."""
+
+_MODULES = ("llama_index.", "workflows.")
+_AGENT_SIDE = frozenset(role for role, kind in ROLE_KIND.items() if kind in ("ai", "tool"))
+_SYSTEM_SIDE = frozenset(role for role, kind in ROLE_KIND.items() if kind == "system")
+
+
+def _event_fields(event: Any, kind: str) -> dict[str, Any]:
+    """The JSON of the fields that contribute, from an event object."""
+    if kind == "AgentInput":
+        return {"input": [m.model_dump(mode="json") for m in event.input],
+                "current_agent_name": event.current_agent_name}
+    if kind == "AgentOutput":
+        return {"response": event.response.model_dump(mode="json"),
+                "current_agent_name": event.current_agent_name}
+    if kind == "ToolCallResult":
+        output = event.tool_output
+        return {
+            "tool_id": event.tool_id,
+            "tool_name": event.tool_name,
+            "tool_output": {"blocks": [b.model_dump(mode="json") for b in output.blocks],
+                            "is_error": output.is_error},
+            "return_direct": event.return_direct,
+        }
+    return {}
+
+
+def dump_events(events: Iterable[Any]) -> list[dict[str, Any]]:
+    """Event objects as JSON dicts ``{"event": <class name>, "data": model_dump(mode="json")}``."""
+    return [{"event": type(event).__name__, "data": event.model_dump(mode="json")}
+            for event in events]
+
+
+def _normalize(event: Any, e: int) -> tuple[str, dict[str, Any]]:
+    if isinstance(event, dict):
+        kind, data = event.get("event"), event.get("data")
+        if type(kind) is not str or type(data) is not dict:
+            raise fail("malformed_event", f"an event dict is {{'event': <type name>, 'data': "
+                       f"{{...}}}}, got {short_repr(event)}", e, f"events[{e}]")
+        _known(kind, e)
+        return kind, data
+    cls = type(event)
+    kind = cls.__name__
+    if not cls.__module__.startswith(_MODULES):
+        raise fail("unknown_role", f"{cls.__module__}.{kind} is not a LlamaIndex workflow "
+                   f"event; known: {', '.join(EVENT_TYPES)}", e, f"events[{e}]")
+    _known(kind, e)
+    return kind, _event_fields(event, kind)
+
+
+def _known(kind: str, e: int) -> None:
+    if kind not in EVENT_TYPES:
+        raise fail("unknown_role", f"unknown event type {kind!r}; known: "
+                   f"{', '.join(EVENT_TYPES)}", e, f"events[{e}].event")
+
+
+def _field(data: dict[str, Any], key: str, kind: type, e: int, path: str) -> Any:
+    if key not in data or type(data[key]) is not kind:
+        found = short_repr(data[key]) if key in data else "nothing"
+        raise fail("malformed_event", f"{key!r} must be a {kind.__name__}, found {found}", e,
+                   f"{path}.{key}")
+    return data[key]
+
+
+class _Rebuild:
+    """The conversation so far, and which event each message came from."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+        self.origin: list[int] = []
+        self.prompt: list[Any] | None = None  # the leading system messages of the last input
+
+    def add(self, message: Message, e: int) -> None:
+        self.messages.append(message)
+        self.origin.append(e)
+
+    def agent_input(self, data: dict[str, Any], e: int) -> None:
+        path = f"events[{e}].data"
+        items = _field(data, "input", list, e, path)
+        _field(data, "current_agent_name", str, e, path)
+        roles = [item.get("role") if type(item) is dict else None for item in items]
+        lead = 0
+        while lead < len(items) and roles[lead] in _SYSTEM_SIDE:
+            lead += 1
+        if not self.messages:
+            new = list(range(len(items)))
+        else:
+            last = max((j for j in range(lead, len(items)) if roles[j] in _AGENT_SIDE),
+                       default=lead - 1)
+            changed = items[:lead] != self.prompt
+            new = [*(range(lead) if changed else ()), *range(last + 1, len(items))]
+        self.prompt = items[:lead]
+        for j in new:
+            self.add(message_from_dump(items[j], e, f"{path}.input[{j}]"), e)
+
+    def agent_output(self, data: dict[str, Any], e: int) -> None:
+        path = f"events[{e}].data"
+        response = _field(data, "response", dict, e, path)
+        agent = _field(data, "current_agent_name", str, e, path)
+        message = message_from_dump(response, e, f"{path}.response")
+        if not isinstance(message, AIMessage):
+            raise fail("malformed_event", f"an AgentOutput response is an assistant message, "
+                       f"got role {response['role']!r}", e, f"{path}.response.role")
+        if message.name is not None and message.name != agent:
+            raise fail("conflicting_fields", f"the response is named {message.name!r} but "
+                       f"current_agent_name is {agent!r}", e, f"{path}.current_agent_name")
+        self.add(message.model_copy(update={"name": agent}), e)
+
+    def tool_result(self, data: dict[str, Any], e: int) -> None:
+        path = f"events[{e}].data"
+        tool_id = _field(data, "tool_id", str, e, path)
+        tool_name = _field(data, "tool_name", str, e, path)
+        output = _field(data, "tool_output", dict, e, path)
+        blocks = _field(output, "blocks", list, e, f"{path}.tool_output")
+        is_error = _field(output, "is_error", bool, e, f"{path}.tool_output")
+        direct = _field(data, "return_direct", bool, e, path)
+        # The same ChatMessage FunctionAgent writes to memory for this result.
+        dump = {"role": "tool", "additional_kwargs": {"tool_call_id": tool_id}, "blocks": blocks}
+        message = message_from_dump(dump, e, f"{path}.tool_output")
+        assert isinstance(message, ToolMessage)
+        update: dict[str, Any] = {"name": tool_name, "is_error": is_error}
+        if direct:
+            update["metadata"] = {NAME: {"event": {"return_direct": True}}}
+        self.add(message.model_copy(update=update), e)
+
+
+def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Message]:
+    """The conversation an AgentWorkflow event stream shows, validated.
+
+    Errors point at the event: ``index`` is its position in ``events``.
+    """
+    if not isinstance(events, list):
+        raise TraceError("malformed_event", f"expected a list of events, got "
+                         f"{type(events).__name__}", path="events", source=NAME)
+    rebuild = _Rebuild()
+    for e, event in enumerate(events):
+        kind, data = _normalize(event, e)
+        if kind == "AgentInput":
+            rebuild.agent_input(data, e)
+        elif kind == "AgentOutput":
+            rebuild.agent_output(data, e)
+        elif kind == "ToolCallResult":
+            rebuild.tool_result(data, e)
+        elif kind not in EVENT_TYPES:
+            raise fail("unknown_role", f"unknown event type {kind!r}", e, f"events[{e}]")
+        # every other known type contributes nothing, for the reason EVENT_TYPES gives
+    validate(rebuild.messages, allow_pending=allow_pending, source=NAME, origin=rebuild.origin)
+    return rebuild.messages

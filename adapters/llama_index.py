@@ -1,0 +1,133 @@
+"""LlamaIndex: ``ChatMessage`` lists (memory histories) and AgentWorkflow event streams.
+
+``to_messages`` reads a list of ``ChatMessage`` objects or their ``model_dump(mode="json")``
+dicts; ``from_messages`` gives ``ChatMessage`` objects back, so that
+
+    [m.model_dump(mode="json") for m in from_messages(to_messages(history))]
+    == [m.model_dump(mode="json") for m in history]
+
+``events_to_messages`` rebuilds the conversation from the events an ``AgentWorkflow`` /
+``FunctionAgent`` run streams (``handler.stream_events()``), objects or ``dump_events`` dicts.
+
+>>> from llama_index.core.llms import ChatMessage
+>>> to_messages([ChatMessage(role="user", content="hi")])
+[HumanMessage(type='human', content='hi', name=None, id=None, metadata={})]
+
+The full mapping is in ``docs/adapters/llama_index.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from typing import Any
+
+from tracebridge import AIMessage, Message, SystemMessage, ToolMessage, TraceError
+from tracebridge._optional import require
+from tracebridge.errors import short_repr
+from tracebridge.validation import validate
+
+from ._llama_index_blocks import NAME, restore_mimetypes
+from ._llama_index_events import EVENT_TYPES, dump_events, events_to_messages
+from ._llama_index_messages import dump_from_message, message_from_dump
+
+__all__ = [
+    "EVENT_TYPES",
+    "LOSSES",
+    "NAME",
+    "detect",
+    "dump_events",
+    "events_to_messages",
+    "from_messages",
+    "strip_event_extras",
+    "to_messages",
+]
+
+LOSSES = frozenset({"id", "is_error"})
+"""What ``from_messages(..., accept_loss=...)`` may drop: message ids and tool error flags,
+which a ChatMessage has no place for."""
+
+
+def is_chat_message(item: Any) -> bool:
+    """A llama-index ``ChatMessage`` object, told without importing llama_index."""
+    kind = type(item)
+    return kind.__name__ == "ChatMessage" and kind.__module__.startswith("llama_index.")
+
+
+def detect(trace: Any) -> bool:
+    """True for a non-empty list of ChatMessage objects or dicts with ``role`` and ``blocks``."""
+    return isinstance(trace, list) and bool(trace) and all(map(_looks_like_message, trace))
+
+
+def _looks_like_message(item: Any) -> bool:
+    return is_chat_message(item) or (isinstance(item, dict) and {"role", "blocks"} <= item.keys())
+
+
+def _dump(item: Any) -> Any:
+    return item.model_dump(mode="json") if is_chat_message(item) else item
+
+
+def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
+    """Typed messages from a ChatMessage list (objects, dicts, or both mixed).
+
+    Every message maps one to one, so errors carry the list index. Roles: system and
+    developer -> SystemMessage, user -> HumanMessage, assistant, chatbot and model ->
+    AIMessage, tool and function -> ToolMessage; any other role is ``unknown_role``.
+    """
+    if not isinstance(trace, list):
+        raise TraceError(
+            "malformed_event",
+            f"expected a list of ChatMessage objects or dicts, got {type(trace).__name__} "
+            f"{short_repr(trace)}",
+            source=NAME,
+        )
+    messages = [message_from_dump(_dump(item), i, f"messages[{i}]") for i, item in enumerate(trace)]
+    validate(messages, allow_pending=allow_pending, source=NAME)
+    return messages
+
+
+def from_messages(messages: Sequence[Message], *, accept_loss: Collection[str] = ()) -> list[Any]:
+    """``ChatMessage`` objects for typed messages.
+
+    A ChatMessage has no message id and no tool error flag: a message with an id or a
+    ToolMessage with ``is_error=True`` raises ``not_representable`` unless ``accept_loss``
+    names ``"id"`` / ``"is_error"``. Mimetypes are set exactly as the parts give them
+    (llama-index would otherwise guess a missing one from the data or the URL).
+    """
+    unknown = set(accept_loss) - LOSSES
+    if unknown:
+        raise ValueError(f"accept_loss takes {sorted(LOSSES)}, got {sorted(unknown)}")
+    types = require("llama_index.core.base.llms.types", adapter=NAME, extra="llama-index",
+                    package="llama-index-core")
+    losses = frozenset(accept_loss)
+    built = []
+    for k, message in enumerate(messages):
+        dump = dump_from_message(message, k, losses)
+        chat_message = types.ChatMessage.model_validate(dump)
+        restore_mimetypes(chat_message, dump["blocks"])
+        built.append(chat_message)
+    return built
+
+
+def strip_event_extras(messages: Iterable[Message]) -> list[Message]:
+    """The messages without what only an event stream knows, to compare with a memory history.
+
+    Drops SystemMessages (the agents' system prompts are in the events, not in memory),
+    and clears ``AIMessage.name`` (the agent name), ``ToolMessage.name`` (the tool name),
+    ``ToolMessage.is_error`` and ``metadata["llama_index"]["event"]`` (``return_direct``).
+    """
+    stripped: list[Message] = []
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            continue  # system prompts are one of the extras this function exists to remove
+        update: dict[str, Any] = {}
+        kept = dict(message.metadata.get(NAME, {}))
+        if "event" in kept:
+            del kept["event"]
+            metadata = {key: value for key, value in message.metadata.items() if key != NAME}
+            update["metadata"] = {**metadata, NAME: kept} if kept else metadata
+        if isinstance(message, (AIMessage, ToolMessage)):
+            update["name"] = None
+        if isinstance(message, ToolMessage):
+            update["is_error"] = False
+        stripped.append(message.model_copy(update=update))
+    return stripped
