@@ -218,6 +218,10 @@ class OpenAIJudge:
             usage,
         )
 
+    async def aclose(self) -> None:
+        """Close the client's connections."""
+        await self.client.close()
+
     def __repr__(self) -> str:
         return f"OpenAIJudge({self.name!r})"
 
