@@ -1,0 +1,94 @@
+"""Galtea adapter speed: messages per second each way, for both shapes.
+
+    python benchmarks/bench_galtea.py
+
+A 100-message conversation (50 exchanges; every other answer has a retrieval_context and an
+extra key) is read from pairs and from role turns (``to_messages``) and written back
+(``from_messages``). A third line writes a 201-message agent run (system prompt, a tool step
+per exchange) as pairs with ``skip_system`` and ``fold_tools``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tracebridge import AIMessage, HumanMessage, SystemMessage, ToolCall, ToolMessage
+from tracebridge.adapters import galtea
+from tracebridge.messages import AnyMessage
+
+
+def pair_trace(exchanges: int) -> list[dict[str, Any]]:
+    trace: list[dict[str, Any]] = []
+    for i in range(exchanges):
+        pair: dict[str, Any] = {"input": f"Question {i}?", "actual_output": f"Answer {i}."}
+        if i % 2:
+            pair["retrieval_context"] = f"Document {i}: the answer is {i}."
+            pair["latency_ms"] = 100 + i
+        trace.append(pair)
+    return trace
+
+
+def role_trace(exchanges: int) -> list[dict[str, Any]]:
+    trace: list[dict[str, Any]] = []
+    for i in range(exchanges):
+        trace.append({"role": "user", "content": f"Question {i}?"})
+        answer: dict[str, Any] = {"role": "assistant", "content": f"Answer {i}."}
+        if i % 2:
+            answer["retrieval_context"] = f"Document {i}: the answer is {i}."
+            answer["latency_ms"] = 100 + i
+        trace.append(answer)
+    return trace
+
+
+def agent_conversation(exchanges: int) -> list[AnyMessage]:
+    """A system prompt, then per exchange: question, tool call, tool result, answer."""
+    messages: list[AnyMessage] = [SystemMessage(content="Answer from the documents.")]
+    for i in range(exchanges):
+        call = ToolCall(name="search", args={"query": f"q{i}"}, id=f"c{i}")
+        messages += [
+            HumanMessage(content=f"Question {i}?"),
+            AIMessage(content="", tool_calls=[call]),
+            ToolMessage(content=f"Document {i}", tool_call_id=f"c{i}"),
+            AIMessage(content=f"Answer {i}."),
+        ]
+    return messages
+
+
+def rate(work: Callable[[], object], messages: int, seconds: float = 1.0) -> float:
+    """Best-of-5 messages per second."""
+    rates = []
+    for _ in range(5):
+        loops, start = 0, time.perf_counter()
+        while (elapsed := time.perf_counter() - start) < seconds / 5:
+            work()
+            loops += 1
+        rates.append(loops * messages / elapsed)
+    return max(rates)
+
+
+def main() -> None:
+    pairs, roles = pair_trace(50), role_trace(50)
+    pair_messages, role_messages = galtea.to_messages(pairs), galtea.to_messages(roles)
+    assert len(pair_messages) == len(role_messages) == 100
+    assert galtea.from_messages(pair_messages) == pairs
+    assert galtea.from_messages(role_messages) == roles
+    print("Galtea conversation_turns, 100 messages (50 exchanges):")
+    cases = (("pairs", pairs, pair_messages), ("roles", roles, role_messages))
+    for shape, trace, messages in cases:
+        read = rate(lambda t=trace: galtea.to_messages(t), 100)  # type: ignore[misc]
+        write = rate(lambda m=messages: galtea.from_messages(m), 100)  # type: ignore[misc]
+        print(f"  {shape}: to_messages {read / 1e3:7.1f} k msgs/s   "
+              f"from_messages {write / 1e3:7.1f} k msgs/s")
+
+    agent = agent_conversation(50)
+    options = {"shape": "pairs", "skip_system": True, "fold_tools": True}
+    assert len(galtea.from_messages(agent, **options)) == 50
+    folded = rate(lambda: galtea.from_messages(agent, **options, omitted=[]), len(agent))
+    print(f"  agent run, {len(agent)} messages -> 50 pairs (skip_system, fold_tools): "
+          f"from_messages {folded / 1e3:7.1f} k msgs/s")
+
+
+if __name__ == "__main__":
+    main()
