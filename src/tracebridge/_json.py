@@ -21,6 +21,9 @@ def json_path(parent: str, key: str | int) -> str:
     return f"{parent}[{key!r}]"
 
 
+_SCALARS = frozenset({str, bool, int, type(None)})
+
+
 def check_json(value: Any, path: str) -> None:
     """Raise ``unserializable_value`` unless ``value`` is plain JSON.
 
@@ -31,12 +34,8 @@ def check_json(value: Any, path: str) -> None:
     # Exact type checks on purpose: a str or dict subclass (an enum, a defaultdict)
     # would not survive a JSON round trip as itself.
     kind = type(value)
-    if kind is str or kind is bool or kind is int or value is None:
+    if kind in _SCALARS:
         return
-    if kind is float:
-        if math.isfinite(value):
-            return
-        raise TraceError("unserializable_value", f"{value!r} is not a finite number", path=path)
     if kind is dict:
         for key, item in value.items():
             if type(key) is not str:
@@ -45,12 +44,18 @@ def check_json(value: Any, path: str) -> None:
                     f"object keys must be strings, got {type(key).__name__} {short_repr(key)}",
                     path=path,
                 )
-            check_json(item, json_path(path, key))
+            if type(item) not in _SCALARS:  # recursing only where needed keeps this cheap
+                check_json(item, json_path(path, key))
         return
     if kind is list:
         for position, item in enumerate(value):
-            check_json(item, json_path(path, position))
+            if type(item) not in _SCALARS:
+                check_json(item, json_path(path, position))
         return
+    if kind is float:
+        if math.isfinite(value):
+            return
+        raise TraceError("unserializable_value", f"{value!r} is not a finite number", path=path)
     raise TraceError(
         "unserializable_value",
         f"expected a JSON value (dict, list, str, int, float, bool, None), "

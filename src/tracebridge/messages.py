@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from ._json import check_json
 
@@ -61,6 +70,8 @@ JsonObject = Annotated[dict[str, Any], _JSON_OBJECT_SCHEMA]
 Metadata = Annotated[dict[str, Any], _json_object_field("metadata"), _JSON_OBJECT_SCHEMA]
 
 _CONFIG = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+# Mutable defaults are given as default_factory: a literal {} default is deep-copied on
+# every validation, which costs more than validating the rest of a message.
 
 
 class ToolCall(BaseModel):
@@ -70,20 +81,24 @@ class ToolCall(BaseModel):
 
     name: str
     """The tool's name as the agent wrote it."""
-    args: Annotated[dict[str, Any], _json_object_field("args"), _JSON_OBJECT_SCHEMA] = {}
+    args: Annotated[dict[str, Any], _json_object_field("args"), _JSON_OBJECT_SCHEMA] = Field(
+        default_factory=dict
+    )
     """The parsed arguments; ``{}`` when ``invalid_args`` is set."""
     id: str | None = None
     """The provider's call id, used to pair the call with its result."""
     invalid_args: str | None = None
     """The raw argument text when it is not a JSON object (malformed JSON, a list, ...)."""
-    metadata: Metadata = {}
+    metadata: Metadata = Field(default_factory=dict)
     """Source fields an adapter keeps verbatim, under the adapter's name."""
 
-    @model_validator(mode="after")
-    def _invalid_args_means_no_args(self) -> ToolCall:
-        if self.invalid_args is not None and self.args:
+    @field_validator("invalid_args")
+    @classmethod
+    def _invalid_args_means_no_args(cls, value: str | None, info: ValidationInfo) -> str | None:
+        # A field validator runs only when invalid_args is given, so valid calls pay nothing.
+        if value is not None and info.data.get("args"):
             raise ValueError("args must be {} when invalid_args is set (arguments did not parse)")
-        return self
+        return value
 
 
 class TextPart(BaseModel):
@@ -94,7 +109,7 @@ class TextPart(BaseModel):
     type: Literal["text"] = "text"
     text: str
     """The text."""
-    metadata: Metadata = {}
+    metadata: Metadata = Field(default_factory=dict)
     """Source fields kept verbatim."""
 
 
@@ -122,7 +137,7 @@ class ImagePart(_SourcedPart):
     """Base64 bytes, exactly as given."""
     mime_type: str | None = None
     """``image/png`` and so on, when the source says it."""
-    metadata: Metadata = {}
+    metadata: Metadata = Field(default_factory=dict)
     """Source fields kept verbatim (``detail``, ...)."""
 
 
@@ -136,7 +151,7 @@ class AudioPart(_SourcedPart):
     """Base64 bytes, exactly as given."""
     mime_type: str | None = None
     """``audio/wav`` and so on, when the source says it."""
-    metadata: Metadata = {}
+    metadata: Metadata = Field(default_factory=dict)
     """Source fields kept verbatim (the provider's format name, ...)."""
 
 
@@ -154,7 +169,7 @@ class FilePart(_SourcedPart):
     """``application/pdf`` and so on, when the source says it."""
     filename: str | None = None
     """The file's name, when the source says it."""
-    metadata: Metadata = {}
+    metadata: Metadata = Field(default_factory=dict)
     """Source fields kept verbatim."""
 
 
@@ -166,7 +181,7 @@ class ReasoningPart(BaseModel):
     type: Literal["reasoning"] = "reasoning"
     text: str
     """The reasoning text."""
-    metadata: Metadata = {}
+    metadata: Metadata = Field(default_factory=dict)
     """Source fields kept verbatim (a signature, a summary id, ...)."""
 
 
@@ -180,7 +195,7 @@ class OpaquePart(BaseModel):
     """The block's own type name in its source (``refusal``, ``citation``, ...)."""
     value: Annotated[Any, _json_value_field("value"), WithJsonSchema({})]
     """The block exactly as the source had it."""
-    metadata: Metadata = {}
+    metadata: Metadata = Field(default_factory=dict)
     """Source fields kept verbatim."""
 
 
@@ -226,7 +241,7 @@ class HumanMessage(_MessageBase):
     """The user's name, when the source gives one."""
     id: str | None = None
     """The source's message id."""
-    metadata: Metadata = {}
+    metadata: Metadata = Field(default_factory=dict)
     """Source fields the adapter keeps verbatim, under its own name."""
 
 
@@ -236,13 +251,13 @@ class AIMessage(_MessageBase):
     type: Literal["ai"] = "ai"
     content: Content = ""
     """What the agent said."""
-    tool_calls: list[ToolCall] = []
+    tool_calls: list[ToolCall] = Field(default_factory=list)
     """The tool calls the agent made, in order."""
     name: str | None = None
     """The agent's name (multi-agent systems)."""
     id: str | None = None
     """The source's message id."""
-    metadata: Metadata = {}
+    metadata: Metadata = Field(default_factory=dict)
     """Source fields the adapter keeps verbatim, under its own name."""
 
 
@@ -260,7 +275,7 @@ class ToolMessage(_MessageBase):
     """True when the tool failed and this content is the error."""
     id: str | None = None
     """The source's message id."""
-    metadata: Metadata = {}
+    metadata: Metadata = Field(default_factory=dict)
     """Source fields the adapter keeps verbatim, under its own name."""
 
 
@@ -274,7 +289,7 @@ class SystemMessage(_MessageBase):
     """A name, when the source gives one."""
     id: str | None = None
     """The source's message id."""
-    metadata: Metadata = {}
+    metadata: Metadata = Field(default_factory=dict)
     """Source fields the adapter keeps verbatim, under its own name."""
 
 

@@ -54,7 +54,7 @@ class MultiTurnSample(BaseModel):
     """The topics the agent may talk about."""
     rubrics: dict[str, str] | None = None
     """Named rubrics for judge-based metrics (e.g. ``{"role": ...}``)."""
-    metadata: Metadata = {}
+    metadata: Metadata = Field(default_factory=dict)
     """Anything else about the sample, as JSON."""
 
     @property

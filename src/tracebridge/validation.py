@@ -46,6 +46,8 @@ def validate(
     ...
     tracebridge.errors.TraceError: messages[1].tool_call_id: ... [orphan_tool_result]
     """
+    if _surely_valid(messages, allow_pending):
+        return
     for violation in _violations(messages, allow_pending, source, origin):
         raise violation
 
@@ -58,7 +60,45 @@ def check(
     origin: Sequence[int] | None = None,
 ) -> list[TraceError]:
     """Every rule violation, in the order one pass over the conversation finds them."""
+    if _surely_valid(messages, allow_pending):
+        return []
     return list(_violations(messages, allow_pending, source, origin))
+
+
+def _surely_valid(messages: Sequence[Any], allow_pending: bool) -> bool:
+    """A quick pass for the common case: every call has an id and is answered by id.
+
+    True means every rule holds. False means "look closer": the full pass below decides
+    (it also handles id-less calls, which this one leaves to it).
+    """
+    if len(messages) == 0:
+        return False
+    seen: set[str] = set()
+    unanswered: set[str] | None = None  # ids of the open block's calls not answered yet
+    for message in messages:
+        kind = type(message)
+        if kind is ToolMessage:
+            call_id = message.tool_call_id
+            if not unanswered or call_id not in unanswered:
+                return False
+            unanswered.discard(call_id)
+        elif kind is AIMessage:
+            if unanswered:
+                return False
+            unanswered = set()
+            for call in message.tool_calls:
+                call_id = call.id
+                if call_id is None or call_id in seen:
+                    return False
+                seen.add(call_id)
+                unanswered.add(call_id)
+        elif kind is HumanMessage or kind is SystemMessage:
+            if unanswered:
+                return False
+            unanswered = None
+        else:
+            return False
+    return not unanswered or allow_pending
 
 
 def _describe(call: ToolCall) -> str:

@@ -1,0 +1,94 @@
+"""Core speed: MultiTurnSample validation of a 101-message conversation with tool calls.
+
+    python benchmarks/bench_core.py
+
+Prints messages per second for validation from JSON-ready dicts and from message objects,
+the cost of the rules pass alone on growing conversations (it should stay flat per
+message: one linear pass), and the time to ``import tracebridge`` in a fresh process.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tracebridge import AIMessage, HumanMessage, MultiTurnSample, ToolCall, ToolMessage, validate
+
+
+def conversation_dicts(turns: int) -> list[dict[str, Any]]:
+    """1 user message, then ``turns`` x (assistant tool call, tool result): 1 + 2*turns."""
+    messages: list[dict[str, Any]] = [{"type": "human", "content": "Plan my trip to Lisbon."}]
+    for i in range(turns):
+        messages.append(
+            {
+                "type": "ai",
+                "content": f"Step {i}: looking it up.",
+                "tool_calls": [
+                    {"name": "search", "args": {"query": f"lisbon {i}", "limit": 5}, "id": f"c{i}"}
+                ],
+            }
+        )
+        messages.append(
+            {"type": "tool", "content": f"result {i}", "tool_call_id": f"c{i}", "name": "search"}
+        )
+    return messages
+
+
+def conversation_objects(turns: int) -> list[Any]:
+    out: list[Any] = [HumanMessage(content="Plan my trip to Lisbon.")]
+    for i in range(turns):
+        call = ToolCall(name="search", args={"query": f"lisbon {i}", "limit": 5}, id=f"c{i}")
+        out.append(AIMessage(content=f"Step {i}: looking it up.", tool_calls=[call]))
+        out.append(ToolMessage(content=f"result {i}", tool_call_id=f"c{i}", name="search"))
+    return out
+
+
+def rate(work: Callable[[], object], messages: int, seconds: float = 1.0) -> float:
+    """Best-of-5 messages per second."""
+    rates = []
+    for _ in range(5):
+        loops, start = 0, time.perf_counter()
+        while (elapsed := time.perf_counter() - start) < seconds / 5:
+            work()
+            loops += 1
+        rates.append(loops * messages / elapsed)
+    return max(rates)
+
+
+def main() -> None:
+    dicts, objects = conversation_dicts(50), conversation_objects(50)
+    assert len(dicts) == len(objects) == 101
+    from_dicts = rate(lambda: MultiTurnSample.model_validate({"messages": dicts}), 101)
+    from_objects = rate(lambda: MultiTurnSample(messages=objects), 101)
+    print("MultiTurnSample validation, 101 messages (50 tool calls):")
+    print(f"  from dicts:   {from_dicts / 1e6:6.2f} M msgs/s")
+    print(f"  from objects: {from_objects / 1e6:6.2f} M msgs/s")
+
+    print("rules pass alone (validate), per-message cost as the conversation grows:")
+    for turns in (50, 500, 5_000, 50_000):
+        msgs = conversation_objects(turns)
+        per_second = rate(lambda msgs=msgs: validate(msgs), len(msgs))  # type: ignore[misc]
+        print(f"  {len(msgs):>7} messages: {per_second / 1e6:6.2f} M msgs/s")
+
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import tracebridge"], check=True)
+        times.append(time.perf_counter() - start)
+    baseline = []
+    for _ in range(5):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        baseline.append(time.perf_counter() - start)
+    print(
+        f"import tracebridge in a fresh process: {statistics.median(times) * 1000:.0f} ms "
+        f"(bare interpreter start: {statistics.median(baseline) * 1000:.0f} ms)"
+    )
+
+
+if __name__ == "__main__":
+    main()
