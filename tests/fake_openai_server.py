@@ -78,6 +78,8 @@ def _completion(body: dict[str, Any], reply: Reply, number: int) -> dict[str, An
 
 def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, like real servers
+
         def log_message(self, format: str, *args: Any) -> None:  # quiet test output
             return
 

@@ -8,15 +8,19 @@ A metric scores one ``MultiTurnSample``. It never invents a value: when it canno
 from __future__ import annotations
 
 import asyncio
+import threading
 from abc import ABC, abstractmethod
-from typing import Annotated, Any
+from collections.abc import Coroutine
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..messages import JsonObject
 from ..sample import MultiTurnSample
 
-__all__ = ["Metric", "MetricResult", "Usage"]
+__all__ = ["Metric", "MetricResult", "Usage", "run_sync"]
+
+T = TypeVar("T")
 
 _CONFIG = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
@@ -109,13 +113,10 @@ class Metric(ABC):
 
     def score(self, sample: MultiTurnSample) -> MetricResult:
         """Score one sample synchronously (not from inside a running event loop)."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(self.ascore(sample))
-        raise RuntimeError(
-            f"{type(self).__name__}.score() was called inside a running event loop; "
-            "use `await metric.ascore(sample)` there"
+        return run_sync(
+            self.ascore(sample),
+            f"{type(self).__name__}.score()",
+            "`await metric.ascore(sample)`",
         )
 
     def result(
@@ -154,3 +155,43 @@ class Metric(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
+
+
+_runner: asyncio.AbstractEventLoop | None = None
+_runner_lock = threading.Lock()
+
+
+def _runner_loop() -> asyncio.AbstractEventLoop:
+    global _runner
+    with _runner_lock:
+        if _runner is None:
+            loop = asyncio.new_event_loop()
+            threading.Thread(
+                target=loop.run_forever, name="tracebridge-metrics", daemon=True
+            ).start()
+            _runner = loop
+        return _runner
+
+
+def run_sync(coroutine: Coroutine[Any, Any, T], caller: str, instead: str) -> T:
+    """Run ``coroutine`` to its end from synchronous code.
+
+    Every synchronous call runs on one background event loop, not on a fresh one each
+    time: an async HTTP client keeps its connections bound to the loop that opened them,
+    so a judge's client stays usable from one ``score()`` call to the next.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        coroutine.close()
+        raise RuntimeError(
+            f"{caller} was called inside a running event loop; use {instead} there"
+        )
+    future = asyncio.run_coroutine_threadsafe(coroutine, _runner_loop())
+    try:
+        return future.result()
+    except BaseException:
+        future.cancel()  # an interrupt (Ctrl-C) stops the work too
+        raise

@@ -15,7 +15,7 @@ from typing import TextIO
 from pydantic import BaseModel, ConfigDict
 
 from ..sample import MultiTurnSample
-from .base import Metric, MetricResult
+from .base import Metric, MetricResult, run_sync
 
 __all__ = ["MetricSummary", "aevaluate", "evaluate", "summarize"]
 
@@ -91,13 +91,11 @@ def evaluate(
     progress: bool | None = None,
 ) -> list[list[MetricResult]]:
     """``aevaluate`` for synchronous code (not from inside a running event loop)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(
-            aevaluate(samples, metrics, max_concurrency=max_concurrency, progress=progress)
-        )
-    raise RuntimeError("evaluate() was called inside a running event loop; await aevaluate()")
+    return run_sync(
+        aevaluate(samples, metrics, max_concurrency=max_concurrency, progress=progress),
+        "evaluate()",
+        "`await aevaluate(...)`",
+    )
 
 
 class MetricSummary(BaseModel):
