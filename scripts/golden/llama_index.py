@@ -1,0 +1,310 @@
+"""Write ``golden_traces/llama_index/``: real FunctionAgent and AgentWorkflow runs.
+
+Each case runs llama-index-core's own agents with its ``MockFunctionCallingLLM``, whose
+response generator is a script of assistant ``ChatMessage``s (tool calls as
+``ToolCallBlock``s with fixed ids), and a ``Memory`` passed to every ``run`` so that turns
+share their history. A file stores both views of the run:
+
+* ``trace``: the memory's history (``memory.aget_all()``), each ``model_dump(mode="json")``;
+* ``events``: everything ``handler.stream_events()`` yielded, through ``dump_events``;
+* ``expected`` / ``expected_events``: what ``to_messages`` / ``events_to_messages`` give;
+* ``events_agree_with_trace``: whether ``strip_event_extras(expected_events) == expected``
+  (false only where the framework itself writes something else to memory, with ``why``).
+
+Invalid cases are real traces with one thing broken, and the ``{code, index}`` expected.
+
+Deterministic: call ids are fixed in the script, the memory's session id is fixed, and
+nothing else in the stored dumps carries an id or a time. Re-run with
+``/work/venv/bin/python scripts/golden/llama_index.py``; it rewrites the folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import shutil
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+# This file is named like the framework: keep its folder off the import path so that
+# ``import llama_index`` finds the package, not this script.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent
+from llama_index.core.base.llms.types import ImageBlock, TextBlock, ToolCallBlock
+from llama_index.core.llms import ChatMessage
+from llama_index.core.llms.mock import MockFunctionCallingLLM
+from llama_index.core.memory import Memory
+from llama_index.core.tools import FunctionTool
+
+from tracebridge.adapters import llama_index
+
+ROOT = Path(__file__).resolve().parents[2] / "golden_traces" / "llama_index"
+
+# A 1x1 transparent PNG, base64: the image input of the second turn.
+PIXEL_PNG = (
+    b"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+)
+
+
+def call(call_id: str, name: str, **kwargs: Any) -> ToolCallBlock:
+    return ToolCallBlock(tool_call_id=call_id, tool_name=name, tool_kwargs=kwargs)
+
+
+def say(text: str) -> ChatMessage:
+    return ChatMessage(role="assistant", content=text)
+
+
+def calls(*blocks: ToolCallBlock) -> ChatMessage:
+    return ChatMessage(role="assistant", blocks=list(blocks))
+
+
+def scripted_llm(script: list[ChatMessage]) -> MockFunctionCallingLLM:
+    """A mock LLM that answers each chat with the next scripted message."""
+    remaining = list(script)
+
+    def respond(messages: Sequence[ChatMessage], **kwargs: Any) -> ChatMessage:
+        return remaining.pop(0)
+
+    return MockFunctionCallingLLM(response_generator=respond)
+
+
+# --- tools --------------------------------------------------------------------------------
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def multiply(a: int, b: int) -> int:
+    """Multiply two integers."""
+    return a * b
+
+
+def describe_image(detail: str) -> str:
+    """Describe the last image the user sent."""
+    raise RuntimeError("image service unavailable")
+
+
+def lookup_order(order_id: str) -> str:
+    """Look an order up; the answer goes straight to the user."""
+    return f"Order {order_id} shipped on Monday."
+
+
+ORDER_TOOL = FunctionTool.from_defaults(fn=lookup_order, return_direct=True)
+
+
+# --- running ------------------------------------------------------------------------------
+
+
+async def run_turns(
+    workflow: Any, turns: list[Any], chat_history: list[ChatMessage] | None = None
+) -> tuple[list[ChatMessage], list[Any]]:
+    memory = Memory.from_defaults(session_id="golden", token_limit=1_000_000)
+    events: list[Any] = []
+    for k, user_msg in enumerate(turns):
+        extra = {"chat_history": chat_history} if chat_history and k == 0 else {}
+        handler = workflow.run(user_msg=user_msg, memory=memory, **extra)
+        async for event in handler.stream_events():
+            events.append(copy.deepcopy(event))  # the framework mutates some events later
+        await handler
+    return await memory.aget_all(), events
+
+
+def function_agent_two_turns() -> tuple[list[ChatMessage], list[Any]]:
+    llm = scripted_llm([
+        calls(call("call_add_1", "add", a=2, b=3), call("call_mul_1", "multiply", a=4, b=5)),
+        say("2 + 3 = 5 and 4 * 5 = 20."),
+        calls(call("call_img_1", "describe_image", detail="high")),
+        say("I could not look at the picture: the image service is down."),
+    ])
+    agent = FunctionAgent(
+        name="calculator",
+        description="Does arithmetic.",
+        tools=[add, multiply, describe_image],
+        llm=llm,
+        system_prompt="You are a careful calculator.",
+        streaming=False,
+    )
+    image_turn = ChatMessage(role="user", blocks=[
+        TextBlock(text="And what is in this picture?"),
+        ImageBlock(image=PIXEL_PNG, image_mimetype="image/png"),
+    ])
+    return asyncio.run(run_turns(agent, ["What are 2 + 3 and 4 * 5?", image_turn]))
+
+
+def multi_agent_handoff() -> tuple[list[ChatMessage], list[Any]]:
+    triage_llm = scripted_llm([
+        calls(call("call_handoff_1", "handoff", to_agent="math",
+                   reason="The user asks for arithmetic.")),
+        calls(call("call_handoff_2", "handoff", to_agent="math",
+                   reason="Arithmetic again.")),
+    ])
+    math_llm = scripted_llm([
+        calls(call("call_add_2", "add", a=20, b=22)),
+        say("20 + 22 = 42."),
+        calls(call("call_mul_2", "multiply", a=6, b=7), call("call_add_3", "add", a=1, b=1)),
+        say("6 * 7 = 42 and 1 + 1 = 2."),
+    ])
+    triage = FunctionAgent(name="triage", description="Routes requests.", llm=triage_llm,
+                           system_prompt="Route every request.", can_handoff_to=["math"])
+    math = FunctionAgent(name="math", description="Does arithmetic.", llm=math_llm,
+                         tools=[add, multiply], system_prompt="Compute exactly.",
+                         can_handoff_to=[])
+    workflow = AgentWorkflow(agents=[triage, math], root_agent="triage")
+    return asyncio.run(run_turns(workflow, ["What is 20 + 22?", "And 6 * 7, and 1 + 1?"]))
+
+
+def return_direct_tool() -> tuple[list[ChatMessage], list[Any]]:
+    llm = scripted_llm([calls(call("call_order_1", "lookup_order", order_id="A-17"))])
+    agent = FunctionAgent(tools=[ORDER_TOOL], llm=llm, system_prompt="Help with orders.",
+                          streaming=False)
+    return asyncio.run(run_turns(agent, ["Where is order A-17?"]))
+
+
+def history_ends_with_tool_result() -> tuple[list[ChatMessage], list[Any]]:
+    """A run resumed from a history cut right after a tool result: the new user message
+    follows the tool result directly."""
+    history = [
+        ChatMessage(role="user", content="What is 1 + 2?"),
+        calls(call("call_add_0", "add", a=1, b=2)),
+        ChatMessage(role="tool", content="3", additional_kwargs={"tool_call_id": "call_add_0"}),
+    ]
+    llm = scripted_llm([say("1 + 2 = 3, and 3 + 3 = 6.")])
+    agent = FunctionAgent(tools=[add], llm=llm, system_prompt="Add numbers.", streaming=False)
+    return asyncio.run(run_turns(agent, ["Now add 3 to that."], chat_history=history))
+
+
+CASES: dict[str, tuple[str, Callable[[], tuple[list[ChatMessage], list[Any]]], str | None]] = {
+    "function_agent_two_turns": (
+        "FunctionAgent, two user turns: parallel calls, then an image input and a tool that "
+        "raises (is_error in the events; memory has no error flag).",
+        function_agent_two_turns,
+        None,
+    ),
+    "multi_agent_handoff": (
+        "AgentWorkflow triage -> math with the handoff tool, streaming on (AgentStream events), "
+        "two user turns, parallel calls in the second.",
+        multi_agent_handoff,
+        None,
+    ),
+    "return_direct_tool": (
+        "A return_direct tool ends the run with its output.",
+        return_direct_tool,
+        "FunctionAgent writes a copy of a return_direct tool's output to memory as an "
+        "assistant message; the events keep it as the tool result's return_direct flag.",
+    ),
+    "history_ends_with_tool_result": (
+        "chat_history ending in a tool result, then a new user message right after it.",
+        history_ends_with_tool_result,
+        None,
+    ),
+}
+
+
+def write(path: Path, content: dict[str, Any]) -> None:
+    path.write_text(json.dumps(content, indent=2, ensure_ascii=False) + "\n")
+
+
+def typed(messages: list[Any]) -> list[dict[str, Any]]:
+    return [m.model_dump(mode="json") for m in messages]
+
+
+def write_valid() -> dict[str, list[dict[str, Any]]]:
+    traces = {}
+    for name, (description, run, why) in CASES.items():
+        history, events = run()
+        trace = [m.model_dump(mode="json") for m in history]
+        dumped = llama_index.dump_events(events)
+        expected = llama_index.to_messages(trace)
+        expected_events = llama_index.events_to_messages(dumped)
+        agree = llama_index.strip_event_extras(expected_events) == expected
+        assert agree == (why is None), name
+        content: dict[str, Any] = {
+            "description": description,
+            "trace": trace,
+            "expected": typed(expected),
+            "events": dumped,
+            "expected_events": typed(expected_events),
+            "events_agree_with_trace": agree,
+        }
+        if why is not None:
+            content["why"] = why
+        write(ROOT / f"{name}.json", content)
+        traces[name] = trace
+        traces[f"{name}.events"] = dumped
+    return traces
+
+
+def broken(trace: list[dict[str, Any]], change: Callable[[list[Any]], int]) -> tuple[Any, int]:
+    copied = copy.deepcopy(trace)
+    return copied, change(copied)
+
+
+def write_invalid(traces: dict[str, list[dict[str, Any]]]) -> None:
+    two_turns = traces["function_agent_two_turns"]
+    handoff_events = traces["multi_agent_handoff.events"]
+
+    def unknown_role(t: list[Any]) -> int:
+        t[4]["role"] = "robot"
+        return 4
+
+    def conflicting(t: list[Any]) -> int:
+        t[1]["additional_kwargs"]["tool_calls"] = [{
+            "id": "call_add_1", "type": "function",
+            "function": {"name": "add", "arguments": '{"a": 2, "b": 4}'},
+        }]
+        return 1
+
+    def orphan(t: list[Any]) -> int:
+        del t[1]  # the AIMessage with the calls: its results now follow the user message
+        return 1
+
+    def unanswered(t: list[Any]) -> int:
+        del t[3]
+        return 1
+
+    def malformed(t: list[Any]) -> int:
+        t[1]["blocks"][0]["tool_kwargs"] = 7
+        return 1
+
+    def unknown_event(t: list[Any]) -> int:
+        t.insert(3, {"event": "InputRequiredEvent", "data": {"prefix": "Continue?"}})
+        return 3
+
+    def lost_result_event(t: list[Any]) -> int:
+        at = next(i for i, e in enumerate(t) if e["event"] == "ToolCallResult")
+        del t[at]
+        opener = max(i for i, e in enumerate(t[:at]) if e["event"] == "AgentOutput")
+        return opener
+
+    invalid = {
+        "unknown_role": ("trace", two_turns, unknown_role, "unknown_role"),
+        "conflicting_tool_calls": ("trace", two_turns, conflicting, "conflicting_fields"),
+        "orphan_tool_results": ("trace", two_turns, orphan, "orphan_tool_result"),
+        "unanswered_tool_call": ("trace", two_turns, unanswered, "unanswered_tool_call"),
+        "tool_kwargs_not_dict_or_text": ("trace", two_turns, malformed, "malformed_event"),
+        "unknown_event_type": ("events", handoff_events, unknown_event, "unknown_role"),
+        "event_stream_lost_a_result": ("events", handoff_events, lost_result_event,
+                                       "unanswered_tool_call"),
+    }
+    (ROOT / "invalid").mkdir()
+    for name, (key, source, change, code) in invalid.items():
+        trace, index = broken(source, change)
+        write(ROOT / "invalid" / f"{name}.json",
+              {key: trace, "error": {"code": code, "index": index}})
+
+
+def main() -> None:
+    if ROOT.exists():
+        shutil.rmtree(ROOT)
+    ROOT.mkdir(parents=True)
+    write_invalid(write_valid())
+
+
+if __name__ == "__main__":
+    main()
