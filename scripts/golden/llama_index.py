@@ -33,14 +33,14 @@ from typing import Any
 # ``import llama_index`` finds the package, not this script.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent
-from llama_index.core.base.llms.types import ImageBlock, TextBlock, ToolCallBlock
-from llama_index.core.llms import ChatMessage
-from llama_index.core.llms.mock import MockFunctionCallingLLM
-from llama_index.core.memory import Memory
-from llama_index.core.tools import FunctionTool
+from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent  # noqa: E402
+from llama_index.core.base.llms.types import ImageBlock, TextBlock, ToolCallBlock  # noqa: E402
+from llama_index.core.llms import ChatMessage  # noqa: E402
+from llama_index.core.llms.mock import MockFunctionCallingLLM  # noqa: E402
+from llama_index.core.memory import Memory  # noqa: E402
+from llama_index.core.tools import FunctionTool  # noqa: E402
 
-from tracebridge.adapters import llama_index
+from tracebridge.adapters import llama_index  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2] / "golden_traces" / "llama_index"
 
