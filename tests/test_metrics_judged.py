@@ -495,5 +495,5 @@ def test_score_is_the_synchronous_form_and_reuses_the_client(server: FakeOpenAI)
 
 
 async def test_score_inside_a_running_loop_says_to_await(judge: OpenAIJudge) -> None:
-    with pytest.raises(RuntimeError, match="use `await metric.ascore"):
+    with pytest.raises(RuntimeError, match=r"use `await metric\.ascore"):
         AgentGoalAccuracyWithoutReference(judge).score(BOOKING)

@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import Shape, conversations, json_objects
 
 from tracebridge import AIMessage, HumanMessage, MultiTurnSample, ToolCall, ToolMessage
 from tracebridge.metrics import ToolCallAccuracy, ToolCallF1
 from tracebridge.metrics._matching import args_equal, best_assignment
+
+from strategies import Shape, conversations, json_objects
 
 # --- helpers -----------------------------------------------------------------------------
 
@@ -343,5 +344,6 @@ def test_strict_order_never_scores_above_order_free(
     sample = sample_with(predicted, reference)
     ordered = ToolCallAccuracy(strict_order=True).score(sample).value
     unordered = ToolCallAccuracy(strict_order=False).score(sample).value
-    assert ordered is not None and unordered is not None
+    assert ordered is not None
+    assert unordered is not None
     assert ordered <= unordered
