@@ -75,13 +75,20 @@ def scripted_llm(script: list[ChatMessage]) -> MockFunctionCallingLLM:
 # --- tools --------------------------------------------------------------------------------
 
 
-def add(a: int, b: int) -> int:
+# Parallel calls run as concurrent workflow steps. The tools are coroutines that pause for
+# different times so that both calls have started (ToolCall events) before either ends, and
+# ``add`` always ends first: the stored event order is then the same on every run.
+
+
+async def add(a: int, b: int) -> int:
     """Add two integers."""
+    await asyncio.sleep(0.05)
     return a + b
 
 
-def multiply(a: int, b: int) -> int:
+async def multiply(a: int, b: int) -> int:
     """Multiply two integers."""
+    await asyncio.sleep(0.2)
     return a * b
 
 
@@ -147,8 +154,8 @@ def multi_agent_handoff() -> tuple[list[ChatMessage], list[Any]]:
     math_llm = scripted_llm([
         calls(call("call_add_2", "add", a=20, b=22)),
         say("20 + 22 = 42."),
-        calls(call("call_mul_2", "multiply", a=6, b=7), call("call_add_3", "add", a=1, b=1)),
-        say("6 * 7 = 42 and 1 + 1 = 2."),
+        calls(call("call_add_3", "add", a=1, b=1), call("call_mul_2", "multiply", a=6, b=7)),
+        say("1 + 1 = 2 and 6 * 7 = 42."),
     ])
     triage = FunctionAgent(name="triage", description="Routes requests.", llm=triage_llm,
                            system_prompt="Route every request.", can_handoff_to=["math"])
@@ -156,7 +163,7 @@ def multi_agent_handoff() -> tuple[list[ChatMessage], list[Any]]:
                          tools=[add, multiply], system_prompt="Compute exactly.",
                          can_handoff_to=[])
     workflow = AgentWorkflow(agents=[triage, math], root_agent="triage")
-    return asyncio.run(run_turns(workflow, ["What is 20 + 22?", "And 6 * 7, and 1 + 1?"]))
+    return asyncio.run(run_turns(workflow, ["What is 20 + 22?", "And 1 + 1, and 6 * 7?"]))
 
 
 def return_direct_tool() -> tuple[list[ChatMessage], list[Any]]:
