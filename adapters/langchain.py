@@ -89,6 +89,14 @@ _MAPPED = frozenset(
 _Form = Literal["messages", "dicts", "state"]
 
 
+def _partial_parser() -> Any:
+    """LangChain's lenient JSON parser, which it uses on streamed tool-call arguments."""
+    module = require(
+        "langchain_core.utils.json", adapter=NAME, extra="langchain", package="langchain-core"
+    )
+    return module.parse_partial_json
+
+
 def _lc() -> Any:
     return require(
         "langchain_core.messages", adapter=NAME, extra="langchain", package="langchain-core"
@@ -128,9 +136,7 @@ def to_messages(
     """
     items = _items_of(trace)
     lc = _lc()
-    parse_partial = require(
-        "langchain_core.utils.json", adapter=NAME, extra="langchain", package="langchain-core"
-    ).parse_partial_json
+    parse_partial = _partial_parser()
     messages: list[Message] = []
     for i, item in enumerate(items):
         try:
@@ -418,7 +424,9 @@ def _ai_fields(message: AIMessage, fields: dict[str, Any], at: str) -> None:
     fields["tool_calls"] = lists.tool_calls
     fields["invalid_tool_calls"] = lists.invalid_tool_calls
     order = interleave(
-        source_kinds(fields, None), len(lists.tool_calls), len(lists.invalid_tool_calls)
+        source_kinds(fields, _partial_parser()),
+        len(lists.tool_calls),
+        len(lists.invalid_tool_calls),
     )
     if [invalid for invalid, _ in order] != lists.kinds:
         raise TraceError(

@@ -1,0 +1,378 @@
+"""Law kit for LangChain / LangGraph messages.
+
+Traces are built from real ``langchain_core`` message objects, in all three accepted forms
+(objects, ``messages_to_dict`` dicts, LangGraph state): plain and developer system prompts,
+``ChatMessage`` roles, content blocks of every shape the adapter maps (and opaque ones),
+parallel calls in four styles (parsed lists only, with the raw OpenAI form in
+``additional_kwargs``, Anthropic ``tool_use`` blocks, an aggregated ``AIMessageChunk``),
+invalid calls, error results with JSON artifacts, legacy ``function_call`` +
+``FunctionMessage``, usage/response metadata and pydantic extra attributes.
+
+Conversations are the typed ones LangChain can express: tool results with ids, invalid
+calls after the valid ones, opaque parts that are block dicts, no other adapter's metadata.
+``canonical`` compares every form by ``messages_to_dict``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import strategies as st
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    ChatMessage,
+    FunctionMessage,
+    HumanMessage,
+    HumanMessageChunk,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+    messages_from_dict,
+    messages_to_dict,
+)
+
+from tracebridge import AIMessage as TypedAI
+from tracebridge import Message, OpaquePart
+from tracebridge.adapters.langchain import from_messages
+
+from law_kits import BrokenTrace, LawKit
+from strategies import Shape, conversations, json_objects, json_values, mutations, names, texts
+
+# --- content -------------------------------------------------------------------------------
+
+blocks: st.SearchStrategy[Any] = st.one_of(
+    texts,
+    texts.map(lambda t: {"type": "text", "text": t}),
+    st.builds(lambda t, i: {"type": "text", "text": t, "id": i, "annotations": []}, texts, names),
+    st.builds(
+        lambda d: {
+            "type": "image_url",
+            "image_url": {"url": "https://example.com/a.png", "detail": d},
+        },
+        st.sampled_from(["low", "high", "auto"]),
+    ),
+    st.just({"type": "image_url", "image_url": "data:image/png;base64,iVBORw0KGgo="}),
+    st.just({"type": "image", "url": "https://example.com/b.png"}),
+    st.just({"type": "image", "base64": "iVBORw0KGgo=", "mime_type": "image/png", "id": "img"}),
+    st.just(
+        {"type": "image", "source_type": "base64", "data": "iVBORw0KGgo=", "mime_type": "image/png"}
+    ),
+    st.just(
+        {
+            "type": "image",
+            "source": {"type": "base64", "media_type": "image/jpeg", "data": "/9j/4AAQ"},
+        }
+    ),
+    st.just({"type": "image", "file_id": "file-1"}),
+    st.just({"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}),
+    st.just(
+        {"type": "file", "file_id": "file-2", "filename": "a.pdf", "mime_type": "application/pdf"}
+    ),
+    st.builds(lambda t, s: {"type": "thinking", "thinking": t, "signature": s}, texts, names),
+    st.builds(lambda t: {"type": "reasoning", "reasoning": t}, texts),
+    st.builds(lambda t: {"type": "refusal", "refusal": t}, texts),
+    st.builds(lambda v: {"type": "citation_like", "value": v}, json_values),
+)
+
+content = st.one_of(texts, st.lists(blocks, max_size=3))
+
+optional_id = st.none() | names
+extras = st.one_of(
+    st.just({}), st.dictionaries(names.map(lambda n: f"x_{n}"), json_values, max_size=2)
+)
+kwargs_json = st.one_of(
+    st.just({}), st.dictionaries(names.map(lambda n: f"k_{n}"), json_values, max_size=2)
+)
+usage = st.none() | st.builds(
+    lambda a, b: {"input_tokens": a, "output_tokens": b, "total_tokens": a + b},
+    st.integers(0, 1000),
+    st.integers(0, 1000),
+)
+bad_args = st.sampled_from(["not json", "[1, 2]", '{"city": "Par'])
+
+# --- messages ------------------------------------------------------------------------------
+
+
+@st.composite
+def system_message(draw: st.DrawFn) -> BaseMessage:
+    text = draw(content)
+    style = draw(st.sampled_from(["plain", "developer", "chat"]))
+    if style == "chat":
+        return ChatMessage(content=text, role=draw(st.sampled_from(["system", "developer"])))
+    kwargs = {"__openai_role__": "developer"} if style == "developer" else {}
+    return SystemMessage(content=text, additional_kwargs=kwargs, id=draw(optional_id))
+
+
+@st.composite
+def human_message(draw: st.DrawFn) -> BaseMessage:
+    text = draw(content)
+    style = draw(st.sampled_from(["plain", "plain", "chat", "chunk"]))
+    if style == "chat":
+        return ChatMessage(content=text, role=draw(st.sampled_from(["user", "human"])))
+    cls = HumanMessageChunk if style == "chunk" else HumanMessage
+    return cls(content=text, name=draw(st.none() | names), id=draw(optional_id), **draw(extras))
+
+
+@st.composite
+def final_answer(draw: st.DrawFn) -> BaseMessage:
+    cls = draw(st.sampled_from([AIMessage, AIMessage, AIMessageChunk]))
+    return cls(
+        content=draw(content),
+        name=draw(st.none() | names),
+        id=draw(optional_id),
+        response_metadata=draw(kwargs_json),
+        usage_metadata=draw(usage),
+        additional_kwargs=draw(kwargs_json),
+    )
+
+
+@st.composite
+def tool_step(draw: st.DrawFn, counter: list[int]) -> list[BaseMessage]:
+    """An AI message with 1-3 calls (some invalid) in one of four styles, and its results."""
+    style = draw(st.sampled_from(["lists", "raw", "anthropic", "chunk"]))
+    calls: list[dict[str, Any]] = []
+    for _ in range(draw(st.integers(1, 3))):
+        counter[0] += 1
+        invalid = style != "anthropic" and draw(st.integers(0, 3)) == 0
+        call = {"name": draw(names), "id": f"call_{counter[0]}"}
+        if invalid:
+            call["bad"] = draw(
+                bad_args if style != "chunk" else st.sampled_from(["not json", "[1]"])
+            )
+        else:
+            call["args"] = draw(json_objects)
+        calls.append(call)
+    valid = [{"name": c["name"], "args": c["args"], "id": c["id"]} for c in calls if "args" in c]
+    invalid = [
+        {"name": c["name"], "args": c["bad"], "id": c["id"], "error": draw(st.none() | texts)}
+        for c in calls
+        if "bad" in c
+    ]
+    common = {
+        "id": draw(optional_id),
+        "response_metadata": draw(kwargs_json),
+        "usage_metadata": draw(usage),
+    }
+    if style == "lists":
+        ai: BaseMessage = AIMessage(
+            content=draw(content), tool_calls=valid, invalid_tool_calls=invalid, **common
+        )
+    elif style == "raw":
+        raw = [
+            {
+                "id": c["id"],
+                "type": "function",
+                "function": {
+                    "name": c["name"],
+                    "arguments": c.get("bad") or json.dumps(c.get("args")),
+                },
+            }
+            for c in calls
+        ]
+        invalid = [{**i, "error": None} for i in invalid]
+        ai = AIMessage(
+            content=draw(texts),
+            tool_calls=valid,
+            invalid_tool_calls=invalid,
+            additional_kwargs={"tool_calls": raw},
+            **common,
+        )
+    elif style == "anthropic":
+        text = [{"type": "text", "text": draw(texts)}] if draw(st.booleans()) else []
+        uses = [
+            {"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["args"]}
+            for c in calls
+        ]
+        ai = AIMessage(content=text + uses, tool_calls=valid, **common)
+    else:
+        chunks = [
+            {
+                "name": c["name"],
+                "args": c.get("bad") or json.dumps(c.get("args")),
+                "id": c["id"],
+                "index": k,
+            }
+            for k, c in enumerate(calls)
+        ]
+        ai = AIMessageChunk(
+            content=draw(texts),
+            tool_call_chunks=chunks,
+            chunk_position=draw(st.sampled_from([None, "last"])),
+            **common,
+        )
+    order = draw(st.permutations(calls))
+    results = [
+        ToolMessage(
+            content=draw(content),
+            tool_call_id=c["id"],
+            name=draw(st.none() | st.just(c["name"])),
+            status=draw(st.sampled_from(["success", "error"])),
+            artifact=draw(st.none() | json_values),
+            id=draw(optional_id),
+            **draw(extras),
+        )
+        for c in order
+    ]
+    return [ai, *results]
+
+
+@st.composite
+def function_step(draw: st.DrawFn) -> list[BaseMessage]:
+    """A legacy OpenAI function call and its FunctionMessage result."""
+    name = draw(names)
+    arguments = draw(st.one_of(json_objects.map(json.dumps), bad_args))
+    ai = AIMessage(
+        content="", additional_kwargs={"function_call": {"name": name, "arguments": arguments}}
+    )
+    return [ai, FunctionMessage(content=draw(texts), name=name, id=draw(optional_id))]
+
+
+@st.composite
+def native_conversations(draw: st.DrawFn) -> list[BaseMessage]:
+    """A valid LangChain conversation: [system] (human step* answer?)+ ."""
+    counter = [0]
+    messages: list[BaseMessage] = []
+    if draw(st.booleans()):
+        messages.append(draw(system_message()))
+    for _ in range(draw(st.integers(1, 3))):
+        messages.append(draw(human_message()))
+        for _ in range(draw(st.integers(0, 2))):
+            step = function_step() if draw(st.integers(0, 5)) == 0 else tool_step(counter)
+            messages.extend(draw(step))
+        if draw(st.booleans()):
+            messages.append(draw(final_answer()))
+    return messages
+
+
+def in_some_form(messages: list[BaseMessage]) -> st.SearchStrategy[Any]:
+    dicts = messages_to_dict(messages)
+    return st.sampled_from([messages, dicts, {"messages": messages}, {"messages": dicts}])
+
+
+def canonical(trace: Any) -> list[dict[str, Any]]:
+    """Every accepted form as LangChain's own dicts (a dict is loaded and dumped again)."""
+    items = trace["messages"] if isinstance(trace, dict) else trace
+    objects = [m if isinstance(m, BaseMessage) else messages_from_dict([m])[0] for m in items]
+    return messages_to_dict(objects)
+
+
+# --- typed conversations LangChain can express ---------------------------------------------
+
+
+def _as_block(part: Any) -> Any:
+    if isinstance(part, OpaquePart):
+        kind = f"x_{part.kind}"
+        return OpaquePart(kind=kind, value={"type": kind, "value": part.value})
+    return part
+
+
+def expressible(messages: list[Message]) -> list[Message]:
+    """Opaque parts as block dicts; invalid calls after the valid ones (LangChain's lists)."""
+    out: list[Message] = []
+    for message in messages:
+        update: dict[str, Any] = {}
+        if isinstance(message.content, list):
+            update["content"] = [_as_block(part) for part in message.content]
+        if isinstance(message, TypedAI):
+            update["tool_calls"] = sorted(
+                message.tool_calls, key=lambda c: c.invalid_args is not None
+            )
+        out.append(message.model_copy(update=update))
+    return out
+
+
+TYPED_SHAPE = Shape(metadata=False, ids=True)
+
+# --- broken traces -------------------------------------------------------------------------
+
+
+@st.composite
+def broken_by_rule(draw: st.DrawFn) -> BrokenTrace:
+    """A conversation rule broken (orphan, unanswered, duplicate id), in LangChain objects."""
+    broken = draw(mutations(Shape(metadata=False, parts=False, invalid_args=False, ids=True)))
+    trace = from_messages(expressible([_plain(m) for m in broken.messages]))
+    return BrokenTrace(draw(in_some_form(trace)), broken.code, broken.index)
+
+
+def _plain(message: Message) -> Message:
+    """The message without metadata (a mutation may draw any adapter's namespace)."""
+    if isinstance(message, TypedAI):
+        calls = [call.model_copy(update={"metadata": {}}) for call in message.tool_calls]
+        return message.model_copy(update={"metadata": {}, "tool_calls": calls})
+    return message.model_copy(update={"metadata": {}})
+
+
+def _ai_positions(messages: list[BaseMessage]) -> list[int]:
+    return [i for i, m in enumerate(messages) if isinstance(m, AIMessage) and m.tool_calls]
+
+
+@st.composite
+def broken_by_event(draw: st.DrawFn) -> BrokenTrace:
+    """One message replaced or inserted so that the adapter itself must refuse it."""
+    messages = draw(native_conversations())
+    at = draw(st.integers(0, len(messages)))
+    kind = draw(st.sampled_from(["remove", "role", "unknown", "partial", "malformed", "bytes"]))
+    if kind == "remove":
+        inserted: Any = RemoveMessage(id="m1")
+        code = "unknown_role"
+    elif kind == "role":
+        inserted = ChatMessage(
+            content="beep", role=draw(st.sampled_from(["robot", "tool", "critic"]))
+        )
+        code = "unknown_role"
+    elif kind == "unknown":
+        inserted = {"type": "robot", "data": {"content": "beep"}}
+        code = "unknown_role"
+    elif kind == "partial":
+        fragment = {"name": None, "args": "1}", "id": None, "index": 0}
+        inserted = AIMessageChunk(content="", tool_call_chunks=[fragment])
+        code = "streaming_chunk"
+    elif kind == "malformed":
+        inserted = {"type": "human", "data": {"content": 3}}
+        code = "malformed_event"
+    else:
+        inserted = HumanMessage(content="hi", additional_kwargs={"blob": b"\x00"})
+        code = "unserializable_value"
+    trace = [*messages[:at], inserted, *messages[at:]]
+    return BrokenTrace(trace, code, at)
+
+
+@st.composite
+def broken_by_conflict(draw: st.DrawFn) -> BrokenTrace:
+    """An AI message whose raw provider calls or tool_use blocks disagree with tool_calls."""
+    messages = draw(native_conversations().filter(lambda ms: bool(_ai_positions(ms))))
+    at = draw(st.sampled_from(_ai_positions(messages)))
+    ai = messages[at]
+    call = ai.tool_calls[0]
+    if draw(st.booleans()):
+        raw = [
+            {
+                "id": call["id"],
+                "type": "function",
+                "function": {
+                    "name": call["name"] + "_other",
+                    "arguments": json.dumps(call["args"]),
+                },
+            }
+        ]
+        changed = ai.model_copy(update={"additional_kwargs": {"tool_calls": raw}})
+    else:
+        block = {
+            "type": "tool_use",
+            "id": call["id"],
+            "name": call["name"],
+            "input": {"conflicting_key": 1},
+        }
+        changed = ai.model_copy(update={"content": [block]})
+    return BrokenTrace([*messages[:at], changed, *messages[at + 1 :]], "conflicting_fields", at)
+
+
+KIT = LawKit(
+    traces=native_conversations().flatmap(in_some_form),
+    conversations=conversations(TYPED_SHAPE).map(expressible),
+    broken=st.one_of(broken_by_rule(), broken_by_event(), broken_by_conflict()),
+    canonical=canonical,
+)
