@@ -36,27 +36,21 @@ from typing import Any, NoReturn
 
 from typing_extensions import assert_never
 
-from tracebridge._json import check_json
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AIMessage,
     AnyMessage,
-    AudioPart,
     Content,
-    FilePart,
     HumanMessage,
-    ImagePart,
     Message,
-    OpaquePart,
-    Part,
-    ReasoningPart,
     SystemMessage,
-    TextPart,
     ToolCall,
     ToolMessage,
     messages_of,
 )
 from tracebridge.validation import validate
+
+from ._openai_parts import PartReader, PartWriter, described, lone_refusal, refusal_part
 
 __all__ = ["DROPPABLE", "NAME", "ROLES", "Dialect", "detect", "from_messages", "to_messages"]
 
@@ -139,40 +133,12 @@ def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Mes
     return messages
 
 
-class _Reader:
+class _Reader(PartReader):
     """Reads the message at one index; every error it raises points there."""
 
     def __init__(self, dialect: Dialect, index: int) -> None:
+        super().__init__(dialect.source, index)
         self.dialect = dialect
-        self.index = index
-        self.root = f"messages[{index}]"
-
-    def fail(self, code: Any, path: str, detail: str) -> NoReturn:
-        raise TraceError(code, detail, index=self.index, path=path, source=self.dialect.source)
-
-    def kept(self, value: Any, path: str) -> Any:
-        """``value``, checked to be JSON, to be kept verbatim in metadata."""
-        try:
-            check_json(value, path)
-        except TraceError as error:
-            raise error.relocated(index=self.index, source=self.dialect.source) from None
-        return value
-
-    def mapping(self, value: Any, path: str, what: str) -> dict[str, Any]:
-        if not isinstance(value, Mapping):
-            self.fail("malformed_event", path, f"expected {what} (an object), got {_found(value)}")
-        return dict(value)
-
-    def string(self, data: dict[str, Any], key: str, path: str) -> str:
-        if key not in data:
-            self.fail("malformed_event", f"{path}.{key}", f"missing required {key!r}")
-        value = data.pop(key)
-        if type(value) is not str:
-            self.fail("malformed_event", f"{path}.{key}", f"expected a string, got {_found(value)}")
-        return value
-
-    def optional_string(self, data: dict[str, Any], key: str, path: str) -> str | None:
-        return self.string(data, key, path) if key in data else None
 
     # -- messages --
 
@@ -207,13 +173,20 @@ class _Reader:
         elif role == "assistant":
             kind = AIMessage
             fields["tool_calls"] = self.calls(data)
+            if namespace.get("content") is not None and type(data.get("refusal")) is str:
+                # A refusal is what the model said: it becomes the content, so judges see it.
+                fields["content"] = [refusal_part(data.pop("refusal"))]
+                namespace["refusal"] = namespace.pop("content")
         elif role == "tool":
             kind = ToolMessage
             fields["tool_call_id"] = self.string(data, "tool_call_id", self.root)
         elif role == "function":
             if name is None:
-                self.fail("malformed_event", f"{self.root}.{name_key}", "a function message "
-                          "needs the function's 'name' (a string)")
+                self.fail(
+                    "malformed_event",
+                    f"{self.root}.{name_key}",
+                    "a function message needs the function's 'name' (a string)",
+                )
             kind = ToolMessage
         else:
             raise AssertionError(role)  # ROLES was checked above
@@ -230,30 +203,61 @@ class _Reader:
                 dumped: dict[str, Any] = item.model_dump(mode="json", exclude_unset=True)
                 return dumped
             if kind.__name__ in _CHUNK_CLASSES or kind.__module__.endswith("_chunk"):
-                self.fail("streaming_chunk", self.root, f"a streaming {kind.__name__}: aggregate "
-                          "the chunks into a ChatCompletionMessage first")
-            self.fail("malformed_event", self.root, f"expected a message, got {kind.__name__} "
-                      "(for a ChatCompletion, pass completion.choices[0].message)")
+                self.fail(
+                    "streaming_chunk",
+                    self.root,
+                    f"a streaming {kind.__name__}: aggregate "
+                    "the chunks into a ChatCompletionMessage first",
+                )
+            self.fail(
+                "malformed_event",
+                self.root,
+                f"expected a message, got {kind.__name__} "
+                "(for a ChatCompletion, pass completion.choices[0].message)",
+            )
         if not isinstance(item, Mapping):
-            self.fail("malformed_event", self.root, f"expected a message object with 'role', "
-                      f"got {_found(item)}")
+            self.fail(
+                "malformed_event",
+                self.root,
+                f"expected a message object with 'role', got {described(item)}",
+            )
         return dict(item)
 
     def reject_streaming(self, data: dict[str, Any]) -> None:
         if data.get("object") == "chat.completion.chunk" or "delta" in data:
-            self.fail("streaming_chunk", self.root, "a streaming chunk/delta: aggregate the "
-                      "chunks into one message first")
+            self.fail(
+                "streaming_chunk",
+                self.root,
+                "a streaming chunk: aggregate the chunks into one message first",
+            )
+        if "role" in data and data["role"] is None:
+            # ChoiceDelta.model_dump(): only the first delta of a stream names its role.
+            self.fail(
+                "streaming_chunk",
+                f"{self.root}.role",
+                "role is null, as in a streaming "
+                "delta after the first: aggregate the deltas into one message first",
+            )
         if "choices" in data:
-            self.fail("malformed_event", self.root, "a whole completion, not a message: pass "
-                      "completion['choices'][0]['message']")
+            self.fail(
+                "malformed_event",
+                self.root,
+                "a whole completion, not a message: pass completion['choices'][0]['message']",
+            )
         calls = data.get("tool_calls")
         if isinstance(calls, list):
             for k, call in enumerate(calls):
-                if isinstance(call, Mapping) and "index" in call and not (
-                    "id" in call and "type" in call
+                if (
+                    isinstance(call, Mapping)
+                    and "index" in call
+                    and not ("id" in call and "type" in call)
                 ):
-                    self.fail("streaming_chunk", f"{self.root}.tool_calls[{k}]", "a streaming "
-                              "tool-call delta (has 'index', lacks 'id'/'type'): aggregate first")
+                    self.fail(
+                        "streaming_chunk",
+                        f"{self.root}.tool_calls[{k}]",
+                        "a streaming "
+                        "tool-call delta (has 'index', lacks 'id'/'type'): aggregate first",
+                    )
 
     def content(self, data: dict[str, Any], role: str, namespace: dict[str, Any]) -> Content:
         path = f"{self.root}.content"
@@ -265,92 +269,34 @@ class _Reader:
         value = data.pop("content")
         if value is None:
             if role not in ("assistant", "function"):
-                self.fail("malformed_event", path, f"a {role} message needs content (a string "
-                          "or a list of parts), got None")
+                self.fail(
+                    "malformed_event",
+                    path,
+                    f"a {role} message needs content (a string or a list of parts), got None",
+                )
             namespace["content"] = "null"
             return ""
         if type(value) is str:
             return value
         if isinstance(value, list):
             return [self.part(part, f"{path}[{j}]") for j, part in enumerate(value)]
-        self.fail("malformed_event", path, f"expected a string, None or a list of parts, "
-                  f"got {_found(value)}")
+        self.fail(
+            "malformed_event",
+            path,
+            f"expected a string, None or a list of parts, got {described(value)}",
+        )
 
     def name(self, data: dict[str, Any], key: str) -> str | None:
         if key not in data or data[key] is None:
             return None  # a null name stays in ``fields`` as it was
         value = data.pop(key)
         if type(value) is not str:
-            self.fail("malformed_event", f"{self.root}.{key}", f"expected a string, got "
-                      f"{_found(value)}")
+            self.fail(
+                "malformed_event",
+                f"{self.root}.{key}",
+                f"expected a string, got {described(value)}",
+            )
         return value
-
-    # -- content parts --
-
-    def part(self, item: Any, path: str) -> Part:
-        data = self.mapping(item, path, "a content part")
-        if "type" not in data or type(data["type"]) is not str:
-            got = _found(data["type"]) if "type" in data else "no 'type'"
-            self.fail("malformed_event", f"{path}.type", f"a content part needs a string "
-                      f"'type' (text, image_url, input_audio, file, refusal), got {got}")
-        kind: str = data["type"]
-        if kind not in ("text", "image_url", "input_audio", "file"):
-            return OpaquePart(kind=kind, value=self.kept(data, path))
-        del data["type"]
-        namespace: dict[str, Any] = {}
-        kind_of: type[TextPart | ImagePart | AudioPart | FilePart]
-        fields: dict[str, Any]
-        if kind == "text":
-            namespace["inner"] = {}
-            kind_of, fields = TextPart, {"text": self.string(data, "text", path)}
-        elif kind == "image_url":
-            inner = self.inner(data, "image_url", path, namespace)
-            url = self.string(inner, "url", f"{path}.image_url")
-            found = _DATA_URL.fullmatch(url)
-            fields = {"data": found[2], "mime_type": found[1]} if found else {"url": url}
-            kind_of = ImagePart
-        elif kind == "input_audio":
-            inner = self.inner(data, "input_audio", path, namespace)
-            audio = self.string(inner, "data", f"{path}.input_audio")
-            audio_format = self.string(inner, "format", f"{path}.input_audio")
-            kind_of, fields = AudioPart, {"data": audio, "mime_type": f"audio/{audio_format}"}
-        else:
-            kind_of, fields = FilePart, self.file_fields(data, path, namespace)
-        if namespace["inner"]:
-            self.kept(namespace["inner"], f"{path}.{kind}")
-        else:
-            del namespace["inner"]
-        if data:
-            namespace["fields"] = self.kept(data, path)
-        metadata = {self.dialect.source: namespace} if namespace else {}
-        return kind_of(**fields, metadata=metadata)
-
-    def inner(
-        self, data: dict[str, Any], key: str, path: str, namespace: dict[str, Any]
-    ) -> dict[str, Any]:
-        """The part's inner object (``image_url``, ``file``...); what is left of it is kept."""
-        if key not in data:
-            self.fail("malformed_event", f"{path}.{key}", f"a {key} part needs {key!r}")
-        inner = self.mapping(data.pop(key), f"{path}.{key}", repr(key))
-        # The caller pops what it maps; the dict object left behind is what gets kept.
-        namespace["inner"] = inner
-        return inner
-
-    def file_fields(
-        self, data: dict[str, Any], path: str, namespace: dict[str, Any]
-    ) -> dict[str, Any]:
-        inner = self.inner(data, "file", path, namespace)
-        file_data = self.optional_string(inner, "file_data", f"{path}.file")
-        file_id = self.optional_string(inner, "file_id", f"{path}.file")
-        filename = self.optional_string(inner, "filename", f"{path}.file")
-        if file_data is None and file_id is None:
-            self.fail("malformed_event", f"{path}.file", "a file part needs 'file_data' or "
-                      "'file_id'")
-        found = _DATA_URL.fullmatch(file_data) if file_data is not None else None
-        if found:
-            return {"data": found[2], "mime_type": found[1], "file_id": file_id,
-                    "filename": filename}
-        return {"data": file_data, "file_id": file_id, "filename": filename}
 
     # -- tool calls --
 
@@ -360,16 +306,23 @@ class _Reader:
         if listed is not None and listed != []:  # None and [] stay in ``fields`` as they were
             path = f"{self.root}.tool_calls"
             if not isinstance(listed, list):
-                self.fail("malformed_event", path, f"expected a list of tool calls, got "
-                          f"{_found(listed)}")
+                self.fail(
+                    "malformed_event",
+                    path,
+                    f"expected a list of tool calls, got {described(listed)}",
+                )
             del data["tool_calls"]
             calls = [self.call(call, f"{path}[{k}]") for k, call in enumerate(listed)]
         legacy = data.get("function_call")
         if legacy is not None:
             path = f"{self.root}.function_call"
             if calls:
-                self.fail("conflicting_fields", path, "a message with both 'tool_calls' and the "
-                          "legacy 'function_call'; expected one of them")
+                self.fail(
+                    "conflicting_fields",
+                    path,
+                    "a message with both 'tool_calls' and the "
+                    "legacy 'function_call'; expected one of them",
+                )
             del data["function_call"]
             function = self.mapping(legacy, path, "a function_call")
             calls = [self.function(function, path, call_id=None, extra={})]
@@ -394,26 +347,34 @@ class _Reader:
                 extra["fields"] = self.kept(data, path)
             if custom:
                 extra["inner"] = self.kept(custom, f"{path}.custom")
-            return ToolCall(name=name, args={"input": text}, id=call_id,
-                            metadata={self.dialect.source: extra})
-        self.fail("malformed_event", f"{path}.type", f"unknown tool call type {kind!r}; "
-                  "expected 'function' or 'custom'")
+            return ToolCall(
+                name=name, args={"input": text}, id=call_id, metadata={self.dialect.source: extra}
+            )
+        self.fail(
+            "malformed_event",
+            f"{path}.type",
+            f"unknown tool call type {kind!r}; expected 'function' or 'custom'",
+        )
 
     def function(
         self, function: dict[str, Any], path: str, *, call_id: str | None, extra: dict[str, Any]
     ) -> ToolCall:
         name = self.string(function, "name", path)
         if "arguments" in function and type(function["arguments"]) is not str:
-            self.fail("malformed_event", f"{path}.arguments", f"expected a JSON string, got "
-                      f"{_found(function['arguments'])}")
+            self.fail(
+                "malformed_event",
+                f"{path}.arguments",
+                f"expected a JSON string, got {described(function['arguments'])}",
+            )
         raw = self.string(function, "arguments", path)
         if function:
             extra["inner"] = self.kept(function, path)
         args = parse_arguments(raw)
         metadata = {self.dialect.source: extra}
         if args is None:
-            return ToolCall(name=name, id=call_id, invalid_args=raw,
-                            metadata=metadata if extra else {})
+            return ToolCall(
+                name=name, id=call_id, invalid_args=raw, metadata=metadata if extra else {}
+            )
         if json.dumps(args) != raw:
             extra["arguments"] = raw  # the exact spelling (spacing, key order) comes back out
         return ToolCall(name=name, args=args, id=call_id, metadata=metadata if extra else {})
@@ -439,10 +400,6 @@ def _finite(token: str) -> float:
     return value
 
 
-def _found(value: Any) -> str:
-    return f"{type(value).__name__} {short_repr(value)}"
-
-
 # --- writing -------------------------------------------------------------------------------
 
 
@@ -456,31 +413,19 @@ def write_trace(
     return [_Writer(dialect, i, drop).message(m) for i, m in enumerate(messages_of(messages))]
 
 
-class _Writer:
+class _Writer(PartWriter):
     """Writes the typed message at one index."""
 
     def __init__(self, dialect: Dialect, index: int, drop: Collection[str]) -> None:
+        super().__init__(dialect.source, index, drop)
         self.dialect = dialect
-        self.index = index
-        self.drop = drop
-
-    def lose(self, what: str, path: str, option: str | None) -> None:
-        """Raise ``not_representable`` unless the caller accepted this loss by name."""
-        if option is not None and option in self.drop:
-            return
-        hint = f"; pass drop=[{option!r}] to leave it out" if option else ""
-        raise TraceError("not_representable", f"{what}{hint}", index=self.index,
-                         path=f"messages[{self.index}]{path}", source=self.dialect.source)
-
-    def namespace(self, metadata: Mapping[str, Any]) -> dict[str, Any]:
-        kept = metadata.get(self.dialect.source, {})
-        return kept if isinstance(kept, dict) else {}
 
     def message(self, message: AnyMessage) -> dict[str, Any]:
         namespace = self.namespace(message.metadata)
         if message.id is not None:
-            self.lose(f"Chat Completions messages have no id (found {message.id!r})", ".id",
-                      "message_ids")
+            self.lose(
+                f"Chat Completions messages have no id (found {message.id!r})", ".id", "message_ids"
+            )
         role: str
         if isinstance(message, SystemMessage):
             role = "developer" if namespace.get("role") == "developer" else "system"
@@ -493,11 +438,17 @@ class _Writer:
         else:
             assert_never(message)
         out: dict[str, Any] = {"role": role}
-        empty = namespace.get("content") if message.content == "" else None
-        if empty == "null":
-            out["content"] = None
-        elif empty != "absent":
-            out["content"] = self.content(message.content)
+        refusal = lone_refusal(message.content)
+        if refusal is not None and namespace.get("refusal") in ("null", "absent"):
+            if namespace["refusal"] == "null":
+                out["content"] = None
+            out["refusal"] = refusal
+        else:
+            empty = namespace.get("content") if message.content == "" else None
+            if empty == "null":
+                out["content"] = None
+            elif empty != "absent":
+                out["content"] = self.content(message.content)
         name_key = self.dialect.name_keys[role]
         if message.name is not None:
             out[name_key] = message.name
@@ -505,99 +456,41 @@ class _Writer:
             self.calls(message.tool_calls, out)
         if isinstance(message, ToolMessage):
             if message.is_error:
-                self.lose("Chat Completions tool results have no error flag (is_error=True)",
-                          ".is_error", "is_error")
+                self.lose(
+                    "Chat Completions tool results have no error flag (is_error=True)",
+                    ".is_error",
+                    "is_error",
+                )
             if message.tool_call_id is not None:
                 out["tool_call_id"] = message.tool_call_id
             elif message.name is None:
-                self.lose("a tool result without tool_call_id becomes a legacy function message, "
-                          "which needs the function's name (name is None)", ".name", None)
+                self.lose(
+                    "a tool result without tool_call_id becomes a legacy function message, "
+                    "which needs the function's name (name is None)",
+                    ".name",
+                    None,
+                )
         for key, value in namespace.get("fields", {}).items():
             out.setdefault(key, value)
-        return out
-
-    def content(self, content: Content) -> str | list[dict[str, Any]]:
-        if isinstance(content, str):
-            return content
-        parts = []
-        for j, part in enumerate(content):
-            written = self.part(part, f".content[{j}]")
-            if written is not None:
-                parts.append(written)
-        return parts
-
-    def part(self, part: Part, path: str) -> dict[str, Any] | None:
-        namespace = self.namespace(part.metadata)
-        inner: dict[str, Any] = dict(namespace.get("inner", {}))
-        out: dict[str, Any]
-        if isinstance(part, TextPart):
-            out = {"type": "text", "text": part.text}
-        elif isinstance(part, ImagePart):
-            out = {"type": "image_url", "image_url": {"url": self.source_url(part, path), **inner}}
-        elif isinstance(part, AudioPart):
-            mime = part.mime_type or ""
-            if part.data is None or not mime.startswith("audio/"):
-                self.lose("an input_audio part needs base64 data and an audio/<format> "
-                          f"mime_type (found url={part.url!r}, mime_type={part.mime_type!r})",
-                          path, None)
-            out = {"type": "input_audio",
-                   "input_audio": {"data": part.data, "format": mime[len("audio/"):], **inner}}
-        elif isinstance(part, FilePart):
-            out = {"type": "file", "file": {**self.file(part, path), **inner}}
-        elif isinstance(part, ReasoningPart):
-            self.lose("Chat Completions content has no reasoning part", path, "reasoning")
-            return None
-        elif isinstance(part, OpaquePart):
-            value = part.value
-            if not (isinstance(value, dict) and value.get("type") == part.kind):
-                self.lose(f"an opaque {part.kind!r} part is written back verbatim, so its value "
-                          f"must be a part object with type {part.kind!r}", path, None)
-            return dict(value)
-        else:
-            assert_never(part)
-        for key, value in namespace.get("fields", {}).items():
-            out.setdefault(key, value)
-        return out
-
-    def source_url(self, part: ImagePart, path: str) -> str:
-        if part.url is not None and part.data is None:
-            return part.url
-        if part.data is not None and part.url is None and part.mime_type is not None:
-            return f"data:{part.mime_type};base64,{part.data}"
-        self.lose("an image_url part needs a URL, or base64 data with a mime_type (found "
-                  f"url={part.url!r}, data set: {part.data is not None}, "
-                  f"mime_type={part.mime_type!r})", path, None)
-        raise AssertionError  # lose() without an option always raises
-
-    def file(self, part: FilePart, path: str) -> dict[str, Any]:
-        if part.url is not None:
-            self.lose(f"a file part holds data or a file_id, not a URL ({part.url!r})", path, None)
-        out: dict[str, Any] = {}
-        if part.data is not None:
-            out["file_data"] = (
-                part.data if part.mime_type is None
-                else f"data:{part.mime_type};base64,{part.data}"
-            )
-        elif part.mime_type is not None:
-            self.lose("a file part given by file_id has no mime_type field", path, None)
-        if part.file_id is not None:
-            out["file_id"] = part.file_id
-        if part.filename is not None:
-            out["filename"] = part.filename
         return out
 
     def calls(self, calls: list[ToolCall], out: dict[str, Any]) -> None:
         if all(call.id is not None for call in calls):
-            out["tool_calls"] = [self.call(call, f".tool_calls[{k}]") for k, call in
-                                 enumerate(calls)]
+            out["tool_calls"] = [
+                self.call(call, f".tool_calls[{k}]") for k, call in enumerate(calls)
+            ]
         elif len(calls) == 1:
             namespace = self.namespace(calls[0].metadata)
             if namespace.get("type") == "custom":
                 self.lose("a custom tool call needs an id", ".tool_calls[0].id", None)
             out["function_call"] = self.function(calls[0], namespace)
         else:
-            self.lose(f"{len(calls)} tool calls without ids: only the legacy function_call "
-                      "pairs by position, and it holds one call", ".tool_calls", None)
+            self.lose(
+                f"{len(calls)} tool calls without ids: only the legacy function_call "
+                "pairs by position, and it holds one call",
+                ".tool_calls",
+                None,
+            )
 
     def call(self, call: ToolCall, path: str) -> dict[str, Any]:
         namespace = self.namespace(call.metadata)
@@ -605,10 +498,17 @@ class _Writer:
         if namespace.get("type") == "custom":
             text = call.args.get("input")
             if set(call.args) != {"input"} or type(text) is not str:
-                self.lose(f"a custom tool call's args must be {{'input': <text>}} (found "
-                          f"{short_repr(call.args)})", f"{path}.args", None)
-            out = {"id": call.id, "type": "custom",
-                   "custom": {"name": call.name, "input": text, **inner}}
+                self.lose(
+                    f"a custom tool call's args must be {{'input': <text>}} (found "
+                    f"{short_repr(call.args)})",
+                    f"{path}.args",
+                    None,
+                )
+            out = {
+                "id": call.id,
+                "type": "custom",
+                "custom": {"name": call.name, "input": text, **inner},
+            }
         else:
             out = {"id": call.id, "type": "function", "function": self.function(call, namespace)}
         for key, value in namespace.get("fields", {}).items():
@@ -616,8 +516,11 @@ class _Writer:
         return out
 
     def function(self, call: ToolCall, namespace: Mapping[str, Any]) -> dict[str, Any]:
-        return {"name": call.name, "arguments": _arguments(call, namespace.get("arguments")),
-                **namespace.get("inner", {})}
+        return {
+            "name": call.name,
+            "arguments": _arguments(call, namespace.get("arguments")),
+            **namespace.get("inner", {}),
+        }
 
 
 def _arguments(call: ToolCall, spelled: Any) -> str:
