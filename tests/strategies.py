@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from hypothesis import strategies as st
@@ -46,25 +47,29 @@ json_values: st.SearchStrategy[Any] = st.recursive(
         st.lists(inner, max_size=3),
         st.dictionaries(st.text(max_size=8), inner, max_size=3),
     ),
-    max_leaves=8,
+    max_leaves=4,
 )
 
-json_objects = st.dictionaries(st.text(max_size=8), json_values, max_size=4)
+json_objects = st.dictionaries(st.text(max_size=6), json_values, max_size=3)
 
 names = st.text(alphabet=string.ascii_letters + string.digits + "_-", min_size=1, max_size=12)
+maybe_names = st.none() | names
 texts = st.text(max_size=40)
+invalid_argument_texts = st.sampled_from(['{"city": ', "[1, 2]", "not json"])
 
 
+@cache  # building strategies once keeps generation fast
 def metadata(enabled: bool = True) -> st.SearchStrategy[dict[str, Any]]:
     """Empty most of the time; sometimes an adapter-like namespace of JSON."""
     if not enabled:
         return st.just({})
-    return st.one_of(st.just({}), st.dictionaries(names, json_objects, max_size=2))
+    return st.one_of(st.just({}), st.dictionaries(names, json_objects, min_size=1, max_size=1))
 
 
 # --- content -----------------------------------------------------------------------------
 
 
+@cache  # building strategies once keeps generation fast
 def parts(with_metadata: bool = True) -> st.SearchStrategy[Any]:
     md = metadata(with_metadata)
     mime = st.none() | st.sampled_from(["image/png", "image/jpeg", "audio/wav", "application/pdf"])
@@ -79,10 +84,11 @@ def parts(with_metadata: bool = True) -> st.SearchStrategy[Any]:
     )
 
 
+@cache  # building strategies once keeps generation fast
 def content(with_parts: bool = True, with_metadata: bool = True) -> st.SearchStrategy[Any]:
     if not with_parts:
         return texts
-    return st.one_of(texts, st.lists(parts(with_metadata), min_size=1, max_size=3))
+    return st.one_of(texts, st.lists(parts(with_metadata), min_size=1, max_size=2))
 
 
 # --- conversations -----------------------------------------------------------------------
@@ -102,11 +108,10 @@ class Shape:
     message_ids: bool = True
 
 
-@st.composite
-def tool_step(draw: st.DrawFn, shape: Shape, counter: list[int]) -> list[Message]:
+def _tool_step(draw: st.DrawFn, shape: Shape, counter: list[int]) -> list[Message]:
     """An AIMessage with 1-3 calls and one result per call (in a shuffled order when ids)."""
     calls: list[ToolCall] = []
-    for _ in range(draw(st.integers(1, 3))):
+    for _ in range(draw(st.integers(1, 2)) if draw(st.booleans()) else 3):
         counter[0] += 1
         invalid = shape.invalid_args and draw(st.booleans()) and draw(st.booleans())
         calls.append(
@@ -114,7 +119,7 @@ def tool_step(draw: st.DrawFn, shape: Shape, counter: list[int]) -> list[Message
                 name=draw(names),
                 args={} if invalid else draw(json_objects),
                 id=f"call_{counter[0]}" if shape.ids else None,
-                invalid_args=draw(st.sampled_from(['{"city": ', "[1, 2]", "not json"]))
+                invalid_args=draw(invalid_argument_texts)
                 if invalid
                 else None,
                 metadata=draw(metadata(shape.metadata)),
@@ -123,8 +128,8 @@ def tool_step(draw: st.DrawFn, shape: Shape, counter: list[int]) -> list[Message
     ai = AIMessage(
         content=draw(content(shape.parts, shape.metadata)),
         tool_calls=calls,
-        name=draw(st.none() | names) if shape.names else None,
-        id=draw(st.none() | names) if shape.message_ids else None,
+        name=draw(maybe_names) if shape.names else None,
+        id=draw(maybe_names) if shape.message_ids else None,
         metadata=draw(metadata(shape.metadata)),
     )
     order = list(range(len(calls)))
@@ -136,7 +141,7 @@ def tool_step(draw: st.DrawFn, shape: Shape, counter: list[int]) -> list[Message
             tool_call_id=calls[k].id,
             name=calls[k].name if shape.names and draw(st.booleans()) else None,
             is_error=draw(st.booleans()),
-            id=draw(st.none() | names) if shape.message_ids else None,
+            id=draw(maybe_names) if shape.message_ids else None,
             metadata=draw(metadata(shape.metadata)),
         )
         for k in order
@@ -148,8 +153,8 @@ def tool_step(draw: st.DrawFn, shape: Shape, counter: list[int]) -> list[Message
 def conversations(draw: st.DrawFn, shape: Shape = Shape(), max_turns: int = 3) -> list[Message]:
     """A valid conversation: [system] (human (tool-step)* ai?)+ ."""
     counter = [0]
-    optional_name = (st.none() | names) if shape.names else st.none()
-    message_id = (st.none() | names) if shape.message_ids else st.none()
+    optional_name = maybe_names if shape.names else st.none()
+    message_id = maybe_names if shape.message_ids else st.none()
     messages: list[Message] = []
     if shape.system and draw(st.booleans()):
         messages.append(
@@ -170,7 +175,7 @@ def conversations(draw: st.DrawFn, shape: Shape = Shape(), max_turns: int = 3) -
             )
         )
         for _ in range(draw(st.integers(0, 2))):
-            messages.extend(draw(tool_step(shape, counter)))
+            messages.extend(_tool_step(draw, shape, counter))
         if draw(st.booleans()):
             messages.append(
                 AIMessage(
