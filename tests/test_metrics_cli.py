@@ -223,3 +223,11 @@ def test_python_m_tracebridge_score(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert done.stderr.startswith("tracebridge score: ")
+
+
+def test_every_metric_name_is_documented() -> None:
+    from tracebridge.metrics.cli import DETERMINISTIC, JUDGED
+
+    docs = (Path(__file__).parents[1] / "docs" / "metrics.md").read_text(encoding="utf-8")
+    missing = [name for name in [*DETERMINISTIC, *JUDGED] if f"`{name}`" not in docs]
+    assert missing == []

@@ -347,3 +347,13 @@ def test_strict_order_never_scores_above_order_free(
     assert ordered is not None
     assert unordered is not None
     assert ordered <= unordered
+
+
+def test_the_docstring_examples_run() -> None:
+    import doctest
+
+    from tracebridge.metrics import _matching, tool_calls
+
+    for module in (tool_calls, _matching):
+        failed, attempted = doctest.testmod(module)
+        assert (failed, attempted > 0) == (0, True)

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..messages import AIMessage, ToolCall
 from ..sample import MultiTurnSample
-from ._matching import Pair, args_equal, json_key, order_free_pairs, ordered_pairs, pair_score
+from ._matching import Pair, args_equal, json_key, order_free_pairs, ordered_pairs, score_matrix
 from .base import Metric, MetricResult
 
 __all__ = ["PredictedCall", "ToolCallAccuracy", "ToolCallF1", "predicted_calls"]
@@ -72,14 +72,11 @@ class ToolCallAccuracy(Metric):
         predicted = predicted_calls(sample)
         reference = sample.reference_tool_calls
         calls = [call for _, call in predicted]
-
-        def score(i: int, j: int) -> Fraction | None:
-            return pair_score(calls[i], reference[j])
-
+        matrix = score_matrix(calls, reference)
         if self.strict_order:
-            pairs = ordered_pairs(len(calls), len(reference), score)
+            pairs = ordered_pairs(matrix)
         else:
-            pairs = order_free_pairs(calls, reference, score)
+            pairs = order_free_pairs(calls, reference, matrix)
         longest = max(len(calls), len(reference))
         total = sum((s for _, _, s in pairs), Fraction(0))
         value = float(total / longest) if longest else 1.0
