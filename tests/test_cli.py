@@ -148,3 +148,13 @@ def test_python_dash_m_runs_the_same_command(good_file: Path) -> None:
         capture_output=True, text=True,
     )
     assert (done.returncode, done.stdout) == (0, "ok: 4 messages (tracebridge)\n")
+
+
+def test_at_reads_the_trace_inside_a_larger_document() -> None:
+    document = json.dumps({"description": "demo", "case": {"trace": GOOD}})
+    assert run("validate", "-", "--at", "case.trace", stdin=document) == (
+        0, "ok: 4 messages (tracebridge)\n", ""
+    )
+    assert run("validate", "-", "--at", "case.nope", stdin=document) == (
+        2, "", "tracebridge: --at case.nope: there is no 'nope' here\n"
+    )

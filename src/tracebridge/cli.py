@@ -1,8 +1,8 @@
 """The ``tracebridge`` command.
 
-    tracebridge convert FILE --from X --to Y [-o OUT]
-    tracebridge validate FILE --from X [--allow-pending]
-    tracebridge show FILE --from X
+    tracebridge convert FILE [--from X] --to Y [-o OUT] [--at PATH]
+    tracebridge validate FILE [--from X] [--allow-pending] [--at PATH]
+    tracebridge show FILE [--from X] [--at PATH]
     tracebridge formats
     tracebridge schema
 
@@ -72,6 +72,24 @@ def read_records(path: str, stdin: TextIO) -> tuple[list[Record], bool]:
     return records, True
 
 
+def select(records: list[Record], at: str | None) -> list[Record]:
+    """Each record's part at ``at`` (dot-separated keys or list positions), e.g. ``trace``."""
+    if at is None:
+        return records
+    selected = []
+    for record in records:
+        value = record.trace
+        for step in at.split("."):
+            if isinstance(value, dict) and step in value:
+                value = value[step]
+            elif isinstance(value, list) and step.isdigit() and int(step) < len(value):
+                value = value[int(step)]
+            else:
+                raise InputError(f"{record.where()}--at {at}: there is no {step!r} here")
+        selected.append(Record(value, record.line))
+    return selected
+
+
 def to_json(format_name: str, trace: Any) -> Any:
     """A trace as JSON: the adapter's ``to_json`` when it has one, else pydantic dumps."""
     dump: Callable[[Any], Any] | None = getattr(get_adapter(format_name), "to_json", None)
@@ -109,6 +127,7 @@ def _write(out: TextIO, values: list[Any], jsonl: bool) -> None:
 
 def cmd_convert(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     records, jsonl = read_records(args.file, stdin)
+    records = select(records, args.at)
     target = get_adapter(args.target)
     converted = []
     for record in records:
@@ -126,7 +145,7 @@ def cmd_convert(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 
 
 def cmd_validate(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    records, _ = read_records(args.file, stdin)
+    records = select(read_records(args.file, stdin)[0], args.at)
     failures = 0
     for record in records:
         try:
@@ -143,7 +162,7 @@ def cmd_validate(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int
 def cmd_show(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     from .render import render
 
-    records, _ = read_records(args.file, stdin)
+    records = select(read_records(args.file, stdin)[0], args.at)
     for number, record in enumerate(records):
         if len(records) > 1:
             stdout.write(("\n" if number else "") + f"# {record.where().rstrip(': ')}\n")
@@ -185,6 +204,11 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--from", dest="source", default="auto", choices=("auto", *FORMATS),
             help="the trace's format (default: detect it from its shape)",
+        )
+        sub.add_argument(
+            "--at", metavar="PATH",
+            help="read the trace at this dot-separated key path inside each JSON document "
+            "(e.g. 'trace' for a golden-trace file)",
         )
 
     convert = add("convert", "convert traces from one format to another", cmd_convert)
