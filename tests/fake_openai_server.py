@@ -2,8 +2,9 @@
 
 Each ``POST /v1/chat/completions`` takes the next scripted reply and logs the request body.
 A reply is ``Reply(content=...)`` (a completion whose message content is that text),
-``Reply(status=500)`` (an error body), or ``Reply(sleep=...)`` (answer late, to trigger a
-client timeout). When the script runs out the server answers 500, so no loop can run on.
+``Reply(status=500)`` (an error body), ``Reply(sleep=...)`` (answer late, to trigger a
+client timeout), or ``Reply(body=...)`` (any text, as a server that is not quite
+compatible might send). When the script runs out the server answers 500, so no loop can run on.
 Every wait is bounded and released when the server stops.
 """
 
@@ -28,6 +29,8 @@ class Reply:
     completion_tokens: int = 20
     usage: bool = True
     finish_reason: str = "stop"
+    body: str | None = None
+    """Sent verbatim as the response body instead of a completion (a broken server)."""
 
 
 @dataclass
@@ -98,10 +101,14 @@ def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             if reply.status != 200:
                 self._send(reply.status, {"error": {"message": "scripted failure"}})
                 return
+            if reply.body is not None:
+                self._send(200, reply.body)
+                return
             self._send(200, _completion(body, reply, len(state.requests)))
 
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
+        def _send(self, status: int, payload: dict[str, Any] | str) -> None:
+            text = payload if isinstance(payload, str) else json.dumps(payload)
+            data = text.encode()
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")

@@ -180,6 +180,51 @@ async def test_http_500_is_a_judge_error(server: FakeOpenAI, judge: OpenAIJudge)
     assert raised.value.usage == Usage(requests=1, requests_without_usage=1)
 
 
+async def test_a_body_that_is_not_json_is_a_judge_error(
+    server: FakeOpenAI, judge: OpenAIJudge
+) -> None:
+    server.add(Reply(body="<html>gateway</html>"))
+    with pytest.raises(JudgeError) as raised:
+        await judge.ask(request())
+    assert str(raised.value) == (
+        "the judge request failed: JSONDecodeError: Expecting value: line 1 column 1 (char 0)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        ('{"id": "x"}', "the reply has no choices"),
+        ('{"choices": "all of them"}', "the reply has no choices"),
+        ('{"choices": [{"index": 0}]}', "the reply's first choice has no message"),
+        ('{"choices": [{"message": {"role": "assistant", "content": null}}]}',
+         "the reply has no text content"),
+    ],
+)
+async def test_a_reply_of_the_wrong_shape_is_invalid_output(
+    server: FakeOpenAI, judge: OpenAIJudge, body: str, problem: str
+) -> None:
+    server.add(Reply(body=body), GOOD)
+    reply = await judge.ask(request())
+    assert reply.answer.ok is True
+    assert reply.usage == Usage(requests=2, prompt_tokens=100, completion_tokens=20,
+                                total_tokens=120, requests_without_usage=1)
+    assert server.requests[1]["messages"][3]["content"] == (
+        f"That answer is not valid: {problem}. "
+        "Answer again with JSON that follows the schema exactly."
+    )
+
+
+async def test_a_refusal_is_not_retried(server: FakeOpenAI, judge: OpenAIJudge) -> None:
+    refusal = {"choices": [{"index": 0, "finish_reason": "stop", "message": {
+        "role": "assistant", "content": None, "refusal": "I can't help with that."}}]}
+    server.add(Reply(body=json.dumps(refusal)), GOOD)
+    with pytest.raises(JudgeError) as raised:
+        await judge.ask(request())
+    assert str(raised.value) == "the judge refused to answer: I can't help with that."
+    assert len(server.requests) == 1
+
+
 async def test_a_timeout_is_a_judge_error(server: FakeOpenAI) -> None:
     client = openai.AsyncOpenAI(
         base_url=server.base_url, api_key="test", max_retries=0, timeout=0.3

@@ -188,7 +188,8 @@ class OpenAIJudge:
                     response_format=response_format,
                     **options,
                 )
-            except openai.APIError as exc:
+            except (openai.APIError, ValueError) as exc:
+                # ValueError: a body that is not JSON at all (json.JSONDecodeError)
                 usage += Usage(requests=1, requests_without_usage=1)
                 raise JudgeError(
                     f"the judge request failed: {type(exc).__name__}: {exc}", usage
@@ -228,29 +229,39 @@ class OpenAIJudge:
 
 def _usage_of(response: Any) -> Usage:
     reported = getattr(response, "usage", None)
-    if reported is None:
+    counts = [getattr(reported, field, None) for field in _USAGE_FIELDS]
+    if not all(isinstance(count, int) for count in counts):
         return Usage(requests=1, requests_without_usage=1)
+    prompt, completion, total = counts
     return Usage(
-        requests=1,
-        prompt_tokens=reported.prompt_tokens or 0,
-        completion_tokens=reported.completion_tokens or 0,
-        total_tokens=reported.total_tokens or 0,
+        requests=1, prompt_tokens=prompt, completion_tokens=completion, total_tokens=total
     )
 
 
+_USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
 def _content_of(response: Any, usage: Usage) -> tuple[str | None, str]:
-    """The reply text, or None and what is wrong with the reply."""
-    if not response.choices:
+    """The reply text, or None and what is wrong with the reply.
+
+    The client does not validate replies, so a server that is only roughly compatible
+    can send any shape; each step is checked rather than assumed.
+    """
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list) or not choices:
         return None, "the reply has no choices"
-    choice = response.choices[0]
-    refusal = getattr(choice.message, "refusal", None)
+    message = getattr(choices[0], "message", None)
+    if message is None:
+        return None, "the reply's first choice has no message"
+    refusal = getattr(message, "refusal", None)
     if refusal:
         raise JudgeError(f"the judge refused to answer: {refusal}", usage)
-    if choice.finish_reason == "length":
+    if getattr(choices[0], "finish_reason", None) == "length":
         return None, "the reply was cut off at the token limit"
-    if not choice.message.content:
-        return None, "the reply has no content"
-    return str(choice.message.content), ""
+    content = getattr(message, "content", None)
+    if not isinstance(content, str) or not content:
+        return None, "the reply has no text content"
+    return content, ""
 
 
 def _describe_invalid(exc: ValueError) -> str:
