@@ -158,3 +158,16 @@ def test_at_reads_the_trace_inside_a_larger_document() -> None:
     assert run("validate", "-", "--at", "case.nope", stdin=document) == (
         2, "", "tracebridge: --at case.nope: there is no 'nope' here\n"
     )
+
+
+def test_score_is_wired_to_the_metric_layer(tmp_path: Path) -> None:
+    sample = MultiTurnSample(
+        messages=GOOD, reference_tool_calls=[{"name": "get_weather", "args": {"city": "Paris"}}]
+    )
+    dataset = tmp_path / "samples.jsonl"
+    dataset.write_text(sample.model_dump_json() + "\n", encoding="utf-8")
+    out_path = tmp_path / "results.jsonl"
+    code, _, err = run("score", str(dataset), "--metric", "tool_call_f1", "-o", str(out_path))
+    assert (code, err) == (0, "")
+    (result,) = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines()]
+    assert (result["line"], result["name"], result["value"]) == (1, "tool_call_f1", 1.0)

@@ -5,6 +5,7 @@
     tracebridge show FILE [--from X] [--at PATH]
     tracebridge formats
     tracebridge schema
+    tracebridge score DATASET.jsonl --metric NAME ... [--model M --base-url URL]
 
 FILE is a JSON trace, or JSONL with one trace per line (``-`` reads standard input).
 Exit codes: 0 success, 1 a trace is invalid, 2 the request or the input is unusable.
@@ -226,7 +227,17 @@ def _parser() -> argparse.ArgumentParser:
     add_file(add("show", "print traces as readable conversations", cmd_show))
     add("formats", "list the formats", cmd_formats)
     add("schema", "print the JSON Schema of a MultiTurnSample", cmd_schema)
+
+    from .metrics import cli as metrics_cli
+
+    metrics_cli.configure(add("score", "score a JSONL file of samples with metrics", cmd_score))
     return parser
+
+
+def cmd_score(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    from .metrics import cli as metrics_cli
+
+    return metrics_cli.run(args, stdout=stdout)
 
 
 def main(
