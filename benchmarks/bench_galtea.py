@@ -10,9 +10,9 @@ per exchange) as pairs with ``skip_system`` and ``fold_tools``.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
+
+from bench_core import rate  # best-of-5 messages per second; run from this folder's script
 
 from tracebridge import AIMessage, HumanMessage, SystemMessage, ToolCall, ToolMessage
 from tracebridge.adapters import galtea
@@ -54,18 +54,6 @@ def agent_conversation(exchanges: int) -> list[AnyMessage]:
             AIMessage(content=f"Answer {i}."),
         ]
     return messages
-
-
-def rate(work: Callable[[], object], messages: int, seconds: float = 1.0) -> float:
-    """Best-of-5 messages per second."""
-    rates = []
-    for _ in range(5):
-        loops, start = 0, time.perf_counter()
-        while (elapsed := time.perf_counter() - start) < seconds / 5:
-            work()
-            loops += 1
-        rates.append(loops * messages / elapsed)
-    return max(rates)
 
 
 def main() -> None:
