@@ -194,12 +194,6 @@ def test_an_unknown_metric_is_refused_by_the_parser(
     assert "invalid choice: 'bleu'" in capsys.readouterr().err
 
 
-def _score_command_is_wired() -> bool:
-    source = Path(__file__).parents[1] / "src" / "tracebridge" / "cli.py"
-    return "metrics.cli" in source.read_text(encoding="utf-8")
-
-
-@pytest.mark.skipif(not _score_command_is_wired(), reason="`tracebridge score` not wired yet")
 def test_python_m_tracebridge_score(tmp_path: Path) -> None:
     path = dataset(tmp_path, EXACT.model_dump_json(), HALF.model_dump_json())
     out_path = tmp_path / "scores.jsonl"
