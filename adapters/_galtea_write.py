@@ -84,6 +84,10 @@ class CurrentTurn(tuple[list[dict[str, Any]], str, str]):
         self.retrieval_context = retrieval_context
         return self
 
+    def __getnewargs__(self) -> tuple[list[dict[str, Any]], str, str, str | None]:
+        # copy and pickle rebuild through __new__, which takes the fields, not one tuple
+        return (self[0], self[1], self[2], self.retrieval_context)
+
     @property
     def conversation_turns(self) -> list[dict[str, Any]]:
         """The turns before the current exchange."""
@@ -136,9 +140,10 @@ def from_messages(
     ``shape`` defaults to the one ``to_messages`` recorded (pairs when any message says so),
     else ``roles``. ``pairs`` needs user, assistant, user, assistant, ... ending with an answer.
     Each option accepts one loss: ``skip_system`` (system messages), ``fold_tools`` (tool
-    calls and results; an AIMessage left with no text is left out), ``drop_non_text`` (image,
-    audio, file, reasoning and opaque parts), ``drop_names_and_ids`` (message names and ids),
-    ``join_consecutive=<separator>`` (consecutive messages of one role become one turn). What
+    calls and results; an AIMessage left with no text and no Galtea fields is left out),
+    ``drop_non_text`` (image, audio, file, reasoning and opaque parts), ``drop_names_and_ids``
+    (message names and ids), ``join_consecutive=<separator>`` (consecutive messages of one
+    role become one turn). What
     they left out is appended to ``omitted`` when given. Text parts are joined with newlines.
 
     >>> from tracebridge import AIMessage, HumanMessage

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 from typing import Any
 
 import pytest
@@ -499,6 +501,13 @@ def test_split_current_turn_gives_prior_pairs_and_the_current_exchange() -> None
     assert current == ([{"input": "a", "actual_output": "b"}], "c", "d")
     assert (current.input, current.actual_output, current.retrieval_context) == ("c", "d", "doc")
     assert current.conversation_turns == [{"input": "a", "actual_output": "b"}]
+
+
+def test_the_current_turn_survives_copy_and_pickle() -> None:
+    current = galtea.CurrentTurn([{"input": "a", "actual_output": "b"}], "c", "d", "doc")
+    for clone in (copy.deepcopy(current), pickle.loads(pickle.dumps(current))):
+        assert clone == current
+        assert clone.retrieval_context == "doc"
 
 
 def test_split_current_turn_in_roles_shape_with_options() -> None:
