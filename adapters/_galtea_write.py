@@ -143,8 +143,8 @@ def from_messages(
     calls and results; an AIMessage left with no text and no Galtea fields is left out),
     ``drop_non_text`` (image, audio, file, reasoning and opaque parts), ``drop_names_and_ids``
     (message names and ids), ``join_consecutive=<separator>`` (consecutive messages of one
-    role become one turn). What
-    they left out is appended to ``omitted`` when given. Text parts are joined with newlines.
+    role become one turn). What they left out is appended to ``omitted`` when given. Text
+    parts are joined with newlines.
 
     >>> from tracebridge import AIMessage, HumanMessage
     >>> from_messages([HumanMessage(content="hi"), AIMessage(content="hello")], shape="pairs")
