@@ -77,19 +77,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
         choices=[*DETERMINISTIC, *JUDGED],
         help="a metric to compute (repeat for several): " + ", ".join([*DETERMINISTIC, *JUDGED]),
     )
-    parser.add_argument("--model", help="the judge model (needed by judged metrics)")
     parser.add_argument(
-        "--base-url", help="an OpenAI-compatible endpoint (default: the OpenAI API)"
+        "--model", metavar="M", help="the judge model (needed by judged metrics)"
+    )
+    parser.add_argument(
+        "--base-url", metavar="URL",
+        help="an OpenAI-compatible endpoint (default: the OpenAI API)",
     )
     parser.add_argument(
         "--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
         help="environment variable holding the API key (default: OPENAI_API_KEY)",
     )
     parser.add_argument(
-        "--timeout", type=float, default=120.0, help="seconds per judge request (default: 120)"
+        "--timeout", type=float, default=120.0, metavar="SECONDS",
+        help="seconds per judge request (default: 120)",
     )
     parser.add_argument(
-        "--max-concurrency", type=int, default=8, help="jobs run at once (default: 8)"
+        "--max-concurrency", type=int, default=8, metavar="N", help="jobs run at once (default: 8)"
     )
     parser.add_argument(
         "-o", "--output", metavar="OUT",
