@@ -1,5 +1,7 @@
 """The writing side of the Galtea adapter: typed messages -> ``conversation_turns``.
 
+``galtea.py`` re-exports ``from_messages`` and builds ``split_current_turn`` on ``write_turns``.
+
 Galtea turns hold user and assistant text and nothing else. Everything else is refused with
 ``not_representable`` (index and path in the typed conversation, and the option that accepts
 the loss) unless the caller names that option; what an option leaves out is recorded as an
@@ -27,8 +29,8 @@ from tracebridge.messages import (
     ToolMessage,
 )
 
-__all__ = ["NAME", "CurrentTurn", "Omission", "OmissionKind", "Shape", "from_messages",
-           "split_current_turn"]
+__all__ = ["FIELDS", "NAME", "Omission", "OmissionKind", "Options", "Shape", "from_messages",
+           "refuse", "write_turns"]
 
 NAME = "galtea"
 
@@ -40,7 +42,7 @@ OmissionKind = Literal[
 ]
 
 _NAMESPACE_KEYS = ("shape", "retrieval_context", "extra")
-_FIELDS: dict[Shape, frozenset[str]] = {
+FIELDS: dict[Shape, frozenset[str]] = {
     "roles": frozenset({"role", "content", "retrieval_context"}),
     "pairs": frozenset({"input", "actual_output", "retrieval_context"}),
 }
@@ -67,45 +69,8 @@ class Omission:
     """What it was, in a few words."""
 
 
-class CurrentTurn(tuple[list[dict[str, Any]], str, str]):
-    """``(conversation_turns, input, actual_output)`` as Galtea's production evaluation takes
-    them; ``retrieval_context`` is the current answer's, or None."""
-
-    retrieval_context: str | None
-
-    def __new__(
-        cls,
-        conversation_turns: list[dict[str, Any]],
-        input: str,
-        actual_output: str,
-        retrieval_context: str | None = None,
-    ) -> CurrentTurn:
-        self = super().__new__(cls, (conversation_turns, input, actual_output))
-        self.retrieval_context = retrieval_context
-        return self
-
-    def __getnewargs__(self) -> tuple[list[dict[str, Any]], str, str, str | None]:
-        # copy and pickle rebuild through __new__, which takes the fields, not one tuple
-        return (self[0], self[1], self[2], self.retrieval_context)
-
-    @property
-    def conversation_turns(self) -> list[dict[str, Any]]:
-        """The turns before the current exchange."""
-        return self[0]
-
-    @property
-    def input(self) -> str:
-        """The current user input."""
-        return self[1]
-
-    @property
-    def actual_output(self) -> str:
-        """The current answer."""
-        return self[2]
-
-
 @dataclass(frozen=True)
-class _Options:
+class Options:
     skip_system: bool = False
     fold_tools: bool = False
     drop_non_text: bool = False
@@ -150,73 +115,18 @@ def from_messages(
     >>> from_messages([HumanMessage(content="hi"), AIMessage(content="hello")], shape="pairs")
     [{'input': 'hi', 'actual_output': 'hello'}]
     """
-    options = _Options(skip_system, fold_tools, drop_non_text, drop_names_and_ids, join_consecutive)
-    turns, _ = _write(messages, shape, options, omitted)
+    options = Options(skip_system, fold_tools, drop_non_text, drop_names_and_ids, join_consecutive)
+    turns, _ = write_turns(messages, shape, options, omitted)
     return turns
-
-
-def split_current_turn(
-    messages: Sequence[AnyMessage],
-    *,
-    shape: Shape = "pairs",
-    omitted: list[Omission] | None = None,
-    **options: Any,
-) -> CurrentTurn:
-    """``(conversation_turns, input, actual_output)``: the prior turns and the current exchange.
-
-    The conversation must end with a user message answered by an assistant message. The
-    options are ``from_messages``'s. The answer's ``retrieval_context`` is on the result
-    (``.retrieval_context``); other Galtea fields of the current exchange have no place in the
-    call and are refused.
-
-    >>> from tracebridge import AIMessage, HumanMessage
-    >>> turns, question, answer = split_current_turn(
-    ...     [HumanMessage(content="a"), AIMessage(content="b"),
-    ...      HumanMessage(content="c"), AIMessage(content="d")])
-    >>> turns, question, answer
-    ([{'input': 'a', 'actual_output': 'b'}], 'c', 'd')
-    """
-    turns, origins = _write(messages, shape, _Options(**options), omitted)
-    if not turns:
-        raise TraceError(
-            "empty_conversation",
-            "no user/assistant exchange to split (after what the options left out)",
-            source=NAME,
-        )
-    if shape == "pairs":
-        current, prior = [turns[-1]], turns[:-1]
-        question, answer = current[0]["input"], current[0]["actual_output"]
-    elif shape == "roles":
-        current, prior = turns[-2:], turns[:-2]
-        if [turn["role"] for turn in current] != ["user", "assistant"]:
-            raise _refuse(
-                origins[-1],
-                f"messages[{origins[-1]}]",
-                "the conversation must end with a user message answered by an assistant "
-                "message to split off the current exchange",
-            )
-        question, answer = current[0]["content"], current[1]["content"]
-    else:
-        assert_never(shape)
-    context = current[-1].get("retrieval_context")  # optional in both shapes
-    leftover = [key for turn in current for key in turn if key not in _FIELDS[shape]]
-    if leftover or (shape == "roles" and "retrieval_context" in current[0]):
-        raise _refuse(
-            origins[-1],
-            f"messages[{origins[-1]}].metadata.{NAME}",
-            f"the current exchange carries Galtea fields {short_repr(leftover)} that the "
-            f"production call (input, actual_output, retrieval_context) has no place for",
-        )
-    return CurrentTurn(prior, question, answer, context)
 
 
 # --- the pipeline -------------------------------------------------------------------------
 
 
-def _write(
+def write_turns(
     messages: Sequence[AnyMessage],
     shape: Shape | None,
-    options: _Options,
+    options: Options,
     omitted: list[Omission] | None,
 ) -> tuple[list[dict[str, Any]], list[int]]:
     """The turns, and for each turn the index of the message that completed it."""
@@ -256,7 +166,7 @@ def _recorded_shape(messages: Sequence[AnyMessage]) -> Shape:
     return "roles"
 
 
-def _refuse(index: int, path: str, detail: str) -> TraceError:
+def refuse(index: int, path: str, detail: str) -> TraceError:
     return TraceError("not_representable", detail, index=index, path=path, source=NAME)
 
 
@@ -264,7 +174,7 @@ def _leave_out(accepted: bool, omission: Omission, found: list[Omission], path: 
                what: str) -> None:
     """Record ``omission`` when its option is on; otherwise refuse, naming the option."""
     if not accepted:
-        raise _refuse(
+        raise refuse(
             omission.index,
             path,
             f"{what}: Galtea turns hold only user and assistant text; "
@@ -273,7 +183,7 @@ def _leave_out(accepted: bool, omission: Omission, found: list[Omission], path: 
     found.append(omission)
 
 
-def _entry(message: Any, i: int, options: _Options, found: list[Omission]) -> _Entry | None:
+def _entry(message: Any, i: int, options: Options, found: list[Omission]) -> _Entry | None:
     """The message as a user/assistant text, or None when an option left all of it out."""
     at = f"messages[{i}]"
     if isinstance(message, SystemMessage):
@@ -345,7 +255,7 @@ def _namespace(message: HumanMessage | AIMessage, i: int) -> dict[str, Any]:
     return {key: value for key, value in namespace.items() if key != "shape"}
 
 
-def _text(message: HumanMessage | AIMessage, i: int, options: _Options,
+def _text(message: HumanMessage | AIMessage, i: int, options: Options,
           found: list[Omission]) -> str:
     if isinstance(message.content, str):
         return message.content
@@ -368,7 +278,7 @@ def _join(entries: list[_Entry], separator: str, found: list[Omission]) -> list[
             joined.append(_Entry(entry.role, entry.text, entry.index, dict(entry.namespace)))
             continue
         if last.namespace and entry.namespace:
-            raise _refuse(
+            raise refuse(
                 entry.index,
                 f"messages[{entry.index}].metadata.{NAME}",
                 f"cannot join messages[{last.index}] and messages[{entry.index}]: both carry "
@@ -385,7 +295,7 @@ def _extra(entry: _Entry, shape: Shape) -> dict[str, Any]:
     extra: dict[str, Any] = entry.namespace.get("extra", {})
     clashes = sorted(key for key in extra if key in _RESERVED[shape])
     if clashes:
-        raise _refuse(
+        raise refuse(
             entry.index,
             json_path(f"messages[{entry.index}].metadata.{NAME}.extra", clashes[0]),
             f"extra key(s) {clashes} would take the place of a {shape} turn's own field",
@@ -400,7 +310,7 @@ def _role_turns(entries: list[_Entry]) -> tuple[list[dict[str, Any]], list[int]]
         if "retrieval_context" in entry.namespace:
             context = entry.namespace["retrieval_context"]
             if entry.role == "user" and context is not None:
-                raise _refuse(
+                raise refuse(
                     entry.index,
                     f"messages[{entry.index}].metadata.{NAME}.retrieval_context",
                     "a user message with a retrieval_context: Galtea takes it on assistant "
@@ -423,7 +333,7 @@ def _pairs(entries: list[_Entry]) -> tuple[list[dict[str, Any]], list[int]]:
                 if k == 0
                 else f"it follows the assistant message messages[{entries[k - 1].index}]"
             )
-            raise _refuse(
+            raise refuse(
                 question.index,
                 f"messages[{question.index}]",
                 f"an assistant message that answers no user message ({before}); a pair is "
@@ -431,7 +341,7 @@ def _pairs(entries: list[_Entry]) -> tuple[list[dict[str, Any]], list[int]]:
                 f"messages, shape='roles' keeps them as they are",
             )
         if k + 1 == len(entries):
-            raise _refuse(
+            raise refuse(
                 question.index,
                 f"messages[{question.index}]",
                 "the last user message has no answer; a pair needs input and actual_output "
@@ -439,7 +349,7 @@ def _pairs(entries: list[_Entry]) -> tuple[list[dict[str, Any]], list[int]]:
             )
         answer = entries[k + 1]
         if answer.role != "assistant":
-            raise _refuse(
+            raise refuse(
                 answer.index,
                 f"messages[{answer.index}]",
                 f"two user messages in a row (messages[{question.index}] and "
@@ -447,7 +357,7 @@ def _pairs(entries: list[_Entry]) -> tuple[list[dict[str, Any]], list[int]]:
                 f"join_consecutive=<separator> joins them, shape='roles' keeps both",
             )
         if question.namespace:
-            raise _refuse(
+            raise refuse(
                 question.index,
                 f"messages[{question.index}].metadata.{NAME}",
                 f"a pair keeps retrieval_context and extra keys on its answer only; this user "

@@ -19,7 +19,7 @@ Galtea turns hold user and assistant text only. ``from_messages`` refuses anythi
 ``not_representable`` unless the caller accepts that loss by name (``skip_system``,
 ``fold_tools``, ``drop_non_text``, ``drop_names_and_ids``, ``join_consecutive``); what was
 left out is then recorded in the ``omitted`` list the caller passes. The writing side lives
-in ``_galtea_write.py``.
+in ``_galtea_write.py``; ``split_current_turn`` here builds on it.
 
 >>> from tracebridge.adapters import galtea
 >>> galtea.to_messages([{"input": "hi", "actual_output": "hello"}])[1].text
@@ -29,23 +29,26 @@ in ``_galtea_write.py``.
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 from typing_extensions import assert_never
 
 from tracebridge._json import check_json, json_path
 from tracebridge.errors import TraceError, short_repr
-from tracebridge.messages import AIMessage, HumanMessage, Message
+from tracebridge.messages import AIMessage, AnyMessage, HumanMessage, Message
 from tracebridge.validation import validate
 
 from ._galtea_write import (
+    FIELDS,
     NAME,
-    CurrentTurn,
     Omission,
     OmissionKind,
+    Options,
     Shape,
     from_messages,
-    split_current_turn,
+    refuse,
+    write_turns,
 )
 
 __all__ = [
@@ -117,6 +120,101 @@ def detect(trace: Any) -> bool:
     if not all(isinstance(turn, dict) for turn in trace):
         return False
     return all(map(_looks_like_pair, trace)) or all(map(_looks_like_role_turn, trace))
+
+
+# --- the current exchange, as Galtea's production evaluation takes it ----------------------
+
+
+class CurrentTurn(tuple[list[dict[str, Any]], str, str]):
+    """``(conversation_turns, input, actual_output)`` as Galtea's production evaluation takes
+    them; ``retrieval_context`` is the current answer's, or None."""
+
+    retrieval_context: str | None
+
+    def __new__(
+        cls,
+        conversation_turns: list[dict[str, Any]],
+        input: str,
+        actual_output: str,
+        retrieval_context: str | None = None,
+    ) -> CurrentTurn:
+        self = super().__new__(cls, (conversation_turns, input, actual_output))
+        self.retrieval_context = retrieval_context
+        return self
+
+    def __getnewargs__(self) -> tuple[list[dict[str, Any]], str, str, str | None]:
+        # copy and pickle rebuild through __new__, which takes the fields, not one tuple
+        return (self[0], self[1], self[2], self.retrieval_context)
+
+    @property
+    def conversation_turns(self) -> list[dict[str, Any]]:
+        """The turns before the current exchange."""
+        return self[0]
+
+    @property
+    def input(self) -> str:
+        """The current user input."""
+        return self[1]
+
+    @property
+    def actual_output(self) -> str:
+        """The current answer."""
+        return self[2]
+
+
+def split_current_turn(
+    messages: Sequence[AnyMessage],
+    *,
+    shape: Shape = "pairs",
+    omitted: list[Omission] | None = None,
+    **options: Any,
+) -> CurrentTurn:
+    """``(conversation_turns, input, actual_output)``: the prior turns and the current exchange.
+
+    The conversation must end with a user message answered by an assistant message. The
+    options are ``from_messages``'s. The answer's ``retrieval_context`` is on the result
+    (``.retrieval_context``); other Galtea fields of the current exchange have no place in the
+    call and are refused.
+
+    >>> from tracebridge import AIMessage, HumanMessage
+    >>> turns, question, answer = split_current_turn(
+    ...     [HumanMessage(content="a"), AIMessage(content="b"),
+    ...      HumanMessage(content="c"), AIMessage(content="d")])
+    >>> turns, question, answer
+    ([{'input': 'a', 'actual_output': 'b'}], 'c', 'd')
+    """
+    turns, origins = write_turns(messages, shape, Options(**options), omitted)
+    if not turns:
+        raise TraceError(
+            "empty_conversation",
+            "no user/assistant exchange to split (after what the options left out)",
+            source=NAME,
+        )
+    if shape == "pairs":
+        current, prior = [turns[-1]], turns[:-1]
+        question, answer = current[0]["input"], current[0]["actual_output"]
+    elif shape == "roles":
+        current, prior = turns[-2:], turns[:-2]
+        if [turn["role"] for turn in current] != ["user", "assistant"]:
+            raise refuse(
+                origins[-1],
+                f"messages[{origins[-1]}]",
+                "the conversation must end with a user message answered by an assistant "
+                "message to split off the current exchange",
+            )
+        question, answer = current[0]["content"], current[1]["content"]
+    else:
+        assert_never(shape)
+    context = current[-1].get("retrieval_context")  # optional in both shapes
+    leftover = [key for turn in current for key in turn if key not in FIELDS[shape]]
+    if leftover or (shape == "roles" and "retrieval_context" in current[0]):
+        raise refuse(
+            origins[-1],
+            f"messages[{origins[-1]}].metadata.{NAME}",
+            f"the current exchange carries Galtea fields {short_repr(leftover)} that the "
+            f"production call (input, actual_output, retrieval_context) has no place for",
+        )
+    return CurrentTurn(prior, question, answer, context)
 
 
 # --- reading one turn ---------------------------------------------------------------------
