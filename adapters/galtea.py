@@ -205,15 +205,19 @@ def split_current_turn(
         question, answer = current[0]["content"], current[1]["content"]
     else:
         assert_never(shape)
+    allowed = [FIELDS[shape]] * len(current)
+    if shape == "roles":
+        allowed[0] = frozenset({"role", "content"})  # the question has no retrieval_context
+    for turn, fields, at in zip(current, allowed, origins[-len(current):], strict=True):
+        leftover = [key for key in turn if key not in fields]
+        if leftover:
+            raise refuse(
+                at,
+                f"messages[{at}].metadata.{NAME}",
+                f"the current exchange carries Galtea fields {leftover} that the production "
+                f"call (input, actual_output, retrieval_context) has no place for",
+            )
     context = current[-1].get("retrieval_context")  # optional in both shapes
-    leftover = [key for turn in current for key in turn if key not in FIELDS[shape]]
-    if leftover or (shape == "roles" and "retrieval_context" in current[0]):
-        raise refuse(
-            origins[-1],
-            f"messages[{origins[-1]}].metadata.{NAME}",
-            f"the current exchange carries Galtea fields {short_repr(leftover)} that the "
-            f"production call (input, actual_output, retrieval_context) has no place for",
-        )
     return CurrentTurn(prior, question, answer, context)
 
 

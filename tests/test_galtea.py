@@ -545,6 +545,21 @@ def test_split_current_turn_refuses_extra_keys_on_the_current_exchange() -> None
     assert (error.code, error.index) == ("not_representable", 1)
 
 
+def test_split_current_turn_refuses_a_retrieval_context_on_the_current_question() -> None:
+    messages = galtea.to_messages(
+        [
+            {"role": "user", "content": "q", "retrieval_context": None},
+            {"role": "assistant", "content": "a"},
+        ]
+    )
+    error = error_of(galtea.split_current_turn, messages, shape="roles")
+    assert (error.code, error.index, error.path) == (
+        "not_representable", 0, "messages[0].metadata.galtea"
+    )
+    assert error.detail.startswith("the current exchange carries Galtea fields "
+                                   "['retrieval_context']")
+
+
 def test_split_current_turn_of_nothing_is_an_empty_conversation() -> None:
     error = error_of(galtea.split_current_turn, [SystemMessage(content="s")], skip_system=True)
     assert (error.code, error.index) == ("empty_conversation", None)
