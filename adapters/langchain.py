@@ -400,7 +400,7 @@ def _native(message: Message, i: int, lc: Any) -> Any:
     fields: dict[str, Any] = {"name": message.name, "id": message.id, **kept, **extra}
     fields["content"] = _content_back(message.content, at)
     if isinstance(message, AIMessage):
-        _ai_fields(message, fields, at)
+        _ai_fields(message, fields, cls_name, at)
     elif isinstance(message, ToolMessage):
         _tool_fields(message, fields, tag, at)
     try:
@@ -419,8 +419,16 @@ def _content_back(content: Content, at: str) -> Any:
     return [block_of(part, f"{at}.content[{j}]") for j, part in enumerate(content)]
 
 
-def _ai_fields(message: AIMessage, fields: dict[str, Any], at: str) -> None:
+def _ai_fields(message: AIMessage, fields: dict[str, Any], cls_name: str, at: str) -> None:
     lists = lists_of(message.tool_calls)
+    if cls_name.startswith("ChatMessage"):
+        if lists.kinds:
+            raise TraceError(
+                "not_representable",
+                "a ChatMessage has no tool_calls field; this assistant message has tool calls",
+                path=f"{at}.tool_calls",
+            )
+        return
     fields["tool_calls"] = lists.tool_calls
     fields["invalid_tool_calls"] = lists.invalid_tool_calls
     order = interleave(

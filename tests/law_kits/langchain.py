@@ -118,7 +118,9 @@ def human_message(draw: st.DrawFn) -> BaseMessage:
 
 @st.composite
 def final_answer(draw: st.DrawFn) -> BaseMessage:
-    cls = draw(st.sampled_from([AIMessage, AIMessage, AIMessageChunk]))
+    cls = draw(st.sampled_from([AIMessage, AIMessage, AIMessageChunk, ChatMessage]))
+    if cls is ChatMessage:
+        return ChatMessage(content=draw(content), role=draw(st.sampled_from(["assistant", "ai"])))
     return cls(
         content=draw(content),
         name=draw(st.none() | names),
