@@ -196,12 +196,20 @@ def block_of(part: AnyPart, path: str) -> str | dict[str, Any]:
         )
     kept = part.metadata.get(NAME)
     if kept is None:
-        shape = _DEFAULT[type(part)]
-        return shape.write({"type": shape.tag}, part)
-    name = kept["shape"]
+        default = _DEFAULT[type(part)]
+        return default.write({"type": default.tag}, part)
+    name = kept.get("shape")
     if name == STRING_SHAPE and isinstance(part, TextPart):
         return part.text
-    shape = _BY_NAME[name]
+    shape = _BY_NAME.get(name) if type(name) is str else None
+    if shape is None or type(kept.get("block")) is not dict:
+        raise TraceError(
+            "not_representable",
+            f"metadata.langchain of a part needs 'shape' (one of {', '.join(_BY_NAME)}, or "
+            f"{STRING_SHAPE!r} for a text part) and a 'block' dict; got {short_repr(kept)}",
+            path=f"{path}.metadata",
+            source=NAME,
+        )
     if not isinstance(part, shape.part):
         raise TraceError(
             "not_representable",

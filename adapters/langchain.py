@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
+from typing_extensions import assert_never
 
 from tracebridge._json import check_json
 from tracebridge._optional import require
@@ -182,7 +183,7 @@ def _loaded(item: Any, i: int, lc: Any) -> Any:
             path=f"messages[{i}]",
         )
     tag, data = item["type"], item["data"]
-    cls = _class_for(tag, i, lc)
+    cls = getattr(lc, _class_name(tag, i))
     if not isinstance(data, dict):
         raise TraceError(
             "malformed_event",
@@ -199,9 +200,10 @@ def _loaded(item: Any, i: int, lc: Any) -> Any:
         ) from None
 
 
-def _class_for(tag: Any, i: int, lc: Any) -> Any:
+def _class_name(tag: Any, i: int) -> str:
+    """The ``langchain_core.messages`` class for a type tag; ``unknown_role`` otherwise."""
     if tag in CLASSES:
-        return getattr(lc, CLASSES[tag][0])
+        return CLASSES[tag][0]
     if tag == "remove":
         detail = (
             "RemoveMessage is a LangGraph instruction to delete a message from the state, not a "
@@ -216,8 +218,7 @@ def _typed(message: Any, i: int, parse_partial: Any, drop_artifacts: bool) -> Me
     at = f"messages[{i}]"
     data = message.model_dump()
     tag = data["type"]
-    if tag not in CLASSES:
-        _class_for(tag, i, None)
+    _class_name(tag, i)  # RemoveMessage and classes from elsewhere stop here
     kind = _kind_of(tag, data, at)
     is_chunk = tag == "AIMessageChunk"
     if is_chunk:
@@ -244,7 +245,9 @@ def _typed(message: Any, i: int, parse_partial: Any, drop_artifacts: bool) -> Me
         )
     if kind == "human":
         return HumanMessage(content=content, name=data["name"], id=data["id"], metadata=metadata)
-    return SystemMessage(content=content, name=data["name"], id=data["id"], metadata=metadata)
+    if kind == "system":
+        return SystemMessage(content=content, name=data["name"], id=data["id"], metadata=metadata)
+    assert_never(kind)
 
 
 def _kind_of(tag: str, data: dict[str, Any], at: str) -> Kind:
@@ -390,6 +393,13 @@ def _native(message: Message, i: int, lc: Any) -> Any:
     tag = kept.pop("class", PLAIN_CLASS[message.type])
     kept.pop("artifact_dropped", None)
     extra = kept.pop("extra", {})
+    if tag not in CLASSES:
+        raise TraceError(
+            "not_representable",
+            f"metadata.langchain.class {short_repr(tag)} is no LangChain message class; "
+            f"known: {', '.join(CLASSES)}",
+            path=f"{at}.metadata",
+        )
     cls_name, kind = CLASSES[tag]
     if (kind or CHAT_ROLES.get(kept.get("role", ""))) != message.type:
         raise TraceError(
