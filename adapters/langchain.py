@@ -23,6 +23,7 @@ See ``docs/adapters/langchain.md`` for the full mapping table.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -322,15 +323,14 @@ def _kept_fields(cls: Any, data: dict[str, Any], at: str, drop_artifacts: bool) 
         if key in _MAPPED:
             continue  # a typed field; read by _typed
         where = f"{at}.{key}"
-        declared = cls.model_fields.get(key)
-        if declared is None:
+        defaults = _field_defaults(cls)
+        if key not in defaults:
             check_json(value, where)
             extra[key] = value
             continue
-        if declared.default is not PydanticUndefined or declared.default_factory is not None:
-            default = declared.get_default(call_default_factory=True)
-            if value == default and type(value) is type(default):
-                continue  # the way back writes the default itself
+        default = defaults[key]
+        if default is not _REQUIRED and value == default and type(value) is type(default):
+            continue  # the way back writes the default itself
         if key == "artifact" and drop_artifacts and not _is_json(value, where):
             kept["artifact_dropped"] = type(value).__name__
             continue
@@ -339,6 +339,21 @@ def _kept_fields(cls: Any, data: dict[str, Any], at: str, drop_artifacts: bool) 
     if extra:
         kept["extra"] = extra
     return kept
+
+
+_REQUIRED = object()
+
+
+@functools.cache
+def _field_defaults(cls: Any) -> dict[str, Any]:
+    """Each declared field's default value (``_REQUIRED`` when it has none), per class."""
+    defaults = {}
+    for key, declared in cls.model_fields.items():
+        has_default = declared.default is not PydanticUndefined or declared.default_factory
+        defaults[key] = (
+            declared.get_default(call_default_factory=True) if has_default else _REQUIRED
+        )
+    return defaults
 
 
 def _is_json(value: Any, where: str) -> bool:
