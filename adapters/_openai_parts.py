@@ -169,8 +169,25 @@ class PartWriter:
         )
 
     def namespace(self, metadata: Mapping[str, Any]) -> dict[str, Any]:
+        """This adapter's kept source fields (``{}`` when there are none)."""
         kept = metadata.get(self.source, {})
-        return kept if isinstance(kept, dict) else {}
+        shapes = [(kept, f"metadata.{self.source}")]
+        if isinstance(kept, dict):
+            shapes += [
+                (kept[key], f"metadata.{self.source}.{key}")
+                for key in ("fields", "inner")
+                if key in kept
+            ]
+        for value, where in shapes:
+            if not isinstance(value, dict):
+                raise TraceError(
+                    "malformed_event",
+                    f"{where} must be an object, as to_messages writes it; got {described(value)}",
+                    index=self.index,
+                    path=f"messages[{self.index}]",
+                    source=self.source,
+                )
+        return kept  # type: ignore[no-any-return]
 
     def content(self, content: Content) -> str | list[dict[str, Any]]:
         if isinstance(content, str):

@@ -33,7 +33,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracebridge.errors import TraceError
-from tracebridge.messages import AIMessage, Message, ToolMessage, messages_of
+from tracebridge.messages import (
+    AIMessage,
+    HumanMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    messages_of,
+)
 
 from . import openai_chat
 
@@ -89,7 +96,7 @@ class Handoff:
 
 
 def handoffs(messages: Any) -> list[Handoff]:
-    """Every handoff in a typed conversation, in order.
+    """Every handoff in a conversation (typed messages, or a Swarm history), in order.
 
     The active agent starts as the name of the first AIMessage and changes only at a
     handoff, so this is right for the streaming shape too (where ``sender`` is stale).
@@ -109,7 +116,10 @@ def handoffs(messages: Any) -> list[Handoff]:
     found: list[Handoff] = []
     active: str | None = None
     seen_agent = False
-    for index, message in enumerate(messages_of(messages)):
+    typed = messages_of(messages)
+    if not all(isinstance(m, (AIMessage, ToolMessage, HumanMessage, SystemMessage)) for m in typed):
+        typed = to_messages(messages)  # a Swarm history as stored; its errors say what is wrong
+    for index, message in enumerate(typed):
         if isinstance(message, AIMessage) and not seen_agent:
             active, seen_agent = message.name, True
         elif isinstance(message, ToolMessage):

@@ -661,6 +661,16 @@ def test_drop_names_only_droppable_things() -> None:
         from_messages([HumanMessage(content="hi")], drop=["ids"])
 
 
+@pytest.mark.parametrize(
+    "namespace", ["developer", {"fields": ["refusal"]}], ids=["not-an-object", "fields-list"]
+)
+def test_a_namespace_that_to_messages_could_not_have_written_is_malformed(namespace: Any) -> None:
+    message = HumanMessage(content="hi", metadata={"openai_chat": namespace})
+    with pytest.raises(TraceError) as caught:
+        from_messages([HumanMessage(content="ok"), message])
+    assert (caught.value.code, caught.value.index) == ("malformed_event", 1)
+
+
 def test_metadata_of_other_adapters_is_not_read() -> None:
     message = HumanMessage(content="hi", metadata={"swarm": {"fields": {"x": 1}}})
     assert from_messages([message]) == [{"role": "user", "content": "hi"}]

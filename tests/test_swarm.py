@@ -154,6 +154,13 @@ def test_handoffs_follow_the_handoff_results_not_the_stale_sender() -> None:
     ]
 
 
+def test_handoffs_read_a_stored_history_too() -> None:
+    assert handoffs(streaming_history()) == handoffs(to_messages(streaming_history()))
+    with pytest.raises(TraceError) as caught:
+        handoffs([USER, "not a message"])
+    assert (caught.value.code, caught.value.index) == ("malformed_event", 1)
+
+
 @pytest.mark.parametrize(
     "content",
     ['{"assistant": 3}', '{"assistant": "A", "extra": 1}', "Billing Agent", '["assistant"]'],
