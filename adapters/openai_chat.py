@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn
@@ -60,7 +59,6 @@ ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 DROPPABLE = ("message_ids", "is_error", "reasoning")
 """What ``from_messages(drop=...)`` may leave out: the format has no place for them."""
 
-_DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
 _CHUNK_CLASSES = ("ChatCompletionChunk", "ChoiceDelta", "ChoiceDeltaToolCall")
 _MESSAGE_CLASSES = ("ChatCompletionMessage", "ParsedChatCompletionMessage")
 
@@ -376,7 +374,7 @@ class _Reader(PartReader):
                 name=name, id=call_id, invalid_args=raw, metadata=metadata if extra else {}
             )
         if json.dumps(args) != raw:
-            extra["arguments"] = raw  # the exact spelling (spacing, key order) comes back out
+            extra["arguments"] = raw  # the exact spelling (spacing, escapes) comes back out
         return ToolCall(name=name, args=args, id=call_id, metadata=metadata if extra else {})
 
 
