@@ -31,13 +31,14 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_wheel_holds_core_adapters_types_and_the_command(wheel: Path) -> None:
-    names = set(zipfile.ZipFile(wheel).namelist())
+    archive = zipfile.ZipFile(wheel)
+    names = set(archive.namelist())
     adapters = {p.name for p in (ROOT / "adapters").glob("*.py")}
     assert {f"tracebridge/adapters/{name}" for name in adapters} <= names
     assert {"tracebridge/__init__.py", "tracebridge/py.typed", "tracebridge/cli.py"} <= names
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
-    assert "tracebridge = tracebridge.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
-    metadata = zipfile.ZipFile(wheel).read(entry_points.replace("entry_points.txt", "METADATA"))
+    assert "tracebridge = tracebridge.cli:main" in archive.read(entry_points).decode()
+    metadata = archive.read(entry_points.replace("entry_points.txt", "METADATA"))
     requires = [line for line in metadata.decode().splitlines() if line.startswith("Requires-Dist")]
     core = [line for line in requires if "extra ==" not in line]
     assert core == ["Requires-Dist: pydantic<3,>=2.14"]
