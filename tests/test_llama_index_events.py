@@ -1,0 +1,92 @@
+"""Event streams as a FunctionAgent writes them, for any conversation: property tests.
+
+The stream is built the way ``FunctionAgent`` builds it: before each model step an
+``AgentInput`` whose input is the system prompt plus the whole history so far, then the
+``AgentOutput``, then one ``ToolCallResult`` per call (blocks, ``tool_id``, ``is_error``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tracebridge import AIMessage, HumanMessage, Message, SystemMessage, ToolMessage
+from tracebridge.adapters import llama_index
+
+from law_kits.llama_index import expressible
+from strategies import Shape, conversations
+
+SHAPE = Shape(metadata=False, message_ids=False, names=False, system=False)
+PROMPT = {"role": "system", "additional_kwargs": {}, "blocks": [{"block_type": "text",
+                                                                  "text": "Be helpful."}]}
+
+
+def event(kind: str, **data: Any) -> dict[str, Any]:
+    return {"event": kind, "data": data}
+
+
+def stream(messages: list[Message], agent: str) -> list[dict[str, Any]]:
+    history = [m.model_dump(mode="json")
+               for m in llama_index.from_messages(messages, accept_loss={"is_error"})]
+    calls = {c.id: c.name for m in messages if isinstance(m, AIMessage) for c in m.tool_calls}
+    events: list[dict[str, Any]] = []
+    for k, (typed, dump) in enumerate(zip(messages, history, strict=True)):
+        if isinstance(typed, AIMessage):
+            events.append(event("AgentInput", input=[PROMPT, *history[:k]],
+                                current_agent_name=agent))
+            events.append(event("AgentStream", delta="", response="", current_agent_name=agent))
+            events.append(event("AgentOutput", response=dump, current_agent_name=agent))
+            events += [event("ToolCall", tool_name=c.name, tool_kwargs=c.args, tool_id=c.id)
+                       for c in typed.tool_calls]
+        elif isinstance(typed, ToolMessage):
+            assert typed.tool_call_id is not None
+            output = {"blocks": dump["blocks"], "is_error": typed.is_error}
+            events.append(event("ToolCallResult", tool_name=calls[typed.tool_call_id],
+                                tool_kwargs={}, tool_id=typed.tool_call_id, tool_output=output,
+                                return_direct=False))
+    if isinstance(messages[-1], HumanMessage):
+        events.append(event("AgentInput", input=[PROMPT, *history], current_agent_name=agent))
+    events.append(event("StopEvent", result=None))
+    return events
+
+
+def with_event_facts(messages: list[Message], agent: str) -> list[Message]:
+    """What the events know on top of the history: the prompt, agent and tool names."""
+    calls = {c.id: c.name for m in messages if isinstance(m, AIMessage) for c in m.tool_calls}
+    named: list[Message] = [SystemMessage(content="Be helpful.")]
+    for message in messages:
+        if isinstance(message, AIMessage):
+            message = message.model_copy(update={"name": agent})
+        elif isinstance(message, ToolMessage):
+            message = message.model_copy(update={"name": calls[message.tool_call_id]})
+        named.append(message)
+    return named
+
+
+@st.composite
+def agent_runs(draw: st.DrawFn) -> list[Message]:
+    """Conversations a history can hold, with some tool results failed (only events say so)."""
+    messages = draw(conversations(SHAPE).map(expressible))
+    return [
+        m.model_copy(update={"is_error": draw(st.booleans())})
+        if isinstance(m, ToolMessage) else m
+        for m in messages
+    ]
+
+
+@given(agent_runs(), st.sampled_from(["Agent", "planner"]))
+def test_events_give_the_conversation_with_prompt_and_names(
+    messages: list[Message], agent: str
+) -> None:
+    assert llama_index.events_to_messages(stream(messages, agent)) == with_event_facts(
+        messages, agent
+    )
+
+
+@given(agent_runs())
+def test_events_and_history_agree_after_removing_event_extras(messages: list[Message]) -> None:
+    history = llama_index.from_messages(messages, accept_loss={"is_error"})
+    from_events = llama_index.events_to_messages(stream(messages, "Agent"))
+    assert llama_index.strip_event_extras(from_events) == llama_index.to_messages(history)
