@@ -31,6 +31,7 @@ from tracebridge.metrics import (
     Usage,
     strict_json_schema,
 )
+from tracebridge.metrics.base import run_sync
 from tracebridge.metrics.goals import GoalVerdict, TopicReport
 from tracebridge.metrics.judged import TRANSCRIPT_GUIDE, MessageVerdicts
 
@@ -489,8 +490,11 @@ def test_score_is_the_synchronous_form_and_reuses_the_client(server: FakeOpenAI)
     judge = OpenAIJudge.connect("judge-model", base_url=server.base_url, api_key="test",
                                 max_retries=0)
     metric = AgentGoalAccuracyWithoutReference(judge)
-    assert metric.score(BOOKING).value == 1.0
-    assert metric.score(BOOKING).value == 0.0
+    try:
+        assert metric.score(BOOKING).value == 1.0
+        assert metric.score(BOOKING).value == 0.0
+    finally:
+        run_sync(judge.aclose(), "closing the judge", "await judge.aclose()")
     assert len(server.requests) == 2
 
 
