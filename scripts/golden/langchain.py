@@ -122,6 +122,11 @@ def call(name: str, args: dict[str, Any], call_id: str) -> dict[str, Any]:
     return {"name": name, "args": args, "id": call_id}
 
 
+def raw_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+    """A tool call in the raw OpenAI form providers leave in ``additional_kwargs``."""
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
 def run_agent(
     script: list[AIMessage], turns: list[list[BaseMessage]], *, pause_before_tools: bool = False
 ) -> list[BaseMessage]:
@@ -275,16 +280,8 @@ def invalid_tool_call(pause_before_tools: bool) -> list[BaseMessage]:
             ],
             additional_kwargs={
                 "tool_calls": [
-                    {
-                        "id": "call_cut",
-                        "type": "function",
-                        "function": {"name": "get_weather", "arguments": '{"city": "Ro'},
-                    },
-                    {
-                        "id": "call_ok",
-                        "type": "function",
-                        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
-                    },
+                    raw_call("call_cut", "get_weather", '{"city": "Ro'),
+                    raw_call("call_ok", "get_weather", '{"city": "Paris"}'),
                 ]
             },
         ),
@@ -366,16 +363,8 @@ def invalid_cases() -> dict[str, tuple[str, list[dict[str, Any]], str, int]]:
     removed = [m for k, m in enumerate(parallel) if k != 3]
     conflicting = json.loads(json.dumps(parallel))
     conflicting[1]["data"]["additional_kwargs"]["tool_calls"] = [
-        {
-            "id": "call_paris",
-            "type": "function",
-            "function": {"name": "get_weather", "arguments": '{"city": "Lyon"}'},
-        },
-        {
-            "id": "call_rome",
-            "type": "function",
-            "function": {"name": "get_weather", "arguments": '{"city": "Rome"}'},
-        },
+        raw_call("call_paris", "get_weather", '{"city": "Lyon"}'),
+        raw_call("call_rome", "get_weather", '{"city": "Rome"}'),
     ]
     anthropic = messages_to_dict(anthropic_content_blocks())
     anthropic[1]["data"]["content"][2]["input"] = {"city": "Lyon"}
