@@ -58,6 +58,14 @@ def fail(code: Any, detail: str, index: int, path: str) -> TraceError:
     return TraceError(code, detail, index=index, path=path, source=NAME)
 
 
+def json_checked(value: Any, index: int, path: str, *, is_object: bool = False) -> Any:
+    """``value`` when it is JSON (a JSON object with ``is_object``); else the error, placed."""
+    try:
+        return check_json_object(value, path) if is_object else check_json(value, path)
+    except TraceError as error:
+        raise error.relocated(index=index, source=NAME) from None
+
+
 def optional_str(block: dict[str, Any], key: str, index: int, path: str) -> str | None:
     value = block.get(key)  # optional in every block that has it
     if value is not None and type(value) is not str:
@@ -94,7 +102,7 @@ def block_to_part(block: dict[str, Any], index: int, path: str) -> Part:
     if kind == "thinking":
         return _reasoning_part(block, index, path)
     if kind in OPAQUE_BLOCKS or kind == "tool_call":
-        check_json(block, path)
+        json_checked(block, index, path)
         return OpaquePart(kind=kind, value=block)
     raise fail(
         "malformed_event",
@@ -113,7 +121,7 @@ def _media_part(block: dict[str, Any], index: int, path: str) -> Part:
         optional_str(block, key, index, path)
     if data is None and url is None:
         # A local path (or nothing at all): no part field says "a file on this machine".
-        check_json(block, path)
+        json_checked(block, index, path)
         return OpaquePart(kind=kind, value=block)
     if kind == "image":
         return ImagePart(
@@ -150,8 +158,8 @@ def _reasoning_part(block: dict[str, Any], index: int, path: str) -> ReasoningPa
     if tokens is not None and type(tokens) is not int:
         raise fail("malformed_event", f"'num_tokens' must be an int or null, got {tokens!r}",
                    index, f"{path}.num_tokens")
-    info = check_json_object(block.get("additional_information", {}),
-                             f"{path}.additional_information")
+    info = json_checked(block.get("additional_information", {}), index,
+                        f"{path}.additional_information", is_object=True)
     kept: dict[str, Any] = {}
     if content is None:
         kept["content_is_null"] = True

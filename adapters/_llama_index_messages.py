@@ -34,10 +34,16 @@ from tracebridge import (
     ToolMessage,
     TraceError,
 )
-from tracebridge._json import check_json, check_json_object
 from tracebridge.errors import short_repr
 
-from ._llama_index_blocks import NAME, block_to_part, fail, optional_str, part_to_block
+from ._llama_index_blocks import (
+    NAME,
+    block_to_part,
+    fail,
+    json_checked,
+    optional_str,
+    part_to_block,
+)
 
 ROLE_KIND = {
     "system": "system",
@@ -64,7 +70,7 @@ def _reject_constant(name: str) -> Any:
 def parse_args(raw: Any, index: int, path: str) -> tuple[dict[str, Any], str | None]:
     """``(args, invalid_args)`` from tool arguments given as a dict or as JSON text."""
     if type(raw) is dict:
-        check_json(raw, path)
+        json_checked(raw, index, path)
         return raw, None
     if type(raw) is str:
         try:
@@ -112,8 +118,8 @@ def message_from_dump(dump: Any, index: int, where: str) -> Message:
     if type(blocks) is not list:
         raise fail("malformed_event", f"'blocks' must be a list, got {type(blocks).__name__}",
                    index, f"{where}.blocks")
-    extra = dict(check_json_object(dump.get("additional_kwargs", {}),
-                                   f"{where}.additional_kwargs"))
+    extra = dict(json_checked(dump.get("additional_kwargs", {}), index,
+                              f"{where}.additional_kwargs", is_object=True))
     kept: dict[str, Any] = {}
     if role != DEFAULT_ROLE[kind]:
         kept["role"] = role
@@ -188,7 +194,7 @@ def _entry_call(entry: Any, k: int, index: int, path: str) -> ToolCall:
             index,
             path,
         )
-    check_json(entry, path)
+    json_checked(entry, index, path)
     call_id = entry.get("id")
     if call_id is not None and type(call_id) is not str:
         raise fail("malformed_event", f"'id' must be a string, got {short_repr(call_id)}",

@@ -41,6 +41,7 @@ from tracebridge import (
     TraceError,
 )
 from tracebridge.adapters import llama_index
+from tracebridge.registry import detect_format
 
 NS = "llama_index"
 
@@ -56,6 +57,7 @@ def roundtrip(trace: list[Any]) -> list[Any]:
 def raises(trace: Any, convert: Any = llama_index.to_messages) -> TraceError:
     with pytest.raises(TraceError) as caught:
         convert(trace)
+    assert caught.value.source == "llama_index"
     return caught.value
 
 
@@ -434,3 +436,49 @@ def test_an_agent_output_must_be_an_assistant_message() -> None:
     events = [AgentOutput(response=user(), current_agent_name="bot")]
     error = raises(events, llama_index.events_to_messages)
     assert (error.code, error.index) == ("malformed_event", 0)
+
+
+def test_auto_detection_picks_llama_index_for_objects_and_dumps() -> None:
+    trace = [user(), ChatMessage(role="assistant", content="hello")]
+    assert detect_format(trace) == "llama_index"
+    assert detect_format(dumps(trace)) == "llama_index"
+
+
+# --- what is not a history ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("trace", "code", "index", "path"),
+    [
+        ({"role": "user", "blocks": []}, "malformed_event", None, None),
+        ([{"role": "user"}], "malformed_event", 0, "messages[0].blocks"),
+        ([{"role": "user", "blocks": [], "content": "hi"}], "malformed_event", 0,
+         "messages[0].content"),
+        ([{"role": "user", "blocks": [{"block_type": "sticker"}]}], "malformed_event", 0,
+         "messages[0].blocks[0].block_type"),
+        ([{"role": "user", "blocks": [{"block_type": "text", "text": 3}]}], "malformed_event", 0,
+         "messages[0].blocks[0].text"),
+        ([{"role": "user", "blocks": [], "additional_kwargs": {"seen": {1, 2}}}],
+         "unserializable_value", 0, "messages[0].additional_kwargs.seen"),
+        ([user().model_dump(mode="json"),
+          {"role": "assistant", "blocks": [{"block_type": "tool_call", "tool_name": "f",
+                                            "tool_call_id": "a"}]},
+          {"role": "tool", "blocks": [], "additional_kwargs": {"tool_call_id": 7}}],
+         "malformed_event", 2, "messages[2].additional_kwargs.tool_call_id"),
+        ([user().model_dump(mode="json"),
+          {"role": "assistant", "blocks": [{"block_type": "tool_call", "tool_name": "f",
+                                            "tool_call_id": "a"}]},
+          {"role": "tool", "blocks": [],
+           "additional_kwargs": {"tool_call_id": "a", "call_id": "b"}}],
+         "conflicting_fields", 2, "messages[2].additional_kwargs.call_id"),
+        ([user().model_dump(mode="json"),
+          {"role": "assistant", "blocks": [],
+           "additional_kwargs": {"tool_calls": [{"tool_id": "a", "tool_name": "f"}]}}],
+         "malformed_event", 1, "messages[1].additional_kwargs.tool_calls[0]"),
+    ],
+)
+def test_broken_histories_are_rejected_where_they_break(
+    trace: Any, code: str, index: int | None, path: str | None
+) -> None:
+    error = raises(trace)
+    assert (error.code, error.index, error.path) == (code, index, path)
