@@ -26,9 +26,10 @@ from tracebridge.messages import (
     TextPart,
 )
 
+from ._langchain_classes import NAME
+
 __all__ = ["block_of", "part_of"]
 
-NAME = "langchain"
 Path = tuple[str, ...]
 MappedPart = TextPart | ImagePart | AudioPart | FilePart | ReasoningPart
 AnyPart = MappedPart | OpaquePart

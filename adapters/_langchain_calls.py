@@ -26,9 +26,10 @@ from tracebridge._json import check_json
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import ToolCall
 
+from ._langchain_classes import NAME
+
 __all__ = ["CALL_BLOCK_ARGS", "CallLists", "calls_of", "lists_of"]
 
-NAME = "langchain"
 CALL_BLOCK_ARGS = {"tool_use": "input", "tool_call": "args"}
 """Content block types that describe a tool call, and the key holding its arguments."""
 

@@ -22,7 +22,6 @@ See ``docs/adapters/langchain.md`` for the full mapping table.
 
 from __future__ import annotations
 
-import copy
 import functools
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -32,7 +31,6 @@ from pydantic_core import PydanticUndefined
 from typing_extensions import assert_never
 
 from tracebridge._json import check_json
-from tracebridge._optional import require
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AIMessage,
@@ -44,44 +42,20 @@ from tracebridge.messages import (
 )
 from tracebridge.validation import validate
 
-from ._langchain_blocks import block_of, part_of
-from ._langchain_calls import calls_of, interleave, lists_of, source_kinds
+from ._langchain_blocks import part_of
+from ._langchain_calls import calls_of
+from ._langchain_classes import (
+    CHAT_ROLES,
+    CLASSES,
+    NAME,
+    PLAIN_CLASS,
+    Kind,
+    langchain_core_messages,
+    partial_parser,
+)
+from ._langchain_write import native
 
 __all__ = ["NAME", "detect", "from_messages", "to_messages"]
-
-NAME = "langchain"
-
-Kind = Literal["human", "ai", "tool", "system"]
-
-CLASSES: dict[str, tuple[str, Kind | None]] = {
-    "human": ("HumanMessage", "human"),
-    "HumanMessageChunk": ("HumanMessageChunk", "human"),
-    "ai": ("AIMessage", "ai"),
-    "AIMessageChunk": ("AIMessageChunk", "ai"),
-    "system": ("SystemMessage", "system"),
-    "SystemMessageChunk": ("SystemMessageChunk", "system"),
-    "tool": ("ToolMessage", "tool"),
-    "ToolMessageChunk": ("ToolMessageChunk", "tool"),
-    "function": ("FunctionMessage", "tool"),
-    "FunctionMessageChunk": ("FunctionMessageChunk", "tool"),
-    "chat": ("ChatMessage", None),
-    "ChatMessageChunk": ("ChatMessageChunk", None),
-}
-"""``messages_to_dict`` type tag -> (class in ``langchain_core.messages``, typed kind).
-A ``ChatMessage``'s kind comes from its role."""
-
-CHAT_ROLES: dict[str, Kind] = {
-    "user": "human",
-    "human": "human",
-    "assistant": "ai",
-    "ai": "ai",
-    "system": "system",
-    "developer": "system",
-}
-"""The ``ChatMessage`` roles that name a typed kind; any other role is ``unknown_role``."""
-
-PLAIN_CLASS: dict[str, str] = {"human": "human", "ai": "ai", "tool": "tool", "system": "system"}
-"""The class tag written for a typed message that records none."""
 
 _MAPPED = frozenset(
     {"content", "type", "name", "id", "tool_calls", "invalid_tool_calls", "tool_call_id", "status"}
@@ -89,20 +63,6 @@ _MAPPED = frozenset(
 """``model_dump()`` keys that become typed fields; every other key is kept as metadata."""
 
 _Form = Literal["messages", "dicts", "state"]
-
-
-def _partial_parser() -> Any:
-    """LangChain's lenient JSON parser, which it uses on streamed tool-call arguments."""
-    module = require(
-        "langchain_core.utils.json", adapter=NAME, extra="langchain", package="langchain-core"
-    )
-    return module.parse_partial_json
-
-
-def _lc() -> Any:
-    return require(
-        "langchain_core.messages", adapter=NAME, extra="langchain", package="langchain-core"
-    )
 
 
 # --- detection -----------------------------------------------------------------------------
@@ -137,8 +97,8 @@ def to_messages(
     without it such an artifact raises ``unserializable_value``.
     """
     items = _items_of(trace)
-    lc = _lc()
-    parse_partial = _partial_parser()
+    lc = langchain_core_messages()
+    parse_partial = partial_parser()
     messages: list[Message] = []
     for i, item in enumerate(items):
         try:
@@ -386,11 +346,11 @@ def from_messages(messages: Sequence[Message], *, form: _Form = "messages") -> A
     cannot hold: a tool result without ``tool_call_id``, an invalid call placed before a
     valid one when nothing records that order, an opaque part that is not a block dict.
     """
-    lc = _lc()
+    lc = langchain_core_messages()
     out = []
     for i, message in enumerate(messages):
         try:
-            out.append(_native(message, i, lc))
+            out.append(native(message, i, lc))
         except TraceError as error:
             raise error.relocated(index=i, source=NAME) from None
     if form == "messages":
@@ -400,100 +360,3 @@ def from_messages(messages: Sequence[Message], *, form: _Form = "messages") -> A
     if form == "state":
         return {"messages": out}
     raise ValueError(f"form must be 'messages', 'dicts' or 'state', not {form!r}")
-
-
-def _native(message: Message, i: int, lc: Any) -> Any:
-    at = f"messages[{i}]"
-    kept: dict[str, Any] = copy.deepcopy(message.metadata.get(NAME, {}))
-    tag = kept.pop("class", PLAIN_CLASS[message.type])
-    kept.pop("artifact_dropped", None)
-    extra = kept.pop("extra", {})
-    if tag not in CLASSES:
-        raise TraceError(
-            "not_representable",
-            f"metadata.langchain.class {short_repr(tag)} is no LangChain message class; "
-            f"known: {', '.join(CLASSES)}",
-            path=f"{at}.metadata",
-        )
-    cls_name, kind = CLASSES[tag]
-    if (kind or CHAT_ROLES.get(kept.get("role", ""))) != message.type:
-        raise TraceError(
-            "not_representable",
-            f"metadata.langchain.class {tag!r} is not a {message.type} message class",
-            path=f"{at}.metadata",
-        )
-    fields: dict[str, Any] = {"name": message.name, "id": message.id, **kept, **extra}
-    fields["content"] = _content_back(message.content, at)
-    if isinstance(message, AIMessage):
-        _ai_fields(message, fields, cls_name, at)
-    elif isinstance(message, ToolMessage):
-        _tool_fields(message, fields, tag, at)
-    try:
-        return getattr(lc, cls_name)(**fields)
-    except (ValidationError, TypeError, ValueError) as exc:
-        raise TraceError(
-            "not_representable",
-            f"LangChain's {cls_name} does not accept these fields: {exc}".replace("\n", " "),
-            path=at,
-        ) from None
-
-
-def _content_back(content: Content, at: str) -> Any:
-    if isinstance(content, str):
-        return content
-    return [block_of(part, f"{at}.content[{j}]") for j, part in enumerate(content)]
-
-
-def _ai_fields(message: AIMessage, fields: dict[str, Any], cls_name: str, at: str) -> None:
-    lists = lists_of(message.tool_calls)
-    if cls_name.startswith("ChatMessage"):
-        if lists.kinds:
-            raise TraceError(
-                "not_representable",
-                "a ChatMessage has no tool_calls field; this assistant message has tool calls",
-                path=f"{at}.tool_calls",
-            )
-        return
-    fields["tool_calls"] = lists.tool_calls
-    fields["invalid_tool_calls"] = lists.invalid_tool_calls
-    order = interleave(
-        source_kinds(fields, _partial_parser()),
-        len(lists.tool_calls),
-        len(lists.invalid_tool_calls),
-    )
-    if [invalid for invalid, _ in order] != lists.kinds:
-        raise TraceError(
-            "not_representable",
-            "LangChain keeps invalid tool calls in their own list after the valid ones; this "
-            "message has an invalid call before a valid one and no raw provider calls "
-            "(additional_kwargs.tool_calls) that record the order",
-            path=f"{at}.tool_calls",
-        )
-    has_function_call = any(
-        call.metadata.get(NAME, {}).get("from") == "function_call" for call in message.tool_calls
-    )
-    if has_function_call and "function_call" not in fields.get("additional_kwargs", {}):
-        raise TraceError(
-            "not_representable",
-            "a call marked as from additional_kwargs.function_call, but the message keeps no "
-            "additional_kwargs.function_call",
-            path=f"{at}.tool_calls",
-        )
-    if lists.blocks:
-        if isinstance(fields["content"], str):
-            fields["content"] = [fields["content"]] if fields["content"] else []
-        for position, block in sorted(lists.blocks, key=lambda pair: pair[0]):
-            fields["content"].insert(position, block)
-
-
-def _tool_fields(message: ToolMessage, fields: dict[str, Any], tag: str, at: str) -> None:
-    if CLASSES[tag][0].startswith("Function"):
-        return  # a FunctionMessage has neither tool_call_id nor status
-    if message.tool_call_id is None:
-        raise TraceError(
-            "not_representable",
-            "a LangChain ToolMessage needs a tool_call_id; this tool result has none",
-            path=f"{at}.tool_call_id",
-        )
-    fields["tool_call_id"] = message.tool_call_id
-    fields["status"] = "error" if message.is_error else "success"

@@ -1,0 +1,66 @@
+"""What the ``langchain`` adapter knows about LangChain's message classes, in one place."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from tracebridge._optional import require
+
+__all__ = [
+    "CHAT_ROLES",
+    "CLASSES",
+    "NAME",
+    "PLAIN_CLASS",
+    "Kind",
+    "langchain_core_messages",
+    "partial_parser",
+]
+
+NAME = "langchain"
+
+Kind = Literal["human", "ai", "tool", "system"]
+
+CLASSES: dict[str, tuple[str, Kind | None]] = {
+    "human": ("HumanMessage", "human"),
+    "HumanMessageChunk": ("HumanMessageChunk", "human"),
+    "ai": ("AIMessage", "ai"),
+    "AIMessageChunk": ("AIMessageChunk", "ai"),
+    "system": ("SystemMessage", "system"),
+    "SystemMessageChunk": ("SystemMessageChunk", "system"),
+    "tool": ("ToolMessage", "tool"),
+    "ToolMessageChunk": ("ToolMessageChunk", "tool"),
+    "function": ("FunctionMessage", "tool"),
+    "FunctionMessageChunk": ("FunctionMessageChunk", "tool"),
+    "chat": ("ChatMessage", None),
+    "ChatMessageChunk": ("ChatMessageChunk", None),
+}
+"""``messages_to_dict`` type tag -> (class in ``langchain_core.messages``, typed kind).
+A ``ChatMessage``'s kind comes from its role."""
+
+CHAT_ROLES: dict[str, Kind] = {
+    "user": "human",
+    "human": "human",
+    "assistant": "ai",
+    "ai": "ai",
+    "system": "system",
+    "developer": "system",
+}
+"""The ``ChatMessage`` roles that name a typed kind; any other role is ``unknown_role``."""
+
+PLAIN_CLASS: dict[str, str] = {"human": "human", "ai": "ai", "tool": "tool", "system": "system"}
+"""The class tag written for a typed message that records none."""
+
+
+def partial_parser() -> Any:
+    """LangChain's lenient JSON parser, which it uses on streamed tool-call arguments."""
+    module = require(
+        "langchain_core.utils.json", adapter=NAME, extra="langchain", package="langchain-core"
+    )
+    return module.parse_partial_json
+
+
+def langchain_core_messages() -> Any:
+    """``langchain_core.messages``, imported on first use."""
+    return require(
+        "langchain_core.messages", adapter=NAME, extra="langchain", package="langchain-core"
+    )
