@@ -243,7 +243,7 @@ def _reconcile_calls(
                 "conflicting_fields",
                 f"call {found.id!r} is {found.name}({found.invalid_args or found.args}) here "
                 f"but {block.name}({block.invalid_args or block.args}) in its ToolCallBlock "
-                f"(blocks[{pos}] of the calls); both places must agree",
+                f"(the message's call {pos}); both places must agree",
                 index,
                 path,
             )
