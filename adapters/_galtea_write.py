@@ -38,7 +38,7 @@ Shape = Literal["pairs", "roles"]
 """``pairs``: ``{"input", "actual_output"}`` dicts; ``roles``: ``{"role", "content"}`` dicts."""
 
 OmissionKind = Literal[
-    "system_message", "tool_calls", "tool_result", "non_text_part", "name", "id", "joined"
+    "system_message", "tool_calls", "tool_result", "non_text_part", "name", "joined"
 ]
 
 _NAMESPACE_KEYS = ("shape", "retrieval_context", "extra")
@@ -46,7 +46,6 @@ FIELDS: dict[Shape, frozenset[str]] = {
     "roles": frozenset({"role", "content", "retrieval_context"}),
     "pairs": frozenset({"input", "actual_output", "retrieval_context"}),
 }
-_IDENTITY: tuple[Literal["name", "id"], ...] = ("name", "id")
 # Keys an ``extra`` entry may not take in a written turn: they would change what the turn
 # says, or make to_messages read it as the other shape.
 _RESERVED: dict[Shape, frozenset[str]] = {
@@ -74,7 +73,7 @@ class Options:
     skip_system: bool = False
     fold_tools: bool = False
     drop_non_text: bool = False
-    drop_names_and_ids: bool = False
+    drop_names: bool = False
     join_consecutive: str | None = None
 
 
@@ -96,7 +95,7 @@ def from_messages(
     skip_system: bool = False,
     fold_tools: bool = False,
     drop_non_text: bool = False,
-    drop_names_and_ids: bool = False,
+    drop_names: bool = False,
     join_consecutive: str | None = None,
     omitted: list[Omission] | None = None,
 ) -> list[dict[str, Any]]:
@@ -106,16 +105,16 @@ def from_messages(
     else ``roles``. ``pairs`` needs user, assistant, user, assistant, ... ending with an answer.
     Each option accepts one loss: ``skip_system`` (system messages), ``fold_tools`` (tool
     calls and results; an AIMessage left with no text and no Galtea fields is left out),
-    ``drop_non_text`` (image, audio, file, reasoning and opaque parts), ``drop_names_and_ids``
-    (message names and ids), ``join_consecutive=<separator>`` (consecutive messages of one
-    role become one turn). What they left out is appended to ``omitted`` when given. Text
-    parts are joined with newlines.
+    ``drop_non_text`` (image, audio, file, reasoning and opaque parts), ``drop_names``
+    (message names; message ids are never written), ``join_consecutive=<separator>``
+    (consecutive messages of one role become one turn). What they left out is appended to
+    ``omitted`` when given. Text parts are joined with newlines.
 
     >>> from tracebridge import AIMessage, HumanMessage
     >>> from_messages([HumanMessage(content="hi"), AIMessage(content="hello")], shape="pairs")
     [{'input': 'hi', 'actual_output': 'hello'}]
     """
-    options = Options(skip_system, fold_tools, drop_non_text, drop_names_and_ids, join_consecutive)
+    options = Options(skip_system, fold_tools, drop_non_text, drop_names, join_consecutive)
     turns, _ = write_turns(messages, shape, options, omitted)
     return turns
 
@@ -209,12 +208,12 @@ def _entry(message: Any, i: int, options: Options, found: list[Omission]) -> _En
             source=NAME,
         )
     namespace = _namespace(message, i)
-    for field in _IDENTITY:
-        value = getattr(message, field)
-        if value is not None:
-            _leave_out(options.drop_names_and_ids,
-                       Omission(i, field, "drop_names_and_ids", f"{field} {value!r}"),
-                       found, f"{at}.{field}", f"a message {field} ({value!r})")
+    # A message id is provenance, like other adapters' metadata: turns have no place for
+    # it and it is not part of what was said, so it is not written. A name is (an agent's).
+    if message.name is not None:
+        _leave_out(options.drop_names,
+                   Omission(i, "name", "drop_names", f"name {message.name!r}"),
+                   found, f"{at}.name", f"a message name ({message.name!r})")
     text = _text(message, i, options, found)
     if isinstance(message, AIMessage) and message.tool_calls:
         calls = ", ".join(call.name for call in message.tool_calls)

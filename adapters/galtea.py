@@ -17,7 +17,7 @@ for is kept under ``metadata["galtea"]``:
 
 Galtea turns hold user and assistant text only. ``from_messages`` refuses anything else with
 ``not_representable`` unless the caller accepts that loss by name (``skip_system``,
-``fold_tools``, ``drop_non_text``, ``drop_names_and_ids``, ``join_consecutive``); what was
+``fold_tools``, ``drop_non_text``, ``drop_names``, ``join_consecutive``); what was
 left out is then recorded in the ``omitted`` list the caller passes. The writing side lives
 in ``_galtea_write.py``; ``split_current_turn`` here builds on it.
 

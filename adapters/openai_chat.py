@@ -56,7 +56,7 @@ __all__ = ["DROPPABLE", "NAME", "ROLES", "Dialect", "detect", "from_messages", "
 NAME = "openai_chat"
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 """The roles a Chat Completions message may have (``function`` is the legacy one)."""
-DROPPABLE = ("message_ids", "is_error", "reasoning")
+DROPPABLE = ("is_error", "reasoning")
 """What ``from_messages(drop=...)`` may leave out: the format has no place for them."""
 
 _CHUNK_CLASSES = ("ChatCompletionChunk", "ChoiceDelta", "ChoiceDeltaToolCall")
@@ -88,8 +88,9 @@ def from_messages(messages: Any, *, drop: Collection[str] = ()) -> list[dict[str
     """Plain Chat Completions message dicts, ready to send to the API.
 
     ``drop`` accepts losses the format cannot avoid, by name (see ``DROPPABLE``):
-    ``message_ids`` (messages have no id), ``is_error`` (tool results have no error flag),
-    ``reasoning`` (there is no reasoning part). Without it they raise ``not_representable``.
+    ``is_error`` (tool results have no error flag), ``reasoning`` (there is no reasoning
+    part). Without it they raise ``not_representable``. Message ids are provenance, not
+    content (other adapters' metadata is not carried either): they are not written.
     """
     return write_trace(messages, OPENAI, drop=drop)
 
@@ -420,10 +421,6 @@ class _Writer(PartWriter):
 
     def message(self, message: AnyMessage) -> dict[str, Any]:
         namespace = self.namespace(message.metadata)
-        if message.id is not None:
-            self.lose(
-                f"Chat Completions messages have no id (found {message.id!r})", ".id", "message_ids"
-            )
         role: str
         if isinstance(message, SystemMessage):
             role = "developer" if namespace.get("role") == "developer" else "system"

@@ -365,18 +365,23 @@ def test_non_text_parts_are_not_representable_unless_dropped_by_name() -> None:
     assert [(o.index, o.what) for o in omitted] == [(0, "non_text_part"), (1, "non_text_part")]
 
 
-def test_names_and_ids_are_not_representable_unless_dropped_by_name() -> None:
+def test_names_are_not_representable_unless_dropped_by_name() -> None:
     messages = [HumanMessage(content="q", id="m1"), AIMessage(content="a", name="bot")]
     error = error_of(galtea.from_messages, messages)
-    assert (error.code, error.index, error.path) == ("not_representable", 0, "messages[0].id")
+    assert (error.code, error.index, error.path) == ("not_representable", 1, "messages[1].name")
     omitted: list[Omission] = []
-    assert galtea.from_messages(messages, drop_names_and_ids=True, omitted=omitted) == [
+    assert galtea.from_messages(messages, drop_names=True, omitted=omitted) == [
         {"role": "user", "content": "q"},
         {"role": "assistant", "content": "a"},
     ]
-    assert omitted == [
-        Omission(0, "id", "drop_names_and_ids", "id 'm1'"),
-        Omission(1, "name", "drop_names_and_ids", "name 'bot'"),
+    assert omitted == [Omission(1, "name", "drop_names", "name 'bot'")]
+
+
+def test_message_ids_are_provenance_and_are_not_written() -> None:
+    messages = [HumanMessage(content="q", id="m1"), AIMessage(content="a", id="m2")]
+    assert galtea.from_messages(messages) == [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": "a"},
     ]
 
 

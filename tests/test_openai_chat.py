@@ -585,7 +585,6 @@ def test_typed_tool_results_and_names_are_written_as_the_api_takes_them() -> Non
 @pytest.mark.parametrize(
     ("message", "path", "option"),
     [
-        (HumanMessage(content="hi", id="m1"), "messages[0].id", "message_ids"),
         (AIMessage(content=[ReasoningPart(text="hmm")]), "messages[0].content[0]", "reasoning"),
         (HumanMessage(content=[ImagePart(data="iVBORw0KGgo=")]), "messages[0].content[0]", None),
         (
@@ -610,7 +609,6 @@ def test_typed_tool_results_and_names_are_written_as_the_api_takes_them() -> Non
         ),
     ],
     ids=[
-        "message-id",
         "reasoning",
         "image-data-without-mime",
         "audio-url",
@@ -704,3 +702,11 @@ def test_metadata_of_other_adapters_is_not_read() -> None:
 )
 def test_detect(trace: Any, expected: bool) -> None:
     assert openai_chat.detect(trace) is expected
+
+
+def test_message_ids_are_provenance_and_are_not_written() -> None:
+    messages = [HumanMessage(content="hi", id="m1"), AIMessage(content="hello", id="run-7")]
+    assert from_messages(messages) == [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"},
+    ]
