@@ -16,6 +16,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from tracebridge._json import check_json
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AudioPart,
@@ -163,6 +164,7 @@ def part_of(item: Any, path: str) -> AnyPart:
             f"{short_repr(item)}",
             path=path,
         )
+    check_json(item, path)
     tag = item.get("type")
     if type(tag) is not str:
         raise TraceError(

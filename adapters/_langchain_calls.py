@@ -140,22 +140,27 @@ def _invalid_spec(call: dict[str, Any], at: str) -> dict[str, Any]:
 
 
 def _function_call_spec(function_call: Any, at: str) -> dict[str, Any]:
-    if type(function_call) is not dict or type(function_call.get("name")) is not str:
+    """The legacy OpenAI ``function_call`` as one more call (no id; pairs by position)."""
+    if (
+        type(function_call) is not dict
+        or type(function_call.get("name")) is not str
+        or type(function_call.get("arguments")) is not str
+    ):
         raise TraceError(
             "malformed_event",
             f"a function_call needs a 'name' string and an 'arguments' string; "
             f"got {short_repr(function_call)}",
             path=at,
         )
-    arguments = function_call.get("arguments")
+    arguments = function_call["arguments"]
     spec: dict[str, Any] = {
         "name": function_call["name"],
         "metadata": {NAME: {"from": "function_call"}},
     }
-    if type(arguments) is str and _parses_to_object(arguments):
+    if _parses_to_object(arguments):
         spec["args"] = json.loads(arguments, strict=False) or {}
     else:
-        spec["invalid_args"] = arguments if type(arguments) is str else json.dumps(arguments)
+        spec["invalid_args"] = arguments
     return spec
 
 

@@ -101,7 +101,12 @@ def _ai_fields(message: AIMessage, fields: dict[str, Any], cls_name: str, at: st
         )
     if lists.blocks:
         if isinstance(fields["content"], str):
-            fields["content"] = [fields["content"]] if fields["content"] else []
+            raise TraceError(
+                "not_representable",
+                "a call keeps a content block (metadata.langchain.content_block) but the "
+                "message content is a string, which holds no blocks",
+                path=f"{at}.content",
+            )
         for position, block in sorted(lists.blocks, key=lambda pair: pair[0]):
             fields["content"].insert(position, block)
 

@@ -701,3 +701,50 @@ def test_golden_json_of_typed_messages_is_plain_json() -> None:
     )
     dumped = [m.model_dump(mode="json") for m in typed]
     assert json.loads(json.dumps(dumped)) == dumped
+
+
+def test_a_block_that_is_not_json_points_at_its_own_path() -> None:
+    error = rejected([HumanMessage([{"type": "image", "base64": b"\x89PNG"}])])
+    assert (error.code, error.index, error.path) == (
+        "unserializable_value",
+        0,
+        "messages[0].content[0].base64",
+    )
+
+
+def test_a_function_call_without_string_arguments_is_malformed() -> None:
+    trace = [
+        HumanMessage("go"),
+        AIMessage("", additional_kwargs={"function_call": {"name": "f", "arguments": {"x": 1}}}),
+    ]
+    error = rejected(trace)
+    assert (error.code, error.index, error.path) == (
+        "malformed_event",
+        1,
+        "messages[1].additional_kwargs.function_call",
+    )
+
+
+def test_a_call_block_cannot_go_back_into_string_content() -> None:
+    [_, ai, _] = langchain.to_messages(
+        [
+            HumanMessage("go"),
+            AIMessage([TOOL_USE], tool_calls=[VALID_CALL]),
+            ToolMessage("ok", tool_call_id="c1"),
+        ]
+    )
+    edited = ai.model_copy(update={"content": "now a string"})
+    with pytest.raises(TraceError) as caught:
+        langchain.from_messages([edited])
+    assert (caught.value.code, caught.value.path) == ("not_representable", "messages[0].content")
+
+
+def test_a_tool_use_block_naming_an_invalid_call_is_conflicting() -> None:
+    block = {"type": "tool_use", "id": "c2", "name": "g", "input": {}}
+    trace = [HumanMessage("go"), AIMessage([block], invalid_tool_calls=[INVALID_CALL])]
+    error = rejected(trace, allow_pending=True)
+    assert (error.code, error.index, error.path) == (
+        "conflicting_fields",
+        1,
+        "messages[1].content[0].name",
+    )
