@@ -25,7 +25,7 @@ def native(message: Message, i: int, lc: Any) -> Any:
     """The LangChain message for typed ``message`` (``lc`` is ``langchain_core.messages``)."""
     at = f"messages[{i}]"
     kept: dict[str, Any] = copy.deepcopy(message.metadata.get(NAME, {}))
-    tag = kept.pop("class", PLAIN_CLASS[message.type])
+    tag = kept.pop("class", _plain_class(message))
     kept.pop("artifact_dropped", None)
     extra = kept.pop("extra", {})
     if tag not in CLASSES:
@@ -111,13 +111,29 @@ def _ai_fields(message: AIMessage, fields: dict[str, Any], cls_name: str, at: st
             fields["content"].insert(position, block)
 
 
+def _plain_class(message: Message) -> str:
+    """The class for a message that records none: an id-less tool result with a name (a
+    legacy function result) can only be a ``FunctionMessage``."""
+    if isinstance(message, ToolMessage) and message.tool_call_id is None and message.name:
+        return "function"
+    return PLAIN_CLASS[message.type]
+
+
 def _tool_fields(message: ToolMessage, fields: dict[str, Any], tag: str, at: str) -> None:
     if CLASSES[tag][0].startswith("Function"):
+        if message.is_error:
+            raise TraceError(
+                "not_representable",
+                "a FunctionMessage (a tool result without tool_call_id) has no status to "
+                "say it is an error",
+                path=f"{at}.is_error",
+            )
         return  # a FunctionMessage has neither tool_call_id nor status
     if message.tool_call_id is None:
         raise TraceError(
             "not_representable",
-            "a LangChain ToolMessage needs a tool_call_id; this tool result has none",
+            "a LangChain ToolMessage needs a tool_call_id, and a FunctionMessage (the legacy "
+            "id-less result) a name; this tool result has neither",
             path=f"{at}.tool_call_id",
         )
     fields["tool_call_id"] = message.tool_call_id

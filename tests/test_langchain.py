@@ -669,6 +669,7 @@ def test_typed_messages_without_langchain_metadata_become_plain_langchain_messag
     ("message", "path"),
     [
         (tb.ToolMessage(content="x"), "messages[0].tool_call_id"),
+        (tb.ToolMessage(content="x", name="f", is_error=True), "messages[0].is_error"),
         (
             tb.AIMessage(
                 tool_calls=[
@@ -683,7 +684,12 @@ def test_typed_messages_without_langchain_metadata_become_plain_langchain_messag
             "messages[0].content[0]",
         ),
     ],
-    ids=["tool-result-without-id", "invalid-call-first", "opaque-not-a-block"],
+    ids=[
+        "tool-result-without-id-or-name",
+        "function-result-error",
+        "invalid-call-first",
+        "opaque-not-a-block",
+    ],
 )
 def test_what_langchain_cannot_hold_is_not_representable(message: Any, path: str) -> None:
     with pytest.raises(TraceError) as caught:
@@ -747,4 +753,25 @@ def test_a_tool_use_block_naming_an_invalid_call_is_conflicting() -> None:
         "conflicting_fields",
         1,
         "messages[1].content[0].name",
+    )
+
+
+def test_an_id_less_tool_result_with_a_name_becomes_a_function_message() -> None:
+    """An OpenAI legacy function-call history, read by another adapter, fits LangChain."""
+    typed = [
+        tb.HumanMessage(content="weather?"),
+        tb.AIMessage(tool_calls=[tb.ToolCall(name="get_weather", args={"city": "Oslo"})]),
+        tb.ToolMessage(content="3C", name="get_weather"),
+    ]
+    back = langchain.from_messages(typed)
+    assert messages_to_dict(back[1:]) == messages_to_dict(
+        [
+            AIMessage(
+                "", tool_calls=[{"name": "get_weather", "args": {"city": "Oslo"}, "id": None}]
+            ),
+            FunctionMessage("3C", name="get_weather"),
+        ]
+    )
+    assert langchain.to_messages(back)[2] == tb.ToolMessage(
+        content="3C", name="get_weather", metadata={"langchain": {"class": "function"}}
     )
