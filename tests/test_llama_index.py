@@ -22,7 +22,7 @@ from llama_index.core.base.llms.types import (
     ToolCallBlock,
     VideoBlock,
 )
-from llama_index.core.tools import ToolOutput
+from llama_index.core.tools import ToolOutput, ToolSelection
 from llama_index.core.workflow import Event
 from openai.types.chat import ChatCompletionMessageFunctionToolCall
 
@@ -251,6 +251,23 @@ def test_calls_only_in_additional_kwargs(as_sdk_object: bool) -> None:
     assert roundtrip(trace) == dumps(trace)
 
 
+def test_calls_as_tool_selections_in_additional_kwargs() -> None:
+    selections = [ToolSelection(tool_id="a", tool_name="f", tool_kwargs={"x": 1}),
+                  ToolSelection(tool_id="b", tool_name="g", tool_kwargs={})]
+    trace = [user(), ai_with(tool_calls=selections), result("a"), result("b")]
+    ai = llama_index.to_messages(trace)[1]
+    assert ai == AIMessage(
+        content=[],
+        tool_calls=[
+            ToolCall(name="f", args={"x": 1}, id="a", metadata={NS: {
+                "entry": {"tool_kwargs": {"x": 1}}, "entry_index": 0, "in_blocks": False}}),
+            ToolCall(name="g", args={}, id="b", metadata={NS: {
+                "entry": {"tool_kwargs": {}}, "entry_index": 1, "in_blocks": False}}),
+        ],
+    )
+    assert roundtrip(trace) == dumps(trace)
+
+
 def test_calls_in_both_places_are_reconciled_by_id() -> None:
     trace = [
         user(),
@@ -473,7 +490,7 @@ def test_auto_detection_picks_llama_index_for_objects_and_dumps() -> None:
          "conflicting_fields", 2, "messages[2].additional_kwargs.call_id"),
         ([user().model_dump(mode="json"),
           {"role": "assistant", "blocks": [],
-           "additional_kwargs": {"tool_calls": [{"tool_id": "a", "tool_name": "f"}]}}],
+           "additional_kwargs": {"tool_calls": [{"id": "a", "name": "f"}]}}],
          "malformed_event", 1, "messages[1].additional_kwargs.tool_calls[0]"),
     ],
 )

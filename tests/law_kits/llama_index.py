@@ -2,9 +2,9 @@
 
 Traces are built from valid typed conversations written out by ``from_messages`` and then
 varied the ways real histories vary: the other roles (developer, chatbot, model, function),
-tool calls as JSON-string ``tool_kwargs``, in ``additional_kwargs["tool_calls"]`` (dicts or
-openai SDK objects) as well as or instead of ``ToolCallBlock``s, blocks before the calls,
-results linked by ``call_id``, extra kwargs, and every other block type.
+tool calls as JSON-string ``tool_kwargs``, in ``additional_kwargs["tool_calls"]`` (OpenAI
+dicts or SDK objects, ToolSelections) as well as or instead of ``ToolCallBlock``s, blocks
+before the calls, results linked by ``call_id``, extra kwargs, and every other block type.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from llama_index.core.base.llms.types import (
     ThinkingBlock,
     VideoBlock,
 )
+from llama_index.core.tools import ToolSelection
 from openai.types.chat import ChatCompletionMessageFunctionToolCall
 
 from tracebridge import (
@@ -147,6 +148,26 @@ def _arguments_text(draw: st.DrawFn, kwargs: Any) -> str:
     return json.dumps(kwargs, indent=draw(st.sampled_from([None, 2])))
 
 
+def _any_entry(draw: st.DrawFn, block: dict[str, Any], with_id: bool) -> dict[str, Any]:
+    """The call as an OpenAI-shaped entry, or as a ToolSelection when its kwargs are a dict."""
+    kwargs = block["tool_kwargs"]
+    if isinstance(kwargs, dict) and draw(st.booleans()):
+        entry = {"tool_id": block["tool_call_id"], "tool_name": block["tool_name"],
+                 "tool_kwargs": kwargs}
+        id_key = "tool_id"
+    else:
+        entry, id_key = _entry(block, _arguments_text(draw, kwargs)), "id"
+    if not with_id:
+        del entry[id_key]
+    return entry
+
+
+def _as_object(entry: dict[str, Any]) -> Any:
+    if "tool_name" in entry:
+        return ToolSelection.model_validate(entry)
+    return ChatCompletionMessageFunctionToolCall.model_validate(entry)
+
+
 def _vary_ai(draw: st.DrawFn, dump: dict[str, Any]) -> None:
     blocks = dump["blocks"]
     calls = [b for b in blocks if b["block_type"] == "tool_call"]
@@ -158,10 +179,7 @@ def _vary_ai(draw: st.DrawFn, dump: dict[str, Any]) -> None:
     with_ids = all(b["tool_call_id"] is not None for b in calls)
     mode = draw(st.sampled_from(["blocks", "both", "kwargs"] if with_ids else ["blocks", "kwargs"]))
     if mode != "blocks":
-        entries = [_entry(b, _arguments_text(draw, b["tool_kwargs"])) for b in calls]
-        if not with_ids:
-            for entry in entries:
-                del entry["id"]
+        entries = [_any_entry(draw, b, with_ids) for b in calls]
         dump["additional_kwargs"]["tool_calls"] = entries
     if mode == "kwargs":
         dump["blocks"] = [b for b in blocks if b["block_type"] != "tool_call"]
@@ -191,10 +209,8 @@ def chat_histories(draw: st.DrawFn) -> list[Any]:
             trace.append(dump)
             continue
         entries = dump["additional_kwargs"].get("tool_calls")
-        if sdk_objects and entries and all("id" in e for e in entries):
-            dump["additional_kwargs"]["tool_calls"] = [
-                ChatCompletionMessageFunctionToolCall.model_validate(e) for e in entries
-            ]
+        if sdk_objects and entries and all("id" in e or "tool_id" in e for e in entries):
+            dump["additional_kwargs"]["tool_calls"] = [_as_object(e) for e in entries]
         trace.append(ChatMessage.model_validate(dump))
     return trace
 
