@@ -1,7 +1,8 @@
 """AgentWorkflow / FunctionAgent event streams -> typed messages.
 
 An event is the object ``handler.stream_events()`` yields, or its JSON form from
-``dump_events``: ``{"event": "<class name>", "data": <model_dump(mode="json")>}``.
+``dump_events``: ``{"event": "<class name>", "data": <model_dump(mode="json")>}``, or the
+parsed output of the workflow's ``JsonSerializer`` (``qualified_name`` and ``value``).
 ``EVENT_TYPES`` says what each event type contributes; any other type is ``unknown_role``.
 
 New messages of an ``AgentInput``: the input repeats the whole history each time, so only
@@ -75,6 +76,8 @@ def dump_events(events: Iterable[Any]) -> list[dict[str, Any]]:
 
 def _normalize(event: Any, e: int) -> tuple[str, dict[str, Any]]:
     if isinstance(event, dict):
+        if "qualified_name" in event:
+            return _serialized(event, e)
         kind, data = event.get("event"), event.get("data")
         if type(kind) is not str or type(data) is not dict:
             raise fail("malformed_event", f"an event dict is {{'event': <type name>, 'data': "
@@ -88,6 +91,21 @@ def _normalize(event: Any, e: int) -> tuple[str, dict[str, Any]]:
                    f"event; known: {', '.join(EVENT_TYPES)}", e, f"events[{e}]")
     _known(kind, e)
     return kind, _event_fields(event, kind)
+
+
+def _serialized(event: dict[str, Any], e: int) -> tuple[str, dict[str, Any]]:
+    """The parsed JSON of the workflow's ``JsonSerializer``: ``{"__is_pydantic": true,
+    "value": {...}, "qualified_name": "llama_index....AgentInput"}``."""
+    name, data = event["qualified_name"], event.get("value")
+    if type(name) is not str or type(data) is not dict:
+        raise fail("malformed_event", f"a serialized event needs 'qualified_name' and a dict "
+                   f"'value', got {short_repr(event)}", e, f"events[{e}]")
+    module, _, kind = name.rpartition(".")
+    if not (module + ".").startswith(_MODULES):
+        raise fail("unknown_role", f"{name} is not a LlamaIndex workflow event; known: "
+                   f"{', '.join(EVENT_TYPES)}", e, f"events[{e}].qualified_name")
+    _known(kind, e)
+    return kind, data
 
 
 def _known(kind: str, e: int) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from pydantic import TypeAdapter
+from workflows.context.serializers import JsonSerializer
 
 from tracebridge import Message, ToolMessage, TraceError
 from tracebridge.adapters import llama_index
@@ -197,3 +198,6 @@ def test_a_live_run_seen_two_ways_agrees() -> None:
     assert llama_index.strip_event_extras(from_events) == llama_index.to_messages(history)
     dumped = json.loads(json.dumps(llama_index.dump_events(events)))
     assert llama_index.events_to_messages(dumped) == from_events
+    serializer = JsonSerializer()
+    serialized = [json.loads(serializer.serialize(event)) for event in events]
+    assert llama_index.events_to_messages(serialized) == from_events
