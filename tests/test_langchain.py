@@ -34,6 +34,12 @@ def roundtrip(trace: list[BaseMessage], **options: Any) -> list[dict[str, Any]]:
     return messages_to_dict(langchain.from_messages(langchain.to_messages(trace, **options)))
 
 
+def rejected_at(trace: Any, **options: Any) -> tuple[str, int | None, str | None]:
+    """The code, index and path ``to_messages`` rejects ``trace`` with."""
+    error = rejected(trace, **options)
+    return error.code, error.index, error.path
+
+
 def rejected(trace: Any, **options: Any) -> TraceError:
     with pytest.raises(TraceError) as caught:
         langchain.to_messages(trace, **options)
@@ -164,8 +170,7 @@ def test_unknown_message_class_is_unknown_role() -> None:
     class CriticMessage(HumanMessage):
         type: str = "critic"  # type: ignore[assignment]
 
-    error = rejected([CriticMessage("too long")])
-    assert (error.code, error.index, error.path) == ("unknown_role", 0, "messages[0].type")
+    assert rejected_at([CriticMessage("too long")]) == ("unknown_role", 0, "messages[0].type")
 
 
 # --- message classes -----------------------------------------------------------------------
@@ -254,8 +259,7 @@ def test_aggregated_chunks_are_complete_messages_and_keep_their_class() -> None:
         (first, "messages[1].tool_call_chunks[0].args"),
         (rest, "messages[1].tool_call_chunks[0]"),
     ]:
-        error = rejected([HumanMessage("go"), piece])
-        assert (error.code, error.index, error.path) == ("streaming_chunk", 1, path)
+        assert rejected_at([HumanMessage("go"), piece]) == ("streaming_chunk", 1, path)
 
 
 # --- tool calls ----------------------------------------------------------------------------
@@ -347,8 +351,7 @@ def test_raw_provider_calls_that_disagree_are_conflicting_fields(raw: list[Any],
         AIMessage("", tool_calls=[VALID_CALL], additional_kwargs={"tool_calls": raw}),
         ToolMessage("ok", tool_call_id="c1"),
     ]
-    error = rejected(trace)
-    assert (error.code, error.index, error.path) == ("conflicting_fields", 1, path)
+    assert rejected_at(trace) == ("conflicting_fields", 1, path)
 
 
 TOOL_USE = {"type": "tool_use", "id": "c1", "name": "f", "input": {"x": 1}}
@@ -409,8 +412,7 @@ def test_call_blocks_that_disagree_with_tool_calls_are_conflicting(
         AIMessage([block], tool_calls=[VALID_CALL]),
         ToolMessage("ok", tool_call_id="c1"),
     ]
-    error = rejected(trace)
-    assert (error.code, error.index, error.path) == ("conflicting_fields", 1, path)
+    assert rejected_at(trace) == ("conflicting_fields", 1, path)
 
 
 def test_a_second_block_for_the_same_call_is_conflicting() -> None:
@@ -419,8 +421,7 @@ def test_a_second_block_for_the_same_call_is_conflicting() -> None:
         AIMessage([TOOL_USE, TOOL_USE], tool_calls=[VALID_CALL]),
         ToolMessage("ok", tool_call_id="c1"),
     ]
-    error = rejected(trace)
-    assert (error.code, error.index, error.path) == (
+    assert rejected_at(trace) == (
         "conflicting_fields",
         1,
         "messages[1].content[1].id",
@@ -470,8 +471,7 @@ def test_an_artifact_that_is_not_json_is_refused_unless_dropped_by_name() -> Non
         AIMessage("", tool_calls=[VALID_CALL]),
         ToolMessage("ok", tool_call_id="c1", artifact={1, 2}),
     ]
-    error = rejected(trace)
-    assert (error.code, error.index, error.path) == (
+    assert rejected_at(trace) == (
         "unserializable_value",
         2,
         "messages[2].artifact",
@@ -483,8 +483,7 @@ def test_an_artifact_that_is_not_json_is_refused_unless_dropped_by_name() -> Non
 
 
 def test_unserializable_metadata_points_at_its_field() -> None:
-    error = rejected([HumanMessage("go", response_metadata={"at": object()})])
-    assert (error.code, error.index, error.path) == (
+    assert rejected_at([HumanMessage("go", response_metadata={"at": object()})]) == (
         "unserializable_value",
         0,
         "messages[0].response_metadata.at",
@@ -614,8 +613,7 @@ def test_content_block_maps_to_part_and_back(block: Any, part: Any) -> None:
 
 
 def test_a_block_without_type_is_malformed() -> None:
-    error = rejected([HumanMessage("go"), AIMessage([{"text": "hi"}])])
-    assert (error.code, error.index, error.path) == (
+    assert rejected_at([HumanMessage("go"), AIMessage([{"text": "hi"}])]) == (
         "malformed_event",
         1,
         "messages[1].content[0].type",
@@ -710,8 +708,7 @@ def test_golden_json_of_typed_messages_is_plain_json() -> None:
 
 
 def test_a_block_that_is_not_json_points_at_its_own_path() -> None:
-    error = rejected([HumanMessage([{"type": "image", "base64": b"\x89PNG"}])])
-    assert (error.code, error.index, error.path) == (
+    assert rejected_at([HumanMessage([{"type": "image", "base64": b"\x89PNG"}])]) == (
         "unserializable_value",
         0,
         "messages[0].content[0].base64",
@@ -723,8 +720,7 @@ def test_a_function_call_without_string_arguments_is_malformed() -> None:
         HumanMessage("go"),
         AIMessage("", additional_kwargs={"function_call": {"name": "f", "arguments": {"x": 1}}}),
     ]
-    error = rejected(trace)
-    assert (error.code, error.index, error.path) == (
+    assert rejected_at(trace) == (
         "malformed_event",
         1,
         "messages[1].additional_kwargs.function_call",
@@ -748,8 +744,7 @@ def test_a_call_block_cannot_go_back_into_string_content() -> None:
 def test_a_tool_use_block_naming_an_invalid_call_is_conflicting() -> None:
     block = {"type": "tool_use", "id": "c2", "name": "g", "input": {}}
     trace = [HumanMessage("go"), AIMessage([block], invalid_tool_calls=[INVALID_CALL])]
-    error = rejected(trace, allow_pending=True)
-    assert (error.code, error.index, error.path) == (
+    assert rejected_at(trace, allow_pending=True) == (
         "conflicting_fields",
         1,
         "messages[1].content[0].name",
