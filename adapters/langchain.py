@@ -23,6 +23,7 @@ See ``docs/adapters/langchain.md`` for the full mapping table.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -257,8 +258,6 @@ def _reject_partial_chunk(data: dict[str, Any], at: str, parse_partial: Any) -> 
 
 
 def _strict_json(text: str) -> bool:
-    import json
-
     try:
         json.loads(text)
     except json.JSONDecodeError:
@@ -267,8 +266,6 @@ def _strict_json(text: str) -> bool:
 
 
 def _partial(parse_partial: Any, text: str) -> Any:
-    import json
-
     try:
         return parse_partial(text)
     except json.JSONDecodeError:
@@ -342,9 +339,10 @@ def from_messages(messages: Sequence[Message], *, form: _Form = "messages") -> A
     ``messages_to_dict`` dicts (``form="dicts"``) or a LangGraph state
     ``{"messages": [BaseMessage, ...]}`` (``form="state"``).
 
-    Reads only ``metadata["langchain"]``. Raises ``not_representable`` for what LangChain
-    cannot hold: a tool result without ``tool_call_id``, an invalid call placed before a
-    valid one when nothing records that order, an opaque part that is not a block dict.
+    Reads only ``metadata["langchain"]``. A tool result without ``tool_call_id`` but with a
+    name becomes a ``FunctionMessage``. Raises ``not_representable`` for what LangChain
+    cannot hold: a tool result with neither, an invalid call placed before a valid one when
+    nothing records that order, an opaque part that is not a block dict.
     """
     lc = langchain_core_messages()
     out = []
