@@ -143,6 +143,24 @@ def test_detect_does_not_import_langchain() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_without_langchain_core_the_error_names_the_extra() -> None:
+    code = (
+        "import sys\n"
+        "sys.modules['langchain_core'] = None  # as if it were not installed\n"
+        "from tracebridge.adapters import langchain\n"
+        "from tracebridge.errors import MissingExtraError\n"
+        "try:\n"
+        "    langchain.to_messages([{'type': 'human', 'data': {'content': 'hi'}}])\n"
+        "except MissingExtraError as error:\n"
+        "    print(error)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert done.stdout.strip() == (
+        "the langchain adapter needs langchain-core, which is not installed: "
+        'pip install "tracebridge[langchain]"'
+    )
+
+
 def test_a_state_with_other_keys_is_refused_naming_them() -> None:
     error = rejected({"messages": SIMPLE, "remaining_steps": 3})
     assert error.code == "malformed_event"
