@@ -173,7 +173,7 @@ def _reasoning_part(block: dict[str, Any], index: int, path: str) -> ReasoningPa
 # --- the way back -------------------------------------------------------------------------
 
 
-def _not_representable(detail: str, where: str) -> TraceError:
+def not_representable(detail: str, where: str) -> TraceError:
     return TraceError("not_representable", detail, path=where, source=NAME)
 
 
@@ -193,7 +193,7 @@ def part_to_block(part: Part, where: str) -> dict[str, Any]:
         }
     if isinstance(part, AudioPart):
         if part.mime_type is not None:
-            raise _not_representable(
+            raise not_representable(
                 f"an AudioBlock has a format name, not a mimetype; got mime_type "
                 f"{part.mime_type!r} (set it to None and put the format in "
                 f"metadata['llama_index']['format'])",
@@ -221,17 +221,17 @@ def part_to_block(part: Part, where: str) -> dict[str, Any]:
         if part.kind in BLOCK_TYPES and is_block:
             block: dict[str, Any] = value
             return block
-        raise _not_representable(
+        raise not_representable(
             f"an OpaquePart of kind {part.kind!r} is not a LlamaIndex block; only the kinds "
             f"{', '.join(BLOCK_TYPES)} whose value is that block's dict can be written back",
             where,
         )
-    raise _not_representable(f"unknown part type {type(part).__name__}", where)
+    raise not_representable(f"unknown part type {type(part).__name__}", where)
 
 
 def _file_block(part: FilePart, kept: dict[str, Any], where: str) -> dict[str, Any]:
     if part.file_id is not None:
-        raise _not_representable(
+        raise not_representable(
             f"LlamaIndex blocks cannot refer to a provider file id ({part.file_id!r}); "
             f"a document needs data, a url or a path",
             f"{where}.file_id",

@@ -28,11 +28,17 @@ from tracebridge import (
     SystemMessage,
     ToolCall,
     ToolMessage,
-    TraceError,
 )
 from tracebridge.errors import short_repr
 
-from ._llama_index_blocks import NAME, block_to_part, fail, json_checked, part_to_block
+from ._llama_index_blocks import (
+    NAME,
+    block_to_part,
+    fail,
+    json_checked,
+    not_representable,
+    part_to_block,
+)
 from ._llama_index_calls import block_call, blocks_with_calls, reconcile_calls
 
 ROLE_KIND = {
@@ -155,17 +161,14 @@ def _lift_result_id(extra: dict[str, Any], kept: dict[str, Any], index: int, whe
 # --- the way back -------------------------------------------------------------------------
 
 
-def _not_representable(detail: str, where: str) -> TraceError:
-    return TraceError("not_representable", detail, path=where, source=NAME)
+def dump_from_message(message: Message, k: int, drop: frozenset[str]) -> dict[str, Any]:
+    """The ChatMessage dict for one typed message (read from its own namespace only).
 
-
-def dump_from_message(message: Message, k: int, accept_loss: frozenset[str]) -> dict[str, Any]:
-    """The ChatMessage dict for one typed message (read from its own namespace only)."""
+    The message ``id`` is provenance, like other adapters' metadata: a ChatMessage has no
+    place for it and it is not written.
+    """
     where = f"messages[{k}]"
     kept: dict[str, Any] = message.metadata.get(NAME, {})
-    if message.id is not None and "id" not in accept_loss:
-        raise _not_representable(f"a ChatMessage has no message id (got {message.id!r}); "
-                                 f"accept_loss={{'id'}} drops it", f"{where}.id")
     role = kept.get("role")
     if ROLE_KIND.get(role) != message.type:  # type: ignore[arg-type]
         role = DEFAULT_ROLE[message.type]
@@ -180,9 +183,9 @@ def dump_from_message(message: Message, k: int, accept_loss: frozenset[str]) -> 
     if isinstance(message, AIMessage):
         blocks = blocks_with_calls(message, parts, kept, extra)
     elif isinstance(message, ToolMessage):
-        if message.is_error and "is_error" not in accept_loss:
-            raise _not_representable("a ChatMessage cannot say a tool failed (is_error=True); "
-                                     "accept_loss={'is_error'} drops the flag",
+        if message.is_error and "is_error" not in drop:
+            raise not_representable("a ChatMessage cannot say a tool failed (is_error=True); "
+                                     "drop={'is_error'} leaves the flag out",
                                      f"{where}.is_error")
         if message.tool_call_id is not None:
             extra[kept.get("tool_call_id_key", "tool_call_id")] = message.tool_call_id

@@ -32,7 +32,7 @@ from ._llama_index_messages import dump_from_message, message_from_dump
 
 __all__ = [
     "EVENT_TYPES",
-    "LOSSES",
+    "DROPPABLE",
     "NAME",
     "detect",
     "dump_events",
@@ -42,9 +42,8 @@ __all__ = [
     "to_messages",
 ]
 
-LOSSES = frozenset({"id", "is_error"})
-"""What ``from_messages(..., accept_loss=...)`` may drop: message ids and tool error flags,
-which a ChatMessage has no place for."""
+DROPPABLE = ("is_error",)
+"""What ``from_messages(drop=...)`` may leave out: a ChatMessage has no tool error flag."""
 
 
 def is_chat_message(item: Any) -> bool:
@@ -85,23 +84,26 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
     return messages
 
 
-def from_messages(messages: Sequence[Message], *, accept_loss: Collection[str] = ()) -> list[Any]:
+def from_messages(messages: Sequence[Message], *, drop: Collection[str] = ()) -> list[Any]:
     """``ChatMessage`` objects for typed messages.
 
-    A ChatMessage has no message id and no tool error flag: a message with an id or a
-    ToolMessage with ``is_error=True`` raises ``not_representable`` unless ``accept_loss``
-    names ``"id"`` / ``"is_error"``. Mimetypes are set exactly as the parts give them
-    (llama-index would otherwise guess a missing one from the data or the URL).
+    A ChatMessage has no tool error flag: a ToolMessage with ``is_error=True`` raises
+    ``not_representable`` unless ``drop`` names ``"is_error"``. Message ids are provenance
+    (like other adapters' metadata) and are not written. Mimetypes are set exactly as the
+    parts give them (llama-index would otherwise guess a missing one from the data or URL).
     """
-    unknown = set(accept_loss) - LOSSES
+    unknown = sorted(set(drop) - set(DROPPABLE))
     if unknown:
-        raise ValueError(f"accept_loss takes {sorted(LOSSES)}, got {sorted(unknown)}")
+        raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
     types = require("llama_index.core.base.llms.types", adapter=NAME, extra="llama-index",
                     package="llama-index-core")
-    losses = frozenset(accept_loss)
+    losses = frozenset(drop)
     built = []
     for k, message in enumerate(messages):
-        dump = dump_from_message(message, k, losses)
+        try:
+            dump = dump_from_message(message, k, losses)
+        except TraceError as error:
+            raise error.relocated(index=k) from None
         chat_message = types.ChatMessage.model_validate(dump)
         restore_mimetypes(chat_message, dump["blocks"])
         built.append(chat_message)

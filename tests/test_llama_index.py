@@ -200,7 +200,7 @@ def test_parts_a_chat_message_cannot_hold_are_not_representable() -> None:
     ]
     for part, path in cases:
         error = raises([HumanMessage(content=[part])], llama_index.from_messages)
-        assert (error.code, error.path) == ("not_representable", path)
+        assert (error.code, error.index, error.path) == ("not_representable", 0, path)
 
 
 # --- tool calls --------------------------------------------------------------------------
@@ -361,18 +361,25 @@ def test_from_messages_gives_chat_message_objects() -> None:
     assert llama_index.to_messages(built) == messages
 
 
-def test_error_flags_and_ids_are_lost_only_when_asked() -> None:
-    messages = [HumanMessage(content="q", id="m1"),
+def test_error_flags_are_left_out_only_when_asked() -> None:
+    messages = [HumanMessage(content="q"),
                 AIMessage(tool_calls=[ToolCall(name="f", id="c")]),
                 ToolMessage(content="boom", tool_call_id="c", is_error=True)]
     error = raises(messages, llama_index.from_messages)
-    assert (error.code, error.path) == ("not_representable", "messages[0].id")
-    error = raises(messages[1:], llama_index.from_messages)
-    assert (error.code, error.path) == ("not_representable", "messages[1].is_error")
-    built = llama_index.from_messages(messages, accept_loss={"id", "is_error"})
-    assert [m.role.value for m in built] == ["user", "assistant", "tool"]
-    with pytest.raises(ValueError, match="accept_loss"):
-        llama_index.from_messages(messages, accept_loss={"name"})
+    assert (error.code, error.index, error.path) == (
+        "not_representable", 2, "messages[2].is_error"
+    )
+    built = llama_index.from_messages(messages, drop={"is_error"})
+    assert llama_index.to_messages(built)[2] == ToolMessage(content="boom", tool_call_id="c")
+    with pytest.raises(ValueError, match="names nothing droppable"):
+        llama_index.from_messages(messages, drop={"name"})
+
+
+def test_message_ids_are_provenance_and_not_written() -> None:
+    messages = [HumanMessage(content="q", id="m1"), AIMessage(content="a", id="m2")]
+    assert dumps(llama_index.from_messages(messages)) == dumps(
+        llama_index.from_messages([m.model_copy(update={"id": None}) for m in messages])
+    )
 
 
 # --- detection ---------------------------------------------------------------------------

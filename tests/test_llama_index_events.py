@@ -29,7 +29,7 @@ def event(kind: str, **data: Any) -> dict[str, Any]:
 
 def stream(messages: list[Message], agent: str) -> list[dict[str, Any]]:
     history = [m.model_dump(mode="json")
-               for m in llama_index.from_messages(messages, accept_loss={"is_error"})]
+               for m in llama_index.from_messages(messages, drop={"is_error"})]
     calls = {c.id: c.name for m in messages if isinstance(m, AIMessage) for c in m.tool_calls}
     events: list[dict[str, Any]] = []
     for k, (typed, dump) in enumerate(zip(messages, history, strict=True)):
@@ -87,6 +87,6 @@ def test_events_give_the_conversation_with_prompt_and_names(
 
 @given(agent_runs())
 def test_events_and_history_agree_after_removing_event_extras(messages: list[Message]) -> None:
-    history = llama_index.from_messages(messages, accept_loss={"is_error"})
+    history = llama_index.from_messages(messages, drop={"is_error"})
     from_events = llama_index.events_to_messages(stream(messages, "Agent"))
     assert llama_index.strip_event_extras(from_events) == llama_index.to_messages(history)

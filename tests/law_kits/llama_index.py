@@ -219,7 +219,7 @@ def chat_histories(draw: st.DrawFn) -> list[Any]:
 
 
 def _written(broken: Broken) -> BrokenTrace:
-    messages = adapter.from_messages(expressible(broken.messages), accept_loss={"is_error", "id"})
+    messages = adapter.from_messages(expressible(broken.messages), drop={"is_error"})
     return BrokenTrace(messages, broken.code, broken.index)
 
 
