@@ -227,11 +227,33 @@ def mutate_orphan_result(draw: st.DrawFn, shape: Shape = Shape()) -> Broken:
     return Broken([*messages[:at], orphan, *messages[at:]], "orphan_tool_result", at)
 
 
+def _answers_a_parsed_call(messages: list[Message], i: int) -> bool:
+    """Whether removing result ``i`` must leave a call unanswered (rule 6).
+
+    A call with ``invalid_args`` may go unanswered, so with ids the removed result must answer
+    a parsed call; without ids results pair by position, so the whole block must be parsed.
+    """
+    opener = messages[_opener(messages, i)]
+    assert isinstance(opener, AIMessage)
+    result = messages[i]
+    assert isinstance(result, ToolMessage)
+    if result.tool_call_id is not None:
+        (call,) = [c for c in opener.tool_calls if c.id == result.tool_call_id]
+        return call.invalid_args is None
+    return all(c.invalid_args is None for c in opener.tool_calls)
+
+
 @st.composite
 def mutate_removed_result(draw: st.DrawFn, shape: Shape = Shape()) -> Broken:
-    """One tool result removed: its call is unanswered (rule 6), reported at the AIMessage."""
-    messages = draw(tool_conversations(shape))
-    gone = draw(st.sampled_from(_tool_positions(messages)))
+    """One tool result of a parsed call removed: the call is unanswered (rule 6), reported at
+    the AIMessage."""
+    messages = draw(
+        tool_conversations(shape).filter(
+            lambda ms: any(_answers_a_parsed_call(ms, i) for i in _tool_positions(ms))
+        )
+    )
+    removable = [i for i in _tool_positions(messages) if _answers_a_parsed_call(messages, i)]
+    gone = draw(st.sampled_from(removable))
     return Broken(
         messages[:gone] + messages[gone + 1 :], "unanswered_tool_call", _opener(messages, gone)
     )

@@ -211,3 +211,27 @@ def test_unknown_message_types_are_rejected_by_the_sample(broken: Broken) -> Non
     with pytest.raises(TraceError) as caught:
         MultiTurnSample.model_validate({"messages": broken.messages})
     assert (caught.value.code, caught.value.index) == (broken.code, broken.index)
+
+
+def test_a_call_whose_arguments_did_not_parse_may_go_unanswered() -> None:
+    # LangGraph's ToolNode runs only parsed calls; the agent goes on without a result.
+    broken_call = ToolCall(name="get_weather", id="bad", invalid_args='{"city": ')
+    messages = [
+        H,
+        AIMessage(tool_calls=[broken_call, ToolCall(name="get_weather", id="ok")]),
+        tool("ok"),
+        AIMessage(content="Paris is 18C; I could not read the other city."),
+    ]
+    validate(messages)
+    answered = [*messages[:3], tool("bad", "error: bad arguments"), messages[3]]
+    validate(answered)
+    assert error_of([*answered[:3], tool("bad"), tool("bad"), answered[4]])[:2] == (
+        "orphan_tool_result",
+        4,
+    )
+
+
+def test_a_parsed_call_beside_an_invalid_one_still_needs_its_result() -> None:
+    calls = [ToolCall(name="f", id="bad", invalid_args="[1]"), ToolCall(name="f", id="ok")]
+    messages = [H, AIMessage(tool_calls=calls), tool("bad"), AIMessage(content="done")]
+    assert error_of(messages) == ("unanswered_tool_call", 1, "messages[1].tool_calls[1]")

@@ -348,7 +348,14 @@ def valid_cases() -> dict[str, tuple[str, list[BaseMessage], dict[str, Any]]]:
         "only_invalid_tool_call": (
             "The model's only call is invalid; the agent ends with the call unanswered.",
             only_invalid_tool_call(),
-            {"allow_pending": True},
+            {},
+        ),
+        "invalid_call_never_answered": (
+            "The agent runs on: ToolNode answers only the valid call, the model replies, and "
+            "the invalid call stays without a result (a call whose arguments did not parse "
+            "may go unanswered).",
+            invalid_tool_call(pause_before_tools=False),
+            {},
         ),
         "aggregated_stream_chunk": (
             "A streamed reply summed chunk by chunk (AIMessageChunk), as a complete message.",
@@ -373,13 +380,6 @@ def invalid_cases() -> dict[str, tuple[str, list[dict[str, Any]], str, int]]:
     remove = json.loads(json.dumps(parallel))
     remove.insert(2, {"type": "remove", "data": {"content": "", "id": "ai-1", "type": "remove"}})
     return {
-        "invalid_call_never_answered": (
-            "The agent runs on: ToolNode answers only the valid call, the model replies, and "
-            "the invalid call is left without a result.",
-            messages_to_dict(invalid_tool_call(pause_before_tools=False)),
-            "unanswered_tool_call",
-            1,
-        ),
         "removed_tool_result": ("One of two results removed.", removed, "unanswered_tool_call", 1),
         "raw_tool_calls_disagree": (
             "additional_kwargs.tool_calls names another city than tool_calls.",

@@ -11,7 +11,9 @@ A *tool-result block* is the run of ``ToolMessage``s right after an ``AIMessage`
 5. Tool-call ids are unique across the whole conversation.
 6. Every call of an AIMessage is answered inside its block (``allow_pending`` permits
    unanswered calls only in a block still open when the conversation ends: a trace cut
-   mid-tool).
+   mid-tool). A call with ``invalid_args`` may go unanswered: its arguments did not parse,
+   so frameworks (LangGraph's ToolNode, for one) never run it; when one is answered, the
+   result pairs with it as usual.
 7. A conversation has at least one message.
 
 A result that breaks 1-4 is an orphan tool result. Checking is one linear pass.
@@ -134,7 +136,7 @@ def _violations(
 
     def close(block: _Block, closed_by: int | None) -> Iterator[TraceError]:
         for k, answer in enumerate(block.answered_by):
-            if answer is None:
+            if answer is None and block.calls[k].invalid_args is None:
                 until = (
                     f"before messages[{where(closed_by, '')[0]}]"
                     if closed_by is not None
