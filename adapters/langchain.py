@@ -56,7 +56,7 @@ from ._langchain_classes import (
 )
 from ._langchain_write import native
 
-__all__ = ["NAME", "detect", "from_messages", "to_messages"]
+__all__ = ["NAME", "detect", "from_messages", "to_json", "to_messages"]
 
 _MAPPED = frozenset(
     {"content", "type", "name", "id", "tool_calls", "invalid_tool_calls", "tool_call_id", "status"}
@@ -358,3 +358,13 @@ def from_messages(messages: Sequence[Message], *, form: _Form = "messages") -> A
     if form == "state":
         return {"messages": out}
     raise ValueError(f"form must be 'messages', 'dicts' or 'state', not {form!r}")
+
+
+def to_json(trace: Any) -> Any:
+    """The JSON form of what ``from_messages`` returned: ``messages_to_dict`` dicts (inside
+    ``{"messages": ...}`` for a state), which ``to_messages`` reads back."""
+    if isinstance(trace, dict) and set(trace) == {"messages"}:
+        return {"messages": to_json(trace["messages"])}
+    if all(isinstance(item, dict) for item in trace):
+        return trace
+    return langchain_core_messages().messages_to_dict(trace)

@@ -171,3 +171,42 @@ def test_score_is_wired_to_the_metric_layer(tmp_path: Path) -> None:
     assert (code, err) == (0, "")
     (result,) = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines()]
     assert (result["line"], result["name"], result["value"]) == (1, "tool_call_f1", 1.0)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOL_ERROR = ROOT / "golden_traces" / "langchain" / "tool_error.json"
+
+
+def test_to_option_accepts_a_named_loss() -> None:
+    code, out, err = run("convert", str(TOOL_ERROR), "--at", "trace", "--to", "openai_chat")
+    assert (code, out) == (1, "")
+    assert err.rstrip().endswith("pass drop=['is_error'] to leave it out [not_representable]")
+    code, out, err = run("convert", str(TOOL_ERROR), "--at", "trace", "--to", "openai_chat",
+                         "--to-option", 'drop=["is_error"]')
+    assert (code, err) == (0, "")
+    roles = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
+    trace = json.loads(TOOL_ERROR.read_text(encoding="utf-8"))["trace"]
+    assert [m["role"] for m in json.loads(out)] == [roles[m["type"]] for m in trace]
+
+
+def test_an_unknown_option_is_a_usage_error() -> None:
+    assert run("convert", str(TOOL_ERROR), "--at", "trace", "--to", "openai_chat",
+               "--to-option", "dorp=1") == (
+        2, "", "tracebridge: --to-option 'dorp=1': expected KEY=VALUE with KEY one of: drop\n"
+    )
+
+
+def test_from_option_reaches_the_source_adapter() -> None:
+    cut = json.dumps(GOOD[:2])
+    assert run("show", "-", "--from-option", "allow_pending=true", stdin=cut)[0] == 0
+
+
+def test_langchain_output_is_json_that_reads_back() -> None:
+    source = ROOT / "golden_traces" / "openai_chat" / "parallel_calls.json"
+    code, out, _ = run("convert", str(source), "--at", "trace", "--to", "langchain")
+    assert code == 0
+    dumped = json.loads(out)
+    assert {item["type"] for item in dumped} <= {"system", "human", "ai", "tool"}
+    assert run("validate", "-", "--from", "langchain", stdin=out) == (
+        0, f"ok: {len(dumped)} messages (langchain)\n", ""
+    )

@@ -15,6 +15,7 @@ Errors are one clear line each, never a traceback.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -106,14 +107,34 @@ def _model_json(value: Any) -> Any:
     return model_dump(mode="json") if callable(model_dump) else value
 
 
+def options(pairs: list[str] | None, function: Callable[..., Any], flag: str) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs as keyword options for ``function``; VALUE is JSON, else a string."""
+    parameters = inspect.signature(function).parameters
+    accepted = [name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY]
+    parsed: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, text = pair.partition("=")
+        if not sep or key not in accepted:
+            raise InputError(
+                f"{flag} {pair!r}: expected KEY=VALUE with KEY one of: {', '.join(accepted)}"
+            )
+        try:
+            parsed[key] = json.loads(text)
+        except json.JSONDecodeError:
+            parsed[key] = text
+    return parsed
+
+
 def _source(args: argparse.Namespace, trace: Any) -> str:
     return detect_format(trace) if args.source == "auto" else str(args.source)
 
 
-def _typed(args: argparse.Namespace, record: Record) -> list[Any]:
+def _typed(args: argparse.Namespace, record: Record, **extra: Any) -> list[Any]:
     """The record's typed messages; an invalid trace becomes ``InvalidRecord``."""
+    reader = get_adapter(_source(args, record.trace))
+    given = options(args.from_options, reader.to_messages, "--from-option")
     try:
-        return get_adapter(_source(args, record.trace)).to_messages(record.trace)
+        return reader.to_messages(record.trace, **given, **extra)
     except TraceError as exc:
         raise InvalidRecord(f"{record.where()}{exc}") from None
 
@@ -130,11 +151,12 @@ def cmd_convert(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     records, jsonl = read_records(args.file, stdin)
     records = select(records, args.at)
     target = get_adapter(args.target)
+    target_options = options(args.to_options, target.from_messages, "--to-option")
     converted = []
     for record in records:
         messages = _typed(args, record)
         try:
-            converted.append(to_json(args.target, target.from_messages(messages)))
+            converted.append(to_json(args.target, target.from_messages(messages, **target_options)))
         except TraceError as exc:
             raise InvalidRecord(f"{record.where()}cannot write {args.target}: {exc}") from None
     if args.output:
@@ -149,9 +171,11 @@ def cmd_validate(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int
     records = select(read_records(args.file, stdin)[0], args.at)
     failures = 0
     for record in records:
+        name = _source(args, record.trace)
+        reader = get_adapter(name)
+        given = options(args.from_options, reader.to_messages, "--from-option")
         try:
-            name = _source(args, record.trace)
-            messages = get_adapter(name).to_messages(record.trace, allow_pending=args.allow_pending)
+            messages = reader.to_messages(record.trace, allow_pending=args.allow_pending, **given)
         except TraceError as exc:
             failures += 1
             stdout.write(f"{record.where()}invalid: {exc.code} at {exc.path or 'trace'}: {exc}\n")
@@ -211,11 +235,20 @@ def _parser() -> argparse.ArgumentParser:
             help="read the trace at this dot-separated key path inside each JSON document "
             "(e.g. 'trace' for a golden-trace file)",
         )
+        sub.add_argument(
+            "--from-option", dest="from_options", action="append", metavar="KEY=VALUE",
+            help="an option for the source adapter's to_messages (VALUE is JSON or a string)",
+        )
 
     convert = add("convert", "convert traces from one format to another", cmd_convert)
     add_file(convert)
     convert.add_argument("--to", dest="target", required=True, choices=FORMATS)
     convert.add_argument("-o", "--output", help="write here instead of standard output")
+    convert.add_argument(
+        "--to-option", dest="to_options", action="append", metavar="KEY=VALUE",
+        help="an option for the target adapter's from_messages, e.g. drop='[\"is_error\"]' "
+        "(VALUE is JSON or a string)",
+    )
 
     validate = add("validate", "check traces; exit 1 if any is invalid", cmd_validate)
     add_file(validate)
