@@ -43,6 +43,8 @@ from tracebridge.messages import (
 )
 
 from . import openai_chat
+from ._openai_read import read_trace
+from ._openai_write import write_trace
 
 __all__ = ["NAME", "Handoff", "detect", "from_messages", "handoffs", "to_messages"]
 
@@ -63,7 +65,7 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
             "'messages' (agent and context_variables are not messages)",
             source=NAME,
         )
-    return openai_chat.read_trace(trace, SWARM, allow_pending=allow_pending)
+    return read_trace(trace, SWARM, allow_pending=allow_pending)
 
 
 def from_messages(messages: Any, *, drop: Collection[str] = ()) -> list[dict[str, Any]]:
@@ -71,7 +73,7 @@ def from_messages(messages: Any, *, drop: Collection[str] = ()) -> list[dict[str
 
     ``drop`` works as in ``openai_chat.from_messages``.
     """
-    return openai_chat.write_trace(messages, SWARM, drop=drop)
+    return write_trace(messages, SWARM, drop=drop)
 
 
 def detect(trace: Any) -> bool:

@@ -1,0 +1,328 @@
+"""Reading Chat Completions dicts and SDK objects into typed messages (openai_chat, swarm)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from tracebridge.errors import TraceError
+from tracebridge.messages import (
+    AIMessage,
+    AnyMessage,
+    Content,
+    HumanMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+)
+from tracebridge.validation import validate
+
+from ._openai_parts import PartReader, described, refusal_part
+
+ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+"""The roles a Chat Completions message may have (``function`` is the legacy one)."""
+
+_CHUNK_CLASSES = ("ChatCompletionChunk", "ChoiceDelta", "ChoiceDeltaToolCall")
+_MESSAGE_CLASSES = ("ChatCompletionMessage", "ParsedChatCompletionMessage")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One flavour of OpenAI message dicts: where names live and whose metadata it is."""
+
+    source: str
+    """The adapter name: the metadata namespace and ``TraceError.source``."""
+    name_keys: Mapping[str, str]
+    """For each role, the source key that holds the typed ``name``."""
+
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Message]:
+    """Convert every element of ``trace`` in order, then check the conversation rules."""
+    if not isinstance(trace, list):
+        raise TraceError(
+            "malformed_event",
+            f"expected a list of Chat Completions messages, got {type(trace).__name__}",
+            source=dialect.source,
+        )
+    messages = [_Reader(dialect, i).message(item) for i, item in enumerate(trace)]
+    validate(
+        messages, allow_pending=allow_pending, source=dialect.source, origin=range(len(messages))
+    )
+    return messages
+
+
+class _Reader(PartReader):
+    """Reads the message at one index; every error it raises points there."""
+
+    def __init__(self, dialect: Dialect, index: int) -> None:
+        super().__init__(dialect.source, index)
+        self.dialect = dialect
+
+    # -- messages --
+
+    def message(self, item: Any) -> Message:
+        data = self.as_dict(item)
+        self.reject_streaming(data)
+        if "role" not in data:
+            self.fail(
+                "malformed_event",
+                self.root,
+                f"a message needs 'role' (one of {', '.join(ROLES)}); found keys {sorted(data)}",
+            )
+        role = data.pop("role")
+        if not isinstance(role, str) or role not in ROLES:
+            self.fail(
+                "unknown_role",
+                f"{self.root}.role",
+                f"unknown role {role!r}; accepted roles: {', '.join(ROLES)}",
+            )
+        namespace: dict[str, Any] = {}
+        content = self.content(data, role, namespace)
+        name_key = self.dialect.name_keys[role]
+        name = self.name(data, name_key)
+        kind: type[AnyMessage]
+        fields: dict[str, Any] = {"content": content, "name": name}
+        if role in ("system", "developer"):
+            if role == "developer":
+                namespace["role"] = "developer"
+            kind = SystemMessage
+        elif role == "user":
+            kind = HumanMessage
+        elif role == "assistant":
+            kind = AIMessage
+            fields["tool_calls"] = self.calls(data)
+            if namespace.get("content") is not None and type(data.get("refusal")) is str:
+                # A refusal is what the model said: it becomes the content, so judges see it.
+                fields["content"] = [refusal_part(data.pop("refusal"))]
+                namespace["refusal"] = namespace.pop("content")
+        elif role == "tool":
+            kind = ToolMessage
+            fields["tool_call_id"] = self.string(data, "tool_call_id", self.root)
+        elif role == "function":
+            if name is None:
+                self.fail(
+                    "malformed_event",
+                    f"{self.root}.{name_key}",
+                    "a function message needs the function's 'name' (a string)",
+                )
+            kind = ToolMessage
+        else:
+            raise AssertionError(role)  # ROLES was checked above
+        if data:
+            namespace["fields"] = self.kept(data, self.root)
+        metadata = {self.dialect.source: namespace} if namespace else {}
+        return kind(**fields, metadata=metadata)
+
+    def as_dict(self, item: Any) -> dict[str, Any]:
+        kind = type(item)
+        if kind.__module__.startswith("openai."):
+            if kind.__name__ in _MESSAGE_CLASSES:
+                # Only the keys the response really had; a full dump would invent nulls.
+                dumped: dict[str, Any] = item.model_dump(mode="json", exclude_unset=True)
+                return dumped
+            if kind.__name__ in _CHUNK_CLASSES or kind.__module__.endswith("_chunk"):
+                self.fail(
+                    "streaming_chunk",
+                    self.root,
+                    f"a streaming {kind.__name__}: aggregate "
+                    "the chunks into a ChatCompletionMessage first",
+                )
+            self.fail(
+                "malformed_event",
+                self.root,
+                f"expected a message, got {kind.__name__} "
+                "(for a ChatCompletion, pass completion.choices[0].message)",
+            )
+        if not isinstance(item, Mapping):
+            self.fail(
+                "malformed_event",
+                self.root,
+                f"expected a message object with 'role', got {described(item)}",
+            )
+        return dict(item)
+
+    def reject_streaming(self, data: dict[str, Any]) -> None:
+        if data.get("object") == "chat.completion.chunk" or "delta" in data:
+            self.fail(
+                "streaming_chunk",
+                self.root,
+                "a streaming chunk: aggregate the chunks into one message first",
+            )
+        if "role" in data and data["role"] is None:
+            # ChoiceDelta.model_dump(): only the first delta of a stream names its role.
+            self.fail(
+                "streaming_chunk",
+                f"{self.root}.role",
+                "role is null, as in a streaming "
+                "delta after the first: aggregate the deltas into one message first",
+            )
+        if "choices" in data:
+            self.fail(
+                "malformed_event",
+                self.root,
+                "a whole completion, not a message: pass completion['choices'][0]['message']",
+            )
+        calls = data.get("tool_calls")
+        if isinstance(calls, list):
+            for k, call in enumerate(calls):
+                if (
+                    isinstance(call, Mapping)
+                    and "index" in call
+                    and not ("id" in call and "type" in call)
+                ):
+                    self.fail(
+                        "streaming_chunk",
+                        f"{self.root}.tool_calls[{k}]",
+                        "a streaming "
+                        "tool-call delta (has 'index', lacks 'id'/'type'): aggregate first",
+                    )
+
+    def content(self, data: dict[str, Any], role: str, namespace: dict[str, Any]) -> Content:
+        path = f"{self.root}.content"
+        if "content" not in data:
+            if role != "assistant":
+                self.fail("malformed_event", path, f"a {role} message needs 'content'")
+            namespace["content"] = "absent"
+            return ""
+        value = data.pop("content")
+        if value is None:
+            if role not in ("assistant", "function"):
+                self.fail(
+                    "malformed_event",
+                    path,
+                    f"a {role} message needs content (a string or a list of parts), got None",
+                )
+            namespace["content"] = "null"
+            return ""
+        if type(value) is str:
+            return value
+        if isinstance(value, list):
+            return [self.part(part, f"{path}[{j}]") for j, part in enumerate(value)]
+        self.fail(
+            "malformed_event",
+            path,
+            f"expected a string, None or a list of parts, got {described(value)}",
+        )
+
+    def name(self, data: dict[str, Any], key: str) -> str | None:
+        if key not in data or data[key] is None:
+            return None  # a null name stays in ``fields`` as it was
+        value = data.pop(key)
+        if type(value) is not str:
+            self.fail(
+                "malformed_event",
+                f"{self.root}.{key}",
+                f"expected a string, got {described(value)}",
+            )
+        return value
+
+    # -- tool calls --
+
+    def calls(self, data: dict[str, Any]) -> list[ToolCall]:
+        calls: list[ToolCall] = []
+        listed = data.get("tool_calls")
+        if listed is not None and listed != []:  # None and [] stay in ``fields`` as they were
+            path = f"{self.root}.tool_calls"
+            if not isinstance(listed, list):
+                self.fail(
+                    "malformed_event",
+                    path,
+                    f"expected a list of tool calls, got {described(listed)}",
+                )
+            del data["tool_calls"]
+            calls = [self.call(call, f"{path}[{k}]") for k, call in enumerate(listed)]
+        legacy = data.get("function_call")
+        if legacy is not None:
+            path = f"{self.root}.function_call"
+            if calls:
+                self.fail(
+                    "conflicting_fields",
+                    path,
+                    "a message with both 'tool_calls' and the "
+                    "legacy 'function_call'; expected one of them",
+                )
+            del data["function_call"]
+            function = self.mapping(legacy, path, "a function_call")
+            calls = [self.function(function, path, call_id=None, extra={})]
+        return calls
+
+    def call(self, item: Any, path: str) -> ToolCall:
+        data = self.mapping(item, path, "a tool call")
+        call_id = self.string(data, "id", path)
+        kind = self.string(data, "type", path)
+        extra: dict[str, Any] = {}
+        if kind == "function":
+            function = self.mapping(data.pop("function", None), f"{path}.function", "'function'")
+            if data:
+                extra["fields"] = self.kept(data, path)
+            return self.function(function, f"{path}.function", call_id=call_id, extra=extra)
+        if kind == "custom":
+            custom = self.mapping(data.pop("custom", None), f"{path}.custom", "'custom'")
+            name = self.string(custom, "name", f"{path}.custom")
+            text = self.string(custom, "input", f"{path}.custom")
+            extra["type"] = "custom"
+            if data:
+                extra["fields"] = self.kept(data, path)
+            if custom:
+                extra["inner"] = self.kept(custom, f"{path}.custom")
+            return ToolCall(
+                name=name, args={"input": text}, id=call_id, metadata={self.dialect.source: extra}
+            )
+        self.fail(
+            "malformed_event",
+            f"{path}.type",
+            f"unknown tool call type {kind!r}; expected 'function' or 'custom'",
+        )
+
+    def function(
+        self, function: dict[str, Any], path: str, *, call_id: str | None, extra: dict[str, Any]
+    ) -> ToolCall:
+        name = self.string(function, "name", path)
+        if "arguments" in function and type(function["arguments"]) is not str:
+            self.fail(
+                "malformed_event",
+                f"{path}.arguments",
+                f"expected a JSON string, got {described(function['arguments'])}",
+            )
+        raw = self.string(function, "arguments", path)
+        if function:
+            extra["inner"] = self.kept(function, path)
+        args = parse_arguments(raw)
+        metadata = {self.dialect.source: extra}
+        if args is None:
+            return ToolCall(
+                name=name, id=call_id, invalid_args=raw, metadata=metadata if extra else {}
+            )
+        if json.dumps(args) != raw:
+            extra["arguments"] = raw  # the exact spelling (spacing, escapes) comes back out
+        return ToolCall(name=name, args=args, id=call_id, metadata=metadata if extra else {})
+
+
+def parse_arguments(raw: str) -> dict[str, Any] | None:
+    """The arguments as a JSON object, or None when the text is not one (kept as raw text)."""
+    try:
+        value = json.loads(raw, parse_constant=_not_json, parse_float=_finite)
+    except (ValueError, RecursionError):
+        return None
+    return value if type(value) is dict else None
+
+
+def _not_json(token: str) -> NoReturn:
+    raise ValueError(f"{token} is not JSON")
+
+
+def _finite(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):
+        raise ValueError(f"{token} is out of range")
+    return value
+
+
