@@ -10,7 +10,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracebridge import AIMessage, HumanMessage, MultiTurnSample, ToolCall, transcript_hash
+from tracebridge import (
+    AIMessage,
+    HumanMessage,
+    MultiTurnSample,
+    TextPart,
+    ToolCall,
+    transcript_hash,
+)
 from tracebridge.hashing import canonical_json
 
 from strategies import conversations
@@ -93,3 +100,13 @@ def test_changing_any_content_changes_the_hash(messages: list, data: st.DataObje
     for edit in edits:
         changed = [*messages[:position], message.model_copy(update=edit), *messages[position + 1 :]]
         assert transcript_hash(changed) != transcript_hash(messages)
+
+
+def test_one_text_part_hashes_as_its_string() -> None:
+    # Frameworks store the same words either way (LlamaIndex always as blocks).
+    as_string = [HumanMessage(content="hi"), AIMessage(content="hello")]
+    as_part = [HumanMessage(content=[TextPart(text="hi")]), AIMessage(content="hello")]
+    two_parts = [HumanMessage(content=[TextPart(text="h"), TextPart(text="i")]),
+                 AIMessage(content="hello")]
+    assert transcript_hash(as_part) == transcript_hash(as_string)
+    assert transcript_hash(two_parts) != transcript_hash(as_string)

@@ -3,8 +3,9 @@
 ``canonical_json`` is the one byte form of a JSON value: keys sorted, no spaces, UTF-8,
 no NaN. ``transcript_hash`` is the SHA-256 of the canonical JSON of the conversation with
 every ``metadata`` field (of messages, parts and tool calls) and every message ``id``
-left out, prefixed by the scheme version. So it covers each message's kind, content and
-parts, name, tool calls (name, arguments, invalid arguments, call id), and tool results
+left out, prefixed by the scheme version; content that is a list of exactly one text part
+is hashed as that text (frameworks store it either way). So it covers each message's kind,
+content and parts, name, tool calls (name, arguments, invalid arguments, call id), and tool results
 (call id, name, error flag) — what the conversation *says* — and ignores what adapters keep
 about where it came from. It is identical across processes and machines.
 """
@@ -16,7 +17,7 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .messages import AIMessage, AnyMessage, messages_of
+from .messages import AIMessage, AnyMessage, TextPart, messages_of
 
 if TYPE_CHECKING:
     from .sample import MultiTurnSample
@@ -52,8 +53,19 @@ def transcript_hash(
 
 def _hashed_fields(message: AnyMessage) -> Any:
     leave_out = dict(_LEAVE_OUT_OF_MESSAGE)
-    if isinstance(message.content, str):
+    content = message.content
+    single_text = (
+        content[0].text
+        if not isinstance(content, str) and len(content) == 1 and isinstance(content[0], TextPart)
+        else None
+    )
+    if isinstance(content, str) or single_text is not None:
         del leave_out["content"]
     if not isinstance(message, AIMessage):
         del leave_out["tool_calls"]
-    return message.model_dump(mode="json", exclude=leave_out)
+    fields = message.model_dump(mode="json", exclude=leave_out)
+    if single_text is not None:
+        # One text part says what a plain string says; frameworks store it either way
+        # (a LlamaIndex message always has blocks, a LangChain one often a string).
+        fields["content"] = single_text
+    return fields
