@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tracebridge import TraceError
-from tracebridge.registry import FORMATS, get_adapter
+from tracebridge.registry import ADAPTER_NAMES, FORMATS, get_adapter
 
 from law_kits import LawKit
 
@@ -51,3 +52,27 @@ def test_strict_rejects_broken_traces(name: str, data: st.DataObject) -> None:
     with pytest.raises(TraceError) as caught:
         adapter.to_messages(broken.trace, **kit.to_options)
     assert (caught.value.code, caught.value.index) == (broken.code, broken.index)
+
+
+# Keys that do mean something inside their own adapter's namespace.
+PLAUSIBLE = {
+    "role": "developer", "content": "null", "shape": "pairs", "retrieval_context": "ctx",
+    "fields": {"refusal": "no", "audio": None}, "extra": {"k": 1}, "class": "AIMessageChunk",
+    "status": "error", "artifact": [1], "return_direct": True, "layout": ["call", "text"],
+}
+
+
+def with_foreign_metadata(message: Any, own: str) -> Any:
+    foreign = {other: PLAUSIBLE for other in ADAPTER_NAMES if other != own}
+    return message.model_copy(update={"metadata": {**message.metadata, **foreign}})
+
+
+@pytest.mark.parametrize("name", ADAPTER_NAMES)
+@given(data=st.data())
+def test_from_messages_reads_only_its_own_namespace(name: str, data: st.DataObject) -> None:
+    kit, adapter = kit_for(name), get_adapter(name)
+    messages = data.draw(kit.conversations, label="messages")
+    foreign = [with_foreign_metadata(m, name) for m in messages]
+    assert kit.canonical(adapter.from_messages(foreign, **kit.from_options)) == kit.canonical(
+        adapter.from_messages(messages, **kit.from_options)
+    )
