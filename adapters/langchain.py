@@ -164,7 +164,7 @@ def _loaded(item: Any, i: int, lc: Any) -> Any:
 
 def _class_name(tag: Any, i: int) -> str:
     """The ``langchain_core.messages`` class for a type tag; ``unknown_role`` otherwise."""
-    if tag in CLASSES:
+    if isinstance(tag, str) and tag in CLASSES:
         return CLASSES[tag][0]
     if tag == "remove":
         detail = (

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracebridge import TraceError
+from tracebridge import TraceError, validate
 from tracebridge.registry import ADAPTER_NAMES, FORMATS, get_adapter
 
 from law_kits import LawKit
@@ -76,3 +76,41 @@ def test_from_messages_reads_only_its_own_namespace(name: str, data: st.DataObje
     assert kit.canonical(adapter.from_messages(foreign, **kit.from_options)) == kit.canonical(
         adapter.from_messages(messages, **kit.from_options)
     )
+
+
+# Trace-shaped noise: the keys and values real traces use, in the wrong places.
+NOISE_KEYS = st.sampled_from([
+    "role", "content", "type", "data", "tool_calls", "tool_call_id", "name", "id", "function",
+    "arguments", "blocks", "block_type", "text", "input", "actual_output", "messages",
+    "additional_kwargs", "sender", "tool_name", "refusal", "image_url", "url", "args",
+    "tool_kwargs", "tool_id", "retrieval_context", "status", "artifact", "invalid_tool_calls",
+])
+NOISE_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([
+        "user", "assistant", "tool", "system", "human", "ai", "text", "function", "", "c1", "{",
+        "{}", "developer", "image_url", "tool_call",
+    ]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(NOISE_KEYS, inner, max_size=5),
+    max_leaves=12,
+)
+NOISE = st.lists(st.dictionaries(NOISE_KEYS, NOISE_VALUES, max_size=6), min_size=1, max_size=4)
+
+
+def read(name: str, trace: Any) -> tuple[Any, TraceError | None]:
+    try:
+        return get_adapter(name).to_messages(trace), None
+    except TraceError as error:
+        return None, error
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@given(trace=NOISE | NOISE_VALUES)
+def test_noise_is_rejected_with_a_trace_error_or_read_whole(name: str, trace: Any) -> None:
+    # Never a KeyError, TypeError or pydantic ValidationError: a TraceError naming the
+    # adapter and where, or messages that follow the rules.
+    messages, error = read(name, trace)
+    if error is None:
+        validate(messages)
+    else:
+        assert error.source == name
+        assert error.index is None or error.path is not None  # a position comes with a path

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from .errors import TraceError
+from .errors import TraceError, short_repr
 from .messages import AIMessage, HumanMessage, Message, SystemMessage, ToolMessage
 from .sample import MultiTurnSample
 from .validation import validate
@@ -26,13 +26,20 @@ _TYPED = (HumanMessage, AIMessage, ToolMessage, SystemMessage)
 
 def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
     """Typed messages from a ``MultiTurnSample`` (object or JSON dict) or a list of messages."""
+    try:
+        return _read(trace, allow_pending)
+    except TraceError as error:
+        raise error.relocated(source=NAME) from None
+
+
+def _read(trace: Any, allow_pending: bool) -> list[Message]:
     if isinstance(trace, MultiTurnSample):
         return list(trace.messages)
     if isinstance(trace, dict):
         if allow_pending:
             items = _messages_of(trace)
         else:
-            return list(MultiTurnSample.model_validate(trace).messages)
+            return list(_sample(trace).messages)
     elif isinstance(trace, list):
         items = trace
     else:
@@ -68,6 +75,21 @@ def _looks_typed(item: Any) -> bool:
     return isinstance(item, dict) and item.get("type") in _TAGS and "data" not in item
 
 
+def _sample(trace: dict[str, Any]) -> MultiTurnSample:
+    """The sample; a problem outside the messages (a missing or unknown field) is malformed."""
+    try:
+        return MultiTurnSample.model_validate(trace)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        path = ".".join(str(part) for part in first["loc"]) or "sample"
+        raise TraceError(
+            "malformed_event",
+            f"not a MultiTurnSample: {first['msg']} (got {short_repr(first['input'])})",
+            path=path,
+            source=NAME,
+        ) from None
+
+
 def _messages_of(trace: dict[str, Any]) -> Any:
     for key in ("messages", "user_input"):
         if key in trace:
@@ -84,9 +106,9 @@ def _validate_items(items: Any) -> list[Message]:
             source=NAME,
         )
     try:
-        # Reuse the sample's translation of pydantic errors into TraceErrors, but without
-        # the conversation rules (the caller runs them with its own allow_pending).
         return _MESSAGES.validate_python(items)
     except ValidationError:
-        MultiTurnSample.model_validate({"messages": items})
+        # The sample translates pydantic's complaint about a message into a TraceError
+        # with its index; the conversation rules run afterwards with the caller's options.
+        _sample({"messages": items})
         raise
