@@ -243,6 +243,13 @@ class PartWriter:
 
     def source_url(self, part: ImagePart, path: str) -> str:
         if part.url is not None and part.data is None:
+            if part.mime_type is not None:
+                self.lose(
+                    f"an image_url part given by URL has no mime_type field (found "
+                    f"{part.mime_type!r})",
+                    path,
+                    "mime_types",
+                )
             return part.url
         if part.data is not None and part.url is None and part.mime_type is not None:
             return f"data:{part.mime_type};base64,{part.data}"
@@ -264,7 +271,11 @@ class PartWriter:
                 part.data if part.mime_type is None else f"data:{part.mime_type};base64,{part.data}"
             )
         elif part.mime_type is not None:
-            self.lose("a file part given by file_id has no mime_type field", path, None)
+            self.lose(
+                f"a file part given by file_id has no mime_type field (found {part.mime_type!r})",
+                path,
+                "mime_types",
+            )
         if part.file_id is not None:
             out["file_id"] = part.file_id
         if part.filename is not None:

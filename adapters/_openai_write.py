@@ -22,7 +22,7 @@ from tracebridge.messages import (
 from ._openai_parts import PartWriter, lone_refusal
 from ._openai_read import Dialect, parse_arguments
 
-DROPPABLE = ("is_error", "reasoning")
+DROPPABLE = ("is_error", "reasoning", "mime_types")
 """What ``from_messages(drop=...)`` may leave out: the format has no place for them."""
 
 

@@ -64,8 +64,9 @@ def from_messages(messages: Any, *, drop: Collection[str] = ()) -> list[dict[str
 
     ``drop`` accepts losses the format cannot avoid, by name (see ``DROPPABLE``):
     ``is_error`` (tool results have no error flag), ``reasoning`` (there is no reasoning
-    part). Without it they raise ``not_representable``. Message ids are provenance, not
-    content (other adapters' metadata is not carried either): they are not written.
+    part), ``mime_types`` (an image by URL or a file by id has no mime type field).
+    Without it they raise ``not_representable``. Message ids are provenance, not content
+    (other adapters' metadata is not carried either): they are not written.
     """
     return write_trace(messages, OPENAI, drop=drop)
 

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import importlib
+import json
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracebridge import TraceError, validate
+from tracebridge import TraceError, transcript_hash, validate
+from tracebridge.cli import to_json
 from tracebridge.registry import ADAPTER_NAMES, FORMATS, get_adapter
 
 from law_kits import LawKit
+from strategies import conversations
 
 
 def kit_for(name: str) -> LawKit:
@@ -114,3 +117,24 @@ def test_noise_is_rejected_with_a_trace_error_or_read_whole(name: str, trace: An
     else:
         assert error.source == name
         assert error.index is None or error.path is not None  # a position comes with a path
+
+
+def write(name: str, messages: list[Any]) -> tuple[Any, TraceError | None]:
+    try:
+        return get_adapter(name).from_messages(messages), None
+    except TraceError as error:
+        return None, error
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@given(messages=conversations())
+def test_any_conversation_is_written_whole_or_refused(name: str, messages: list[Any]) -> None:
+    # Whatever the typed model holds, a writer either carries all that the transcript hash
+    # covers or says what it cannot carry; it never fails another way.
+    written, error = write(name, messages)
+    if error is not None:
+        assert (error.code, error.source) == ("not_representable", name)
+        assert error.index is not None
+        return
+    again = get_adapter(name).to_messages(json.loads(json.dumps(to_json(name, written))))
+    assert transcript_hash(again) == transcript_hash(messages)

@@ -710,3 +710,25 @@ def test_message_ids_are_provenance_and_are_not_written() -> None:
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": "hello"},
     ]
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        ImagePart(url="https://example.com/a.png", mime_type="image/png"),
+        FilePart(file_id="file-1", mime_type="application/pdf"),
+    ],
+    ids=["image-url", "file-id"],
+)
+def test_a_mime_type_the_format_cannot_hold_is_refused_unless_dropped(part: Any) -> None:
+    messages = [HumanMessage(content=[part])]
+    with pytest.raises(TraceError) as caught:
+        from_messages(messages)
+    assert (caught.value.code, caught.value.path) == ("not_representable", "messages[0].content[0]")
+    assert "pass drop=['mime_types']" in str(caught.value)
+    (written,) = from_messages(messages, drop=["mime_types"])
+    assert written["content"][0] == (
+        {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}
+        if isinstance(part, ImagePart)
+        else {"type": "file", "file": {"file_id": "file-1"}}
+    )
