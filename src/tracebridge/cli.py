@@ -199,7 +199,7 @@ def cmd_formats(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     for name in FORMATS:
         module = get_adapter(name)
         summary = (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
-        stdout.write(f"{name:12} {summary}\n")
+        stdout.write(f"{name:12} {summary.replace('``', '')}\n")
     return EXIT_OK
 
 

@@ -1,4 +1,4 @@
-"""tracebridge's own JSON form, as a format: a ``MultiTurnSample`` or a list of typed messages.
+"""tracebridge's own JSON: a MultiTurnSample, or a list of typed messages.
 
 It lets the CLI and ``convert`` work on stored typed conversations, with the same two
 functions every adapter has.
