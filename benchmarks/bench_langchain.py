@@ -46,7 +46,13 @@ def repeated(size: int) -> list[dict[str, Any]]:
         for piece in pieces:
             copy_number += 1
             ids = [m["data"]["id"] for m in piece if m["data"]["id"]]
-            ids += [c["id"] for m in piece for c in m["data"].get("tool_calls", [])]
+            ids += [
+                c["id"]
+                for m in piece
+                for key in ("tool_calls", "invalid_tool_calls")
+                for c in m["data"].get(key, [])
+                if c.get("id")
+            ]
             trace.extend(json.loads(renumbered(json.dumps(piece), ids, copy_number)))
     return trace
 
