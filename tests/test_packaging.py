@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import tracebridge.adapters
+from tracebridge.registry import ADAPTER_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,7 +34,9 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_wheel_holds_core_adapters_types_and_the_command(wheel: Path) -> None:
     archive = zipfile.ZipFile(wheel)
     names = set(archive.namelist())
-    adapters = {p.name for p in (ROOT / "adapters").glob("*.py")}
+    folder = ROOT / "adapters"
+    adapters = {p.relative_to(folder).as_posix() for p in folder.rglob("*.py")}
+    assert len(adapters) > len(ADAPTER_NAMES)  # every adapter package and its private modules
     assert {f"tracebridge/adapters/{name}" for name in adapters} <= names
     assert {"tracebridge/__init__.py", "tracebridge/py.typed", "tracebridge/cli.py"} <= names
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]

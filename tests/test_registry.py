@@ -18,11 +18,11 @@ from tracebridge.registry import ADAPTER_NAMES, FORMATS, detect_format, get_adap
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_every_module_in_adapters_is_registered_and_nothing_else() -> None:
-    modules = {
-        p.stem for p in (ROOT / "adapters").glob("*.py") if not p.stem.startswith("_")
-    }
-    assert modules == set(ADAPTER_NAMES)
+def test_every_package_in_adapters_is_registered_and_nothing_else() -> None:
+    packages = {p.parent.name for p in (ROOT / "adapters").glob("*/__init__.py")}
+    assert packages == set(ADAPTER_NAMES)
+    # One package per framework: no adapter code left beside them.
+    assert [p.name for p in (ROOT / "adapters").glob("*.py")] == ["__init__.py"]
 
 
 @pytest.mark.parametrize("name", FORMATS)

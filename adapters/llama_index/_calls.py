@@ -19,7 +19,7 @@ from typing import Any
 from tracebridge import AIMessage, ToolCall, TraceError
 from tracebridge.errors import short_repr
 
-from ._llama_index_blocks import NAME, fail, json_checked, optional_str
+from ._blocks import NAME, fail, json_checked, optional_str
 
 
 def _reject_constant(name: str) -> Any:

@@ -26,9 +26,9 @@ from tracebridge._optional import require
 from tracebridge.errors import short_repr
 from tracebridge.validation import validate
 
-from ._llama_index_blocks import NAME, restore_mimetypes
-from ._llama_index_events import EVENT_TYPES, dump_events, events_to_messages
-from ._llama_index_messages import dump_from_message, message_from_dump
+from ._blocks import NAME, restore_mimetypes
+from ._events import EVENT_TYPES, dump_events, events_to_messages
+from ._messages import dump_from_message, message_from_dump
 
 __all__ = [
     "EVENT_TYPES",

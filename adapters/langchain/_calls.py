@@ -26,7 +26,7 @@ from tracebridge._json import check_json
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import ToolCall
 
-from ._langchain_classes import NAME
+from ._classes import NAME
 
 __all__ = ["CALL_BLOCK_ARGS", "CallLists", "calls_of", "lists_of"]
 

@@ -32,8 +32,8 @@ from typing import Any
 
 from tracebridge.messages import Message
 
-from ._openai_read import _MESSAGE_CLASSES, ROLES, Dialect, parse_arguments, read_trace
-from ._openai_write import DROPPABLE, write_trace
+from ._read import _MESSAGE_CLASSES, ROLES, Dialect, parse_arguments, read_trace
+from ._write import DROPPABLE, write_trace
 
 __all__ = [
     "DROPPABLE",

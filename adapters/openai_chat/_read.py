@@ -21,7 +21,7 @@ from tracebridge.messages import (
 )
 from tracebridge.validation import validate
 
-from ._openai_parts import PartReader, described, refusal_part
+from ._parts import PartReader, described, refusal_part
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 """The roles a Chat Completions message may have (``function`` is the legacy one)."""

@@ -22,8 +22,8 @@ from tracebridge import AIMessage, Message, ToolMessage, TraceError
 from tracebridge.errors import short_repr
 from tracebridge.validation import validate
 
-from ._llama_index_blocks import NAME, fail
-from ._llama_index_messages import ROLE_KIND, message_from_dump
+from ._blocks import NAME, fail
+from ._messages import ROLE_KIND, message_from_dump
 
 EVENT_TYPES: dict[str, str] = {
     "AgentInput": "the messages that are new in its input (see the module docstring)",

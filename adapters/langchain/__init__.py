@@ -43,9 +43,9 @@ from tracebridge.messages import (
 )
 from tracebridge.validation import validate
 
-from ._langchain_blocks import part_of
-from ._langchain_calls import calls_of
-from ._langchain_classes import (
+from ._blocks import part_of
+from ._calls import calls_of
+from ._classes import (
     CHAT_ROLES,
     CLASSES,
     NAME,
@@ -54,7 +54,7 @@ from ._langchain_classes import (
     langchain_core_messages,
     partial_parser,
 )
-from ._langchain_write import native
+from ._write import native
 
 __all__ = ["NAME", "detect", "from_messages", "to_json", "to_messages"]
 

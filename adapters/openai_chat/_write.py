@@ -19,8 +19,8 @@ from tracebridge.messages import (
     messages_of,
 )
 
-from ._openai_parts import PartWriter, lone_refusal
-from ._openai_read import Dialect, parse_arguments
+from ._parts import PartWriter, lone_refusal
+from ._read import Dialect, parse_arguments
 
 DROPPABLE = ("is_error", "reasoning", "mime_types")
 """What ``from_messages(drop=...)`` may leave out: the format has no place for them."""

@@ -13,7 +13,7 @@ What a typed message cannot hold is kept under ``metadata["llama_index"]``:
 * ``layout``: the order of content blocks and tool-call blocks, when the calls do not all
   come after the content.
 
-Tool calls (and what each ``ToolCall`` keeps) are in ``_llama_index_calls``.
+Tool calls (and what each ``ToolCall`` keeps) are in ``_calls``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from tracebridge import (
 )
 from tracebridge.errors import short_repr
 
-from ._llama_index_blocks import (
+from ._blocks import (
     NAME,
     block_to_part,
     fail,
@@ -39,7 +39,7 @@ from ._llama_index_blocks import (
     not_representable,
     part_to_block,
 )
-from ._llama_index_calls import block_call, blocks_with_calls, reconcile_calls
+from ._calls import block_call, blocks_with_calls, reconcile_calls
 
 ROLE_KIND = {
     "system": "system",

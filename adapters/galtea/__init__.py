@@ -19,7 +19,7 @@ Galtea turns hold user and assistant text only. ``from_messages`` refuses anythi
 ``not_representable`` unless the caller accepts that loss by name (``skip_system``,
 ``fold_tools``, ``drop_non_text``, ``drop_names``, ``join_consecutive``); what was
 left out is then recorded in the ``omitted`` list the caller passes. The writing side lives
-in ``_galtea_write.py``; ``split_current_turn`` here builds on it.
+in ``_write.py``; ``split_current_turn`` here builds on it.
 
 >>> from tracebridge.adapters import galtea
 >>> galtea.to_messages([{"input": "hi", "actual_output": "hello"}])[1].text
@@ -39,7 +39,7 @@ from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import AIMessage, AnyMessage, HumanMessage, Message
 from tracebridge.validation import validate
 
-from ._galtea_write import (
+from ._write import (
     FIELDS,
     NAME,
     Omission,

@@ -27,7 +27,7 @@ from tracebridge.messages import (
     TextPart,
 )
 
-from ._langchain_classes import NAME
+from ._classes import NAME
 
 __all__ = ["block_of", "part_of"]
 

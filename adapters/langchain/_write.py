@@ -14,9 +14,9 @@ from pydantic import ValidationError
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import AIMessage, Content, Message, ToolMessage
 
-from ._langchain_blocks import block_of
-from ._langchain_calls import interleave, lists_of, source_kinds
-from ._langchain_classes import CHAT_ROLES, CLASSES, NAME, PLAIN_CLASS, partial_parser
+from ._blocks import block_of
+from ._calls import interleave, lists_of, source_kinds
+from ._classes import CHAT_ROLES, CLASSES, NAME, PLAIN_CLASS, partial_parser
 
 __all__ = ["native"]
 

@@ -42,9 +42,9 @@ from tracebridge.messages import (
     messages_of,
 )
 
-from . import openai_chat
-from ._openai_read import read_trace
-from ._openai_write import write_trace
+from .. import openai_chat
+from ..openai_chat._read import read_trace
+from ..openai_chat._write import write_trace
 
 __all__ = ["NAME", "Handoff", "detect", "from_messages", "handoffs", "to_messages"]
 
