@@ -19,12 +19,15 @@ from hypothesis import strategies as st
 from tracebridge import (
     AIMessage,
     AudioPart,
+    AudioReference,
+    Citation,
     FilePart,
     HumanMessage,
     ImagePart,
     Message,
     OpaquePart,
     ReasoningPart,
+    RefusalPart,
     SystemMessage,
     TextPart,
     ToolCall,
@@ -70,25 +73,76 @@ def metadata(enabled: bool = True) -> st.SearchStrategy[dict[str, Any]]:
 
 
 @cache  # building strategies once keeps generation fast
-def parts(with_metadata: bool = True) -> st.SearchStrategy[Any]:
+def parts(
+    with_metadata: bool = True, refusals: bool = True, details: bool = True
+) -> st.SearchStrategy[Any]:
     md = metadata(with_metadata)
-    mime = st.none() | st.sampled_from(["image/png", "image/jpeg", "audio/wav", "application/pdf"])
-    return st.one_of(
+    mime = st.none() | st.sampled_from(
+        ["image/png", "image/jpeg", "audio/wav", "audio/mpeg", "application/pdf"]
+    )
+    detail = st.none() | st.sampled_from(["auto", "low", "high"]) if details else st.none()
+    choices = [
         st.builds(TextPart, text=texts, metadata=md),
-        st.builds(ImagePart, url=st.just("https://example.com/a.png"), mime_type=mime, metadata=md),
-        st.builds(ImagePart, data=st.just("iVBORw0KGgo="), mime_type=mime, metadata=md),
+        st.builds(
+            ImagePart,
+            url=st.just("https://example.com/a.png"),
+            mime_type=mime,
+            detail=detail,
+            metadata=md,
+        ),
+        st.builds(
+            ImagePart, data=st.just("iVBORw0KGgo="), mime_type=mime, detail=detail, metadata=md
+        ),
         st.builds(AudioPart, data=st.just("UklGRg=="), mime_type=mime, metadata=md),
         st.builds(FilePart, file_id=names, filename=st.none() | names, mime_type=mime, metadata=md),
         st.builds(ReasoningPart, text=texts, metadata=md),
         st.builds(OpaquePart, kind=names, value=json_values, metadata=md),
+    ]
+    if refusals:
+        choices.append(st.builds(RefusalPart, text=texts, metadata=md))
+    return st.one_of(choices)
+
+
+@cache  # building strategies once keeps generation fast
+def content(
+    with_parts: bool = True,
+    with_metadata: bool = True,
+    refusals: bool = True,
+    details: bool = True,
+) -> st.SearchStrategy[Any]:
+    if not with_parts:
+        return texts
+    return st.one_of(
+        texts, st.lists(parts(with_metadata, refusals, details), min_size=1, max_size=2)
     )
 
 
 @cache  # building strategies once keeps generation fast
-def content(with_parts: bool = True, with_metadata: bool = True) -> st.SearchStrategy[Any]:
-    if not with_parts:
-        return texts
-    return st.one_of(texts, st.lists(parts(with_metadata), min_size=1, max_size=2))
+def citations(with_metadata: bool = True) -> st.SearchStrategy[list[Citation]]:
+    index = st.none() | st.integers(0, 200)
+    cited = st.builds(
+        Citation,
+        url=st.none() | st.just("https://example.com/source"),
+        title=st.none() | texts,
+        start_index=index,
+        end_index=index,
+        cited_text=st.none() | texts,
+        metadata=metadata(with_metadata),
+    )
+    return st.lists(cited, max_size=2)
+
+
+@cache  # building strategies once keeps generation fast
+def audio_replies(with_metadata: bool = True) -> st.SearchStrategy[AudioReference | None]:
+    reply = st.builds(
+        AudioReference,
+        id=names.map(lambda name: f"audio_{name}"),
+        transcript=st.none() | texts,
+        data=st.none() | st.just("UklGRg=="),
+        expires_at=st.none() | st.integers(0, 2**31),
+        metadata=metadata(with_metadata),
+    )
+    return st.none() | reply
 
 
 # --- conversations -----------------------------------------------------------------------
@@ -106,6 +160,33 @@ class Shape:
     invalid_args: bool = True
     system: bool = True
     message_ids: bool = True
+    developer: bool = True
+    """System messages may have the developer role."""
+    refusals: bool = True
+    """Parts may be refusals."""
+    details: bool = True
+    """Images may say their detail."""
+    citations: bool = True
+    """Agent messages may cite sources."""
+    audio_replies: bool = True
+    """Agent messages may carry an audio reply."""
+    custom_calls: bool = True
+    """Tool calls may be custom (free-text input) calls."""
+
+    def system_roles(self) -> st.SearchStrategy[str]:
+        return st.sampled_from(["system", "developer"]) if self.developer else st.just("system")
+
+    def content(self) -> st.SearchStrategy[Any]:
+        return content(self.parts, self.metadata, self.refusals, self.details)
+
+    def agent_extras(self, draw: st.DrawFn) -> dict[str, Any]:
+        """``citations`` and ``audio`` of an agent message, as far as the shape allows."""
+        extras: dict[str, Any] = {}
+        if self.citations:
+            extras["citations"] = draw(citations(self.metadata))
+        if self.audio_replies:
+            extras["audio"] = draw(audio_replies(self.metadata))
+        return extras
 
 
 def _tool_step(draw: st.DrawFn, shape: Shape, counter: list[int]) -> list[Message]:
@@ -114,20 +195,22 @@ def _tool_step(draw: st.DrawFn, shape: Shape, counter: list[int]) -> list[Messag
     for _ in range(draw(st.integers(1, 2)) if draw(st.booleans()) else 3):
         counter[0] += 1
         invalid = shape.invalid_args and draw(st.booleans()) and draw(st.booleans())
+        custom = not invalid and shape.custom_calls and draw(st.integers(0, 5)) == 0
+        args = {"input": draw(texts)} if custom else {} if invalid else draw(json_objects)
         calls.append(
             ToolCall(
                 name=draw(names),
-                args={} if invalid else draw(json_objects),
+                args=args,
                 id=f"call_{counter[0]}" if shape.ids else None,
-                invalid_args=draw(invalid_argument_texts)
-                if invalid
-                else None,
+                invalid_args=draw(invalid_argument_texts) if invalid else None,
+                kind="custom" if custom else "function",
                 metadata=draw(metadata(shape.metadata)),
             )
         )
     ai = AIMessage(
-        content=draw(content(shape.parts, shape.metadata)),
+        content=draw(shape.content()),
         tool_calls=calls,
+        **shape.agent_extras(draw),
         name=draw(maybe_names) if shape.names else None,
         id=draw(maybe_names) if shape.message_ids else None,
         metadata=draw(metadata(shape.metadata)),
@@ -137,7 +220,7 @@ def _tool_step(draw: st.DrawFn, shape: Shape, counter: list[int]) -> list[Messag
         order = draw(st.permutations(order))
     results = [
         ToolMessage(
-            content=draw(content(shape.parts, shape.metadata)),
+            content=draw(shape.content()),
             tool_call_id=calls[k].id,
             name=calls[k].name if shape.names and draw(st.booleans()) else None,
             is_error=draw(st.booleans()),
@@ -159,7 +242,8 @@ def conversations(draw: st.DrawFn, shape: Shape = Shape(), max_turns: int = 3) -
     if shape.system and draw(st.booleans()):
         messages.append(
             SystemMessage(
-                content=draw(content(shape.parts, shape.metadata)),
+                content=draw(shape.content()),
+                role=draw(shape.system_roles()),
                 name=draw(optional_name),
                 id=draw(message_id),
                 metadata=draw(metadata(shape.metadata)),
@@ -168,7 +252,7 @@ def conversations(draw: st.DrawFn, shape: Shape = Shape(), max_turns: int = 3) -
     for _ in range(draw(st.integers(1, max_turns))):
         messages.append(
             HumanMessage(
-                content=draw(content(shape.parts, shape.metadata)),
+                content=draw(shape.content()),
                 name=draw(optional_name),
                 id=draw(message_id),
                 metadata=draw(metadata(shape.metadata)),
@@ -179,7 +263,8 @@ def conversations(draw: st.DrawFn, shape: Shape = Shape(), max_turns: int = 3) -
         if draw(st.booleans()):
             messages.append(
                 AIMessage(
-                    content=draw(content(shape.parts, shape.metadata)),
+                    content=draw(shape.content()),
+                    **shape.agent_extras(draw),
                     name=draw(optional_name),
                     id=draw(message_id),
                     metadata=draw(metadata(shape.metadata)),

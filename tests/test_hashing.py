@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -12,13 +14,19 @@ from hypothesis import strategies as st
 
 from tracebridge import (
     AIMessage,
+    AudioPart,
+    AudioReference,
+    Citation,
     HumanMessage,
+    ImagePart,
     MultiTurnSample,
+    RefusalPart,
+    SystemMessage,
     TextPart,
     ToolCall,
     transcript_hash,
 )
-from tracebridge.hashing import canonical_json
+from tracebridge.hashing import canonical_json, hashed_messages
 
 from strategies import conversations
 
@@ -110,3 +118,58 @@ def test_one_text_part_hashes_as_its_string() -> None:
                  AIMessage(content="hello")]
     assert transcript_hash(as_part) == transcript_hash(as_string)
     assert transcript_hash(two_parts) != transcript_hash(as_string)
+
+
+def test_typed_homes_at_their_defaults_keep_the_pinned_body() -> None:
+    # role, detail, citations and audio came after the first scheme: absent, they add nothing.
+    assert hashed_messages(SAMPLE.messages) == json.loads(HASHED_BODY)
+    system = hashed_messages([SystemMessage(content="be brief")])
+    assert system == [{"content": "be brief", "name": None, "type": "system"}]
+
+
+@pytest.mark.parametrize(
+    ("plain", "changed"),
+    [
+        (SystemMessage(content="be brief"), SystemMessage(content="be brief", role="developer")),
+        (AIMessage(content=""), AIMessage(content=[RefusalPart(text="")])),
+        (AIMessage(content=[RefusalPart(text="no")]), AIMessage(content=[TextPart(text="no")])),
+        (
+            HumanMessage(content=[ImagePart(url="https://x/a.png"), TextPart(text="?")]),
+            HumanMessage(
+                content=[ImagePart(url="https://x/a.png", detail="low"), TextPart(text="?")]
+            ),
+        ),
+        (AIMessage(content="a"), AIMessage(content="a", citations=[Citation(url="https://x")])),
+        (
+            AIMessage(content="a", citations=[Citation(url="https://x", start_index=0)]),
+            AIMessage(content="a", citations=[Citation(url="https://x", start_index=1)]),
+        ),
+        (AIMessage(content="a"), AIMessage(content="a", audio=AudioReference(id="audio_1"))),
+        (
+            AIMessage(content="a", audio=AudioReference(id="audio_1")),
+            AIMessage(content="a", audio=AudioReference(id="audio_1", transcript="a")),
+        ),
+    ],
+    ids=["developer", "refusal", "refusal-vs-text", "detail", "citation", "citation-span",
+         "audio-reply", "audio-transcript"],
+)
+def test_every_typed_home_is_in_the_hash(plain: Any, changed: Any) -> None:
+    assert transcript_hash([plain]) != transcript_hash([changed])
+
+
+def test_typed_homes_hash_without_their_metadata() -> None:
+    bare = AIMessage(content="a", citations=[Citation(url="https://x")],
+                     audio=AudioReference(id="audio_1"))
+    kept = AIMessage(content="a", citations=[Citation(url="https://x", metadata={"a": {"k": 1}})],
+                     audio=AudioReference(id="audio_1", metadata={"a": {"k": 2}}))
+    assert transcript_hash([bare]) == transcript_hash([kept])
+
+
+def test_audio_mime_aliases_hash_as_the_table_spelling() -> None:
+    def clip(mime: str) -> list[HumanMessage]:
+        return [HumanMessage(content=[AudioPart(data="UklGRg==", mime_type=mime),
+                                      TextPart(text="transcribe")])]
+
+    assert transcript_hash(clip("audio/mp3")) == transcript_hash(clip("audio/mpeg"))
+    assert transcript_hash(clip("audio/x-wav")) == transcript_hash(clip("audio/wav"))
+    assert transcript_hash(clip("audio/ogg")) != transcript_hash(clip("audio/wav"))

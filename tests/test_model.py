@@ -57,8 +57,11 @@ def test_text_joins_text_parts_with_newlines_and_skips_other_parts() -> None:
 
 def test_defaults() -> None:
     assert AIMessage().model_dump() == {
-        "type": "ai", "content": "", "tool_calls": [], "name": None, "id": None, "metadata": {},
+        "type": "ai", "content": "", "tool_calls": [], "name": None, "citations": [],
+        "audio": None, "id": None, "metadata": {},
     }
+    assert SystemMessage(content="x").role == "system"
+    assert ImagePart(url="https://x/a.png").detail is None
     assert ToolMessage(content="x").is_error is False
     assert ToolCall(name="f").args == {}
 
@@ -153,3 +156,17 @@ def test_json_round_trip_is_the_identity(messages: list, metadata: dict) -> None
     again = MultiTurnSample.model_validate_json(text)
     assert again == sample
     assert again.model_dump_json() == text
+
+
+def test_a_custom_call_holds_its_text_as_input() -> None:
+    call = ToolCall(name="run_sql", args={"input": "select 1"}, id="c1", kind="custom")
+    assert call.kind == "custom"
+    assert ToolCall(name="f").kind == "function"
+    for args in ({}, {"input": 1}, {"input": "x", "more": "y"}):
+        ai = {"type": "ai",
+              "tool_calls": [{"name": "run_sql", "args": args, "id": "c1", "kind": "custom"}]}
+        with pytest.raises(TraceError) as caught:
+            MultiTurnSample(messages=[{"type": "human", "content": "q"}, ai])
+        assert (caught.value.code, caught.value.path) == (
+            "malformed_event", "messages[1].tool_calls[0].kind"
+        )

@@ -64,8 +64,8 @@ def test_auto_detects_tracebridge_json() -> None:
     assert detect_format(MultiTurnSample(messages=[HumanMessage(content="hi")])) == "tracebridge"
     assert convert(trace, target="tracebridge") == [
         {"type": "human", "content": "hi", "name": None, "id": None, "metadata": {}},
-        {"type": "ai", "content": "hello", "tool_calls": [], "name": None, "id": None,
-         "metadata": {}},
+        {"type": "ai", "content": "hello", "tool_calls": [], "name": None, "citations": [],
+         "audio": None, "id": None, "metadata": {}},
     ]
 
 
@@ -135,8 +135,9 @@ def test_the_public_surface_is_what_the_docs_list() -> None:
     names = sorted(line.split("`")[1] for line in section.splitlines() if line.startswith("- `"))
     assert names == sorted(tracebridge.__all__)
     assert tracebridge.__all__ == [
-        "AIMessage", "AudioPart", "FilePart", "HumanMessage", "ImagePart", "Message",
-        "MultiTurnSample", "OpaquePart", "ReasoningPart", "SystemMessage", "TextPart",
+        "AIMessage", "AudioPart", "AudioReference", "Citation", "FilePart", "HumanMessage",
+        "ImagePart", "Message", "MultiTurnSample", "OpaquePart", "ReasoningPart", "RefusalPart",
+        "SystemMessage", "TextPart",
         "ToolCall", "ToolMessage", "TraceError", "check", "convert", "render",
         "transcript_hash", "validate",
     ]

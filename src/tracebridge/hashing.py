@@ -2,36 +2,40 @@
 
 ``canonical_json`` is the one byte form of a JSON value: keys sorted, no spaces, UTF-8,
 no NaN. ``transcript_hash`` is the SHA-256 of the canonical JSON of the conversation with
-every ``metadata`` field (of messages, parts and tool calls) and every message ``id``
-left out, prefixed by the scheme version; content that is a list of exactly one text part
-is hashed as that text (frameworks store it either way). So it covers each message's kind,
-content and parts, name, tool calls (name, arguments, invalid arguments, call id), and tool results
-(call id, name, error flag) — what the conversation *says* — and ignores what adapters keep
-about where it came from. It is identical across processes and machines.
+every ``metadata`` field (of messages, parts, tool calls, citations and audio references) and
+every message ``id`` left out, prefixed by the scheme version. So it covers each message's kind,
+content and parts, name, tool calls (name, arguments, invalid arguments, call id, custom kind),
+tool results (call id, name, error flag), a system message's developer role, refusals, image
+detail, citations and the assistant's audio reference — what the conversation *says* — and ignores what
+adapters keep about where it came from. It is identical across processes and machines.
+
+Two spellings that say the same are hashed alike: content of exactly one text part is hashed
+as that text (frameworks store it either way), and an audio mime type is hashed as the spelling
+``tracebridge.media`` lists for it (``audio/mp3`` as ``audio/mpeg``). The typed homes added after
+the first scheme (``role``, ``detail``, ``citations``, ``audio``) are left out while they hold their
+defaults, so a conversation that has none of them keeps the hash it always had (likewise a tool
+call's ``kind`` while it is ``function``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .messages import AIMessage, AnyMessage, TextPart, messages_of
+from ._conversation import messages_of
+from .media import canonical_audio_mime_type
 
 if TYPE_CHECKING:
-    from .sample import MultiTurnSample
+    from collections.abc import Iterable
+
+    from .messages import AnyMessage
 
 __all__ = ["HASH_VERSION", "canonical_json", "transcript_hash"]
 
 HASH_VERSION = "tb1"
 
-_LEAVE_OUT_OF_MESSAGE: Any = {
-    "metadata": True,
-    "id": True,
-    "content": {"__all__": {"metadata"}},
-    "tool_calls": {"__all__": {"metadata"}},
-}
+_LEAVE_OUT = {"metadata", "id"}
 
 
 def canonical_json(value: Any) -> bytes:
@@ -41,31 +45,64 @@ def canonical_json(value: Any) -> bytes:
     ).encode("utf-8")
 
 
-def transcript_hash(
-    conversation: MultiTurnSample | Iterable[AnyMessage],
-) -> str:
-    """``tb1:`` followed by the hex SHA-256 of the conversation without metadata and ids."""
-    messages = messages_of(conversation)
-    body = [_hashed_fields(message) for message in messages]
+def transcript_hash(conversation: Any) -> str:
+    """``tb1:`` followed by the hex SHA-256 of the conversation without metadata and ids.
+
+    ``conversation`` is a ``MultiTurnSample`` or an iterable of messages.
+    """
+    body = [_hashed_fields(message) for message in messages_of(conversation)]
     digest = hashlib.sha256(canonical_json(body)).hexdigest()
     return f"{HASH_VERSION}:{digest}"
 
 
-def _hashed_fields(message: AnyMessage) -> Any:
-    leave_out = dict(_LEAVE_OUT_OF_MESSAGE)
-    content = message.content
-    single_text = (
-        content[0].text
-        if not isinstance(content, str) and len(content) == 1 and isinstance(content[0], TextPart)
-        else None
-    )
-    if isinstance(content, str) or single_text is not None:
-        del leave_out["content"]
-    if not isinstance(message, AIMessage):
-        del leave_out["tool_calls"]
-    fields = message.model_dump(mode="json", exclude=leave_out)
-    if single_text is not None:
-        # One text part says what a plain string says; frameworks store it either way
-        # (a LlamaIndex message always has blocks, a LangChain one often a string).
-        fields["content"] = single_text
+def hashed_messages(messages: Iterable[AnyMessage]) -> list[Any]:
+    """What the hash covers, message by message (for tests and for people auditing a hash)."""
+    return [_hashed_fields(message) for message in messages]
+
+
+def _hashed_fields(message: AnyMessage) -> dict[str, Any]:
+    fields = message.model_dump(mode="json", exclude=_LEAVE_OUT)
+    content = fields["content"]
+    if isinstance(content, list):
+        if len(content) == 1 and content[0]["type"] == "text":
+            # One text part says what a plain string says; frameworks store it either way
+            # (a LlamaIndex message always has blocks, a LangChain one often a string).
+            fields["content"] = content[0]["text"]
+        else:
+            fields["content"] = [_hashed_part(part) for part in content]
+    kind = fields["type"]
+    if kind == "ai":
+        fields["tool_calls"] = [_hashed_call(call) for call in fields["tool_calls"]]
+        if fields["citations"]:
+            fields["citations"] = [_without_metadata(cited) for cited in fields["citations"]]
+        else:
+            del fields["citations"]
+        if fields["audio"] is None:
+            del fields["audio"]
+        else:
+            fields["audio"] = _without_metadata(fields["audio"])
+    elif kind == "system" and fields["role"] == "system":
+        del fields["role"]
+    return fields
+
+
+def _hashed_call(call: dict[str, Any]) -> dict[str, Any]:
+    call = _without_metadata(call)
+    if call["kind"] == "function":
+        del call["kind"]
+    return call
+
+
+def _hashed_part(part: dict[str, Any]) -> dict[str, Any]:
+    part = _without_metadata(part)
+    kind = part["type"]
+    if kind == "image" and part["detail"] is None:
+        del part["detail"]
+    elif kind == "audio" and part["mime_type"] is not None:
+        part["mime_type"] = canonical_audio_mime_type(part["mime_type"])
+    return part
+
+
+def _without_metadata(fields: dict[str, Any]) -> dict[str, Any]:
+    del fields["metadata"]
     return fields

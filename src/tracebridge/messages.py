@@ -20,12 +20,16 @@ from pydantic import (
     model_validator,
 )
 
+from ._conversation import messages_of
 from ._json import check_json
+from .render import render_message
 
 __all__ = [
     "AIMessage",
     "AnyMessage",
     "AudioPart",
+    "AudioReference",
+    "Citation",
     "Content",
     "FilePart",
     "HumanMessage",
@@ -35,6 +39,7 @@ __all__ = [
     "OpaquePart",
     "Part",
     "ReasoningPart",
+    "RefusalPart",
     "SystemMessage",
     "TextPart",
     "ToolCall",
@@ -89,6 +94,8 @@ class ToolCall(BaseModel):
     """The provider's call id, used to pair the call with its result."""
     invalid_args: str | None = None
     """The raw argument text when it is not a JSON object (malformed JSON, a list, ...)."""
+    kind: Literal["function", "custom"] = "function"
+    """``custom``: a free-text call (OpenAI custom tools); ``args`` is ``{"input": <text>}``."""
     metadata: Metadata = Field(default_factory=dict)
     """Source fields an adapter keeps verbatim, under the adapter's name."""
 
@@ -98,6 +105,18 @@ class ToolCall(BaseModel):
         # A field validator runs only when invalid_args is given, so valid calls pay nothing.
         if value is not None and info.data.get("args"):
             raise ValueError("args must be {} when invalid_args is set (arguments did not parse)")
+        return value
+
+    @field_validator("kind")
+    @classmethod
+    def _custom_input_is_text(cls, value: str, info: ValidationInfo) -> str:
+        if value == "custom":
+            args = info.data.get("args")
+            text = args.get("input") if isinstance(args, dict) and len(args) == 1 else None
+            if type(text) is not str:
+                raise ValueError("a custom call's args must be {'input': <text>}")
+            if info.data.get("invalid_args") is not None:
+                raise ValueError("a custom call's input is text: it has no invalid_args")
         return value
 
 
@@ -137,8 +156,10 @@ class ImagePart(_SourcedPart):
     """Base64 bytes, exactly as given."""
     mime_type: str | None = None
     """``image/png`` and so on, when the source says it."""
+    detail: str | None = None
+    """The resolution the model should see it at (``auto``, ``low``, ``high``), when given."""
     metadata: Metadata = Field(default_factory=dict)
-    """Source fields kept verbatim (``detail``, ...)."""
+    """Source fields kept verbatim."""
 
 
 class AudioPart(_SourcedPart):
@@ -150,9 +171,9 @@ class AudioPart(_SourcedPart):
     data: str | None = None
     """Base64 bytes, exactly as given."""
     mime_type: str | None = None
-    """``audio/wav`` and so on, when the source says it."""
+    """``audio/wav`` and so on; a provider's format name maps through ``tracebridge.media``."""
     metadata: Metadata = Field(default_factory=dict)
-    """Source fields kept verbatim (the provider's format name, ...)."""
+    """Source fields kept verbatim."""
 
 
 class FilePart(_SourcedPart):
@@ -185,6 +206,18 @@ class ReasoningPart(BaseModel):
     """Source fields kept verbatim (a signature, a summary id, ...)."""
 
 
+class RefusalPart(BaseModel):
+    """The model declined to answer; the text says why (OpenAI ``refusal``)."""
+
+    model_config = _CONFIG
+
+    type: Literal["refusal"] = "refusal"
+    text: str
+    """The refusal as the model wrote it."""
+    metadata: Metadata = Field(default_factory=dict)
+    """Source fields kept verbatim."""
+
+
 class OpaquePart(BaseModel):
     """A provider block kept verbatim, not interpreted."""
 
@@ -200,13 +233,49 @@ class OpaquePart(BaseModel):
 
 
 Part = Annotated[
-    TextPart | ImagePart | AudioPart | FilePart | ReasoningPart | OpaquePart,
+    TextPart | ImagePart | AudioPart | FilePart | ReasoningPart | RefusalPart | OpaquePart,
     Field(discriminator="type"),
 ]
 """One content part, discriminated on ``type``."""
 
 Content = str | list[Part]
 """A plain string when the source had one; a list of parts when it had parts."""
+
+
+class Citation(BaseModel):
+    """A source the agent's reply cites (OpenAI ``url_citation``, LangChain ``citation``)."""
+
+    model_config = _CONFIG
+
+    url: str | None = None
+    """Where the cited source is."""
+    title: str | None = None
+    """The source's title."""
+    start_index: int | None = None
+    """Where the cited span starts in the reply's text (characters)."""
+    end_index: int | None = None
+    """Where the cited span ends in the reply's text (characters, exclusive)."""
+    cited_text: str | None = None
+    """The words of the source that are cited, when given."""
+    metadata: Metadata = Field(default_factory=dict)
+    """Source fields kept verbatim."""
+
+
+class AudioReference(BaseModel):
+    """A spoken reply the provider keeps, referred to by id (OpenAI ``message.audio``)."""
+
+    model_config = _CONFIG
+
+    id: str
+    """The provider's id for the audio; sending it back lets the model hear its own reply."""
+    transcript: str | None = None
+    """What the audio says, when the provider gave it."""
+    data: str | None = None
+    """The audio as base64, when the provider gave it."""
+    expires_at: int | None = None
+    """When the provider forgets the audio (Unix seconds), when given."""
+    metadata: Metadata = Field(default_factory=dict)
+    """Source fields kept verbatim."""
 
 
 def _text_of(content: Content) -> str:
@@ -226,8 +295,6 @@ class _MessageBase(BaseModel):
 
     def pretty_repr(self) -> str:
         """The message as tracebridge renders it for people and judges."""
-        from .render import render_message
-
         return render_message(self)  # type: ignore[arg-type]
 
 
@@ -255,6 +322,10 @@ class AIMessage(_MessageBase):
     """The tool calls the agent made, in order."""
     name: str | None = None
     """The agent's name (multi-agent systems)."""
+    citations: list[Citation] = Field(default_factory=list)
+    """The sources the reply cites, in order (OpenAI ``annotations``)."""
+    audio: AudioReference | None = None
+    """The spoken reply the provider keeps, when the agent answered with audio."""
     id: str | None = None
     """The source's message id."""
     metadata: Metadata = Field(default_factory=dict)
@@ -285,6 +356,8 @@ class SystemMessage(_MessageBase):
     type: Literal["system"] = "system"
     content: Content
     """The instructions."""
+    role: Literal["system", "developer"] = "system"
+    """``developer`` for OpenAI's developer role (instructions that outrank the user's)."""
     name: str | None = None
     """A name, when the source gives one."""
     id: str | None = None
@@ -301,9 +374,3 @@ Message = Annotated[
 
 AnyMessage = HumanMessage | AIMessage | ToolMessage | SystemMessage
 """The plain union of the four message classes (``Message`` is the same, annotated)."""
-
-
-def messages_of(conversation: Any) -> list[AnyMessage]:
-    """The messages of a ``MultiTurnSample`` or of a sequence of messages."""
-    messages = getattr(conversation, "messages", conversation)
-    return list(messages)

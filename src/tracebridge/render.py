@@ -3,56 +3,49 @@
 One message renders as a header line ``<label>: <first line of content>`` with the rest of
 the content and the tool calls indented by four spaces::
 
-    [0] system: You are a weather bot.
+    [0] developer: You are a weather bot.
     [1] human: Weather in Paris and Rome?
     [2] ai (forecaster): Checking both.
         -> get_weather [id=call_1] {"city": "Paris"}
         -> get_weather [id=call_2] invalid arguments: '{"city": Rome'
     [3] tool get_weather [id=call_1]: 18 C, sunny
     [4] tool get_weather [id=call_2] (error): arguments did not parse
+    [5] ai: [refusal] I can't help with that.
 
-Non-text parts become placeholders (``[image: image/png]``, ``[file: a.pdf, application/pdf]``);
-reasoning shows as ``[reasoning] <text>``; a block kept opaque shows its kind and its JSON
-(cut at 300 characters). ``RENDER_VERSION`` changes
-whenever the output for some conversation changes, so judged scores can say what the
-judge saw.
+A system message with the developer role is labelled ``developer``. Non-text parts become
+placeholders (``[image: image/png]``, ``[image: image/png, detail=high]``,
+``[file: a.pdf, application/pdf]``); reasoning shows as ``[reasoning] <text>`` and a refusal as
+``[refusal] <text>``; a block kept opaque shows its kind and its JSON (cut at 300 characters).
+After an agent's content and calls come its citations (``[cite 0-12] <title> <url>``) and its
+audio reply (``[audio reply id=...] <transcript>``). ``RENDER_VERSION`` changes whenever the
+output for some conversation changes, so judged scores can say what the judge saw.
+
+This module dispatches on the ``type`` tags and imports no message class at run time, so
+``messages`` can use it without an import circle.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .messages import (
-    AIMessage,
-    AnyMessage,
-    AudioPart,
-    Content,
-    FilePart,
-    ImagePart,
-    OpaquePart,
-    Part,
-    ReasoningPart,
-    TextPart,
-    ToolCall,
-    ToolMessage,
-    messages_of,
-)
+from typing_extensions import assert_never
+
+from ._conversation import messages_of
 
 if TYPE_CHECKING:
-    from .sample import MultiTurnSample
+    from .messages import AnyMessage, Citation, Content, Part, ToolCall
 
 __all__ = ["RENDER_VERSION", "render", "render_message"]
 
-RENDER_VERSION = "1"
+RENDER_VERSION = "2"
 
 _INDENT = "    "
 _OPAQUE_LIMIT = 300
 
 
-def render(conversation: MultiTurnSample | Iterable[AnyMessage]) -> str:
-    """The whole conversation, one numbered message after another.
+def render(conversation: Any) -> str:
+    """The whole conversation (a ``MultiTurnSample`` or messages), one numbered message a line.
 
     >>> from tracebridge import HumanMessage, AIMessage, render
     >>> print(render([HumanMessage(content="hi"), AIMessage(content="hello\\nthere")]))
@@ -67,16 +60,23 @@ def render(conversation: MultiTurnSample | Iterable[AnyMessage]) -> str:
 def render_message(message: AnyMessage) -> str:
     """One message, without its position."""
     content = _content_lines(message.content)
-    calls = message.tool_calls if isinstance(message, AIMessage) else []
     head = f"{_label(message)}:"
     if content and content[0]:
         head += f" {content[0]}"
-    body = [*content[1:], *(_render_call(call) for call in calls)]
+    body = content[1:]
+    if message.type == "ai":
+        body += [_render_call(call) for call in message.tool_calls]
+        body += [_render_citation(cited) for cited in message.citations]
+        if message.audio is not None:
+            reply = f"[audio reply id={message.audio.id}]"
+            if message.audio.transcript is not None:
+                reply += f" {message.audio.transcript}"
+            body.extend(reply.split("\n"))
     return "\n".join([head, *(_INDENT + line if line else "" for line in body)])
 
 
 def _label(message: AnyMessage) -> str:
-    if isinstance(message, ToolMessage):
+    if message.type == "tool":
         label = "tool"
         if message.name is not None:
             label += f" {message.name}"
@@ -85,7 +85,7 @@ def _label(message: AnyMessage) -> str:
         if message.is_error:
             label += " (error)"
         return label
-    label = message.type
+    label = message.role if message.type == "system" else message.type
     if message.name is not None:
         label += f" ({message.name})"
     return label
@@ -95,7 +95,24 @@ def _render_call(call: ToolCall) -> str:
     ident = f" [id={call.id}]" if call.id is not None else ""
     if call.invalid_args is not None:
         return f"-> {call.name}{ident} invalid arguments: {call.invalid_args!r}"
+    if call.kind == "custom":
+        return f"-> {call.name}{ident} custom input: {call.args['input']!r}"
     return f"-> {call.name}{ident} {json.dumps(call.args, ensure_ascii=False)}"
+
+
+def _render_citation(cited: Citation) -> str:
+    span = ""
+    if cited.start_index is not None or cited.end_index is not None:
+        span = f" {_or_blank(cited.start_index)}-{_or_blank(cited.end_index)}"
+    said = " ".join(x for x in (cited.title, cited.url) if x is not None)
+    line = f"[cite{span}] {said}".rstrip()
+    if cited.cited_text is not None:
+        line += f" {json.dumps(cited.cited_text, ensure_ascii=False)}"
+    return line
+
+
+def _or_blank(value: int | None) -> str:
+    return "" if value is None else str(value)
 
 
 def _content_lines(content: Content) -> list[str]:
@@ -108,19 +125,23 @@ def _content_lines(content: Content) -> list[str]:
 
 
 def _part_text(part: Part) -> str:
-    if isinstance(part, TextPart):
+    if part.type == "text":
         return part.text
-    if isinstance(part, ReasoningPart):
+    if part.type == "reasoning":
         return f"[reasoning] {part.text}"
-    if isinstance(part, (ImagePart, AudioPart)):
-        kind = "image" if isinstance(part, ImagePart) else "audio"
-        return f"[{kind}: {part.mime_type}]" if part.mime_type else f"[{kind}]"
-    if isinstance(part, FilePart):
+    if part.type == "refusal":
+        return f"[refusal] {part.text}"
+    if part.type == "image" or part.type == "audio":
+        said = [part.mime_type] if part.mime_type else []
+        if part.type == "image" and part.detail is not None:
+            said.append(f"detail={part.detail}")
+        return f"[{part.type}: {', '.join(said)}]" if said else f"[{part.type}]"
+    if part.type == "file":
         described = ", ".join(x for x in (part.filename, part.mime_type) if x)
         return f"[file: {described}]" if described else "[file]"
-    if isinstance(part, OpaquePart):
+    if part.type == "opaque":
         value = json.dumps(part.value, ensure_ascii=False)
         if len(value) > _OPAQUE_LIMIT:
             value = value[: _OPAQUE_LIMIT - 3] + "..."
         return f"[{part.kind}] {value}"
-    raise TypeError(f"cannot render part {type(part).__name__}")  # unreachable: Part is closed
+    assert_never(part)

@@ -16,7 +16,9 @@ from pydantic import (
 from pydantic_core import ErrorDetails
 
 from .errors import TraceError
+from .hashing import transcript_hash
 from .messages import Message, Metadata, Part, ToolCall
+from .render import render
 from .validation import validate
 
 __all__ = ["MultiTurnSample"]
@@ -82,14 +84,10 @@ class MultiTurnSample(BaseModel):
 
     def pretty_repr(self) -> str:
         """The conversation as tracebridge renders it."""
-        from .render import render
-
         return render(self.messages)
 
     def transcript_hash(self) -> str:
         """The hash of the conversation (see ``tracebridge.hashing``)."""
-        from .hashing import transcript_hash
-
         return transcript_hash(self.messages)
 
 

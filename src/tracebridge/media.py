@@ -1,0 +1,79 @@
+"""Audio format names <-> mime types: the one table every adapter uses.
+
+OpenAI names an audio clip's encoding with a short ``format`` (``"wav"``, ``"mp3"``); LangChain,
+LlamaIndex and the typed model use a mime type. Reading a format gives its mime type from
+``AUDIO_MIME_TYPES`` (an unlisted format ``x`` gives ``audio/x``); writing a mime type gives the
+format back, and the spellings in ``AUDIO_MIME_ALIASES`` count as the mime type they name, in the
+transcript hash too.
+
+=========  ==============
+format     mime type
+=========  ==============
+wav        audio/wav
+mp3        audio/mpeg
+flac       audio/flac
+opus       audio/opus
+aac        audio/aac
+pcm16      audio/pcm
+=========  ==============
+
+>>> audio_mime_type("mp3"), audio_format("audio/mpeg"), audio_format("audio/x-wav")
+('audio/mpeg', 'mp3', 'wav')
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AUDIO_MIME_ALIASES",
+    "AUDIO_MIME_TYPES",
+    "audio_format",
+    "audio_mime_type",
+    "canonical_audio_mime_type",
+]
+
+AUDIO_MIME_TYPES: dict[str, str] = {
+    "wav": "audio/wav",
+    "mp3": "audio/mpeg",
+    "flac": "audio/flac",
+    "opus": "audio/opus",
+    "aac": "audio/aac",
+    "pcm16": "audio/pcm",
+}
+"""A provider's audio format name -> the mime type the typed model holds."""
+
+AUDIO_MIME_ALIASES: dict[str, str] = {
+    "audio/mp3": "audio/mpeg",
+    "audio/x-mp3": "audio/mpeg",
+    "audio/mpeg3": "audio/mpeg",
+    "audio/x-wav": "audio/wav",
+    "audio/wave": "audio/wav",
+    "audio/vnd.wave": "audio/wav",
+    "audio/x-flac": "audio/flac",
+    "audio/x-aac": "audio/aac",
+}
+"""Other spellings of a listed mime type, and the one they stand for."""
+
+_FORMATS = {mime: name for name, mime in AUDIO_MIME_TYPES.items()}
+
+
+def audio_mime_type(audio_format: str) -> str:
+    """The mime type of a format name: the table's, else ``audio/<format>``."""
+    return AUDIO_MIME_TYPES.get(audio_format, f"audio/{audio_format}")
+
+
+def canonical_audio_mime_type(mime_type: str) -> str:
+    """The table's spelling of ``mime_type`` (an alias becomes what it stands for)."""
+    return AUDIO_MIME_ALIASES.get(mime_type.lower(), mime_type)
+
+
+def audio_format(mime_type: str) -> str | None:
+    """The format name of an ``audio/...`` mime type, or None when it is not audio.
+
+    ``audio_mime_type(audio_format(m))`` is ``canonical_audio_mime_type(m)`` for any audio ``m``.
+    """
+    canonical = canonical_audio_mime_type(mime_type)
+    if canonical in _FORMATS:
+        return _FORMATS[canonical]
+    if canonical.startswith("audio/") and len(canonical) > len("audio/"):
+        return canonical[len("audio/") :]
+    return None
