@@ -6,8 +6,8 @@ every ``metadata`` field (of messages, parts, tool calls, citations and audio re
 every message ``id`` left out, prefixed by the scheme version. So it covers each message's kind,
 content and parts, name, tool calls (name, arguments, invalid arguments, call id, custom kind),
 tool results (call id, name, error flag), a system message's developer role, refusals, image
-detail, citations and the assistant's audio reference — what the conversation *says* — and ignores what
-adapters keep about where it came from. It is identical across processes and machines.
+detail, citations and the assistant's audio reference — what the conversation *says* — and
+ignores what adapters keep about where it came from. It is identical across processes and machines.
 
 Two spellings that say the same are hashed alike: content of exactly one text part is hashed
 as that text (frameworks store it either way), and an audio mime type is hashed as the spelling
