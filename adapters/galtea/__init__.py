@@ -17,8 +17,9 @@ for is kept under ``metadata["galtea"]``:
 
 Galtea turns hold user and assistant text only. ``from_messages`` refuses anything else with
 ``not_representable`` unless the caller accepts that loss by name (``skip_system``,
-``fold_tools``, ``drop_non_text``, ``drop_names``, ``join_consecutive``); what was
-left out is then recorded in the ``omitted`` list the caller passes. The writing side lives
+``fold_tools``, ``drop_non_text``, ``drop_names``, ``join_consecutive``, and
+``drop=[...]`` for ``refusals``, ``citations``, ``audio_replies``, ``part_boundaries``); what
+was left out is then recorded in the ``omitted`` list the caller passes. The writing side lives
 in ``_write.py``; ``split_current_turn`` here builds on it.
 
 >>> from tracebridge.adapters import galtea
@@ -40,6 +41,7 @@ from tracebridge.messages import AIMessage, AnyMessage, HumanMessage, Message
 from tracebridge.validation import validate
 
 from ._write import (
+    DROPPABLE,
     FIELDS,
     NAME,
     Omission,
@@ -52,6 +54,7 @@ from ._write import (
 )
 
 __all__ = [
+    "DROPPABLE",
     "NAME",
     "CurrentTurn",
     "Omission",

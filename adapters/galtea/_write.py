@@ -12,7 +12,7 @@ dicts, so ``from_messages(to_messages(turns)) == turns``.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -24,13 +24,14 @@ from tracebridge.messages import (
     AIMessage,
     AnyMessage,
     HumanMessage,
+    RefusalPart,
     SystemMessage,
     TextPart,
     ToolMessage,
 )
 
-__all__ = ["FIELDS", "NAME", "Omission", "OmissionKind", "Options", "Shape", "from_messages",
-           "refuse", "write_turns"]
+__all__ = ["DROPPABLE", "FIELDS", "NAME", "Omission", "OmissionKind", "Options", "Shape",
+           "from_messages", "refuse", "write_turns"]
 
 NAME = "galtea"
 
@@ -38,8 +39,18 @@ Shape = Literal["pairs", "roles"]
 """``pairs``: ``{"input", "actual_output"}`` dicts; ``roles``: ``{"role", "content"}`` dicts."""
 
 OmissionKind = Literal[
-    "system_message", "tool_calls", "tool_result", "non_text_part", "name", "joined"
+    "system_message", "tool_calls", "tool_result", "non_text_part", "name", "joined",
+    "refusal", "citations", "audio_reply", "part_boundaries",
 ]
+
+DROPPABLE = ("refusals", "citations", "audio_replies", "part_boundaries")
+"""What ``from_messages(drop=...)`` accepts losing, besides the boolean options:
+
+* ``refusals``: a refusal is written as the answer's plain text (that it was a refusal is lost);
+* ``citations``: an answer's citations are left out;
+* ``audio_replies``: an answer's audio reply is left out;
+* ``part_boundaries``: several text parts are written as one text, joined by newlines.
+"""
 
 _NAMESPACE_KEYS = ("shape", "retrieval_context", "extra")
 FIELDS: dict[Shape, frozenset[str]] = {
@@ -75,6 +86,14 @@ class Options:
     drop_non_text: bool = False
     drop_names: bool = False
     join_consecutive: str | None = None
+    drop: Collection[str] = ()
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.drop) - set(DROPPABLE))
+        if isinstance(self.drop, str) or unknown:
+            raise ValueError(
+                f"drop={self.drop!r} names nothing droppable; choose from {DROPPABLE}"
+            )
 
 
 @dataclass
@@ -97,6 +116,7 @@ def from_messages(
     drop_non_text: bool = False,
     drop_names: bool = False,
     join_consecutive: str | None = None,
+    drop: Collection[str] = (),
     omitted: list[Omission] | None = None,
 ) -> list[dict[str, Any]]:
     """Galtea turns from typed messages.
@@ -107,14 +127,17 @@ def from_messages(
     calls and results; an AIMessage left with no text and no Galtea fields is left out),
     ``drop_non_text`` (image, audio, file, reasoning and opaque parts), ``drop_names``
     (message names; message ids are never written), ``join_consecutive=<separator>``
-    (consecutive messages of one role become one turn). What they left out is appended to
-    ``omitted`` when given. Text parts are joined with newlines.
+    (consecutive messages of one role become one turn), and ``drop`` names the losses in
+    ``DROPPABLE`` (refusals as plain text, citations, audio replies, text part boundaries).
+    What they left out is appended to ``omitted`` when given.
 
     >>> from tracebridge import AIMessage, HumanMessage
     >>> from_messages([HumanMessage(content="hi"), AIMessage(content="hello")], shape="pairs")
     [{'input': 'hi', 'actual_output': 'hello'}]
     """
-    options = Options(skip_system, fold_tools, drop_non_text, drop_names, join_consecutive)
+    options = Options(
+        skip_system, fold_tools, drop_non_text, drop_names, join_consecutive, tuple(drop)
+    )
     turns, _ = write_turns(messages, shape, options, omitted)
     return turns
 
@@ -173,11 +196,14 @@ def _leave_out(accepted: bool, omission: Omission, found: list[Omission], path: 
                what: str) -> None:
     """Record ``omission`` when its option is on; otherwise refuse, naming the option."""
     if not accepted:
+        option = omission.option
+        spelled = option[len("drop=") :] if option.startswith("drop=") else None
+        accept = f"drop=[{spelled!r}]" if spelled else f"{option}=True"
         raise refuse(
             omission.index,
             path,
             f"{what}: Galtea turns hold only user and assistant text; "
-            f"{omission.option}=True leaves it out (recorded in omitted)",
+            f"{accept} leaves it out (recorded in omitted)",
         )
     found.append(omission)
 
@@ -215,6 +241,8 @@ def _entry(message: Any, i: int, options: Options, found: list[Omission]) -> _En
                    Omission(i, "name", "drop_names", f"name {message.name!r}"),
                    found, f"{at}.name", f"a message name ({message.name!r})")
     text = _text(message, i, options, found)
+    if isinstance(message, AIMessage):
+        _answer_extras(message, i, options, found)
     if isinstance(message, AIMessage) and message.tool_calls:
         calls = ", ".join(call.name for call in message.tool_calls)
         empty = text == "" and not namespace
@@ -254,18 +282,47 @@ def _namespace(message: HumanMessage | AIMessage, i: int) -> dict[str, Any]:
     return {key: value for key, value in namespace.items() if key != "shape"}
 
 
+def _answer_extras(message: AIMessage, i: int, options: Options, found: list[Omission]) -> None:
+    if message.citations:
+        detail = f"{len(message.citations)} citation(s)"
+        _leave_out("citations" in options.drop,
+                   Omission(i, "citations", "drop=citations", detail),
+                   found, f"messages[{i}].citations", "citations")
+    if message.audio is not None:
+        detail = f"audio reply {message.audio.id!r}"
+        _leave_out("audio_replies" in options.drop,
+                   Omission(i, "audio_reply", "drop=audio_replies", detail),
+                   found, f"messages[{i}].audio", "an audio reply")
+
+
 def _text(message: HumanMessage | AIMessage, i: int, options: Options,
           found: list[Omission]) -> str:
     if isinstance(message.content, str):
         return message.content
     texts: list[str] = []
     for j, part in enumerate(message.content):
+        at = f"messages[{i}].content[{j}]"
         if isinstance(part, TextPart):
+            texts.append(part.text)
+        elif isinstance(part, RefusalPart):
+            # Left out, a refusal would read as an empty answer: it can only become its text.
+            detail = f"refusal at content[{j}] written as text"
+            _leave_out("refusals" in options.drop, Omission(i, "refusal", "drop=refusals", detail),
+                       found, at, "a refusal")
             texts.append(part.text)
         else:
             detail = f"{part.type} part at content[{j}]"
             _leave_out(options.drop_non_text, Omission(i, "non_text_part", "drop_non_text", detail),
-                       found, f"messages[{i}].content[{j}]", f"a {part.type} part")
+                       found, at, f"a {part.type} part")
+    text_parts = sum(isinstance(part, TextPart) for part in message.content)
+    if text_parts > 1 and text_parts == len(message.content):
+        # Several parts become one string: the boundaries are part of what the hash covers.
+        # (When other parts were left out or turned into text, an option already accepted
+        # that this content is not written as it was.)
+        detail = f"{len(texts)} text parts joined by newlines"
+        _leave_out("part_boundaries" in options.drop,
+                   Omission(i, "part_boundaries", "drop=part_boundaries", detail),
+                   found, f"messages[{i}].content", "several text parts")
     return "\n".join(texts)
 
 
