@@ -591,12 +591,16 @@ def test_detect(trace: Any, expected: bool) -> None:
     assert galtea.detect(trace) is expected
 
 
-def test_pairs_are_detected_as_galtea_and_a_bare_role_list_is_ambiguous() -> None:
+def test_pairs_are_detected_as_galtea_and_a_bare_role_list_reads_alike_either_way() -> None:
     candidates = ("tracebridge", "openai_chat", "galtea")
     assert detect_format([{"input": "q", "actual_output": "a"}], candidates=candidates) == "galtea"
+    # Both readers give the same typed messages, so the first candidate is as good as any.
+    assert detect_format([{"role": "user", "content": "q"}], candidates=candidates) == (
+        "openai_chat"
+    )
     with pytest.raises(FormatError, match="ambiguous trace: it has the shape of openai_chat and "
-                       "galtea"):
-        detect_format([{"role": "user", "content": "q"}], candidates=candidates)
+                       "galtea, and they read it differently"):
+        detect_format([{"role": "assistant", "content": "a", "note": 1}], candidates=candidates)
 
 
 def test_convert_rewrites_pairs_as_role_turns() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import tracebridge
-from tracebridge import HumanMessage, MultiTurnSample, convert
+from tracebridge import HumanMessage, MultiTurnSample, TraceError, convert, registry
 from tracebridge._optional import require
 from tracebridge.errors import FormatError, MissingExtraError
 from tracebridge.registry import ADAPTER_NAMES, FORMATS, detect_format, get_adapter
@@ -74,13 +74,52 @@ def test_auto_fails_clearly_when_nothing_matches() -> None:
         detect_format({"unrelated": True})
 
 
-def test_auto_fails_clearly_when_several_formats_match() -> None:
-    # A bare user/assistant list is both an OpenAI chat history and Galtea role turns.
+def test_auto_reads_a_trace_every_matching_format_reads_alike() -> None:
+    # A bare user/assistant list is both an OpenAI chat history and Galtea role turns; both
+    # readers give the same typed messages, so the choice cannot change what is read.
+    chat = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    assert detect_format(chat) == "openai_chat"
+    assert convert(chat, target="tracebridge") == [
+        {"type": "human", "content": "hi", "name": None, "id": None, "metadata": {}},
+        {"type": "ai", "content": "hello", "tool_calls": [], "name": None, "citations": [],
+         "audio": None, "id": None, "metadata": {}},
+    ]
+
+
+def test_auto_fails_clearly_when_matching_formats_read_differently() -> None:
+    # retrieval_context is Galtea's own field, and an unknown key to OpenAI: two readings.
+    turns = [{"role": "user", "content": "q"},
+             {"role": "assistant", "content": "a", "retrieval_context": "doc"}]
     with pytest.raises(FormatError) as caught:
-        detect_format([{"role": "user", "content": "hi"}])
-    assert "ambiguous" in str(caught.value)
-    assert "openai_chat" in str(caught.value)
-    assert "galtea" in str(caught.value)
+        detect_format(turns)
+    assert str(caught.value) == (
+        "ambiguous trace: it has the shape of openai_chat and galtea, and they read it "
+        "differently (openai_chat reads 2 message(s), keeping metadata['openai_chat']; "
+        "galtea reads 2 message(s), keeping metadata['galtea']); pass source= one of them"
+    )
+
+
+class _Refusing:
+    """A stand-in adapter that has every trace's shape and refuses each the same way."""
+
+    def __init__(self, name: str) -> None:
+        self.NAME = name
+
+    def detect(self, trace: object) -> bool:
+        return True
+
+    def to_messages(self, trace: object) -> list:
+        raise TraceError("orphan_tool_result", "no call", index=1, path="messages[1]",
+                         source=self.NAME)
+
+
+def test_auto_raises_the_trace_error_every_matching_format_agrees_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(registry, "get_adapter", _Refusing)
+    with pytest.raises(TraceError) as caught:
+        detect_format([{}], candidates=("a", "b"))
+    assert (caught.value.code, caught.value.source) == ("orphan_tool_result", "a")
 
 
 BLOCK_FRAMEWORKS = textwrap.dedent(

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, Protocol, cast
 
-from .errors import FormatError
+from .errors import FormatError, TraceError
 from .messages import Message
 
 __all__ = ["ADAPTER_NAMES", "FORMATS", "Adapter", "convert", "detect_format", "get_adapter"]
@@ -46,19 +46,58 @@ def get_adapter(name: str) -> Adapter:
 
 
 def detect_format(trace: Any, *, candidates: Sequence[str] = FORMATS) -> str:
-    """The one format whose shape ``trace`` has; ``FormatError`` when none or several match."""
+    """The format whose shape ``trace`` has; ``FormatError`` when none or several match.
+
+    Several shapes may match one trace (a plain user/assistant list is both an OpenAI chat
+    history and Galtea role turns). Then every matching reader reads it, and when they all give
+    the same typed messages, metadata included, the first of them in ``candidates`` is the
+    answer: the choice cannot change what is read. Otherwise the error names each reading.
+    """
+    return _detect(trace, candidates)[0]
+
+
+def _detect(trace: Any, candidates: Sequence[str]) -> tuple[str, list[Message] | None]:
+    """The format, and the messages it read when telling several shapes apart needed that."""
     matches = [name for name in candidates if get_adapter(name).detect(trace)]
     if len(matches) == 1:
-        return matches[0]
+        return matches[0], None
     if not matches:
         raise FormatError(
             f"cannot tell the format of this {type(trace).__name__}: it matches none of "
             f"{', '.join(candidates)}; pass source=<format>"
         )
+    readings: dict[str, list[Message] | TraceError] = {}
+    for name in matches:
+        try:
+            readings[name] = get_adapter(name).to_messages(trace)
+        except TraceError as error:
+            readings[name] = error
+    first = readings[matches[0]]
+    if not isinstance(first, TraceError) and all(
+        reading == first for reading in readings.values()
+    ):
+        return matches[0], first
+    if isinstance(first, TraceError) and all(
+        isinstance(r, TraceError) and _where(r) == _where(first) for r in readings.values()
+    ):
+        raise first  # broken the same way whichever format it is: that is the answer
     raise FormatError(
-        f"ambiguous trace: it has the shape of {' and '.join(matches)}; "
+        f"ambiguous trace: it has the shape of {' and '.join(matches)}, and they read it "
+        f"differently ({'; '.join(_reading(name, r) for name, r in readings.items())}); "
         f"pass source= one of them"
     )
+
+
+def _where(error: TraceError) -> tuple[str, int | None, str | None]:
+    return (error.code, error.index, error.path)
+
+
+def _reading(name: str, reading: list[Message] | TraceError) -> str:
+    if isinstance(reading, TraceError):
+        return f"{name} refuses it: {reading.code} at {reading.path}"
+    kept = sorted({key for message in reading for key in message.metadata})
+    said = f", keeping metadata[{', '.join(map(repr, kept))}]" if kept else ""
+    return f"{name} reads {len(reading)} message(s){said}"
 
 
 def convert(
@@ -78,7 +117,11 @@ def convert(
     >>> convert([{"type": "human", "content": "hi"}], source="tracebridge", target="tracebridge")
     [{'type': 'human', 'content': 'hi', 'name': None, 'id': None, 'metadata': {}}]
     """
-    reader = get_adapter(detect_format(trace) if source == "auto" else source)
     writer = get_adapter(target)
-    messages = reader.to_messages(trace, **(source_options or {}))
+    if source == "auto":
+        source, messages = _detect(trace, FORMATS)
+        if messages is None or source_options:
+            messages = get_adapter(source).to_messages(trace, **(source_options or {}))
+    else:
+        messages = get_adapter(source).to_messages(trace, **(source_options or {}))
     return writer.from_messages(messages, **(target_options or {}))
