@@ -173,3 +173,14 @@ def test_audio_mime_aliases_hash_as_the_table_spelling() -> None:
     assert transcript_hash(clip("audio/mp3")) == transcript_hash(clip("audio/mpeg"))
     assert transcript_hash(clip("audio/x-wav")) == transcript_hash(clip("audio/wav"))
     assert transcript_hash(clip("audio/ogg")) != transcript_hash(clip("audio/wav"))
+
+
+def test_a_sample_hashes_once_and_a_copy_with_other_messages_hashes_anew() -> None:
+    sample = MultiTurnSample(messages=[HumanMessage(content="hi")])
+    first = sample.transcript_hash()
+    assert sample.transcript_hash() is first  # kept, not computed again
+    other = sample.model_copy(update={"messages": [HumanMessage(content="bye")]})
+    assert other.transcript_hash() == transcript_hash([HumanMessage(content="bye")]) != first
+    same = sample.model_copy(update={"reference": "greet"})
+    assert same.transcript_hash() == first
+    assert same == sample.model_copy(update={"reference": "greet"})  # the cache is not a field

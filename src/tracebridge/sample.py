@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from pydantic import (
@@ -27,6 +28,8 @@ _MESSAGE: TypeAdapter[Any] = TypeAdapter(Message)
 _TOOL_CALL: TypeAdapter[Any] = TypeAdapter(ToolCall)
 _PART: TypeAdapter[Any] = TypeAdapter(Part)
 _TAGS = ("human", "ai", "tool", "system")
+_HASHES: dict[int, tuple[list[Any], str]] = {}
+"""id(sample) -> (its messages list, their hash); an entry leaves when its sample does."""
 _MESSAGE_FIELDS = ("messages", "user_input")
 
 
@@ -87,8 +90,22 @@ class MultiTurnSample(BaseModel):
         return render(self.messages)
 
     def transcript_hash(self) -> str:
-        """The hash of the conversation (see ``tracebridge.hashing``)."""
-        return transcript_hash(self.messages)
+        """The hash of the conversation (see ``tracebridge.hashing``), computed once.
+
+        A sample is frozen, so its hash is kept beside it (not in it: a private attribute
+        would take part in ``==``) for as long as the sample lives. ``model_copy`` with new
+        messages is a new sample with its own entry; one with the same messages list shares
+        the conversation, so the hash stays right.
+        """
+        key = id(self)
+        cached = _HASHES.get(key)
+        if cached is not None and cached[0] is self.messages:
+            return cached[1]
+        value = transcript_hash(self.messages)
+        if cached is None:
+            weakref.finalize(self, _HASHES.pop, key, None)
+        _HASHES[key] = (self.messages, value)
+        return value
 
 
 def _first_message_error(exc: ValidationError) -> TraceError | None:
