@@ -287,3 +287,43 @@ def lc_strings_in_list() -> list[Any]:
         {"type": "text", "text": "block"},
         {"type": "image_url", "image_url": {"url": _URL}},
     )
+
+
+@case("messages", "v1 output: tool_call blocks in content beside tool_calls")
+def lc_v1_tool_call_blocks() -> list[Any]:
+    call = {"type": "tool_call", "id": "call_v1", "name": "lookup", "args": {"k": 1}}
+    return [
+        HumanMessage("look up k"),
+        AIMessage(
+            [{"type": "text", "text": "Looking."}, call],
+            tool_calls=[{**call, "type": "tool_call"}],
+            response_metadata={"output_version": "v1"},
+        ),
+        ToolMessage("v", tool_call_id="call_v1"),
+    ]
+
+
+@case("messages", "v1 output: an invalid_tool_call block beside invalid_tool_calls")
+def lc_v1_invalid_call_block() -> list[Any]:
+    invalid = {"name": "lookup", "args": "{k:", "id": "call_v1bad", "error": "bad JSON"}
+    return [
+        HumanMessage("look up k"),
+        AIMessage([{"type": "invalid_tool_call", **invalid}], invalid_tool_calls=[invalid]),
+        HumanMessage("hm?"),
+    ]
+
+
+@case("messages", "v1 text block with a streaming index and an id")
+def lc_text_block_index_id() -> list[Any]:
+    return _reply({"type": "text", "text": "Hi", "index": 0, "id": "lc_txt_1"})
+
+
+@case("messages", "v1 non_standard block")
+def lc_non_standard_block() -> list[Any]:
+    return _reply({"type": "non_standard", "value": {"kind": "vendor", "x": 1}}, "and text")
+
+
+@case("messages", "v1 text block with a non_standard_annotation")
+def lc_non_standard_annotation() -> list[Any]:
+    annotation = {"type": "non_standard_annotation", "value": {"page": 3}}
+    return _reply({"type": "text", "text": "p. 3", "annotations": [annotation]})

@@ -365,3 +365,10 @@ def oa_multi_turn() -> list[Any]:
         {"role": "tool", "tool_call_id": "call_h", "content": "Hotel Lutetia"},
         {"role": "assistant", "content": "Hotel Lutetia booked."},
     ]
+
+
+@case("openai", "a name on a tool message")
+def oa_tool_name() -> list[Any]:
+    trace = _called('{"x": 1}')
+    trace[2]["name"] = "do"
+    return trace
