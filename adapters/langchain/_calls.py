@@ -1,4 +1,4 @@
-"""LangChain tool calls <-> tracebridge ``ToolCall``s (used by the ``langchain`` adapter).
+"""LangChain tool calls -> tracebridge ``ToolCall``s (used by the ``langchain`` adapter).
 
 LangChain keeps an ``AIMessage``'s calls in two lists: ``tool_calls`` (parsed, authoritative)
 and ``invalid_tool_calls`` (arguments that did not parse). tracebridge keeps one list in the
@@ -8,46 +8,36 @@ the message has one (``additional_kwargs["tool_calls"]``, or an aggregated chunk
 valid calls come first. Each typed call knows which list it came from (an invalid call has
 ``invalid_args``, or a marker when even that is missing), so both lists are rebuilt exactly.
 
+Empty argument text (``""``, what several OpenAI-compatible servers send for a tool without
+parameters) is ``args={}``, as langchain-core's ``parse_tool_call`` reads it; where LangChain
+filed such a call as invalid (its fallback ``default_tool_parser`` does), the call is still
+``args={}`` and remembers the list it came from.
+
 Two other places name the same calls and are cross-checked, never trusted over
 ``tool_calls``: the raw ``additional_kwargs["tool_calls"]`` (kept verbatim with the message)
-and ``tool_use`` / ``tool_call`` content blocks (moved onto the call they describe).
-A legacy ``additional_kwargs["function_call"]`` becomes one more call at the end.
+and call blocks in the content (``_call_blocks``). A legacy
+``additional_kwargs["function_call"]`` becomes one more call at the end.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from tracebridge._json import check_json
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import ToolCall
 
+from ._call_blocks import link_content_blocks, parse_arguments
 from ._classes import NAME
 
-__all__ = ["CALL_BLOCK_ARGS", "CallLists", "calls_of", "lists_of"]
-
-CALL_BLOCK_ARGS = {"tool_use": "input", "tool_call": "args"}
-"""Content block types that describe a tool call, and the key holding its arguments."""
+__all__ = ["calls_of", "interleave", "parse_arguments", "source_kinds"]
 
 _INVALID_DEFAULT = {"type": "invalid_tool_call", "error": None}
 _VALID_KEYS = frozenset({"name", "args", "id", "type"})
 
 PartialParser = Callable[[str], Any]
-
-
-def _parses_to_object(arguments: Any) -> bool:
-    """LangChain's own test for a raw ``function.arguments`` string (``default_tool_parser``)."""
-    if type(arguments) is not str:
-        return False
-    try:
-        value = json.loads(arguments, strict=False)
-    except json.JSONDecodeError:
-        return False
-    return type(value) is dict or not value
 
 
 def _chunk_is_invalid(chunk: dict[str, Any], parse_partial: PartialParser) -> bool:
@@ -60,15 +50,29 @@ def _chunk_is_invalid(chunk: dict[str, Any], parse_partial: PartialParser) -> bo
         return True
 
 
-def source_kinds(data: dict[str, Any], parse_partial: PartialParser | None) -> list[bool] | None:
-    """``True`` (invalid) / ``False`` (valid) for each call, in the provider's order, if known."""
+def source_kinds(
+    data: dict[str, Any], parse_partial: PartialParser | None, n_valid: int, n_invalid: int
+) -> list[bool] | None:
+    """``True`` (invalid) / ``False`` (valid) for each call, in the provider's order, if known.
+
+    Empty argument text is valid to ``parse_tool_call`` and invalid to ``default_tool_parser``;
+    whichever reading matches the message's two lists is the one LangChain used.
+    """
     chunks = data.get("tool_call_chunks")
     if chunks and parse_partial is not None:
         return [_chunk_is_invalid(chunk, parse_partial) for chunk in chunks]
     raw = data.get("additional_kwargs", {}).get("tool_calls")
     if type(raw) is not list:
         return None
-    return [not _parses_to_object(entry["function"].get("arguments")) for entry in _functions(raw)]
+    arguments = [entry["function"].get("arguments") for entry in _functions(raw)]
+    for empty_is_valid in (True, False):
+        kinds = [
+            parse_arguments(text) is None or (text == "" and not empty_is_valid)
+            for text in arguments
+        ]
+        if (kinds.count(False), kinds.count(True)) == (n_valid, n_invalid):
+            return kinds
+    return None
 
 
 def _functions(raw: list[Any]) -> list[dict[str, Any]]:
@@ -92,25 +96,24 @@ def calls_of(
 ) -> tuple[list[ToolCall], dict[int, dict[str, Any]]]:
     """The typed calls of one AI message's ``model_dump()``, and its call blocks by position.
 
-    The second value maps content positions of ``tool_use``/``tool_call`` blocks to the
-    blocks; the caller leaves those out of the typed content (they live on the calls).
+    The second value maps content positions of call blocks to the blocks; the caller leaves
+    those out of the typed content (they live on the calls).
     """
     valid = data.get("tool_calls", [])
     invalid = data.get("invalid_tool_calls", [])
-    order = interleave(source_kinds(data, parse_partial), len(valid), len(invalid))
+    kinds = source_kinds(data, parse_partial, len(valid), len(invalid))
     specs = [
         _invalid_spec(invalid[k], f"{at}.invalid_tool_calls[{k}]")
         if is_invalid
         else _valid_spec(valid[k], f"{at}.tool_calls[{k}]")
-        for is_invalid, k in order
+        for is_invalid, k in interleave(kinds, len(valid), len(invalid))
     ]
     _cross_check_raw(specs, data.get("additional_kwargs", {}).get("tool_calls"), at)
-    blocks = _link_content_blocks(specs, data["content"], at)
+    blocks = link_content_blocks(specs, data["content"], at, calls_in_content=not valid)
     function_call = data.get("additional_kwargs", {}).get("function_call")
     if function_call is not None:
         specs.append(_function_call_spec(function_call, f"{at}.additional_kwargs.function_call"))
-    calls = [ToolCall(**spec) for spec in specs]
-    return calls, blocks
+    return [ToolCall(**spec) for spec in specs], blocks
 
 
 def _valid_spec(call: dict[str, Any], at: str) -> dict[str, Any]:
@@ -126,13 +129,15 @@ def _valid_spec(call: dict[str, Any], at: str) -> dict[str, Any]:
 
 def _invalid_spec(call: dict[str, Any], at: str) -> dict[str, Any]:
     name, args = call.get("name"), call.get("args")
-    spec: dict[str, Any] = {
-        "name": name if type(name) is str else "",
-        "invalid_args": args if type(args) is str else "",
-        "id": call.get("id"),
-    }
+    spec: dict[str, Any] = {"name": name if type(name) is str else "", "id": call.get("id")}
     rest = {k: v for k, v in call.items() if k not in ("id", "name", "args")}
     rest.update({k: v for k, v in (("name", name), ("args", args)) if type(v) is not str})
+    if args == "":
+        # Filed as invalid by default_tool_parser; parse_tool_call reads it as no arguments.
+        spec["args"] = {}
+        rest["args"] = ""
+    else:
+        spec["invalid_args"] = args if type(args) is str else ""
     if rest != _INVALID_DEFAULT:
         check_json(rest, at)
         spec["metadata"] = {NAME: {"invalid_tool_call": rest}}
@@ -157,10 +162,11 @@ def _function_call_spec(function_call: Any, at: str) -> dict[str, Any]:
         "name": function_call["name"],
         "metadata": {NAME: {"from": "function_call"}},
     }
-    if _parses_to_object(arguments):
-        spec["args"] = json.loads(arguments, strict=False) or {}
-    else:
+    parsed = parse_arguments(arguments)
+    if parsed is None:
         spec["invalid_args"] = arguments
+    else:
+        spec["args"] = parsed
     return spec
 
 
@@ -198,10 +204,7 @@ def _cross_check_raw(specs: list[dict[str, Any]], raw: Any, at: str) -> None:
         if "invalid_args" in spec:
             agrees = arguments == _source_invalid_args(spec)
         else:
-            agrees = (
-                _parses_to_object(arguments)
-                and (json.loads(arguments, strict=False) or {}) == spec["args"]
-            )
+            agrees = parse_arguments(arguments) == spec["args"]
         if not agrees:
             raise _conflict(
                 f"arguments {short_repr(arguments)} disagree with the parsed call {spec['id']!r} "
@@ -218,107 +221,3 @@ def _source_name(spec: dict[str, Any]) -> Any:
 def _source_invalid_args(spec: dict[str, Any]) -> Any:
     kept = spec.get("metadata", {}).get(NAME, {}).get("invalid_tool_call", {})
     return kept["args"] if "args" in kept else spec["invalid_args"]
-
-
-def _link_content_blocks(specs: list[dict[str, Any]], content: Any, at: str) -> dict[int, Any]:
-    """Match ``tool_use``/``tool_call`` content blocks to the calls by id; move them there."""
-    if type(content) is not list:
-        return {}
-    by_id = {spec["id"]: spec for spec in specs if spec["id"] is not None}
-    blocks: dict[int, Any] = {}
-    for j, block in enumerate(content):
-        if type(block) is not dict or block.get("type") not in CALL_BLOCK_ARGS:
-            continue  # an ordinary content element: the content mapping handles it
-        where = f"{at}.content[{j}]"
-        key = CALL_BLOCK_ARGS[block["type"]]
-        spec = by_id.get(block.get("id"))
-        if spec is None or "content_block" in spec.get("metadata", {}).get(NAME, {}):
-            raise _conflict(
-                f"a {block['type']} block with id {block.get('id')!r} names no call of tool_calls "
-                f"that another block has not named (call ids: {list(by_id)})",
-                f"{where}.id",
-            )
-        if "invalid_args" in spec or block.get("name") != spec["name"]:
-            raise _conflict(
-                f"the {block['type']} block names {block.get('name')!r} but tool_calls has "
-                f"{spec['name']!r}"
-                + (" with unparsed arguments" if "invalid_args" in spec else ""),
-                f"{where}.name",
-            )
-        if _block_args(block, key, where) != spec["args"]:
-            raise _conflict(
-                f"the {block['type']} block's {key} {short_repr(block.get(key))} disagree with "
-                f"tool_calls' args {short_repr(spec['args'])}",
-                f"{where}.{key}",
-            )
-        template = {k: v for k, v in block.items() if k not in ("id", "name")}
-        if template.get(key) == spec["args"]:
-            del template[key]
-        check_json(template, where)
-        spec.setdefault("metadata", {}).setdefault(NAME, {})["content_block"] = {
-            "at": j,
-            "block": template,
-        }
-        blocks[j] = block
-    return blocks
-
-
-def _block_args(block: dict[str, Any], key: str, where: str) -> Any:
-    """A call block's arguments; a streamed ``tool_use`` keeps them in ``partial_json``."""
-    value = block.get(key)
-    partial = block.get("partial_json")
-    if value == {} and type(partial) is str and partial:
-        try:
-            return json.loads(partial)
-        except json.JSONDecodeError as exc:
-            raise _conflict(f"partial_json does not parse: {exc}", f"{where}.partial_json") from exc
-    return value
-
-
-# --- the way back --------------------------------------------------------------------------
-
-
-@dataclass
-class CallLists:
-    """The LangChain fields rebuilt from typed calls."""
-
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    invalid_tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    kinds: list[bool] = field(default_factory=list)
-    blocks: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-
-
-def lists_of(calls: list[ToolCall]) -> CallLists:
-    """``tool_calls``, ``invalid_tool_calls`` and call content blocks for typed calls."""
-    out = CallLists()
-    for call in calls:
-        kept = call.metadata.get(NAME, {})
-        if kept.get("from") == "function_call":
-            continue  # it lives in additional_kwargs["function_call"], kept with the message
-        if call.invalid_args is not None or "invalid_tool_call" in kept:
-            rebuilt = {
-                "type": "invalid_tool_call",
-                "id": call.id,
-                "name": call.name,
-                "args": call.invalid_args,
-                "error": None,
-            }
-            rebuilt.update(copy.deepcopy(kept.get("invalid_tool_call", {})))
-            out.invalid_tool_calls.append(rebuilt)
-            out.kinds.append(True)
-        else:
-            out.tool_calls.append(
-                {
-                    "name": call.name,
-                    "args": copy.deepcopy(call.args),
-                    "id": call.id,
-                    "type": "tool_call",
-                }
-            )
-            out.kinds.append(False)
-        if "content_block" in kept:
-            link = kept["content_block"]
-            block = {"id": call.id, "name": call.name, **copy.deepcopy(link["block"])}
-            block.setdefault(CALL_BLOCK_ARGS[block["type"]], copy.deepcopy(call.args))
-            out.blocks.append((link["at"], block))
-    return out

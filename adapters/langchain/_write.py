@@ -1,114 +1,289 @@
 """Typed messages -> LangChain ``BaseMessage`` objects (the ``langchain`` adapter's way back).
 
 Reads only ``metadata["langchain"]``: the class tag, the kept fields and extras go back
-verbatim; tool calls are split into LangChain's two lists; parts become content blocks.
+verbatim; tool calls are split into LangChain's two lists and their blocks; parts become
+content blocks; the typed homes LangChain keeps in ``additional_kwargs`` go back there.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
 from tracebridge.errors import TraceError, short_repr
-from tracebridge.messages import AIMessage, Content, Message, ToolMessage
+from tracebridge.messages import (
+    AIMessage,
+    Citation,
+    Content,
+    Message,
+    RefusalPart,
+    SystemMessage,
+    TextPart,
+    ToolMessage,
+)
 
-from ._blocks import block_of
-from ._calls import interleave, lists_of, source_kinds
+from ._blocks import AnyPart, block_of
+from ._call_lists import CallLists, lists_of
+from ._calls import interleave, source_kinds
 from ._classes import CHAT_ROLES, CLASSES, NAME, PLAIN_CLASS, partial_parser
+from ._homes import DEVELOPER_KEY, annotation_of, audio_reply
+from ._results import write_tool_results
 
-__all__ = ["native"]
+__all__ = ["write_trace"]
+
+_GROUP_MARKERS = ("tool_result", "from_human", "with_tool_results")
+"""Metadata keys of messages that came from (and go back into) one human message."""
 
 
-def native(message: Message, i: int, lc: Any) -> Any:
-    """The LangChain message for typed ``message`` (``lc`` is ``langchain_core.messages``)."""
+def _not_representable(detail: str, path: str) -> TraceError:
+    return TraceError("not_representable", detail, path=path)
+
+
+def write_trace(messages: Sequence[Message], lc: Any, drop: Collection[str]) -> list[Any]:
+    """LangChain messages for typed ones (``lc`` is ``langchain_core.messages``)."""
+    out = []
+    i = 0
+    while i < len(messages):
+        message = messages[i]
+        try:
+            if "from_human" in message.metadata.get(NAME, {}):
+                written, i_next = write_tool_results(messages, i, _in_group(i, lc, drop))
+            else:
+                written, i_next = native(message, i, lc, drop), i + 1
+        except TraceError as error:
+            raise error.relocated(index=i, source=NAME) from None
+        out.append(written)
+        i = i_next
+    return out
+
+
+def _in_group(i: int, lc: Any, drop: Collection[str]) -> Callable[[Message, Any], Any]:
+    """``native`` for the human message the tool results at ``i`` go back into."""
+
+    def write(host: Message, content: Any) -> Any:
+        return native(host, i, lc, drop, content=content)
+
+    return write
+
+
+def native(message: Message, i: int, lc: Any, drop: Collection[str], *, content: Any = None) -> Any:
+    """The LangChain message for typed ``message``; ``content`` given means its content
+    was put together from tool results (``_results``)."""
     at = f"messages[{i}]"
     kept: dict[str, Any] = copy.deepcopy(message.metadata.get(NAME, {}))
     tag = kept.pop("class", _plain_class(message))
     kept.pop("artifact_dropped", None)
     extra = kept.pop("extra", {})
+    for marker in _GROUP_MARKERS:
+        if marker in kept and content is None:
+            raise _not_representable(
+                f"metadata.langchain.{marker} marks a message that goes back into a human "
+                f"message with tool_result blocks, but it is not where it was read from",
+                f"{at}.metadata",
+            )
+        kept.pop(marker, None)
     if tag not in CLASSES:
-        raise TraceError(
-            "not_representable",
+        raise _not_representable(
             f"metadata.langchain.class {short_repr(tag)} is no LangChain message class; "
             f"known: {', '.join(CLASSES)}",
-            path=f"{at}.metadata",
+            f"{at}.metadata",
         )
     cls_name, kind = CLASSES[tag]
     if (kind or CHAT_ROLES.get(kept.get("role", ""))) != message.type:
-        raise TraceError(
-            "not_representable",
+        raise _not_representable(
             f"metadata.langchain.class {tag!r} is not a {message.type} message class",
-            path=f"{at}.metadata",
+            f"{at}.metadata",
         )
     fields: dict[str, Any] = {"name": message.name, "id": message.id, **kept, **extra}
-    fields["content"] = _content_back(message.content, at)
     if isinstance(message, AIMessage):
-        _ai_fields(message, fields, cls_name, at)
-    elif isinstance(message, ToolMessage):
+        _ai_fields(message, fields, cls_name, at, drop)
+    else:
+        fields["content"] = content if content is not None else _content_back(message.content, at)
+    if isinstance(message, ToolMessage):
         _tool_fields(message, fields, tag, at)
+    elif isinstance(message, SystemMessage):
+        _system_fields(message, fields, cls_name, at)
     try:
         return getattr(lc, cls_name)(**fields)
     except (ValidationError, TypeError, ValueError) as exc:
-        raise TraceError(
-            "not_representable",
-            f"LangChain's {cls_name} does not accept these fields: {exc}".replace("\n", " "),
-            path=at,
+        raise _not_representable(
+            f"LangChain's {cls_name} does not accept these fields: {exc}".replace("\n", " "), at
         ) from None
 
 
-def _content_back(content: Content, at: str) -> Any:
+def _content_back(content: Content | list[AnyPart], at: str) -> Any:
     if isinstance(content, str):
         return content
     return [block_of(part, f"{at}.content[{j}]") for j, part in enumerate(content)]
 
 
-def _ai_fields(message: AIMessage, fields: dict[str, Any], cls_name: str, at: str) -> None:
-    lists = lists_of(message.tool_calls)
+def _system_fields(message: SystemMessage, fields: dict[str, Any], cls_name: str, at: str) -> None:
+    developer = message.role == "developer"
     if cls_name.startswith("ChatMessage"):
-        if lists.kinds:
-            raise TraceError(
-                "not_representable",
-                "a ChatMessage has no tool_calls field; this assistant message has tool calls",
-                path=f"{at}.tool_calls",
+        if (fields.get("role") == "developer") != developer:
+            raise _not_representable(
+                f"a ChatMessage's role {fields.get('role')!r} is kept with this message, which "
+                f"has the {message.role} role",
+                f"{at}.role",
             )
         return
+    if developer:
+        fields["additional_kwargs"] = {
+            **fields.get("additional_kwargs", {}),
+            DEVELOPER_KEY: "developer",
+        }
+
+
+def _kwargs_home(fields: dict[str, Any], key: str, value: Any, at: str) -> None:
+    """Put a typed home's value into ``additional_kwargs[key]``, where ChatOpenAI keeps it."""
+    kwargs = fields.setdefault("additional_kwargs", {})
+    if key in kwargs:
+        raise _not_representable(
+            f"additional_kwargs.{key} is kept with this message as {short_repr(kwargs[key])}, "
+            f"and the message's typed {key} belongs there too",
+            f"{at}.additional_kwargs.{key}",
+        )
+    kwargs[key] = value
+
+
+def _ai_fields(
+    message: AIMessage, fields: dict[str, Any], cls_name: str, at: str, drop: Collection[str]
+) -> None:
+    parts, refusal = _split_refusal(message.content)
+    if refusal is not None:
+        _kwargs_home(fields, "refusal", refusal, at)
+    if message.audio is not None:
+        _kwargs_home(fields, "audio", audio_reply(message.audio), at)
+    content = _content_back(parts, at)
+    # A custom call's block follows the content; an empty content list would then read
+    # back as "", so such a call is written the way an id-less one is.
+    lists = lists_of(message.tool_calls, at, drop, custom_blocks=content != [])
+    if cls_name.startswith("ChatMessage"):
+        if lists.kinds or lists.blocks or lists.tail:
+            raise _not_representable(
+                "a ChatMessage has no tool_calls field; this assistant message has tool calls",
+                f"{at}.tool_calls",
+            )
+    else:
+        _call_fields(message, fields, lists, at)
+    fields["content"] = _with_call_blocks(content, lists, at)
+    if "citations" not in drop:
+        _put_citations(message.citations, fields, at)
+
+
+def _split_refusal(content: Content) -> tuple[Content | list[AnyPart], str | None]:
+    """The content without the refusal that belongs in ``additional_kwargs``: the last
+    part, when it is a refusal that was not a content block."""
+    if isinstance(content, str) or not content:
+        return content, None
+    last = content[-1]
+    if not isinstance(last, RefusalPart) or "shape" in last.metadata.get(NAME, {}):
+        return content, None
+    rest: list[AnyPart] = list(content[:-1])
+    was = last.metadata.get(NAME, {}).get("content")
+    if not rest:
+        return ([] if was == "list" else ""), last.text
+    if (
+        was == "string"
+        and len(rest) == 1
+        and isinstance(rest[0], TextPart)
+        and not rest[0].metadata
+    ):
+        return rest[0].text, last.text
+    return rest, last.text
+
+
+def _call_fields(message: AIMessage, fields: dict[str, Any], lists: CallLists, at: str) -> None:
     fields["tool_calls"] = lists.tool_calls
     fields["invalid_tool_calls"] = lists.invalid_tool_calls
     order = interleave(
-        source_kinds(fields, partial_parser()),
+        source_kinds(
+            fields, partial_parser(), len(lists.tool_calls), len(lists.invalid_tool_calls)
+        ),
         len(lists.tool_calls),
         len(lists.invalid_tool_calls),
     )
     if [invalid for invalid, _ in order] != lists.kinds:
-        raise TraceError(
-            "not_representable",
+        raise _not_representable(
             "LangChain keeps invalid tool calls in their own list after the valid ones; this "
             "message has an invalid call before a valid one and no raw provider calls "
             "(additional_kwargs.tool_calls) that record the order",
-            path=f"{at}.tool_calls",
+            f"{at}.tool_calls",
         )
     has_function_call = any(
         call.metadata.get(NAME, {}).get("from") == "function_call" for call in message.tool_calls
     )
     if has_function_call and "function_call" not in fields.get("additional_kwargs", {}):
-        raise TraceError(
-            "not_representable",
+        raise _not_representable(
             "a call marked as from additional_kwargs.function_call, but the message keeps no "
             "additional_kwargs.function_call",
-            path=f"{at}.tool_calls",
+            f"{at}.tool_calls",
         )
-    if lists.blocks:
-        if isinstance(fields["content"], str):
-            raise TraceError(
-                "not_representable",
+
+
+def _with_call_blocks(content: Any, lists: CallLists, at: str) -> Any:
+    """The content with the calls' blocks back in place (and new custom calls' blocks last)."""
+    if not lists.blocks and not lists.tail:
+        return content
+    if isinstance(content, str):
+        if content and lists.blocks:
+            raise _not_representable(
                 "a call keeps a content block (metadata.langchain.content_block) but the "
                 "message content is a string, which holds no blocks",
-                path=f"{at}.content",
+                f"{at}.content",
             )
-        for position, block in sorted(lists.blocks, key=lambda pair: pair[0]):
-            fields["content"].insert(position, block)
+        content = [{"type": "text", "text": content}] if content else []
+    for position, block in sorted(lists.blocks, key=lambda pair: pair[0]):
+        if type(position) is not int or not 0 <= position <= len(content):
+            raise _not_representable(
+                f"a call's content block belongs at position {short_repr(position)}, outside "
+                f"the message's {len(content)} other content elements",
+                f"{at}.content",
+            )
+        content.insert(position, block)
+    return [*content, *lists.tail]
+
+
+def _put_citations(citations: list[Citation], fields: dict[str, Any], at: str) -> None:
+    """Citations read from text blocks go back into them; the others into
+    ``additional_kwargs["annotations"]``, as LangChain's standard citation annotations."""
+    located = [c for c in citations if "in_block" in c.metadata.get(NAME, {})]
+    loose = citations[len(located) :]
+    if (
+        located != citations[: len(located)]
+        or any("in_block" in c.metadata.get(NAME, {}) for c in loose)
+        or located != sorted(located, key=_location)
+    ):
+        raise _not_representable(
+            "citations read from text blocks come first, in content order, then the others; "
+            "these are in another order (drop=['citations'] leaves them out)",
+            f"{at}.citations",
+        )
+    content = fields["content"]
+    for k, citation in enumerate(located):
+        j, position = _location(citation)
+        block = content[j] if isinstance(content, list) and 0 <= j < len(content) else None
+        annotations = block.get("annotations") if type(block) is dict else None
+        if type(annotations) is not list or not 0 <= position <= len(annotations):
+            raise _not_representable(
+                f"a citation belongs in the annotations of content block {j}, which has no "
+                f"place {position} for it (drop=['citations'] leaves citations out)",
+                f"{at}.citations[{k}]",
+            )
+        annotations.insert(position, annotation_of(citation, f"{at}.citations[{k}]"))
+    if loose:
+        where = f"{at}.citations"
+        written = [annotation_of(c, f"{where}[{len(located) + n}]") for n, c in enumerate(loose)]
+        _kwargs_home(fields, "annotations", written, at)
+
+
+def _location(citation: Citation) -> tuple[int, int]:
+    kept = citation.metadata[NAME]
+    j, position = kept.get("in_block"), kept.get("at")
+    return (j if type(j) is int else -1, position if type(position) is int else -1)
 
 
 def _plain_class(message: Message) -> str:
@@ -122,19 +297,17 @@ def _plain_class(message: Message) -> str:
 def _tool_fields(message: ToolMessage, fields: dict[str, Any], tag: str, at: str) -> None:
     if CLASSES[tag][0].startswith("Function"):
         if message.is_error:
-            raise TraceError(
-                "not_representable",
+            raise _not_representable(
                 "a FunctionMessage (a tool result without tool_call_id) has no status to "
                 "say it is an error",
-                path=f"{at}.is_error",
+                f"{at}.is_error",
             )
         return  # a FunctionMessage has neither tool_call_id nor status
     if message.tool_call_id is None:
-        raise TraceError(
-            "not_representable",
+        raise _not_representable(
             "a LangChain ToolMessage needs a tool_call_id, and a FunctionMessage (the legacy "
             "id-less result) a name; this tool result has neither",
-            path=f"{at}.tool_call_id",
+            f"{at}.tool_call_id",
         )
     fields["tool_call_id"] = message.tool_call_id
     fields["status"] = "error" if message.is_error else "success"

@@ -1,16 +1,23 @@
 """Law kit for LangChain / LangGraph messages.
 
-Traces are built from real ``langchain_core`` message objects, in all three accepted forms
-(objects, ``messages_to_dict`` dicts, LangGraph state): plain and developer system prompts,
-``ChatMessage`` roles, content blocks of every shape the adapter maps (and opaque ones),
-parallel calls in four styles (parsed lists only, with the raw OpenAI form in
-``additional_kwargs``, Anthropic ``tool_use`` blocks, an aggregated ``AIMessageChunk``),
-invalid calls, error results with JSON artifacts, legacy ``function_call`` +
-``FunctionMessage``, usage/response metadata and pydantic extra attributes.
+Traces are built from real ``langchain_core`` message objects, in all four accepted forms
+(objects, ``messages_to_dict`` dicts, flat ``model_dump()`` dicts, LangGraph state): plain and
+developer system prompts, ``ChatMessage`` roles, content blocks of every shape the adapter
+maps (image detail, audio formats, Bedrock / Vertex raw bytes, refusal and annotated text
+blocks) and opaque ones, ChatOpenAI's ``additional_kwargs`` homes (refusal, audio reply,
+annotations), parallel calls in eight styles (parsed lists only, with the raw OpenAI form in
+``additional_kwargs`` (``""`` arguments too, and a message LangChain parsed from the raw form
+alone), Anthropic ``tool_use`` blocks beside ``tool_calls`` or alone with the results as
+``tool_result`` blocks in a human message, Responses ``function_call`` and
+``custom_tool_call`` blocks, an aggregated ``AIMessageChunk``), invalid calls, error results
+with JSON artifacts, legacy ``function_call`` + ``FunctionMessage``, usage/response metadata
+and pydantic extra attributes.
 
-Conversations are the typed ones LangChain can express: tool results with ids, invalid
-calls after the valid ones, opaque parts that are block dicts, no other adapter's metadata.
-``canonical`` compares every form by ``messages_to_dict``.
+Conversations are the typed ones LangChain can express, every typed home included: tool
+results with ids, invalid calls after the valid ones, opaque parts that are block dicts, no
+other adapter's metadata; an AI message with a custom call and a text content reads back as
+one text part (the custom call's block makes the content a list). ``canonical`` compares
+every form by ``messages_to_dict``.
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ from langchain_core.messages import (
 )
 
 from tracebridge import AIMessage as TypedAI
-from tracebridge import Message, OpaquePart
+from tracebridge import Message, OpaquePart, TextPart
 from tracebridge.adapters.langchain import from_messages
 
 from law_kits import BrokenTrace, LawKit
@@ -43,19 +50,50 @@ from strategies import Shape, conversations, json_objects, json_values, mutation
 
 # --- content -------------------------------------------------------------------------------
 
+JPEG = bytes.fromhex("ffd8ffe000104a46494600")
+detail = st.sampled_from(["low", "high", "auto"])
+annotation = st.one_of(
+    st.builds(
+        lambda u, t, a: {
+            "type": "citation",
+            "url": u,
+            "title": t,
+            "start_index": a,
+            "end_index": a,
+        },
+        st.just("https://example.com/s"),
+        texts,
+        st.integers(0, 50),
+    ),
+    st.builds(
+        lambda t: {"type": "url_citation", "url": "https://example.com/r", "title": t},
+        texts,
+    ),
+    st.just({"type": "file_citation", "file_id": "file-9", "index": 0}),
+)
+
 blocks: st.SearchStrategy[Any] = st.one_of(
     texts,
     texts.map(lambda t: {"type": "text", "text": t}),
     st.builds(lambda t, i: {"type": "text", "text": t, "id": i, "annotations": []}, texts, names),
     st.builds(
+        lambda t, a: {"type": "text", "text": t, "annotations": a},
+        texts,
+        st.lists(annotation, min_size=1, max_size=2),
+    ),
+    st.builds(
         lambda d: {
             "type": "image_url",
             "image_url": {"url": "https://example.com/a.png", "detail": d},
         },
-        st.sampled_from(["low", "high", "auto"]),
+        detail,
     ),
     st.just({"type": "image_url", "image_url": "data:image/png;base64,iVBORw0KGgo="}),
     st.just({"type": "image", "url": "https://example.com/b.png"}),
+    st.builds(
+        lambda d: {"type": "image", "url": "https://example.com/c.png", "extras": {"detail": d}},
+        detail,
+    ),
     st.just({"type": "image", "base64": "iVBORw0KGgo=", "mime_type": "image/png", "id": "img"}),
     st.just(
         {"type": "image", "source_type": "base64", "data": "iVBORw0KGgo=", "mime_type": "image/png"}
@@ -66,14 +104,24 @@ blocks: st.SearchStrategy[Any] = st.one_of(
             "source": {"type": "base64", "media_type": "image/jpeg", "data": "/9j/4AAQ"},
         }
     ),
+    st.just({"type": "image", "image": {"format": "jpeg", "source": {"bytes": JPEG}}}),
+    st.just({"image": {"format": "png", "source": {"bytes": b"\x89PNG"}}}),
+    st.just({"document": {"format": "pdf", "name": "a", "source": {"bytes": b"%PDF-1.4"}}}),
+    st.just({"type": "media", "mime_type": "image/jpeg", "data": JPEG}),
+    st.just({"type": "media", "mime_type": "application/pdf", "file_uri": "gs://b/a.pdf"}),
     st.just({"type": "image", "file_id": "file-1"}),
-    st.just({"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}),
+    st.builds(
+        lambda f: {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": f}},
+        st.sampled_from(["wav", "mp3", "mpeg", "x-custom"]),
+    ),
+    st.just({"type": "audio", "base64": "UklGRg==", "mime_type": "audio/mp3"}),
     st.just(
         {"type": "file", "file_id": "file-2", "filename": "a.pdf", "mime_type": "application/pdf"}
     ),
     st.builds(lambda t, s: {"type": "thinking", "thinking": t, "signature": s}, texts, names),
     st.builds(lambda t: {"type": "reasoning", "reasoning": t}, texts),
     st.builds(lambda t: {"type": "refusal", "refusal": t}, texts),
+    st.just({"type": "refusal"}),
     st.builds(lambda v: {"type": "citation_like", "value": v}, json_values),
 )
 
@@ -85,6 +133,38 @@ extras = st.one_of(
 )
 kwargs_json = st.one_of(
     st.just({}), st.dictionaries(names.map(lambda n: f"k_{n}"), json_values, max_size=2)
+)
+audio_reply = st.builds(
+    lambda i, d, t: {"id": f"audio_{i}", "data": d, "expires_at": 1700000000, "transcript": t},
+    names,
+    st.none() | st.just("UklGRg=="),
+    texts,
+)
+url_citations = st.lists(
+    st.builds(
+        lambda t, a: {
+            "type": "url_citation",
+            "url_citation": {
+                "url": "https://example.com/n",
+                "title": t,
+                "start_index": a,
+                "end_index": a + 3,
+            },
+        },
+        texts,
+        st.integers(0, 40),
+    ),
+    min_size=1,
+    max_size=2,
+)
+ai_kwargs = st.fixed_dictionaries(
+    {},
+    optional={
+        "refusal": st.none() | texts,
+        "audio": audio_reply,
+        "annotations": url_citations,
+        "k_other": json_values,
+    },
 )
 usage = st.none() | st.builds(
     lambda a, b: {"input_tokens": a, "output_tokens": b, "total_tokens": a + b},
@@ -120,32 +200,65 @@ def human_message(draw: st.DrawFn) -> BaseMessage:
 def final_answer(draw: st.DrawFn) -> BaseMessage:
     cls = draw(st.sampled_from([AIMessage, AIMessage, AIMessageChunk, ChatMessage]))
     if cls is ChatMessage:
-        return ChatMessage(content=draw(content), role=draw(st.sampled_from(["assistant", "ai"])))
+        return ChatMessage(
+            content=draw(content),
+            role=draw(st.sampled_from(["assistant", "ai"])),
+            additional_kwargs=draw(ai_kwargs),
+        )
     return cls(
         content=draw(content),
         name=draw(st.none() | names),
         id=draw(optional_id),
         response_metadata=draw(kwargs_json),
         usage_metadata=draw(usage),
-        additional_kwargs=draw(kwargs_json),
+        additional_kwargs=draw(st.one_of(kwargs_json, ai_kwargs)),
     )
+
+
+STYLES = [
+    "lists",
+    "raw",
+    "empty_args",
+    "raw_only",
+    "anthropic",
+    "anthropic_content",
+    "responses",
+    "chunk",
+]
+
+
+def _raw(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": c["id"],
+            "type": "function",
+            "function": {"name": c["name"], "arguments": c.get("bad") or c["text"]},
+        }
+        for c in calls
+    ]
 
 
 @st.composite
 def tool_step(draw: st.DrawFn, counter: list[int]) -> list[BaseMessage]:
-    """An AI message with 1-3 calls (some invalid) in one of four styles, and its results."""
-    style = draw(st.sampled_from(["lists", "raw", "anthropic", "chunk"]))
+    """An AI message with 1-3 calls (some invalid) in one of eight styles, and its results."""
+    style = draw(st.sampled_from(STYLES))
     calls: list[dict[str, Any]] = []
     for _ in range(draw(st.integers(1, 3))):
         counter[0] += 1
-        invalid = style != "anthropic" and draw(st.integers(0, 3)) == 0
+        may_be_invalid = style in ("lists", "raw", "raw_only", "chunk", "responses")
         call = {"name": draw(names), "id": f"call_{counter[0]}"}
-        if invalid:
-            call["bad"] = draw(
-                bad_args if style != "chunk" else st.sampled_from(["not json", "[1]"])
-            )
+        if may_be_invalid and draw(st.integers(0, 3)) == 0:
+            # LangChain's own parsers choke on a JSON list where they parse raw calls.
+            plain = style in ("lists", "raw", "responses")
+            call["bad"] = draw(bad_args if plain else st.sampled_from(["not json", "{"]))
+        elif style in ("empty_args", "raw_only") and draw(st.booleans()):
+            call["args"], call["text"] = {}, ""
+        elif style == "responses" and draw(st.booleans()):
+            call["custom"] = draw(texts)
+            call["args"] = {"__arg1": call["custom"]}
         else:
             call["args"] = draw(json_objects)
+            call["text"] = json.dumps(call["args"])
         calls.append(call)
     valid = [{"name": c["name"], "args": c["args"], "id": c["id"]} for c in calls if "args" in c]
     invalid = [
@@ -158,37 +271,39 @@ def tool_step(draw: st.DrawFn, counter: list[int]) -> list[BaseMessage]:
         "response_metadata": draw(kwargs_json),
         "usage_metadata": draw(usage),
     }
+    results: list[BaseMessage] | None = None
     if style == "lists":
         ai: BaseMessage = AIMessage(
             content=draw(content), tool_calls=valid, invalid_tool_calls=invalid, **common
         )
-    elif style == "raw":
-        raw = [
-            {
-                "id": c["id"],
-                "type": "function",
-                "function": {
-                    "name": c["name"],
-                    "arguments": c.get("bad") or json.dumps(c.get("args")),
-                },
-            }
-            for c in calls
-        ]
-        invalid = [{**i, "error": None} for i in invalid]
+    elif style in ("raw", "empty_args"):
         ai = AIMessage(
             content=draw(texts),
             tool_calls=valid,
-            invalid_tool_calls=invalid,
-            additional_kwargs={"tool_calls": raw},
+            invalid_tool_calls=[{**i, "error": None} for i in invalid],
+            additional_kwargs={"tool_calls": _raw(calls)},
             **common,
         )
-    elif style == "anthropic":
+    elif style == "raw_only":
+        # LangChain parses the raw form itself (default_tool_parser: "" is invalid to it).
+        ai = AIMessage(content=draw(texts), additional_kwargs={"tool_calls": _raw(calls)}, **common)
+    elif style in ("anthropic", "anthropic_content"):
         text = [{"type": "text", "text": draw(texts)}] if draw(st.booleans()) else []
         uses = [
             {"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["args"]}
             for c in calls
         ]
-        ai = AIMessage(content=text + uses, tool_calls=valid, **common)
+        listed = valid if style == "anthropic" else []
+        ai = AIMessage(content=text + uses, tool_calls=listed, **common)
+        if style == "anthropic_content":
+            results = [draw(anthropic_results(calls))]
+    elif style == "responses":
+        ai = AIMessage(
+            content=[_responses_block(c, draw(names)) for c in calls],
+            tool_calls=valid,
+            invalid_tool_calls=invalid,
+            **common,
+        )
     else:
         chunks = [
             {
@@ -205,20 +320,59 @@ def tool_step(draw: st.DrawFn, counter: list[int]) -> list[BaseMessage]:
             chunk_position=draw(st.sampled_from([None, "last"])),
             **common,
         )
-    order = draw(st.permutations(calls))
-    results = [
-        ToolMessage(
-            content=draw(content),
-            tool_call_id=c["id"],
-            name=draw(st.none() | st.just(c["name"])),
-            status=draw(st.sampled_from(["success", "error"])),
-            artifact=draw(st.none() | json_values),
-            id=draw(optional_id),
-            **draw(extras),
-        )
-        for c in order
-    ]
+    if results is None:
+        order = draw(st.permutations(calls))
+        results = [
+            ToolMessage(
+                content=draw(content),
+                tool_call_id=c["id"],
+                name=draw(st.none() | st.just(c["name"])),
+                status=draw(st.sampled_from(["success", "error"])),
+                artifact=draw(st.none() | json_values),
+                id=draw(optional_id),
+                **draw(extras),
+            )
+            for c in order
+        ]
     return [ai, *results]
+
+
+def _responses_block(call: dict[str, Any], item_id: str) -> dict[str, Any]:
+    """The block langchain-openai keeps for a Responses API function or custom call."""
+    if "custom" in call:
+        return {
+            "type": "custom_tool_call",
+            "id": f"ctc_{item_id}",
+            "call_id": call["id"],
+            "name": call["name"],
+            "input": call["custom"],
+            "status": "completed",
+        }
+    return {
+        "type": "function_call",
+        "id": f"fc_{item_id}",
+        "call_id": call["id"],
+        "name": call["name"],
+        "arguments": call.get("bad") or call["text"],
+        "status": "completed",
+    }
+
+
+@st.composite
+def anthropic_results(draw: st.DrawFn, calls: list[dict[str, Any]]) -> BaseMessage:
+    """The user message an Anthropic history answers ``tool_use`` calls with."""
+    results: list[Any] = []
+    for call in draw(st.permutations(calls)):
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call["id"]}
+        body = draw(st.sampled_from(["text", "blocks", "none"]))
+        if body != "none":
+            block["content"] = draw(texts) if body == "text" else [{"type": "text", "text": "ok"}]
+        error = draw(st.sampled_from([None, True, False]))
+        if error is not None:
+            block["is_error"] = error
+        results.append(block)
+    after = draw(st.lists(blocks, max_size=2))
+    return HumanMessage(content=results + after, id=draw(optional_id))
 
 
 @st.composite
@@ -251,14 +405,24 @@ def native_conversations(draw: st.DrawFn) -> list[BaseMessage]:
 
 def in_some_form(messages: list[BaseMessage]) -> st.SearchStrategy[Any]:
     dicts = messages_to_dict(messages)
-    return st.sampled_from([messages, dicts, {"messages": messages}, {"messages": dicts}])
+    dumps = [message.model_dump() for message in messages]
+    return st.sampled_from(
+        [messages, dicts, dumps, {"messages": messages}, {"messages": dicts}, {"messages": dumps}]
+    )
+
+
+def _loaded(item: Any) -> BaseMessage:
+    if isinstance(item, BaseMessage):
+        return item
+    if set(item) == {"type", "data"}:
+        return messages_from_dict([item])[0]
+    return messages_from_dict([{"type": item["type"], "data": item}])[0]
 
 
 def canonical(trace: Any) -> list[dict[str, Any]]:
     """Every accepted form as LangChain's own dicts (a dict is loaded and dumped again)."""
     items = trace["messages"] if isinstance(trace, dict) else trace
-    objects = [m if isinstance(m, BaseMessage) else messages_from_dict([m])[0] for m in items]
-    return messages_to_dict(objects)
+    return messages_to_dict([_loaded(item) for item in items])
 
 
 # --- typed conversations LangChain can express ---------------------------------------------
@@ -272,7 +436,8 @@ def _as_block(part: Any) -> Any:
 
 
 def expressible(messages: list[Message]) -> list[Message]:
-    """Opaque parts as block dicts; invalid calls after the valid ones (LangChain's lists)."""
+    """Opaque parts as block dicts; invalid calls after the valid ones (LangChain's lists);
+    beside a custom call's block, a text content is a text block."""
     out: list[Message] = []
     for message in messages:
         update: dict[str, Any] = {}
@@ -282,11 +447,16 @@ def expressible(messages: list[Message]) -> list[Message]:
             update["tool_calls"] = sorted(
                 message.tool_calls, key=lambda c: c.invalid_args is not None
             )
+            custom = any(call.kind == "custom" for call in message.tool_calls)
+            if custom and isinstance(message.content, str) and message.content:
+                update["content"] = [TextPart(text=message.content)]
         out.append(message.model_copy(update=update))
     return out
 
 
 TYPED_SHAPE = Shape(metadata=False, ids=True)
+"""Every typed home LangChain has: developer role, refusals, image detail, audio mime types,
+citations, audio replies, custom calls (all on in ``Shape``'s defaults)."""
 
 # --- broken traces -------------------------------------------------------------------------
 

@@ -1,0 +1,291 @@
+"""Tool calls that LangChain content blocks describe (used by the ``langchain`` adapter).
+
+Four block types name a call, each with its own keys:
+
+==================  =========  ===========  ===================================================
+block ``type``      id key     arguments    where LangChain puts it
+==================  =========  ===========  ===================================================
+``tool_use``        ``id``     ``input``    Anthropic replies (an object)
+``tool_call``       ``id``     ``args``     v1 standard content (an object)
+``function_call``   ``call_id``  ``arguments``  OpenAI Responses replies (JSON text)
+``custom_tool_call``  ``call_id``  ``input``  OpenAI Responses custom tools (free text); the
+                                             call in ``tool_calls`` has ``args={"__arg1": text}``
+==================  =========  ===========  ===================================================
+
+When ``tool_calls`` has the calls, each block must name one of them by id and agree with it
+(name, arguments); a matched block leaves the typed content and is kept on its call. When
+``tool_calls`` is empty (what ``convert_to_messages`` builds from Anthropic dicts), the blocks
+*are* the calls. A ``custom_tool_call`` block makes its call ``kind="custom"``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from tracebridge._json import check_json
+from tracebridge.errors import TraceError, short_repr
+from tracebridge.messages import ToolCall
+
+from ._classes import NAME
+
+__all__ = ["CALL_BLOCKS", "CUSTOM_ARG", "CallBlock", "call_block", "link_content_blocks"]
+
+CUSTOM_ARG = "__arg1"
+"""The one argument LangChain gives a free-text (custom) call in ``tool_calls``."""
+
+
+@dataclass(frozen=True)
+class CallBlock:
+    """Where one call-block type keeps the call's id and arguments."""
+
+    tag: str
+    id_key: str
+    args_key: str
+    encoding: Literal["object", "json_text", "custom_text"]
+
+
+CALL_BLOCKS = {
+    kind.tag: kind
+    for kind in (
+        CallBlock("tool_use", "id", "input", "object"),
+        CallBlock("tool_call", "id", "args", "object"),
+        CallBlock("function_call", "call_id", "arguments", "json_text"),
+        CallBlock("custom_tool_call", "call_id", "input", "custom_text"),
+    )
+}
+
+
+def parse_arguments(text: Any) -> dict[str, Any] | None:
+    """Raw argument text as LangChain reads it (``parse_tool_call``): an object, ``{}`` for
+    empty text or a JSON value that is falsy; None when it is not one of those."""
+    if type(text) is not str:
+        return None
+    if not text:
+        return {}
+    try:
+        value = json.loads(text, strict=False)
+    except json.JSONDecodeError:
+        return None
+    if type(value) is dict:
+        return value
+    return None if value else {}
+
+
+def _conflict(detail: str, path: str) -> TraceError:
+    return TraceError("conflicting_fields", detail, path=path)
+
+
+def link_content_blocks(
+    specs: list[dict[str, Any]], content: Any, at: str, *, calls_in_content: bool
+) -> dict[int, Any]:
+    """Match call blocks to the calls by id and move them there; with ``calls_in_content``
+    (``tool_calls`` is empty) a block that names no call becomes one, appended to ``specs``."""
+    if type(content) is not list:
+        return {}
+    by_id = {spec["id"]: spec for spec in specs if spec["id"] is not None}
+    blocks: dict[int, Any] = {}
+    for j, block in enumerate(content):
+        if type(block) is not dict or block.get("type") not in CALL_BLOCKS:
+            continue  # an ordinary content element: the content mapping handles it
+        where = f"{at}.content[{j}]"
+        kind = CALL_BLOCKS[block["type"]]
+        spec = by_id.get(block.get(kind.id_key))
+        if spec is None and calls_in_content:
+            spec = _content_spec(block, kind, where)
+            specs.append(spec)
+            if spec["id"] is not None:
+                by_id[spec["id"]] = spec
+        elif spec is None or "content_block" in spec.get("metadata", {}).get(NAME, {}):
+            raise _conflict(
+                f"a {kind.tag} block with {kind.id_key} {block.get(kind.id_key)!r} names no call "
+                f"of tool_calls that another block has not named (call ids: {list(by_id)})",
+                f"{where}.{kind.id_key}",
+            )
+        else:
+            _agree(spec, block, kind, where)
+        _keep_block(spec, block, kind, j, where)
+        blocks[j] = block
+    _forget_default_custom_blocks(specs, len(content))
+    return blocks
+
+
+def _content_spec(block: dict[str, Any], kind: CallBlock, where: str) -> dict[str, Any]:
+    """A call that only a content block names (``tool_calls`` is empty)."""
+    name = block.get("name")
+    if type(name) is not str:
+        raise TraceError(
+            "malformed_event",
+            f"a {kind.tag} block needs a 'name' string, got {short_repr(name)}",
+            path=f"{where}.name",
+        )
+    call_id = block.get(kind.id_key)
+    if call_id is not None and type(call_id) is not str:
+        raise TraceError(
+            "malformed_event",
+            f"a {kind.tag} block's {kind.id_key} must be a string, got {short_repr(call_id)}",
+            path=f"{where}.{kind.id_key}",
+        )
+    spec: dict[str, Any] = {"name": name, "id": call_id, "metadata": {NAME: {"in_content": True}}}
+    value = block.get(kind.args_key)
+    if kind.encoding == "json_text":
+        if type(value) is not str:
+            raise _malformed_args(kind, value, where)
+        parsed = parse_arguments(value)
+        if parsed is None:
+            spec["invalid_args"] = value
+        else:
+            spec["args"] = parsed
+    elif kind.encoding == "custom_text":
+        if type(value) is not str:
+            raise _malformed_args(kind, value, where)
+        spec.update(args={"input": value}, kind="custom")
+    elif kind.args_key in block:
+        args = _block_args(block, kind.args_key, where)
+        if type(args) is not dict:
+            raise _malformed_args(kind, value, where)
+        check_json(args, f"{where}.{kind.args_key}")
+        spec["args"] = args
+    return spec
+
+
+def _malformed_args(kind: CallBlock, value: Any, where: str) -> TraceError:
+    wanted = "an object" if kind.encoding == "object" else "a string"
+    return TraceError(
+        "malformed_event",
+        f"a {kind.tag} block's {kind.args_key} must be {wanted}, got {short_repr(value)}",
+        path=f"{where}.{kind.args_key}",
+    )
+
+
+def _agree(spec: dict[str, Any], block: dict[str, Any], kind: CallBlock, where: str) -> None:
+    """The block must say what ``tool_calls`` says about its call."""
+    invalid = "invalid_args" in spec
+    if block.get("name") != spec["name"] or (invalid and kind.encoding != "json_text"):
+        raise _conflict(
+            f"the {kind.tag} block names {block.get('name')!r} but tool_calls has "
+            f"{spec['name']!r}" + (" with unparsed arguments" if invalid else ""),
+            f"{where}.name",
+        )
+    if kind.args_key not in block:
+        return  # the block does not repeat the arguments (LangChain's own tests build these)
+    value = block[kind.args_key]
+    if kind.encoding == "json_text":
+        agrees = (
+            value == spec["invalid_args"] if invalid else parse_arguments(value) == spec["args"]
+        )
+    elif kind.encoding == "custom_text":
+        agrees = type(value) is str and spec["args"] == {CUSTOM_ARG: value}
+        if agrees:
+            spec.update(args={"input": value}, kind="custom")
+    else:
+        agrees = _block_args(block, kind.args_key, where) == spec["args"]
+    if not agrees:
+        raise _conflict(
+            f"the {kind.tag} block's {kind.args_key} {short_repr(value)} disagree with "
+            f"tool_calls' args {short_repr(spec.get('args', spec.get('invalid_args')))}",
+            f"{where}.{kind.args_key}",
+        )
+
+
+def _keep_block(
+    spec: dict[str, Any], block: dict[str, Any], kind: CallBlock, j: int, where: str
+) -> None:
+    """Keep the block on its call: everything the way back cannot rebuild from the call."""
+    template = {k: v for k, v in block.items() if k not in (kind.id_key, "name")}
+    link: dict[str, Any] = {"at": j, "block": template}
+    if kind.id_key not in block:
+        link["without_id"] = True
+    if kind.args_key not in block:
+        link["without_args"] = True
+    elif _rebuilt_from_call(kind, template[kind.args_key], spec):
+        del template[kind.args_key]
+    check_json(template, where)
+    spec.setdefault("metadata", {}).setdefault(NAME, {})["content_block"] = link
+
+
+def _rebuilt_from_call(kind: CallBlock, value: Any, spec: dict[str, Any]) -> bool:
+    """Whether the way back writes exactly ``value`` from the call (JSON text is kept: its
+    spelling is the provider's)."""
+    if kind.encoding == "object":
+        return bool(value == spec["args"])
+    if kind.encoding == "custom_text":
+        return bool(spec["args"] == {"input": value})
+    return False
+
+
+def _forget_default_custom_blocks(specs: list[dict[str, Any]], size: int) -> None:
+    """Custom calls whose blocks are exactly what the way back writes for them (the plain
+    block, at the end of the content, in call order) need no metadata."""
+    custom = [spec for spec in specs if spec.get("kind") == "custom"]
+    if not custom:
+        return
+    links = [spec["metadata"][NAME] for spec in custom]
+    plain = all(
+        link == {"content_block": _link_of(link)}
+        and _link_of(link)["block"] == {"type": "custom_tool_call"}
+        for link in links
+    )
+    tail = [_link_of(link)["at"] for link in links] == list(range(size - len(links), size))
+    if plain and tail:
+        for spec in custom:
+            del spec["metadata"]
+
+
+def _link_of(kept: dict[str, Any]) -> dict[str, Any]:
+    link: dict[str, Any] = kept.get("content_block", {})
+    return link
+
+
+def _block_args(block: dict[str, Any], key: str, where: str) -> Any:
+    """A call block's arguments; a streamed ``tool_use`` keeps them in ``partial_json``."""
+    value = block.get(key)
+    partial = block.get("partial_json")
+    if value == {} and type(partial) is str and partial:
+        try:
+            return json.loads(partial)
+        except json.JSONDecodeError as exc:
+            raise _conflict(f"partial_json does not parse: {exc}", f"{where}.partial_json") from exc
+    return value
+
+
+# --- the way back --------------------------------------------------------------------------
+
+
+def call_block(call: ToolCall, link: dict[str, Any], at: str) -> dict[str, Any]:
+    """The content block a call came from, rebuilt from the call and its kept template."""
+    template = link.get("block")
+    tag = template.get("type") if type(template) is dict else None
+    kind = CALL_BLOCKS.get(tag) if type(tag) is str else None
+    if kind is None or type(template) is not dict or type(link.get("at")) is not int:
+        raise TraceError(
+            "not_representable",
+            f"metadata.langchain.content_block needs 'at' (a position) and a 'block' whose "
+            f"type is one of {', '.join(CALL_BLOCKS)}; got {short_repr(link)}",
+            path=f"{at}.metadata",
+        )
+    block: dict[str, Any] = {} if link.get("without_id") else {kind.id_key: call.id}
+    block["name"] = call.name
+    block.update(copy.deepcopy(template))
+    if link.get("without_args"):
+        return block
+    if kind.encoding == "object":
+        block.setdefault(kind.args_key, copy.deepcopy(call.args))
+    elif kind.encoding == "custom_text":
+        if call.kind != "custom":
+            raise TraceError(
+                "not_representable",
+                "a custom_tool_call block belongs to a custom call; this call is a function call",
+                path=at,
+            )
+        block.setdefault(kind.args_key, call.args["input"])
+    else:
+        text = block.get(kind.args_key)
+        wanted = call.invalid_args if call.invalid_args is not None else call.args
+        if (text if call.invalid_args is not None else parse_arguments(text)) != wanted:
+            block[kind.args_key] = (
+                call.invalid_args if call.invalid_args is not None else json.dumps(call.args)
+            )
+    return block

@@ -1,0 +1,125 @@
+"""Typed calls -> LangChain's ``tool_calls``, ``invalid_tool_calls`` and call blocks (the way back).
+
+A call keeps, under ``metadata["langchain"]``, which list it came from (``invalid_tool_call``),
+the content block that named it (``content_block``), that only the content named it
+(``in_content``) or that it is the legacy ``function_call`` (``from``). A typed call with no
+such metadata goes to ``tool_calls`` (or ``invalid_tool_calls`` when its arguments did not
+parse); a custom call also gets the ``custom_tool_call`` block langchain-openai writes for it,
+after the rest of the content.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from tracebridge.errors import TraceError
+from tracebridge.messages import ToolCall
+
+from ._call_blocks import CUSTOM_ARG, call_block
+from ._classes import NAME
+
+__all__ = ["CallLists", "lists_of"]
+
+
+@dataclass
+class CallLists:
+    """The LangChain fields rebuilt from typed calls."""
+
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    invalid_tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    kinds: list[bool] = field(default_factory=list)
+    """Invalid (True) or valid (False), for each call of the two lists, in typed order."""
+    blocks: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    """Call blocks with the content position they came from."""
+    tail: list[dict[str, Any]] = field(default_factory=list)
+    """Blocks of custom calls from elsewhere, written after the rest of the content."""
+
+
+def _not_representable(detail: str, path: str) -> TraceError:
+    return TraceError("not_representable", detail, path=path)
+
+
+def lists_of(
+    calls: list[ToolCall], at: str, drop: Collection[str], *, custom_blocks: bool = True
+) -> CallLists:
+    """``tool_calls``, ``invalid_tool_calls`` and call content blocks for typed calls.
+
+    ``custom_blocks=False``: the content has no room for a new custom call's block (an empty
+    list, which with a block in it would read back as ``""``).
+    """
+    out = CallLists()
+    rank = 0
+    for k, call in enumerate(calls):
+        where = f"{at}.tool_calls[{k}]"
+        kept = call.metadata.get(NAME, {})
+        # A reader puts calls of the two lists first, then those only the content names,
+        # then the legacy function_call: an order it would not give back cannot be written.
+        place = 2 if kept.get("from") == "function_call" else 1 if kept.get("in_content") else 0
+        if place < rank:
+            raise _not_representable(
+                "LangChain keeps the calls of tool_calls first, then calls named only by "
+                "content blocks, then additional_kwargs.function_call; this call comes after "
+                "one of a later kind",
+                where,
+            )
+        rank = place
+        if place == 2:
+            continue  # it lives in additional_kwargs["function_call"], kept with the message
+        link = kept.get("content_block")
+        if link is not None:
+            out.blocks.append((link.get("at"), call_block(call, link, where)))
+        if place == 1:
+            continue
+        if call.invalid_args is not None or "invalid_tool_call" in kept:
+            out.invalid_tool_calls.append(_invalid_entry(call, kept))
+            out.kinds.append(True)
+            continue
+        args = copy.deepcopy(call.args)
+        if call.kind == "custom":
+            args = _custom_args(call, link, out, where, drop, custom_blocks)
+        out.tool_calls.append({"name": call.name, "args": args, "id": call.id, "type": "tool_call"})
+        out.kinds.append(False)
+    return out
+
+
+def _invalid_entry(call: ToolCall, kept: dict[str, Any]) -> dict[str, Any]:
+    entry = {
+        "type": "invalid_tool_call",
+        "id": call.id,
+        "name": call.name,
+        "args": call.invalid_args,
+        "error": None,
+    }
+    entry.update(copy.deepcopy(kept.get("invalid_tool_call", {})))
+    return entry
+
+
+def _custom_args(
+    call: ToolCall,
+    link: Any,
+    out: CallLists,
+    where: str,
+    drop: Collection[str],
+    custom_blocks: bool,
+) -> dict[str, Any]:
+    """langchain-openai's form of a free-text call: ``args={"__arg1": text}`` in
+    ``tool_calls`` and a ``custom_tool_call`` block (matched by ``call_id``) in the content."""
+    text = call.args["input"]
+    if link is None:
+        if call.id is None or not custom_blocks:
+            if "custom_calls" in drop:
+                return {"input": text}
+            why = "this call has no id" if call.id is None else "the content is an empty list"
+            raise _not_representable(
+                "a custom (free-text) call goes into LangChain as a custom_tool_call block "
+                "in the content, matched to its tool call by id, and " + why + "; "
+                "drop=['custom_calls'] writes it as a function call with args {'input': text}",
+                where,
+            )
+        out.tail.append(
+            {"type": "custom_tool_call", "call_id": call.id, "name": call.name, "input": text}
+        )
+    return {CUSTOM_ARG: text}

@@ -1,0 +1,157 @@
+"""What LangChain keeps in ``additional_kwargs`` (and text-block annotations) that has a typed
+home: the developer role, a refusal, the assistant's audio reply and citations.
+
+* a system message's ``additional_kwargs["__openai_role__"] == "developer"``:
+  ``SystemMessage.role = "developer"``;
+* an AI message's ``additional_kwargs["refusal"]`` (text): a ``RefusalPart`` after the other
+  parts;
+* ``additional_kwargs["audio"]`` (``id``, ``data``, ``expires_at``, ``transcript``):
+  ``AIMessage.audio``;
+* ``additional_kwargs["annotations"]`` (``citation`` / ``url_citation`` entries) and the
+  citation annotations of an AI text block: ``AIMessage.citations`` (text blocks' first).
+
+Anything else in ``additional_kwargs`` stays there, verbatim, with the message's metadata.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from tracebridge._json import check_json
+from tracebridge.errors import TraceError, short_repr
+from tracebridge.messages import AudioReference, Citation
+
+from ._classes import NAME
+
+__all__ = [
+    "CITATION_TYPES",
+    "annotation_of",
+    "audio_of",
+    "audio_reply",
+    "citation_of",
+    "citations_of",
+    "is_developer",
+    "refusal_of",
+]
+
+DEVELOPER_KEY = "__openai_role__"
+
+CITATION_TYPES = ("citation", "url_citation")
+"""Annotation types read as citations: LangChain's standard ``citation`` and OpenAI's
+``url_citation`` (nested under ``url_citation`` in Chat Completions, flat in Responses)."""
+
+_CITED: dict[str, type] = {
+    "url": str,
+    "title": str,
+    "start_index": int,
+    "end_index": int,
+    "cited_text": str,
+}
+_AUDIO: dict[str, type] = {"data": str, "expires_at": int, "transcript": str}
+
+
+def is_developer(kwargs: dict[str, Any]) -> bool:
+    """Whether ChatOpenAI's marker says this system message is a developer message; the
+    marker leaves ``kwargs`` (the typed role holds it)."""
+    if kwargs.get(DEVELOPER_KEY) == "developer":
+        del kwargs[DEVELOPER_KEY]
+        return True
+    return False
+
+
+def refusal_of(kwargs: dict[str, Any]) -> str | None:
+    """ChatOpenAI's ``additional_kwargs["refusal"]`` when it is text (it is often ``None``,
+    which stays where it is)."""
+    refusal = kwargs.get("refusal")
+    if type(refusal) is str:
+        del kwargs["refusal"]
+        return refusal
+    return None
+
+
+def audio_of(kwargs: dict[str, Any], at: str) -> AudioReference | None:
+    """``additional_kwargs["audio"]`` as an audio reference, when it is one (a dict with a
+    string ``id`` and the other known keys of their types or ``None``)."""
+    audio = kwargs.get("audio")
+    if type(audio) is not dict or type(audio.get("id")) is not str:
+        return None
+    if any(
+        audio.get(key) is not None and type(audio[key]) is not kind for key, kind in _AUDIO.items()
+    ):
+        return None
+    del kwargs["audio"]
+    typed = {key: audio[key] for key in ("id", *_AUDIO) if audio.get(key) is not None}
+    rest = {key: value for key, value in audio.items() if key not in typed}
+    check_json(rest, f"{at}.additional_kwargs.audio")
+    return AudioReference(**typed, metadata={NAME: rest} if rest else {})
+
+
+def audio_reply(audio: AudioReference) -> dict[str, Any]:
+    """``additional_kwargs["audio"]`` for a typed audio reference."""
+    out: dict[str, Any] = copy.deepcopy(audio.metadata.get(NAME, {}))
+    for key in ("id", *_AUDIO):
+        value = getattr(audio, key)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def _fields_of(annotation: dict[str, Any]) -> dict[str, Any]:
+    """Where an annotation keeps its citation fields: in itself, or under ``url_citation``."""
+    nested = annotation.get("url_citation")
+    if annotation.get("type") == "url_citation" and type(nested) is dict:
+        return nested
+    return annotation
+
+
+def citation_of(annotation: Any, where: str, **location: int) -> Citation | None:
+    """The citation an annotation names, or None when it is another kind of annotation.
+
+    ``location`` (``in_block``, ``at``) says where in the content it was, when it was in a
+    text block.
+    """
+    if type(annotation) is not dict or annotation.get("type") not in CITATION_TYPES:
+        return None
+    check_json(annotation, where)
+    template = copy.deepcopy(annotation)
+    holder = _fields_of(template)
+    typed = {key: holder.pop(key) for key, kind in _CITED.items() if type(holder.get(key)) is kind}
+    kept: dict[str, Any] = dict(location)
+    if template != {"type": "citation"}:
+        kept["annotation"] = template
+    return Citation(**typed, metadata={NAME: kept} if kept else {})
+
+
+def citations_of(kwargs: dict[str, Any], at: str) -> list[Citation]:
+    """``additional_kwargs["annotations"]`` as citations, when every entry is one (a list
+    with other annotations stays where it is, whole)."""
+    annotations = kwargs.get("annotations")
+    if type(annotations) is not list or not annotations:
+        return []
+    where = f"{at}.additional_kwargs.annotations"
+    cited = [citation_of(item, f"{where}[{k}]") for k, item in enumerate(annotations)]
+    if any(citation is None for citation in cited):
+        return []
+    del kwargs["annotations"]
+    return [citation for citation in cited if citation is not None]
+
+
+def annotation_of(citation: Citation, at: str) -> dict[str, Any]:
+    """The annotation dict for a typed citation: its kept layout, else a standard
+    ``citation`` annotation."""
+    template = citation.metadata.get(NAME, {}).get("annotation", {"type": "citation"})
+    if type(template) is not dict or template.get("type") not in CITATION_TYPES:
+        raise TraceError(
+            "not_representable",
+            f"metadata.langchain.annotation of a citation must be an annotation dict whose type "
+            f"is one of {CITATION_TYPES}; got {short_repr(template)}",
+            path=f"{at}.metadata",
+        )
+    out = copy.deepcopy(template)
+    holder = _fields_of(out)
+    for key in _CITED:
+        value = getattr(citation, key)
+        if value is not None:
+            holder[key] = value
+    return out

@@ -1,0 +1,384 @@
+"""LangChain messages -> typed messages (the ``langchain`` adapter's reading side).
+
+Each source message gives one typed message, except a human message holding Anthropic
+``tool_result`` blocks, which gives its tool results and then (if anything else is left)
+a human message; errors point at the source position either way.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import PydanticUndefined
+from typing_extensions import assert_never
+
+from tracebridge._json import check_json
+from tracebridge.errors import TraceError, short_repr
+from tracebridge.messages import (
+    AIMessage,
+    Citation,
+    Content,
+    HumanMessage,
+    Message,
+    RefusalPart,
+    SystemMessage,
+    TextPart,
+    ToolMessage,
+)
+from tracebridge.validation import validate
+
+from ._blocks import AnyPart, part_of
+from ._calls import calls_of
+from ._classes import (
+    CHAT_ROLES,
+    CLASSES,
+    NAME,
+    PLAIN_CLASS,
+    Kind,
+    langchain_core_messages,
+    partial_parser,
+)
+from ._homes import audio_of, citation_of, citations_of, is_developer, refusal_of
+from ._results import has_tool_results, read_tool_results
+
+__all__ = ["read_trace"]
+
+_MAPPED = frozenset(
+    {"content", "type", "name", "id", "tool_calls", "invalid_tool_calls", "tool_call_id", "status"}
+)
+"""``model_dump()`` keys that become typed fields; every other key is kept as metadata."""
+
+
+def read_trace(trace: Any, *, allow_pending: bool, drop_artifacts: bool) -> list[Message]:
+    items = _items_of(trace)
+    lc = langchain_core_messages()
+    parse_partial = partial_parser()
+    messages: list[Message] = []
+    origin: list[int] = []
+    for i, item in enumerate(items):
+        try:
+            typed = _typed(_loaded(item, i, lc), i, parse_partial, drop_artifacts)
+        except TraceError as error:
+            raise error.relocated(index=i, source=NAME) from None
+        messages.extend(typed)
+        origin.extend([i] * len(typed))
+    validate(messages, allow_pending=allow_pending, source=NAME, origin=origin)
+    return messages
+
+
+def _items_of(trace: Any) -> list[Any]:
+    if isinstance(trace, dict):
+        if set(trace) != {"messages"}:
+            raise TraceError(
+                "malformed_event",
+                f"a LangGraph state is read for its 'messages' only; this one also has "
+                f"{sorted(k for k in trace if k != 'messages')} (pass state['messages'] to "
+                f"convert the conversation alone)"
+                if "messages" in trace
+                else f"expected a state {{'messages': [...]}}, got keys {sorted(trace)}",
+                source=NAME,
+            )
+        trace = trace["messages"]
+    if not isinstance(trace, (list, tuple)):
+        raise TraceError(
+            "malformed_event",
+            f"expected a list of BaseMessage objects, messages_to_dict dicts or model_dump() "
+            f"dicts, or a state {{'messages': [...]}}; got {type(trace).__name__}",
+            source=NAME,
+        )
+    return list(trace)
+
+
+def _loaded(item: Any, i: int, lc: Any) -> Any:
+    """A ``BaseMessage`` for one trace item (a dict is loaded the way LangChain loads it)."""
+    if isinstance(item, lc.BaseMessage):
+        return item
+    if not isinstance(item, dict) or "type" not in item:
+        raise TraceError(
+            "malformed_event",
+            f"expected a BaseMessage, a messages_to_dict dict {{'type': ..., 'data': {{...}}}} "
+            f"or a model_dump() dict {{'type': ..., 'content': ..., ...}}, got "
+            f"{type(item).__name__} {short_repr(item)}",
+            path=f"messages[{i}]",
+        )
+    if set(item) == {"type", "data"}:
+        data, where = item["data"], f"messages[{i}].data"
+        if not isinstance(data, dict):
+            raise TraceError(
+                "malformed_event", f"'data' must be a dict, got {short_repr(data)}", path=where
+            )
+    else:
+        data, where = item, f"messages[{i}]"  # the flat message.model_dump() form
+    cls = getattr(lc, _class_name(item["type"], i))
+    try:
+        return cls(**data)
+    except (ValidationError, KeyError, TypeError, ValueError) as exc:
+        raise TraceError(
+            "malformed_event",
+            f"LangChain cannot load this {cls.__name__}: {exc}".replace("\n", " "),
+            path=where,
+        ) from None
+
+
+def _class_name(tag: Any, i: int) -> str:
+    """The ``langchain_core.messages`` class for a type tag; ``unknown_role`` otherwise."""
+    if isinstance(tag, str) and tag in CLASSES:
+        return CLASSES[tag][0]
+    if tag == "remove":
+        detail = (
+            "RemoveMessage is a LangGraph instruction to delete a message from the state, not a "
+            "message of the conversation; apply it (add_messages) before converting"
+        )
+    else:
+        detail = f"unknown message type {short_repr(tag)}; known types: {', '.join(CLASSES)}"
+    raise TraceError("unknown_role", detail, path=f"messages[{i}].type")
+
+
+def _typed(message: Any, i: int, parse_partial: Any, drop_artifacts: bool) -> list[Message]:
+    at = f"messages[{i}]"
+    data = message.model_dump()
+    tag = data["type"]
+    _class_name(tag, i)  # RemoveMessage and classes from elsewhere stop here
+    kind = _kind_of(tag, data, at)
+    is_chunk = tag == "AIMessageChunk"
+    if is_chunk:
+        _reject_partial_chunk(data, at, parse_partial)
+    kept = _kept_fields(type(message), data, at, drop_artifacts)
+    if tag != PLAIN_CLASS[kind]:
+        kept["class"] = tag
+    kwargs: dict[str, Any] = kept.get("additional_kwargs", {})
+    common = {"name": data["name"], "id": data["id"]}
+    if kind == "ai":
+        calls, call_blocks = calls_of(data, at, parse_partial if is_chunk else None)
+        content, citations = _ai_content(data["content"], at, call_blocks, kwargs)
+        audio = audio_of(kwargs, at)
+        citations += citations_of(kwargs, at)
+        return [
+            AIMessage(
+                content=content,
+                tool_calls=calls,
+                citations=citations,
+                audio=audio,
+                **common,
+                metadata=_metadata(kept),
+            )
+        ]
+    if kind == "human" and has_tool_results(data["content"]):
+        return read_tool_results(data, _without_empty_kwargs(kept), at, part_of)
+    content = _content(data["content"], at)
+    if kind == "tool":
+        return [
+            ToolMessage(
+                content=content,
+                tool_call_id=data.get("tool_call_id"),
+                is_error=data.get("status") == "error",
+                **common,
+                metadata=_metadata(kept),
+            )
+        ]
+    if kind == "human":
+        return [HumanMessage(content=content, **common, metadata=_metadata(kept))]
+    if kind == "system":
+        developer = kept.get("role") == "developer" or is_developer(kwargs)
+        return [
+            SystemMessage(
+                content=content,
+                role="developer" if developer else "system",
+                **common,
+                metadata=_metadata(kept),
+            )
+        ]
+    assert_never(kind)
+
+
+def _without_empty_kwargs(kept: dict[str, Any]) -> dict[str, Any]:
+    """``kept`` without an ``additional_kwargs`` that reading has emptied (``{}`` is the
+    default the way back writes anyway)."""
+    if kept.get("additional_kwargs") == {}:
+        del kept["additional_kwargs"]
+    return kept
+
+
+def _metadata(kept: dict[str, Any]) -> dict[str, Any]:
+    kept = _without_empty_kwargs(kept)
+    return {NAME: kept} if kept else {}
+
+
+def _kind_of(tag: str, data: dict[str, Any], at: str) -> Kind:
+    kind = CLASSES[tag][1]
+    if kind is not None:
+        return kind
+    role = data["role"]
+    if role not in CHAT_ROLES:
+        raise TraceError(
+            "unknown_role",
+            f"ChatMessage role {short_repr(role)} is not one tracebridge maps; known roles: "
+            f"{', '.join(CHAT_ROLES)}",
+            path=f"{at}.role",
+        )
+    return CHAT_ROLES[role]
+
+
+def _reject_partial_chunk(data: dict[str, Any], at: str, parse_partial: Any) -> None:
+    """An ``AIMessageChunk`` still in pieces (not summed into one message) is refused."""
+    if data.get("chunk_position") == "last":
+        return  # the stream's final, aggregated chunk: LangChain has parsed its calls
+    chunks = data.get("tool_call_chunks") or []
+    for k, chunk in enumerate(chunks):
+        where = f"{at}.tool_call_chunks[{k}]"
+        if chunk.get("name") is None:
+            raise TraceError(
+                "streaming_chunk",
+                f"tool call chunk {short_repr(chunk)} has no name: it continues a call started in "
+                f"an earlier chunk; sum the chunks (chunk + chunk) before converting",
+                path=where,
+            )
+        args = chunk.get("args")
+        if args and not _strict_json(args) and type(_partial(parse_partial, args)) is dict:
+            raise TraceError(
+                "streaming_chunk",
+                f"tool call chunk arguments {short_repr(args)} are cut off mid-JSON; sum the "
+                f"chunks (chunk + chunk) before converting",
+                path=f"{where}.args",
+            )
+    if chunks and not data.get("tool_calls") and not data.get("invalid_tool_calls"):
+        raise TraceError(
+            "streaming_chunk",
+            "the chunk has tool_call_chunks but no parsed tool_calls; aggregate the stream first",
+            path=f"{at}.tool_call_chunks",
+        )
+
+
+def _strict_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def _partial(parse_partial: Any, text: str) -> Any:
+    try:
+        return parse_partial(text)
+    except json.JSONDecodeError:
+        return None
+
+
+def _kept_fields(cls: Any, data: dict[str, Any], at: str, drop_artifacts: bool) -> dict[str, Any]:
+    """Every ``model_dump()`` key without a typed home whose value is not the default."""
+    kept: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    defaults = _field_defaults(cls)
+    for key, value in data.items():
+        if key in _MAPPED:
+            continue  # a typed field; read by _typed
+        where = f"{at}.{key}"
+        if key not in defaults:
+            check_json(value, where)
+            extra[key] = value
+            continue
+        default = defaults[key]
+        if default is not _REQUIRED and value == default and type(value) is type(default):
+            continue  # the way back writes the default itself
+        if key == "artifact" and drop_artifacts and not _is_json(value, where):
+            kept["artifact_dropped"] = type(value).__name__
+            continue
+        check_json(value, where)
+        kept[key] = value
+    if extra:
+        kept["extra"] = extra
+    return kept
+
+
+_REQUIRED = object()
+
+
+@functools.cache
+def _field_defaults(cls: Any) -> dict[str, Any]:
+    """Each declared field's default value (``_REQUIRED`` when it has none), per class."""
+    defaults = {}
+    for key, declared in cls.model_fields.items():
+        has_default = declared.default is not PydanticUndefined or declared.default_factory
+        defaults[key] = (
+            declared.get_default(call_default_factory=True) if has_default else _REQUIRED
+        )
+    return defaults
+
+
+def _is_json(value: Any, where: str) -> bool:
+    try:
+        check_json(value, where)
+    except TraceError:
+        return False
+    return True
+
+
+def _content(content: Any, at: str) -> Content:
+    if isinstance(content, str):
+        return content
+    return [part_of(item, f"{at}.content[{j}]") for j, item in enumerate(content)]
+
+
+def _ai_content(
+    content: Any, at: str, call_blocks: dict[int, Any], kwargs: dict[str, Any]
+) -> tuple[Content, list[Citation]]:
+    """An AI message's typed content and the citations its text blocks hold.
+
+    A refusal in ``additional_kwargs`` becomes the last part. A list holding only call blocks
+    reads as ``""`` (the blocks live on the calls); the way back writes ``""`` with call
+    blocks as exactly that list.
+    """
+    refusal = refusal_of(kwargs)
+    if isinstance(content, str):
+        if refusal is None:
+            return content, []
+        text = [TextPart(text=content)] if content else []
+        marker = {NAME: {"content": "string"}} if content else {}
+        return [*text, RefusalPart(text=refusal, metadata=marker)], []
+    parts: list[AnyPart] = []
+    citations: list[Citation] = []
+    for j, item in enumerate(content):
+        if j in call_blocks:
+            continue  # it lives on its call
+        part = part_of(item, f"{at}.content[{j}]")
+        parts.append(_with_citations_taken(part, j, at, citations))
+    if refusal is not None:
+        marker = {NAME: {"content": "list"}} if not parts and not call_blocks else {}
+        return [*parts, RefusalPart(text=refusal, metadata=marker)], citations
+    if parts and isinstance(parts[-1], RefusalPart) and not parts[-1].metadata:
+        # A refusal block in the content, last: without this mark the way back would
+        # take it for a refusal that belongs in additional_kwargs.
+        parts[-1] = parts[-1].model_copy(
+            update={"metadata": {NAME: {"shape": "refusal", "block": {"type": "refusal"}}}}
+        )
+    if not parts and call_blocks:
+        return "", citations
+    return list(parts), citations
+
+
+def _with_citations_taken(part: AnyPart, j: int, at: str, citations: list[Citation]) -> AnyPart:
+    """A text block's citation annotations become citations of the message; the others stay
+    in the block."""
+    kept = part.metadata.get(NAME)
+    if not isinstance(part, TextPart) or type(kept) is not dict:
+        return part
+    block = kept.get("block")
+    annotations = block.get("annotations") if type(block) is dict else None
+    if type(block) is not dict or type(annotations) is not list:
+        return part
+    left = []
+    for k, annotation in enumerate(annotations):
+        where = f"{at}.content[{j}].annotations[{k}]"
+        cited = citation_of(annotation, where, in_block=j, at=k)
+        if cited is None:
+            left.append(annotation)
+        else:
+            citations.append(cited)
+    if len(left) == len(annotations):
+        return part
+    return part.model_copy(
+        update={"metadata": {NAME: {**kept, "block": {**block, "annotations": left}}}}
+    )

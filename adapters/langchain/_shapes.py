@@ -1,0 +1,310 @@
+"""The LangChain content-block layouts the ``langchain`` adapter maps to typed parts, as data.
+
+Each layout (:class:`BlockShape`) names its ``type`` tag, the typed fields it carries and
+where they sit in the block. A field may be stored in another spelling than the typed model
+uses (an OpenAI audio ``format`` for a mime type): a :class:`Codec` turns one into the other,
+and a spelling the codec would not give back stays in the block itself, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tracebridge.errors import TraceError, short_repr
+from tracebridge.media import audio_format, audio_mime_type
+from tracebridge.messages import (
+    AudioPart,
+    FilePart,
+    ImagePart,
+    ReasoningPart,
+    RefusalPart,
+    TextPart,
+)
+
+__all__ = ["SHAPES", "SHAPES_BY_NAME", "BlockShape", "MappedPart", "default_shape", "get"]
+
+Path = tuple[str, ...]
+MappedPart = TextPart | ImagePart | AudioPart | FilePart | ReasoningPart | RefusalPart
+
+
+@dataclass(frozen=True)
+class Codec:
+    """How a typed value is spelled in a block: ``read`` and ``write`` give None when the
+    other side has no spelling for it."""
+
+    read: Callable[[str], str | None]
+    write: Callable[[str], str | None]
+
+
+def _image_format_to_mime(name: str) -> str | None:
+    return f"image/{name}" if name else None
+
+
+def _image_mime_to_format(mime: str) -> str | None:
+    kind, _, name = mime.partition("/")
+    return name if kind == "image" and name else None
+
+
+AUDIO_FORMAT = Codec(read=audio_mime_type, write=audio_format)
+"""OpenAI ``input_audio.format`` <-> ``AudioPart.mime_type``, through ``tracebridge.media``."""
+
+IMAGE_FORMAT = Codec(read=_image_format_to_mime, write=_image_mime_to_format)
+"""Bedrock Converse ``image.format`` (``jpeg``) <-> ``image/jpeg``, as LangChain reads it."""
+
+PDF_FORMAT = Codec(
+    read=lambda name: "application/pdf" if name == "pdf" else None,
+    write=lambda mime: "pdf" if mime == "application/pdf" else None,
+)
+"""Bedrock Converse ``document.format``: only ``pdf`` has a mime type LangChain itself names."""
+
+
+@dataclass(frozen=True)
+class BlockShape:
+    """One block layout: its ``type`` tag, which typed field sits at which path."""
+
+    name: str
+    part: type[MappedPart]
+    tag: str | None
+    """The block's ``type``; None for a block without one (Bedrock Converse's own layout)."""
+    fields: tuple[tuple[str, Path], ...]
+    sources: tuple[str, ...]
+    """At least one of these typed fields must be present for the shape to match."""
+    when: tuple[tuple[Path, str], ...] = ()
+    """Other paths that must hold these exact values (``source.type == "base64"``)."""
+    codecs: tuple[tuple[str, Codec], ...] = ()
+    """Fields stored in another spelling than the typed one."""
+    mime_prefix: str | None = None
+    """Only blocks whose ``mime_type`` starts with this (a Vertex ``media`` block's kind)."""
+
+    def _codec(self, field: str) -> Codec | None:
+        return dict(self.codecs).get(field)
+
+    def read(self, block: dict[str, Any]) -> dict[str, str] | None:
+        """The typed field values, or None when ``block`` does not have this shape."""
+        if self.tag is None:
+            if "type" in block:
+                return None
+        elif block.get("type") != self.tag:
+            return None
+        if any(get(block, path) != value for path, value in self.when):
+            return None
+        if self.mime_prefix is not None:
+            mime = block.get("mime_type")
+            if type(mime) is not str or not mime.startswith(self.mime_prefix):
+                return None
+        values = {}
+        for field, path in self.fields:
+            value = get(block, path)
+            if type(value) is not str:
+                continue  # absent or not text: left in the block
+            codec = self._codec(field)
+            typed = codec.read(value) if codec else value
+            if typed is not None:
+                values[field] = typed
+        if not any(source in values for source in self.sources):
+            return None
+        return values
+
+    def template(self, block: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
+        """``block`` without the values that were read into typed fields (a spelling the
+        way back would not reproduce stays)."""
+        rest = copy.deepcopy(block)
+        for field, path in self.fields:
+            if field not in values:
+                continue
+            codec = self._codec(field)
+            if codec is not None and codec.write(values[field]) != get(block, path):
+                continue
+            parent = get(rest, path[:-1]) if len(path) > 1 else rest
+            del parent[path[-1]]
+        return rest
+
+    def write(self, template: dict[str, Any], part: MappedPart, at: str) -> dict[str, Any]:
+        """The block for ``part``: ``template`` with the part's fields put back in place."""
+        block = copy.deepcopy(template)
+        for field, path in self.fields:
+            value = getattr(part, field)
+            if value is None:
+                continue
+            codec = self._codec(field)
+            if codec is None:
+                _put(block, path, value)
+                continue
+            kept = get(block, path)
+            if type(kept) is str and codec.read(kept) == value:
+                continue  # the source's own spelling of this value
+            spelled = codec.write(value)
+            if spelled is None:
+                raise TraceError(
+                    "not_representable",
+                    f"a {self.name} block cannot spell {field} {value!r}",
+                    path=f"{at}.{field}",
+                )
+            _put(block, path, spelled)
+        for field in _typed_fields(part):
+            if getattr(part, field) is not None and field not in dict(self.fields):
+                raise TraceError(
+                    "not_representable",
+                    f"metadata.langchain.shape is {self.name!r}, a layout without {field}; "
+                    f"the part has {field} {short_repr(getattr(part, field))}",
+                    path=f"{at}.{field}",
+                )
+        return block
+
+
+def _typed_fields(part: MappedPart) -> tuple[str, ...]:
+    return tuple(name for name in type(part).model_fields if name not in ("type", "metadata"))
+
+
+def _data_shapes(part: type[MappedPart], tag: str, *, file_id: bool = False) -> list[BlockShape]:
+    """The v1 standard block (url/base64) and the v0 ``source_type`` block for one media."""
+    v1_fields: list[tuple[str, Path]] = [
+        ("url", ("url",)),
+        ("data", ("base64",)),
+        ("mime_type", ("mime_type",)),
+    ]
+    sources = ["url", "data"]
+    if file_id:
+        v1_fields += [("file_id", ("file_id",)), ("filename", ("filename",))]
+        sources.append("file_id")
+    if part is ImagePart:
+        # LangChain's own translators put an OpenAI image's detail under extras.
+        v1_fields.append(("detail", ("extras", "detail")))
+    v0_fields: tuple[tuple[str, Path], ...] = (("data", ("data",)), ("mime_type", ("mime_type",)))
+    if file_id:
+        v0_fields += (("filename", ("filename",)),)
+    return [
+        BlockShape(tag, part, tag, tuple(v1_fields), tuple(sources)),
+        BlockShape(
+            f"{tag}_source_base64",
+            part,
+            tag,
+            v0_fields,
+            ("data",),
+            when=((("source_type",), "base64"),),
+        ),
+    ]
+
+
+def _bedrock_shapes(
+    part: type[MappedPart], key: str, codec: Codec, *, name_field: str | None = None
+) -> list[BlockShape]:
+    """A Bedrock Converse media block, with and without LangChain's ``type`` tag."""
+    fields: list[tuple[str, Path]] = [
+        ("data", (key, "source", "bytes")),
+        ("mime_type", (key, "format")),
+    ]
+    if name_field is not None:
+        fields.append((name_field, (key, "name")))
+    return [
+        BlockShape(
+            f"bedrock_{key}{suffix}",
+            part,
+            tag,
+            tuple(fields),
+            ("data",),
+            codecs=(("mime_type", codec),),
+        )
+        for suffix, tag in (("", key), ("_untyped", None))
+    ]
+
+
+def _vertex_shapes() -> list[BlockShape]:
+    """A Vertex AI ``media`` block: inline data or a ``file_uri``, kind by mime type."""
+    fields: tuple[tuple[str, Path], ...] = (
+        ("data", ("data",)),
+        ("url", ("file_uri",)),
+        ("mime_type", ("mime_type",)),
+    )
+    return [
+        BlockShape(f"vertex_media_{kind}", part, "media", fields, ("data", "url"), mime_prefix=kind)
+        for kind, part in (("image/", ImagePart), ("audio/", AudioPart), ("", FilePart))
+    ]
+
+
+SHAPES: tuple[BlockShape, ...] = (
+    BlockShape("text", TextPart, "text", (("text", ("text",)),), ("text",)),
+    BlockShape("reasoning", ReasoningPart, "reasoning", (("text", ("reasoning",)),), ("text",)),
+    BlockShape("thinking", ReasoningPart, "thinking", (("text", ("thinking",)),), ("text",)),
+    BlockShape("refusal", RefusalPart, "refusal", (("text", ("refusal",)),), ("text",)),
+    *_data_shapes(ImagePart, "image"),
+    BlockShape(
+        "anthropic_image_base64",
+        ImagePart,
+        "image",
+        (("data", ("source", "data")), ("mime_type", ("source", "media_type"))),
+        ("data",),
+        when=((("source", "type"), "base64"),),
+    ),
+    BlockShape(
+        "anthropic_image_url",
+        ImagePart,
+        "image",
+        (("url", ("source", "url")),),
+        ("url",),
+        when=((("source", "type"), "url"),),
+    ),
+    *_bedrock_shapes(ImagePart, "image", IMAGE_FORMAT),
+    BlockShape(
+        "image_url",
+        ImagePart,
+        "image_url",
+        (("url", ("image_url", "url")), ("detail", ("image_url", "detail"))),
+        ("url",),
+    ),
+    BlockShape("image_url_string", ImagePart, "image_url", (("url", ("image_url",)),), ("url",)),
+    *_data_shapes(AudioPart, "audio"),
+    BlockShape(
+        "input_audio",
+        AudioPart,
+        "input_audio",
+        (("data", ("input_audio", "data")), ("mime_type", ("input_audio", "format"))),
+        ("data",),
+        codecs=(("mime_type", AUDIO_FORMAT),),
+    ),
+    *_data_shapes(FilePart, "file", file_id=True),
+    *_bedrock_shapes(FilePart, "document", PDF_FORMAT, name_field="filename"),
+    *_vertex_shapes(),
+)
+"""Tried in order; the first shape that reads a block wins."""
+
+SHAPES_BY_NAME = {shape.name: shape for shape in SHAPES}
+
+
+def default_shape(part: MappedPart) -> BlockShape:
+    """The block the way back writes for a part that carries no LangChain metadata.
+
+    The v1 standard block, except an image by URL with a detail and no mime type: that is
+    OpenAI's ``image_url`` block, the one ChatOpenAI sends on with its detail.
+    """
+    if isinstance(part, ImagePart) and part.detail and part.url and not part.mime_type:
+        return SHAPES_BY_NAME["image_url"]
+    return _DEFAULTS[type(part)]
+
+
+_DEFAULTS: dict[type[MappedPart], BlockShape] = {
+    TextPart: SHAPES_BY_NAME["text"],
+    ReasoningPart: SHAPES_BY_NAME["reasoning"],
+    RefusalPart: SHAPES_BY_NAME["refusal"],
+    ImagePart: SHAPES_BY_NAME["image"],
+    AudioPart: SHAPES_BY_NAME["audio"],
+    FilePart: SHAPES_BY_NAME["file"],
+}
+
+
+def get(block: Any, path: Path) -> Any:
+    """The value at ``path`` inside nested dicts, or None."""
+    for key in path:
+        if type(block) is not dict:
+            return None
+        block = block.get(key)
+    return block
+
+
+def _put(block: dict[str, Any], path: Path, value: str) -> None:
+    for key in path[:-1]:
+        block = block.setdefault(key, {})
+    block[path[-1]] = value
