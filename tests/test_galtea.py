@@ -113,13 +113,16 @@ def test_role_turns_map_one_to_one_with_retrieval_context_on_the_ai_message() ->
     ]
 
 
-def test_unknown_keys_of_a_role_turn_are_kept_verbatim() -> None:
-    trace = [{"role": "user", "content": "hi", "metadata": {"chat_type": "support"}}]
-    assert galtea.to_messages(trace) == [
+def test_a_turns_metadata_is_its_own_field_and_unknown_keys_are_kept_verbatim() -> None:
+    trace = [{"role": "user", "content": "hi", "metadata": {"chat_type": "support"}, "ts": 1}]
+    messages = galtea.to_messages(trace)
+    assert messages == [
         HumanMessage(
-            content="hi", metadata={"galtea": {"extra": {"metadata": {"chat_type": "support"}}}}
+            content="hi",
+            metadata={"galtea": {"metadata": {"chat_type": "support"}, "extra": {"ts": 1}}},
         )
     ]
+    assert galtea.from_messages(messages) == trace
 
 
 def test_a_null_retrieval_context_on_a_user_turn_is_kept_not_refused() -> None:
@@ -131,15 +134,14 @@ def test_a_null_retrieval_context_on_a_user_turn_is_kept_not_refused() -> None:
     assert galtea.from_messages(messages) == trace
 
 
-def test_a_retrieval_context_on_a_user_turn_is_malformed() -> None:
-    error = error_of(
-        galtea.to_messages, [{"role": "user", "content": "q", "retrieval_context": "doc"}]
-    )
-    assert str(error) == (
-        "galtea: conversation_turns[0].retrieval_context: retrieval_context 'doc' on a user "
-        "turn: Galtea takes it on assistant turns only (the context the answer was built "
-        "from) [malformed_event]"
-    )
+def test_a_retrieval_context_on_a_user_turn_is_kept_as_the_sdk_takes_it() -> None:
+    # ConversationMessage accepts it on any turn and traces.create_batch sends it as given.
+    trace = [{"role": "user", "content": "q", "retrieval_context": "doc"}]
+    messages = galtea.to_messages(trace)
+    assert messages == [
+        HumanMessage(content="q", metadata={"galtea": {"retrieval_context": "doc"}})
+    ]
+    assert galtea.from_messages(messages) == trace
 
 
 @pytest.mark.parametrize("role", ["system", "tool", "developer", "Assistant"])
@@ -276,7 +278,8 @@ def test_from_messages_defaults_to_the_recorded_pairs_shape_and_shape_overrides_
 
 
 def test_an_unknown_shape_is_a_caller_error() -> None:
-    with pytest.raises(ValueError, match="shape must be 'pairs' or 'roles', got 'turns'"):
+    with pytest.raises(ValueError, match="shape must be one of 'roles', 'history', 'pairs', "
+                       "got 'turns'"):
         galtea.from_messages([HumanMessage(content="q")], shape="turns")  # type: ignore[arg-type]
 
 
@@ -304,7 +307,8 @@ def test_a_system_message_is_not_representable_and_names_skip_system() -> None:
     error = error_of(galtea.from_messages, AGENT)
     assert str(error) == (
         "galtea: messages[0]: a system message: Galtea turns hold only user and assistant "
-        "text; skip_system=True leaves it out (recorded in omitted) [not_representable]"
+        "text and files; skip_system=True leaves it out (recorded in omitted) "
+        "[not_representable]"
     )
 
 
@@ -354,7 +358,7 @@ def test_non_text_parts_are_not_representable_unless_dropped_by_name() -> None:
         "not_representable", 0, "messages[0].content[1]"
     )
     assert error.detail == (
-        "a image part: Galtea turns hold only user and assistant text; "
+        "a image part: Galtea turns hold only user and assistant text and files; "
         "drop_non_text=True leaves it out (recorded in omitted)"
     )
     omitted: list[Omission] = []

@@ -32,7 +32,7 @@ def test_a_refusal_is_refused_unless_written_as_text_by_name() -> None:
     error = refused(messages)
     assert (error.index, error.path) == (1, "messages[1].content[0]")
     assert error.detail == (
-        "a refusal: Galtea turns hold only user and assistant text; "
+        "a refusal: Galtea turns hold only user and assistant text and files; "
         "drop=['refusals'] leaves it out (recorded in omitted)"
     )
     omitted: list[Omission] = []
@@ -70,7 +70,8 @@ def test_citations_and_audio_replies_are_refused_unless_dropped_by_name() -> Non
 
 def test_several_text_parts_are_one_turn_only_by_name() -> None:
     # Joined by a newline, two parts would read back as one string: a different transcript.
-    messages = [HumanMessage(content=[TextPart(text=""), TextPart(text="")]), AIMessage(content="?")]
+    parts = [TextPart(text=""), TextPart(text="")]
+    messages = [HumanMessage(content=parts), AIMessage(content="?")]
     error = refused(messages)
     assert (error.index, error.path) == (0, "messages[0].content")
     assert galtea.from_messages(messages, drop=["part_boundaries"])[0] == {

@@ -1,0 +1,128 @@
+"""The current exchange split off a conversation, for the earlier evaluation-task API.
+
+That API took the prior exchanges as pairs (``conversation_turns``) and the exchange being
+evaluated apart (``input``, ``actual_output``, ``retrieval_context``). The Galtea SDK 5.12 has no
+such call (``evaluations.create_single_turn`` and ``traces.create_and_evaluate`` take no
+``conversation_turns``): this helper serves data and code written for the earlier API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from typing_extensions import assert_never
+
+from tracebridge.errors import TraceError
+from tracebridge.messages import AnyMessage
+
+from ._turns import write_turns
+from ._write import NAME, Omission, Options, Shape, refuse
+
+__all__ = ["CurrentTurn", "split_current_turn"]
+
+# What the earlier API's call took for the current exchange.
+_FIELDS: dict[Shape, frozenset[str]] = {
+    "roles": frozenset({"role", "content", "retrieval_context"}),
+    "history": frozenset({"role", "content"}),
+    "pairs": frozenset({"input", "actual_output", "retrieval_context"}),
+}
+
+
+class CurrentTurn(tuple[list[dict[str, Any]], str, str]):
+    """``(conversation_turns, input, actual_output)`` as the earlier evaluation-task API took
+    them; ``retrieval_context`` is the current answer's, or None."""
+
+    retrieval_context: str | None
+
+    def __new__(
+        cls,
+        conversation_turns: list[dict[str, Any]],
+        input: str,
+        actual_output: str,
+        retrieval_context: str | None = None,
+    ) -> CurrentTurn:
+        self = super().__new__(cls, (conversation_turns, input, actual_output))
+        self.retrieval_context = retrieval_context
+        return self
+
+    def __getnewargs__(self) -> tuple[list[dict[str, Any]], str, str, str | None]:
+        # copy and pickle rebuild through __new__, which takes the fields, not one tuple
+        return (self[0], self[1], self[2], self.retrieval_context)
+
+    @property
+    def conversation_turns(self) -> list[dict[str, Any]]:
+        """The turns before the current exchange."""
+        return self[0]
+
+    @property
+    def input(self) -> str:
+        """The current user input."""
+        return self[1]
+
+    @property
+    def actual_output(self) -> str:
+        """The current answer."""
+        return self[2]
+
+
+def split_current_turn(
+    messages: Sequence[AnyMessage],
+    *,
+    shape: Shape = "pairs",
+    omitted: list[Omission] | None = None,
+    **options: Any,
+) -> CurrentTurn:
+    """``(conversation_turns, input, actual_output)``: the prior turns and the current exchange,
+    as the earlier evaluation-task API took them.
+
+    The conversation must end with a user message answered by an assistant message. The
+    options and shapes are ``from_messages``'s. The answer's ``retrieval_context`` is on the
+    result (``.retrieval_context``); other Galtea fields of the current exchange have no place
+    in the call and are refused.
+
+    >>> from tracebridge import AIMessage, HumanMessage
+    >>> turns, question, answer = split_current_turn(
+    ...     [HumanMessage(content="a"), AIMessage(content="b"),
+    ...      HumanMessage(content="c"), AIMessage(content="d")])
+    >>> turns, question, answer
+    ([{'input': 'a', 'actual_output': 'b'}], 'c', 'd')
+    """
+    turns, origins = write_turns(messages, shape, Options(**options), omitted)
+    if not turns:
+        raise TraceError(
+            "empty_conversation",
+            "no user/assistant exchange to split (after what the options left out)",
+            source=NAME,
+        )
+    if shape == "pairs":
+        current, prior = [turns[-1]], turns[:-1]
+        question, answer = current[0]["input"], current[0]["actual_output"]
+    elif shape == "roles" or shape == "history":
+        current, prior = turns[-2:], turns[:-2]
+        if [turn["role"] for turn in current] != ["user", "assistant"]:
+            raise refuse(
+                origins[-1],
+                f"messages[{origins[-1]}]",
+                "the conversation must end with a user message answered by an assistant "
+                "message to split off the current exchange",
+            )
+        question, answer = current[0]["content"], current[1]["content"]
+    else:
+        assert_never(shape)
+    allowed = [_FIELDS[shape]] * len(current)
+    if shape != "pairs":
+        allowed[0] = frozenset({"role", "content"})  # the question has no retrieval_context
+    for turn, fields, at in zip(current, allowed, origins[-len(current):], strict=True):
+        leftover = [key for key in turn if key not in fields]
+        if leftover:
+            raise refuse(
+                at,
+                f"messages[{at}].metadata.{NAME}",
+                f"the current exchange carries Galtea fields {leftover} that the evaluation-task "
+                f"call (input, actual_output, retrieval_context) had no place for",
+            )
+    context = current[-1].get("retrieval_context")  # optional in both shapes
+    return CurrentTurn(prior, question, answer, context)
+
+

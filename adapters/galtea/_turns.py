@@ -1,0 +1,260 @@
+"""Assembling written entries into turns of one shape: roles, history or pairs."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from typing_extensions import assert_never
+
+from tracebridge._json import json_path
+from tracebridge.errors import short_repr
+from tracebridge.messages import AnyMessage
+
+from ._files import FILE_FIELDS
+from ._write import (
+    NAME,
+    SHAPES,
+    Entry,
+    Omission,
+    Options,
+    Shape,
+    leave_out,
+    refuse,
+    to_entries,
+)
+
+__all__ = ["from_messages", "write_turns"]
+
+_CAMEL = {"retrieval_context": "retrievalContext", "input_files": "inputFiles",
+          "output_files": "outputFiles"}
+# Keys an ``extra`` entry may not take in a written turn: they would change what the turn
+# says, or make to_messages read it as another shape.
+_RESERVED: dict[Shape, frozenset[str]] = {
+    "roles": frozenset({"role", "content", "retrieval_context", "metadata", "input_files",
+                        "output_files", *_CAMEL.values(), "input", "actual_output"}),
+    "history": frozenset(),
+    "pairs": frozenset({"input", "actual_output", "retrieval_context", "role"}),
+}
+
+
+def from_messages(
+    messages: Sequence[AnyMessage],
+    *,
+    shape: Shape | None = None,
+    skip_system: bool = False,
+    fold_tools: bool = False,
+    drop_non_text: bool = False,
+    drop_names: bool = False,
+    join_consecutive: str | None = None,
+    drop: Collection[str] = (),
+    omitted: list[Omission] | None = None,
+) -> list[dict[str, Any]]:
+    """Galtea turns from typed messages.
+
+    ``shape`` defaults to the one ``to_messages`` recorded (pairs when any message says so),
+    else ``roles`` (``traces.create_batch``). ``history`` is what
+    ``test_cases.create(conversation_history=...)`` takes: role and text only. ``pairs`` needs
+    user, assistant, user, assistant, ... ending with an answer. Each option accepts one loss:
+    ``skip_system`` (system messages), ``fold_tools`` (tool calls and results; an AIMessage
+    left with nothing to write is left out), ``drop_non_text`` (image, audio, reasoning and
+    opaque parts, and files a shape cannot attach), ``drop_names`` (message names; message ids
+    are never written), ``join_consecutive=<separator>`` (consecutive messages of one role
+    become one turn), and ``drop`` names the losses in ``DROPPABLE``. What they left out is
+    appended to ``omitted`` when given.
+
+    >>> from tracebridge import AIMessage, HumanMessage
+    >>> from_messages([HumanMessage(content="hi"), AIMessage(content="hello")], shape="pairs")
+    [{'input': 'hi', 'actual_output': 'hello'}]
+    """
+    options = Options(
+        skip_system, fold_tools, drop_non_text, drop_names, join_consecutive, tuple(drop)
+    )
+    turns, _ = write_turns(messages, shape, options, omitted)
+    return turns
+
+
+def write_turns(
+    messages: Sequence[AnyMessage],
+    shape: Shape | None,
+    options: Options,
+    omitted: list[Omission] | None,
+) -> tuple[list[dict[str, Any]], list[int]]:
+    """The turns, and for each turn the index of the message that completed it."""
+    if shape is None:
+        shape = _recorded_shape(messages)
+    if shape not in SHAPES:
+        raise ValueError(f"shape must be one of {', '.join(map(repr, SHAPES))}, got {shape!r}")
+    if options.join_consecutive is not None and type(options.join_consecutive) is not str:
+        raise TypeError(
+            f"join_consecutive must be a separator string or None, "
+            f"got {short_repr(options.join_consecutive)}"
+        )
+    found: list[Omission] = []
+    entries = to_entries(messages, shape, options, found)
+    if options.join_consecutive is not None:
+        entries = _join(entries, options.join_consecutive, found)
+    if shape == "pairs":
+        turns, origins = _pairs(entries, options, found)
+    elif shape == "roles":
+        turns, origins = [_role_turn(entry) for entry in entries], [e.index for e in entries]
+    elif shape == "history":
+        turns = [_history_turn(entry, options, found) for entry in entries]
+        origins = [entry.index for entry in entries]
+    else:
+        assert_never(shape)
+    if omitted is not None:
+        omitted.extend(found)
+    return turns, origins
+
+
+def _recorded_shape(messages: Sequence[AnyMessage]) -> Shape:
+    for message in messages:
+        namespace = getattr(message, "metadata", {}).get(NAME)
+        if isinstance(namespace, dict) and namespace.get("shape") == "pairs":
+            return "pairs"
+    return "roles"
+
+
+def _join(entries: list[Entry], separator: str, found: list[Omission]) -> list[Entry]:
+    joined: list[Entry] = []
+    for entry in entries:
+        last = joined[-1] if joined else None
+        if last is None or last.role != entry.role:
+            joined.append(Entry(entry.role, entry.text, entry.index, dict(entry.namespace),
+                                list(entry.files)))
+            continue
+        if (last.namespace and entry.namespace) or (last.files and entry.files):
+            raise refuse(
+                entry.index,
+                f"messages[{entry.index}].metadata.{NAME}",
+                f"cannot join messages[{last.index}] and messages[{entry.index}]: both carry "
+                f"Galtea fields (retrieval_context, metadata, files or extra keys) and one "
+                f"turn holds one set",
+            )
+        last.text = last.text + separator + entry.text
+        last.namespace = last.namespace or dict(entry.namespace)
+        last.files = last.files or list(entry.files)
+        found.append(Omission(entry.index, "joined", "join_consecutive",
+                              f"joined into the {entry.role} turn of messages[{last.index}]"))
+    return joined
+
+
+def _extra(entry: Entry, shape: Shape) -> dict[str, Any]:
+    extra: dict[str, Any] = entry.namespace.get("extra", {})
+    clashes = sorted(key for key in extra if key in _RESERVED[shape])
+    if clashes:
+        raise refuse(
+            entry.index,
+            json_path(f"messages[{entry.index}].metadata.{NAME}.extra", clashes[0]),
+            f"extra key(s) {clashes} would take the place of a {shape} turn's own field",
+        )
+    return copy.deepcopy(extra)  # the turn must not share lists/dicts with a frozen message
+
+
+def _spelled(entry: Entry, key: str) -> str:
+    camel = _CAMEL.get(key)
+    return camel if camel is not None and camel in entry.namespace.get("aliases", []) else key
+
+
+def _role_turn(entry: Entry) -> dict[str, Any]:
+    turn: dict[str, Any] = {"role": entry.role, "content": entry.text}
+    if "retrieval_context" in entry.namespace:
+        turn[_spelled(entry, "retrieval_context")] = entry.namespace["retrieval_context"]
+    if "metadata" in entry.namespace:
+        turn["metadata"] = copy.deepcopy(entry.namespace["metadata"])
+    empty = entry.namespace.get("empty_files", [])
+    for field in FILE_FIELDS:
+        files = [written for goes_to, written in entry.files if goes_to == field]
+        if files or field in empty:
+            turn[_spelled(entry, field)] = files
+    turn.update(_extra(entry, "roles"))
+    return turn
+
+
+def _history_turn(entry: Entry, options: Options, found: list[Omission]) -> dict[str, Any]:
+    """``{"role", "content"}``: ``conversation_history`` takes text only (the API refuses a
+    ``retrieval_context``). A null field or an empty file list says nothing and is not written."""
+    at = f"messages[{entry.index}].metadata.{NAME}"
+    why = "conversation_history turns hold role and text only"
+    context = entry.namespace.get("retrieval_context")
+    if context is not None:
+        leave_out("retrieval_context" in options.drop,
+                  Omission(entry.index, "retrieval_context", "drop=retrieval_context",
+                           f"retrieval_context {short_repr(context)}"),
+                  found, f"{at}.retrieval_context", "a retrieval_context", why)
+    kept = {key: entry.namespace[key] for key in ("metadata", "extra")
+            if entry.namespace.get(key) is not None}
+    if kept:
+        leave_out("turn_metadata" in options.drop,
+                  Omission(entry.index, "turn_metadata", "drop=turn_metadata",
+                           f"turn fields {short_repr(kept)}"),
+                  found, at, "the turn's metadata and other keys", why)
+    return {"role": entry.role, "content": entry.text}
+
+
+def _pairs(entries: list[Entry], options: Options,
+           found: list[Omission]) -> tuple[list[dict[str, Any]], list[int]]:
+    turns: list[dict[str, Any]] = []
+    origins: list[int] = []
+    for k in range(0, len(entries), 2):
+        question = entries[k]
+        if question.role != "user":
+            before = (
+                "no user message comes before it"
+                if k == 0
+                else f"it follows the assistant message messages[{entries[k - 1].index}]"
+            )
+            raise refuse(
+                question.index,
+                f"messages[{question.index}]",
+                f"an assistant message that answers no user message ({before}); a pair is "
+                f"one input and its answer: join_consecutive=<separator> joins consecutive "
+                f"messages, shape='roles' keeps them as they are",
+            )
+        if k + 1 == len(entries):
+            raise refuse(
+                question.index,
+                f"messages[{question.index}]",
+                "the last user message has no answer; a pair needs input and actual_output "
+                "(shape='roles' writes a lone user turn)",
+            )
+        answer = entries[k + 1]
+        if answer.role != "assistant":
+            raise refuse(
+                answer.index,
+                f"messages[{answer.index}]",
+                f"two user messages in a row (messages[{question.index}] and "
+                f"messages[{answer.index}]); a pair holds one input: "
+                f"join_consecutive=<separator> joins them, shape='roles' keeps both",
+            )
+        held = _pair_fields(question.namespace)
+        if held:
+            raise refuse(
+                question.index,
+                f"messages[{question.index}].metadata.{NAME}",
+                f"a pair keeps retrieval_context and extra keys on its answer only; this user "
+                f"message carries {sorted(held)} (shape='roles' keeps them)",
+            )
+        metadata = answer.namespace.get("metadata")
+        if metadata is not None:
+            leave_out("turn_metadata" in options.drop,
+                      Omission(answer.index, "turn_metadata", "drop=turn_metadata",
+                               f"turn metadata {short_repr(metadata)}"),
+                      found, f"messages[{answer.index}].metadata.{NAME}.metadata",
+                      "the turn's metadata", "a pair has no metadata field (shape='roles' has)")
+        pair: dict[str, Any] = {"input": question.text, "actual_output": answer.text}
+        if "retrieval_context" in answer.namespace:
+            pair["retrieval_context"] = answer.namespace["retrieval_context"]
+        pair.update(_extra(answer, "pairs"))
+        turns.append(pair)
+        origins.append(answer.index)
+    return turns, origins
+
+
+def _pair_fields(namespace: dict[str, Any]) -> dict[str, Any]:
+    """The Galtea fields of a message that a pair's question cannot hold (spellings, empty
+    file lists and a null metadata say nothing)."""
+    return {key: value for key, value in namespace.items()
+            if key not in ("aliases", "empty_files") and not (key == "metadata" and value is None)}
