@@ -4,8 +4,10 @@
 
 A 100-message conversation (50 exchanges; every other answer has a retrieval_context and an
 extra key) is read from pairs and from role turns (``to_messages``) and written back
-(``from_messages``). A third line writes a 201-message agent run (system prompt, a tool step
-per exchange) as pairs with ``skip_system`` and ``fold_tools``.
+(``from_messages``). The same exchanges as full ``ConversationMessage`` dumps (every field, an
+attached file on every other turn) and as ``Trace`` records (what ``traces.list`` returns, read
+only) follow. A last line writes a 201-message agent run (system prompt, a tool step per
+exchange) as pairs with ``skip_system`` and ``fold_tools``.
 """
 
 from __future__ import annotations
@@ -42,6 +44,32 @@ def role_trace(exchanges: int) -> list[dict[str, Any]]:
     return trace
 
 
+def message_dumps(exchanges: int) -> list[dict[str, Any]]:
+    """ConversationMessage.model_dump() of each turn, a file on every other exchange."""
+    trace: list[dict[str, Any]] = []
+    for i in range(exchanges):
+        file = {"uri": f"gs://files/{i}.pdf", "filename": f"{i}.pdf",
+                "mime_type": "application/pdf", "type": "file"}
+        for role, text in (("user", f"Question {i}?"), ("assistant", f"Answer {i}.")):
+            files = [file] if i % 2 else []
+            trace.append({"role": role, "content": text, "retrieval_context": None,
+                          "metadata": {"chat_type": "support"} if role == "user" else None,
+                          "input_files": files if role == "user" else [],
+                          "output_files": files if role == "assistant" else []})
+    return trace
+
+
+def trace_records(exchanges: int) -> list[dict[str, Any]]:
+    """Trace.model_dump(mode="json") of each answered turn, as traces.list returns them."""
+    return [
+        {"id": f"t{i}", "index": i, "session_id": "s1", "status": "GENERATED", "error": None,
+         "input": f"Question {i}?", "input_data": {"user_message": f"Question {i}?"},
+         "input_files": [], "actual_output": f"Answer {i}.", "actual_output_data": None,
+         "actual_output_files": [], "latency": 812.0, "tokens": None, "cost": None}
+        for i in range(exchanges)
+    ]
+
+
 def agent_conversation(exchanges: int) -> list[AnyMessage]:
     """A system prompt, then per exchange: question, tool call, tool result, answer."""
     messages: list[AnyMessage] = [SystemMessage(content="Answer from the documents.")]
@@ -69,6 +97,18 @@ def main() -> None:
         write = rate(lambda m=messages: galtea.from_messages(m), 100)  # type: ignore[misc]
         print(f"  {shape}: to_messages {read / 1e3:7.1f} k msgs/s   "
               f"from_messages {write / 1e3:7.1f} k msgs/s")
+
+    dumps = message_dumps(50)
+    dump_messages = galtea.to_messages(dumps)
+    assert galtea.from_messages(dump_messages) == dumps
+    read = rate(lambda: galtea.to_messages(dumps), 100)
+    write = rate(lambda: galtea.from_messages(dump_messages), 100)
+    print(f"  ConversationMessage dumps (files, metadata): to_messages {read / 1e3:7.1f} k msgs/s"
+          f"   from_messages {write / 1e3:7.1f} k msgs/s")
+    records = trace_records(50)
+    assert len(galtea.to_messages(records)) == 100
+    read = rate(lambda: galtea.to_messages(records), 100)
+    print(f"  Trace records (traces.list): to_messages {read / 1e3:7.1f} k msgs/s")
 
     agent = agent_conversation(50)
     options = {"shape": "pairs", "skip_system": True, "fold_tools": True}
