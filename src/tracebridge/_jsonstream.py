@@ -1,0 +1,297 @@
+"""Read JSON documents from a text stream one at a time, in flat memory.
+
+A file holds one JSON document, a JSON array of conversations, or JSONL (one document per
+line). ``JsonDocuments`` tells which from the text itself and yields the documents as it
+reads them, so a 200 MB file never sits in memory whole:
+
+* the first document is decoded with ``json.JSONDecoder.raw_decode`` over a buffer that
+  grows (doubling) only while that document is incomplete;
+* a top-level array whose first element is itself a conversation (``is_record`` says so) is
+  streamed element by element;
+* once a second document follows the first, the rest is JSONL and is read line by line, so
+  one broken line is one failed record, not the end of the file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal, TextIO
+
+__all__ = ["JsonDocuments", "Record", "Shape", "UnreadableInput"]
+
+Shape = Literal["json", "array", "jsonl"]
+"""``json``: one document; ``array``: an array of conversations; ``jsonl``: one per line."""
+
+_CHUNK = 1 << 16
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+_JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
+
+
+class UnreadableInput(Exception):
+    """The input cannot be read as JSON at all (one line, says where)."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """One document: its value, or why its line is not JSON (JSONL only)."""
+
+    line: int
+    """The line the document starts on (1-based)."""
+    value: Any = None
+    problem: str | None = None
+    """``not valid JSON: ...`` for a JSONL line that does not parse; the value is then None."""
+
+
+def is_jsonl_name(name: str) -> bool:
+    """A file whose name says JSONL is JSONL even with a single line."""
+    return name.lower().endswith(_JSONL_SUFFIXES)
+
+
+class JsonDocuments:
+    """The documents of ``stream``; ``shape`` is known once the first one has been read.
+
+    ``name`` is how errors name the input; ``is_record`` tells an element of a top-level
+    array that is a conversation of its own (the array is then streamed) from one that is
+    part of a single trace (a message). ``jsonl`` reads JSONL from the start (a file named
+    so); ``allow_empty`` yields nothing for an empty input instead of refusing it.
+    """
+
+    def __init__(
+        self,
+        stream: TextIO,
+        name: str,
+        is_record: Callable[[Any], bool],
+        *,
+        jsonl: bool = False,
+        allow_empty: bool = False,
+    ) -> None:
+        self.stream = stream
+        self.allow_empty = allow_empty
+        self.name = name
+        self.is_record = is_record
+        self.shape: Shape | None = "jsonl" if jsonl else None
+        self._buffer = ""
+        self._pos = 0
+        self._line = 1
+        self._dropped = 0  # characters removed from the front of the buffer
+        self._eof = False
+
+    # --- the buffer ----------------------------------------------------------------------
+
+    def _read(self, size: int) -> None:
+        chunk = self._read_text(size)
+        if not chunk:
+            self._eof = True
+            return
+        if self._pos:
+            self._dropped += self._pos
+            self._buffer = self._buffer[self._pos :]
+            self._pos = 0
+        self._buffer += chunk
+
+    def _read_text(self, size: int) -> str:
+        try:
+            return self.stream.read(size)
+        except UnicodeDecodeError as exc:
+            raise UnreadableInput(f"{self.name}: not UTF-8 text: {exc.reason}") from None
+
+    def _advance(self, to: int) -> None:
+        self._line += self._buffer.count("\n", self._pos, to)
+        self._pos = to
+
+    def _skip_whitespace(self) -> bool:
+        """Skip to the next character; False at the end of the input."""
+        while True:
+            match = _WHITESPACE.match(self._buffer, self._pos)
+            assert match is not None  # the pattern matches the empty string
+            self._advance(match.end())
+            if self._pos < len(self._buffer):
+                return True
+            if self._eof:
+                return False
+            self._read(_CHUNK)
+
+    def _peek(self) -> str:
+        return self._buffer[self._pos] if self._skip_whitespace() else ""
+
+    def _value(self) -> Any:
+        """Decode the document at the current position, reading until it is complete."""
+        size = _CHUNK
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self._buffer, self._pos)
+            except json.JSONDecodeError as exc:
+                if self._eof or not _maybe_incomplete(exc, len(self._buffer)):
+                    raise UnreadableInput(self._describe(exc)) from None
+            except RecursionError:
+                raise UnreadableInput(
+                    f"{self.name}: line {self._line}: not valid JSON: nested too deeply to read"
+                ) from None
+            else:
+                if end < len(self._buffer) or self._eof:  # a number may go on in the next chunk
+                    self._advance(end)
+                    return value
+            self._read(size)
+            size *= 2  # a long document is re-decoded a logarithmic number of times
+
+    def _describe(self, exc: json.JSONDecodeError) -> str:
+        line = self._line + self._buffer.count("\n", self._pos, exc.pos)
+        column = exc.pos - self._buffer.rfind("\n", 0, exc.pos)
+        where = f"line {line} column {column} (char {self._dropped + exc.pos})"
+        return f"{self.name}: not valid JSON: {exc.msg}: {where}"
+
+    def _expect(self, found: str, wanted: str) -> UnreadableInput:
+        what = repr(found) if found else "the end of the input"
+        return UnreadableInput(
+            f"{self.name}: line {self._line}: not valid JSON: expected {wanted}, found {what}"
+        )
+
+    # --- documents -----------------------------------------------------------------------
+
+    def __iter__(self) -> Iterator[Record]:
+        if self.shape == "jsonl":
+            yield from self._lines(self._line)
+            return
+        if not self._peek():
+            if self.allow_empty:
+                return
+            raise UnreadableInput(f"{self.name} is empty: expected a JSON trace or JSONL traces")
+        first_line, start = self._line, self._dropped + self._pos
+        try:
+            first, streamed = self._first_document()
+        except UnreadableInput:
+            recovered = self._broken_first_line(start, first_line)
+            if recovered is None:
+                raise
+            yield from recovered
+            return
+        if streamed is not None:
+            yield from self._array(streamed)
+        elif not self._peek():
+            self.shape = "json"
+            yield Record(first_line, first)
+        else:
+            self.shape = "jsonl"
+            yield Record(first_line, first)
+            yield from self._lines(self._line)
+
+    def _first_document(self) -> tuple[Any, Record | None]:
+        """The first document, or (None, the first conversation) of an array of them."""
+        if self._peek() != "[":
+            return self._value(), None
+        self._advance(self._pos + 1)
+        if self._peek() == "]":
+            self._advance(self._pos + 1)
+            return [], None
+        element_line = self._line
+        element = self._value()
+        if self.is_record(element):
+            return None, Record(element_line, element)
+        return self._rest_of_array(element), None
+
+    def _broken_first_line(self, start: int, line: int) -> Iterator[Record] | None:
+        """JSONL whose first line is broken: that line is a failed record, the rest is read.
+
+        It is JSONL when the next non-blank line is a JSON document on its own (a document
+        spread over several lines never has a whole document as its second line, except
+        for a bare scalar, which no trace is).
+        """
+        offset = start - self._dropped
+        if offset < 0:
+            return None  # the start has left the buffer (a long array): not a JSONL line
+        pieces = self._buffer[offset:].split("\n")
+        complete = pieces if self._eof else pieces[:-1]
+        following = [piece for piece in complete[1:] if piece.strip()]
+        if not following or not isinstance(_parse_line(following[0], 0).value, (dict, list)):
+            return None
+        self._pos, self._line = offset + len(pieces[0]) + 1, line + 1
+        self.shape = "jsonl"
+        return self._after_broken_line(pieces[0], line)
+
+    def _after_broken_line(self, text: str, line: int) -> Iterator[Record]:
+        yield _parse_line(text, line)
+        yield from self._lines(line + 1)
+
+    def _array(self, first: Record) -> Iterator[Record]:
+        self.shape = "array"
+        yield first
+        while True:
+            found = self._peek()
+            if found == "]":
+                self._advance(self._pos + 1)
+                break
+            if found != ",":
+                raise self._expect(found, "',' or ']' in the array of conversations")
+            self._advance(self._pos + 1)
+            self._peek()
+            line = self._line
+            yield Record(line, self._value())
+        if self._peek():
+            raise UnreadableInput(
+                f"{self.name}: line {self._line}: more JSON after the array of conversations; "
+                f"a file holds one JSON document, or JSONL (one document per line)"
+            )
+
+    def _rest_of_array(self, first: Any) -> list[Any]:
+        """A top-level array that is one trace: its elements after ``first``."""
+        items = [first]
+        while True:
+            found = self._peek()
+            if found == "]":
+                self._advance(self._pos + 1)
+                return items
+            if found != ",":
+                raise self._expect(found, "',' or ']'")
+            self._advance(self._pos + 1)
+            self._peek()
+            items.append(self._value())
+
+    def _lines(self, line: int) -> Iterator[Record]:
+        """JSONL from the current position on: one document per non-blank line."""
+        for text in self._remaining_lines():
+            if text.strip():
+                yield _parse_line(text, line)
+            line += 1
+
+    def _remaining_lines(self) -> Iterator[str]:
+        pieces = self._buffer[self._pos :].split("\n")
+        self._buffer, self._pos = "", 0
+        yield from pieces[:-1]
+        tail = pieces[-1]
+        while not self._eof:
+            try:
+                text = self.stream.readline()
+            except UnicodeDecodeError as exc:
+                raise UnreadableInput(f"{self.name}: not UTF-8 text: {exc.reason}") from None
+            if not text:
+                break
+            if text.endswith("\n"):
+                yield tail + text[:-1]
+                tail = ""
+            else:
+                tail += text
+        if tail:
+            yield tail
+
+
+def _parse_line(text: str, line: int) -> Record:
+    try:
+        return Record(line, json.loads(text))
+    except json.JSONDecodeError as exc:
+        return Record(line, problem=f"not valid JSON: {exc}")
+    except RecursionError:
+        return Record(line, problem="not valid JSON: nested too deeply to read")
+
+
+def _maybe_incomplete(exc: json.JSONDecodeError, size: int) -> bool:
+    """Could more input complete the document?
+
+    An incomplete document fails at its very end (after ``[``, ``:``, ``,``, a key, or in
+    a literal, number or escape cut short), or in a string that runs to the end. A failure
+    anywhere else is a real error, found without reading the rest of a large file.
+    """
+    return size - exc.pos <= 6 or exc.msg.startswith("Unterminated string")
