@@ -45,7 +45,8 @@ def test_show_renders_the_conversation(good_file: Path) -> None:
         '    -> get_weather [id=c1] {"city": "Paris"}\n'
         "[2] tool get_weather [id=c1]: 18 C\n"
         "[3] ai: 18 C in Paris.\n",
-        "",
+        f"tracebridge: reading {good_file} as tracebridge (told from its shape; --from to "
+        "choose)\n",
     )
 
 
@@ -56,12 +57,13 @@ def test_validate_says_ok_with_the_count(good_file: Path) -> None:
 
 
 def test_validate_reports_code_path_and_line_for_jsonl() -> None:
-    stdin = json.dumps(GOOD) + "\n\n" + json.dumps(ORPHAN) + "\n"
+    stdin = json.dumps(GOOD) + "\n\n" + json.dumps(ORPHAN) + "\n" + json.dumps(GOOD) + "\n"
     code, out, err = run("validate", "-", "--from", "tracebridge", stdin=stdin)
     assert (code, err) == (1, "")
     lines = out.splitlines()
     assert lines[0] == "line 1: ok: 4 messages (tracebridge)"
     assert lines[1].startswith("line 3: invalid: orphan_tool_result at messages[1].tool_call_id: ")
+    assert len(lines) == 2  # without --keep-going the first invalid record ends the run
 
 
 def test_validate_allow_pending_accepts_a_trace_cut_mid_tool() -> None:
@@ -72,7 +74,10 @@ def test_validate_allow_pending_accepts_a_trace_cut_mid_tool() -> None:
 
 def test_convert_writes_json_to_a_file(good_file: Path, tmp_path: Path) -> None:
     out_path = tmp_path / "out.json"
-    assert run("convert", str(good_file), "--to", "tracebridge", "-o", str(out_path)) == (0, "", "")
+    code, out, err = run("convert", str(good_file), "--to", "tracebridge", "-o", str(out_path))
+    assert (code, out) == (0, "")
+    assert err == f"tracebridge: reading {good_file} as tracebridge (told from its shape; " \
+        "--from to choose)\n"
     converted = json.loads(out_path.read_text(encoding="utf-8"))
     assert MultiTurnSample(messages=converted) == MultiTurnSample(messages=GOOD)
 
@@ -80,7 +85,10 @@ def test_convert_writes_json_to_a_file(good_file: Path, tmp_path: Path) -> None:
 def test_convert_keeps_jsonl_as_jsonl() -> None:
     stdin = json.dumps(GOOD) + "\n" + json.dumps(GOOD[:1]) + "\n"
     code, out, err = run("convert", "-", "--to", "tracebridge", stdin=stdin)
-    assert (code, err) == (0, "")
+    assert (code, err) == (
+        0, "tracebridge: reading - as tracebridge (told from its first 2 records; --from to "
+        "choose)\n"
+    )
     assert [len(json.loads(line)) for line in out.splitlines()] == [4, 1]
 
 
@@ -97,12 +105,19 @@ def test_convert_of_an_invalid_trace_exits_1_with_the_code() -> None:
     [
         ("", "tracebridge: - is empty: expected a JSON trace or JSONL traces\n"),
         ('{"a":', "tracebridge: -: not valid JSON: Expecting value: line 1 column 6 (char 5)\n"),
-        ('[{"type": "human", "content": "a"}]\n{"a":\n',
-         "tracebridge: -: line 2: not valid JSON: Expecting value: line 1 column 6 (char 5)\n"),
     ],
 )
 def test_unreadable_input_exits_2_with_one_line(stdin: str, message: str) -> None:
     assert run("show", "-", stdin=stdin) == (2, "", message)
+
+
+def test_a_line_that_is_not_json_stops_the_run_after_what_came_before() -> None:
+    stdin = '[{"type": "human", "content": "a"}]\n{"a":\n[{"type": "human", "content": "b"}]\n'
+    assert run("show", "-", "--from", "tracebridge", stdin=stdin) == (
+        2,
+        "# line 1\n[0] human: a\n",  # standard output streams: what was shown stays shown
+        "tracebridge: -: line 2: not valid JSON: Expecting value: line 1 column 6 (char 5)\n",
+    )
 
 
 def test_a_missing_file_exits_2(tmp_path: Path) -> None:
@@ -122,7 +137,8 @@ def test_formats_lists_every_format_with_its_summary() -> None:
     from tracebridge.registry import FORMATS
 
     assert code == 0
-    assert [line.split()[0] for line in out.splitlines()] == list(FORMATS)
+    # the event streams are listed too: they can be read (--from), not written
+    assert [line.split()[0] for line in out.splitlines()] == [*FORMATS, "llama_index_events"]
 
 
 def test_schema_prints_the_sample_json_schema() -> None:
@@ -153,7 +169,8 @@ def test_python_dash_m_runs_the_same_command(good_file: Path) -> None:
 def test_at_reads_the_trace_inside_a_larger_document() -> None:
     document = json.dumps({"description": "demo", "case": {"trace": GOOD}})
     assert run("validate", "-", "--at", "case.trace", stdin=document) == (
-        0, "ok: 4 messages (tracebridge)\n", ""
+        0, "ok: 4 messages (tracebridge)\n",
+        "tracebridge: reading - as tracebridge (told from its shape; --from to choose)\n"
     )
     assert run("validate", "-", "--at", "case.nope", stdin=document) == (
         2, "", "tracebridge: --at case.nope: there is no 'nope' here\n"
@@ -178,12 +195,17 @@ TOOL_ERROR = ROOT / "golden_traces" / "langchain" / "tool_error.json"
 
 
 def test_to_option_accepts_a_named_loss() -> None:
-    code, out, err = run("convert", str(TOOL_ERROR), "--at", "trace", "--to", "openai_chat")
-    assert (code, out) == (1, "")
-    assert err.rstrip().endswith("pass drop=['is_error'] to leave it out [not_representable]")
     code, out, err = run("convert", str(TOOL_ERROR), "--at", "trace", "--to", "openai_chat",
-                         "--to-option", 'drop=["is_error"]')
-    assert (code, err) == (0, "")
+                         "--from", "langchain")
+    assert (code, out) == (1, "")
+    # the hint is spelled in flags, and pasting it is accepted
+    assert err.rstrip().endswith(
+        "pass --to-option drop=is_error to leave it out [not_representable]"
+    )
+    for spelled in ("drop=is_error", 'drop=["is_error"]', "drop=['is_error']"):
+        code, out, err = run("convert", str(TOOL_ERROR), "--at", "trace", "--to", "openai_chat",
+                             "--from", "langchain", "--to-option", spelled)
+        assert (code, err) == (0, "")
     roles = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
     trace = json.loads(TOOL_ERROR.read_text(encoding="utf-8"))["trace"]
     assert [m["role"] for m in json.loads(out)] == [roles[m["type"]] for m in trace]

@@ -1,0 +1,198 @@
+"""The command line's output side: where records go, and how failures are counted.
+
+``Output`` writes converted records in the input's shape (one JSON document, a JSON array,
+or JSONL) as they come. With ``-o OUT`` it writes a temporary file beside OUT and renames
+it over OUT only when the run ends normally, so OUT is never left half-written.
+
+``Tally`` counts good and failed records. Without ``--keep-going`` the first failure ends
+the run (``RunStopped``); with it, each failure is one line on standard error (and one JSON
+object in ``--errors FILE``), and the run ends with ``N ok, M failed``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from typing import Any, TextIO
+
+from ._cli_input import Item, Problem, TraceFile
+from ._jsonstream import Shape
+from .errors import MissingExtraError, TraceError
+from .messages import Message
+
+__all__ = [
+    "EXIT_INTERNAL",
+    "EXIT_INVALID",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "Output",
+    "RunStopped",
+    "Tally",
+    "internal_problem",
+    "typed_records",
+]
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 70
+
+
+class RunStopped(Exception):
+    """A record failed and ``--keep-going`` was not given: the run ends with ``exit_code``."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class Output:
+    """Records written as they come, in the shape the input had."""
+
+    def __init__(self, path: str | None, stdout: TextIO) -> None:
+        self.path = None if path in (None, "-") else path
+        self._temp: str | None = None
+        self.count = 0
+        self._shape: Shape | None = None
+        if self.path is None:
+            self.stream = stdout
+            return
+        directory, base = os.path.split(os.path.abspath(self.path))
+        descriptor, self._temp = tempfile.mkstemp(
+            prefix=f".{base}.", suffix=".partial", dir=directory
+        )
+        self.stream = os.fdopen(descriptor, "w", encoding="utf-8")
+
+    def write(self, value: Any, shape: Shape) -> None:
+        """Write one record; ``shape`` is the input's."""
+        self._shape = shape
+        if shape == "json":
+            text = json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+        elif shape == "array":
+            text = ("[\n" if self.count == 0 else ",\n") + json.dumps(value, ensure_ascii=False)
+        else:
+            text = json.dumps(value, ensure_ascii=False) + "\n"
+        self.stream.write(text)
+        self.count += 1
+
+    def commit(self) -> None:
+        """The run ended normally: close an open array and put OUT in place."""
+        if self._shape == "array":
+            self.stream.write("\n]\n" if self.count else "[]\n")
+        if self._temp is None:
+            self.stream.flush()
+            return
+        assert self.path is not None
+        self.stream.close()
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(self._temp, 0o666 & ~umask)  # as if OUT had been created directly
+        os.replace(self._temp, self.path)
+        self._temp = None
+
+    def abandon(self) -> None:
+        """The run stopped: OUT is left as it was (standard output keeps what it got)."""
+        if self._temp is None:
+            return
+        self.stream.close()
+        os.unlink(self._temp)
+        self._temp = None
+
+
+class Tally:
+    """Good and failed records, the ``--keep-going`` policy, and ``--errors FILE``."""
+
+    def __init__(
+        self, keep_going: bool, errors: str | None, stderr: TextIO, report: TextIO | None = None
+    ) -> None:
+        self.keep_going = keep_going
+        self.stderr = stderr
+        self.report = report
+        """Where invalid traces are told when that is the command's output (``validate``);
+        a record that cannot be read at all is told on standard error all the same."""
+        self.ok = 0
+        self.failed = 0
+        self.internal = 0
+        self._errors: TextIO | None = None
+        if errors is not None:
+            self._errors = open(errors, "w", encoding="utf-8")  # noqa: SIM115 - closed in finish
+
+    def good(self) -> None:
+        self.ok += 1
+
+    def fail(self, item: Item, problem: Problem, message: str) -> None:
+        """Count a failed record; without ``--keep-going`` this ends the run."""
+        self.failed += 1
+        self.internal += problem.code == "internal_error"
+        reported = self.report is not None and problem.error is not None
+        if reported:
+            assert self.report is not None
+            self.report.write(message + "\n")
+        if not self.keep_going:
+            raise RunStopped("" if reported else message, _exit_code(problem))
+        if not reported:
+            self.stderr.write(f"tracebridge: {message}\n")
+        if self._errors is not None:
+            error = problem.error
+            self._errors.write(json.dumps({
+                "file": item.file,
+                "line": item.line,
+                "code": problem.code,
+                "index": error.index if error is not None else None,
+                "path": error.path if error is not None else None,
+                "source": error.source if error is not None else None,
+                "message": problem.message,
+            }, ensure_ascii=False) + "\n")
+
+    def finish(self) -> int:
+        """Close ``--errors``, print the count line, and give the exit status."""
+        self.close()
+        if self.keep_going:
+            self.stderr.write(f"{self.ok} ok, {self.failed} failed\n")
+        if self.internal:
+            return EXIT_INTERNAL
+        return EXIT_INVALID if self.failed else EXIT_OK
+
+    def close(self) -> None:
+        if self._errors is not None:
+            self._errors.close()
+            self._errors = None
+
+
+def _exit_code(problem: Problem) -> int:
+    if problem.error is not None:
+        return EXIT_INVALID
+    if problem.code == "internal_error":
+        return EXIT_INTERNAL
+    return EXIT_USAGE  # the input itself is unusable: not JSON, nothing at --at, too deep
+
+
+def internal_problem(doing: str, exc: Exception) -> Problem:
+    """An exception no reader or writer should raise: a bug, told in one line."""
+    if isinstance(exc, RecursionError):
+        return Problem("too_deep", f"{doing}: the trace is nested too deeply to read")
+    return Problem(
+        "internal_error",
+        f"{doing}: internal error {type(exc).__name__}: {exc} (a bug in tracebridge: please "
+        f"report it with this record)",
+    )
+
+
+def typed_records(
+    source: TraceFile, tally: Tally, describe: Callable[[Item, Problem], str]
+) -> Iterator[tuple[Item, list[Message]]]:
+    """The readable records of ``source`` with their messages; the rest go to ``tally``."""
+    for item in source.items():
+        problem = item.problem
+        if problem is None:
+            try:
+                messages = source.typed(item.trace)
+            except TraceError as exc:
+                problem = Problem(exc.code, source.hint(str(exc)), exc)
+            except MissingExtraError:
+                raise  # no record can be read: a usage error, not a bad record
+            except Exception as exc:  # a reader's bug must not end a --keep-going run
+                problem = internal_problem(f"reading it as {source.format}", exc)
+            else:
+                yield item, messages
+                continue
+        tally.fail(item, problem, describe(item, problem))

@@ -1,0 +1,210 @@
+"""Samples on the command line: the reference fields of a sample, and ``tracebridge sample``.
+
+``tracebridge sample FILE... [--references REFS.jsonl]`` reads traces in any format and
+writes a dataset: one ``MultiTurnSample`` JSON per line, ready for ``tracebridge score``.
+A references file holds one JSON object per line, ``{"id": ..., "reference": ...,
+"reference_tool_calls": [...], "reference_topics": [...], "rubrics": {...},
+"metadata": {...}}``; a trace takes the references whose ``id`` is its own. A trace's id is
+the value at ``--id PATH`` in its document, else the document's ``id`` key, else its line
+number (``FILE:LINE`` when several files are read). The id is kept as ``metadata["id"]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from pydantic import TypeAdapter, ValidationError
+
+from ._cli_input import Item, Problem, TraceFile, open_text, select
+from ._cli_output import Output, Tally
+from ._jsonstream import JsonDocuments, UnreadableInput
+from .errors import TraceError, short_repr
+from .messages import Message
+from .sample import MultiTurnSample
+
+__all__ = ["REFERENCE_FIELDS", "References", "build_sample", "sample_fields"]
+
+REFERENCE_FIELDS: tuple[str, ...] = tuple(
+    name for name in MultiTurnSample.model_fields if name != "messages"
+)
+"""What a sample holds besides its conversation."""
+_CHECKS: dict[str, TypeAdapter[Any]] = {
+    name: TypeAdapter(Any if field.annotation is None else field.annotation)
+    for name, field in MultiTurnSample.model_fields.items()
+    if name in REFERENCE_FIELDS
+}
+
+
+def sample_fields(trace: Any) -> dict[str, Any]:
+    """The reference fields a tracebridge sample document sets (none for a message list)."""
+    if not isinstance(trace, dict):
+        return {}
+    return {name: trace[name] for name in REFERENCE_FIELDS
+            if name in trace and trace[name] is not None and trace[name] != {}}
+
+
+def build_sample(messages: list[Message], fields: dict[str, Any]) -> dict[str, Any]:
+    """A validated sample's JSON; a field of the wrong type is ``malformed_event``."""
+    for name, value in fields.items():
+        try:
+            _CHECKS[name].validate_python(value)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            inner = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+            raise TraceError(
+                "malformed_event",
+                f"{first['msg']} (got {short_repr(first['input'])})",
+                path=f"{name}{inner}",
+            ) from None
+    return MultiTurnSample(messages=messages, **fields).model_dump(mode="json")
+
+
+@dataclass(frozen=True)
+class _Entry:
+    fields: dict[str, Any]
+    line: int
+
+
+class References:
+    """The references file: entries by id, and which were used."""
+
+    def __init__(self, path: str, stdin: TextIO) -> None:
+        self.path = path
+        self.entries: dict[str, _Entry] = {}
+        self.used: set[str] = set()
+        stream = stdin if path == "-" else open_text(path)
+        try:
+            for record in JsonDocuments(stream, path, lambda e: isinstance(e, dict), jsonl=True):
+                self._add(record.line, record.value, record.problem)
+        finally:
+            if stream is not stdin:
+                stream.close()
+
+    def _add(self, line: int, value: Any, problem: str | None) -> None:
+        where = f"{self.path}: line {line}"
+        if problem is not None:
+            raise UnreadableInput(f"{where}: {problem}")
+        if not isinstance(value, dict) or "id" not in value:
+            raise UnreadableInput(f"{where}: expected an object with an 'id', got "
+                                  f"{short_repr(value)}")
+        key = id_key(value["id"])
+        if key is None:
+            raise UnreadableInput(f"{where}: id must be a string or a whole number, got "
+                                  f"{short_repr(value['id'])}")
+        unknown = sorted(set(value) - {"id", *REFERENCE_FIELDS})
+        if unknown:
+            raise UnreadableInput(f"{where}: unknown field {', '.join(map(repr, unknown))}; "
+                                  f"a reference has id and {', '.join(REFERENCE_FIELDS)}")
+        if key in self.entries:
+            raise UnreadableInput(f"{where}: id {value['id']!r} is also on line "
+                                  f"{self.entries[key].line}")
+        fields = {k: v for k, v in value.items() if k != "id"}
+        for name, field_value in fields.items():
+            try:
+                _CHECKS[name].validate_python(field_value)
+            except ValidationError as exc:
+                raise UnreadableInput(f"{where}: {name}: {exc.errors()[0]['msg']}") from None
+        self.entries[key] = _Entry(fields, line)
+
+    def take(self, key: str) -> tuple[dict[str, Any], int] | None:
+        entry = self.entries.get(key)
+        if entry is None:
+            return None
+        self.used.add(key)
+        return entry.fields, entry.line
+
+    def unused(self) -> list[str]:
+        return [key for key in self.entries if key not in self.used]
+
+
+def id_key(value: Any) -> str | None:
+    """Ids match as text: ``3`` and ``"3"`` are the same id."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return None
+    return str(value)
+
+
+def record_id(item: Item, id_path: str | None, several_files: bool) -> tuple[Any, str | None]:
+    """A record's id, or why it has none."""
+    if id_path is not None:
+        value, missing = select(item.document, id_path)
+        if missing is not None:
+            return None, missing.replace("--at", "--id", 1)
+        if id_key(value) is None:
+            return None, f"--id {id_path}: an id must be a string or a whole number, got " \
+                         f"{short_repr(value)}"
+        return value, None
+    if isinstance(item.document, dict) and id_key(item.document.get("id")) is not None:
+        return item.document["id"], None
+    return (f"{item.file}:{item.line}" if several_files else item.line), None
+
+
+def merged(trace_fields: dict[str, Any], reference: dict[str, Any] | None, ref_where: str,
+           record: Any) -> dict[str, Any]:
+    """The sample's fields: the trace's own, the references', and ``metadata["id"]``."""
+    fields = dict(trace_fields)
+    metadata = dict(fields.pop("metadata", {}))
+    for name, value in (reference or {}).items():
+        if name == "metadata":
+            for key, item in value.items():
+                if key in metadata and metadata[key] != item:
+                    raise TraceError("conflicting_fields", f"metadata {key!r} differs between "
+                                     f"the trace and {ref_where}", path=f"metadata.{key}")
+                metadata[key] = item
+        elif name in fields and fields[name] != value:
+            raise TraceError("conflicting_fields", f"{name} is in the trace's sample and, "
+                             f"differently, in {ref_where}", path=name)
+        else:
+            fields[name] = value
+    if "id" in metadata and metadata["id"] != record:
+        raise TraceError("conflicting_fields", f"metadata id {metadata['id']!r} differs from "
+                         f"the record's id {record!r}", path="metadata.id")
+    fields["metadata"] = {"id": record, **metadata}
+    return fields
+
+
+def run_sample(
+    args: argparse.Namespace,
+    files: list[TraceFile],
+    typed: Iterator[tuple[Item, list[Message], TraceFile]],
+    stdin: TextIO,
+    stdout: TextIO,
+    tally: Tally,
+    hint: Any,
+) -> Output:
+    """Write one sample per readable trace; returns the output to commit."""
+    references = References(args.references, stdin) if args.references else None
+    out = Output(args.output, stdout)
+    try:
+        for item, messages, source in typed:
+            record, missing = record_id(item, args.id, len(files) > 1)
+            if missing is not None:
+                tally.fail(item, Problem("no_such_path", missing), f"{item.where()}{missing}")
+                continue
+            key = id_key(record)
+            assert key is not None
+            found = references.take(key) if references is not None else None
+            ref_where = f"{args.references} line {found[1]}" if found is not None else ""
+            try:
+                fields = merged(sample_fields(item.trace) if source.format == "tracebridge"
+                                else {}, found[0] if found else None, ref_where, record)
+                sample = build_sample(messages, fields)
+            except TraceError as exc:
+                error = exc.relocated(source="tracebridge")
+                tally.fail(item, Problem(exc.code, str(error), error),
+                           f"{item.where()}cannot make a sample: {hint(str(error))}")
+                continue
+            out.write(sample, "jsonl")
+            tally.good()
+    except BaseException:
+        out.abandon()
+        raise
+    if references is not None and references.unused():
+        unused = references.unused()
+        shown = ", ".join(map(repr, unused[:5])) + (", ..." if len(unused) > 5 else "")
+        tally.stderr.write(f"tracebridge: {len(unused)} reference(s) in {args.references} "
+                           f"matched no trace: {shown}\n")
+    return out
