@@ -60,9 +60,9 @@ def test_scores_a_dataset_and_writes_one_result_per_line(tmp_path: Path) -> None
     )
     assert (code, err) == (0, "")
     assert out == (
-        "metric              scored  errors    mean     min     max\n"
-        "tool_call_accuracy       2       0  0.5000  0.0000  1.0000\n"
-        "tool_call_f1             2       0  0.5000  0.0000  1.0000\n"
+        "metric              scored  unscorable  errors    mean     min     max\n"
+        "tool_call_accuracy       2           0       0  0.5000  0.0000  1.0000\n"
+        "tool_call_f1             2           0       0  0.5000  0.0000  1.0000\n"
     )
     rows = [json.loads(line) for line in out_path.read_text().splitlines()]
     assert [(r["line"], r["name"], r["value"]) for r in rows] == [
@@ -84,15 +84,18 @@ def test_without_output_results_go_to_stdout_and_the_summary_to_stderr(tmp_path:
     assert code == 0
     [row] = [json.loads(line) for line in out.splitlines()]
     assert (row["name"], row["value"]) == ("tool_call_accuracy_unordered", 1.0)
-    assert err.splitlines()[0].split() == ["metric", "scored", "errors", "mean", "min", "max"]
+    assert err.splitlines()[0].split() == [
+        "metric", "scored", "unscorable", "errors", "mean", "min", "max"
+    ]
 
 
-def test_a_sample_without_a_reference_is_an_error_row_not_a_failure(tmp_path: Path) -> None:
+def test_a_sample_without_a_reference_is_unscorable_not_a_failure(tmp_path: Path) -> None:
     bare = EXACT.model_copy(update={"reference_tool_calls": None})
     code, out, err = score(str(dataset(tmp_path, bare.model_dump_json())), "-m", "tool_call_f1")
     assert code == 0
     assert json.loads(out)["error"].startswith("the sample has no reference_tool_calls")
-    assert err.splitlines()[1].split() == ["tool_call_f1", "0", "1", "-", "-", "-"]
+    # unscorable (the data lacks a reference) is counted apart from errors (a judge failed)
+    assert err.splitlines()[1].split() == ["tool_call_f1", "0", "1", "0", "-", "-", "-"]
 
 
 def test_judged_metrics_use_the_model_and_base_url(
@@ -116,18 +119,29 @@ def test_judged_metrics_use_the_model_and_base_url(
     assert server.requests[0]["model"] == "judge-model"
 
 
-def test_a_judge_failure_is_an_error_row(
+def test_a_judge_failure_is_an_error_row_and_exit_3_counting_every_request_sent(
     tmp_path: Path, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     path = dataset(tmp_path, EXACT.model_dump_json())
-    code, out, _ = score(
+    code, out, err = score(
         str(path), "-m", "conversation_completeness", "--model", "m", "--base-url",
         server.base_url,
     )
-    assert code == 0
-    assert json.loads(out)["error"] == (
+    assert code == 3
+    row = json.loads(out)
+    assert row["error"] == (
         "the judge request failed: InternalServerError: Error code: 500 - no scripted reply left"
+    )
+    # the client retried the 500 twice on its own: three requests reached the server
+    assert len(server.requests) == 3
+    assert (row["usage"]["requests"], row["usage"]["requests_without_usage"]) == (3, 3)
+    assert err.splitlines()[1].split() == [
+        "conversation_completeness", "0", "0", "1", "-", "-", "-"
+    ]
+    assert err.splitlines()[2] == (
+        "judge: 3 request(s) sent, retries included; 0 prompt + 0 completion tokens "
+        "(3 request(s) reported no usage)"
     )
 
 
@@ -205,7 +219,7 @@ def test_python_m_tracebridge_score(tmp_path: Path) -> None:
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.splitlines()[1].split() == [
-        "tool_call_accuracy", "2", "0", "0.5000", "0.0000", "1.0000"
+        "tool_call_accuracy", "2", "0", "0", "0.5000", "0.0000", "1.0000"
     ]
     assert len(out_path.read_text().splitlines()) == 2
 

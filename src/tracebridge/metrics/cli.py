@@ -1,10 +1,19 @@
-"""``tracebridge score DATASET.jsonl --metric NAME ...``: score a JSONL file of samples.
+"""``tracebridge score DATASET --metric NAME ...``: score a dataset of samples as it is read.
 
-Each line of DATASET is a ``MultiTurnSample`` as JSON. Results go to ``-o OUT`` (or to
-standard output), one JSON object per line: ``{"line": <dataset line>, ...MetricResult}``.
-A summary table goes to standard output, or to standard error when the results do.
-Exit codes: 0 scored (individual results may still carry errors, shown in the summary),
-1 a sample in DATASET is invalid, 2 the request or the input is unusable.
+DATASET is JSONL with one ``MultiTurnSample`` per line (or a JSON array of them; ``-`` reads
+standard input, e.g. from ``tracebridge sample``). Samples are read one at a time and each
+result is written, and flushed, as soon as it is produced: ``{"line": <dataset line>,
+"id": <metadata id, when the sample has one>, ...MetricResult}`` per line, to ``-o OUT`` or
+standard output. Ctrl-C stops the run and keeps every result written so far.
+
+The summary (to standard output, or to standard error when the results go there) counts per
+metric the samples ``scored``, those ``unscorable`` (the sample lacks what the metric needs, or
+the judge found nothing to judge) and the ``errors`` (the judge failed, or the metric
+crashed), then every judge request sent, retries included.
+
+Exit codes: 0 every result scored or unscorable; 1 a sample in DATASET is invalid (or, with
+--keep-going, some were); 2 the request or the input is unusable; 3 some results are errors;
+130 interrupted.
 """
 
 from __future__ import annotations
@@ -14,29 +23,30 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import TextIO
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, TextIO
 
 from pydantic import ValidationError
 
+from .._jsonstream import JsonDocuments, Record, UnreadableInput
 from ..errors import MissingExtraError, TraceError
 from ..sample import MultiTurnSample
-from .base import Metric, MetricResult
+from .base import Metric, MetricResult, Usage
 from .conversation import (
     ConversationCompleteness,
     ConversationRelevancy,
     KnowledgeRetention,
     RoleAdherence,
 )
-from .evaluate import MetricSummary, aevaluate, summarize
+from .evaluate import MetricSummary
 from .goals import AgentGoalAccuracyWithoutReference, AgentGoalAccuracyWithReference, TopicAdherence
 from .judge import Judge, OpenAIJudge
 from .tool_calls import ToolCallAccuracy, ToolCallF1
 
-__all__ = ["DETERMINISTIC", "JUDGED", "configure", "run"]
+__all__ = ["DETERMINISTIC", "JUDGED", "configure", "format_summary", "run"]
 
-EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_ERRORS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 DETERMINISTIC: dict[str, Callable[[], Metric]] = {
     "tool_call_accuracy": ToolCallAccuracy,
@@ -58,19 +68,22 @@ JUDGED: dict[str, Callable[[Judge], Metric]] = {
 }
 """Metric names ``--metric`` accepts that need ``--model`` (an OpenAI-compatible judge)."""
 
+Verdict = Literal["scored", "unscorable", "error"]
+
 
 class _Unusable(Exception):
     """The request or the input cannot be used (exit 2)."""
 
 
 class _InvalidSample(Exception):
-    """A line of the dataset is not a valid sample (exit 1)."""
+    """A record of the dataset is not a valid sample (exit 1)."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``score`` arguments to ``parser``."""
     parser.add_argument(
-        "dataset", metavar="DATASET.jsonl", help="one MultiTurnSample (JSON) per line"
+        "dataset", metavar="DATASET",
+        help="JSONL, one MultiTurnSample per line (or a JSON array of them); - is stdin",
     )
     parser.add_argument(
         "-m", "--metric", dest="metrics", action="append", required=True, metavar="NAME",
@@ -97,64 +110,131 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "-o", "--output", metavar="OUT",
-        help="write results here (JSONL) instead of standard output",
+        help="write results here (JSONL, each flushed as it is produced) instead of stdout",
+    )
+    parser.add_argument(
+        "--keep-going", action="store_true",
+        help="skip an invalid sample (reported on stderr) instead of stopping there",
     )
 
 
-def run(args: argparse.Namespace, *, stdout: TextIO | None = None,
-        stderr: TextIO | None = None) -> int:
+@dataclass
+class _Row:
+    """One metric's counts over the run."""
+
+    scored: list[float] = field(default_factory=list)
+    unscorable: int = 0
+    errors: int = 0
+
+
+@dataclass
+class _Tally:
+    rows: dict[str, _Row]
+    usage: Usage = field(default_factory=Usage)
+    written: int = 0
+    skipped: int = 0
+    samples: int = 0
+
+    def add(self, result: MetricResult, verdict: Verdict) -> None:
+        row = self.rows[result.name]
+        if verdict == "scored":
+            assert result.value is not None
+            row.scored.append(result.value)
+        elif verdict == "unscorable":
+            row.unscorable += 1
+        else:
+            row.errors += 1
+        if result.usage is not None:
+            self.usage += result.usage
+        self.written += 1
+
+
+def run(
+    args: argparse.Namespace,
+    *,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
     """Score the dataset; returns the exit code. Errors are one line on stderr."""
     out, err = stdout or sys.stdout, stderr or sys.stderr
+    results: TextIO | None = None
+    tally: _Tally | None = None
     try:
-        samples = read_samples(args.dataset)
         if args.max_concurrency < 1:
             raise _Unusable(f"--max-concurrency must be 1 or more, got {args.max_concurrency}")
         judge = _judge(args)
         metrics = _metrics(args.metrics, judge)
-        results = asyncio.run(_score(samples, metrics, judge, args.max_concurrency))
-    except _InvalidSample as exc:
-        err.write(f"tracebridge score: invalid sample: {exc}\n")
-        return EXIT_INVALID
+        records = _records(args.dataset, stdin or sys.stdin)
+        results = out if args.output is None else _open_output(args.output)
+        tally = _Tally({metric.name: _Row() for metric in metrics})
+        stopped = asyncio.run(_score(records, metrics, judge, args, results, tally, err))
+    except KeyboardInterrupt:
+        where = "" if args.output is None else f" to {args.output}"
+        done = tally.written if tally is not None else 0
+        err.write(f"tracebridge score: interrupted; {done} result(s) written{where}\n")
+        return EXIT_INTERRUPTED
     except (_Unusable, MissingExtraError) as exc:
         err.write(f"tracebridge score: {exc}\n")
         return EXIT_USAGE
-    summary_stream = err if args.output is None else out
-    try:
-        _write_results(args.output, samples, results, out)
-    except OSError as exc:
-        err.write(f"tracebridge score: cannot write {args.output}: {exc}\n")
+    finally:
+        if results is not None and results is not out:
+            results.close()
+    assert tally is not None
+    if stopped is not None:
+        err.write(f"tracebridge score: {stopped}\n")
+    if tally.written or stopped is None:
+        (err if args.output is None else out).write(_summary(tally))
+    if isinstance(stopped, _Unusable):
         return EXIT_USAGE
-    summary_stream.write(format_summary(summarize(results)))
-    return EXIT_OK
+    if isinstance(stopped, _InvalidSample) or tally.skipped:
+        return EXIT_INVALID
+    return EXIT_ERRORS if any(row.errors for row in tally.rows.values()) else EXIT_OK
 
 
-def read_samples(path: str) -> list[tuple[int, MultiTurnSample]]:
-    """(line number, sample) for every non-blank line of the JSONL file."""
+def _open_output(path: str) -> TextIO:
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _Unusable(f"cannot read {path}: {exc}") from None
-    samples = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue  # blank lines between records carry nothing
+        return open(path, "w", encoding="utf-8")  # closed by run
+    except OSError as exc:
+        raise _Unusable(f"cannot write {path}: {exc}") from None
+
+
+def _records(path: str, stdin: TextIO) -> Iterator[Record]:
+    if path == "-":
+        stream = stdin
+    else:
         try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise _Unusable(f"{path}: line {number}: not valid JSON: {exc}") from None
+            stream = open(path, encoding="utf-8-sig")  # noqa: SIM115 - closed after the last record
+        except OSError as exc:
+            raise _Unusable(f"cannot read {path}: {exc}") from None
+
+    def is_sample(element: Any) -> bool:
+        return isinstance(element, dict) and ("messages" in element or "user_input" in element)
+
+    def records() -> Iterator[Record]:
         try:
-            samples.append((number, MultiTurnSample.model_validate(data)))
-        except TraceError as exc:
-            raise _InvalidSample(f"{path}: line {number}: {exc}") from None
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'sample'}: {e['msg']}"
-                for e in exc.errors()[:3]
-            )
-            raise _InvalidSample(f"{path}: line {number}: {problems}") from None
-    if not samples:
-        raise _Unusable(f"{path} holds no samples: expected one MultiTurnSample JSON per line")
-    return samples
+            yield from JsonDocuments(stream, path, is_sample, allow_empty=True)
+        finally:
+            if stream is not stdin:
+                stream.close()
+
+    return records()
+
+
+def _sample(record: Record, path: str) -> MultiTurnSample:
+    where = f"{path}: line {record.line}"
+    if record.problem is not None:
+        raise _Unusable(f"{where}: {record.problem}")
+    try:
+        return MultiTurnSample.model_validate(record.value)
+    except TraceError as exc:
+        raise _InvalidSample(f"invalid sample: {where}: {exc}") from None
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'sample'}: {e['msg']}"
+            for e in exc.errors()[:3]
+        )
+        raise _InvalidSample(f"invalid sample: {where}: {problems}") from None
 
 
 def _judge(args: argparse.Namespace) -> OpenAIJudge | None:
@@ -184,51 +264,126 @@ def _metrics(names: Sequence[str], judge: Judge | None) -> list[Metric]:
     return metrics
 
 
+def verdict(result: MetricResult) -> Verdict:
+    """A result with no value is unscorable when no judge failed on it: the sample lacked
+    what the metric needs (no request was sent), or the judge answered that there is nothing
+    to judge. Otherwise the judge failed, and that is an error."""
+    if result.value is not None:
+        return "scored"
+    assert result.error is not None
+    judged = result.usage is not None and result.usage.requests > 0
+    if judged and not result.error.startswith("nothing to judge"):
+        return "error"
+    return "unscorable"
+
+
+async def _job(line: int, sample: MultiTurnSample, metric: Metric) -> tuple[
+    int, MultiTurnSample, MetricResult, Verdict
+]:
+    try:
+        result = await metric.ascore(sample)
+    except Exception as exc:  # one broken metric or sample must not end the run
+        return line, sample, metric.failed(sample, f"{type(exc).__name__}: {exc}"), "error"
+    return line, sample, result, verdict(result)
+
+
 async def _score(
-    samples: list[tuple[int, MultiTurnSample]],
+    records: Iterator[Record],
     metrics: list[Metric],
     judge: OpenAIJudge | None,
-    max_concurrency: int,
-) -> list[list[MetricResult]]:
+    args: argparse.Namespace,
+    results: TextIO,
+    tally: _Tally,
+    err: TextIO,
+) -> Exception | None:
+    """Score every sample as it is read; returns what stopped the run early, if anything."""
+    running: dict[asyncio.Task[tuple[int, MultiTurnSample, MetricResult, Verdict]], int] = {}
+    """Each job's task, and its place in the order the jobs were started."""
+
+    def write(done: set[asyncio.Task[tuple[int, MultiTurnSample, MetricResult, Verdict]]]) -> None:
+        # jobs that finished together are written in the order they were started
+        for task in sorted(done, key=running.__getitem__):
+            del running[task]
+            line, sample, result, kind = task.result()
+            row: dict[str, Any] = {"line": line}
+            if "id" in sample.metadata:
+                row["id"] = sample.metadata["id"]
+            results.write(json.dumps({**row, **result.model_dump(mode="json")},
+                                     ensure_ascii=False) + "\n")
+            tally.add(result, kind)
+        if done:
+            results.flush()
+
+    stopped: Exception | None = None
+    started = 0
     try:
-        return await aevaluate(
-            [sample for _, sample in samples], metrics, max_concurrency=max_concurrency
-        )
+        while True:
+            try:
+                record = next(records, None)
+                if record is None:
+                    break
+                sample = _sample(record, args.dataset)
+            except UnreadableInput as exc:
+                stopped = _Unusable(str(exc))
+                break
+            except (_Unusable, _InvalidSample) as exc:
+                if not args.keep_going:
+                    stopped = exc
+                    break
+                tally.skipped += 1
+                err.write(f"tracebridge score: {exc}\n")
+                continue
+            tally.samples += 1
+            for metric in metrics:
+                while len(running) >= args.max_concurrency:
+                    done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                    write(done)
+                running[asyncio.create_task(_job(record.line, sample, metric))] = started
+                started += 1
+            await asyncio.sleep(0)  # let finished jobs report between reads
+            write({task for task in running if task.done()})
+        while running:
+            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            write(done)
     finally:
+        for task in running:
+            task.cancel()  # interrupted: what is not finished is not written
+        await asyncio.gather(*running, return_exceptions=True)
         if judge is not None:
             await judge.aclose()
+    if stopped is None and tally.samples == 0 and not tally.skipped:
+        stopped = _Unusable(
+            f"{args.dataset} holds no samples: expected one MultiTurnSample JSON per line"
+        )
+    return stopped
 
 
-def _write_results(
-    output: str | None,
-    samples: list[tuple[int, MultiTurnSample]],
-    results: list[list[MetricResult]],
-    stdout: TextIO,
-) -> None:
-    lines = [
-        json.dumps({"line": number, **result.model_dump(mode="json")}, ensure_ascii=False)
-        for (number, _), row in zip(samples, results, strict=True)
-        for result in row
-    ]
-    text = "".join(line + "\n" for line in lines)
-    if output is None:
-        stdout.write(text)
-    else:
-        Path(output).write_text(text, encoding="utf-8")
-
-
-def format_summary(summary: list[MetricSummary]) -> str:
-    """The summary as an aligned text table."""
-
-    def number(value: float | None) -> str:
-        return "-" if value is None else f"{value:.4f}"
-
-    header = ("metric", "scored", "errors", "mean", "min", "max")
+def _summary(tally: _Tally) -> str:
     rows = [
-        (s.name, str(s.scored), str(s.errors), number(s.mean), number(s.minimum),
-         number(s.maximum))
-        for s in summary
+        (name, str(len(row.scored)), str(row.unscorable), str(row.errors),
+         *_spread(row.scored))
+        for name, row in tally.rows.items()
     ]
+    text = _table(("metric", "scored", "unscorable", "errors", "mean", "min", "max"), rows)
+    if tally.usage.requests:
+        usage = tally.usage
+        text += (f"judge: {usage.requests} request(s) sent, retries included; "
+                 f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens")
+        if usage.requests_without_usage:
+            text += f" ({usage.requests_without_usage} request(s) reported no usage)"
+        text += "\n"
+    if tally.skipped:
+        text += f"{tally.skipped} invalid sample(s) skipped\n"
+    return text
+
+
+def _spread(values: list[float]) -> tuple[str, str, str]:
+    if not values:
+        return "-", "-", "-"
+    return (f"{sum(values) / len(values):.4f}", f"{min(values):.4f}", f"{max(values):.4f}")
+
+
+def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
     widths = [max(len(row[k]) for row in [header, *rows]) for k in range(len(header))]
     lines = [
         "  ".join(cell.ljust(w) if k == 0 else cell.rjust(w)
@@ -236,3 +391,16 @@ def format_summary(summary: list[MetricSummary]) -> str:
         for row in [header, *rows]
     ]
     return "\n".join(lines) + "\n"
+
+
+def format_summary(summary: list[MetricSummary]) -> str:
+    """``evaluate.summarize``'s summary as an aligned text table."""
+
+    def number(value: float | None) -> str:
+        return "-" if value is None else f"{value:.4f}"
+
+    return _table(
+        ("metric", "scored", "errors", "mean", "min", "max"),
+        [(s.name, str(s.scored), str(s.errors), number(s.mean), number(s.minimum),
+          number(s.maximum)) for s in summary],
+    )

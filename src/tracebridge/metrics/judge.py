@@ -115,8 +115,8 @@ class OpenAIJudge:
     It asks for strict JSON-schema output built from the answer model, parses it, and on
     invalid output asks again (at most ``max_retries`` more times), telling the model what
     was wrong. Token usage is summed over every request. HTTP errors and timeouts are
-    not retried here (the client's own ``max_retries`` covers those); they become a
-    ``JudgeError``.
+    not retried here (the client's own ``max_retries`` covers those, and each of its tries
+    is counted in ``Usage.requests``); they become a ``JudgeError``.
 
     >>> import openai  # doctest: +SKIP
     >>> judge = OpenAIJudge(  # doctest: +SKIP
@@ -182,7 +182,7 @@ class OpenAIJudge:
         problem = ""
         for _attempt in range(1 + self.max_retries):
             try:
-                response = await self.client.chat.completions.create(
+                response, retried = await self._create(
                     model=self.model,
                     messages=messages,
                     response_format=response_format,
@@ -190,11 +190,12 @@ class OpenAIJudge:
                 )
             except (openai.APIError, ValueError) as exc:
                 # ValueError: a body that is not JSON at all (json.JSONDecodeError)
-                usage += Usage(requests=1, requests_without_usage=1)
+                sent = 1 + _retries_before(exc)
+                usage += Usage(requests=sent, requests_without_usage=sent)
                 raise JudgeError(
                     f"the judge request failed: {type(exc).__name__}: {exc}", usage
                 ) from exc
-            usage += _usage_of(response)
+            usage += _usage_of(response) + Usage(requests=retried, requests_without_usage=retried)
             content, problem = _content_of(response, usage)
             if content is not None:
                 try:
@@ -219,6 +220,20 @@ class OpenAIJudge:
             usage,
         )
 
+    async def _create(self, **request: Any) -> tuple[Any, int]:
+        """The completion, and how many failed tries the client retried before it.
+
+        The client retries some HTTP errors and timeouts on its own; each of those tries
+        is a request sent, and is counted.
+        """
+        completions = self.client.chat.completions
+        raw_api = getattr(completions, "with_raw_response", None)
+        if raw_api is None:  # a client with only ``chat.completions.create``
+            return await completions.create(**request), 0
+        raw = await raw_api.create(**request)
+        retried = getattr(raw, "retries_taken", 0)
+        return raw.parse(), retried if isinstance(retried, int) else 0
+
     async def aclose(self) -> None:
         """Close the client's connections."""
         await self.client.close()
@@ -239,6 +254,13 @@ def _usage_of(response: Any) -> Usage:
 
 
 _USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
+def _retries_before(exc: Exception) -> int:
+    """How many tries the client made before the one that failed for good."""
+    request = getattr(exc, "request", None)
+    count = getattr(request, "headers", {}).get("x-stainless-retry-count", "0")
+    return int(count) if isinstance(count, str) and count.isdigit() else 0
 
 
 def _content_of(response: Any, usage: Usage) -> tuple[str | None, str]:
