@@ -44,6 +44,9 @@ from tracebridge.adapters import llama_index
 from tracebridge.registry import detect_format
 
 NS = "llama_index"
+PIXEL_PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+)  # a real PNG: llama-index would guess its mimetype from these bytes
 
 
 def dumps(messages: list[Any]) -> list[Any]:
@@ -72,7 +75,7 @@ def user(text: str = "hi") -> ChatMessage:
     ("role", "expected"),
     [
         ("system", SystemMessage(content="x")),
-        ("developer", SystemMessage(content="x", metadata={NS: {"role": "developer"}})),
+        ("developer", SystemMessage(content="x", role="developer")),
         ("user", HumanMessage(content="x")),
         ("assistant", AIMessage(content="x")),
         ("chatbot", AIMessage(content="x", metadata={NS: {"role": "chatbot"}})),
@@ -139,10 +142,10 @@ def test_media_blocks_keep_base64_data_and_mimetypes_exactly() -> None:
         )
     ]
     assert llama_index.to_messages(trace)[0].content == [
-        ImagePart(data="iVBORw0KGgo=", mime_type="image/webp", metadata={NS: {"detail": "low"}}),
-        # llama-index guessed this mimetype from the URL when the block was built.
-        ImagePart(url="https://example.com/cat.png", mime_type="image/png"),
-        AudioPart(data="UklGRg==", metadata={NS: {"format": "wav"}}),
+        ImagePart(data="iVBORw0KGgo=", mime_type="image/webp", detail="low"),
+        # llama-index derived image/png from the URL when the block was built: not given.
+        ImagePart(url="https://example.com/cat.png"),
+        AudioPart(data="UklGRg==", mime_type="audio/wav"),
         FilePart(
             url="https://example.com/v.mp4",
             mime_type="video/mp4",
@@ -154,8 +157,8 @@ def test_media_blocks_keep_base64_data_and_mimetypes_exactly() -> None:
     assert roundtrip(trace) == dumps(trace)
 
 
-def test_from_messages_does_not_guess_a_missing_mimetype() -> None:
-    image = ImagePart(url="https://example.com/cat.png")
+def test_from_messages_does_not_guess_a_missing_mimetype_of_data() -> None:
+    image = ImagePart(data=PIXEL_PNG)
     (message,) = llama_index.from_messages([HumanMessage(content=[image, TextPart(text="?")])])
     block = message.blocks[0]
     assert isinstance(block, ImageBlock)
@@ -195,7 +198,7 @@ def test_blocks_no_part_describes_are_kept_whole() -> None:
 def test_parts_a_chat_message_cannot_hold_are_not_representable() -> None:
     cases = [
         (FilePart(file_id="file-1"), "messages[0].content[0].file_id"),
-        (AudioPart(data="UklGRg==", mime_type="audio/wav"), "messages[0].content[0].mime_type"),
+        (AudioPart(data="UklGRg==", mime_type="image/png"), "messages[0].content[0].mime_type"),
         (OpaquePart(kind="refusal", value="no"), "messages[0].content[0]"),
     ]
     for part, path in cases:

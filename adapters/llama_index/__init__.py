@@ -21,14 +21,15 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
 from tracebridge import AIMessage, Message, SystemMessage, ToolMessage, TraceError
-from tracebridge._optional import require
 from tracebridge.errors import short_repr
 from tracebridge.validation import validate
 
-from ._blocks import NAME, restore_mimetypes
+from ._blocks import NAME, llama_types, not_representable, restore_mimetypes
 from ._events import EVENT_TYPES, dump_events, events_to_messages
-from ._messages import dump_from_message, message_from_dump
+from ._messages import dump_from_message, legacy_image_documents, message_from_dump
 
 __all__ = [
     "EVENT_TYPES",
@@ -42,8 +43,19 @@ __all__ = [
     "to_messages",
 ]
 
-DROPPABLE = ("is_error",)
-"""What ``from_messages(drop=...)`` may leave out: a ChatMessage has no tool error flag."""
+DROPPABLE = ("is_error", "refusals", "mime_types", "citations", "opaque_parts", "file_ids")
+"""What ``from_messages(drop=...)`` may leave out, each where a ChatMessage has no place for it:
+
+* ``is_error``: a tool result's error flag;
+* ``refusals``: a ``RefusalPart`` that is not the last part of an assistant message's content
+  (LlamaIndex keeps one refusal, in ``additional_kwargs["refusal"]``);
+* ``mime_types``: an audio part's mime type that names no audio format; and an image by URL
+  whose mime type is the one LlamaIndex derives from the URL (written, but read back as None);
+* ``citations``: a citation with cited text (an OpenAI ``url_citation`` has no field for it);
+* ``opaque_parts``: an ``OpaquePart`` that is not a LlamaIndex block;
+* ``file_ids``: a ``FilePart`` named only by a provider file id (a block needs data, a URL or
+  a path). A file id beside data or a URL is refused, not dropped.
+"""
 
 
 def is_chat_message(item: Any) -> bool:
@@ -69,8 +81,9 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
     """Typed messages from a ChatMessage list (objects, dicts, or both mixed).
 
     Every message maps one to one, so errors carry the list index. Roles: system and
-    developer -> SystemMessage, user -> HumanMessage, assistant, chatbot and model ->
-    AIMessage, tool and function -> ToolMessage; any other role is ``unknown_role``.
+    developer -> SystemMessage (``role`` says which), user -> HumanMessage, assistant,
+    chatbot and model -> AIMessage, tool and function -> ToolMessage; any other role is
+    ``unknown_role``.
     """
     if not isinstance(trace, list):
         raise TraceError(
@@ -87,27 +100,42 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
 def from_messages(messages: Sequence[Message], *, drop: Collection[str] = ()) -> list[Any]:
     """``ChatMessage`` objects for typed messages.
 
-    A ChatMessage has no tool error flag: a ToolMessage with ``is_error=True`` raises
-    ``not_representable`` unless ``drop`` names ``"is_error"``. Message ids are provenance
-    (like other adapters' metadata) and are not written. Mimetypes are set exactly as the
-    parts give them (llama-index would otherwise guess a missing one from the data or URL).
+    What a ChatMessage has no place for raises ``not_representable`` unless ``drop`` names
+    it (``DROPPABLE``). Message ids are provenance (like other adapters' metadata) and are not
+    written. Mimetypes are set exactly as the parts give them, except that an image by URL
+    without one gets the type LlamaIndex derives from the URL (it reads back as None).
     """
     unknown = sorted(set(drop) - set(DROPPABLE))
     if unknown:
         raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
-    types = require("llama_index.core.base.llms.types", adapter=NAME, extra="llama-index",
-                    package="llama-index-core")
+    types = llama_types()
     losses = frozenset(drop)
     built = []
     for k, message in enumerate(messages):
         try:
-            dump = dump_from_message(message, k, losses)
+            built.append(_chat_message(types, dump_from_message(message, k, losses), k))
         except TraceError as error:
             raise error.relocated(index=k) from None
-        chat_message = types.ChatMessage.model_validate(dump)
-        restore_mimetypes(chat_message, dump["blocks"])
-        built.append(chat_message)
     return built
+
+
+def _chat_message(types: Any, dump: dict[str, Any], k: int) -> Any:
+    extra = dump["additional_kwargs"]
+    # Legacy images are attached after validation: validating them would append their
+    # image blocks a second time (the blocks already hold them).
+    images = extra.pop("images") if extra.get("images") else None
+    try:
+        chat_message = types.ChatMessage.model_validate(dump)
+    except ValidationError as error:
+        raise not_representable(
+            f"LlamaIndex refuses the message: {error.errors()[0]['msg']} at "
+            f"{'.'.join(map(str, error.errors()[0]['loc']))}",
+            f"messages[{k}]",
+        ) from None
+    restore_mimetypes(chat_message, dump["blocks"])
+    if images is not None:
+        chat_message.additional_kwargs["images"] = legacy_image_documents(images)
+    return chat_message
 
 
 def strip_event_extras(messages: Iterable[Message]) -> list[Message]:

@@ -5,11 +5,25 @@ purpose. What a block holds that the part has no field for stays under the part'
 ``metadata["llama_index"]``; a block that no part describes stays whole as an ``OpaquePart``
 whose ``kind`` is the block type. ``tool_call`` blocks are not parts: the message converter
 turns them into ``ToolCall``s.
+
+Two values LlamaIndex fills in itself are read so that they mean what a user means:
+
+* an ``ImageBlock`` without data whose ``image_mimetype`` is exactly what LlamaIndex derives
+  from its URL (or path) reads as ``mime_type=None``: the type was never given, and writing
+  the part back lets LlamaIndex derive it again. A block without a mimetype although one would
+  be derived keeps ``image_mimetype: null`` in the part's metadata;
+* ``AudioBlock.format`` is a format name (``"wav"``); it maps to ``AudioPart.mime_type``
+  through ``tracebridge.media``, and a spelling the table writes differently (``"mpeg"``) is
+  kept as ``format`` in the part's metadata.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from functools import lru_cache
 from typing import Any
+
+from pydantic import ValidationError
 
 from tracebridge import (
     AudioPart,
@@ -17,11 +31,14 @@ from tracebridge import (
     ImagePart,
     OpaquePart,
     ReasoningPart,
+    RefusalPart,
     TextPart,
     TraceError,
 )
 from tracebridge._json import check_json, check_json_object
+from tracebridge._optional import require
 from tracebridge.errors import short_repr
+from tracebridge.media import audio_format, audio_mime_type, canonical_audio_mime_type
 from tracebridge.messages import Part
 
 NAME = "llama_index"
@@ -54,6 +71,12 @@ MIME_FIELDS = {
 """Blocks whose mimetype llama-index guesses when it is missing (kept as given instead)."""
 
 
+def llama_types() -> Any:
+    """``llama_index.core.base.llms.types``, imported on first use."""
+    return require("llama_index.core.base.llms.types", adapter=NAME, extra="llama-index",
+                   package="llama-index-core")
+
+
 def fail(code: Any, detail: str, index: int, path: str) -> TraceError:
     return TraceError(code, detail, index=index, path=path, source=NAME)
 
@@ -79,9 +102,48 @@ def optional_str(block: dict[str, Any], key: str, index: int, path: str) -> str 
 
 
 def _extras(block: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-    """The non-null fields of ``block`` among ``keys``, under the adapter's namespace."""
-    kept = {key: block[key] for key in keys if block.get(key) is not None}
+    """The non-null fields of ``block`` among ``keys``."""
+    return {key: block[key] for key in keys if block.get(key) is not None}
+
+
+def _namespaced(kept: dict[str, Any]) -> dict[str, Any]:
     return {NAME: kept} if kept else {}
+
+
+@lru_cache(maxsize=1024)
+def kept_url(url: str) -> str | None:
+    """The URL as an image, audio or video block keeps it (pydantic's ``AnyUrl`` rewrites
+    some: ``https://a.com`` becomes ``https://a.com/``), or None when it is no URL at all."""
+    try:
+        return str(llama_types().AudioBlock(url=url).url)
+    except ValidationError:
+        return None
+
+
+def check_url(url: str | None, where: str) -> None:
+    if url is not None and kept_url(url) != url:
+        found = kept_url(url)
+        raise not_representable(
+            f"LlamaIndex cannot hold the URL {url!r} as given"
+            + ("" if found is None else f": it rewrites it as {found!r}"),
+            f"{where}.url",
+        )
+
+
+@lru_cache(maxsize=1024)
+def derived_image_mimetype(url: str | None, path: str | None) -> str | None:
+    """The ``image_mimetype`` LlamaIndex itself gives an ImageBlock without data.
+
+    Asked of LlamaIndex's own validator, so that the rule (the URL's or path's extension, or
+    the type a ``data:`` URL names) is exactly the installed version's.
+    """
+    if url is None and path is None:
+        return None
+    probe = llama_types().ImageBlock.model_construct(
+        image=None, path=path, url=url, image_mimetype=None, detail=None
+    )
+    mimetype: str | None = probe.image_to_base64().image_mimetype
+    return mimetype
 
 
 def block_to_part(block: dict[str, Any], index: int, path: str) -> Part:
@@ -124,21 +186,15 @@ def _media_part(block: dict[str, Any], index: int, path: str) -> Part:
         json_checked(block, index, path)
         return OpaquePart(kind=kind, value=block)
     if kind == "image":
-        return ImagePart(
-            url=url,
-            data=data,
-            mime_type=block.get("image_mimetype"),
-            metadata=_extras(block, ("path", "detail")),
-        )
+        return _image_part(block, url, data)
     if kind == "audio":
-        # AudioBlock.format is a format name ("wav"), not a mimetype: kept, never translated.
-        return AudioPart(url=url, data=data, metadata=_extras(block, ("path", "format")))
+        return _audio_part(block, url, data)
     if kind == "video":
         fps = block.get("fps")
         if fps is not None and type(fps) is not int:
             raise fail("malformed_event", f"'fps' must be an int or null, got {fps!r}", index,
                        f"{path}.fps")
-        extras = {"block_type": "video", **_extras(block, ("path", "detail", "fps")).get(NAME, {})}
+        extras = {"block_type": "video", **_extras(block, ("path", "detail", "fps"))}
         return FilePart(
             url=url, data=data, mime_type=block.get("video_mimetype"), metadata={NAME: extras}
         )
@@ -148,8 +204,30 @@ def _media_part(block: dict[str, Any], index: int, path: str) -> Part:
         data=data,
         mime_type=block.get("document_mimetype"),
         filename=None if title == DEFAULT_DOCUMENT_TITLE else title,
-        metadata=_extras(block, ("path",)),
+        metadata=_namespaced(_extras(block, ("path",))),
     )
+
+
+def _image_part(block: dict[str, Any], url: str | None, data: str | None) -> ImagePart:
+    kept = _extras(block, ("path",))
+    mime_type = block.get("image_mimetype")
+    if data is None:
+        derived = derived_image_mimetype(url, block.get("path"))
+        if mime_type == derived:
+            mime_type = None  # LlamaIndex derived it: the source never said it
+        elif mime_type is None:
+            kept["image_mimetype"] = None  # LlamaIndex would derive one; this block has none
+    return ImagePart(url=url, data=data, mime_type=mime_type, detail=block.get("detail"),
+                     metadata=_namespaced(kept))
+
+
+def _audio_part(block: dict[str, Any], url: str | None, data: str | None) -> AudioPart:
+    kept = _extras(block, ("path",))
+    name = block.get("format")
+    mime_type = audio_mime_type(name) if name else None
+    if name == "" or (mime_type is not None and audio_format(mime_type) != name):
+        kept["format"] = name  # a spelling the media table would not write back
+    return AudioPart(url=url, data=data, mime_type=mime_type, metadata=_namespaced(kept))
 
 
 def _reasoning_part(block: dict[str, Any], index: int, path: str) -> ReasoningPart:
@@ -167,7 +245,7 @@ def _reasoning_part(block: dict[str, Any], index: int, path: str) -> ReasoningPa
         kept["num_tokens"] = tokens
     if info:
         kept["additional_information"] = info
-    return ReasoningPart(text=content or "", metadata={NAME: kept} if kept else {})
+    return ReasoningPart(text=content or "", metadata=_namespaced(kept))
 
 
 # --- the way back -------------------------------------------------------------------------
@@ -177,36 +255,26 @@ def not_representable(detail: str, where: str) -> TraceError:
     return TraceError("not_representable", detail, path=where, source=NAME)
 
 
-def part_to_block(part: Part, where: str) -> dict[str, Any]:
-    """One content part as a block dict (``ChatMessage.model_validate`` builds the object)."""
+def part_to_block(
+    part: Part, where: str, drop: Collection[str], *, in_ai: bool
+) -> dict[str, Any] | None:
+    """One content part as a block dict (``ChatMessage.model_validate`` builds the object),
+    or None for a part ``drop`` leaves out.
+
+    A key left out of an image block (``image_mimetype``) is one LlamaIndex fills in itself.
+    """
     kept: dict[str, Any] = part.metadata.get(NAME, {})
     if isinstance(part, TextPart):
         return {"block_type": "text", "text": part.text}
     if isinstance(part, ImagePart):
-        return {
-            "block_type": "image",
-            "image": part.data,
-            "url": part.url,
-            "path": kept.get("path"),
-            "image_mimetype": part.mime_type,
-            "detail": kept.get("detail"),
-        }
+        return _image_block(part, kept, where, drop)
     if isinstance(part, AudioPart):
-        if part.mime_type is not None:
-            raise not_representable(
-                f"an AudioBlock has a format name, not a mimetype; got mime_type "
-                f"{part.mime_type!r} (set it to None and put the format in "
-                f"metadata['llama_index']['format'])",
-                f"{where}.mime_type",
-            )
-        return {
-            "block_type": "audio",
-            "audio": part.data,
-            "url": part.url,
-            "path": kept.get("path"),
-            "format": kept.get("format"),
-        }
+        return _audio_block(part, kept, where, drop)
     if isinstance(part, FilePart):
+        if part.file_id is not None and part.data is None and part.url is None and (
+            "file_ids" in drop
+        ):
+            return None
         return _file_block(part, kept, where)
     if isinstance(part, ReasoningPart):
         return {
@@ -215,28 +283,97 @@ def part_to_block(part: Part, where: str) -> dict[str, Any]:
             "num_tokens": kept.get("num_tokens"),
             "additional_information": kept.get("additional_information", {}),
         }
-    if isinstance(part, OpaquePart):
-        value = part.value
-        is_block = type(value) is dict and value.get("block_type") == part.kind
-        if part.kind in BLOCK_TYPES and is_block:
-            block: dict[str, Any] = value
-            return block
+    if isinstance(part, RefusalPart):
+        if "refusals" in drop:
+            return None
         raise not_representable(
-            f"an OpaquePart of kind {part.kind!r} is not a LlamaIndex block; only the kinds "
-            f"{', '.join(BLOCK_TYPES)} whose value is that block's dict can be written back",
+            "a ChatMessage holds one refusal, on an assistant message, after its content "
+            "(additional_kwargs['refusal']); drop=['refusals'] leaves refusals out",
+            where,
+        )
+    if isinstance(part, OpaquePart):
+        if _is_own_block(part, in_ai):
+            block: dict[str, Any] = part.value
+            return block
+        if "opaque_parts" in drop:
+            return None
+        raise not_representable(
+            f"an OpaquePart of kind {part.kind!r} is not a LlamaIndex block that reads back as "
+            f"itself here; only the kinds {', '.join(BLOCK_TYPES)} whose value is that block's "
+            f"dict can be written; drop=['opaque_parts'] leaves it out",
             where,
         )
     raise not_representable(f"unknown part type {type(part).__name__}", where)
+
+
+def _is_own_block(part: OpaquePart, in_ai: bool) -> bool:
+    """Whether the part's value is a block this adapter reads back as the same part."""
+    value = part.value
+    if type(value) is not dict or value.get("block_type") != part.kind:
+        return False
+    if part.kind not in BLOCK_TYPES or (in_ai and part.kind == "tool_call"):
+        return False
+    try:
+        return block_to_part(value, 0, "") == OpaquePart(kind=part.kind, value=value)
+    except TraceError:
+        return False
+
+
+def _image_block(
+    part: ImagePart, kept: dict[str, Any], where: str, drop: Collection[str]
+) -> dict[str, Any]:
+    check_url(part.url, where)
+    block = {"block_type": "image", "image": part.data, "url": part.url,
+             "path": kept.get("path"), "detail": part.detail}
+    if part.data is not None or part.mime_type is not None:
+        derived = None if part.data is not None else derived_image_mimetype(
+            part.url, kept.get("path")
+        )
+        if part.mime_type is not None and part.mime_type == derived and "mime_types" not in drop:
+            raise not_representable(
+                f"LlamaIndex derives {derived!r} from this image's URL itself, so a ChatMessage "
+                f"cannot say it was given: it reads back as mime_type=None; "
+                f"drop=['mime_types'] accepts that",
+                f"{where}.mime_type",
+            )
+        block["image_mimetype"] = part.mime_type
+    elif "image_mimetype" in kept:
+        block["image_mimetype"] = None
+    return block
+
+
+def _audio_block(
+    part: AudioPart, kept: dict[str, Any], where: str, drop: Collection[str]
+) -> dict[str, Any]:
+    check_url(part.url, where)
+    stored = kept.get("format")
+    name: str | None = "" if stored == "" else None
+    if part.mime_type is not None:
+        name = audio_format(part.mime_type)
+        if name is None and "mime_types" not in drop:
+            raise not_representable(
+                f"an AudioBlock names its format ('wav', 'mp3', ...), and {part.mime_type!r} "
+                f"is not an audio type; drop=['mime_types'] leaves it out",
+                f"{where}.mime_type",
+            )
+        if type(stored) is str and stored and canonical_audio_mime_type(
+            audio_mime_type(stored)
+        ) == canonical_audio_mime_type(part.mime_type):
+            name = stored
+    return {"block_type": "audio", "audio": part.data, "url": part.url,
+            "path": kept.get("path"), "format": name}
 
 
 def _file_block(part: FilePart, kept: dict[str, Any], where: str) -> dict[str, Any]:
     if part.file_id is not None:
         raise not_representable(
             f"LlamaIndex blocks cannot refer to a provider file id ({part.file_id!r}); "
-            f"a document needs data, a url or a path",
+            f"a document needs data, a url or a path; drop=['file_ids'] leaves out a file "
+            f"part that only a file id names",
             f"{where}.file_id",
         )
     if kept.get("block_type") == "video":
+        check_url(part.url, where)
         return {
             "block_type": "video",
             "video": part.data,
@@ -257,7 +394,7 @@ def _file_block(part: FilePart, kept: dict[str, Any], where: str) -> dict[str, A
 
 
 def restore_mimetypes(built: Any, blocks: list[dict[str, Any]]) -> None:
-    """Undo llama-index's mimetype guessing: the mimetype stays exactly what the part said."""
+    """Undo llama-index's guessing where the part said the type (or said there was none)."""
     for obj, block in zip(built.blocks, blocks, strict=True):
         field = MIME_FIELDS.get(block["block_type"])
         if field is not None and field in block:

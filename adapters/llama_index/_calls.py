@@ -1,13 +1,21 @@
-"""Tool calls of an assistant-side ChatMessage: ``ToolCallBlock``s and
-``additional_kwargs["tool_calls"]`` entries, reconciled by id, and written back.
+"""Tool calls of an assistant-side ChatMessage: ``ToolCallBlock``s,
+``additional_kwargs["tool_calls"]`` entries (reconciled with the blocks by id) and the legacy
+``additional_kwargs["function_call"]``, and the way back.
 
 An entry is OpenAI-shaped (``{"id", "type": "function", "function": {"name", "arguments"}}``,
-a dict or an openai SDK object) or a LlamaIndex ``ToolSelection``
-(``{"tool_id", "tool_name", "tool_kwargs"}``, what ``MockFunctionCallingLLM`` reads there).
+or a custom call ``{"id", "type": "custom", "custom": {"name", "input"}}``; a dict or an openai
+SDK object) or a LlamaIndex ``ToolSelection`` (``{"tool_id", "tool_name", "tool_kwargs"}``,
+what ``MockFunctionCallingLLM`` reads there). A ``function_call`` (``{"name", "arguments"}``,
+what ``from_openai_message_dict`` keeps of OpenAI's deprecated function calling) is one call
+without an id, after all others; its result is a ``function`` message paired by position.
+
 What the ToolCall does not hold is kept on it under ``metadata["llama_index"]``:
 ``kwargs_text`` (a block's ``tool_kwargs`` given as JSON text, exactly), ``entry`` and
-``entry_index`` (the entry minus the id and name, and its position), ``in_blocks: false``
-(a call with no ``ToolCallBlock``).
+``entry_index`` (the entry minus the id, name and input, and its position), ``in_blocks:
+false`` (a call with no ``ToolCallBlock``), ``function_call`` (the legacy dict minus the name).
+
+A custom call has no ToolCallBlock (a block cannot say "custom"): it is written as a custom
+entry, and a message with one writes all its calls as entries, so that they read back in order.
 """
 
 from __future__ import annotations
@@ -65,13 +73,17 @@ def _entry_call(entry: Any, k: int, index: int, path: str) -> ToolCall:
         entry = entry.model_dump(mode="json")
     if type(entry) is dict and "function" not in entry and "tool_name" in entry:
         return _selection_call(entry, k, index, path)
+    if type(entry) is dict and "function" not in entry and entry.get("type") == "custom":
+        return _custom_call(entry, k, index, path)
     function = entry.get("function") if type(entry) is dict else None
     if type(function) is not dict or type(function.get("name")) is not str:
         raise fail(
             "malformed_event",
             f"expected a tool call like {{'id': ..., 'type': 'function', 'function': "
-            f"{{'name': ..., 'arguments': '<json>'}}}} or a ToolSelection {{'tool_id': ..., "
-            f"'tool_name': ..., 'tool_kwargs': {{...}}}}, got {short_repr(entry)}",
+            f"{{'name': ..., 'arguments': '<json>'}}}}, a custom call {{'id': ..., 'type': "
+            f"'custom', 'custom': {{'name': ..., 'input': <text>}}}} or a ToolSelection "
+            f"{{'tool_id': ..., 'tool_name': ..., 'tool_kwargs': {{...}}}}, got "
+            f"{short_repr(entry)}",
             index,
             path,
         )
@@ -86,6 +98,26 @@ def _entry_call(entry: Any, k: int, index: int, path: str) -> ToolCall:
         del rest["id"]
     rest["function"] = {key: value for key, value in function.items() if key != "name"}
     return ToolCall(name=function["name"], args=args, id=call_id, invalid_args=invalid,
+                    metadata={NAME: {"entry": rest, "entry_index": k}})
+
+
+def _custom_call(entry: dict[str, Any], k: int, index: int, path: str) -> ToolCall:
+    json_checked(entry, index, path)
+    custom = entry.get("custom")
+    if type(custom) is not dict or type(custom.get("name")) is not str:
+        raise fail("malformed_event", f"a custom call is {{'id': ..., 'type': 'custom', "
+                   f"'custom': {{'name': ..., 'input': <text>}}}}, got {short_repr(entry)}",
+                   index, f"{path}.custom")
+    text = custom.get("input")
+    if type(text) is not str:
+        raise fail("malformed_event", f"a custom call's input is text, got {short_repr(text)}",
+                   index, f"{path}.custom.input")
+    call_id = _entry_id(entry, "id", index, path)
+    rest = copy.deepcopy(entry)
+    if call_id is not None:
+        del rest["id"]
+    rest["custom"] = {key: value for key, value in custom.items() if key not in ("name", "input")}
+    return ToolCall(name=custom["name"], args={"input": text}, id=call_id, kind="custom",
                     metadata={NAME: {"entry": rest, "entry_index": k}})
 
 
@@ -116,10 +148,33 @@ def _entry_id(entry: dict[str, Any], key: str, index: int, path: str) -> str | N
 
 
 def reconcile_calls(
-    block_calls: list[ToolCall], extra: dict[str, Any], index: int, where: str
+    blocks: list[dict[str, Any]], block_calls: list[ToolCall], extra: dict[str, Any],
+    index: int, where: str,
 ) -> list[ToolCall]:
     """Block calls in block order, merged by id with ``additional_kwargs["tool_calls"]``;
-    entries without a block follow, in their order."""
+    entries without a block follow, in their order; a legacy ``function_call`` comes last.
+
+    Calls placed exactly as ``from_messages`` places calls that have no metadata (``blocks``
+    are the message's ``tool_call`` blocks) keep none.
+    """
+    entries, legacy = extra.get("tool_calls"), extra.get("function_call")
+    calls = _merged_with_entries(block_calls, extra, index, where)
+    found = _function_call(extra, index, where)
+    if found is not None:
+        calls.append(found)
+    plain = [call.model_copy(update={"metadata": {}}) for call in calls]
+    in_blocks, written, written_legacy = place_calls(plain)
+    if (in_blocks, written, written_legacy) == (
+        blocks, entries if type(entries) is list and entries else None,
+        legacy if type(legacy) is dict else None,
+    ):
+        return plain
+    return calls
+
+
+def _merged_with_entries(
+    block_calls: list[ToolCall], extra: dict[str, Any], index: int, where: str
+) -> list[ToolCall]:
     entries = extra.get("tool_calls")
     if type(entries) is not list or not entries:
         return block_calls  # absent, or not a call list: kept verbatim with the kwargs
@@ -153,24 +208,49 @@ def reconcile_calls(
             )
         merged.add(pos)
         kept = {**block.metadata.get(NAME, {}), **found.metadata[NAME]}
-        calls[pos] = block.model_copy(update={"metadata": {NAME: kept}})
+        # The arguments agree, so a custom entry's block holds exactly {"input": <text>}.
+        calls[pos] = block.model_copy(update={"metadata": {NAME: kept}, "kind": found.kind})
     return calls + only_in_kwargs
+
+
+def _function_call(extra: dict[str, Any], index: int, where: str) -> ToolCall | None:
+    """OpenAI's deprecated ``function_call`` as kept by ``from_openai_message_dict``."""
+    value = extra.get("function_call")
+    if type(value) is not dict:
+        return None  # absent or null: kept verbatim with the kwargs
+    path = f"{where}.additional_kwargs.function_call"
+    json_checked(value, index, path)
+    name = value.get("name")
+    if type(name) is not str:
+        raise fail("malformed_event", f"a function_call is {{'name': ..., 'arguments': "
+                   f"'<json>'}}, got {short_repr(value)}", index, f"{path}.name")
+    if "arguments" not in value:
+        raise fail("malformed_event", "the function_call has no 'arguments'", index,
+                   f"{path}.arguments")
+    args, invalid = parse_args(value["arguments"], index, f"{path}.arguments")
+    del extra["function_call"]
+    rest = {key: item for key, item in value.items() if key != "name"}
+    return ToolCall(name=name, args=args, invalid_args=invalid,
+                    metadata={NAME: {"function_call": rest}})
+
+
+# --- the way back -------------------------------------------------------------------------
+
+# Where one call is written: a ToolCallBlock, an additional_kwargs entry (with its position
+# in that list), the legacy function_call; the first two may both hold the same call.
+_Placed = tuple[dict[str, Any] | None, tuple[int, dict[str, Any]] | None, dict[str, Any] | None]
 
 
 def blocks_with_calls(
     message: AIMessage, parts: list[dict[str, Any]], kept: dict[str, Any], extra: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    in_blocks: list[dict[str, Any]] = []
-    entries: list[tuple[int, dict[str, Any]]] = []
-    for call in message.tool_calls:
-        call_kept = call.metadata.get(NAME, {})
-        entry = call_kept.get("entry")
-        if type(entry) is dict:
-            entries.append((call_kept.get("entry_index", len(entries)), _entry(call, entry)))
-        if call_kept.get("in_blocks", True) or type(entry) is not dict:
-            in_blocks.append(_call_block(call, call_kept))
-    if entries:
-        extra["tool_calls"] = [entry for _, entry in sorted(entries, key=lambda e: e[0])]
+    """The message's blocks with its calls placed as its metadata says (or as LlamaIndex
+    writes them), in an order that reads back as ``message.tool_calls``."""
+    in_blocks, entries, legacy = place_calls(message.tool_calls)
+    if entries is not None:
+        extra["tool_calls"] = entries
+    if legacy is not None:
+        extra["function_call"] = legacy
     layout = kept.get("layout")
     if (
         type(layout) is not list
@@ -180,6 +260,50 @@ def blocks_with_calls(
         return parts + in_blocks
     sources = {"part": iter(parts), "call": iter(in_blocks)}
     return [next(sources[token]) for token in layout]
+
+
+def place_calls(
+    calls: list[ToolCall],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None, dict[str, Any] | None]:
+    """The ToolCallBlocks, the ``tool_calls`` entries (None for none) and the legacy
+    ``function_call`` (or None) that hold ``calls``."""
+    placed = [_placement(call, k, k == len(calls) - 1) for k, call in enumerate(calls)]
+    if not _reads_back_in_order(placed, calls):
+        placed = [(None, (k, _entry(call, call.metadata.get(NAME, {}).get("entry"))), None)
+                  for k, call in enumerate(calls)]
+    in_blocks = [block for block, _, _ in placed if block is not None]
+    entries = sorted((entry for _, entry, _ in placed if entry is not None), key=lambda e: e[0])
+    legacy = [call for _, _, call in placed if call is not None]
+    return in_blocks, [entry for _, entry in entries] or None, legacy[0] if legacy else None
+
+
+def _placement(call: ToolCall, k: int, is_last: bool) -> _Placed:
+    call_kept = call.metadata.get(NAME, {})
+    stored = call_kept.get("entry")
+    legacy = call_kept.get("function_call")
+    if type(legacy) is dict and is_last and call.id is None and call.kind == "function":
+        return None, None, _legacy_function_call(call, legacy)
+    if type(stored) is dict:
+        position = call_kept.get("entry_index")
+        entry = (position if type(position) is int else k, _entry(call, stored))
+        block = _call_block(call, call_kept) if call_kept.get("in_blocks", True) else None
+        return block, entry, None
+    if call.kind == "custom":
+        return None, (k, _entry(call, None)), None
+    return _call_block(call, call_kept), None, None
+
+
+def _reads_back_in_order(placed: list[_Placed], calls: list[ToolCall]) -> bool:
+    """Whether the reader (blocks, then entries without a block, then function_call) and the
+    id matching it does give the calls back in their order."""
+    in_blocks = [k for k, (block, _, _) in enumerate(placed) if block is not None]
+    only_entries = sorted((entry[0], k) for k, (block, entry, _) in enumerate(placed)
+                          if block is None and entry is not None)
+    legacy = [k for k, (_, _, call) in enumerate(placed) if call is not None]
+    order = [*in_blocks, *(k for _, k in only_entries), *legacy]
+    both_without_id = any(block is not None and entry is not None and calls[k].id is None
+                          for k, (block, entry, _) in enumerate(placed))
+    return order == list(range(len(calls))) and not both_without_id
 
 
 def _same_args(raw: Any, call: ToolCall) -> bool:
@@ -203,23 +327,39 @@ def _call_block(call: ToolCall, call_kept: dict[str, Any]) -> dict[str, Any]:
             "tool_kwargs": kwargs}
 
 
-def _entry(call: ToolCall, stored: dict[str, Any]) -> dict[str, Any]:
-    entry = copy.deepcopy(stored)
-    written_args = call.invalid_args if call.invalid_args is not None else call.args
-    if "function" not in entry and "tool_kwargs" in entry:  # a ToolSelection
+def _arguments(call: ToolCall, stored: Any) -> Any:
+    """The stored argument text when it still says the call's arguments, else fresh text."""
+    if _same_args(stored, call):
+        return stored
+    return call.invalid_args if call.invalid_args is not None else json.dumps(call.args)
+
+
+def _legacy_function_call(call: ToolCall, stored: dict[str, Any]) -> dict[str, Any]:
+    return {**stored, "name": call.name, "arguments": _arguments(call, stored.get("arguments"))}
+
+
+def _entry(call: ToolCall, stored: dict[str, Any] | None) -> dict[str, Any]:
+    entry = copy.deepcopy(stored) if type(stored) is dict else {}
+    if call.kind == "custom":
+        custom = entry.get("custom") if entry.get("type") == "custom" else None
+        if type(custom) is not dict:
+            entry, custom = {"type": "custom"}, {}
+        entry["custom"] = {**custom, "name": call.name, "input": call.args["input"]}
+    elif "function" not in entry and "tool_kwargs" in entry:  # a ToolSelection
         entry["tool_name"] = call.name
         if not _same_args(entry["tool_kwargs"], call):
-            entry["tool_kwargs"] = written_args
+            entry["tool_kwargs"] = (
+                call.invalid_args if call.invalid_args is not None else call.args
+            )
         if call.id is not None:
             entry["tool_id"] = call.id
         return entry
-    function = dict(entry.get("function", {}))
-    function["name"] = call.name
-    if not _same_args(function.get("arguments"), call):
-        function["arguments"] = (
-            call.invalid_args if call.invalid_args is not None else json.dumps(call.args)
-        )
-    entry["function"] = function
+    else:
+        function = entry.get("function")
+        if type(function) is not dict:
+            entry, function = {"type": "function"}, {}
+        entry["function"] = {**function, "name": call.name,
+                             "arguments": _arguments(call, function.get("arguments"))}
     if call.id is not None:
         entry["id"] = call.id
     return entry

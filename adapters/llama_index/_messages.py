@@ -5,21 +5,28 @@ so the same ChatMessage becomes the same typed message on both roads.
 
 What a typed message cannot hold is kept under ``metadata["llama_index"]``:
 
-* ``role``: the source role when it is not the kind's default (developer, function, chatbot,
-  model);
-* ``additional_kwargs``: what is left of ``additional_kwargs`` after ``name``, ``tool_calls``
-  and ``tool_call_id`` / ``call_id`` were lifted into typed fields;
+* ``role``: the source role when it is not the kind's default (function, chatbot, model;
+  ``developer`` is ``SystemMessage.role``);
+* ``additional_kwargs``: what is left of ``additional_kwargs`` after the typed fields were
+  lifted (``name``; ``tool_call_id`` / ``call_id`` of a tool result; ``tool_calls``,
+  ``function_call``, ``refusal``, ``reference_audio_id``, ``audio`` and ``annotations`` of an
+  assistant-side message), verbatim. Legacy ``images`` (``ImageDocument`` dumps, whose images
+  LlamaIndex already appended to the blocks) stay there too;
 * ``tool_call_id_key``: ``"call_id"`` when a tool result named its call with that key;
 * ``layout``: the order of content blocks and tool-call blocks, when the calls do not all
   come after the content.
 
-Tool calls (and what each ``ToolCall`` keeps) are in ``_calls``.
+Tool calls (and what each ``ToolCall`` keeps) are in ``_calls``; refusals, spoken replies and
+citations in ``_reply``.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Collection
 from typing import Any
+
+from pydantic import ValidationError
 
 from tracebridge import (
     AIMessage,
@@ -29,6 +36,7 @@ from tracebridge import (
     ToolCall,
     ToolMessage,
 )
+from tracebridge._optional import require
 from tracebridge.errors import short_repr
 
 from ._blocks import (
@@ -40,6 +48,14 @@ from ._blocks import (
     part_to_block,
 )
 from ._calls import block_call, blocks_with_calls, reconcile_calls
+from ._reply import (
+    put_audio,
+    put_citations,
+    put_refusal,
+    take_audio,
+    take_citations,
+    take_refusal,
+)
 
 ROLE_KIND = {
     "system": "system",
@@ -92,28 +108,62 @@ def message_from_dump(dump: Any, index: int, where: str) -> Message:
                    index, f"{where}.blocks")
     extra = dict(json_checked(dump.get("additional_kwargs", {}), index,
                               f"{where}.additional_kwargs", is_object=True))
+    if extra.get("images"):
+        _check_legacy_images(extra["images"], index, f"{where}.additional_kwargs.images")
     kept: dict[str, Any] = {}
-    if role != DEFAULT_ROLE[kind]:
+    if role != DEFAULT_ROLE[kind] and kind != "system":
         kept["role"] = role
     name = extra.pop("name") if type(extra.get("name")) is str else None
+    reply: dict[str, Any] = {}
+    refusal = take_refusal(extra) if kind == "ai" else None
+    if kind == "ai":
+        reply["audio"], blocks = take_audio(extra, blocks, index, where)
+        reply["citations"] = take_citations(extra, index, where)
     parts, block_calls, layout = _split_blocks(blocks, kind == "ai", index, where)
     content: Any = parts[0].text if _is_plain_text(parts) else parts
     message: Message
     if kind == "ai":
-        calls = reconcile_calls(block_calls, extra, index, where)
+        if refusal is not None:
+            content = [*parts, refusal]
+        call_blocks = [block for block in blocks if block["block_type"] == "tool_call"]
+        calls = reconcile_calls(call_blocks, block_calls, extra, index, where)
         if layout != sorted(layout, key=lambda token: token == "call"):
             kept["layout"] = layout
-        message = AIMessage(content=content, tool_calls=calls, name=name)
+        message = AIMessage(content=content, tool_calls=calls, name=name, **reply)
     elif kind == "tool":
         call_id = _lift_result_id(extra, kept, index, where)
         message = ToolMessage(content=content, tool_call_id=call_id, name=name)
     elif kind == "human":
         message = HumanMessage(content=content, name=name)
     else:
-        message = SystemMessage(content=content, name=name)
+        message = SystemMessage(content=content, name=name, role=role)
     if extra:
         kept["additional_kwargs"] = extra
     return message.model_copy(update={"metadata": {NAME: kept}}) if kept else message
+
+
+def _check_legacy_images(images: Any, index: int, path: str) -> None:
+    """``additional_kwargs["images"]``: ``ImageDocument``s that LlamaIndex turned into image
+    blocks when the message was built; as JSON, their dumps. Anything else is a message
+    LlamaIndex cannot build (its validator calls ``resolve_image`` on each)."""
+    schema = require("llama_index.core.schema", adapter=NAME, extra="llama-index",
+                     package="llama-index-core")
+    for k, document in enumerate(images if type(images) is list else [images]):
+        try:
+            if type(images) is not list or type(document) is not dict:
+                raise ValueError("not a list of dicts")
+            schema.ImageDocument.model_validate(document)
+        except (ValueError, ValidationError):
+            raise fail("malformed_event", f"legacy 'images' must be a list of ImageDocument "
+                       f"dumps, got {short_repr(document)}", index,
+                       f"{path}[{k}]" if type(images) is list else path) from None
+
+
+def legacy_image_documents(images: list[Any]) -> list[Any]:
+    """The ``ImageDocument`` objects of ``additional_kwargs["images"]`` dumps."""
+    schema = require("llama_index.core.schema", adapter=NAME, extra="llama-index",
+                     package="llama-index-core")
+    return [schema.ImageDocument.model_validate(document) for document in images]
 
 
 def _is_plain_text(parts: list[Any]) -> bool:
@@ -161,7 +211,7 @@ def _lift_result_id(extra: dict[str, Any], kept: dict[str, Any], index: int, whe
 # --- the way back -------------------------------------------------------------------------
 
 
-def dump_from_message(message: Message, k: int, drop: frozenset[str]) -> dict[str, Any]:
+def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[str, Any]:
     """The ChatMessage dict for one typed message (read from its own namespace only).
 
     The message ``id`` is provenance, like other adapters' metadata: a ChatMessage has no
@@ -170,25 +220,56 @@ def dump_from_message(message: Message, k: int, drop: frozenset[str]) -> dict[st
     where = f"messages[{k}]"
     kept: dict[str, Any] = message.metadata.get(NAME, {})
     role = kept.get("role")
-    if ROLE_KIND.get(role) != message.type:  # type: ignore[arg-type]
+    if isinstance(message, SystemMessage):
+        role = message.role
+    elif ROLE_KIND.get(role) != message.type:  # type: ignore[arg-type]
         role = DEFAULT_ROLE[message.type]
-    extra: dict[str, Any] = copy.deepcopy(kept.get("additional_kwargs", {}))
+    extra = _kept_kwargs(kept, message.type)
     if message.name is not None:
         extra["name"] = message.name
-    content = message.content
-    parts = [{"block_type": "text", "text": content}] if isinstance(content, str) else [
-        part_to_block(part, f"{where}.content[{j}]") for j, part in enumerate(content)
-    ]
-    blocks = parts
+    is_ai = isinstance(message, AIMessage)
+    content = put_refusal(message, extra, drop) if isinstance(message, AIMessage) else (
+        message.content
+    )
+    if isinstance(content, str):
+        blocks = [{"block_type": "text", "text": content}]
+    else:
+        written = [part_to_block(part, f"{where}.content[{j}]", drop, in_ai=is_ai)
+                   for j, part in enumerate(content)]
+        blocks = [block for block in written if block is not None]
     if isinstance(message, AIMessage):
-        blocks = blocks_with_calls(message, parts, kept, extra)
+        blocks = blocks_with_calls(message, blocks, kept, extra)
+        blocks = put_audio(message, blocks, extra, where)
+        put_citations(message, extra, drop, where)
     elif isinstance(message, ToolMessage):
         if message.is_error and "is_error" not in drop:
             raise not_representable("a ChatMessage cannot say a tool failed (is_error=True); "
-                                     "drop={'is_error'} leaves the flag out",
+                                     "drop=['is_error'] leaves the flag out",
                                      f"{where}.is_error")
         if message.tool_call_id is not None:
             extra[kept.get("tool_call_id_key", "tool_call_id")] = message.tool_call_id
     return {"role": role, "additional_kwargs": extra, "blocks": blocks}
 
 
+def _kept_kwargs(kept: dict[str, Any], kind: str) -> dict[str, Any]:
+    """The kept ``additional_kwargs`` without any key the reader would lift into a typed field:
+    the typed message, not its metadata, says what those hold."""
+    stored = kept.get("additional_kwargs")
+    if type(stored) is not dict:
+        return {}
+    return {key: copy.deepcopy(value) for key, value in stored.items()
+            if not _is_lifted(key, value, kind)}
+
+
+def _is_lifted(key: str, value: Any, kind: str) -> bool:
+    if key == "name":
+        return type(value) is str
+    if kind == "tool":
+        return key in ("tool_call_id", "call_id")
+    if kind != "ai":
+        return False
+    if key in ("tool_calls", "annotations"):
+        return type(value) is list and bool(value)
+    if key in ("function_call", "audio"):
+        return type(value) is dict
+    return key in ("refusal", "reference_audio_id") and type(value) is str

@@ -1,15 +1,23 @@
 """Law kit for LlamaIndex ``ChatMessage`` lists (objects and ``model_dump(mode="json")`` dicts).
 
-Traces are built from valid typed conversations written out by ``from_messages`` and then
-varied the ways real histories vary: the other roles (developer, chatbot, model, function),
-tool calls as JSON-string ``tool_kwargs``, in ``additional_kwargs["tool_calls"]`` (OpenAI
-dicts or SDK objects, ToolSelections) as well as or instead of ``ToolCallBlock``s, blocks
-before the calls, results linked by ``call_id``, extra kwargs, and every other block type.
+Typed conversations use every typed home a ChatMessage holds: the developer role, refusals
+(the last part of an assistant message), image detail, audio mime types, spoken replies (by
+``reference_audio_id`` with their data block, or as OpenAI's ``audio`` dict), citations
+without cited text, custom tool calls.
+
+Traces are built from them, written out by ``from_messages``, and then varied the ways real
+histories vary: the other roles (chatbot, model, function), tool calls as JSON-string
+``tool_kwargs``, in ``additional_kwargs["tool_calls"]`` (OpenAI dicts or SDK objects,
+ToolSelections) as well as or instead of ``ToolCallBlock``s, blocks before the calls, results
+linked by ``call_id``, extra kwargs, audio format spellings, every other block type, the
+residue of OpenAI dicts (``refusal: None``, ``annotations: []``, ...), and the legacy shapes:
+``function_call`` answered by a ``function`` message, and ``images`` of ``ImageDocument``s.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,18 +35,25 @@ from llama_index.core.base.llms.types import (
     ThinkingBlock,
     VideoBlock,
 )
+from llama_index.core.schema import ImageDocument
 from llama_index.core.tools import ToolSelection
-from openai.types.chat import ChatCompletionMessageFunctionToolCall
+from openai.types.chat import (
+    ChatCompletionMessageCustomToolCall,
+    ChatCompletionMessageFunctionToolCall,
+)
 
 from tracebridge import (
     AIMessage,
     AudioPart,
     FilePart,
+    ImagePart,
     Message,
     OpaquePart,
+    RefusalPart,
     TextPart,
     ToolMessage,
 )
+from tracebridge.media import audio_format, canonical_audio_mime_type
 from tracebridge.adapters import llama_index as adapter
 
 from law_kits import BrokenTrace, LawKit
@@ -53,12 +68,15 @@ from strategies import (
 )
 
 SHAPE = Shape(metadata=False, message_ids=False)
-"""A ChatMessage has no message id, and ``from_messages`` reads only its own metadata."""
+"""A ChatMessage has no message id, and ``from_messages`` reads only its own metadata;
+every typed home has a place (``expressible`` narrows the few values that do not)."""
 
 ROLE_VARIANTS = {
     "system": ["system", "developer"],
+    "developer": ["developer", "system"],
     "assistant": ["assistant", "chatbot", "model"],
     "tool": ["tool", "function"],
+    "function": ["function", "tool"],
     "user": ["user"],
 }
 
@@ -71,9 +89,20 @@ def canonical(trace: list[Any]) -> list[Any]:
 # --- typed conversations the format can express ------------------------------------------
 
 
+def _audio_mime(mime_type: str | None) -> str | None:
+    """What an AudioBlock's format gives back: the table's spelling, None for no audio type."""
+    if mime_type is None or audio_format(mime_type) is None:
+        return None
+    return canonical_audio_mime_type(mime_type)
+
+
 def _expressible_part(part: Any) -> Any:
     if isinstance(part, AudioPart):
-        return part.model_copy(update={"mime_type": None})
+        return part.model_copy(update={"mime_type": _audio_mime(part.mime_type)})
+    if isinstance(part, ImagePart) and part.data is None and part.mime_type is not None:
+        # LlamaIndex derives this type from the URL: a ChatMessage cannot say it was given.
+        if ImageBlock(url=part.url).image_mimetype == part.mime_type:
+            return part.model_copy(update={"mime_type": None})
     if isinstance(part, FilePart):
         filename = part.filename if part.filename != "input_document" else None
         return FilePart(data="JVBERi0=", filename=filename, mime_type=part.mime_type)
@@ -83,10 +112,17 @@ def _expressible_part(part: Any) -> Any:
     return part
 
 
-def _expressible_content(content: Any) -> Any:
+def _expressible_content(content: Any, is_ai: bool) -> Any:
     if isinstance(content, str):
         return content
     parts = [_expressible_part(part) for part in content]
+    # One refusal, the last part of an assistant message: any other one says it as text.
+    parts = [
+        TextPart(text=part.text)
+        if isinstance(part, RefusalPart) and not (is_ai and k == len(parts) - 1)
+        else part
+        for k, part in enumerate(parts)
+    ]
     # One text block is how LlamaIndex writes a plain string: the two cannot be told apart.
     if len(parts) == 1 and isinstance(parts[0], TextPart):
         return parts[0].text
@@ -95,15 +131,21 @@ def _expressible_content(content: Any) -> Any:
 
 def expressible(messages: list[Any]) -> list[Any]:
     """The closest conversation a ChatMessage list can hold (no error flags, no file ids,
-    no audio mimetypes, opaque parts only as LlamaIndex blocks)."""
+    audio mime types as the table spells them, no image mime type LlamaIndex derives from the
+    URL, one trailing refusal per assistant message, no cited text, opaque parts only as
+    LlamaIndex blocks)."""
     out = []
     for message in messages:
         if not hasattr(message, "content"):
             out.append(message)
             continue
-        update: dict[str, Any] = {"content": _expressible_content(message.content)}
+        is_ai = isinstance(message, AIMessage)
+        update: dict[str, Any] = {"content": _expressible_content(message.content, is_ai)}
         if isinstance(message, ToolMessage):
             update["is_error"] = False
+        if is_ai:
+            update["citations"] = [c.model_copy(update={"cited_text": None})
+                                   for c in message.citations]
         out.append(message.model_copy(update=update))
     return out
 
@@ -165,6 +207,8 @@ def _any_entry(draw: st.DrawFn, block: dict[str, Any], with_id: bool) -> dict[st
 def _as_object(entry: dict[str, Any]) -> Any:
     if "tool_name" in entry:
         return ToolSelection.model_validate(entry)
+    if entry.get("type") == "custom":
+        return ChatCompletionMessageCustomToolCall.model_validate(entry)
     return ChatCompletionMessageFunctionToolCall.model_validate(entry)
 
 
@@ -179,19 +223,64 @@ def _vary_ai(draw: st.DrawFn, dump: dict[str, Any]) -> None:
     with_ids = all(b["tool_call_id"] is not None for b in calls)
     mode = draw(st.sampled_from(["blocks", "both", "kwargs"] if with_ids else ["blocks", "kwargs"]))
     if mode != "blocks":
+        # Custom calls (written as entries only) come after the block calls: they stay there.
+        after = dump["additional_kwargs"].get("tool_calls", [])
         entries = [_any_entry(draw, b, with_ids) for b in calls]
-        dump["additional_kwargs"]["tool_calls"] = entries
+        dump["additional_kwargs"]["tool_calls"] = entries + after
     if mode == "kwargs":
         dump["blocks"] = [b for b in blocks if b["block_type"] != "tool_call"]
     elif draw(st.booleans()):
         dump["blocks"] = [*calls[:1], *[b for b in blocks if b is not calls[0]]]
 
 
+# What ``from_openai_message_dict`` leaves in the kwargs of an assistant message dict.
+_OPENAI_RESIDUE = {"refusal": None, "audio": None, "annotations": [], "function_call": None,
+                   "tool_calls": None}
+
+# A format as different sources spell it: each reads as the table's mime type.
+_FORMAT_SPELLINGS = {"wav": ["wav", "WAV", "wave", "x-wav"], "mp3": ["mp3", "mpeg", "mp3"]}
+
+PIXEL_PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+)
+
+
+def _vary_blocks(draw: st.DrawFn, dump: dict[str, Any]) -> None:
+    for block in dump["blocks"]:
+        if block["block_type"] == "audio" and block["format"] in _FORMAT_SPELLINGS:
+            block["format"] = draw(st.sampled_from(_FORMAT_SPELLINGS[block["format"]]))
+    for block in draw(st.lists(st.sampled_from(_EXTRA_BLOCKS), max_size=2)):
+        dump["blocks"].append(block.model_dump(mode="json"))
+
+
+def _legacy_turn(draw: st.DrawFn) -> list[Any]:
+    """A user turn in the legacy shapes: images as ``ImageDocument``s, and OpenAI's deprecated
+    ``function_call`` answered by a ``function`` message (no ids: paired by position)."""
+    name = draw(names)
+    arguments = json.dumps(draw(json_objects), indent=draw(st.sampled_from([None, 2])))
+    residue = _OPENAI_RESIDUE if draw(st.booleans()) else {}
+    question = ChatMessage(role="user", content=draw(st.text(max_size=10)), additional_kwargs={
+        "images": [ImageDocument(image=PIXEL_PNG)] if draw(st.booleans()) else []})
+    turn = [
+        question,
+        ChatMessage(role="assistant", blocks=[], additional_kwargs={
+            **residue, "function_call": {"name": name, "arguments": arguments}}),
+        ChatMessage(role="function", content=draw(st.text(max_size=10)),
+                    additional_kwargs={"name": name}),
+    ]
+    if draw(st.booleans()):
+        turn.append(ChatMessage(role="assistant", content="done", additional_kwargs=residue))
+    return turn
+
+
 @st.composite
 def chat_histories(draw: st.DrawFn) -> list[Any]:
     """A valid ChatMessage list (objects, dicts, or both) in the shapes real histories take."""
     messages = draw(typed_conversations())
-    dumps = [m.model_dump(mode="json") for m in adapter.from_messages(messages)]
+    written = adapter.from_messages(messages)
+    if draw(st.booleans()):
+        written += _legacy_turn(draw)
+    dumps = [m.model_dump(mode="json") for m in written]
     sdk_objects = draw(st.booleans())
     trace: list[Any] = []
     for dump in dumps:
@@ -203,15 +292,21 @@ def chat_histories(draw: st.DrawFn) -> list[Any]:
             kwargs["call_id"] = kwargs.pop("tool_call_id")
         if dump["role"] in ROLE_VARIANTS["assistant"]:
             _vary_ai(draw, dump)
-        for block in draw(st.lists(st.sampled_from(_EXTRA_BLOCKS), max_size=2)):
-            dump["blocks"].append(block.model_dump(mode="json"))
+            if draw(st.booleans()):
+                dump["additional_kwargs"] = {**_OPENAI_RESIDUE, **kwargs}
+        _vary_blocks(draw, dump)
         if draw(st.booleans()):
             trace.append(dump)
             continue
         entries = dump["additional_kwargs"].get("tool_calls")
         if sdk_objects and entries and all("id" in e or "tool_id" in e for e in entries):
             dump["additional_kwargs"]["tool_calls"] = [_as_object(e) for e in entries]
-        trace.append(ChatMessage.model_validate(dump))
+        images = dump["additional_kwargs"].pop("images", None)
+        message = ChatMessage.model_validate(dump)
+        if images is not None:  # attached as the object had them, not appended once more
+            message.additional_kwargs["images"] = [ImageDocument.model_validate(d)
+                                                  for d in images]
+        trace.append(message)
     return trace
 
 
@@ -233,8 +328,9 @@ def unknown_roles(draw: st.DrawFn) -> BrokenTrace:
 
 @st.composite
 def conflicting_calls(draw: st.DrawFn) -> BrokenTrace:
-    """A call whose ``additional_kwargs`` entry disagrees with its ToolCallBlock."""
-    messages = draw(tool_conversations(SHAPE).map(expressible))
+    """A call whose ``additional_kwargs`` entry disagrees with its ToolCallBlock (custom calls
+    have no block)."""
+    messages = draw(tool_conversations(replace(SHAPE, custom_calls=False)).map(expressible))
     trace = [m.model_dump(mode="json") for m in adapter.from_messages(messages)]
     openers = [i for i, m in enumerate(messages) if isinstance(m, AIMessage) and m.tool_calls]
     at = draw(st.sampled_from(openers))

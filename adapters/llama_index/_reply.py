@@ -1,0 +1,191 @@
+"""What only an assistant-side ChatMessage says besides its blocks and calls: a refusal, a
+spoken reply, and the sources it cites.
+
+LlamaIndex keeps them where its OpenAI integration puts them:
+
+* a refusal: ``additional_kwargs["refusal"]`` (a string), as ``from_openai_message_dict``
+  keeps OpenAI's ``refusal``. It is the last part of ``AIMessage.content``;
+* a spoken reply, in one of two forms. What ``OpenAI.chat`` makes of an audio response:
+  ``additional_kwargs["reference_audio_id"]`` (the id ``to_openai_message_dict`` sends back)
+  and, as the last block, an ``AudioBlock`` with the reply's data and ``format="mp3"``. Or what
+  ``from_openai_message_dict`` keeps of a message dict: ``additional_kwargs["audio"]``, OpenAI's
+  ``{"id", "data", "transcript", "expires_at"}``. The first form holds no transcript and no
+  expiry time, so a reply that has either is written in the second;
+* citations: ``additional_kwargs["annotations"]``, OpenAI's ``url_citation`` list as
+  ``from_openai_message_dict`` keeps it. A url_citation holds no cited text.
+
+What a typed field does not hold stays under the typed value's ``metadata["llama_index"]``:
+``format`` of the reply's AudioBlock when it is not ``"mp3"``; ``audio`` (the reply dict's
+null and unknown keys) and ``reference_audio_id: true`` (both forms at once); ``annotation``
+(the entry's null and unknown keys).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Collection
+from typing import Any
+
+from tracebridge import AIMessage, AudioReference, Citation, RefusalPart
+from tracebridge.errors import short_repr
+
+from ._blocks import NAME, fail, not_representable, optional_str
+
+REPLY_FIELDS = {"transcript": str, "data": str, "expires_at": int}
+CITATION_FIELDS = {"url": str, "title": str, "start_index": int, "end_index": int}
+
+
+def take_refusal(extra: dict[str, Any]) -> RefusalPart | None:
+    if type(extra.get("refusal")) is not str:
+        return None  # absent or null: kept verbatim with the kwargs
+    return RefusalPart(text=extra.pop("refusal"))
+
+
+def _lifted(
+    source: dict[str, Any], fields: dict[str, type], index: int, path: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The typed fields of ``source`` that have a value, and everything else (kept)."""
+    typed: dict[str, Any] = {}
+    for key, kind in fields.items():
+        value = source.get(key)
+        if value is not None and type(value) is not kind:
+            raise fail("malformed_event", f"{key!r} must be {kind.__name__} or null, got "
+                       f"{short_repr(value)}", index, f"{path}.{key}")
+        if value is not None:
+            typed[key] = value
+    return typed, {key: value for key, value in source.items() if key not in typed}
+
+
+def take_audio(
+    extra: dict[str, Any], blocks: list[Any], index: int, where: str
+) -> tuple[AudioReference | None, list[Any]]:
+    """The spoken reply, and the blocks without the one that carried its data."""
+    audio, reference = extra.get("audio"), extra.get("reference_audio_id")
+    if type(audio) is dict:
+        path = f"{where}.additional_kwargs.audio"
+        if type(audio.get("id")) is not str:
+            raise fail("malformed_event", f"an assistant's audio is OpenAI's reply {{'id', "
+                       f"'data', 'transcript', 'expires_at'}}, got {short_repr(audio)}",
+                       index, f"{path}.id")
+        typed, rest = _lifted(audio, REPLY_FIELDS, index, path)
+        rest = {key: value for key, value in rest.items() if key != "id"}
+        kept: dict[str, Any] = {}
+        if rest or not _needs_openai_form(typed, blocks):
+            kept["audio"] = rest  # says "this form" where the writer would pick the other
+        if type(reference) is str:
+            if reference != audio["id"]:
+                raise fail("conflicting_fields", f"reference_audio_id {reference!r} and audio "
+                           f"id {audio['id']!r} name different replies", index,
+                           f"{where}.additional_kwargs.reference_audio_id")
+            kept["reference_audio_id"] = True
+            del extra["reference_audio_id"]
+        del extra["audio"]
+        reply = AudioReference(id=audio["id"], **typed, metadata={NAME: kept} if kept else {})
+        return reply, blocks
+    if type(reference) is not str:
+        return None, blocks  # absent or null: kept verbatim with the kwargs
+    del extra["reference_audio_id"]
+    if not blocks or not is_reply_audio(blocks[-1], index, f"{where}.blocks[{len(blocks) - 1}]"):
+        return AudioReference(id=reference), blocks
+    last = blocks[-1]
+    kept = {} if last.get("format") == "mp3" else {"format": last.get("format")}
+    reply = AudioReference(id=reference, data=last["audio"], metadata={NAME: kept} if kept else {})
+    return reply, blocks[:-1]
+
+
+def _needs_openai_form(typed: dict[str, Any], blocks: list[Any]) -> bool:
+    """Whether a reply can only be written as OpenAI's ``audio`` dict: it has what
+    ``reference_audio_id`` cannot carry, or no data while the last block looks like data."""
+    if "transcript" in typed or "expires_at" in typed:
+        return True
+    return "data" not in typed and bool(blocks) and is_reply_audio(blocks[-1], 0, "")
+
+
+def is_reply_audio(block: Any, index: int, path: str) -> bool:
+    """An AudioBlock with inline data and nothing else: how a reply's data is carried."""
+    if type(block) is not dict or block.get("block_type") != "audio":
+        return False
+    if type(block.get("audio")) is not str or block.get("url") is not None:
+        return False
+    optional_str(block, "format", index, path)
+    return block.get("path") is None
+
+
+def take_citations(extra: dict[str, Any], index: int, where: str) -> list[Citation]:
+    entries = extra.get("annotations")
+    if type(entries) is not list or not entries:
+        return []  # absent, null or empty: kept verbatim with the kwargs
+    citations = []
+    for k, entry in enumerate(entries):
+        path = f"{where}.additional_kwargs.annotations[{k}]"
+        inner = entry.get("url_citation") if type(entry) is dict else None
+        if type(inner) is not dict or entry.get("type") != "url_citation":
+            raise fail("malformed_event", f"an annotation is {{'type': 'url_citation', "
+                       f"'url_citation': {{'url', 'title', 'start_index', 'end_index'}}}}, got "
+                       f"{short_repr(entry)}", index, path)
+        typed, rest = _lifted(inner, CITATION_FIELDS, index, f"{path}.url_citation")
+        kept = {**entry, "url_citation": rest}
+        plain = kept == {"type": "url_citation", "url_citation": {}}
+        citations.append(Citation(**typed, metadata={} if plain else {NAME: {"annotation": kept}}))
+    del extra["annotations"]
+    return citations
+
+
+# --- the way back -------------------------------------------------------------------------
+
+
+def put_refusal(message: AIMessage, extra: dict[str, Any], drop: Collection[str]) -> Any:
+    """The content without a last RefusalPart, which goes to ``additional_kwargs``."""
+    content = message.content
+    if isinstance(content, str) or not content or not isinstance(content[-1], RefusalPart):
+        return content
+    if "refusals" not in drop:
+        extra["refusal"] = content[-1].text
+    return content[:-1]
+
+
+def put_audio(message: AIMessage, blocks: list[dict[str, Any]], extra: dict[str, Any],
+              where: str) -> list[dict[str, Any]]:
+    """The blocks, with the reply's data block when it goes in the first form."""
+    reply = message.audio
+    if reply is None:
+        return blocks
+    kept = reply.metadata.get(NAME, {})
+    stored = kept.get("audio")
+    typed = {key: getattr(reply, key) for key in REPLY_FIELDS if getattr(reply, key) is not None}
+    if type(stored) is dict or _needs_openai_form(typed, blocks):
+        audio = copy.deepcopy(stored) if type(stored) is dict else {}
+        extra["audio"] = {**audio, "id": reply.id, **typed}
+        if kept.get("reference_audio_id") is True:
+            extra["reference_audio_id"] = reply.id
+        return blocks
+    extra["reference_audio_id"] = reply.id
+    if reply.data is None:
+        return blocks
+    stored_name = kept.get("format", "mp3")
+    name = stored_name if stored_name is None or type(stored_name) is str else "mp3"
+    return [*blocks, {"block_type": "audio", "audio": reply.data, "url": None, "path": None,
+                      "format": name}]
+
+
+def put_citations(message: AIMessage, extra: dict[str, Any], drop: Collection[str],
+                  where: str) -> None:
+    if not message.citations or "citations" in drop:
+        return
+    entries = []
+    for k, cited in enumerate(message.citations):
+        if cited.cited_text is not None:
+            raise not_representable(
+                "an OpenAI url_citation in additional_kwargs['annotations'] has no cited "
+                "text; drop=['citations'] leaves citations out",
+                f"{where}.citations[{k}].cited_text",
+            )
+        stored = cited.metadata.get(NAME, {}).get("annotation")
+        entry = copy.deepcopy(stored) if type(stored) is dict else {}
+        inner = entry.get("url_citation")
+        inner = dict(inner) if type(inner) is dict else {}
+        for key in CITATION_FIELDS:
+            if getattr(cited, key) is not None:
+                inner[key] = getattr(cited, key)
+        entries.append({**entry, "type": "url_citation", "url_citation": inner})
+    extra["annotations"] = entries
