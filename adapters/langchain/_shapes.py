@@ -219,9 +219,16 @@ def _vertex_shapes() -> list[BlockShape]:
         ("url", ("file_uri",)),
         ("mime_type", ("mime_type",)),
     )
+    kinds: tuple[tuple[str, str, type[MappedPart]], ...] = (
+        ("image", "image/", ImagePart),
+        ("audio", "audio/", AudioPart),
+        ("file", "", FilePart),
+    )
     return [
-        BlockShape(f"vertex_media_{kind}", part, "media", fields, ("data", "url"), mime_prefix=kind)
-        for kind, part in (("image/", ImagePart), ("audio/", AudioPart), ("", FilePart))
+        BlockShape(
+            f"vertex_media_{name}", part, "media", fields, ("data", "url"), mime_prefix=prefix
+        )
+        for name, prefix, part in kinds
     ]
 
 

@@ -162,7 +162,7 @@ def _ai_fields(
     # back as "", so such a call is written the way an id-less one is.
     lists = lists_of(message.tool_calls, at, drop, custom_blocks=content != [])
     if cls_name.startswith("ChatMessage"):
-        if lists.kinds or lists.blocks or lists.tail:
+        if lists.kinds or lists.tail:
             raise _not_representable(
                 "a ChatMessage has no tool_calls field; this assistant message has tool calls",
                 f"{at}.tool_calls",

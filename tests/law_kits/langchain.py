@@ -248,9 +248,9 @@ def tool_step(draw: st.DrawFn, counter: list[int]) -> list[BaseMessage]:
         may_be_invalid = style in ("lists", "raw", "raw_only", "chunk", "responses")
         call = {"name": draw(names), "id": f"call_{counter[0]}"}
         if may_be_invalid and draw(st.integers(0, 3)) == 0:
-            # LangChain's own parsers choke on a JSON list where they parse raw calls.
-            plain = style in ("lists", "raw", "responses")
-            call["bad"] = draw(bad_args if plain else st.sampled_from(["not json", "{"]))
+            # LangChain's default_tool_parser chokes on a JSON list; a chunk's "{" is a piece.
+            odd = {"raw_only": ["not json", "{"], "chunk": ["not json", "[1]"]}.get(style)
+            call["bad"] = draw(st.sampled_from(odd) if odd else bad_args)
         elif style in ("empty_args", "raw_only") and draw(st.booleans()):
             call["args"], call["text"] = {}, ""
         elif style == "responses" and draw(st.booleans()):
