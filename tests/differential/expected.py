@@ -30,111 +30,60 @@ class Gap:
 GAPS: dict[str, Gap] = {
     "gap:developer-role": Gap(
         "being fixed",
-        "the developer role (SystemMessage.role) is not read from or written to "
-        "additional_kwargs.__openai_role__ / a ChatMessage role, nor carried by openai_chat",
+        "openai_chat keeps 'developer' in its own metadata instead of SystemMessage.role, so "
+        "the role is lost between openai_chat and langchain both ways",
     ),
     "gap:refusal": Gap(
         "being fixed",
-        "a refusal (additional_kwargs.refusal, a v1 refusal block) is not read as a RefusalPart; "
-        "the langchain writer raises KeyError on a RefusalPart (a crash, not a TraceError)",
+        "openai_chat's writer has no branch for a RefusalPart (assert_never raises "
+        "AssertionError: a crash, not a TraceError), and its reader keeps a message-level "
+        "refusal in its own metadata instead of a RefusalPart",
     ),
-    "gap:image-detail": Gap("being fixed", "image_url.detail is not read into ImagePart.detail"),
-    "gap:audio-format": Gap(
-        "being fixed",
-        "an input_audio block read from LangChain keeps its format as metadata, not as a mime "
-        "type, so openai_chat cannot write it",
+    "gap:image-detail": Gap(
+        "being fixed", "openai_chat does not read image_url.detail into ImagePart.detail"
     ),
     "gap:audio-reply": Gap(
-        "being fixed", "openai_chat audio replies are not written to additional_kwargs.audio"
+        "being fixed",
+        "openai_chat keeps an assistant's audio in its own metadata instead of AIMessage.audio",
     ),
     "gap:citations": Gap(
-        "being fixed", "openai_chat annotations are not written as LangChain citations"
-    ),
-    "gap:flat-model-dump": Gap("being fixed", "the flat model_dump() form is not read"),
-    "gap:anthropic-shaped": Gap(
         "being fixed",
-        "tool_use blocks with empty tool_calls and tool_result blocks in a human message are "
-        "refused as conflicting_fields",
-    ),
-    "gap:raw-bytes": Gap(
-        "being fixed", "raw bytes in Bedrock Converse / Vertex blocks are refused as unserializable"
-    ),
-    "gap:responses-function-call": Gap(
-        "open",
-        "a Responses function_call block in AI content with empty tool_calls is not read as a "
-        "call (theirs reads it), so its result is refused as an orphan",
+        "openai_chat keeps annotations in its own metadata instead of AIMessage.citations",
     ),
 }
 
 
 EXPECTED: dict[str, dict[Key, str]] = {
     "anth_result_then_text": {
-        ("read", "refused", "conflicting_fields", 1): "gap:anthropic-shaped",
+        ("to_openai", "missing", (2, "role", "user")): "result-order",
+        ("to_openai", "missing", (2, "text", "And now stop.")): "result-order",
+        ("to_openai", "missing", (3, "role", "tool")): "result-order",
+        ("to_openai", "missing", (3, "text", "went")): "result-order",
+        ("to_openai", "missing", (3, "tool_call_id", "toolu_t")): "result-order",
     },
     "anth_thinking": {
         ("to_openai", "drop", "reasoning"): "non-chat-blocks",
         ("to_openai", "missing", (1, "reasoning", "Because.")): "non-chat-blocks",
         ("to_openai", "missing", (1, "reasoning_extra", "signature", '"c2ln"')): "non-chat-blocks",
     },
-    "anth_tool_result_blocks": {
-        ("read", "refused", "conflicting_fields", 1): "gap:anthropic-shaped",
-    },
     "anth_tool_result_error": {
-        ("read", "refused", "conflicting_fields", 1): "gap:anthropic-shaped",
-    },
-    "anth_tool_result_image": {
-        ("read", "refused", "conflicting_fields", 1): "gap:anthropic-shaped",
-    },
-    "anth_tool_round": {
-        ("read", "refused", "conflicting_fields", 1): "gap:anthropic-shaped",
-    },
-    "anth_two_results": {
-        ("read", "refused", "conflicting_fields", 1): "gap:anthropic-shaped",
-    },
-    "bedrock_document_bytes": {
-        ("read", "refused", "unserializable_value", 0): "gap:raw-bytes",
-    },
-    "bedrock_image_bytes": {
-        ("read", "refused", "unserializable_value", 0): "gap:raw-bytes",
-    },
-    "bedrock_image_bytes_typed": {
-        ("read", "refused", "unserializable_value", 0): "gap:raw-bytes",
-    },
-    "flat_anthropic": {
-        ("read", "refused", "malformed_event", 0): "gap:flat-model-dump",
-    },
-    "flat_chunk": {
-        ("read", "refused", "malformed_event", 0): "gap:flat-model-dump",
+        ("to_openai", "drop", "is_error"): "no-error-flag",
     },
     "flat_developer": {
-        ("read", "refused", "malformed_event", 0): "gap:flat-model-dump",
+        ("to_openai", "missing", (0, "role", "developer")): "gap:developer-role",
     },
     "flat_image_detail": {
-        ("read", "refused", "malformed_event", 0): "gap:flat-model-dump",
-    },
-    "flat_invalid_call": {
-        ("read", "refused", "malformed_event", 0): "gap:flat-model-dump",
-    },
-    "flat_metadata": {
-        ("read", "refused", "malformed_event", 0): "gap:flat-model-dump",
-    },
-    "flat_minimal": {
-        ("read", "refused", "malformed_event", 0): "gap:flat-model-dump",
-    },
-    "flat_plain": {
-        ("read", "refused", "malformed_event", 0): "gap:flat-model-dump",
+        (
+            "to_openai",
+            "missing",
+            (0, "image_detail", "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg==", "low"),
+        ): "gap:image-detail",
     },
     "flat_refusal": {
-        ("read", "refused", "malformed_event", 0): "gap:flat-model-dump",
+        ("to_openai", "refused", "crash:AssertionError", None): "gap:refusal",
     },
     "flat_tool_error_artifact": {
-        ("read", "refused", "malformed_event", 0): "gap:flat-model-dump",
-    },
-    "flat_tool_round": {
-        ("read", "refused", "malformed_event", 0): "gap:flat-model-dump",
-    },
-    "lc_audio_input_audio": {
-        ("to_openai", "refused", "not_representable", 0): "gap:audio-format",
+        ("to_openai", "drop", "is_error"): "no-error-flag",
     },
     "lc_chat_message_developer": {
         ("to_openai", "missing", (0, "role", "developer")): "gap:developer-role",
@@ -203,14 +152,25 @@ EXPECTED: dict[str, dict[Key, str]] = {
         ("to_openai", "drop", "reasoning"): "non-chat-blocks",
         ("to_openai", "missing", (1, "reasoning", "Add them.")): "non-chat-blocks",
     },
+    "lc_refusal_block": {
+        ("to_openai", "refused", "crash:AssertionError", None): "gap:refusal",
+    },
+    "lc_refusal_block_empty": {
+        ("to_openai", "refused", "crash:AssertionError", None): "gap:refusal",
+    },
     "lc_refusal_kwarg": {
-        ("to_openai", "missing", (1, "refusal", "I can't help with that.")): "gap:refusal",
+        ("to_openai", "refused", "crash:AssertionError", None): "gap:refusal",
     },
     "lc_remove_message": {
         ("read", "refused", "unknown_role", 1): "unknown-role",
     },
     "lc_responses_function_call": {
-        ("read", "refused", "orphan_tool_result", 2): "gap:responses-function-call",
+        ("to_openai", "missing", (1, "extra", "function_call", "id", '"fc_1"')): "non-chat-blocks",
+        (
+            "to_openai",
+            "missing",
+            (1, "extra", "function_call", "status", '"completed"'),
+        ): "non-chat-blocks",
     },
     "lc_thinking_block": {
         ("to_openai", "drop", "reasoning"): "non-chat-blocks",
@@ -298,6 +258,12 @@ EXPECTED: dict[str, dict[Key, str]] = {
         ("to_langchain", "missing", (1, "refusal", "I can't help with that.")): "gap:refusal",
         ("to_openai", "missing", (1, "refusal", "I can't help with that.")): "gap:refusal",
     },
+    "oa_refusal_null_content": {
+        ("to_openai", "refused", "crash:AssertionError", None): "gap:refusal",
+    },
+    "oa_refusal_part": {
+        ("to_openai", "refused", "crash:AssertionError", None): "gap:refusal",
+    },
     "oa_tool_status_key": {
         ("to_langchain", "missing", (2, "status", "error")): "foreign-keys",
     },
@@ -320,12 +286,6 @@ EXPECTED: dict[str, dict[Key, str]] = {
     },
     "short_tuple_developer": {
         ("to_openai", "missing", (0, "role", "developer")): "gap:developer-role",
-    },
-    "vertex_media_audio": {
-        ("read", "refused", "unserializable_value", 0): "gap:raw-bytes",
-    },
-    "vertex_media_image": {
-        ("read", "refused", "unserializable_value", 0): "gap:raw-bytes",
     },
 }
 """Case name -> each difference it shows -> why; a case not listed carries all theirs does."""
