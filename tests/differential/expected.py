@@ -85,6 +85,9 @@ EXPECTED: dict[str, dict[Key, str]] = {
     "flat_tool_error_artifact": {
         ("to_openai", "drop", "is_error"): "no-error-flag",
     },
+    "lc_audio_v1_url": {
+        ("to_openai", "refused", "not_representable", 0): "both-refuse",
+    },
     "lc_chat_message_developer": {
         ("to_openai", "missing", (0, "role", "developer")): "gap:developer-role",
     },

@@ -110,6 +110,11 @@ def lc_audio_v1_base64() -> list[Any]:
     return _ask({"type": "audio", "base64": WAV_B64, "mime_type": "audio/wav"})
 
 
+@case("messages", "v1 audio block by URL")
+def lc_audio_v1_url() -> list[Any]:
+    return _ask({"type": "audio", "url": "https://ex.org/a.wav", "mime_type": "audio/wav"})
+
+
 @case("messages", "v0 audio block, source_type base64, audio/mpeg")
 def lc_audio_v0_mpeg() -> list[Any]:
     return _ask(
