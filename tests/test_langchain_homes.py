@@ -18,16 +18,13 @@ from langchain_core.messages import (
     convert_to_openai_messages,
     messages_to_dict,
 )
+from test_langchain import roundtrip
 
 import tracebridge as tb
 from tracebridge import TraceError
 from tracebridge.adapters import langchain
 
 LC = "langchain"
-
-
-def roundtrip(trace: list[BaseMessage], **options: Any) -> list[dict[str, Any]]:
-    return messages_to_dict(langchain.from_messages(langchain.to_messages(trace, **options)))
 
 
 def refused(messages: list[Any], **options: Any) -> tuple[str, int | None, str | None]:
@@ -346,6 +343,13 @@ NESTED = {
     "type": "url_citation",
     "url_citation": {"url": "https://ex.org/1", "title": "One", "start_index": 0, "end_index": 3},
 }
+NESTED_CITED = tb.Citation(
+    url="https://ex.org/1",
+    title="One",
+    start_index=0,
+    end_index=3,
+    metadata={LC: {"annotation": {"type": "url_citation", "url_citation": {}}}},
+)
 
 
 def test_annotations_lifted_into_additional_kwargs_are_citations() -> None:
@@ -355,15 +359,7 @@ def test_annotations_lifted_into_additional_kwargs_are_citations() -> None:
     ]
     assert langchain.to_messages(trace)[1] == tb.AIMessage(
         content="Big news.",
-        citations=[
-            tb.Citation(
-                url="https://ex.org/1",
-                title="One",
-                start_index=0,
-                end_index=3,
-                metadata={LC: {"annotation": {"type": "url_citation", "url_citation": {}}}},
-            )
-        ],
+        citations=[NESTED_CITED],
     )
     assert roundtrip(trace) == messages_to_dict(trace)
 
@@ -419,13 +415,7 @@ def test_text_block_citations_come_out_and_other_annotations_stay_in_the_block()
                 LC: {"in_block": 0, "at": 2, "annotation": {"type": "url_citation", "index": 2}}
             },
         ),
-        tb.Citation(
-            url="https://ex.org/1",
-            title="One",
-            start_index=0,
-            end_index=3,
-            metadata={LC: {"annotation": {"type": "url_citation", "url_citation": {}}}},
-        ),
+        NESTED_CITED,
     ]
     assert roundtrip(trace) == messages_to_dict(trace)
 

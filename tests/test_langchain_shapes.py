@@ -19,6 +19,7 @@ from langchain_core.messages import (
     convert_to_openai_messages,
     messages_to_dict,
 )
+from test_langchain import rejected_at, roundtrip
 
 import tracebridge as tb
 from tracebridge import TraceError
@@ -26,17 +27,6 @@ from tracebridge.adapters import langchain
 from tracebridge.registry import detect_format
 
 LC = "langchain"
-
-
-def roundtrip(trace: list[BaseMessage], **options: Any) -> list[dict[str, Any]]:
-    return messages_to_dict(langchain.from_messages(langchain.to_messages(trace, **options)))
-
-
-def rejected_at(trace: Any, **options: Any) -> tuple[str, int | None, str | None]:
-    with pytest.raises(TraceError) as caught:
-        langchain.to_messages(trace, **options)
-    assert caught.value.source == LC
-    return caught.value.code, caught.value.index, caught.value.path
 
 
 # --- the flat model_dump() form ------------------------------------------------------------
