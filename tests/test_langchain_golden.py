@@ -2,7 +2,8 @@
 
 Valid files hold ``messages_to_dict(state["messages"])`` of a real LangGraph ReAct agent run
 (scripts/golden/langchain.py) and the typed messages it must read as; each is checked in all
-three accepted forms (dicts, objects, state) and round-tripped. Invalid files hold a trace
+four accepted forms (dicts, objects, flat ``model_dump()`` dicts, state) and round-tripped
+back to each. Invalid files hold a trace
 and the ``{code, index}`` it must be rejected with.
 """
 
@@ -29,9 +30,13 @@ def load(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+FORMS = ["dicts", "objects", "model_dump", "state"]
+
+
 def forms(trace: list[dict[str, Any]]) -> dict[str, Any]:
     objects = messages_from_dict(trace)
-    return {"dicts": trace, "objects": objects, "state": {"messages": objects}}
+    dumps = [message.model_dump() for message in objects]
+    return {"dicts": trace, "objects": objects, "model_dump": dumps, "state": {"messages": objects}}
 
 
 def test_the_folder_has_the_issue_cases() -> None:
@@ -42,11 +47,15 @@ def test_the_folder_has_the_issue_cases() -> None:
         "system_prompt_in_state",
         "anthropic_content_blocks",
         "invalid_tool_call",
+        "developer_prompt",
+        "refusal_in_additional_kwargs",
+        "image_with_detail",
+        "anthropic_history",
     }
     assert len(INVALID) >= 5
 
 
-@pytest.mark.parametrize("form", ["dicts", "objects", "state"])
+@pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("path", VALID, ids=lambda p: p.stem)
 def test_golden_trace_reads_as_expected(path: Path, form: str) -> None:
     case = load(path)
@@ -64,9 +73,10 @@ def test_golden_trace_lossless_roundtrip(path: Path) -> None:
     assert langchain.from_messages(typed, form="dicts") == case["trace"]
     state = langchain.from_messages(typed, form="state")
     assert messages_to_dict(state["messages"]) == case["trace"]
+    assert langchain.from_messages(typed, form="model_dump") == forms(case["trace"])["model_dump"]
 
 
-@pytest.mark.parametrize("form", ["dicts", "objects", "state"])
+@pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("path", INVALID, ids=lambda p: p.stem)
 def test_invalid_golden_trace_is_rejected(path: Path, form: str) -> None:
     case = load(path)

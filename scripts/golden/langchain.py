@@ -38,6 +38,7 @@ from langchain_core.messages import (
     BaseMessage,
     HumanMessage,
     SystemMessage,
+    convert_to_messages,
     messages_to_dict,
 )
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
@@ -265,6 +266,92 @@ def anthropic_content_blocks() -> list[BaseMessage]:
     return run_agent(script, [turn])
 
 
+def developer_prompt() -> list[BaseMessage]:
+    """The input given as OpenAI-style dicts: convert_to_messages marks the developer one."""
+    script = [ai("ai-1", "Bonjour ! Il fait 18C.")]
+    turn = convert_to_messages(
+        [
+            {"role": "developer", "content": "Answer in French.", "id": "developer-1"},
+            {"role": "user", "content": "Weather?", "id": "human-1"},
+        ]
+    )
+    return run_agent(script, [turn])
+
+
+def refusal() -> list[BaseMessage]:
+    """Replies as ChatOpenAI stores them: a refusal in additional_kwargs (content ""), and an
+    ordinary answer with refusal None."""
+    openai = {"model_name": "gpt-4o", "finish_reason": "stop", "model_provider": "openai"}
+    script = [
+        ai(
+            "ai-1",
+            "",
+            additional_kwargs={"refusal": "I can't help with picking locks."},
+            response_metadata=openai,
+        ),
+        ai(
+            "ai-2",
+            "Paris is 18C and cloudy.",
+            additional_kwargs={"refusal": None},
+            response_metadata=openai,
+        ),
+    ]
+    turns = [
+        [HumanMessage("How do I pick my neighbour's lock?", id="human-1")],
+        [HumanMessage("Fine. Weather in Paris?", id="human-2")],
+    ]
+    return run_agent(script, turns)
+
+
+def image_with_detail() -> list[BaseMessage]:
+    script = [
+        ai("ai-1", tool_calls=[call("get_weather", {"city": "Paris"}, "call_1")]),
+        ai("ai-2", "That is Paris; it is 18C there."),
+    ]
+    photo = {
+        "type": "image_url",
+        "image_url": {"url": "https://example.com/eiffel.jpg", "detail": "low"},
+    }
+    turn = [HumanMessage([{"type": "text", "text": "Weather where this is?"}, photo], id="human-1")]
+    return run_agent(script, [turn])
+
+
+def anthropic_history() -> list[BaseMessage]:
+    """An Anthropic-format history (tool_use in the reply, tool_result in the next user
+    message) as convert_to_messages builds it, given to the agent, which goes on."""
+    history = convert_to_messages(
+        [
+            {"role": "user", "content": "Weather in Paris?", "id": "human-1"},
+            {
+                "role": "assistant",
+                "id": "msg_01",
+                "content": [
+                    {"type": "text", "text": "Let me check."},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_01",
+                        "name": "get_weather",
+                        "input": {"city": "Paris"},
+                    },
+                ],
+            },
+            {
+                "role": "user",
+                "id": "human-2",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_01", "content": "18C, cloudy"},
+                    {"type": "text", "text": "And Rome?"},
+                ],
+            },
+        ]
+    )
+    script = [
+        ai("ai-1", tool_calls=[call("get_weather", {"city": "Rome"}, "call_rome")]),
+        ai("ai-2", "Paris is 18C and cloudy; Rome is 24C and sunny."),
+    ]
+    return run_agent(script, [history])
+
+
 def invalid_tool_call(pause_before_tools: bool) -> list[BaseMessage]:
     script = [
         ai(
@@ -336,6 +423,29 @@ def valid_cases() -> dict[str, tuple[str, list[BaseMessage], dict[str, Any]]]:
         "anthropic_content_blocks": (
             "Anthropic-style content: thinking with signature, text, tool_use; base64 image input.",
             anthropic_content_blocks(),
+            {},
+        ),
+        "developer_prompt": (
+            "A developer and a user message given as dicts; convert_to_messages marks the "
+            "developer one (additional_kwargs.__openai_role__).",
+            developer_prompt(),
+            {},
+        ),
+        "refusal_in_additional_kwargs": (
+            "A refusal kept as ChatOpenAI keeps it (additional_kwargs.refusal, content ''), "
+            "then an answer with refusal None.",
+            refusal(),
+            {},
+        ),
+        "image_with_detail": (
+            "An OpenAI image_url block with detail 'low' in the user's input.",
+            image_with_detail(),
+            {},
+        ),
+        "anthropic_history": (
+            "An Anthropic-format history built by convert_to_messages (tool_use with an empty "
+            "tool_calls, tool_result in a user message), continued by the agent.",
+            anthropic_history(),
             {},
         ),
         "invalid_tool_call": (
