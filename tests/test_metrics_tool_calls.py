@@ -357,3 +357,224 @@ def test_the_docstring_examples_run() -> None:
     for module in (tool_calls, _matching):
         failed, attempted = doctest.testmod(module)
         assert (failed, attempted > 0) == (0, True)
+
+
+# --- the fast pairings against slow, obviously correct references ------------------------
+#
+# The references below follow docs/metrics.md word by word, with Fractions and no shortcut:
+# typed JSON equality by recursion, the pair score by its formula, the ordered pairing by
+# the dynamic programme over suffixes and its forward walk (checked against brute force
+# over every order-preserving pairing), the order-free optimum by brute force over every
+# one-to-one pairing, and F1 by removing matches one by one from a list.
+
+
+def json_equal(left: Any, right: Any) -> bool:
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return Fraction(left) == Fraction(right)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(json_equal, left, right))
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
+    return type(left) is type(right) and left == right
+
+
+def slow_score(p: ToolCall, r: ToolCall) -> Fraction | None:
+    if p.name != r.name or p.invalid_args is not None or r.invalid_args is not None:
+        return None
+    keys = p.args.keys() | r.args.keys()
+    if not keys:
+        return Fraction(1)
+    same = [k for k in keys if k in p.args and k in r.args and json_equal(p.args[k], r.args[k])]
+    return Fraction(len(same), len(keys))
+
+
+def slow_ordered(predicted: list[ToolCall], reference: list[ToolCall]) -> list[tuple[int, int]]:
+    """best[i][j]: the best (total, count) for predicted[i:] and reference[j:]; then the walk."""
+    n, m = len(predicted), len(reference)
+    score = [[slow_score(p, r) for r in reference] for p in predicted]
+    zero = (Fraction(0), 0)
+    best = [[zero] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            options = [best[i + 1][j], best[i][j + 1]]
+            s = score[i][j]
+            if s is not None:
+                total, count = best[i + 1][j + 1]
+                options.append((total + s, count + 1))
+            best[i][j] = max(options)
+    pairs = []
+    i = j = 0
+    while i < n and j < m:
+        s = score[i][j]
+        if s is not None and best[i][j] == (best[i + 1][j + 1][0] + s, best[i + 1][j + 1][1] + 1):
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif best[i][j] == best[i + 1][j]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
+def matchings(n: int, m: int, ordered: bool) -> Any:
+    """Every one-to-one pairing of range(n) with range(m) (order-preserving if asked)."""
+    for size in range(min(n, m) + 1):
+        for rows in itertools.combinations(range(n), size):
+            columns_choices = (
+                itertools.combinations(range(m), size)
+                if ordered
+                else itertools.permutations(range(m), size)
+            )
+            for columns in columns_choices:
+                yield list(zip(rows, columns, strict=True))
+
+
+def brute_best(
+    predicted: list[ToolCall], reference: list[ToolCall], ordered: bool
+) -> tuple[Fraction, int]:
+    score = [[slow_score(p, r) for r in reference] for p in predicted]
+    best = (Fraction(0), 0)
+    for pairing in matchings(len(predicted), len(reference), ordered):
+        if all(score[i][j] is not None for i, j in pairing):
+            total = sum((score[i][j] for i, j in pairing), Fraction(0))  # type: ignore[misc]
+            best = max(best, (total, len(pairing)))
+    return best
+
+
+def slow_f1(predicted: list[ToolCall], reference: list[ToolCall]) -> tuple[int, int, int]:
+    left = list(reference)
+    tp = 0
+    for call in predicted:
+        for k, wanted in enumerate(left):
+            if (
+                call.invalid_args is None
+                and wanted.invalid_args is None
+                and call.name == wanted.name
+                and json_equal(call.args, wanted.args)
+            ):
+                del left[k]
+                tp += 1
+                break
+    return tp, len(predicted) - tp, len(reference) - tp
+
+
+# ties everywhere: few names, few keys, values that are equal under JSON and not in Python
+# (1 / 1.0 / True), nested values, calls without arguments, and broken calls
+tie_values = st.sampled_from([0, 1, 1.0, True, False, "1", None, [1], [True], {"a": 1}])
+tie_args = st.dictionaries(st.sampled_from(["a", "b", "c"]), tie_values, max_size=3)
+tie_calls = st.one_of(
+    st.builds(ToolCall, name=st.sampled_from(["s", "t"]), args=tie_args),
+    st.builds(ToolCall, name=st.sampled_from(["s", "t"]), invalid_args=st.just("{")),
+)
+
+
+@st.composite
+def call_lists(draw: st.DrawFn, size: int) -> tuple[list[ToolCall], list[ToolCall]]:
+    """A predicted list, and a reference that is either unrelated or the same calls edited
+    (some changed, dropped or inserted): the shape the front and back walks shortcut."""
+    predicted = draw(st.lists(tie_calls, max_size=size))
+    if draw(st.booleans()):
+        return predicted, draw(st.lists(tie_calls, max_size=size))
+    reference = list(predicted)
+    for _ in range(draw(st.integers(0, 3))):
+        action = draw(st.sampled_from(["change", "drop", "insert"]))
+        if action == "insert" or not reference:
+            reference.insert(draw(st.integers(0, len(reference))), draw(tie_calls))
+        elif action == "drop":
+            del reference[draw(st.integers(0, len(reference) - 1))]
+        else:
+            reference[draw(st.integers(0, len(reference) - 1))] = draw(tie_calls)
+    return predicted, reference
+
+
+def sample_with_broken(predicted: list[ToolCall], reference: list[ToolCall]) -> MultiTurnSample:
+    """Like sample_with, but a call whose arguments did not parse goes unanswered."""
+    messages: list[Any] = [HumanMessage(content="please")]
+    for k, made in enumerate(predicted):
+        messages.append(AIMessage(tool_calls=[made.model_copy(update={"id": f"c{k}"})]))
+        if made.invalid_args is None:
+            messages.append(ToolMessage(content="done", tool_call_id=f"c{k}"))
+    return MultiTurnSample(messages=messages, reference_tool_calls=reference)
+
+
+def check_pairs(
+    details: dict[str, Any], predicted: list[ToolCall], reference: list[ToolCall]
+) -> None:
+    """Each listed pair is real: one-to-one, pairable, with its true score and arguments."""
+    pairs = details["pairs"]
+    assert len({p["predicted"] for p in pairs}) == len(pairs)
+    assert len({p["reference"] for p in pairs}) == len(pairs)
+    for pair in pairs:
+        p, r = predicted[pair["predicted"]], reference[pair["reference"]]
+        exact = slow_score(p, r)
+        assert exact is not None
+        assert pair["score"] == float(exact)
+        keys = sorted(p.args.keys() | r.args.keys())
+        assert pair["equal_args"] == [
+            k for k in keys if k in p.args and k in r.args and json_equal(p.args[k], r.args[k])
+        ]
+        assert pair["different_args"] == [k for k in keys if k not in pair["equal_args"]]
+    listed = sum((Fraction(pair["score"]) for pair in pairs), Fraction(0))
+    assert abs(float(listed) - details["total"]) < 1e-9
+
+
+def assert_is_the_programme(predicted: list[ToolCall], reference: list[ToolCall]) -> None:
+    result = ToolCallAccuracy().score(sample_with_broken(predicted, reference))
+    expected = slow_ordered(predicted, reference)
+    assert [(p["predicted"], p["reference"]) for p in result.details["pairs"]] == expected
+    total = sum((slow_score(predicted[i], reference[j]) for i, j in expected), Fraction(0))  # type: ignore[misc]
+    longest = max(len(predicted), len(reference))
+    assert result.value == (float(total / longest) if longest else 1.0)
+    assert result.details["total"] == float(total)
+    check_pairs(result.details, predicted, reference)
+    if len(predicted) <= 6 and len(reference) <= 6:
+        assert (total, len(expected)) == brute_best(predicted, reference, ordered=True)
+
+
+@given(lists=call_lists(6))
+def test_strict_order_is_the_programme_and_its_walk(
+    lists: tuple[list[ToolCall], list[ToolCall]],
+) -> None:
+    assert_is_the_programme(*lists)
+
+
+@given(lists=call_lists(30))
+def test_strict_order_on_long_edited_trajectories_is_the_programme(
+    lists: tuple[list[ToolCall], list[ToolCall]],
+) -> None:
+    # long enough for the walks from both ends and the programme in the middle to meet
+    assert_is_the_programme(*lists)
+
+
+@given(lists=call_lists(5))
+def test_order_free_is_the_brute_force_optimum(
+    lists: tuple[list[ToolCall], list[ToolCall]],
+) -> None:
+    predicted, reference = lists
+    result = ToolCallAccuracy(strict_order=False).score(sample_with_broken(predicted, reference))
+    total, count = brute_best(predicted, reference, ordered=False)
+    longest = max(len(predicted), len(reference))
+    assert result.value == (float(total / longest) if longest else 1.0)
+    assert result.details["total"] == float(total)
+    assert len(result.details["pairs"]) == count
+    check_pairs(result.details, predicted, reference)
+    paired = {p["predicted"] for p in result.details["pairs"]}
+    assert [u["predicted"] for u in result.details["unmatched_predicted"]] == [
+        i for i in range(len(predicted)) if i not in paired
+    ]
+
+
+@given(lists=call_lists(8))
+def test_f1_is_the_multiset_count(lists: tuple[list[ToolCall], list[ToolCall]]) -> None:
+    predicted, reference = lists
+    result = ToolCallF1().score(sample_with_broken(predicted, reference))
+    tp, fp, fn = slow_f1(predicted, reference)
+    details = result.details
+    assert (details["true_positives"], details["false_positives"], details["false_negatives"]) == (
+        tp,
+        fp,
+        fn,
+    )
+    assert result.value == (1.0 if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn))

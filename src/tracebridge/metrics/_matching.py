@@ -1,13 +1,23 @@
-"""Comparing tool calls: JSON-typed equality, per-pair scores and the two pairings.
+"""Comparing tool calls: JSON-typed equality, pair scores and the two pairings.
 
-Arithmetic is exact: pair scores are fractions, scaled by their common denominator to
-integers for the search, so the pairing that maximises the total is found without rounding
-and ties are broken the same way on every machine.
+Arithmetic is exact: a pair scores ``equal / union`` (two integers), totals are sums of
+such fractions scaled by a common denominator, so the pairing that maximises the total is
+found without rounding and ties are broken the same way on every machine.
+
+Cost. Each call is prepared once (its arguments as a set of JSON-typed items, so that
+equality is a set comparison). Only calls with the same name can pair, so work is spent on
+same-name pairs only. The ordered pairing first walks in from both ends while the next pair
+is provably the one the full dynamic programme would take (see ``_front``/``_back``), which
+is linear on a trajectory that mostly follows its reference; what is left in the middle is
+solved by the dynamic programme, O(n·m) with the inner scans in C. The order-free pairing
+pairs identical calls first (provably optimal, see ``order_free_pairs``) and solves an
+assignment only for the calls left over, per name.
 """
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -15,24 +25,50 @@ from typing import Any
 from ..messages import ToolCall
 
 __all__ = [
+    "Calls",
+    "Items",
     "Pair",
+    "Score",
+    "above",
+    "argument_items",
     "args_equal",
+    "at_least",
     "best_assignment",
     "json_key",
     "order_free_pairs",
-    "ordered_pairs",
-    "score_matrix",
+    "pair_score",
 ]
 
-Pair = tuple[int, int, Fraction]
+Score = tuple[int, int]
+"""``(equal, union)``: a pair scores ``equal / union``; two calls without arguments (1, 1)."""
+
+Pair = tuple[int, int, Score]
 """(predicted index, reference index, score of the pair)."""
+
+
+class _JsonBool:
+    """``true``/``false`` in a key: unequal to every number (Python's ``True == 1``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "true" if self.value else "false"
+
+
+_TRUE, _FALSE = _JsonBool(True), _JsonBool(False)
+_PLAIN = frozenset({str, int, float, type(None)})
 
 
 def json_key(value: Any) -> Any:
     """A hashable form of a JSON value under which equal means JSON-equal.
 
-    Numbers compare by value (``1`` and ``1.0`` get one key), booleans never equal numbers,
-    objects ignore key order, arrays keep it.
+    Numbers compare by value (``1`` and ``1.0`` get one key; Python compares ints and
+    floats exactly), booleans never equal numbers, objects ignore key order (a frozenset
+    of items), arrays keep it (a tuple). No two kinds share a Python type, so no key of
+    one kind equals a key of another.
 
     >>> json_key({"a": [1, True]}) == json_key({"a": [1.0, True]})
     True
@@ -40,18 +76,14 @@ def json_key(value: Any) -> Any:
     False
     """
     kind = type(value)
+    if kind in _PLAIN:
+        return value
     if kind is bool:
-        return ("bool", value)
-    if kind is int or kind is float:
-        return ("number", Fraction(value))
-    if kind is str:
-        return ("string", value)
-    if value is None:
-        return ("null",)
+        return _TRUE if value else _FALSE
     if kind is list:
-        return ("array", tuple(json_key(item) for item in value))
+        return tuple([json_key(item) for item in value])
     if kind is dict:
-        return ("object", tuple(sorted((key, json_key(item)) for key, item in value.items())))
+        return frozenset([(key, json_key(item)) for key, item in value.items()])
     raise TypeError(f"not a JSON value: {kind.__name__}")  # args are checked JSON on construction
 
 
@@ -60,154 +92,229 @@ def args_equal(left: Any, right: Any) -> bool:
     return bool(json_key(left) == json_key(right))
 
 
-def _argument_keys(call: ToolCall) -> dict[str, Any] | None:
-    if call.invalid_args is not None:
-        return None
-    return {key: json_key(value) for key, value in call.args.items()}
+Items = frozenset[tuple[str, Any, bool]]
+"""A call's arguments as (key, value key, is a boolean) items: equal sets mean JSON-equal
+arguments. For a scalar the value key is the value itself and the flag tells a boolean
+from a number (Python's ``True == 1``); for an array or object it is ``json_key(value)``.
+"""
 
 
-def score_matrix(
-    predicted: Sequence[ToolCall], reference: Sequence[ToolCall]
-) -> list[list[Fraction | None]]:
-    """The score of every predicted/reference pair; None where the two cannot pair.
+def argument_items(args: dict[str, Any]) -> Items:
+    """The items of a JSON object's arguments."""
+    try:
+        return frozenset([(key, value, value.__class__ is bool) for key, value in args.items()])
+    except TypeError:  # an array or object among the values: not hashable as it is
+        return frozenset(
+            [
+                (key, json_key(value), False)
+                if type(value) is list or type(value) is dict
+                else (key, value, type(value) is bool)
+                for key, value in args.items()
+            ]
+        )
 
-    Calls pair only when their names are equal and neither has ``invalid_args`` (a call
-    whose arguments did not parse matches nothing). A pair scores the share of the union
-    of their argument keys whose values are equal; two calls without arguments score 1.
+
+class Calls:
+    """One side's calls made ready for comparison, with positions by name and by
+    identical arguments (built on first use)."""
+
+    __slots__ = ("_by_items", "_key_sets", "_twins", "by_name", "items", "keys", "names")
+
+    def __init__(self, calls: Sequence[ToolCall]) -> None:
+        self.names = [call.name for call in calls]
+        self.items: list[Items | None] = [
+            None if call.invalid_args is not None else argument_items(call.args)
+            for call in calls
+        ]
+        """None for a call whose arguments did not parse: it pairs with nothing."""
+        self.keys = [call.args.keys() for call in calls]
+        self.by_name: dict[str, list[int]] = {}
+        """Positions of the calls that can pair, by name, in order."""
+        for index, name in enumerate(self.names):
+            if self.items[index] is not None:
+                positions = self.by_name.get(name)
+                if positions is None:
+                    self.by_name[name] = [index]
+                else:
+                    positions.append(index)
+        self._by_items: dict[tuple[str, Items], list[int]] | None = None
+        self._twins: set[tuple[str, Items | None]] | None = None
+        self._key_sets: dict[str, set[frozenset[str]]] = {}
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @property
+    def by_items(self) -> dict[tuple[str, Items], list[int]]:
+        """Positions of the calls that can pair, by name and arguments, in order."""
+        if self._by_items is None:
+            self._by_items = {}
+            for index, key in enumerate(zip(self.names, self.items, strict=True)):
+                if key[1] is not None:
+                    self._by_items.setdefault(key, []).append(index)  # type: ignore[arg-type]
+        return self._by_items
+
+    @staticmethod
+    def _any_between(positions: list[int] | None, start: int, stop: int) -> bool:
+        """Whether a position lies in ``[start, stop)``."""
+        if not positions:
+            return False
+        k = bisect_left(positions, start)
+        return k < len(positions) and positions[k] < stop
+
+    def partners(self, name: str, start: int, stop: int) -> list[int]:
+        """Positions in ``[start, stop)`` of calls named ``name`` that can pair."""
+        positions = self.by_name.get(name)
+        if not positions:
+            return []
+        return positions[bisect_left(positions, start) : bisect_left(positions, stop)]
+
+    def has_partner(self, name: str, items: Items | None, start: int, stop: int) -> bool:
+        """Whether a call (``name``, ``items``) can pair with one in ``[start, stop)``."""
+        return items is not None and self._any_between(self.by_name.get(name), start, stop)
+
+    def has_twin(self, name: str, items: Items, start: int, stop: int) -> bool:
+        """Whether ``[start, stop)`` holds a call identical to (``name``, ``items``)."""
+        if self._twins is None:
+            self._twins = set(zip(self.names, self.items, strict=True))
+        if (name, items) not in self._twins:
+            return False
+        return self._any_between(self.by_items.get((name, items)), start, stop)
+
+    def best_other(self, name: str, keys: Any) -> Score:
+        """An upper bound of the score of a call (``name``, argument ``keys``) with any
+        call of this side that is not identical to it."""
+        key_sets = self._key_sets.get(name)
+        if key_sets is None:
+            key_sets = {frozenset(self.keys[k]) for k in self.by_name[name]}
+            self._key_sets[name] = key_sets
+        best: Score = (0, 1)
+        for other in key_sets:
+            if other == keys:
+                # the same argument names, not identical: at least one value differs
+                bound = (len(other) - 1, len(other)) if other else (0, 1)
+            else:
+                bound = (len(other & keys), len(other | keys))
+            if above(bound, best):
+                best = bound
+        return best
+
+
+def pair_score(left: Calls, i: int, right: Calls, j: int) -> Score:
+    """The share of the union of argument keys whose values are equal; (1, 1) when equal.
+
+    Only for calls that can pair (same name, both arguments parsed).
     """
-    left = [_argument_keys(call) for call in predicted]
-    right = [_argument_keys(call) for call in reference]
-    matrix: list[list[Fraction | None]] = []
-    for p_call, p_args in zip(predicted, left, strict=True):
-        row: list[Fraction | None] = []
-        for r_call, r_args in zip(reference, right, strict=True):
-            if p_call.name != r_call.name or p_args is None or r_args is None:
-                row.append(None)
-                continue
-            keys = p_args.keys() | r_args.keys()
-            if not keys:
-                row.append(Fraction(1))
-                continue
-            equal = sum(
-                1 for key in keys if key in p_args and key in r_args and p_args[key] == r_args[key]
-            )
-            row.append(Fraction(equal, len(keys)))
-        matrix.append(row)
-    return matrix
+    p_items, r_items = left.items[i], right.items[j]
+    if p_items == r_items:
+        return (1, 1)
+    # callers pass pairable calls only (items not None); no assert on this hot path
+    return (len(p_items & r_items), len(left.keys[i] | right.keys[j]))  # type: ignore[operator]
 
 
-def _as_integers(matrix: list[list[Fraction | None]]) -> tuple[list[list[int | None]], int]:
-    """The matrix scaled by the common denominator: exact, and fast to add and compare."""
-    scale = math.lcm(*(s.denominator for row in matrix for s in row if s is not None))
-    scaled = [[None if s is None else int(s * scale) for s in row] for row in matrix]
-    return scaled, scale
+def at_least(left: Score, right: Score) -> bool:
+    """``left >= right`` for two scores."""
+    return left[0] * right[1] >= right[0] * left[1]
 
 
-def ordered_pairs(matrix: list[list[Fraction | None]]) -> list[Pair]:
-    """The order-preserving pairing with the highest total (a weighted longest common
-    subsequence); among equal totals, the one with the most pairs."""
-    scores, _ = _as_integers(matrix)
-    n, m = len(scores), len(scores[0]) if scores else 0
-    # best[i][j]: (total, pairs) for predicted[i:] against reference[j:]
-    best = [[(0, 0)] * (m + 1) for _ in range(n + 1)]
-    for i in range(n - 1, -1, -1):
-        row, below, here = scores[i], best[i + 1], best[i]
-        for j in range(m - 1, -1, -1):
-            candidate = max(below[j], here[j + 1])
-            s = row[j]
-            if s is not None:
-                total, count = below[j + 1]
-                candidate = max(candidate, (total + s, count + 1))
-            here[j] = candidate
-    pairs: list[Pair] = []
-    i = j = 0
-    while i < n and j < m:
-        s = scores[i][j]
-        if s is not None:
-            total, count = best[i + 1][j + 1]
-            if best[i][j] == (total + s, count + 1):
-                pairs.append((i, j, matrix[i][j] or Fraction(0)))
-                i, j = i + 1, j + 1
-                continue
-        if best[i][j] == best[i + 1][j]:
-            i += 1
-        else:
-            j += 1
-    return pairs
+def above(left: Score, right: Score) -> bool:
+    """``left > right`` for two scores."""
+    return left[0] * right[1] > right[0] * left[1]
 
 
-def order_free_pairs(
-    predicted: Sequence[ToolCall],
-    reference: Sequence[ToolCall],
-    matrix: list[list[Fraction | None]],
-) -> list[Pair]:
-    """The one-to-one pairing with the highest total, in any order.
+def order_free_pairs(left: Calls, right: Calls) -> list[Pair]:
+    """A one-to-one pairing with the highest total, in any order, and the most pairs.
 
-    Only calls with the same name can pair, so each name is its own assignment problem:
-    every call of the smaller side gets a partner, chosen by the Hungarian method.
+    Only calls with the same name can pair, so each name is its own problem. Within a
+    name, identical calls are paired first, in order: some best pairing pairs them
+    (``1 - score`` obeys the triangle inequality, so trading a partner for an identical
+    one never lowers the total). The calls left over get an optimal assignment (the
+    Hungarian method) in which every call of the smaller side gets a partner.
     """
-    groups: dict[str, tuple[list[int], list[int]]] = {}
-    for i, call in enumerate(predicted):
-        if call.invalid_args is None:
-            groups.setdefault(call.name, ([], []))[0].append(i)
-    for j, call in enumerate(reference):
-        if call.invalid_args is None and call.name in groups:
-            groups[call.name][1].append(j)
     pairs: list[Pair] = []
-    for rows, columns in groups.values():
+    twins_of = right.by_items
+    for name, rows in left.by_name.items():
+        columns = right.by_name.get(name)
         if not columns:
             continue
-        scores = [[matrix[i][j] or Fraction(0) for j in columns] for i in rows]
-        for r, c in best_assignment(scores):
-            pairs.append((rows[r], columns[c], scores[r][c]))
+        taken: set[int] = set()
+        spare_rows: list[int] = []
+        for i in rows:
+            twins = twins_of.get((name, left.items[i]))  # type: ignore[arg-type]
+            partner = next((k for k in twins if k not in taken), None) if twins else None
+            if partner is None:
+                spare_rows.append(i)
+            else:
+                taken.add(partner)
+                pairs.append((i, partner, (1, 1)))
+        spare_columns = [k for k in columns if k not in taken]
+        if spare_rows and spare_columns:
+            scores = [[pair_score(left, i, right, k) for k in spare_columns] for i in spare_rows]
+            for a, b in best_assignment([[Fraction(*s) for s in row] for row in scores]):
+                pairs.append((spare_rows[a], spare_columns[b], scores[a][b]))
     return sorted(pairs)
+
+
+def _as_integers(matrix: list[list[Fraction]]) -> tuple[list[list[int]], int]:
+    """The matrix scaled by the common denominator: exact, and fast to add and compare."""
+    scale = math.lcm(*{s.denominator for row in matrix for s in row})
+    return [[int(s * scale) for s in row] for row in matrix], scale
 
 
 def best_assignment(scores: list[list[Fraction]]) -> list[tuple[int, int]]:
     """Row/column pairs of a maximum-total assignment of ``min(rows, columns)`` pairs.
 
     The Hungarian method with potentials, O(n^2 m), on the integer cost
-    ``scale - score * scale`` (exact).
+    ``scale - score * scale`` (exact). Rows first take a free column of their best score
+    (the potentials start at the row maxima), so only the rows left over search.
     """
     transposed = len(scores) > len(scores[0])
     if transposed:
         scores = [list(column) for column in zip(*scores, strict=True)]
-    scaled, scale = _as_integers([list(row) for row in scores])
-    n, m = len(scores), len(scores[0])
-    cost = [[scale - (s or 0) for s in row] for row in scaled]
-    u = [0] * (n + 1)
-    v = [0] * (m + 1)
+    scaled, scale = _as_integers(scores)
+    n, m = len(scaled), len(scaled[0])
+    cost = [[scale - s for s in row] for row in scaled]
+    # potentials are integers; typed float only because the slack starts at infinity
+    u: list[float] = [0, *(min(row) for row in cost)]
+    v: list[float] = [0] * (m + 1)
     owner = [0] * (m + 1)  # owner[j]: the row (1-based) assigned to column j; 0 = free
     way = [0] * (m + 1)
+    spare: list[int] = []
     for row in range(1, n + 1):
+        costs, floor = cost[row - 1], u[row]
+        column = next(
+            (j for j in range(1, m + 1) if owner[j] == 0 and costs[j - 1] == floor), 0
+        )
+        if column:
+            owner[column] = row
+        else:
+            spare.append(row)
+    for row in spare:
         owner[0] = row
         column = 0
-        slack: list[int | None] = [None] * (m + 1)
+        slack: list[float] = [math.inf] * (m + 1)
         used = [False] * (m + 1)
         while owner[column] != 0:
             used[column] = True
             current = owner[column]
-            delta: int | None = None
+            costs, base = cost[current - 1], u[current]
+            delta: float = math.inf
             next_column = 0
             for j in range(1, m + 1):
                 if used[j]:
                     continue
-                reduced = cost[current - 1][j - 1] - u[current] - v[j]
-                slack_j = slack[j]
-                if slack_j is None or reduced < slack_j:
-                    slack[j] = slack_j = reduced
+                reduced = costs[j - 1] - base - v[j]
+                if reduced < slack[j]:
+                    slack[j] = reduced
                     way[j] = column
-                if delta is None or slack_j < delta:
-                    delta, next_column = slack_j, j
-            assert delta is not None  # some column is free while a row is unassigned
+                if slack[j] < delta:
+                    delta, next_column = slack[j], j
             for j in range(m + 1):
                 if used[j]:
                     u[owner[j]] += delta
                     v[j] -= delta
                 else:
-                    slack_j = slack[j]
-                    if slack_j is not None:
-                        slack[j] = slack_j - delta
+                    slack[j] -= delta
             column = next_column
         while column != 0:
             previous = way[column]

@@ -8,13 +8,15 @@ nothing. Formulas and edge cases: docs/metrics.md.
 
 from __future__ import annotations
 
+import asyncio
+import math
 from collections import Counter
-from fractions import Fraction
 from typing import Any
 
 from ..messages import AIMessage, ToolCall
 from ..sample import MultiTurnSample
-from ._matching import Pair, args_equal, json_key, order_free_pairs, ordered_pairs, score_matrix
+from ._matching import Calls, Pair, argument_items, order_free_pairs
+from ._ordered import ordered_pairs
 from .base import Metric, MetricResult
 
 __all__ = ["PredictedCall", "ToolCallAccuracy", "ToolCallF1", "predicted_calls"]
@@ -42,7 +44,28 @@ def _describe(call: ToolCall) -> dict[str, Any]:
     return described
 
 
-class ToolCallAccuracy(Metric):
+class _Deterministic(Metric):
+    """A metric computed on the spot: ``score()`` needs no event loop."""
+
+    def compute(self, sample: MultiTurnSample) -> MetricResult:
+        raise NotImplementedError
+
+    async def ascore(self, sample: MultiTurnSample) -> MetricResult:
+        return self.compute(sample)
+
+    def score(self, sample: MultiTurnSample) -> MetricResult:
+        """Score one sample synchronously (not from inside a running event loop)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return self.compute(sample)
+        # the same rule as every metric, so code that works with one works with all
+        raise RuntimeError(
+            f"{type(self).__name__}.score() was called inside a running event loop; "
+            "use `await metric.ascore(sample)` there"
+        )
+
+class ToolCallAccuracy(_Deterministic):
     """Pairs predicted and reference calls, scoring each pair by its equal arguments.
 
     A pair (same name, both arguments parsed) scores the share of the union of their
@@ -66,77 +89,97 @@ class ToolCallAccuracy(Metric):
         self.strict_order = strict_order
         self.name = "tool_call_accuracy" if strict_order else "tool_call_accuracy_unordered"
 
-    async def ascore(self, sample: MultiTurnSample) -> MetricResult:
-        if sample.reference_tool_calls is None:
+    def compute(self, sample: MultiTurnSample) -> MetricResult:
+        """The result for ``sample`` (what ``score`` and ``ascore`` return)."""
+        reference = sample.reference_tool_calls
+        if reference is None:
             return self.failed(sample, _NO_REFERENCE)
         predicted = predicted_calls(sample)
-        reference = sample.reference_tool_calls
-        calls = [call for _, call in predicted]
-        matrix = score_matrix(calls, reference)
-        if self.strict_order:
-            pairs = ordered_pairs(matrix)
-        else:
-            pairs = order_free_pairs(calls, reference, matrix)
-        longest = max(len(calls), len(reference))
-        total = sum((s for _, _, s in pairs), Fraction(0))
-        value = float(total / longest) if longest else 1.0
-        details = self._details(predicted, reference, pairs, total)
-        return self.result(sample, value, details=details)
-
-    def _details(
-        self,
-        predicted: list[PredictedCall],
-        reference: list[ToolCall],
-        pairs: list[Pair],
-        total: Fraction,
-    ) -> dict[str, Any]:
-        paired_predicted = {i for i, _, _ in pairs}
-        paired_reference = {j for _, j, _ in pairs}
-        return {
+        left = Calls([call for _, call in predicted])
+        right = Calls(reference)
+        pairing = ordered_pairs if self.strict_order else order_free_pairs
+        pairs = pairing(left, right)
+        longest = max(len(left), len(right))
+        numerator, denominator = _exact_total(pairs)
+        # int / int is correctly rounded: the same float as float(Fraction(...))
+        value = numerator / (denominator * longest) if longest else 1.0
+        details = {
             "strict_order": self.strict_order,
-            "total": float(total),
+            "total": numerator / denominator,
             "predicted_count": len(predicted),
             "reference_count": len(reference),
             "pairs": [
-                self._pair(i, j, s, predicted[i], reference[j]) for i, j, s in pairs
+                _pair(i, j, score, predicted[i], left, right) for i, j, score in pairs
             ],
-            "unmatched_predicted": [
-                {"predicted": i, "message_index": message_index, **_describe(call)}
-                for i, (message_index, call) in enumerate(predicted)
-                if i not in paired_predicted
-            ],
-            "unmatched_reference": [
-                {"reference": j, **_describe(call)}
-                for j, call in enumerate(reference)
-                if j not in paired_reference
-            ],
+            **_unmatched(predicted, reference, pairs),
         }
-
-    @staticmethod
-    def _pair(
-        i: int, j: int, score: Fraction, predicted: PredictedCall, reference: ToolCall
-    ) -> dict[str, Any]:
-        message_index, call = predicted
-        keys = sorted(call.args.keys() | reference.args.keys())
-        equal = [
-            key
-            for key in keys
-            if key in call.args
-            and key in reference.args
-            and args_equal(call.args[key], reference.args[key])
-        ]
-        return {
-            "predicted": i,
-            "reference": j,
-            "message_index": message_index,
-            "name": call.name,
-            "score": float(score),
-            "equal_args": equal,
-            "different_args": [key for key in keys if key not in equal],
-        }
+        return self.result(sample, value, details=details)
 
 
-class ToolCallF1(Metric):
+def _exact_total(pairs: list[Pair]) -> tuple[int, int]:
+    """The sum of the pair scores as numerator and denominator."""
+    whole = 0
+    parts: list[tuple[int, int]] = []
+    for _, _, score in pairs:
+        if score[1] == 1:
+            whole += score[0]
+        else:
+            parts.append(score)
+    if not parts:
+        return whole, 1
+    denominator = math.lcm(*{u for _, u in parts})
+    return whole * denominator + sum(e * (denominator // u) for e, u in parts), denominator
+
+
+def _pair(
+    i: int,
+    j: int,
+    score: tuple[int, int],
+    predicted: PredictedCall,
+    left: Calls,
+    right: Calls,
+) -> dict[str, Any]:
+    message_index, call = predicted
+    p_items, r_items = left.items[i], right.items[j]
+    if p_items == r_items:
+        keys = sorted(left.keys[i])
+        equal, different = keys, []
+    else:
+        keys = sorted(left.keys[i] | right.keys[j])
+        same = {item[0] for item in p_items & r_items}  # type: ignore[operator]
+        equal = [key for key in keys if key in same]
+        different = [key for key in keys if key not in same]
+    return {
+        "predicted": i,
+        "reference": j,
+        "message_index": message_index,
+        "name": call.name,
+        "score": score[0] / score[1],
+        "equal_args": equal,
+        "different_args": different,
+    }
+
+
+def _unmatched(
+    predicted: list[PredictedCall], reference: list[ToolCall], pairs: list[Pair]
+) -> dict[str, list[dict[str, Any]]]:
+    paired_predicted = {i for i, _, _ in pairs}
+    paired_reference = {j for _, j, _ in pairs}
+    return {
+        "unmatched_predicted": [
+            {"predicted": i, "message_index": message_index, **_describe(call)}
+            for i, (message_index, call) in enumerate(predicted)
+            if i not in paired_predicted
+        ],
+        "unmatched_reference": [
+            {"reference": j, **_describe(call)}
+            for j, call in enumerate(reference)
+            if j not in paired_reference
+        ],
+    }
+
+
+class ToolCallF1(_Deterministic):
     """F1 of exact (name, arguments) matches, counted as multisets.
 
     A call made twice counts twice; a call with ``invalid_args`` matches nothing.
@@ -147,13 +190,16 @@ class ToolCallF1(Metric):
 
     name = "tool_call_f1"
 
-    async def ascore(self, sample: MultiTurnSample) -> MetricResult:
-        if sample.reference_tool_calls is None:
+    def compute(self, sample: MultiTurnSample) -> MetricResult:
+        """The result for ``sample`` (what ``score`` and ``ascore`` return)."""
+        reference = sample.reference_tool_calls
+        if reference is None:
             return self.failed(sample, _NO_REFERENCE)
         predicted = predicted_calls(sample)
-        reference = sample.reference_tool_calls
-        wanted = Counter(_exact_key(call) for call in reference)
+        reference_keys = [_exact_key(call) for call in reference]
+        wanted = Counter(reference_keys)
         wanted.pop(None, None)
+        used: Counter[Any] = Counter()
         matched: list[dict[str, Any]] = []
         extra: list[dict[str, Any]] = []
         for i, (message_index, call) in enumerate(predicted):
@@ -161,10 +207,17 @@ class ToolCallF1(Metric):
             entry = {"predicted": i, "message_index": message_index, **_describe(call)}
             if key is not None and wanted[key] > 0:
                 wanted[key] -= 1
+                used[key] += 1
                 matched.append(entry)
             else:
                 extra.append(entry)
-        missing = _missing(reference, matched)
+        # reference calls left over once each matched prediction used up one equal reference
+        missing: list[dict[str, Any]] = []
+        for j, (key, call) in enumerate(zip(reference_keys, reference, strict=True)):
+            if key is not None and used[key] > 0:
+                used[key] -= 1
+            else:
+                missing.append({"reference": j, **_describe(call)})
         tp, fp, fn = len(matched), len(extra), len(missing)
         value = 1.0 if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
         details = {
@@ -184,17 +237,4 @@ def _exact_key(call: ToolCall) -> Any:
     """The multiset key of a call; None for a call that matches nothing."""
     if call.invalid_args is not None:
         return None
-    return (call.name, json_key(call.args))
-
-
-def _missing(reference: list[ToolCall], matched: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Reference calls left over once each matched prediction used up one equal reference."""
-    used = Counter((entry["name"], json_key(entry["args"])) for entry in matched)
-    missing: list[dict[str, Any]] = []
-    for j, call in enumerate(reference):
-        key = _exact_key(call)
-        if key is not None and used[key] > 0:
-            used[key] -= 1
-        else:
-            missing.append({"reference": j, **_describe(call)})
-    return missing
+    return (call.name, argument_items(call.args))

@@ -1,0 +1,233 @@
+"""The order-preserving pairing of ``ToolCallAccuracy(strict_order=True)``.
+
+The pairing is defined by a dynamic programme over suffixes: ``best(i, j)`` is the highest
+(total, count) — compared as a pair — of an order-preserving pairing of ``predicted[i:]``
+with ``reference[j:]``; a forward walk from (0, 0) then pairs (i, j) when that keeps the
+best, else passes predicted[i] when that keeps the best, else passes reference[j]. That
+walk is the definition the tests check against.
+
+Computing the whole table costs O(n·m). Most of it is not needed when the calls mostly
+follow the reference, so the walk first takes the steps it provably takes from the front
+and from the back (each proved below by an exchange argument, using only cheap bounds on
+the scores of the other calls), and runs the programme on what is left in the middle.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import accumulate
+
+from ._matching import Calls, Pair, Score, above, at_least, pair_score
+
+__all__ = ["ordered_pairs"]
+
+
+def ordered_pairs(left: Calls, right: Calls) -> list[Pair]:
+    """The order-preserving pairing with the highest total (a weighted longest common
+    subsequence); among equal totals, the one with the most pairs; among those, the one
+    the forward walk of the module docstring takes."""
+    i, j, front = _front(left, right)
+    n, m, back = _back(left, right, i, j)
+    return front + _programme(left, right, i, j, n, m) + back
+
+
+def _dominates(
+    score: Score, side: Calls, k: int, other: Calls, start: int, stop: int, strict: bool
+) -> bool:
+    """Whether ``score`` is >= (``strict``: >) every score of call ``side[k]`` with a
+    call of ``other[start:stop]``: by a bound when it can, else by computing them."""
+    if not strict and score == (1, 1):
+        return True  # nothing scores above 1
+    name, items = side.names[k], side.items[k]
+    if not other.has_partner(name, items, start, stop):
+        return True
+    assert items is not None
+    beats = above if strict else at_least
+    if not other.has_twin(name, items, start, stop) and beats(
+        score, other.best_other(name, side.keys[k])
+    ):
+        return True
+    return all(
+        beats(score, pair_score(side, k, other, c)) for c in other.partners(name, start, stop)
+    )
+
+
+def _front(left: Calls, right: Calls) -> tuple[int, int, list[Pair]]:
+    """The pairs the walk takes first, and where it stands after them.
+
+    At (i, j):
+    * predicted[i] with no partner in ``reference[j:]`` is in no pairing from here: the
+      walk passes it.
+    * A same-name pair scoring >= every other score in its row (to the end of the
+      reference) and its column (to the end of the predicted calls) is in some best
+      pairing from (i, j): a best pairing pairs predicted[i] with a later reference call,
+      or reference[j] with a later predicted call (not both: they would cross), or
+      neither; swapping in (i, j) never lowers the total and never the count. So
+      ``best(i, j) = best(i+1, j+1) + the pair``, and the walk pairs them.
+    * reference[j] with no partner in ``predicted[i:]``, when the next reference call
+      that has one, reference[k], pairs with predicted[i] with a score >= every other in
+      its row and > every other in its column: then every best pairing from (i, k) uses
+      predicted[i] (one pairing reference[k] with a later call could swap it for a
+      strictly higher total), so passing predicted[i] loses and the walk passes
+      reference[j].
+    Anything else stops the front walk.
+    """
+    names, items = left.names, left.items
+    r_names, r_items = right.names, right.items
+    n, m = len(left), len(right)
+    i = j = 0
+    pairs: list[Pair] = []
+    while i < n and j < m:
+        if items[i] is not None and r_items[j] is not None and names[i] == r_names[j]:
+            score = pair_score(left, i, right, j)
+            if score == (1, 1) or (
+                _dominates(score, left, i, right, j + 1, m, False)
+                and _dominates(score, right, j, left, i + 1, n, False)
+            ):
+                pairs.append((i, j, score))
+                i, j = i + 1, j + 1
+                continue
+            break
+        if not right.has_partner(names[i], items[i], j, m):
+            i += 1
+            continue
+        if left.has_partner(r_names[j], r_items[j], i, n):
+            break
+        k = j + 1
+        while k < m and not left.has_partner(r_names[k], r_items[k], i, n):
+            k += 1
+        if k == m or r_names[k] != names[i]:
+            break
+        score = pair_score(left, i, right, k)
+        if _dominates(score, left, i, right, k + 1, m, False) and _dominates(
+            score, right, k, left, i + 1, n, True
+        ):
+            j += 1
+            continue
+        break
+    return i, j, pairs
+
+
+def _back(left: Calls, right: Calls, i0: int, j0: int) -> tuple[int, int, list[Pair]]:
+    """The pairs at the end that the walk takes last, from ``predicted[i0:]`` and
+    ``reference[j0:]``.
+
+    A last call with no partner left is in no pairing; the walk passes it at the end. A
+    last same-name pair scoring strictly above every other score in its row and column is
+    in every best pairing of every suffix that holds both calls (any pairing without it
+    could swap it in for a strictly higher total or add it for one more pair), so each
+    ``best`` value there is the trimmed one plus this pair, the walk makes the same
+    choices on the trimmed problem, and then takes the pair.
+    """
+    names, items = left.names, left.items
+    r_names, r_items = right.names, right.items
+    n, m = len(left), len(right)
+    pairs: list[Pair] = []
+    while n > i0 and m > j0:
+        if not right.has_partner(names[n - 1], items[n - 1], j0, m):
+            n -= 1
+            continue
+        if not left.has_partner(r_names[m - 1], r_items[m - 1], i0, n):
+            m -= 1
+            continue
+        if names[n - 1] != r_names[m - 1]:
+            break
+        score = pair_score(left, n - 1, right, m - 1)
+        if _dominates(score, left, n - 1, right, j0, m - 1, True) and _dominates(
+            score, right, m - 1, left, i0, n - 1, True
+        ):
+            pairs.append((n - 1, m - 1, score))
+            n, m = n - 1, m - 1
+            continue
+        break
+    pairs.reverse()
+    return n, m, pairs
+
+
+def _programme(left: Calls, right: Calls, i0: int, j0: int, n: int, m: int) -> list[Pair]:
+    """The dynamic programme and its walk on ``predicted[i0:n]`` against
+    ``reference[j0:m]``.
+
+    ``best[i][j]`` holds (total, count) as one integer ``total * scale * width + count``
+    (count < width), so comparing two is one comparison. Each row is the row below raised
+    at its same-name cells, then a running maximum from the right (both loops in C).
+    """
+    rows, columns = n - i0, m - j0
+    if rows <= 0 or columns <= 0:
+        return []
+    weights = _weights(left, right, i0, j0, n, m)
+    best: list[list[int]] = [[]] * rows + [[0] * (columns + 1)]
+    for i in range(rows - 1, -1, -1):
+        below = best[i + 1]
+        raised = below[:]
+        for j, weight in weights[i].items():
+            value = below[j + 1] + weight
+            if value > raised[j]:
+                raised[j] = value
+        here = list(accumulate(reversed(raised), max))
+        here.reverse()
+        best[i] = here
+    pairs: list[Pair] = []
+    i = j = 0
+    while i < rows and j < columns:
+        cell = weights[i].get(j)
+        if cell is not None and best[i][j] == best[i + 1][j + 1] + cell:
+            pairs.append((i + i0, j + j0, pair_score(left, i + i0, right, j + j0)))
+            i, j = i + 1, j + 1
+        elif best[i][j] == best[i + 1][j]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
+def _weights(
+    left: Calls, right: Calls, i0: int, j0: int, n: int, m: int
+) -> list[dict[int, int]]:
+    """Per row of the window, ``{column: score * scale * width + 1}`` for each same-name
+    cell, with ``scale`` the common denominator of every score there.
+
+    A score's denominator is the size of the union of the two calls' argument names, so
+    the common denominator comes from the distinct name sets alone; when every reference
+    call of a name has the same argument names, a row costs one set intersection per cell.
+    """
+    key_sets = [frozenset(keys) for keys in left.keys[i0:n]]
+    r_key_sets = [frozenset(keys) for keys in right.keys[j0:m]]
+    by_name: dict[str, set[frozenset[str]]] = {}
+    for k in range(j0, m):
+        if right.items[k] is not None:
+            by_name.setdefault(right.names[k], set()).add(r_key_sets[k - j0])
+    unions = {1}
+    for i in range(i0, n):
+        for other in by_name.get(left.names[i], ()):
+            unions.add(len(key_sets[i - i0] | other) or 1)
+    scale = math.lcm(*unions)
+    width = min(n - i0, m - j0) + 1
+    whole = scale * width + 1
+    r_items = right.items
+    weights: list[dict[int, int]] = []
+    for i in range(i0, n):
+        items, name = left.items[i], left.names[i]
+        shapes = by_name.get(name)
+        if items is None or not shapes:
+            weights.append({})
+            continue
+        columns = right.partners(name, j0, m)
+        mine = key_sets[i - i0]
+        if len(shapes) == 1:
+            union = len(mine | next(iter(shapes)))
+            if union == 0:  # no arguments on either side: every pair scores 1
+                weights.append(dict.fromkeys([k - j0 for k in columns], whole))
+                continue
+            factor = scale // union * width
+            # identical calls need no special case: all union keys are equal, e / u = 1
+            weights.append(
+                {k - j0: len(items & r_items[k]) * factor + 1 for k in columns}  # type: ignore[operator]
+            )
+            continue
+        row = {}
+        for k in columns:
+            e, u = pair_score(left, i, right, k)
+            row[k - j0] = e * (scale // u) * width + 1
+        weights.append(row)
+    return weights
