@@ -1,14 +1,14 @@
-"""langchain adapter speed: messages per second each way, for objects and for dicts.
+"""langchain adapter speed: messages per second each way, for objects, dicts and flat dumps.
 
     python benchmarks/bench_langchain.py
 
 The trace is every valid golden LangGraph run in golden_traces/langchain/ (parallel calls,
-a tool error, two turns, system + developer prompts, Anthropic content blocks, invalid
-calls, an aggregated chunk) repeated to about 1000 messages, with message and call ids
-renumbered so that they stay unique; the runs that end with a pending call are left out so
-that the whole trace is valid. Each figure is the best of 5 runs. ``to_messages`` includes
-the conversation rules; ``from_messages`` builds ``BaseMessage`` objects (equal, by
-``messages_to_dict``, to the input).
+a tool error, two turns, system + developer prompts, Anthropic content blocks and an
+Anthropic-format history, a refusal, an image with detail, invalid calls, an aggregated chunk)
+repeated to about 1000 messages, with message and call ids renumbered so that they stay
+unique; the runs that end with a pending call are left out so that the whole trace is valid.
+Each figure is the best of 5 runs. ``to_messages`` includes the conversation rules;
+``from_messages`` builds ``BaseMessage`` objects (equal, by ``messages_to_dict``, to the input).
 """
 
 from __future__ import annotations
@@ -53,6 +53,13 @@ def repeated(size: int) -> list[dict[str, Any]]:
                 for c in m["data"].get(key, [])
                 if c.get("id")
             ]
+            ids += [  # calls only an Anthropic tool_use block names
+                block["id"]
+                for m in piece
+                if isinstance(m["data"]["content"], list)
+                for block in m["data"]["content"]
+                if isinstance(block, dict) and block.get("type") == "tool_use"
+            ]
             trace.extend(json.loads(renumbered(json.dumps(piece), ids, copy_number)))
     return trace
 
@@ -70,6 +77,7 @@ def timed(work: Callable[[], object]) -> float:
 def main() -> None:
     dicts = repeated(1000)
     objects = messages_from_dict(dicts)
+    dumps = [message.model_dump() for message in objects]
     typed = langchain.to_messages(objects)
     assert messages_to_dict(langchain.from_messages(typed)) == dicts
     figures = {
@@ -79,6 +87,7 @@ def main() -> None:
         "to_messages (messages_to_dict dicts)": rate(
             lambda: langchain.to_messages(dicts), len(dicts)
         ),
+        "to_messages (model_dump dicts)": rate(lambda: langchain.to_messages(dumps), len(dicts)),
         "from_messages (BaseMessage objects)": rate(
             lambda: langchain.from_messages(typed), len(dicts)
         ),
