@@ -17,7 +17,19 @@ import pytest
 from pydantic import TypeAdapter
 from workflows.context.serializers import JsonSerializer
 
-from tracebridge import Message, ToolMessage, TraceError
+from tracebridge import (
+    AIMessage,
+    AudioPart,
+    AudioReference,
+    ImagePart,
+    Message,
+    RefusalPart,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolMessage,
+    TraceError,
+)
 from tracebridge.adapters import llama_index
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,9 +58,12 @@ def generator() -> ModuleType:
 
 def test_the_folder_has_the_cases_the_issue_asks_for() -> None:
     assert [p.stem for p in VALID] == [
+        "developer_prompt_and_media",
         "function_agent_two_turns",
         "history_ends_with_tool_result",
+        "legacy_function_call_history",
         "multi_agent_handoff",
+        "refusal_and_audio_reply",
         "return_direct_tool",
     ]
     assert len(INVALID) == 7
@@ -149,6 +164,46 @@ def test_golden_user_message_after_tool_result_is_kept_once() -> None:
     assert [m.text for m in messages if m.type == "human"] == [
         "What is 1 + 2?",
         "Now add 3 to that.",
+    ]
+
+
+def test_golden_developer_prompt_image_detail_and_clip() -> None:
+    module = generator()
+    case = load(GOLDEN / "developer_prompt_and_media.json")
+    messages = llama_index.to_messages(case["trace"])
+    assert messages[0] == SystemMessage(content="Answer in French.", role="developer")
+    assert case["trace"][1]["blocks"][1]["image_mimetype"] == "image/png"
+    assert messages[1].content == [
+        TextPart(text="What is in the picture and the clip?"),
+        # LlamaIndex derived image/png from the URL; the run never gave it.
+        ImagePart(url="https://example.com/skyline.png", detail="high"),
+        AudioPart(data=module.WAV_HEADER.decode(), mime_type="audio/wav"),
+    ]
+    events = llama_index.events_to_messages(case["events"])
+    assert [(m.type, getattr(m, "role", None)) for m in events[:2]] == [
+        ("system", "system"), ("system", "developer")
+    ]
+
+
+def test_golden_refusal_and_spoken_reply() -> None:
+    messages = llama_index.to_messages(load(GOLDEN / "refusal_and_audio_reply.json")["trace"])
+    assert messages[1] == AIMessage(content=[RefusalPart(text="I can't help with picking locks.")])
+    assert messages[3] == AIMessage(
+        content=[], audio=AudioReference(id="audio_golden_1", data="UklGRiQAAABXQVZF")
+    )
+
+
+def test_golden_legacy_function_call_pairs_by_position() -> None:
+    case = load(GOLDEN / "legacy_function_call_history.json")
+    messages = llama_index.to_messages(case["trace"])
+    (call,) = messages[1].tool_calls  # type: ignore[union-attr]
+    assert (call.name, call.args, call.id) == ("get_weather", {"city": "Rome"}, None)
+    assert (messages[2].type, messages[2].name, messages[2].tool_call_id) == (  # type: ignore[union-attr]
+        "tool", "get_weather", None
+    )
+    assert messages[1].tool_calls == [  # type: ignore[union-attr]
+        ToolCall(name="get_weather", args={"city": "Rome"},
+                 metadata={"llama_index": {"function_call": {"arguments": '{"city": "Rome"}'}}})
     ]
 
 

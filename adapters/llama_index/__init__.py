@@ -141,13 +141,16 @@ def _chat_message(types: Any, dump: dict[str, Any], k: int) -> Any:
 def strip_event_extras(messages: Iterable[Message]) -> list[Message]:
     """The messages without what only an event stream knows, to compare with a memory history.
 
-    Drops SystemMessages (the agents' system prompts are in the events, not in memory),
-    and clears ``AIMessage.name`` (the agent name), ``ToolMessage.name`` (the tool name),
-    ``ToolMessage.is_error`` and ``metadata["llama_index"]["event"]`` (``return_direct``).
+    Drops SystemMessages with role ``system`` (the agents' system prompts are in the events,
+    not in memory; an agent's prompt is never a developer message, so those stay), and clears
+    ``AIMessage.name`` (the agent name), ``ToolMessage.name`` (the tool name) and
+    ``ToolMessage.is_error`` of results with a call id (every ``ToolCallResult`` has one; an
+    id-less ``function`` result comes from the history, name and all), and
+    ``metadata["llama_index"]["event"]`` (``return_direct``).
     """
     stripped: list[Message] = []
     for message in messages:
-        if isinstance(message, SystemMessage):
+        if isinstance(message, SystemMessage) and message.role == "system":
             continue  # system prompts are one of the extras this function exists to remove
         update: dict[str, Any] = {}
         kept = dict(message.metadata.get(NAME, {}))
@@ -155,9 +158,10 @@ def strip_event_extras(messages: Iterable[Message]) -> list[Message]:
             del kept["event"]
             metadata = {key: value for key, value in message.metadata.items() if key != NAME}
             update["metadata"] = {**metadata, NAME: kept} if kept else metadata
-        if isinstance(message, (AIMessage, ToolMessage)):
+        if isinstance(message, AIMessage):
             update["name"] = None
-        if isinstance(message, ToolMessage):
+        if isinstance(message, ToolMessage) and message.tool_call_id is not None:
+            update["name"] = None
             update["is_error"] = False
         stripped.append(message.model_copy(update=update))
     return stripped

@@ -13,9 +13,17 @@ share their history. A file stores both views of the run:
 
 Invalid cases are real traces with one thing broken, and the ``{code, index}`` expected.
 
+The scripted model answers the way LlamaIndex's OpenAI integration stores answers: a refusal
+in ``additional_kwargs["refusal"]`` (``from_openai_message_dict``), a spoken reply as
+``reference_audio_id`` with its data in an mp3 ``AudioBlock`` (``OpenAI.chat``). Histories
+given to a run (``chat_history``) are built with llama-index-core's own ``ChatMessage``.
+Legacy ``additional_kwargs["images"]`` cannot be recorded: ``Memory`` stores a message's dump
+and rebuilds it, and llama-index-core itself fails on the rebuilt ``images`` (its validator
+calls ``resolve_image`` on each dict), so no run keeps them.
+
 Deterministic: call ids are fixed in the script, the memory's session id is fixed, and
 nothing else in the stored dumps carries an id or a time. Re-run with
-``/work/venv/bin/python scripts/golden/llama_index.py``; it rewrites the folder.
+``.venv/bin/python scripts/golden/llama_index.py``; it rewrites the folder.
 """
 
 from __future__ import annotations
@@ -34,7 +42,12 @@ from typing import Any
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent  # noqa: E402
-from llama_index.core.base.llms.types import ImageBlock, TextBlock, ToolCallBlock  # noqa: E402
+from llama_index.core.base.llms.types import (  # noqa: E402
+    AudioBlock,
+    ImageBlock,
+    TextBlock,
+    ToolCallBlock,
+)
 from llama_index.core.llms import ChatMessage  # noqa: E402
 from llama_index.core.llms.mock import MockFunctionCallingLLM  # noqa: E402
 from llama_index.core.memory import Memory  # noqa: E402
@@ -48,6 +61,8 @@ ROOT = Path(__file__).resolve().parents[2] / "golden_traces" / "llama_index"
 PIXEL_PNG = (
     b"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
 )
+# The first bytes of a WAV file, base64: a sound clip input, and a spoken reply.
+WAV_HEADER = b"UklGRiQAAABXQVZF"
 
 
 def call(call_id: str, name: str, **kwargs: Any) -> ToolCallBlock:
@@ -186,6 +201,48 @@ def history_ends_with_tool_result() -> tuple[list[ChatMessage], list[Any]]:
     return asyncio.run(run_turns(agent, ["Now add 3 to that."], chat_history=history))
 
 
+def developer_prompt_and_media() -> tuple[list[ChatMessage], list[Any]]:
+    """A developer message in the history; an image by URL with detail, and a clip."""
+    history = [ChatMessage(role="developer", content="Answer in French.")]
+    turn = ChatMessage(role="user", blocks=[
+        TextBlock(text="What is in the picture and the clip?"),
+        ImageBlock(url="https://example.com/skyline.png", detail="high"),
+        AudioBlock(audio=WAV_HEADER, format="wav"),
+    ])
+    llm = scripted_llm([say("Une image vide, et le début d'un fichier WAV.")])
+    agent = FunctionAgent(tools=[add], llm=llm, system_prompt="You describe media.",
+                          streaming=False)
+    return asyncio.run(run_turns(agent, [turn], chat_history=history))
+
+
+def refusal_and_audio_reply() -> tuple[list[ChatMessage], list[Any]]:
+    llm = scripted_llm([
+        ChatMessage(role="assistant", blocks=[],
+                    additional_kwargs={"refusal": "I can't help with picking locks."}),
+        ChatMessage(role="assistant", blocks=[AudioBlock(audio=WAV_HEADER, format="mp3")],
+                    additional_kwargs={"reference_audio_id": "audio_golden_1"}),
+    ])
+    agent = FunctionAgent(tools=[add], llm=llm, system_prompt="Be safe.", streaming=False)
+    return asyncio.run(run_turns(agent, ["How do I pick my neighbour's lock?",
+                                         "Then say hello out loud."]))
+
+
+def legacy_function_call_history() -> tuple[list[ChatMessage], list[Any]]:
+    """A history in OpenAI's deprecated function calling, as ``from_openai_message_dicts``
+    keeps it (``function_call`` in the kwargs, a ``function`` message), then a new turn."""
+    history = [
+        ChatMessage(role="user", content="Weather in Rome?"),
+        ChatMessage(role="assistant", content=None, additional_kwargs={
+            "function_call": {"name": "get_weather", "arguments": '{"city": "Rome"}'}}),
+        ChatMessage(role="function", content="24 C, clear",
+                    additional_kwargs={"name": "get_weather"}),
+        ChatMessage(role="assistant", content="It is 24 C and clear in Rome."),
+    ]
+    llm = scripted_llm([say("I can only look up the weather in Rome for now.")])
+    agent = FunctionAgent(tools=[add], llm=llm, system_prompt="Weather.", streaming=False)
+    return asyncio.run(run_turns(agent, ["And in Paris?"], chat_history=history))
+
+
 CASES: dict[str, tuple[str, Callable[[], tuple[list[ChatMessage], list[Any]]], str | None]] = {
     "function_agent_two_turns": (
         "FunctionAgent, two user turns: parallel calls, then an image input and a tool that "
@@ -208,6 +265,24 @@ CASES: dict[str, tuple[str, Callable[[], tuple[list[ChatMessage], list[Any]]], s
     "history_ends_with_tool_result": (
         "chat_history ending in a tool result, then a new user message right after it.",
         history_ends_with_tool_result,
+        None,
+    ),
+    "developer_prompt_and_media": (
+        "A developer message in chat_history; a user turn with an image by URL (detail high, "
+        "mimetype derived by LlamaIndex from the URL) and a WAV clip.",
+        developer_prompt_and_media,
+        None,
+    ),
+    "refusal_and_audio_reply": (
+        "A refusal (additional_kwargs refusal), then a spoken reply (reference_audio_id and "
+        "its mp3 AudioBlock), as LlamaIndex's OpenAI integration stores them.",
+        refusal_and_audio_reply,
+        None,
+    ),
+    "legacy_function_call_history": (
+        "chat_history in OpenAI's deprecated function calling (function_call, then a function "
+        "message), then a new turn.",
+        legacy_function_call_history,
         None,
     ),
 }
