@@ -27,6 +27,7 @@ __all__ = [
     "EXIT_INVALID",
     "EXIT_OK",
     "EXIT_USAGE",
+    "JSON_SAFE",
     "Output",
     "RunStopped",
     "Tally",
@@ -35,6 +36,9 @@ __all__ = [
 ]
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 70
+JSON_SAFE = "backslashreplace"
+"""How text that UTF-8 cannot hold (a lone surrogate, which JSON's \\ud800 escape can
+spell) is written: as that same escape, so the JSON written reads back as what was read."""
 
 
 class RunStopped(Exception):
@@ -60,7 +64,7 @@ class Output:
         descriptor, self._temp = tempfile.mkstemp(
             prefix=f".{base}.", suffix=".partial", dir=directory
         )
-        self.stream = os.fdopen(descriptor, "w", encoding="utf-8")
+        self.stream = os.fdopen(descriptor, "w", encoding="utf-8", errors=JSON_SAFE)
 
     def write(self, value: Any, shape: Shape) -> None:
         """Write one record; ``shape`` is the input's."""
@@ -114,7 +118,9 @@ class Tally:
         self.internal = 0
         self._errors: TextIO | None = None
         if errors is not None:
-            self._errors = open(errors, "w", encoding="utf-8")  # noqa: SIM115 - closed in finish
+            self._errors = open(  # noqa: SIM115 - closed in finish
+                errors, "w", encoding="utf-8", errors=JSON_SAFE
+            )
 
     def good(self) -> None:
         self.ok += 1

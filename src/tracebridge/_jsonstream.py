@@ -29,6 +29,8 @@ _CHUNK = 1 << 16
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 _JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
+_HOLD = 1 << 18
+"""Characters of a one-line top-level array held back before it is taken as conversations."""
 
 
 class UnreadableInput(Exception):
@@ -131,6 +133,10 @@ class JsonDocuments:
                 raise UnreadableInput(
                     f"{self.name}: line {self._line}: not valid JSON: nested too deeply to read"
                 ) from None
+            except ValueError as exc:  # a number too long to convert
+                raise UnreadableInput(
+                    f"{self.name}: line {self._line}: not valid JSON: {exc}"
+                ) from None
             else:
                 if end < len(self._buffer) or self._eof:  # a number may go on in the next chunk
                     self._advance(end)
@@ -170,7 +176,7 @@ class JsonDocuments:
             yield from recovered
             return
         if streamed is not None:
-            yield from self._array(streamed)
+            yield from self._array(streamed, first_line, start)
         elif not self._peek():
             self.shape = "json"
             yield Record(first_line, first)
@@ -216,9 +222,14 @@ class JsonDocuments:
         yield _parse_line(text, line)
         yield from self._lines(line + 1)
 
-    def _array(self, first: Record) -> Iterator[Record]:
-        self.shape = "array"
-        yield first
+    def _array(self, first: Record, line: int, start: int) -> Iterator[Record]:
+        """The conversations of a top-level array, one by one.
+
+        While the array is still on its first line and short, its elements are held back:
+        if it ends there and more lines follow, it was the first line of a JSONL file (a
+        list of lists, which then fails as one record) rather than an array of conversations.
+        """
+        held: list[Record] | None = [first]
         while True:
             found = self._peek()
             if found == "]":
@@ -228,8 +239,24 @@ class JsonDocuments:
                 raise self._expect(found, "',' or ']' in the array of conversations")
             self._advance(self._pos + 1)
             self._peek()
-            line = self._line
-            yield Record(line, self._value())
+            record = Record(self._line, self._value())
+            if held is not None and (
+                self._line != line or self._dropped + self._pos - start > _HOLD
+            ):
+                self.shape = "array"
+                yield from held
+                held = None
+            if held is None:
+                yield record
+            else:
+                held.append(record)
+        if held is not None and self._peek():
+            self.shape = "jsonl"
+            yield Record(line, [record.value for record in held])
+            yield from self._lines(self._line)
+            return
+        self.shape = "array"
+        yield from held or ()
         if self._peek():
             raise UnreadableInput(
                 f"{self.name}: line {self._line}: more JSON after the array of conversations; "
@@ -285,6 +312,8 @@ def _parse_line(text: str, line: int) -> Record:
         return Record(line, problem=f"not valid JSON: {exc}")
     except RecursionError:
         return Record(line, problem="not valid JSON: nested too deeply to read")
+    except ValueError as exc:  # a number too long to convert
+        return Record(line, problem=f"not valid JSON: {exc}")
 
 
 def _maybe_incomplete(exc: json.JSONDecodeError, size: int) -> bool:

@@ -194,7 +194,7 @@ def run(
 
 def _open_output(path: str) -> TextIO:
     try:
-        return open(path, "w", encoding="utf-8")  # closed by run
+        return open(path, "w", encoding="utf-8", errors="backslashreplace")  # closed by run
     except OSError as exc:
         raise _Unusable(f"cannot write {path}: {exc}") from None
 

@@ -1,0 +1,230 @@
+"""The commands that read traces: ``convert``, ``validate``, ``show``, ``sample``, and the
+listings ``formats`` and ``schema``. ``cli.py`` parses the command line and calls them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from ._cli_input import EVENTS, READABLE, Item, Problem, TraceFile
+from ._cli_output import EXIT_OK, Output, Tally, internal_problem, typed_records
+from .errors import MissingExtraError, TraceError
+from .messages import Message
+from .options import OptionError, command_line_hint, parse_options, reader_options, writer_options
+from .registry import NATIVE, get_adapter
+
+__all__ = [
+    "Streams",
+    "cmd_convert",
+    "cmd_formats",
+    "cmd_sample",
+    "cmd_schema",
+    "cmd_show",
+    "cmd_validate",
+    "to_json",
+]
+
+
+@dataclass(frozen=True)
+class Streams:
+    stdin: TextIO
+    stdout: TextIO
+    stderr: TextIO
+
+
+def to_json(format_name: str, trace: Any) -> Any:
+    """A trace as JSON: the adapter's ``to_json`` when it has one, else pydantic dumps."""
+    dump: Callable[[Any], Any] | None = getattr(get_adapter(format_name), "to_json", None)
+    if dump is not None:
+        return dump(trace)
+    if isinstance(trace, list):
+        return [_model_json(item) for item in trace]
+    return _model_json(trace)
+
+
+def _model_json(value: Any) -> Any:
+    model_dump = getattr(value, "model_dump", None)
+    return model_dump(mode="json") if callable(model_dump) else value
+
+
+def _trace_file(args: argparse.Namespace, path: str, streams: Streams) -> TraceFile:
+    return TraceFile(
+        path,
+        streams.stdin,
+        source=args.source,
+        at=args.at,
+        from_options=args.from_options or [],
+        allow_pending=args.allow_pending,
+        notice=lambda text: streams.stderr.write(f"tracebridge: {text}\n"),
+    )
+
+
+@contextlib.contextmanager
+def _running(sources: list[TraceFile], tally: Tally, out: Output | None = None) -> Iterator[None]:
+    """Close what a run opened; a run that stops early leaves OUT as it was."""
+    try:
+        yield
+    except BaseException:
+        if out is not None:
+            out.abandon()
+        tally.close()
+        raise
+    finally:
+        for source in sources:
+            source.close()
+
+
+def _told(item: Item, problem: Problem) -> str:
+    prefix = "invalid trace: " if problem.error is not None else ""
+    return f"{item.where()}{prefix}{problem.message}"
+
+
+# --- convert ---------------------------------------------------------------------------------
+
+
+def _writer(args: argparse.Namespace) -> dict[str, Any]:
+    """The target's options, typed, and tried once on an empty conversation."""
+    options = parse_options(args.to_options or [], writer_options(args.target), "--to-option")
+    try:
+        get_adapter(args.target).from_messages([], **options)
+    except TraceError:
+        pass  # an empty conversation may be refused; the options were accepted
+    except ValueError as exc:  # the adapter's own check of its options
+        raise OptionError(f"--to-option: {command_line_hint(str(exc))}") from None
+    return options
+
+
+def _converted(
+    item: Item, messages: list[Message], source: TraceFile, args: argparse.Namespace,
+    options: dict[str, Any],
+) -> Any:
+    from ._cli_sample import build_sample, sample_fields
+
+    fields = sample_fields(item.trace) if source.format == NATIVE else {}
+    if args.target == NATIVE and source.format == NATIVE and isinstance(item.trace, dict):
+        return build_sample(messages, fields)  # a sample stays a sample, references and all
+    if fields and not args.messages_only:
+        raise TraceError(
+            "not_representable",
+            f"the sample's {', '.join(fields)} have no place in {args.target}: convert to "
+            f"tracebridge to keep them, or pass --messages-only to convert the conversation "
+            f"alone",
+            path=next(iter(fields)),
+            source=args.target,
+        )
+    return to_json(args.target, get_adapter(args.target).from_messages(messages, **options))
+
+
+def cmd_convert(args: argparse.Namespace, streams: Streams) -> int:
+    options = _writer(args)
+    source = _trace_file(args, args.file, streams)
+    tally = Tally(args.keep_going, args.errors, streams.stderr)
+    out = Output(args.output, streams.stdout)
+    with _running([source], tally, out):
+        for item, messages in typed_records(source, tally, _told):
+            try:
+                value = _converted(item, messages, source, args, options)
+            except TraceError as exc:
+                problem = Problem(exc.code, source.hint(str(exc)), exc)
+            except MissingExtraError:
+                raise
+            except Exception as exc:  # a writer's bug must not end a --keep-going run
+                problem = internal_problem(f"writing {args.target}", exc)
+            else:
+                out.write(value, item.shape)
+                tally.good()
+                continue
+            tally.fail(item, problem, f"{item.where()}cannot write {args.target}: "
+                                      f"{problem.message}")
+    out.commit()
+    return tally.finish()
+
+
+# --- validate, show, sample --------------------------------------------------------------------
+
+
+def _verdict(item: Item, problem: Problem) -> str:
+    if problem.error is None:
+        return _told(item, problem)  # not a verdict on a trace: the record cannot be read
+    line = "" if item.shape == "json" else f"line {item.line}: "
+    return f"{line}invalid: {problem.code} at {problem.error.path or 'trace'}: {problem.message}"
+
+
+def cmd_validate(args: argparse.Namespace, streams: Streams) -> int:
+    source = _trace_file(args, args.file, streams)
+    tally = Tally(args.keep_going, args.errors, streams.stderr, report=streams.stdout)
+    with _running([source], tally):
+        for item, messages in typed_records(source, tally, _verdict):
+            line = "" if item.shape == "json" else f"line {item.line}: "
+            streams.stdout.write(f"{line}ok: {len(messages)} messages ({source.format})\n")
+            tally.good()
+    return tally.finish()
+
+
+def cmd_show(args: argparse.Namespace, streams: Streams) -> int:
+    from .render import render
+
+    source = _trace_file(args, args.file, streams)
+    tally = Tally(args.keep_going, args.errors, streams.stderr)
+    with _running([source], tally):
+        for item, messages in typed_records(source, tally, _told):
+            if item.shape != "json":
+                streams.stdout.write(("\n" if tally.ok else "") + f"# line {item.line}\n")
+            streams.stdout.write(render(messages) + "\n")
+            tally.good()
+    return tally.finish()
+
+
+def cmd_sample(args: argparse.Namespace, streams: Streams) -> int:
+    from ._cli_sample import run_sample
+
+    files = [_trace_file(args, path, streams) for path in args.files]
+    tally = Tally(args.keep_going, args.errors, streams.stderr)
+
+    def typed() -> Any:
+        for source in files:
+            for item, messages in typed_records(source, tally, _told):
+                yield item, messages, source
+
+    with _running(files, tally):
+        out = run_sample(args, files, typed(), streams.stdin, streams.stdout, tally,
+                         files[0].hint)
+    out.commit()
+    return tally.finish()
+
+
+# --- formats, schema, score ------------------------------------------------------------------
+
+
+def cmd_formats(args: argparse.Namespace, streams: Streams) -> int:
+    out = streams.stdout
+    for name in READABLE:
+        if name == EVENTS:
+            summary = "LlamaIndex AgentWorkflow event streams (read only, with --from)"
+            readers = reader_options("llama_index", get_adapter("llama_index")
+                                     .events_to_messages)  # type: ignore[attr-defined]
+            writers: dict[str, Any] = {}
+        else:
+            module = get_adapter(name)
+            doc = (module.__doc__ or "").strip()
+            summary = doc.splitlines()[0].replace("``", "") if doc else ""
+            readers, writers = reader_options(name), writer_options(name)
+        out.write(f"{name:19} {summary}\n")
+        if args.options:
+            for option in readers.values():
+                out.write(f"    --from-option {option}\n")
+            for option in writers.values():
+                out.write(f"    --to-option   {option}\n")
+    return EXIT_OK
+
+
+def cmd_schema(args: argparse.Namespace, streams: Streams) -> int:
+    from .sample import MultiTurnSample
+
+    streams.stdout.write(json.dumps(MultiTurnSample.model_json_schema(), indent=2) + "\n")
+    return EXIT_OK
