@@ -27,9 +27,10 @@ from tracebridge import AIMessage, Message, SystemMessage, ToolMessage, TraceErr
 from tracebridge.errors import short_repr
 from tracebridge.validation import validate
 
-from ._blocks import NAME, llama_types, not_representable, restore_mimetypes
+from ._blocks import NAME, llama_types, not_representable
 from ._events import EVENT_TYPES, dump_events, events_to_messages
 from ._messages import dump_from_message, legacy_image_documents, message_from_dump
+from ._parts import restore_mimetypes
 
 __all__ = [
     "EVENT_TYPES",

@@ -1,10 +1,10 @@
-"""LlamaIndex content blocks <-> tracebridge content parts (the JSON form of each block).
+"""LlamaIndex content blocks -> tracebridge content parts (the JSON form of each block).
 
 Each of the ten block types of ``llama_index.core.base.llms.types.ContentBlock`` is handled on
 purpose. What a block holds that the part has no field for stays under the part's
 ``metadata["llama_index"]``; a block that no part describes stays whole as an ``OpaquePart``
 whose ``kind`` is the block type. ``tool_call`` blocks are not parts: the message converter
-turns them into ``ToolCall``s.
+turns them into ``ToolCall``s. The way back is in ``_parts``.
 
 Two values LlamaIndex fills in itself are read so that they mean what a user means:
 
@@ -19,11 +19,8 @@ Two values LlamaIndex fills in itself are read so that they mean what a user mea
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from functools import lru_cache
 from typing import Any
-
-from pydantic import ValidationError
 
 from tracebridge import (
     AudioPart,
@@ -31,14 +28,13 @@ from tracebridge import (
     ImagePart,
     OpaquePart,
     ReasoningPart,
-    RefusalPart,
     TextPart,
     TraceError,
 )
 from tracebridge._json import check_json, check_json_object
 from tracebridge._optional import require
 from tracebridge.errors import short_repr
-from tracebridge.media import audio_format, audio_mime_type, canonical_audio_mime_type
+from tracebridge.media import audio_format, audio_mime_type
 from tracebridge.messages import Part
 
 NAME = "llama_index"
@@ -81,6 +77,10 @@ def fail(code: Any, detail: str, index: int, path: str) -> TraceError:
     return TraceError(code, detail, index=index, path=path, source=NAME)
 
 
+def not_representable(detail: str, where: str) -> TraceError:
+    return TraceError("not_representable", detail, path=where, source=NAME)
+
+
 def json_checked(value: Any, index: int, path: str, *, is_object: bool = False) -> Any:
     """``value`` when it is JSON (a JSON object with ``is_object``); else the error, placed."""
     try:
@@ -108,26 +108,6 @@ def _extras(block: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
 
 def _namespaced(kept: dict[str, Any]) -> dict[str, Any]:
     return {NAME: kept} if kept else {}
-
-
-@lru_cache(maxsize=1024)
-def kept_url(url: str) -> str | None:
-    """The URL as an image, audio or video block keeps it (pydantic's ``AnyUrl`` rewrites
-    some: ``https://a.com`` becomes ``https://a.com/``), or None when it is no URL at all."""
-    try:
-        return str(llama_types().AudioBlock(url=url).url)
-    except ValidationError:
-        return None
-
-
-def check_url(url: str | None, where: str) -> None:
-    if url is not None and kept_url(url) != url:
-        found = kept_url(url)
-        raise not_representable(
-            f"LlamaIndex cannot hold the URL {url!r} as given"
-            + ("" if found is None else f": it rewrites it as {found!r}"),
-            f"{where}.url",
-        )
 
 
 @lru_cache(maxsize=1024)
@@ -246,158 +226,3 @@ def _reasoning_part(block: dict[str, Any], index: int, path: str) -> ReasoningPa
     if info:
         kept["additional_information"] = info
     return ReasoningPart(text=content or "", metadata=_namespaced(kept))
-
-
-# --- the way back -------------------------------------------------------------------------
-
-
-def not_representable(detail: str, where: str) -> TraceError:
-    return TraceError("not_representable", detail, path=where, source=NAME)
-
-
-def part_to_block(
-    part: Part, where: str, drop: Collection[str], *, in_ai: bool
-) -> dict[str, Any] | None:
-    """One content part as a block dict (``ChatMessage.model_validate`` builds the object),
-    or None for a part ``drop`` leaves out.
-
-    A key left out of an image block (``image_mimetype``) is one LlamaIndex fills in itself.
-    """
-    kept: dict[str, Any] = part.metadata.get(NAME, {})
-    if isinstance(part, TextPart):
-        return {"block_type": "text", "text": part.text}
-    if isinstance(part, ImagePart):
-        return _image_block(part, kept, where, drop)
-    if isinstance(part, AudioPart):
-        return _audio_block(part, kept, where, drop)
-    if isinstance(part, FilePart):
-        if part.file_id is not None and part.data is None and part.url is None and (
-            "file_ids" in drop
-        ):
-            return None
-        return _file_block(part, kept, where)
-    if isinstance(part, ReasoningPart):
-        return {
-            "block_type": "thinking",
-            "content": None if kept.get("content_is_null") else part.text,
-            "num_tokens": kept.get("num_tokens"),
-            "additional_information": kept.get("additional_information", {}),
-        }
-    if isinstance(part, RefusalPart):
-        if "refusals" in drop:
-            return None
-        raise not_representable(
-            "a ChatMessage holds one refusal, on an assistant message, after its content "
-            "(additional_kwargs['refusal']); drop=['refusals'] leaves refusals out",
-            where,
-        )
-    if isinstance(part, OpaquePart):
-        if _is_own_block(part, in_ai):
-            block: dict[str, Any] = part.value
-            return block
-        if "opaque_parts" in drop:
-            return None
-        raise not_representable(
-            f"an OpaquePart of kind {part.kind!r} is not a LlamaIndex block that reads back as "
-            f"itself here; only the kinds {', '.join(BLOCK_TYPES)} whose value is that block's "
-            f"dict can be written; drop=['opaque_parts'] leaves it out",
-            where,
-        )
-    raise not_representable(f"unknown part type {type(part).__name__}", where)
-
-
-def _is_own_block(part: OpaquePart, in_ai: bool) -> bool:
-    """Whether the part's value is a block this adapter reads back as the same part."""
-    value = part.value
-    if type(value) is not dict or value.get("block_type") != part.kind:
-        return False
-    if part.kind not in BLOCK_TYPES or (in_ai and part.kind == "tool_call"):
-        return False
-    try:
-        return block_to_part(value, 0, "") == OpaquePart(kind=part.kind, value=value)
-    except TraceError:
-        return False
-
-
-def _image_block(
-    part: ImagePart, kept: dict[str, Any], where: str, drop: Collection[str]
-) -> dict[str, Any]:
-    check_url(part.url, where)
-    block = {"block_type": "image", "image": part.data, "url": part.url,
-             "path": kept.get("path"), "detail": part.detail}
-    if part.data is not None or part.mime_type is not None:
-        derived = None if part.data is not None else derived_image_mimetype(
-            part.url, kept.get("path")
-        )
-        if part.mime_type is not None and part.mime_type == derived and "mime_types" not in drop:
-            raise not_representable(
-                f"LlamaIndex derives {derived!r} from this image's URL itself, so a ChatMessage "
-                f"cannot say it was given: it reads back as mime_type=None; "
-                f"drop=['mime_types'] accepts that",
-                f"{where}.mime_type",
-            )
-        block["image_mimetype"] = part.mime_type
-    elif "image_mimetype" in kept:
-        block["image_mimetype"] = None
-    return block
-
-
-def _audio_block(
-    part: AudioPart, kept: dict[str, Any], where: str, drop: Collection[str]
-) -> dict[str, Any]:
-    check_url(part.url, where)
-    stored = kept.get("format")
-    name: str | None = "" if stored == "" else None
-    if part.mime_type is not None:
-        name = audio_format(part.mime_type)
-        if name is None and "mime_types" not in drop:
-            raise not_representable(
-                f"an AudioBlock names its format ('wav', 'mp3', ...), and {part.mime_type!r} "
-                f"is not an audio type; drop=['mime_types'] leaves it out",
-                f"{where}.mime_type",
-            )
-        if type(stored) is str and stored and canonical_audio_mime_type(
-            audio_mime_type(stored)
-        ) == canonical_audio_mime_type(part.mime_type):
-            name = stored
-    return {"block_type": "audio", "audio": part.data, "url": part.url,
-            "path": kept.get("path"), "format": name}
-
-
-def _file_block(part: FilePart, kept: dict[str, Any], where: str) -> dict[str, Any]:
-    if part.file_id is not None:
-        raise not_representable(
-            f"LlamaIndex blocks cannot refer to a provider file id ({part.file_id!r}); "
-            f"a document needs data, a url or a path; drop=['file_ids'] leaves out a file "
-            f"part that only a file id names",
-            f"{where}.file_id",
-        )
-    if kept.get("block_type") == "video":
-        check_url(part.url, where)
-        return {
-            "block_type": "video",
-            "video": part.data,
-            "url": part.url,
-            "path": kept.get("path"),
-            "video_mimetype": part.mime_type,
-            "detail": kept.get("detail"),
-            "fps": kept.get("fps"),
-        }
-    return {
-        "block_type": "document",
-        "data": part.data,
-        "url": part.url,
-        "path": kept.get("path"),
-        "title": part.filename,
-        "document_mimetype": part.mime_type,
-    }
-
-
-def restore_mimetypes(built: Any, blocks: list[dict[str, Any]]) -> None:
-    """Undo llama-index's guessing where the part said the type (or said there was none)."""
-    for obj, block in zip(built.blocks, blocks, strict=True):
-        field = MIME_FIELDS.get(block["block_type"])
-        if field is not None and field in block:
-            setattr(obj, field, block[field])
-        elif block["block_type"] == "audio" and "format" in block:
-            obj.format = block["format"]

@@ -39,15 +39,9 @@ from tracebridge import (
 from tracebridge._optional import require
 from tracebridge.errors import short_repr
 
-from ._blocks import (
-    NAME,
-    block_to_part,
-    fail,
-    json_checked,
-    not_representable,
-    part_to_block,
-)
+from ._blocks import NAME, block_to_part, fail, json_checked, not_representable
 from ._calls import block_call, blocks_with_calls, reconcile_calls
+from ._parts import part_to_block
 from ._reply import (
     put_audio,
     put_citations,
