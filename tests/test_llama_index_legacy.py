@@ -84,6 +84,8 @@ def test_empty_legacy_images_are_kept_verbatim() -> None:
     [
         (["iVBORw0KGgo="], "messages[0].additional_kwargs.images[0]"),
         ([{"image_resource": 7}], "messages[0].additional_kwargs.images[0]"),
+        # Valid for ImageDocument, but not its dump: it would be written back as another.
+        ([{}], "messages[0].additional_kwargs.images[0]"),
         ("iVBORw0KGgo=", "messages[0].additional_kwargs.images"),
     ],
 )

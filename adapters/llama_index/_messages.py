@@ -26,8 +26,6 @@ import copy
 from collections.abc import Collection
 from typing import Any
 
-from pydantic import ValidationError
-
 from tracebridge import (
     AIMessage,
     HumanMessage,
@@ -39,7 +37,7 @@ from tracebridge import (
 from tracebridge._optional import require
 from tracebridge.errors import short_repr
 
-from ._blocks import NAME, block_to_part, fail, json_checked, not_representable
+from ._blocks import NAME, block_to_part, fail, json_checked, llama_types, not_representable
 from ._calls import block_call, blocks_with_calls, reconcile_calls
 from ._parts import part_to_block
 from ._reply import (
@@ -139,18 +137,19 @@ def message_from_dump(dump: Any, index: int, where: str) -> Message:
 def _check_legacy_images(images: Any, index: int, path: str) -> None:
     """``additional_kwargs["images"]``: ``ImageDocument``s that LlamaIndex turned into image
     blocks when the message was built; as JSON, their dumps. Anything else is a message
-    LlamaIndex cannot build (its validator calls ``resolve_image`` on each)."""
-    schema = require("llama_index.core.schema", adapter=NAME, extra="llama-index",
-                     package="llama-index-core")
-    for k, document in enumerate(images if type(images) is list else [images]):
+    LlamaIndex cannot build (its validator calls ``resolve_image`` on each), and a dump that
+    does not dump back as itself would not be written back as it was."""
+    if type(images) is not list:
+        raise fail("malformed_event", f"legacy 'images' must be a list of ImageDocument dumps, "
+                   f"got {short_repr(images)}", index, path)
+    for k, document in enumerate(images):
         try:
-            if type(images) is not list or type(document) is not dict:
-                raise ValueError("not a list of dicts")
-            schema.ImageDocument.model_validate(document)
-        except (ValueError, ValidationError):
-            raise fail("malformed_event", f"legacy 'images' must be a list of ImageDocument "
-                       f"dumps, got {short_repr(document)}", index,
-                       f"{path}[{k}]" if type(images) is list else path) from None
+            (rebuilt,) = _dumped_images([document])
+        except (TypeError, ValueError):  # pydantic's ValidationError is a ValueError
+            rebuilt = None
+        if rebuilt != document:
+            raise fail("malformed_event", f"legacy 'images' must hold ImageDocument dumps, got "
+                       f"{short_repr(document)}", index, f"{path}[{k}]")
 
 
 def legacy_image_documents(images: list[Any]) -> list[Any]:
@@ -158,6 +157,14 @@ def legacy_image_documents(images: list[Any]) -> list[Any]:
     schema = require("llama_index.core.schema", adapter=NAME, extra="llama-index",
                      package="llama-index-core")
     return [schema.ImageDocument.model_validate(document) for document in images]
+
+
+def _dumped_images(images: list[Any]) -> list[Any]:
+    """The documents rebuilt from ``images`` as a ChatMessage dumps them."""
+    holder = llama_types().ChatMessage()
+    holder.additional_kwargs["images"] = legacy_image_documents(images)
+    dumped: list[Any] = holder.model_dump(mode="json")["additional_kwargs"]["images"]
+    return dumped
 
 
 def _is_plain_text(parts: list[Any]) -> bool:
