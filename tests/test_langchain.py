@@ -692,12 +692,43 @@ def test_typed_messages_without_langchain_metadata_become_plain_langchain_messag
             tb.AIMessage(content=[tb.OpaquePart(kind="refusal", value="no")]),
             "messages[0].content[0]",
         ),
+        (
+            tb.HumanMessage(
+                content=[tb.OpaquePart(kind="text", value={"type": "text", "text": "x"})]
+            ),
+            "messages[0].content[0]",
+        ),
+        (
+            tb.AIMessage(
+                content=[
+                    tb.TextPart(text="a"),
+                    tb.OpaquePart(
+                        kind="tool_use",
+                        value={"type": "tool_use", "id": "c1", "name": "f", "input": {}},
+                    ),
+                ]
+            ),
+            "messages[0].content[1]",
+        ),
+        (
+            tb.HumanMessage(
+                content=[
+                    tb.OpaquePart(
+                        kind="tool_result", value={"type": "tool_result", "tool_use_id": "c1"}
+                    )
+                ]
+            ),
+            "messages[0].content[0]",
+        ),
     ],
     ids=[
         "tool-result-without-id-or-name",
         "function-result-error",
         "invalid-call-first",
         "opaque-not-a-block",
+        "opaque-block-langchain-maps",
+        "opaque-call-block-in-a-reply",
+        "opaque-tool-result-in-a-human-message",
     ],
 )
 def test_what_langchain_cannot_hold_is_not_representable(message: Any, path: str) -> None:

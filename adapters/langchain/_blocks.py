@@ -129,13 +129,21 @@ def block_of(part: AnyPart, path: str) -> str | dict[str, Any]:
     kept = part.metadata.get(NAME)
     if isinstance(part, OpaquePart):
         value = part.value
+        raw = kept.get("bytes") if kept else None
         if type(value) is dict and (
-            value.get("type") == part.kind or ("type" not in value and part.kind in value)
+            value.get("type") == part.kind or (raw and "type" not in value and part.kind in value)
         ):
+            if any(shape.read(value) is not None for shape in SHAPES):
+                raise TraceError(
+                    "not_representable",
+                    f"an opaque {part.kind!r} part holds a block LangChain content gives a "
+                    f"meaning of its own ({short_repr(value)}); written there it would read "
+                    f"back as another part",
+                    path=path,
+                    source=NAME,
+                )
             block = copy.deepcopy(value)
-            if kept and "bytes" in kept:
-                return _base64_as_bytes(block, kept["bytes"], path)
-            return block
+            return _base64_as_bytes(block, raw, path) if raw else block
         raise TraceError(
             "not_representable",
             f"an opaque part goes into LangChain content as its block dict with 'type' == kind "

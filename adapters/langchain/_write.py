@@ -18,7 +18,9 @@ from tracebridge.messages import (
     AIMessage,
     Citation,
     Content,
+    HumanMessage,
     Message,
+    OpaquePart,
     RefusalPart,
     SystemMessage,
     TextPart,
@@ -26,11 +28,12 @@ from tracebridge.messages import (
 )
 
 from ._blocks import AnyPart, block_of
+from ._call_blocks import CALL_BLOCKS
 from ._call_lists import CallLists, lists_of
 from ._calls import interleave, source_kinds
 from ._classes import CHAT_ROLES, CLASSES, NAME, PLAIN_CLASS, partial_parser
 from ._homes import DEVELOPER_KEY, annotation_of, audio_reply
-from ._results import write_tool_results
+from ._results import RESULT, write_tool_results
 
 __all__ = ["write_trace"]
 
@@ -101,7 +104,10 @@ def native(message: Message, i: int, lc: Any, drop: Collection[str], *, content:
     if isinstance(message, AIMessage):
         _ai_fields(message, fields, cls_name, at, drop)
     else:
-        fields["content"] = content if content is not None else _content_back(message.content, at)
+        read_as = frozenset({RESULT}) if isinstance(message, HumanMessage) else frozenset()
+        fields["content"] = (
+            content if content is not None else _content_back(message.content, at, read_as)
+        )
     if isinstance(message, ToolMessage):
         _tool_fields(message, fields, tag, at)
     elif isinstance(message, SystemMessage):
@@ -114,9 +120,20 @@ def native(message: Message, i: int, lc: Any, drop: Collection[str], *, content:
         ) from None
 
 
-def _content_back(content: Content | list[AnyPart], at: str) -> Any:
+def _content_back(
+    content: Content | list[AnyPart], at: str, read_as: frozenset[str] = frozenset()
+) -> Any:
+    """The LangChain content; ``read_as`` names block types the reader takes out of this
+    message's content (calls, results), which an opaque part therefore cannot be."""
     if isinstance(content, str):
         return content
+    for j, part in enumerate(content):
+        if isinstance(part, OpaquePart) and part.kind in read_as:
+            raise _not_representable(
+                f"an opaque {part.kind!r} part in this message's content would read back as "
+                f"a {'tool result' if part.kind == RESULT else 'tool call'}, not as a part",
+                f"{at}.content[{j}]",
+            )
     return [block_of(part, f"{at}.content[{j}]") for j, part in enumerate(content)]
 
 
@@ -157,7 +174,7 @@ def _ai_fields(
         _kwargs_home(fields, "refusal", refusal, at)
     if message.audio is not None:
         _kwargs_home(fields, "audio", audio_reply(message.audio), at)
-    content = _content_back(parts, at)
+    content = _content_back(parts, at, frozenset(CALL_BLOCKS))
     # A custom call's block follows the content; an empty content list would then read
     # back as "", so such a call is written the way an id-less one is.
     lists = lists_of(message.tool_calls, at, drop, custom_blocks=content != [])
