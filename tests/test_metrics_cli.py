@@ -6,13 +6,15 @@ import argparse
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_openai_server import FakeOpenAI, serve
+from fake_openai_server import FakeOpenAI, Reply, serve
 
 from tracebridge import AIMessage, HumanMessage, MultiTurnSample, ToolCall, ToolMessage
 from tracebridge.metrics.cli import configure, run
@@ -239,3 +241,117 @@ def test_every_metric_name_is_documented() -> None:
     docs = (Path(__file__).parents[1] / "docs" / "metrics.md").read_text(encoding="utf-8")
     missing = [name for name in [*DETERMINISTIC, *JUDGED] if f"`{name}`" not in docs]
     assert missing == []
+
+
+# --- streaming, interruption, what the summary separates -------------------------------------
+
+
+def test_samples_are_read_from_standard_input(tmp_path: Path) -> None:
+    parser = argparse.ArgumentParser(prog="tracebridge score")
+    configure(parser)
+    out, err = io.StringIO(), io.StringIO()
+    stdin = io.StringIO(EXACT.model_dump_json() + "\n" + HALF.model_dump_json() + "\n")
+    code = run(parser.parse_args(["-", "-m", "tool_call_f1"]), stdin=stdin, stdout=out,
+               stderr=err)
+    assert code == 0
+    assert [json.loads(line)["value"] for line in out.getvalue().splitlines()] == [1.0, 0.0]
+
+
+def test_a_json_array_of_samples_is_a_dataset_too(tmp_path: Path) -> None:
+    path = tmp_path / "samples.json"
+    path.write_text("[" + EXACT.model_dump_json() + ",\n" + HALF.model_dump_json() + "]",
+                    encoding="utf-8")
+    code, out, _ = score(str(path), "-m", "tool_call_f1")
+    assert code == 0
+    assert [(r["line"], r["value"]) for r in map(json.loads, out.splitlines())] == [
+        (1, 1.0), (2, 0.0)
+    ]
+
+
+def test_keep_going_skips_an_invalid_sample_and_exits_1(tmp_path: Path) -> None:
+    orphan = {"messages": [{"type": "human", "content": "hi"},
+                           {"type": "tool", "content": "18 C", "tool_call_id": "x"}]}
+    path = dataset(tmp_path, EXACT.model_dump_json(), json.dumps(orphan), "{oops",
+                   HALF.model_dump_json())
+    code, out, err = score(str(path), "-m", "tool_call_f1", "--keep-going")
+    assert code == 1
+    assert [json.loads(line)["line"] for line in out.splitlines()] == [1, 4]
+    lines = err.splitlines()
+    assert lines[0].startswith(f"tracebridge score: invalid sample: {path}: line 2: messages[1]")
+    assert lines[1].startswith(f"tracebridge score: {path}: line 3: not valid JSON: ")
+    assert lines[-1] == "2 invalid sample(s) skipped"
+
+
+def test_without_keep_going_an_invalid_sample_stops_after_what_was_scored(tmp_path: Path) -> None:
+    path = dataset(tmp_path, EXACT.model_dump_json(), "{oops", HALF.model_dump_json())
+    code, out, err = score(str(path), "-m", "tool_call_f1")
+    assert code == 2
+    assert [json.loads(line)["line"] for line in out.splitlines()] == [1]
+    assert err.splitlines()[0].startswith(f"tracebridge score: {path}: line 2: not valid JSON")
+
+
+def test_a_judged_metric_without_its_reference_is_unscorable_and_sends_nothing(
+    tmp_path: Path, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    path = dataset(tmp_path, EXACT.model_dump_json())
+    code, out, err = score(str(path), "-m", "agent_goal_accuracy_with_reference", "--model",
+                           "m", "--base-url", server.base_url)
+    assert code == 0
+    assert json.loads(out)["error"] == (
+        "the sample has no reference (the expected outcome, in words)"
+    )
+    assert err.splitlines()[1].split() == [
+        "agent_goal_accuracy_with_reference", "0", "1", "0", "-", "-", "-"
+    ]
+    assert server.requests == []
+
+
+def test_retried_requests_that_end_in_an_answer_are_counted(
+    tmp_path: Path, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    server.add(Reply(status=500),
+               json.dumps({"user_goal": "g", "end_state": "e", "reason": "ok", "achieved": True}))
+    path = dataset(tmp_path, EXACT.model_dump_json())
+    code, out, err = score(str(path), "-m", "agent_goal_accuracy_without_reference", "--model",
+                           "m", "--base-url", server.base_url)
+    assert code == 0
+    usage = json.loads(out)["usage"]
+    assert len(server.requests) == 2
+    assert (usage["requests"], usage["requests_without_usage"], usage["prompt_tokens"]) == (
+        2, 1, 100
+    )
+    assert err.splitlines()[-1] == (
+        "judge: 2 request(s) sent, retries included; 100 prompt + 20 completion tokens "
+        "(1 request(s) reported no usage)"
+    )
+
+
+def test_ctrl_c_keeps_every_result_written_so_far(tmp_path: Path, server: FakeOpenAI) -> None:
+    verdict = json.dumps({"user_goal": "g", "end_state": "e", "reason": "ok", "achieved": True})
+    server.add(verdict, Reply(content=verdict, sleep=60))  # the second sample never answers
+    path = dataset(tmp_path, EXACT.model_dump_json(), HALF.model_dump_json())
+    out_path = tmp_path / "scores.jsonl"
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tracebridge", "score", str(path), "-m",
+         "agent_goal_accuracy_without_reference", "--model", "m", "--base-url",
+         server.base_url, "--max-concurrency", "1", "-o", str(out_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )
+    deadline = time.monotonic() + 60
+    # written and flushed while the run goes on: the first result is there before the end
+    while not (out_path.exists() and out_path.read_text().count("\n") == 1):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "no result was written"
+        time.sleep(0.05)
+    while len(server.requests) < 2:
+        assert time.monotonic() < deadline, "the second request was never sent"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=30)
+    assert (process.returncode, stdout) == (130, "")
+    assert stderr == f"tracebridge score: interrupted; 1 result(s) written to {out_path}\n"
+    [row] = [json.loads(line) for line in out_path.read_text().splitlines()]
+    assert (row["line"], row["value"]) == (1, 1.0)
