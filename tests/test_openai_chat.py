@@ -9,11 +9,14 @@ import pytest
 from tracebridge import (
     AIMessage,
     AudioPart,
+    AudioReference,
+    Citation,
     FilePart,
     HumanMessage,
     ImagePart,
     OpaquePart,
     ReasoningPart,
+    RefusalPart,
     SystemMessage,
     TextPart,
     ToolCall,
@@ -54,7 +57,7 @@ def test_each_role_maps_to_its_message_kind() -> None:
     ]
     assert to_messages(trace) == [
         SystemMessage(content="Be brief."),
-        SystemMessage(content="Use metric units.", metadata={"openai_chat": {"role": "developer"}}),
+        SystemMessage(content="Use metric units.", role="developer"),
         HumanMessage(content="Weather in Paris?", name="ana"),
         AIMessage(
             content="",
@@ -170,17 +173,12 @@ def test_unknown_keys_are_kept_verbatim() -> None:
 def test_a_refusal_becomes_the_content_and_comes_back_as_the_refusal_field() -> None:
     trace = [USER, {"role": "assistant", "content": None, "refusal": "I can't help with that."}]
     assert to_messages(trace)[1] == AIMessage(
-        content=[
-            OpaquePart(
-                kind="refusal", value={"type": "refusal", "refusal": "I can't help with that."}
-            )
-        ],
-        metadata={"openai_chat": {"refusal": "null"}},
+        content=[RefusalPart(text="I can't help with that.")]
     )
     assert roundtrip(trace) == trace
 
 
-def test_audio_and_annotations_are_kept_verbatim() -> None:
+def test_audio_and_annotations_have_typed_homes() -> None:
     audio = {"id": "audio_1", "data": "UklGRg==", "expires_at": 1767225600, "transcript": "Hi."}
     annotations = [
         {
@@ -197,9 +195,15 @@ def test_audio_and_annotations_are_kept_verbatim() -> None:
         USER,
         {"role": "assistant", "content": "Hi.", "audio": audio, "annotations": annotations},
     ]
-    assert to_messages(trace)[1].metadata == {
-        "openai_chat": {"fields": {"audio": audio, "annotations": annotations}}
-    }
+    assert to_messages(trace)[1] == AIMessage(
+        content="Hi.",
+        audio=AudioReference(
+            id="audio_1", transcript="Hi.", data="UklGRg==", expires_at=1767225600
+        ),
+        citations=[
+            Citation(url="https://example.com", title="Example", start_index=0, end_index=3)
+        ],
+    )
     assert roundtrip(trace) == trace
 
 
@@ -247,8 +251,8 @@ def test_arguments_json_dumps_would_write_keep_no_metadata() -> None:
 
 @pytest.mark.parametrize(
     "arguments",
-    ['{"city": "Paris"', "[1, 2]", '"Paris"', "", "NaN", '{"n": 1e999}'],
-    ids=["truncated", "list", "string", "empty", "nan", "infinite"],
+    ['{"city": "Paris"', "[1, 2]", '"Paris"', " ", "NaN", '{"n": 1e999}'],
+    ids=["truncated", "list", "string", "blank", "nan", "infinite"],
 )
 def test_arguments_that_are_not_a_json_object_are_kept_as_invalid_args(arguments: str) -> None:
     trace = [
@@ -292,7 +296,7 @@ def test_a_custom_tool_call_keeps_its_free_text_input() -> None:
             name="run_sql",
             args={"input": "SELECT 1"},
             id="c1",
-            metadata={"openai_chat": {"type": "custom"}},
+            kind="custom",
         )
     ]
     assert roundtrip(trace) == trace
@@ -313,17 +317,23 @@ def test_content_parts_map_to_typed_parts() -> None:
         {"type": "x_vendor_block", "payload": [1, 2]},
     ]
     trace = [{"role": "user", "content": parts}]
+    # A refusal part is not one a user message takes: like a vendor block, it is kept whole.
+    verbatim = {"openai_chat": {"verbatim": True}}
     assert to_messages(trace)[0].content == [
         TextPart(text="Look:"),
-        ImagePart(
-            url="https://example.com/a.png", metadata={"openai_chat": {"inner": {"detail": "low"}}}
-        ),
+        ImagePart(url="https://example.com/a.png", detail="low"),
         ImagePart(data="iVBORw0KGgo=", mime_type="image/png"),
-        AudioPart(data="UklGRg==", mime_type="audio/mp3"),
+        AudioPart(data="UklGRg==", mime_type="audio/mpeg"),
         FilePart(file_id="file-1", filename="a.pdf"),
         FilePart(data="JVBERi0x", mime_type="application/pdf"),
-        OpaquePart(kind="refusal", value={"type": "refusal", "refusal": "No."}),
-        OpaquePart(kind="x_vendor_block", value={"type": "x_vendor_block", "payload": [1, 2]}),
+        OpaquePart(
+            kind="refusal", value={"type": "refusal", "refusal": "No."}, metadata=verbatim
+        ),
+        OpaquePart(
+            kind="x_vendor_block",
+            value={"type": "x_vendor_block", "payload": [1, 2]},
+            metadata=verbatim,
+        ),
     ]
     assert roundtrip(trace) == trace
 
@@ -600,7 +610,7 @@ def test_typed_tool_results_and_names_are_written_as_the_api_takes_them() -> Non
         (
             HumanMessage(content=[OpaquePart(kind="citation", value="free text")]),
             "messages[0].content[0]",
-            None,
+            "opaque_parts",
         ),
         (
             AIMessage(tool_calls=[ToolCall(name="a"), ToolCall(name="b")]),

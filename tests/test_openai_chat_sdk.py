@@ -14,7 +14,7 @@ from openai.types.chat import (
     ChatCompletionUserMessageParam,
 )
 
-from tracebridge import AIMessage, HumanMessage, OpaquePart, ToolCall, ToolMessage, TraceError
+from tracebridge import AIMessage, HumanMessage, RefusalPart, ToolCall, ToolMessage, TraceError
 from tracebridge.adapters.openai_chat import detect, from_messages, to_messages
 
 MODEL = "gpt-4o-2024-08-06"
@@ -86,7 +86,7 @@ def test_a_chat_completion_message_object_converts_like_the_keys_the_server_sent
                 )
             ],
             metadata={
-                "openai_chat": {"content": "null", "fields": {"refusal": None, "annotations": []}}
+                "openai_chat": {"content": "null", "annotations": [], "fields": {"refusal": None}}
             },
         ),
         ToolMessage(content="18 C", tool_call_id="call_1"),
@@ -110,15 +110,15 @@ def test_full_dump_and_object_give_the_same_typed_message_except_the_unsent_null
     from_object = to_messages([message])[0]
     from_dump = to_messages([message.model_dump(mode="json")])[0]
     assert from_object == AIMessage(
-        content="Hi.", metadata={"openai_chat": {"fields": {"refusal": None, "annotations": []}}}
+        content="Hi.", metadata={"openai_chat": {"annotations": [], "fields": {"refusal": None}}}
     )
     assert from_dump == AIMessage(
         content="Hi.",
         metadata={
             "openai_chat": {
+                "annotations": [],
                 "fields": {
                     "refusal": None,
-                    "annotations": [],
                     "audio": None,
                     "function_call": None,
                     "tool_calls": None,
@@ -130,8 +130,11 @@ def test_full_dump_and_object_give_the_same_typed_message_except_the_unsent_null
 
 def test_a_refusal_from_the_sdk_is_the_content() -> None:
     message = reply({"role": "assistant", "content": None, "refusal": "I can't help with that."})
-    assert to_messages([message])[0].content == [
-        OpaquePart(kind="refusal", value={"type": "refusal", "refusal": "I can't help with that."})
+    assert to_messages([message]) == [
+        AIMessage(content=[RefusalPart(text="I can't help with that.")])
+    ]
+    assert from_messages(to_messages([message])) == [
+        {"role": "assistant", "content": None, "refusal": "I can't help with that."}
     ]
 
 

@@ -5,16 +5,27 @@ dicts (the ``*Param`` TypedDicts) mixed with ``ChatCompletionMessage`` objects t
 responses. ``from_messages`` gives back plain dicts ready for the API, equal to the source
 (null-valued keys and which optional keys were present included).
 
+Shared typed homes: ``developer`` is ``SystemMessage(role="developer")``; a refusal (the
+``refusal`` key or a ``refusal`` part) is a ``RefusalPart``; ``image_url.detail`` is
+``ImagePart.detail``; ``input_audio.format`` is ``AudioPart.mime_type`` (``tracebridge.media``);
+the assistant's ``audio`` is ``AIMessage.audio``; ``url_citation`` annotations are
+``AIMessage.citations``; a custom call is ``ToolCall(kind="custom", args={"input": text})``;
+``arguments: ""`` (a tool without parameters) is ``args={}``.
+
 What the typed fields do not hold is kept under ``metadata["openai_chat"]``:
 
-* ``role``: ``"developer"`` on a SystemMessage that came from a developer message;
 * ``content``: ``"null"`` or ``"absent"`` when an empty content was ``None`` or missing;
-* ``fields``: every other source key, verbatim (``refusal``, ``audio``, ``annotations``,
-  null-valued ``tool_calls``/``function_call``/``name``, unknown keys);
-* on a ToolCall: ``type: "custom"``, ``arguments`` (the exact argument text when
-  ``json.dumps(args)`` would spell it differently), ``fields``/``inner`` (unknown keys of the
-  call and of its ``function``/``custom`` object);
-* on a part: ``fields``/``inner`` (unknown keys of the part and of its inner object).
+* ``refusal``: how a refusal was spelled, when not as ``content: null`` + ``refusal``;
+* ``annotations``: the annotation list, when it was ``[]`` or held other annotation types;
+* ``fields``: every other source key, verbatim (null-valued ``refusal``/``audio``/
+  ``annotations``/``tool_calls``/``function_call``/``name``, unknown keys);
+* on a ToolCall: ``arguments`` (the exact argument text when ``json.dumps(args)`` would spell
+  it differently, ``""`` included), ``fields``/``inner`` (unknown keys of the call and of its
+  ``function``/``custom`` object);
+* on a part: ``fields``/``inner`` (unknown keys of the part and of its inner object), ``format``
+  (an audio format the table spells otherwise, such as ``"mpeg"``), ``verbatim`` (an
+  ``OpaquePart``: a part the API does not take in that role, kept whole);
+* on a Citation / the AudioReference: ``fields``/``inner`` (their unknown keys and null values).
 
 The Swarm adapter reuses this module with another ``Dialect`` (other name keys, its own
 metadata namespace).
@@ -50,6 +61,10 @@ NAME = "openai_chat"
 
 OPENAI = Dialect(NAME, {role: "name" for role in ROLES})
 
+# What an assistant message may carry instead of content (the audio guide sends back
+# ``{"role": "assistant", "audio": {"id": ...}}``).
+_CONTENT_FREE = ("tool_calls", "function_call", "audio", "refusal")
+
 
 # --- public surface ------------------------------------------------------------------------
 
@@ -62,11 +77,16 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
 def from_messages(messages: Any, *, drop: Collection[str] = ()) -> list[dict[str, Any]]:
     """Plain Chat Completions message dicts, ready to send to the API.
 
-    ``drop`` accepts losses the format cannot avoid, by name (see ``DROPPABLE``):
-    ``is_error`` (tool results have no error flag), ``reasoning`` (there is no reasoning
-    part), ``mime_types`` (an image by URL or a file by id has no mime type field).
-    Without it they raise ``not_representable``. Message ids are provenance, not content
-    (other adapters' metadata is not carried either): they are not written.
+    Each role gets only the content parts the API takes there. ``drop`` accepts losses the
+    format cannot avoid, by name (see ``DROPPABLE``): ``is_error`` (tool results have no
+    error flag), ``reasoning`` (there is no reasoning part), ``mime_types`` (an image by URL
+    or a file by id has no mime type field), ``refusals`` (a refusal outside an assistant
+    message), ``citations`` (a citation's cited text), ``custom_calls`` (an id-less custom
+    call, written as a function call with args ``{"input": text}``), ``unanswered_calls`` (a
+    call whose arguments did not parse and that was never answered), ``opaque_parts`` (a
+    block from another format). Without it they raise ``not_representable``. Message ids are
+    provenance, not content (other adapters' metadata is not carried either): they are not
+    written.
     """
     return write_trace(messages, OPENAI, drop=drop)
 
@@ -74,6 +94,7 @@ def from_messages(messages: Any, *, drop: Collection[str] = ()) -> list[dict[str
 def detect(trace: Any) -> bool:
     """True for a non-empty list of role-keyed message dicts / ``ChatCompletionMessage``s.
 
+    Each has ``content``, or (an assistant message) calls, ``audio`` or ``refusal`` in its place.
     Lists with Swarm's ``sender`` or ``tool_name`` keys belong to the swarm adapter.
     """
     if not isinstance(trace, list) or not trace:
@@ -85,7 +106,7 @@ def detect(trace: Any) -> bool:
             return False
         if "sender" in item or "tool_name" in item:
             return False
-        if "content" not in item and not ("tool_calls" in item or "function_call" in item):
+        if "content" not in item and not any(key in item for key in _CONTENT_FREE):
             return False
     return True
 

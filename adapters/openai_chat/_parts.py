@@ -1,10 +1,14 @@
 """Content parts of OpenAI-style messages, both ways, for ``openai_chat`` and ``swarm``.
 
-``PartReader`` and ``PartWriter`` hold the position of the message being converted (every
-error points there) and convert one content list: ``text``, ``image_url`` (a base64
-``data:`` URL becomes ``data`` + ``mime_type``), ``input_audio``, ``file``; any other part
-type (``refusal``, provider extensions) is kept whole as an ``OpaquePart``. Unknown keys of a
-part and of its inner object are kept under ``metadata[<adapter>]`` as ``fields``/``inner``.
+The API takes different part types in each role (``PART_TYPES``, from the SDK's ``*Param``
+TypedDicts): user ``text``/``image_url``/``input_audio``/``file``, assistant ``text``/``refusal``,
+every other role ``text`` only. ``PartReader`` maps the part types a role takes to typed parts
+(``image_url.detail`` to ``ImagePart.detail``, ``input_audio.format`` to ``AudioPart.mime_type``
+through ``tracebridge.media``); any other part is kept whole as an ``OpaquePart`` marked
+``{"verbatim": true}`` in the adapter's namespace, and only such a part is written back as it
+was. ``PartWriter`` writes what a role takes and refuses the rest, naming the ``drop=`` option
+when leaving the part out is an acceptable loss. Unknown keys of a part and of its inner
+object are kept under ``metadata[<adapter>]`` as ``fields``/``inner``.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing_extensions import assert_never
 
 from tracebridge._json import check_json
 from tracebridge.errors import TraceError, short_repr
+from tracebridge.media import audio_format, audio_mime_type, canonical_audio_mime_type
 from tracebridge.messages import (
     AudioPart,
     Content,
@@ -25,10 +30,21 @@ from tracebridge.messages import (
     OpaquePart,
     Part,
     ReasoningPart,
+    RefusalPart,
     TextPart,
 )
 
-__all__ = ["PartReader", "PartWriter", "described", "lone_refusal", "refusal_part"]
+__all__ = ["PART_TYPES", "PartReader", "PartWriter", "described", "is_plain"]
+
+PART_TYPES: Mapping[str, tuple[str, ...]] = {
+    "user": ("text", "image_url", "input_audio", "file"),
+    "assistant": ("text", "refusal"),
+    "system": ("text",),
+    "developer": ("text",),
+    "tool": ("text",),
+    "function": ("text",),
+}
+"""The content part types the Chat Completions API takes in each role."""
 
 _DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
 
@@ -72,7 +88,21 @@ class PartReader:
     def optional_string(self, data: dict[str, Any], key: str, path: str) -> str | None:
         return self.string(data, key, path) if key in data else None
 
-    def part(self, item: Any, path: str) -> Part:
+    def optional(self, data: dict[str, Any], key: str, kind: type, path: str) -> Any:
+        """The value of an optional typed key; absent or null gives None (a null stays in
+        ``data``, to be kept verbatim), another type is malformed."""
+        value = data.get(key)
+        if value is None:
+            return None
+        if type(value) is not kind:
+            self.fail(
+                "malformed_event",
+                f"{path}.{key}",
+                f"expected {'an integer' if kind is int else 'a string'}, got {described(value)}",
+            )
+        return data.pop(key)
+
+    def part(self, item: Any, path: str, role: str) -> Part:
         data = self.mapping(item, path, "a content part")
         if "type" not in data or type(data["type"]) is not str:
             got = described(data["type"]) if "type" in data else "no 'type'"
@@ -83,32 +113,30 @@ class PartReader:
                 f"'type' (text, image_url, input_audio, file, refusal), got {got}",
             )
         kind: str = data["type"]
-        if kind not in ("text", "image_url", "input_audio", "file"):
-            return OpaquePart(kind=kind, value=self.kept(data, path))
+        if kind not in PART_TYPES[role]:
+            # Not a part the API takes here (a vendor extension, or a type out of its role):
+            # kept whole, and marked so that only this adapter writes it back.
+            return OpaquePart(
+                kind=kind, value=self.kept(data, path), metadata={self.source: {"verbatim": True}}
+            )
         del data["type"]
         namespace: dict[str, Any] = {}
-        kind_of: type[TextPart | ImagePart | AudioPart | FilePart]
+        kind_of: type[TextPart | RefusalPart | ImagePart | AudioPart | FilePart]
         fields: dict[str, Any]
         if kind == "text":
-            namespace["inner"] = {}
             kind_of, fields = TextPart, {"text": self.string(data, "text", path)}
+        elif kind == "refusal":
+            kind_of, fields = RefusalPart, {"text": self.string(data, "refusal", path)}
         elif kind == "image_url":
-            inner = self.inner(data, "image_url", path, namespace)
-            url = self.string(inner, "url", f"{path}.image_url")
-            found = _DATA_URL.fullmatch(url)
-            fields = {"data": found[2], "mime_type": found[1]} if found else {"url": url}
-            kind_of = ImagePart
+            kind_of, fields = ImagePart, self.image_fields(data, path, namespace)
         elif kind == "input_audio":
-            inner = self.inner(data, "input_audio", path, namespace)
-            audio = self.string(inner, "data", f"{path}.input_audio")
-            audio_format = self.string(inner, "format", f"{path}.input_audio")
-            kind_of, fields = AudioPart, {"data": audio, "mime_type": f"audio/{audio_format}"}
+            kind_of, fields = AudioPart, self.audio_fields(data, path, namespace)
         else:
             kind_of, fields = FilePart, self.file_fields(data, path, namespace)
-        if namespace["inner"]:
+        if namespace.get("inner"):
             self.kept(namespace["inner"], f"{path}.{kind}")
         else:
-            del namespace["inner"]
+            namespace.pop("inner", None)
         if data:
             namespace["fields"] = self.kept(data, path)
         metadata = {self.source: namespace} if namespace else {}
@@ -124,6 +152,28 @@ class PartReader:
         # The caller pops what it maps; the dict object left behind is what gets kept.
         namespace["inner"] = inner
         return inner
+
+    def image_fields(
+        self, data: dict[str, Any], path: str, namespace: dict[str, Any]
+    ) -> dict[str, Any]:
+        inner = self.inner(data, "image_url", path, namespace)
+        url = self.string(inner, "url", f"{path}.image_url")
+        # A detail that is not a string (null, say) is not a resolution: it stays in ``inner``.
+        detail = inner.pop("detail") if type(inner.get("detail")) is str else None
+        found = _DATA_URL.fullmatch(url)
+        fields = {"data": found[2], "mime_type": found[1]} if found else {"url": url}
+        return {**fields, "detail": detail}
+
+    def audio_fields(
+        self, data: dict[str, Any], path: str, namespace: dict[str, Any]
+    ) -> dict[str, Any]:
+        inner = self.inner(data, "input_audio", path, namespace)
+        audio = self.string(inner, "data", f"{path}.input_audio")
+        spelled = self.string(inner, "format", f"{path}.input_audio")
+        mime_type = audio_mime_type(spelled)
+        if audio_format(mime_type) != spelled:
+            namespace["format"] = spelled  # "mpeg", "pcm": the table spells them otherwise
+        return {"data": audio, "mime_type": mime_type}
 
     def file_fields(
         self, data: dict[str, Any], path: str, namespace: dict[str, Any]
@@ -147,6 +197,16 @@ class PartReader:
         return {"data": file_data, "file_id": file_id, "filename": filename}
 
 
+# The typed part classes and the API part type each one is written as.
+_API_TYPES: Mapping[type, str] = {
+    TextPart: "text",
+    RefusalPart: "refusal",
+    ImagePart: "image_url",
+    AudioPart: "input_audio",
+    FilePart: "file",
+}
+
+
 class PartWriter:
     """Writes parts of the typed message at one index."""
 
@@ -167,6 +227,11 @@ class PartWriter:
             path=f"messages[{self.index}]{path}",
             source=self.source,
         )
+
+    def refuse(self, what: str, path: str) -> NoReturn:
+        """Raise ``not_representable``: no option accepts this loss."""
+        self.lose(what, path, None)
+        raise AssertionError  # lose() without an option always raises
 
     def namespace(self, metadata: Mapping[str, Any]) -> dict[str, Any]:
         """This adapter's kept source fields (``{}`` when there are none)."""
@@ -189,57 +254,69 @@ class PartWriter:
                 )
         return kept  # type: ignore[no-any-return]
 
-    def content(self, content: Content) -> str | list[dict[str, Any]]:
+    def content(self, content: Content, role: str) -> str | list[dict[str, Any]]:
         if isinstance(content, str):
             return content
         parts = []
         for j, part in enumerate(content):
-            written = self.part(part, f".content[{j}]")
+            written = self.part(part, f".content[{j}]", role)
             if written is not None:
                 parts.append(written)
         return parts
 
-    def part(self, part: Part, path: str) -> dict[str, Any] | None:
+    def part(self, part: Part, path: str, role: str) -> dict[str, Any] | None:
+        """The part as the API spells it, or None when the caller dropped it."""
+        if isinstance(part, ReasoningPart):
+            self.lose("Chat Completions content has no reasoning part", path, "reasoning")
+            return None
+        if isinstance(part, OpaquePart):
+            return self.opaque(part, path)
+        api_type = _API_TYPES[type(part)]
+        if api_type not in PART_TYPES[role]:
+            taken = ", ".join(PART_TYPES[role])
+            what = f"Chat Completions takes only {taken} parts in {role} content, not {api_type}"
+            self.lose(what, path, "refusals" if api_type == "refusal" else None)
+            return None
         namespace = self.namespace(part.metadata)
         inner: dict[str, Any] = dict(namespace.get("inner", {}))
         out: dict[str, Any]
         if isinstance(part, TextPart):
             out = {"type": "text", "text": part.text}
+        elif isinstance(part, RefusalPart):
+            out = {"type": "refusal", "refusal": part.text}
         elif isinstance(part, ImagePart):
-            out = {"type": "image_url", "image_url": {"url": self.source_url(part, path), **inner}}
+            image = {"url": self.source_url(part, path)}
+            if part.detail is not None:
+                image["detail"] = part.detail
+            out = {"type": "image_url", "image_url": {**inner, **image}}
         elif isinstance(part, AudioPart):
-            mime = part.mime_type or ""
-            if part.data is None or not mime.startswith("audio/"):
-                self.lose(
-                    "an input_audio part needs base64 data and an audio/<format> "
-                    f"mime_type (found url={part.url!r}, mime_type={part.mime_type!r})",
-                    path,
-                    None,
-                )
-            out = {
-                "type": "input_audio",
-                "input_audio": {"data": part.data, "format": mime[len("audio/") :], **inner},
-            }
+            audio = {"data": self.audio_data(part, path), "format": self.audio_format(part, path)}
+            out = {"type": "input_audio", "input_audio": {**inner, **audio}}
         elif isinstance(part, FilePart):
-            out = {"type": "file", "file": {**self.file(part, path), **inner}}
-        elif isinstance(part, ReasoningPart):
-            self.lose("Chat Completions content has no reasoning part", path, "reasoning")
-            return None
-        elif isinstance(part, OpaquePart):
-            value = part.value
-            if not (isinstance(value, dict) and value.get("type") == part.kind):
-                self.lose(
-                    f"an opaque {part.kind!r} part is written back verbatim, so its value "
-                    f"must be a part object with type {part.kind!r}",
-                    path,
-                    None,
-                )
-            return dict(value)
+            out = {"type": "file", "file": {**inner, **self.file(part, path)}}
         else:
             assert_never(part)
         for key, value in namespace.get("fields", {}).items():
             out.setdefault(key, value)
         return out
+
+    def opaque(self, part: OpaquePart, path: str) -> dict[str, Any] | None:
+        value = part.value
+        if self.namespace(part.metadata).get("verbatim") is not True:
+            self.lose(
+                f"an opaque {part.kind!r} block from another format is not a Chat Completions "
+                "part (only parts read from a Chat Completions trace are written back verbatim)",
+                path,
+                "opaque_parts",
+            )
+            return None
+        if not (isinstance(value, dict) and value.get("type") == part.kind):
+            self.refuse(
+                f"an opaque {part.kind!r} part is written back verbatim, so its value "
+                f"must be a part object with type {part.kind!r}",
+                path,
+            )
+        return dict(value)
 
     def source_url(self, part: ImagePart, path: str) -> str:
         if part.url is not None and part.data is None:
@@ -253,18 +330,38 @@ class PartWriter:
             return part.url
         if part.data is not None and part.url is None and part.mime_type is not None:
             return f"data:{part.mime_type};base64,{part.data}"
-        self.lose(
+        self.refuse(
             "an image_url part needs a URL, or base64 data with a mime_type (found "
             f"url={part.url!r}, data set: {part.data is not None}, "
             f"mime_type={part.mime_type!r})",
             path,
-            None,
         )
-        raise AssertionError  # lose() without an option always raises
+
+    def audio_data(self, part: AudioPart, path: str) -> str:
+        if part.data is None or part.url is not None:
+            self.refuse(
+                f"an input_audio part holds base64 data, not a URL (found url={part.url!r})", path
+            )
+        return part.data
+
+    def audio_format(self, part: AudioPart, path: str) -> str:
+        """The format name: the source's own spelling while it still names the mime type."""
+        mime = part.mime_type
+        spelled = self.namespace(part.metadata).get("format")
+        if type(spelled) is str and mime is not None and _same_audio(spelled, mime):
+            return spelled
+        name = audio_format(mime) if mime is not None else None
+        if name is None:
+            self.refuse(
+                f"an input_audio part needs an audio mime type to name its format (found "
+                f"mime_type={mime!r})",
+                path,
+            )
+        return name
 
     def file(self, part: FilePart, path: str) -> dict[str, Any]:
         if part.url is not None:
-            self.lose(f"a file part holds data or a file_id, not a URL ({part.url!r})", path, None)
+            self.refuse(f"a file part holds data or a file_id, not a URL ({part.url!r})", path)
         out: dict[str, Any] = {}
         if part.data is not None:
             out["file_data"] = (
@@ -283,27 +380,15 @@ class PartWriter:
         return out
 
 
-def refusal_part(text: str) -> OpaquePart:
-    return OpaquePart(kind="refusal", value={"type": "refusal", "refusal": text})
+def _same_audio(spelled: str, mime_type: str) -> bool:
+    return canonical_audio_mime_type(audio_mime_type(spelled)) == canonical_audio_mime_type(
+        mime_type
+    )
 
 
-def lone_refusal(content: Content) -> str | None:
-    """The text of a content that is exactly one plain refusal part, else None."""
-    if not (isinstance(content, list) and len(content) == 1):
-        return None
-    part = content[0]
-    if not (isinstance(part, OpaquePart) and part.kind == "refusal" and not part.metadata):
-        return None
-    value = part.value
-    if (
-        isinstance(value, dict)
-        and set(value) == {"type", "refusal"}
-        and type(value["refusal"]) is str
-        and value["type"] == "refusal"
-    ):
-        text: str = value["refusal"]
-        return text
-    return None
+def is_plain(part: Part, kind: type, source: str) -> bool:
+    """Whether ``part`` is a ``kind`` part that keeps nothing of its own under ``source``."""
+    return type(part) is kind and not part.metadata.get(source)
 
 
 def described(value: Any) -> str:

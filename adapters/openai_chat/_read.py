@@ -21,7 +21,8 @@ from tracebridge.messages import (
 )
 from tracebridge.validation import validate
 
-from ._parts import PartReader, described, refusal_part
+from ._parts import described
+from ._reply import ReplyReader
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 """The roles a Chat Completions message may have (``function`` is the legacy one)."""
@@ -59,7 +60,7 @@ def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Mes
     return messages
 
 
-class _Reader(PartReader):
+class _Reader(ReplyReader):
     """Reads the message at one index; every error it raises points there."""
 
     def __init__(self, dialect: Dialect, index: int) -> None:
@@ -91,18 +92,16 @@ class _Reader(PartReader):
         kind: type[AnyMessage]
         fields: dict[str, Any] = {"content": content, "name": name}
         if role in ("system", "developer"):
-            if role == "developer":
-                namespace["role"] = "developer"
             kind = SystemMessage
+            fields["role"] = role
         elif role == "user":
             kind = HumanMessage
         elif role == "assistant":
             kind = AIMessage
+            fields["content"] = self.refusal(data, content, namespace)
             fields["tool_calls"] = self.calls(data)
-            if namespace.get("content") is not None and type(data.get("refusal")) is str:
-                # A refusal is what the model said: it becomes the content, so judges see it.
-                fields["content"] = [refusal_part(data.pop("refusal"))]
-                namespace["refusal"] = namespace.pop("content")
+            fields["audio"] = self.audio(data)
+            fields["citations"] = self.citations(data, namespace)
         elif role == "tool":
             kind = ToolMessage
             fields["tool_call_id"] = self.string(data, "tool_call_id", self.root)
@@ -205,7 +204,7 @@ class _Reader(PartReader):
         if type(value) is str:
             return value
         if isinstance(value, list):
-            return [self.part(part, f"{path}[{j}]") for j, part in enumerate(value)]
+            return [self.part(part, f"{path}[{j}]", role) for j, part in enumerate(value)]
         self.fail(
             "malformed_event",
             path,
@@ -268,13 +267,13 @@ class _Reader(PartReader):
             custom = self.mapping(data.pop("custom", None), f"{path}.custom", "'custom'")
             name = self.string(custom, "name", f"{path}.custom")
             text = self.string(custom, "input", f"{path}.custom")
-            extra["type"] = "custom"
             if data:
                 extra["fields"] = self.kept(data, path)
             if custom:
                 extra["inner"] = self.kept(custom, f"{path}.custom")
+            metadata = {self.dialect.source: extra} if extra else {}
             return ToolCall(
-                name=name, args={"input": text}, id=call_id, metadata={self.dialect.source: extra}
+                name=name, args={"input": text}, id=call_id, kind="custom", metadata=metadata
             )
         self.fail(
             "malformed_event",
@@ -295,7 +294,9 @@ class _Reader(PartReader):
         raw = self.string(function, "arguments", path)
         if function:
             extra["inner"] = self.kept(function, path)
-        args = parse_arguments(raw)
+        # "" is how OpenRouter, vLLM and others spell the arguments of a tool without
+        # parameters: no arguments, not a malformed call.
+        args = {} if raw == "" else parse_arguments(raw)
         metadata = {self.dialect.source: extra}
         if args is None:
             return ToolCall(

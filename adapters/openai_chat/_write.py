@@ -8,7 +8,6 @@ from typing import Any
 
 from typing_extensions import assert_never
 
-from tracebridge.errors import short_repr
 from tracebridge.messages import (
     AIMessage,
     AnyMessage,
@@ -19,10 +18,19 @@ from tracebridge.messages import (
     messages_of,
 )
 
-from ._parts import PartWriter, lone_refusal
 from ._read import Dialect, parse_arguments
+from ._reply import ReplyWriter
 
-DROPPABLE = ("is_error", "reasoning", "mime_types")
+DROPPABLE = (
+    "is_error",
+    "reasoning",
+    "mime_types",
+    "refusals",
+    "citations",
+    "custom_calls",
+    "unanswered_calls",
+    "opaque_parts",
+)
 """What ``from_messages(drop=...)`` may leave out: the format has no place for them."""
 
 
@@ -36,21 +44,51 @@ def write_trace(
     unknown = sorted(set(drop) - set(DROPPABLE))
     if unknown:
         raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
-    return [_Writer(dialect, i, drop).message(m) for i, m in enumerate(messages_of(messages))]
+    typed = messages_of(messages)
+    unanswered = unanswered_invalid_calls(typed)
+    return [
+        _Writer(dialect, i, drop, unanswered.get(i, ())).message(m) for i, m in enumerate(typed)
+    ]
 
 
-class _Writer(PartWriter):
+def unanswered_invalid_calls(messages: list[AnyMessage]) -> dict[int, set[int]]:
+    """For each AIMessage, the positions of its calls with ``invalid_args`` that no result
+    of its tool-result block answers (pairing as the conversation rules do)."""
+    found: dict[int, set[int]] = {}
+    for i, message in enumerate(messages):
+        if not (isinstance(message, AIMessage) and message.tool_calls):
+            continue
+        calls = message.tool_calls
+        answered = [False] * len(calls)
+        for result in messages[i + 1 :]:
+            if not isinstance(result, ToolMessage):
+                break
+            for k, call in enumerate(calls):
+                by_id = result.tool_call_id is None or call.id == result.tool_call_id
+                if by_id and not answered[k]:
+                    answered[k] = True
+                    break
+        missing = {k for k, call in enumerate(calls) if not answered[k] and call.invalid_args}
+        if missing:
+            found[i] = missing
+    return found
+
+
+class _Writer(ReplyWriter):
     """Writes the typed message at one index."""
 
-    def __init__(self, dialect: Dialect, index: int, drop: Collection[str]) -> None:
+    def __init__(
+        self, dialect: Dialect, index: int, drop: Collection[str], unanswered: Collection[int]
+    ) -> None:
         super().__init__(dialect.source, index, drop)
         self.dialect = dialect
+        self.unanswered = unanswered
 
     def message(self, message: AnyMessage) -> dict[str, Any]:
         namespace = self.namespace(message.metadata)
         role: str
         if isinstance(message, SystemMessage):
-            role = "developer" if namespace.get("role") == "developer" else "system"
+            role = message.role
         elif isinstance(message, HumanMessage):
             role = "user"
         elif isinstance(message, AIMessage):
@@ -60,22 +98,17 @@ class _Writer(PartWriter):
         else:
             assert_never(message)
         out: dict[str, Any] = {"role": role}
-        refusal = lone_refusal(message.content)
-        if refusal is not None and namespace.get("refusal") in ("null", "absent"):
-            if namespace["refusal"] == "null":
-                out["content"] = None
-            out["refusal"] = refusal
-        else:
+        if not (isinstance(message, AIMessage) and self.refusal(message.content, namespace, out)):
             empty = namespace.get("content") if message.content == "" else None
             if empty == "null":
                 out["content"] = None
             elif empty != "absent":
-                out["content"] = self.content(message.content)
+                out["content"] = self.content(message.content, role)
         name_key = self.dialect.name_keys[role]
         if message.name is not None:
             out[name_key] = message.name
-        if isinstance(message, AIMessage) and message.tool_calls:
-            self.calls(message.tool_calls, out)
+        if isinstance(message, AIMessage):
+            self.reply(message, namespace, out)
         if isinstance(message, ToolMessage):
             if message.is_error:
                 self.lose(
@@ -86,51 +119,74 @@ class _Writer(PartWriter):
             if message.tool_call_id is not None:
                 out["tool_call_id"] = message.tool_call_id
             elif message.name is None:
-                self.lose(
+                self.refuse(
                     "a tool result without tool_call_id becomes a legacy function message, "
                     "which needs the function's name (name is None)",
                     ".name",
-                    None,
                 )
         for key, value in namespace.get("fields", {}).items():
             out.setdefault(key, value)
         return out
 
+    def reply(self, message: AIMessage, namespace: dict[str, Any], out: dict[str, Any]) -> None:
+        """The assistant's calls, audio reply and annotations."""
+        if message.tool_calls:
+            self.calls(message.tool_calls, out)
+            left_out = "tool_calls" not in out and "function_call" not in out
+            if left_out and out.get("content") is None and "refusal" not in out:
+                # Every call was left out (drop=["unanswered_calls"]): an assistant message
+                # without calls needs content.
+                out["content"] = ""
+        if message.audio is not None:
+            out["audio"] = self.audio(message.audio)
+        annotations = self.annotations(message, namespace)
+        if annotations is not None:
+            out["annotations"] = annotations
+
     def calls(self, calls: list[ToolCall], out: dict[str, Any]) -> None:
-        if all(call.id is not None for call in calls):
-            out["tool_calls"] = [
-                self.call(call, f".tool_calls[{k}]") for k, call in enumerate(calls)
-            ]
-        elif len(calls) == 1:
-            namespace = self.namespace(calls[0].metadata)
-            if namespace.get("type") == "custom":
-                self.lose("a custom tool call needs an id", ".tool_calls[0].id", None)
-            out["function_call"] = self.function(calls[0], namespace)
+        kept = [(k, call) for k, call in enumerate(calls) if self.answerable(call, k)]
+        if not kept:
+            return
+        if all(call.id is not None for _, call in kept):
+            out["tool_calls"] = [self.call(call, f".tool_calls[{k}]") for k, call in kept]
+        elif len(kept) == 1:
+            k, call = kept[0]
+            if call.kind == "custom":
+                self.lose(
+                    "a custom tool call needs an id (only function calls have the id-less "
+                    "legacy function_call)",
+                    f".tool_calls[{k}].id",
+                    "custom_calls",
+                )
+            out["function_call"] = self.function(call, self.namespace(call.metadata))
         else:
-            self.lose(
-                f"{len(calls)} tool calls without ids: only the legacy function_call "
+            self.refuse(
+                f"{len(kept)} tool calls without ids: only the legacy function_call "
                 "pairs by position, and it holds one call",
                 ".tool_calls",
-                None,
             )
+
+    def answerable(self, call: ToolCall, k: int) -> bool:
+        """False for a call the caller chose to leave out because it was never answered."""
+        if k not in self.unanswered:
+            return True
+        self.lose(
+            f"tool call {call.name!r} has arguments that did not parse "
+            f"({call.invalid_args!r}) and no result: the API rejects an assistant "
+            "message whose tool_calls are not each followed by a tool message",
+            f".tool_calls[{k}]",
+            "unanswered_calls",
+        )
+        return False
 
     def call(self, call: ToolCall, path: str) -> dict[str, Any]:
         namespace = self.namespace(call.metadata)
         inner = namespace.get("inner", {})
-        if namespace.get("type") == "custom":
-            text = call.args.get("input")
-            if set(call.args) != {"input"} or type(text) is not str:
-                self.lose(
-                    f"a custom tool call's args must be {{'input': <text>}} (found "
-                    f"{short_repr(call.args)})",
-                    f"{path}.args",
-                    None,
-                )
-            out = {
-                "id": call.id,
-                "type": "custom",
-                "custom": {"name": call.name, "input": text, **inner},
-            }
+        out: dict[str, Any]
+        if call.kind == "custom":
+            # ToolCall itself checks that a custom call's args are exactly {"input": <text>}.
+            custom = {**inner, "name": call.name, "input": call.args["input"]}
+            out = {"id": call.id, "type": "custom", "custom": custom}
         else:
             out = {"id": call.id, "type": "function", "function": self.function(call, namespace)}
         for key, value in namespace.get("fields", {}).items():
@@ -139,9 +195,9 @@ class _Writer(PartWriter):
 
     def function(self, call: ToolCall, namespace: Mapping[str, Any]) -> dict[str, Any]:
         return {
+            **namespace.get("inner", {}),
             "name": call.name,
             "arguments": _arguments(call, namespace.get("arguments")),
-            **namespace.get("inner", {}),
         }
 
 
@@ -149,6 +205,8 @@ def _arguments(call: ToolCall, spelled: Any) -> str:
     """The argument text: the raw text kept, when it still says what ``args`` say."""
     if call.invalid_args is not None:
         return call.invalid_args
+    if spelled == "" and call.args == {}:
+        return ""
     if isinstance(spelled, str) and _same_json(parse_arguments(spelled), call.args):
         return spelled
     return json.dumps(call.args)
@@ -158,4 +216,3 @@ def _same_json(left: Any, right: Any) -> bool:
     if left is None:
         return False
     return json.dumps(left, sort_keys=True) == json.dumps(right, sort_keys=True)
-

@@ -1,16 +1,21 @@
 """Law kit for OpenAI Chat Completions message lists (dicts mixed with SDK objects).
 
 * ``conversations``: typed conversations the format expresses: ids on every call (or one
-  id-less call answered by a legacy ``function`` message), no message ids, no error flags,
-  parts the format has (text, image URL or base64 with a mime type, input audio, files by
-  id or data, refusal and other provider parts kept opaque).
+  id-less call answered by a legacy ``function`` message), no message ids, no error flags;
+  the developer role, custom calls, citations and audio replies (from ``strategies``), and in
+  each role the parts the API takes there: user text, images by URL or base64 with a mime
+  type and a ``detail``, input audio (some with a format the table spells otherwise), files by
+  id or data; assistant text and refusals in each spelling the format has; plus, in any role,
+  parts the API does not take there, kept verbatim.
 * ``traces``: those conversations written out, then re-spelled the ways real histories are:
-  argument JSON with other spacing and key order, null-valued optional keys, keys left out,
-  unknown keys, ``developer`` prompts, and assistant messages as ``ChatCompletionMessage``
-  objects.
+  argument JSON with other spacing and key order, ``arguments: ""`` for no arguments, a
+  refusal next to text or parts, audio formats such as ``"mpeg"``, ``annotations: []`` and
+  annotation types other than ``url_citation``, null-valued optional keys, keys left out,
+  unknown keys, and assistant messages as ``ChatCompletionMessage`` objects.
 * ``broken``: the rule mutations of ``strategies`` written out, and format errors (unknown
   role, non-dict element, no role, tool result without ``tool_call_id``, a streaming delta,
-  arguments that are not a string).
+  arguments that are not a string, a refusal that is not a string, annotations that are not a
+  list, an audio reply without id).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import json
 from types import ModuleType
 from typing import Any
 
+import pydantic
 from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionMessage
 
@@ -30,7 +36,7 @@ from tracebridge import (
     ImagePart,
     Message,
     OpaquePart,
-    SystemMessage,
+    RefusalPart,
     TextPart,
     ToolCall,
     ToolMessage,
@@ -49,27 +55,52 @@ from strategies import (
     texts,
 )
 
+# Parts are drawn here, role by role; metadata only as this adapter writes it.
 SHAPE = Shape(parts=False, metadata=False, message_ids=False)
 
 # --- typed conversations the format expresses ---------------------------------------------
 
+PART_TYPES = {
+    "user": ("text", "image_url", "input_audio", "file"),
+    "assistant": ("text", "refusal"),
+    "other": ("text",),
+}
+details = st.none() | st.sampled_from(["auto", "low", "high"])
 
-def parts(namespace: str) -> st.SearchStrategy[Any]:
-    detail = st.sampled_from(["auto", "low", "high"]).map(
-        lambda d: {namespace: {"inner": {"detail": d}}}
+
+def verbatim(namespace: str, taken: tuple[str, ...]) -> st.SearchStrategy[OpaquePart]:
+    """A part the API does not take in this role, kept whole as the reader keeps it."""
+    kinds = st.sampled_from(["refusal", "image_url", "input_audio", "file", "x_vendor"]) | names
+    return st.builds(
+        lambda kind, fields: OpaquePart(
+            kind=kind, value={**fields, "type": kind}, metadata={namespace: {"verbatim": True}}
+        ),
+        kinds.filter(lambda kind: kind not in taken),
+        json_objects,
     )
-    other_kinds = names.filter(lambda k: k not in ("text", "image_url", "input_audio", "file"))
+
+
+def user_parts(namespace: str) -> st.SearchStrategy[Any]:
+    spelled_audio = st.sampled_from([("audio/mpeg", "mpeg"), ("audio/pcm", "pcm")]).map(
+        lambda pair: AudioPart(
+            data="UklGRg==", mime_type=pair[0], metadata={namespace: {"format": pair[1]}}
+        )
+    )
     return st.one_of(
         st.builds(TextPart, text=texts),
+        st.builds(ImagePart, url=st.just("https://example.com/a.png"), detail=details),
         st.builds(
-            ImagePart, url=st.just("https://example.com/a.png"), metadata=st.just({}) | detail
+            ImagePart,
+            data=st.just("iVBORw0KGgo="),
+            mime_type=st.just("image/png"),
+            detail=details,
         ),
-        st.builds(ImagePart, data=st.just("iVBORw0KGgo="), mime_type=st.just("image/png")),
         st.builds(
             AudioPart,
             data=st.just("UklGRg=="),
-            mime_type=st.sampled_from(["audio/wav", "audio/mp3"]),
+            mime_type=st.sampled_from(["audio/wav", "audio/mpeg", "audio/flac"]),
         ),
+        spelled_audio,
         st.builds(FilePart, file_id=names, filename=st.none() | names),
         st.builds(
             FilePart,
@@ -77,17 +108,64 @@ def parts(namespace: str) -> st.SearchStrategy[Any]:
             mime_type=st.none() | st.just("application/pdf"),
             filename=st.none() | names,
         ),
-        texts.map(lambda t: OpaquePart(kind="refusal", value={"type": "refusal", "refusal": t})),
-        st.builds(
-            lambda kind, fields: OpaquePart(kind=kind, value={**fields, "type": kind}),
-            other_kinds,
-            json_objects,
-        ),
+        verbatim(namespace, PART_TYPES["user"]),
     )
 
 
-def content(namespace: str) -> st.SearchStrategy[Any]:
-    return st.one_of(texts, st.lists(parts(namespace), max_size=3))
+def assistant_parts(namespace: str) -> st.SearchStrategy[Any]:
+    return st.one_of(
+        st.builds(TextPart, text=texts),
+        st.builds(RefusalPart, text=texts),
+        verbatim(namespace, PART_TYPES["assistant"]),
+    )
+
+
+def other_parts(namespace: str) -> st.SearchStrategy[Any]:
+    return st.one_of(st.builds(TextPart, text=texts), verbatim(namespace, PART_TYPES["other"]))
+
+
+def content(namespace: str, message: Message) -> st.SearchStrategy[Any]:
+    if isinstance(message, HumanMessage):
+        parts = user_parts(namespace)
+    elif isinstance(message, AIMessage):
+        parts = assistant_parts(namespace)
+    else:
+        parts = other_parts(namespace)
+    return st.one_of(texts, st.lists(parts, max_size=3))
+
+
+@st.composite
+def refused(draw: st.DrawFn, namespace: str) -> tuple[list[Any], dict[str, Any]]:
+    """An assistant content ending in a refusal, and the namespace that names its spelling."""
+    refusal = RefusalPart(text=draw(texts))
+    form = draw(st.sampled_from([None, "absent", "empty", "part", "after_text", "after_parts"]))
+    if form == "after_text":
+        return [TextPart(text=draw(texts.filter(bool))), refusal], {"refusal": form}
+    if form == "after_parts":
+        before = draw(st.lists(assistant_parts(namespace), max_size=2))
+        return [*before, refusal], {"refusal": form}
+    return [refusal], {} if form is None else {"refusal": form}
+
+
+@st.composite
+def annotation_layout(draw: st.DrawFn, cited: int) -> list[Any] | None:
+    """Where other annotation types sit among ``cited`` citations (None: the default list)."""
+    others = draw(
+        st.lists(
+            st.builds(
+                lambda kind, fields: {**fields, "type": kind},
+                st.sampled_from(["file_citation", "container_file_citation"]) | names,
+                json_objects,
+            ).filter(lambda annotation: annotation["type"] != "url_citation"),
+            max_size=2,
+        )
+    )
+    if not others and (cited or draw(st.booleans())):
+        return None  # what the citations alone write (no key when there are none)
+    layout: list[Any] = [None] * cited
+    for other in others:
+        layout.insert(draw(st.integers(0, len(layout))), other)
+    return layout
 
 
 @st.composite
@@ -96,42 +174,36 @@ def _expressible(draw: st.DrawFn, namespace: str) -> list[Message]:
     messages = draw(conversations(SHAPE))
     out: list[Message] = []
     for message in messages:
-        update: dict[str, Any] = {"content": draw(content(namespace))}
+        update: dict[str, Any] = {"content": draw(content(namespace, message))}
+        kept: dict[str, Any] = {}
         if isinstance(message, ToolMessage):
             update["is_error"] = False
-        if isinstance(message, AIMessage) and message.tool_calls:
-            update["tool_calls"] = [
-                custom_call(call, namespace, draw(texts)) if draw(st.integers(0, 3)) == 0 else call
-                for call in message.tool_calls
+        if isinstance(message, AIMessage):
+            # url_citation annotations have no place for the cited text.
+            update["citations"] = [
+                cited.model_copy(update={"cited_text": None}) for cited in message.citations
             ]
-        if isinstance(message, SystemMessage) and draw(st.booleans()):
-            update["metadata"] = {namespace: {"role": "developer"}}
-        if isinstance(message, AIMessage) and draw(st.integers(0, 5)) == 0:
-            refusal = OpaquePart(kind="refusal", value={"type": "refusal", "refusal": draw(texts)})
-            update["content"] = [refusal]
-            update["metadata"] = {namespace: {"refusal": draw(st.sampled_from(["null", "absent"]))}}
-        elif isinstance(message, AIMessage) and draw(st.booleans()):
-            update["content"] = ""
-            update["metadata"] = {
-                namespace: draw(
-                    st.sampled_from(
-                        [
-                            {"content": "null"},
-                            {"content": "absent"},
-                            {"content": "null", "fields": {"refusal": None, "annotations": []}},
-                        ]
-                    )
-                )
-            }
+            layout = draw(annotation_layout(len(message.citations)))
+            if layout is not None:
+                kept["annotations"] = layout
+            choice = draw(st.integers(0, 5))
+            if choice == 0:
+                update["content"], spelled = draw(refused(namespace))
+                kept.update(spelled)
+            elif choice < 3:
+                update["content"] = ""
+                kept["content"] = draw(st.sampled_from(["null", "absent"]))
+                if draw(st.booleans()):
+                    nulls = {"refusal": None}
+                    if message.audio is None:
+                        nulls["audio"] = None
+                    if not message.citations and "annotations" not in kept:
+                        nulls["annotations"] = None
+                    kept["fields"] = nulls
+        if kept:
+            update["metadata"] = {namespace: kept}
         out.append(type(message).model_validate({**dict(message), **update}))
     return out
-
-
-def custom_call(call: ToolCall, namespace: str, text: str) -> ToolCall:
-    """A custom-tool call (free-text input) in place of ``call``."""
-    return ToolCall(
-        name=call.name, args={"input": text}, id=call.id, metadata={namespace: {"type": "custom"}}
-    )
 
 
 @st.composite
@@ -158,15 +230,62 @@ def _respell_arguments(draw: st.DrawFn, function: dict[str, Any]) -> None:
     args = openai_chat.parse_arguments(function["arguments"])
     if args is None or not draw(st.booleans()):
         return
-    style = draw(st.sampled_from(["compact", "sorted", "indented", "spaced"]))
+    style = draw(st.sampled_from(["compact", "sorted", "indented", "spaced", "empty"]))
     if style == "compact":
         function["arguments"] = json.dumps(args, separators=(",", ":"))
     elif style == "sorted":
         function["arguments"] = json.dumps(args, sort_keys=True, ensure_ascii=False)
     elif style == "indented":
         function["arguments"] = json.dumps(args, indent=2)
+    elif style == "empty" and not args:
+        function["arguments"] = ""  # OpenRouter, vLLM: a tool without parameters
     else:
         function["arguments"] = " " + json.dumps(args) + "\n"
+
+
+def _respell_refusal(draw: st.DrawFn, message: dict[str, Any]) -> None:
+    """The refusal key next to each content the API and applications put beside it."""
+    if type(message.get("refusal")) is not str or not draw(st.booleans()):
+        return
+    form = draw(st.sampled_from(["null", "empty", "absent", "text", "parts"]))
+    if form == "absent":
+        message.pop("content", None)
+    elif form == "text":
+        message["content"] = draw(texts.filter(bool))
+    elif form == "parts":
+        message["content"] = [{"type": "text", "text": draw(texts)}]
+    else:
+        message["content"] = None if form == "null" else ""
+
+
+def _respell_annotations(draw: st.DrawFn, message: dict[str, Any]) -> None:
+    annotations = message.get("annotations")
+    if annotations is None:
+        if "annotations" not in message and draw(st.booleans()):
+            message["annotations"] = []  # what the API sends with every reply
+        return
+    for annotation in annotations:
+        if annotation.get("type") == "url_citation" and draw(st.integers(0, 3)) == 0:
+            annotation["url_citation"]["x_rank"] = draw(json_values)
+    if draw(st.integers(0, 3)) == 0:
+        annotations.append({"type": "file_citation", "file_citation": {"file_id": draw(names)}})
+
+
+def _respell_audio(draw: st.DrawFn, message: dict[str, Any]) -> None:
+    audio = message.get("audio")
+    if isinstance(audio, dict) and draw(st.integers(0, 3)) == 0:
+        audio[draw(st.sampled_from(["transcript", "x_voice"]))] = None
+
+
+def _respell_parts(draw: st.DrawFn, parts: list[dict[str, Any]]) -> None:
+    for part in parts:
+        if part["type"] in ("text", "image_url", "refusal") and draw(st.integers(0, 4)) == 0:
+            part["x_cache"] = {"mode": "explicit"}
+        # (a verbatim part of these types, from a role that does not take them, has no inner)
+        if isinstance(part.get("image_url"), dict) and draw(st.integers(0, 4)) == 0:
+            part["image_url"]["detail"] = draw(st.sampled_from([None, "original"]))
+        if isinstance(part.get("input_audio"), dict) and draw(st.integers(0, 2)) == 0:
+            part["input_audio"]["format"] = draw(st.sampled_from(["mpeg", "pcm", "wave", "ogg"]))
 
 
 @st.composite
@@ -181,28 +300,34 @@ def respelled(draw: st.DrawFn, adapter: ModuleType) -> list[dict[str, Any]]:
                 call["x_trace"] = draw(json_values)
         if "function_call" in message:
             _respell_arguments(draw, message["function_call"])
-        if message["role"] == "assistant" and draw(st.booleans()):
-            for key in draw(st.sets(st.sampled_from(["refusal", "annotations", "audio"]))):
-                message.setdefault(key, None)
-            if "tool_calls" not in message and "function_call" not in message:
-                message[draw(st.sampled_from(["tool_calls", "function_call"]))] = None
+        if message["role"] == "assistant":
+            _respell_refusal(draw, message)
+            _respell_annotations(draw, message)
+            _respell_audio(draw, message)
+            if draw(st.booleans()):
+                for key in draw(st.sets(st.sampled_from(["refusal", "annotations", "audio"]))):
+                    message.setdefault(key, None)
+                if "tool_calls" not in message and "function_call" not in message:
+                    message[draw(st.sampled_from(["tool_calls", "function_call"]))] = None
         if message["role"] in ("user", "system") and "name" not in message and draw(st.booleans()):
             message["name"] = None
         if draw(st.integers(0, 9)) == 0:
             message["x_trace"] = draw(json_values)
-        for part in message["content"] if isinstance(message.get("content"), list) else []:
-            if part["type"] in ("text", "image_url") and draw(st.integers(0, 4)) == 0:
-                part["x_cache"] = {"mode": "explicit"}
+        if isinstance(message.get("content"), list):
+            _respell_parts(draw, message["content"])
     return history
 
 
 def _as_sdk_object(message: dict[str, Any]) -> Any:
-    """An assistant dict as the SDK's ``ChatCompletionMessage``, when the model allows it."""
-    if message["role"] != "assistant" or isinstance(message.get("content"), list):
+    """An assistant dict as the SDK's ``ChatCompletionMessage``, when the model holds it as is."""
+    if message["role"] != "assistant":
         return message
-    if message.get("audio") is not None or message.get("annotations") not in (None, []):
-        return message
-    return ChatCompletionMessage.model_validate(message)
+    try:
+        sdk = ChatCompletionMessage.model_validate(message)
+    except pydantic.ValidationError:
+        return message  # content parts, a partial audio reply, ...: the SDK has no object
+    same = sdk.model_dump(mode="json", exclude_unset=True) == message
+    return sdk if same else message
 
 
 @st.composite
@@ -225,13 +350,21 @@ def canonical(trace: list[Any]) -> list[Any]:
 
 
 def plain(message: Message) -> Message:
-    """The message with what the format cannot hold removed (text content, no ids/flags)."""
+    """The message with what the format cannot hold removed (text content, no ids/flags).
+
+    Calls get parsed arguments: a mutation can leave a call unanswered (one that takes a
+    duplicate id), and the writer refuses an unanswered call whose arguments did not parse.
+    """
     update: dict[str, Any] = {"content": message.text, "id": None, "metadata": {}}
     if isinstance(message, ToolMessage):
         update["is_error"] = False
     if isinstance(message, AIMessage):
         update["tool_calls"] = [
-            call.model_copy(update={"metadata": {}}) for call in message.tool_calls
+            call.model_copy(update={"metadata": {}, "invalid_args": None})
+            for call in message.tool_calls
+        ]
+        update["citations"] = [
+            cited.model_copy(update={"cited_text": None}) for cited in message.citations
         ]
     return type(message).model_validate({**dict(message), **update})
 
@@ -251,6 +384,8 @@ def format_errors(draw: st.DrawFn, adapter: ModuleType) -> BrokenTrace:
         options.append("no_tool_call_id")
     if message.get("tool_calls") and message["tool_calls"][0]["type"] == "function":
         options.append("arguments_object")
+    if message["role"] == "assistant":
+        options += ["refusal_not_text", "annotations_object", "audio_without_id"]
     kind = draw(st.sampled_from(options))
     code = "malformed_event"
     if kind == "unknown_role":
@@ -265,6 +400,12 @@ def format_errors(draw: st.DrawFn, adapter: ModuleType) -> BrokenTrace:
         code = "streaming_chunk"
     elif kind == "no_tool_call_id":
         del message["tool_call_id"]
+    elif kind == "refusal_not_text":
+        message["refusal"] = draw(st.sampled_from([3, ["no"], {"text": "no"}, True]))
+    elif kind == "annotations_object":
+        message["annotations"] = {"type": "url_citation"}
+    elif kind == "audio_without_id":
+        message["audio"] = {"transcript": draw(texts)}
     else:
         function = message["tool_calls"][0]["function"]
         function["arguments"] = {"city": "Paris"}

@@ -1,0 +1,217 @@
+"""What only an assistant message carries: ``refusal``, ``audio`` and ``annotations``, both ways.
+
+A refusal is a ``RefusalPart`` at the end of ``AIMessage.content``. The form the API returns
+(``content: null`` and a ``refusal`` string) is the one written for a content of one plain
+refusal part; every other spelling is named in the message namespace under ``refusal``:
+
+=================  =======================================  =========================
+``refusal``        source                                   typed content
+=================  =======================================  =========================
+(not set)          ``content: null, refusal: r``            ``[Refusal(r)]``
+``"absent"``       no ``content``, ``refusal: r``           ``[Refusal(r)]``
+``"empty"``        ``content: "", refusal: r``              ``[Refusal(r)]``
+``"after_text"``   ``content: t, refusal: r``               ``[Text(t), Refusal(r)]``
+``"after_parts"``  ``content: [p...], refusal: r``          ``[p..., Refusal(r)]``
+``"part"``         ``content: [{"type": "refusal", ...}]``  ``[Refusal(r)]``
+=================  =======================================  =========================
+
+(``Refusal``/``Text`` are ``RefusalPart``/``TextPart``.)
+
+``audio`` is ``AIMessage.audio`` (keys other than ``id``/``transcript``/``data``/``expires_at``,
+and null values, kept in the reference's ``metadata[<adapter>]["fields"]``). ``annotations``
+of type ``url_citation`` are ``AIMessage.citations``; any other annotation stays verbatim in the
+message namespace's ``annotations`` layout, which is set only when the list is not what the
+citations alone would write (``[]``, or other annotation types among them): one entry per
+annotation, ``null`` for "the next citation" and the annotation itself otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tracebridge.messages import (
+    AIMessage,
+    AudioReference,
+    Citation,
+    Content,
+    Part,
+    RefusalPart,
+    TextPart,
+)
+
+from ._parts import PartReader, PartWriter, described, is_plain
+
+__all__ = ["ReplyReader", "ReplyWriter"]
+
+_CITATION_KEYS = (("url", str), ("title", str), ("start_index", int), ("end_index", int))
+
+
+class ReplyReader(PartReader):
+    """Reads the parts of an assistant message that no other role has."""
+
+    def refusal(self, data: dict[str, Any], content: Content, namespace: dict[str, Any]) -> Content:
+        """``content`` with the ``refusal`` key's text as a last ``RefusalPart``."""
+        value = data.get("refusal")
+        if value is None:  # a null refusal stays in ``fields`` as it was
+            if self.lone_refusal(content):
+                namespace["refusal"] = "part"
+            return content
+        if type(value) is not str:
+            self.fail(
+                "malformed_event",
+                f"{self.root}.refusal",
+                f"expected a string or null, got {described(value)}",
+            )
+        refused = RefusalPart(text=data.pop("refusal"))
+        spelled = namespace.pop("content", None)  # "null" (the API's form) or "absent"
+        if isinstance(content, list):
+            namespace["refusal"] = "after_parts"
+            return [*content, refused]
+        if spelled == "absent":
+            namespace["refusal"] = "absent"
+        elif spelled is None:
+            namespace["refusal"] = "after_text" if content else "empty"
+            if content:
+                return [TextPart(text=content), refused]
+        return [refused]
+
+    def lone_refusal(self, content: Content) -> bool:
+        return isinstance(content, list) and len(content) == 1 and is_plain(
+            content[0], RefusalPart, self.source
+        )
+
+    def audio(self, data: dict[str, Any]) -> AudioReference | None:
+        if data.get("audio") is None:  # absent, or null (kept in ``fields``)
+            return None
+        path = f"{self.root}.audio"
+        audio = self.mapping(data.pop("audio"), path, "'audio'")
+        fields = {
+            "id": self.string(audio, "id", path),
+            "transcript": self.optional(audio, "transcript", str, path),
+            "data": self.optional(audio, "data", str, path),
+            "expires_at": self.optional(audio, "expires_at", int, path),
+        }
+        metadata = {self.source: {"fields": self.kept(audio, path)}} if audio else {}
+        return AudioReference(**fields, metadata=metadata)
+
+    def citations(self, data: dict[str, Any], namespace: dict[str, Any]) -> list[Citation]:
+        listed = data.get("annotations")
+        if listed is None:  # absent, or null (kept in ``fields``)
+            return []
+        path = f"{self.root}.annotations"
+        if not isinstance(listed, list):
+            self.fail("malformed_event", path, f"expected a list, got {described(listed)}")
+        del data["annotations"]
+        cited: list[Citation] = []
+        layout: list[Any] = []
+        for k, item in enumerate(listed):
+            citation = self.citation(item, f"{path}[{k}]")
+            if citation is None:
+                layout.append(self.kept(item, f"{path}[{k}]"))
+            else:
+                cited.append(citation)
+                layout.append(None)
+        if not cited or len(cited) < len(layout):
+            namespace["annotations"] = layout
+        return cited
+
+    def citation(self, item: Any, path: str) -> Citation | None:
+        """The ``url_citation`` annotation as a Citation; None for another annotation type."""
+        data = self.mapping(item, path, "an annotation")
+        if data.get("type") != "url_citation":
+            return None
+        del data["type"]
+        inner_path = f"{path}.url_citation"
+        inner = self.mapping(data.pop("url_citation", None), inner_path, "'url_citation'")
+        fields = {key: self.optional(inner, key, kind, inner_path) for key, kind in _CITATION_KEYS}
+        namespace: dict[str, Any] = {}
+        if inner:
+            namespace["inner"] = self.kept(inner, inner_path)
+        if data:
+            namespace["fields"] = self.kept(data, path)
+        return Citation(**fields, metadata={self.source: namespace} if namespace else {})
+
+
+class ReplyWriter(PartWriter):
+    """Writes the parts of an assistant message that no other role has."""
+
+    def refusal(self, content: Content, namespace: dict[str, Any], out: dict[str, Any]) -> bool:
+        """Write a trailing refusal as the ``refusal`` key when the message spelled it so (or
+        it is the whole content); False leaves the content to be written as parts."""
+        if not (isinstance(content, list) and content):
+            return False
+        *before, last = content
+        if not is_plain(last, RefusalPart, self.source):
+            return False
+        assert isinstance(last, RefusalPart)
+        form = namespace.get("refusal")
+        if form == "after_parts":
+            out["content"] = self.content(before, "assistant")
+        elif before:
+            if form != "after_text" or not self.plain_text(before):
+                return False
+            out["content"] = before[0].text  # type: ignore[union-attr]
+        elif form in (None, "empty"):
+            out["content"] = None if form is None else ""
+        elif form != "absent":
+            return False
+        out["refusal"] = last.text
+        return True
+
+    def plain_text(self, parts: list[Part]) -> bool:
+        # An empty text would read back as the "empty" form, without the text part.
+        return (
+            len(parts) == 1
+            and is_plain(parts[0], TextPart, self.source)
+            and parts[0].text != ""  # type: ignore[union-attr]
+        )
+
+    def audio(self, audio: AudioReference) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": audio.id}
+        for key in ("transcript", "data", "expires_at"):
+            value = getattr(audio, key)
+            if value is not None:
+                out[key] = value
+        for key, value in self.namespace(audio.metadata).get("fields", {}).items():
+            out.setdefault(key, value)
+        return out
+
+    def annotations(self, message: AIMessage, namespace: dict[str, Any]) -> list[Any] | None:
+        """The ``annotations`` list, or None when the message has none to write."""
+        written = [
+            self.annotation(citation, f".citations[{k}]")
+            for k, citation in enumerate(message.citations)
+        ]
+        layout = namespace.get("annotations")
+        if not isinstance(layout, list):
+            return [a for a in written if a is not None] or None
+        kept = [entry for entry in layout if entry is not None]
+        if len(kept) + len(written) != len(layout):
+            # The citations were edited: they come first, the other annotations after them.
+            return [a for a in written if a is not None] + kept
+        cited = iter(written)
+        merged = [next(cited) if entry is None else entry for entry in layout]
+        return [a for a in merged if a is not None]
+
+    def annotation(self, citation: Citation, path: str) -> dict[str, Any] | None:
+        namespace = self.namespace(citation.metadata)
+        if citation.cited_text is not None:
+            self.lose(
+                "a url_citation annotation has no place for the cited text "
+                f"({citation.cited_text!r})",
+                f"{path}.cited_text",
+                "citations",
+            )
+        inner: dict[str, Any] = {
+            key: getattr(citation, key)
+            for key, _ in _CITATION_KEYS
+            if getattr(citation, key) is not None
+        }
+        for key, value in namespace.get("inner", {}).items():
+            inner.setdefault(key, value)
+        if not inner and citation.cited_text is not None:
+            return None  # the cited text was all it said, and the caller dropped it
+        out: dict[str, Any] = {"type": "url_citation", "url_citation": inner}
+        for key, value in namespace.get("fields", {}).items():
+            out.setdefault(key, value)
+        return out
