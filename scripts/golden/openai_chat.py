@@ -65,6 +65,14 @@ CONVERT_TOOL = {
         },
     },
 }
+LOCATION_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_current_location",
+        "description": "The city the user is in now.",
+        "parameters": {"type": "object", "properties": {}},
+    },
+}
 SQL_TOOL = {"type": "custom", "custom": {"name": "run_sql", "description": "Run a SQL query."}}
 WEATHER = {"Paris": "18 C, sunny", "Rome": "24 C, clear", "Oslo": "3 C, light snow"}
 
@@ -111,7 +119,7 @@ class ScriptedEndpoint:
                 "id": f"chatcmpl-{self.case}-{len(self.requests)}",
                 "object": "chat.completion",
                 "created": 1767225600,
-                "model": MODEL,
+                "model": body["model"],
                 "choices": [
                     {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
                 ],
@@ -133,6 +141,8 @@ class ScriptedEndpoint:
 
 
 def run_tool(name: str, args: dict[str, Any]) -> str:
+    if name == "get_current_location":
+        return "Oslo"
     if name == "get_weather":
         return WEATHER[args["city"]]
     if name == "convert_currency":
@@ -146,19 +156,18 @@ def agent_loop(
     case: str,
     history: list[Any],
     replies: list[dict[str, Any]],
-    tools: list[dict[str, Any]] | None = None,
-    functions: list[dict[str, Any]] | None = None,
+    *,
+    model: str = MODEL,
+    **options: Any,
 ) -> list[Any]:
-    """Run the loop until the model answers without tool calls; return the history."""
+    """Run the loop until the model answers without tool calls; return the history.
+
+    ``options`` go to ``chat.completions.create`` as given (``tools``, ``functions``, ...).
+    """
     endpoint = ScriptedEndpoint(case, replies)
     client = endpoint.client()
-    options: dict[str, Any] = {}
-    if tools:
-        options["tools"] = tools
-    if functions:
-        options["functions"] = functions
     while True:
-        completion = client.chat.completions.create(model=MODEL, messages=history, **options)
+        completion = client.chat.completions.create(model=model, messages=history, **options)
         message = completion.choices[0].message
         history.append(message.model_dump(mode="json"))
         if message.function_call is not None:
@@ -182,7 +191,8 @@ def answer(call: Any) -> str:
     if call.type == "custom":
         return "3 rows: (1, 'ana'), (2, 'ben'), (3, 'cy')"
     try:
-        args = json.loads(call.function.arguments)
+        # "" is what OpenRouter and vLLM send for a tool without parameters.
+        args = json.loads(call.function.arguments or "{}")
     except json.JSONDecodeError as error:
         return f"Error: the arguments are not valid JSON ({error.msg})"
     try:
@@ -363,6 +373,127 @@ def custom_tool() -> list[Any]:
     )
 
 
+def developer_prompt() -> list[Any]:
+    return agent_loop(
+        "developer",
+        [
+            {
+                "role": "developer",
+                "content": [
+                    {"type": "text", "text": "You are a terse assistant."},
+                    {"type": "text", "text": "Answer with one word when you can."},
+                ],
+            },
+            {"role": "user", "content": "Is Oslo the capital of Norway?"},
+        ],
+        [said("Yes.")],
+        model="o3-mini",
+        reasoning_effort="low",
+    )
+
+
+def image_detail() -> list[Any]:
+    return agent_loop(
+        "image-detail",
+        [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Which of these is the larger map?"},
+                    {
+                        "type": "image_url",
+                        "image_url": {"url": "https://example.com/map-small.png", "detail": "low"},
+                    },
+                    {
+                        "type": "image_url",
+                        "image_url": {
+                            "url": "data:image/png;base64,iVBORw0KGgo=",
+                            "detail": "auto",
+                        },
+                    },
+                ],
+            },
+        ],
+        [said("The first one, at low detail, is still the larger map.")],
+    )
+
+
+def url_citations() -> list[Any]:
+    text = "Oslo opened a new public library this week, according to City News."
+    start = text.index("City News")
+    cited = said(
+        text,
+        annotations=[
+            {
+                "type": "url_citation",
+                "url_citation": {
+                    "start_index": start,
+                    "end_index": start + len("City News"),
+                    "title": "Oslo's new library opens",
+                    "url": "https://news.example.com/oslo-library",
+                },
+            }
+        ],
+    )
+    history: list[Any] = [{"role": "user", "content": "Any good news from Oslo this week?"}]
+    search: dict[str, Any] = {"model": "gpt-4o-search-preview", "web_search_options": {}}
+    agent_loop("citations-1", history, [cited], **search)
+    history.append({"role": "user", "content": "When is it open?"})
+    return agent_loop(
+        "citations-2",
+        history,
+        [said("I could not find its opening hours.")],
+        **search,
+    )
+
+
+def audio_reply() -> list[Any]:
+    """The audio guide's multi-turn flow: the spoken reply goes back by its id."""
+    spoken = {
+        "id": "audio_6790a1b2c3",
+        "data": "UklGRiQAAABXQVZF",
+        "expires_at": 1767229200,
+        "transcript": "Yes, golden retrievers are gentle and patient with children.",
+    }
+    again = {
+        "id": "audio_6790a1b2c4",
+        "data": "UklGRiQAAABXQVZF",
+        "expires_at": 1767229260,
+        "transcript": "They were bred to work closely with people.",
+    }
+    endpoint = ScriptedEndpoint("audio", [said(None, audio=spoken), said(None, audio=again)])
+    client = endpoint.client()
+    options: dict[str, Any] = {
+        "model": "gpt-4o-audio-preview",
+        "modalities": ["text", "audio"],
+        "audio": {"voice": "alloy", "format": "wav"},
+    }
+    history: list[Any] = [{"role": "user", "content": "Is a golden retriever a good family dog?"}]
+    first = client.chat.completions.create(messages=history, **options).choices[0].message
+    assert first.audio is not None
+    history.append({"role": "assistant", "audio": {"id": first.audio.id}})
+    history.append({"role": "user", "content": "Why are they so friendly?"})
+    second = client.chat.completions.create(messages=history, **options).choices[0].message
+    history.append(second.model_dump(mode="json"))
+    assert endpoint.requests[-1]["messages"] == history[:-1], "the SDK sent something else"
+    return history
+
+
+def empty_arguments() -> list[Any]:
+    """A tool without parameters, called as OpenRouter and vLLM spell it: arguments ""."""
+    return agent_loop(
+        "empty-arguments",
+        [{"role": "user", "content": "What's the weather where I am?"}],
+        [
+            calls(("call_ea1", "get_current_location", "")),
+            calls(("call_ea2", "get_weather", '{"city": "Oslo"}')),
+            said("It is 3 C with light snow in Oslo."),
+        ],
+        model="meta-llama/llama-3.3-70b-instruct",
+        tools=[LOCATION_TOOL, WEATHER_TOOL],
+    )
+
+
 def streamed_deltas() -> list[Any]:
     """The deltas of a real stream, stored one by one instead of aggregated."""
     chunks = [
@@ -416,6 +547,25 @@ VALID: dict[str, tuple[str, Callable[[], list[Any]]]] = {
         legacy_function_call,
     ),
     "custom_tool": ("A custom tool call with free-text input.", custom_tool),
+    "developer_prompt": (
+        "A reasoning model's developer prompt, as two text parts.",
+        developer_prompt,
+    ),
+    "image_detail": ("Images with detail low (by URL) and auto (a data: URL).", image_detail),
+    "url_citations": (
+        "A web-search reply with a url_citation annotation, sent back in the next request.",
+        url_citations,
+    ),
+    "audio_reply": (
+        "A spoken reply (audio with id, data, expires_at, transcript); the next request "
+        "sends it back by id alone.",
+        audio_reply,
+    ),
+    "empty_arguments": (
+        "A tool without parameters called with arguments \"\" (OpenRouter, vLLM), "
+        "then a tool with arguments.",
+        empty_arguments,
+    ),
 }
 
 
