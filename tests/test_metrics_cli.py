@@ -355,3 +355,14 @@ def test_ctrl_c_keeps_every_result_written_so_far(tmp_path: Path, server: FakeOp
     assert stderr == f"tracebridge score: interrupted; 1 result(s) written to {out_path}\n"
     [row] = [json.loads(line) for line in out_path.read_text().splitlines()]
     assert (row["line"], row["value"]) == (1, 1.0)
+
+
+def test_a_bare_conversation_is_not_a_sample_and_the_error_says_how_to_make_one(
+    tmp_path: Path,
+) -> None:
+    path = dataset(tmp_path, json.dumps([{"type": "human", "content": "hi"}]))
+    assert score(str(path), "-m", "tool_call_f1") == (
+        1, "", f"tracebridge score: invalid sample: {path}: line 1: expected a MultiTurnSample "
+        "object, got a list; make samples from traces with: tracebridge sample FILE "
+        "[--references REFS.jsonl]\n"
+    )

@@ -225,6 +225,12 @@ def _sample(record: Record, path: str) -> MultiTurnSample:
     where = f"{path}: line {record.line}"
     if record.problem is not None:
         raise _Unusable(f"{where}: {record.problem}")
+    if not isinstance(record.value, dict):
+        raise _InvalidSample(
+            f"invalid sample: {where}: expected a MultiTurnSample object, got a "
+            f"{type(record.value).__name__}; make samples from traces with: tracebridge "
+            f"sample FILE [--references REFS.jsonl]"
+        )
     try:
         return MultiTurnSample.model_validate(record.value)
     except TraceError as exc:
