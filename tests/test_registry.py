@@ -180,3 +180,11 @@ def test_the_public_surface_is_what_the_docs_list() -> None:
         "ToolCall", "ToolMessage", "TraceError", "check", "convert", "render",
         "transcript_hash", "validate",
     ]
+
+
+def test_tracebridge_json_is_not_claimed_for_a_flat_langchain_dump() -> None:
+    # A LangChain model_dump() shares the type tags, but has fields no typed message has.
+    flat = {"type": "human", "content": "hi", "additional_kwargs": {}, "response_metadata": {},
+            "name": None, "id": None}
+    assert get_adapter("tracebridge").detect([flat]) is False
+    assert get_adapter("tracebridge").detect([{"type": "human", "content": "hi", "id": "m1"}])

@@ -19,7 +19,6 @@ from .validation import validate
 __all__ = ["NAME", "detect", "from_messages", "to_messages"]
 
 NAME = "tracebridge"
-_TAGS = frozenset({"human", "ai", "tool", "system"})
 _MESSAGES = TypeAdapter(list[Message])
 _TYPED = (HumanMessage, AIMessage, ToolMessage, SystemMessage)
 
@@ -69,10 +68,21 @@ def detect(trace: Any) -> bool:
     return isinstance(trace, list) and bool(trace) and all(map(_looks_typed, trace))
 
 
+_FIELDS = {kind.model_fields["type"].default: frozenset(kind.model_fields) for kind in _TYPED}
+
+
 def _looks_typed(item: Any) -> bool:
+    """A typed message, or a dict with its tag and only its fields.
+
+    LangChain's dumps share the tags: ``messages_to_dict`` wraps the fields in ``data``, and a
+    flat ``model_dump()`` has ``additional_kwargs``, which no typed message has.
+    """
     if isinstance(item, _TYPED):
         return True
-    return isinstance(item, dict) and item.get("type") in _TAGS and "data" not in item
+    if not isinstance(item, dict):
+        return False
+    tag = item.get("type")
+    return isinstance(tag, str) and tag in _FIELDS and item.keys() <= _FIELDS[tag]
 
 
 def _sample(trace: dict[str, Any]) -> MultiTurnSample:
