@@ -49,12 +49,6 @@ def test_flat_dumps_are_detected_and_read_like_the_objects(trace: Any) -> None:
     assert langchain.to_messages(trace) == langchain.to_messages(RUN)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tracebridge.native.detect also claims flat LangChain dumps (type + content) and its "
-    "reader refuses them, so auto-detection calls them ambiguous; the native shape test must "
-    "leave out dicts with additional_kwargs / response_metadata (a core change)",
-)
 def test_auto_detection_takes_flat_dumps_for_langchain() -> None:
     assert detect_format(DUMPS) == "langchain"
 
