@@ -105,9 +105,9 @@ CARRIED: dict[str, set[str]] = {
     "refusal": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index"},
     "image_detail": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index"},
     "audio_mp3": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index"},
-    "citations": {"tracebridge", "openai_chat", "swarm", "langchain"},
+    "citations": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index"},
     "audio_reply": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index"},
-    "custom_call": {"tracebridge", "openai_chat", "swarm", "langchain"},
+    "custom_call": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index"},
 }
 
 _OPTION = re.compile(r"drop=\[('[a-z_]+')\]|([a-z_]+)=True")
