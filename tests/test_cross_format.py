@@ -1,15 +1,19 @@
-"""Every golden trace, converted to every format: the conversation arrives whole, or the
-conversion says what it cannot carry. Nothing the transcript hash covers is lost on the way."""
+"""Every golden trace and every generated conversation, converted to every format: the
+conversation arrives whole, or the conversion says what it cannot carry. Nothing the transcript
+hash covers is lost on the way."""
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tracebridge import TraceError, transcript_hash
+from tracebridge import TraceError, convert, transcript_hash
 from tracebridge.cli import to_json
 from tracebridge.registry import ADAPTER_NAMES, FORMATS, get_adapter
 
@@ -48,4 +52,35 @@ def test_a_conversion_carries_the_whole_conversation_or_refuses(path: Path, targ
     # Through JSON, as a file would carry it, and back.
     stored = json.loads(json.dumps(to_json(target, written)))
     again = get_adapter(target).to_messages(stored, **options)
+    assert transcript_hash(again) == transcript_hash(messages)
+
+
+def convert_or_refuse(stored: Any, source: str, target: str,
+                      options: dict[str, Any]) -> tuple[Any, TraceError | None]:
+    try:
+        return convert(stored, source=source, target=target, source_options=options or None), None
+    except TraceError as error:
+        return None, error
+
+
+@pytest.mark.parametrize("target", FORMATS)
+@pytest.mark.parametrize("source", FORMATS)
+@settings(max_examples=15)
+@given(data=st.data())
+def test_convert_between_any_two_formats_carries_or_refuses(
+    source: str, target: str, data: st.DataObject
+) -> None:
+    # A conversation the source format can hold, stored as that format stores it (through
+    # JSON), then converted the way users convert: convert(trace, source=..., target=...).
+    kit = importlib.import_module(f"law_kits.{source}").KIT
+    messages = data.draw(kit.conversations, label="conversation")
+    stored = json.loads(json.dumps(to_json(source, get_adapter(source).from_messages(
+        messages, **kit.from_options))))
+    written, refused = convert_or_refuse(stored, source, target, kit.to_options)
+    if refused is not None:
+        assert (refused.code, refused.source) == ("not_representable", target), refused
+        assert refused.index is not None
+        assert target != source
+        return
+    again = get_adapter(target).to_messages(json.loads(json.dumps(to_json(target, written))))
     assert transcript_hash(again) == transcript_hash(messages)
