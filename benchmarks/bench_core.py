@@ -1,6 +1,6 @@
 """Core speed: MultiTurnSample validation of a 101-message conversation with tool calls.
 
-    python benchmarks/bench_core.py
+    .venv/bin/python benchmarks/bench_core.py [--quick]
 
 Prints messages per second for validation from JSON-ready dicts and from message objects,
 the cost of the rules pass alone on growing conversations (it should stay flat per
@@ -15,6 +15,8 @@ import sys
 import time
 from collections.abc import Callable
 from typing import Any
+
+from _table import Row, quick_flag, show
 
 from tracebridge import AIMessage, HumanMessage, MultiTurnSample, ToolCall, ToolMessage, validate
 
@@ -59,36 +61,36 @@ def rate(work: Callable[[], object], messages: int, seconds: float = 1.0) -> flo
     return max(rates)
 
 
-def main() -> None:
+def run(quick: bool = False) -> list[Row]:
+    seconds = 0.05 if quick else 1.0
     dicts, objects = conversation_dicts(50), conversation_objects(50)
     assert len(dicts) == len(objects) == 101
-    from_dicts = rate(lambda: MultiTurnSample.model_validate({"messages": dicts}), 101)
-    from_objects = rate(lambda: MultiTurnSample(messages=objects), 101)
-    print("MultiTurnSample validation, 101 messages (50 tool calls):")
-    print(f"  from dicts:   {from_dicts / 1e6:6.2f} M msgs/s")
-    print(f"  from objects: {from_objects / 1e6:6.2f} M msgs/s")
-
-    print("rules pass alone (validate), per-message cost as the conversation grows:")
-    for turns in (50, 500, 5_000, 50_000):
+    from_dicts = rate(lambda: MultiTurnSample.model_validate({"messages": dicts}), 101, seconds)
+    from_objects = rate(lambda: MultiTurnSample(messages=objects), 101, seconds)
+    rows: list[Row] = [
+        ("MultiTurnSample from dicts, 101 messages", f"{from_dicts / 1e6:.2f} M msgs/s"),
+        ("MultiTurnSample from objects, 101 messages", f"{from_objects / 1e6:.2f} M msgs/s"),
+    ]
+    # the rules pass alone: its per-message cost should stay flat as the conversation grows
+    for turns in (5, 50) if quick else (50, 500, 5_000, 50_000):
         msgs = conversation_objects(turns)
-        per_second = rate(lambda msgs=msgs: validate(msgs), len(msgs))  # type: ignore[misc]
-        print(f"  {len(msgs):>7} messages: {per_second / 1e6:6.2f} M msgs/s")
-
-    times = []
-    for _ in range(5):
+        per_second = rate(lambda msgs=msgs: validate(msgs), len(msgs), seconds)  # type: ignore[misc]
+        rows.append((f"rules pass (validate), {len(msgs)} messages",
+                     f"{per_second / 1e6:.2f} M msgs/s"))
+    runs = 1 if quick else 5
+    times, baseline = [], []
+    for _ in range(runs):
         start = time.perf_counter()
         subprocess.run([sys.executable, "-c", "import tracebridge"], check=True)
         times.append(time.perf_counter() - start)
-    baseline = []
-    for _ in range(5):
         start = time.perf_counter()
         subprocess.run([sys.executable, "-c", "pass"], check=True)
         baseline.append(time.perf_counter() - start)
-    print(
-        f"import tracebridge in a fresh process: {statistics.median(times) * 1000:.0f} ms "
-        f"(bare interpreter start: {statistics.median(baseline) * 1000:.0f} ms)"
-    )
+    rows.append(("import tracebridge, fresh process (bare interpreter start)",
+                 f"{statistics.median(times) * 1000:.0f} ms "
+                 f"({statistics.median(baseline) * 1000:.0f} ms)"))
+    return rows
 
 
 if __name__ == "__main__":
-    main()
+    show("core", run(quick_flag(__doc__ or "")))

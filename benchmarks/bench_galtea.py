@@ -1,6 +1,6 @@
 """Galtea adapter speed: messages per second each way, for both shapes.
 
-    python benchmarks/bench_galtea.py
+    .venv/bin/python benchmarks/bench_galtea.py [--quick]
 
 A 100-message conversation (50 exchanges; every other answer has a retrieval_context and an
 extra key) is read from pairs and from role turns (``to_messages``) and written back
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from _table import Row, quick_flag, show
 from bench_core import rate  # best-of-5 messages per second; run from this folder's script
 
 from tracebridge import AIMessage, HumanMessage, SystemMessage, ToolCall, ToolMessage
@@ -84,39 +85,28 @@ def agent_conversation(exchanges: int) -> list[AnyMessage]:
     return messages
 
 
-def main() -> None:
+def run(quick: bool = False) -> list[Row]:
+    seconds = 0.05 if quick else 1.0
     pairs, roles = pair_trace(50), role_trace(50)
     pair_messages, role_messages = galtea.to_messages(pairs), galtea.to_messages(roles)
     assert len(pair_messages) == len(role_messages) == 100
     assert galtea.from_messages(pair_messages) == pairs
     assert galtea.from_messages(role_messages) == roles
-    print("Galtea conversation_turns, 100 messages (50 exchanges):")
+    rows: list[Row] = []
     cases = (("pairs", pairs, pair_messages), ("roles", roles, role_messages))
     for shape, trace, messages in cases:
-        read = rate(lambda t=trace: galtea.to_messages(t), 100)  # type: ignore[misc]
-        write = rate(lambda m=messages: galtea.from_messages(m), 100)  # type: ignore[misc]
-        print(f"  {shape}: to_messages {read / 1e3:7.1f} k msgs/s   "
-              f"from_messages {write / 1e3:7.1f} k msgs/s")
-
-    dumps = message_dumps(50)
-    dump_messages = galtea.to_messages(dumps)
-    assert galtea.from_messages(dump_messages) == dumps
-    read = rate(lambda: galtea.to_messages(dumps), 100)
-    write = rate(lambda: galtea.from_messages(dump_messages), 100)
-    print(f"  ConversationMessage dumps (files, metadata): to_messages {read / 1e3:7.1f} k msgs/s"
-          f"   from_messages {write / 1e3:7.1f} k msgs/s")
-    records = trace_records(50)
-    assert len(galtea.to_messages(records)) == 100
-    read = rate(lambda: galtea.to_messages(records), 100)
-    print(f"  Trace records (traces.list): to_messages {read / 1e3:7.1f} k msgs/s")
-
+        read = rate(lambda t=trace: galtea.to_messages(t), 100, seconds)  # type: ignore[misc]
+        write = rate(lambda m=messages: galtea.from_messages(m), 100, seconds)  # type: ignore[misc]
+        rows.append((f"{shape}, 100 messages: to_messages", f"{read / 1e3:.1f} k msgs/s"))
+        rows.append((f"{shape}, 100 messages: from_messages", f"{write / 1e3:.1f} k msgs/s"))
     agent = agent_conversation(50)
     options = {"shape": "pairs", "skip_system": True, "fold_tools": True}
     assert len(galtea.from_messages(agent, **options)) == 50
-    folded = rate(lambda: galtea.from_messages(agent, **options, omitted=[]), len(agent))
-    print(f"  agent run, {len(agent)} messages -> 50 pairs (skip_system, fold_tools): "
-          f"from_messages {folded / 1e3:7.1f} k msgs/s")
+    folded = rate(lambda: galtea.from_messages(agent, **options, omitted=[]), len(agent), seconds)
+    rows.append((f"agent run, {len(agent)} messages -> 50 pairs (skip_system, fold_tools)",
+                 f"{folded / 1e3:.1f} k msgs/s"))
+    return rows
 
 
 if __name__ == "__main__":
-    main()
+    show("galtea", run(quick_flag(__doc__ or "")))

@@ -1,6 +1,6 @@
 """langchain adapter speed: messages per second each way, for objects, dicts and flat dumps.
 
-    python benchmarks/bench_langchain.py
+    .venv/bin/python benchmarks/bench_langchain.py [--quick]
 
 The trace is every valid golden LangGraph run in golden_traces/langchain/ (parallel calls,
 a tool error, two turns, system + developer prompts, Anthropic content blocks and an
@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from _table import Row, quick_flag, show
 from langchain_core.messages import messages_from_dict, messages_to_dict
 
 from tracebridge.adapters import langchain
@@ -74,10 +75,9 @@ def timed(work: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def main() -> None:
-    dicts = repeated(1000)
+def run(quick: bool = False) -> list[Row]:
+    dicts = repeated(50 if quick else 1000)
     objects = messages_from_dict(dicts)
-    dumps = [message.model_dump() for message in objects]
     typed = langchain.to_messages(objects)
     assert messages_to_dict(langchain.from_messages(typed)) == dicts
     figures = {
@@ -87,7 +87,6 @@ def main() -> None:
         "to_messages (messages_to_dict dicts)": rate(
             lambda: langchain.to_messages(dicts), len(dicts)
         ),
-        "to_messages (model_dump dicts)": rate(lambda: langchain.to_messages(dumps), len(dicts)),
         "from_messages (BaseMessage objects)": rate(
             lambda: langchain.from_messages(typed), len(dicts)
         ),
@@ -95,10 +94,9 @@ def main() -> None:
             lambda: langchain.from_messages(typed, form="dicts"), len(dicts)
         ),
     }
-    print(f"langchain: {len(dicts)} messages, best of 5")
-    for label, value in figures.items():
-        print(f"  {label:<40} {value:>9,.0f} msgs/s")
+    return [(f"{label}, {len(dicts)} messages", f"{value:,.0f} msgs/s")
+            for label, value in figures.items()]
 
 
 if __name__ == "__main__":
-    main()
+    show("langchain (best of 5)", run(quick_flag(__doc__ or "")))

@@ -1,6 +1,6 @@
 """LlamaIndex adapter speed: messages per second each way, and from an event stream.
 
-    /work/venv/bin/python benchmarks/bench_llama_index.py
+    .venv/bin/python benchmarks/bench_llama_index.py [--quick]
 
 A 251-message memory history (a user message, then 100 steps: alternately an assistant
 message with a thinking block and two parallel ToolCallBlocks, and one whose call is both a
@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from _table import Row, quick_flag, show
 from llama_index.core.base.llms.types import TextBlock, ThinkingBlock, ToolCallBlock
 from llama_index.core.llms import ChatMessage
 
@@ -72,29 +73,34 @@ def events(messages: list[ChatMessage]) -> list[dict[str, Any]]:
     return stream
 
 
-def rate(label: str, count: int, work: Callable[[], object]) -> None:
+def rate(label: str, count: int, work: Callable[[], object]) -> Row:
     times = []
     for _ in range(5):
         start = time.perf_counter()
         work()
         times.append(time.perf_counter() - start)
     median = statistics.median(times)
-    print(f"{label:<44} {count / median:>10,.0f} msgs/s  ({median * 1000:.1f} ms for {count})")
+    return (label, f"{count / median:,.0f} msgs/s ({median * 1000:.1f} ms for {count})")
 
 
-def main() -> None:
-    objects = history(STEPS)
+def run(quick: bool = False) -> list[Row]:
+    objects = history(5 if quick else STEPS)
     dumps = [m.model_dump(mode="json") for m in objects]
     typed = llama_index.to_messages(objects)
     stream = events(objects)
     assert llama_index.strip_event_extras(llama_index.events_to_messages(stream)) == typed
     n = len(objects)
-    rate("to_messages (ChatMessage objects)", n, lambda: llama_index.to_messages(objects))
-    rate("to_messages (model_dump dicts)", n, lambda: llama_index.to_messages(dumps))
-    rate("from_messages (-> ChatMessage objects)", n, lambda: llama_index.from_messages(typed))
-    rate(f"events_to_messages ({len(stream)} events)", n,
-         lambda: llama_index.events_to_messages(stream))
+    return [
+        rate(f"to_messages (ChatMessage objects), {n} messages", n,
+             lambda: llama_index.to_messages(objects)),
+        rate(f"to_messages (model_dump dicts), {n} messages", n,
+             lambda: llama_index.to_messages(dumps)),
+        rate(f"from_messages (-> ChatMessage objects), {n} messages", n,
+             lambda: llama_index.from_messages(typed)),
+        rate(f"events_to_messages ({len(stream)} events), {n} messages", n,
+             lambda: llama_index.events_to_messages(stream)),
+    ]
 
 
 if __name__ == "__main__":
-    main()
+    show("llama_index (median of 5)", run(quick_flag(__doc__ or "")))

@@ -1,40 +1,33 @@
 """Time the deterministic tool-call metrics on long conversations.
 
-    /work/venv/bin/python benchmarks/bench_metrics.py
+    .venv/bin/python benchmarks/bench_metrics.py [--quick]
 
-Each conversation has N tool calls over 5 tool names with 3 arguments each; the reference
-is the same calls shuffled with one argument changed in every third call, so both pairings
-do real work (no early exit on identical lists). Prints the median of 5 runs per metric.
+Calls over 5 tool names with 3 arguments each (``_inputs.tool_calls``). ``trajectory``: the
+agent follows the reference in order, with one argument different in every third call, an
+extra call and a missing one. ``shuffled``: the reference is the same calls (every third
+changed) in random order, with identical calls repeated far apart, the worst case for the
+ordered pairing. Prints the median of 5 runs per metric and size.
 """
 
 from __future__ import annotations
 
-import random
 import statistics
 import time
+from typing import Any
+
+from _inputs import tool_calls
+from _table import Row, quick_flag, show
 
 from tracebridge import AIMessage, HumanMessage, MultiTurnSample, ToolCall, ToolMessage
 from tracebridge.metrics import Metric, ToolCallAccuracy, ToolCallF1
 
 
-def conversation(n: int, seed: int = 7) -> MultiTurnSample:
-    rng = random.Random(seed)
-    calls = [
-        ToolCall(
-            name=f"tool_{rng.randrange(5)}",
-            args={"query": f"q{rng.randrange(20)}", "limit": rng.randrange(3), "exact": True},
-            id=f"c{k}",
-        )
-        for k in range(n)
-    ]
-    messages: list[object] = [HumanMessage(content="go")]
-    for call in calls:
-        messages += [AIMessage(tool_calls=[call]), ToolMessage(content="ok", tool_call_id=call.id)]
-    reference = [
-        ToolCall(name=c.name, args={**c.args, "limit": 99} if k % 3 == 0 else c.args)
-        for k, c in enumerate(calls)
-    ]
-    rng.shuffle(reference)
+def sample_of(calls: dict[str, Any]) -> MultiTurnSample:
+    messages: list[Any] = [HumanMessage(content="go")]
+    for k, call in enumerate(calls["predicted"]):
+        messages.append(AIMessage(tool_calls=[ToolCall(id=f"c{k}", **call)]))
+        messages.append(ToolMessage(content="ok", tool_call_id=f"c{k}"))
+    reference = [ToolCall(**call) for call in calls["reference"]]
     return MultiTurnSample(messages=messages, reference_tool_calls=reference)
 
 
@@ -47,14 +40,17 @@ def median_seconds(metric: Metric, sample: MultiTurnSample, runs: int = 5) -> fl
     return statistics.median(times)
 
 
-def main() -> None:
+def run(quick: bool = False) -> list[Row]:
     metrics: list[Metric] = [ToolCallAccuracy(), ToolCallAccuracy(strict_order=False), ToolCallF1()]
-    print(f"{'calls':>6}  " + "  ".join(f"{m.name:>28}" for m in metrics))
-    for n in (10, 50, 200):
-        sample = conversation(n)
-        cells = [f"{median_seconds(m, sample) * 1000:>25.1f} ms" for m in metrics]
-        print(f"{n:>6}  " + "  ".join(cells))
+    rows: list[Row] = []
+    for order in ("trajectory", "shuffled"):
+        for n in (5, 10) if quick else (10, 100, 1000):
+            sample = sample_of(tool_calls(n, order))
+            for metric in metrics:
+                seconds = median_seconds(metric, sample)
+                rows.append((f"{metric.name}, {order}, {n} calls", f"{seconds * 1e3:.3f} ms"))
+    return rows
 
 
 if __name__ == "__main__":
-    main()
+    show("metrics (median of 5)", run(quick_flag(__doc__ or "")))

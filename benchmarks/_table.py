@@ -1,0 +1,28 @@
+"""The rows every ``bench_*.py`` returns, and how they are printed."""
+
+from __future__ import annotations
+
+import argparse
+
+Row = tuple[str, str]
+"""(what was measured, the figure)."""
+
+
+def quick_flag(description: str) -> bool:
+    """Parse the one flag every benchmark takes: ``--quick`` (tiny sizes, a smoke run)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: checks it runs")
+    return bool(parser.parse_args().quick)
+
+
+def render(rows: list[tuple[str, ...]]) -> str:
+    """Rows as aligned columns, the first row as the header."""
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+             for row in rows]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+def show(name: str, rows: list[Row]) -> None:
+    print(render([(name, "figure"), *rows]))
