@@ -3,15 +3,19 @@
 Usage: ``python scripts/differential_report.py`` (from the repository root).
 
 Runs every case of ``tests/differential/corpus`` (see ``docs/differential.md``) and prints:
-how many inputs our readers read, how many of those round-tripped exactly, how many were
-refused (by code), which losses were accepted by ``drop=`` option, every difference from
-langchain-core's converters that remains with its reason, and what ours carries that
-theirs does not. Exit status 0 when every difference is named in
-``tests/differential/expected.py`` (intended or a known gap), 1 otherwise.
+how many inputs the corpus holds, how many our readers read, how many of those
+round-tripped exactly (input -> typed -> input, and typed -> input format -> typed), how many
+were refused on reading and on writing (by code), which losses were accepted by ``drop=``
+option, every difference from langchain-core's ``convert_to_openai_messages`` /
+``convert_to_messages`` that remains with its reason (the "why" of its row in
+``docs/differential.md``), and what ours carries that theirs does not. Exit status 0 when
+every difference is named in ``tests/differential/expected.py`` (intended or a known gap),
+1 otherwise.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 from collections import Counter, defaultdict
@@ -23,13 +27,15 @@ from differential.corpus import CASES
 from differential.expected import EXPECTED, GAPS
 from differential.harness import Outcome, differences, run
 
+ROOT = Path(__file__).resolve().parents[1]
+
 
 def main() -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # theirs warns as it invents a file name
         outcomes = [run(case) for case in CASES]
     print(
-        f"differential corpus: {len(outcomes)} inputs "
+        f"inputs in the corpus:        {len(outcomes)} "
         f"({', '.join(f'{n} {k}' for k, n in Counter(o.case.kind for o in outcomes).items())})"
     )
     _reading(outcomes)
@@ -41,12 +47,17 @@ def main() -> int:
 
 def _reading(outcomes: list[Outcome]) -> None:
     read = [o for o in outcomes if o.read_error is None]
-    exact = [o for o in read if o.round_trip == "exact"]
-    print(f"read by our reader:          {len(read)}")
-    print(f"  round-tripped exactly:     {len(exact)}")
+    there = [o for o in read if o.round_trip == "exact"]
+    back = [o for o in read if o.typed_round_trip == "exact"]
+    both = [o for o in there if o.typed_round_trip == "exact"]
+    print(f"read by ours:                {len(read)}")
+    print(f"  round-tripped exactly both ways: {len(both)}")
+    print(f"    input -> typed -> input:       {len(there)}")
+    print(f"    typed -> input -> typed:       {len(back)}")
     for o in read:
-        if o.round_trip != "exact":
-            print(f"  round trip {o.round_trip}: {o.case.name}")
+        for way, status in (("input", o.round_trip), ("typed", o.typed_round_trip)):
+            if status != "exact":
+                print(f"    {way} round trip {status}: {o.case.name}")
     refused = [o for o in outcomes if o.read_error is not None]
     print(f"refused on reading:          {len(refused)}")
     by_code: dict[str, list[str]] = defaultdict(list)
@@ -60,27 +71,45 @@ def _reading(outcomes: list[Outcome]) -> None:
 def _writing(outcomes: list[Outcome]) -> None:
     comparisons = [(o, c) for o in outcomes for c in o.comparisons.values()]
     ran = [(o, c) for o, c in comparisons if o.read_error is None]
-    print(f"comparisons (input x direction): {len(ran)}")
-    writer_refusals: dict[str, list[str]] = defaultdict(list)
+    converting: dict[str, list[str]] = defaultdict(list)
     drops: dict[str, list[str]] = defaultdict(list)
     theirs_raised: list[str] = []
     for o, c in ran:
         label = f"{o.case.name}/{c.direction}"
         if c.ours_error is not None:
-            writer_refusals[c.ours_error[0]].append(label)
+            converting[c.ours_error[0]].append(label)
         for option in c.drops:
             drops[option].append(label)
         if c.theirs_error is not None:
-            theirs_raised.append(f"{label} ({c.theirs_error[:70]})")
-    print(f"  ours refused to write:     {sum(map(len, writer_refusals.values()))}")
-    for code, labels in sorted(writer_refusals.items()):
+            ours = "ours refused" if c.ours_error else "ours converted"
+            ours += f" with drop={list(c.drops)}" if c.drops and not c.ours_error else ""
+            theirs_raised.append(f"{label} ({c.theirs_error[:70]}); {ours}")
+    writing_back: dict[str, list[str]] = defaultdict(list)
+    for o in outcomes:
+        if o.round_trip not in (None, "exact", "differs"):
+            writing_back[o.round_trip].append(o.case.name)
+    total = sum(map(len, converting.values())) + sum(map(len, writing_back.values()))
+    print(f"refused on writing:          {total}")
+    print(
+        f"  converting (input x direction, after the drop= options it named): "
+        f"{sum(map(len, converting.values()))} of {len(ran)}"
+    )
+    for code, labels in sorted(converting.items()):
         print(f"    {code}: {len(labels)} ({', '.join(labels)})")
-    print(f"  ours left out by drop=:    {sum(map(len, drops.values()))}")
+    print(f"  writing the input back (round trip): {sum(map(len, writing_back.values()))}")
+    for code, names in sorted(writing_back.items()):
+        print(f"    {code}: {len(names)} ({', '.join(names)})")
+    print(f"left out by a drop= option:  {sum(map(len, drops.values()))}")
     for option, labels in sorted(drops.items()):
-        print(f"    {option}: {len(labels)} ({', '.join(labels)})")
-    print(f"  langchain-core raised:     {len(theirs_raised)}")
+        print(f"  {option}: {len(labels)} ({', '.join(labels)})")
+    raised_in = {line.split("/")[0] for line in theirs_raised}
+    converted = sum("; ours converted" in line for line in theirs_raised)
+    print(
+        f"langchain-core raised:       {len(theirs_raised)} conversions of "
+        f"{len(raised_in)} inputs; ours converted {converted} of them"
+    )
     for line in theirs_raised:
-        print(f"    {line}")
+        print(f"  {line}")
 
 
 def _differences(outcomes: list[Outcome]) -> int:
@@ -96,25 +125,48 @@ def _differences(outcomes: list[Outcome]) -> int:
             else:
                 unnamed.append(f"{o.case.name}: {_key(key)}")
         stale += [f"{o.case.name}: {_key(k)}" for k in sorted(expected.keys() - observed, key=repr)]
-    cases_with = {line.split(":")[0] for lines in by_reason.values() for line in lines}
-    print(f"differences remaining: {sum(map(len, by_reason.values()))} in {len(cases_with)} inputs")
+    why = _documented_reasons()
+    named = {line.split(":")[0] for lines in by_reason.values() for line in lines}
+    every = named | {line.split(":")[0] for line in unnamed}
+    print(
+        f"disagreements with langchain-core remaining: {len(every)} inputs, "
+        f"{sum(map(len, by_reason.values())) + len(unnamed)} differences "
+        f"({len(named)} inputs with named ones, "
+        f"{len({line.split(':')[0] for line in unnamed})} with unnamed ones)"
+    )
     for title, wanted in (("intended (docs/differential.md)", None), ("known gaps", True)):
         reasons = [r for r in sorted(by_reason) if (r in GAPS) == bool(wanted)]
         count = sum(len(by_reason[r]) for r in reasons)
         print(f"  {title}: {count}")
         for reason in reasons:
             gap = GAPS.get(reason)
-            label = f"{reason} [{gap.kind}]: {gap.what}" if gap else reason
+            names = sorted({line.split(":")[0] for line in by_reason[reason]})
+            label = f"{reason} [{gap.kind}]: {gap.what}" if gap else f"{reason}: {why[reason]}"
             print(f"    {label}")
+            print(f"      {_inputs(len(names))}: {', '.join(names)}")
             for line in by_reason[reason]:
                 print(f"      {line}")
-    print(f"  not named anywhere: {len(unnamed)}")
+    print(
+        f"  not named anywhere: {len(unnamed)} in "
+        f"{_inputs(len({line.split(':')[0] for line in unnamed}))}"
+    )
     for line in unnamed:
         print(f"    {line}")
     print(f"  named but no longer happening: {len(stale)}")
     for line in stale:
         print(f"    {line}")
     return len(unnamed) + len(stale)
+
+
+def _inputs(count: int) -> str:
+    return f"{count} input" if count == 1 else f"{count} inputs"
+
+
+def _documented_reasons() -> dict[str, str]:
+    """Each intended difference's id -> its "why" column in ``docs/differential.md``."""
+    text = (ROOT / "docs" / "differential.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([a-z-]+)` \|.*\| ([^|]+) \|$", text, re.M)
+    return {name: why.strip() for name, why in rows}
 
 
 def _key(key: tuple[object, ...]) -> str:

@@ -70,10 +70,14 @@ class Outcome:
     read_error: tuple[str, int | None] | None
     """Our reader refused the input (code, index)."""
     round_trip: str | None
-    """Our reader's own round trip: ``"exact"``, ``"differs"``, or the code with which our
-    writer refused to write the input back (None when it could not read it)."""
+    """Our reader's own round trip, input -> typed -> input: ``"exact"``, ``"differs"``, or
+    the code with which our writer refused to write the input back (None when it could not
+    read it)."""
     comparisons: dict[str, Comparison] = field(default_factory=dict)
     """Per direction; when our reader refused, only theirs ran (``theirs_error`` or not)."""
+    typed_round_trip: str | None = None
+    """The other way, typed -> input format -> typed, with the same adapter: ``"exact"``,
+    ``"differs"``, or the code with which it refused (None when it could not read it)."""
 
 
 def run(case: Case) -> Outcome:
@@ -90,7 +94,9 @@ def run(case: Case) -> Outcome:
     comparisons = {"to_openai": _to_openai(case, typed)}
     if case.kind != "messages":
         comparisons["to_langchain"] = _to_langchain(case, typed)
-    return Outcome(case, None, _round_trip(case, typed), comparisons)
+    return Outcome(
+        case, None, _round_trip(case, typed), comparisons, _typed_round_trip(case, typed)
+    )
 
 
 _THEIRS = {"to_openai": convert_to_openai_messages, "to_langchain": convert_to_messages}
@@ -196,6 +202,15 @@ def _round_trip(case: Case, typed: list[Any]) -> str:
     return "exact" if same else "differs"
 
 
+def _typed_round_trip(case: Case, typed: list[Any]) -> str:
+    adapter = openai_chat if case.kind == "openai" else langchain
+    try:
+        again = adapter.to_messages(adapter.from_messages(typed), **case.read_options)
+    except TraceError as error:
+        return error.code
+    return "exact" if again == typed else "differs"
+
+
 def _as_langchain_loads_it(case: Case) -> list[Any]:
     if case.kind == "flat":
         return messages_from_dict([{"type": item["type"], "data": item} for item in case.build()])
@@ -204,8 +219,8 @@ def _as_langchain_loads_it(case: Case) -> list[Any]:
 
 Key = tuple[Any, ...]
 """One observed difference: ``("read", "refused", code, index)``, ``("round_trip", status)``,
-``(direction, "refused", code, index)``, ``(direction, "drop", option)`` or
-``(direction, "missing", fact)``."""
+``("typed_round_trip", status)``, ``(direction, "refused", code, index)``,
+``(direction, "drop", option)`` or ``(direction, "missing", fact)``."""
 
 
 def differences(outcome: Outcome) -> frozenset[Key]:
@@ -215,6 +230,8 @@ def differences(outcome: Outcome) -> frozenset[Key]:
         keys.add(("read", "refused", *outcome.read_error))
     if outcome.round_trip not in (None, "exact"):
         keys.add(("round_trip", outcome.round_trip))
+    if outcome.typed_round_trip not in (None, "exact"):
+        keys.add(("typed_round_trip", outcome.typed_round_trip))
     for direction, comparison in outcome.comparisons.items():
         if comparison.ours_error is not None:
             keys.add((direction, "refused", *comparison.ours_error))
