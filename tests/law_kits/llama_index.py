@@ -53,8 +53,8 @@ from tracebridge import (
     TextPart,
     ToolMessage,
 )
-from tracebridge.media import audio_format, canonical_audio_mime_type
 from tracebridge.adapters import llama_index as adapter
+from tracebridge.media import audio_format, canonical_audio_mime_type
 
 from law_kits import BrokenTrace, LawKit
 from strategies import (
@@ -99,10 +99,14 @@ def _audio_mime(mime_type: str | None) -> str | None:
 def _expressible_part(part: Any) -> Any:
     if isinstance(part, AudioPart):
         return part.model_copy(update={"mime_type": _audio_mime(part.mime_type)})
-    if isinstance(part, ImagePart) and part.data is None and part.mime_type is not None:
+    if (
+        isinstance(part, ImagePart)
+        and part.data is None
+        and part.mime_type is not None
+        and ImageBlock(url=part.url).image_mimetype == part.mime_type
+    ):
         # LlamaIndex derives this type from the URL: a ChatMessage cannot say it was given.
-        if ImageBlock(url=part.url).image_mimetype == part.mime_type:
-            return part.model_copy(update={"mime_type": None})
+        return part.model_copy(update={"mime_type": None})
     if isinstance(part, FilePart):
         filename = part.filename if part.filename != "input_document" else None
         return FilePart(data="JVBERi0=", filename=filename, mime_type=part.mime_type)
