@@ -82,7 +82,14 @@ def not_representable(detail: str, where: str) -> TraceError:
 
 
 def json_checked(value: Any, index: int, path: str, *, is_object: bool = False) -> Any:
-    """``value`` when it is JSON (a JSON object with ``is_object``); else the error, placed."""
+    """``value`` when it is JSON (a JSON object with ``is_object``); else the error, placed.
+
+    A non-dict where LlamaIndex has a dict field is ``malformed_event``; a dict holding what
+    is not JSON is ``unserializable_value``.
+    """
+    if is_object and type(value) is not dict:
+        raise fail("malformed_event", f"expected a dict, got {type(value).__name__} "
+                   f"{short_repr(value)}", index, path)
     try:
         return check_json_object(value, path) if is_object else check_json(value, path)
     except TraceError as error:

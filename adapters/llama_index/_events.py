@@ -122,6 +122,12 @@ def _field(data: dict[str, Any], key: str, kind: type, e: int, path: str) -> Any
     return data[key]
 
 
+def _role(item: Any) -> str | None:
+    """The item's role when it is a LlamaIndex role, else None (the item is refused if read)."""
+    role = item.get("role") if type(item) is dict else None
+    return role if type(role) is str and role in ROLE_KIND else None
+
+
 class _Rebuild:
     """The conversation so far, and which event each message came from."""
 
@@ -138,10 +144,13 @@ class _Rebuild:
         path = f"events[{e}].data"
         items = _field(data, "input", list, e, path)
         _field(data, "current_agent_name", str, e, path)
-        roles = [item.get("role") if type(item) is dict else None for item in items]
+        roles = [_role(item) for item in items]
         lead = 0
         while lead < len(items) and roles[lead] in _SYSTEM_SIDE:
             lead += 1
+        if lead < len(items) and roles[lead] is None:
+            # No role where the prompt may go on: read it, to refuse it where it is wrong.
+            message_from_dump(items[lead], e, f"{path}.input[{lead}]")
         if not self.messages:
             new = list(range(len(items)))
         else:
