@@ -109,6 +109,20 @@ def test_without_keep_going_the_output_file_is_all_or_nothing(tmp_path: Path) ->
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
 
 
+def test_without_keep_going_errors_file_holds_the_failure_that_stopped_the_run(
+    tmp_path: Path,
+) -> None:
+    errors = tmp_path / "errors.jsonl"
+    code, out, err = run("convert", "-", "--from", "openai_chat", "--to", "openai_chat",
+                         "--errors", str(errors), stdin=MIXED)
+    assert (code, err) == (2, f"tracebridge: {NOT_JSON}\n")
+    assert [json.loads(line) for line in out.splitlines()] == [CHAT, CALL]
+    assert [json.loads(line) for line in errors.read_text().splitlines()] == [
+        {"file": "-", "line": 3, "code": "not_json", "index": None, "path": None, "source": None,
+         "message": NOT_JSON.split(": line 3: ")[1]},
+    ]
+
+
 def test_with_keep_going_the_output_file_holds_the_good_records(tmp_path: Path) -> None:
     out_path = tmp_path / "out.jsonl"
     code, _, _ = run("convert", "-", "--from", "openai_chat", "--to", "openai_chat",

@@ -207,6 +207,27 @@ def test_hints_are_spelled_in_flags() -> None:
     )
 
 
+def test_a_field_set_to_true_in_a_message_is_not_made_into_a_flag() -> None:
+    assert command_line_hint(
+        "no error flag (is_error=True); pass drop=['is_error'] to leave it out; "
+        "fold_tools=True leaves it out; drop_artifacts=True drops it",
+        reader=reader_options("openai_chat"), allow_pending_flag=True,
+    ) == (
+        "no error flag (is_error=True); pass --to-option drop=is_error to leave it out; "
+        "--to-option fold_tools=true leaves it out; --from-option drop_artifacts=true drops it"
+    )
+
+
+def test_a_hint_names_only_options_that_exist() -> None:
+    code, out, err = run("convert", str(TOOL_ERROR), "--at", "trace", "--to", "openai_chat")
+    assert (code, out) == (1, "")
+    assert err.splitlines()[-1] == (
+        "tracebridge: cannot write openai_chat: openai_chat: messages[2].is_error: Chat "
+        "Completions tool results have no error flag (is_error=True); pass --to-option "
+        "drop=is_error to leave it out [not_representable]"
+    )
+
+
 def test_an_unanswered_call_hint_names_the_flag() -> None:
     code, out, _ = run("validate", "-", "--from", "openai_chat", stdin=json.dumps(CUT))
     assert code == 1

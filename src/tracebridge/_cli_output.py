@@ -129,6 +129,7 @@ class Tally:
         """Count a failed record; without ``--keep-going`` this ends the run."""
         self.failed += 1
         self.internal += problem.code == "internal_error"
+        self._record(item, problem)
         reported = self.report is not None and problem.error is not None
         if reported:
             assert self.report is not None
@@ -137,6 +138,9 @@ class Tally:
             raise RunStopped("" if reported else message, _exit_code(problem))
         if not reported:
             self.stderr.write(f"tracebridge: {message}\n")
+
+    def _record(self, item: Item, problem: Problem) -> None:
+        """The failure as one JSON line in ``--errors FILE`` (also the one that ends a run)."""
         if self._errors is not None:
             error = problem.error
             self._errors.write(json.dumps({

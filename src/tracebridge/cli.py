@@ -93,7 +93,8 @@ def _add_reading(sub: argparse.ArgumentParser, *, many: bool = False) -> None:
         "(exit 1 if any failed)",
     )
     sub.add_argument("--errors", metavar="FILE",
-                     help="with --keep-going, also write each failure here as JSONL")
+                     help="also write each failure here as JSONL (without --keep-going: "
+                     "the one that stopped the run)")
 
 
 def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:

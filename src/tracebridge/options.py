@@ -14,6 +14,7 @@ strings) is an option. The choices of a ``drop`` list are the adapter's ``DROPPA
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import json
 import re
@@ -23,7 +24,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Union
 
-from .registry import get_adapter
+from .registry import FORMATS, get_adapter
 
 __all__ = [
     "Option",
@@ -207,6 +208,17 @@ def parse_options(pairs: Sequence[str], options: dict[str, Option], flag: str) -
     return parsed
 
 
+@functools.cache
+def _option_names() -> tuple[frozenset[str], frozenset[str]]:
+    """The names of every format's reader options and writer options."""
+    readers: set[str] = set()
+    writers: set[str] = set()
+    for name in FORMATS:
+        readers.update(reader_options(name))
+        writers.update(writer_options(name))
+    return frozenset(readers), frozenset(writers)
+
+
 _DROP = re.compile(r"\bdrop=[\[\{\(]([^\]\}\)]*)[\]\}\)]")
 _FLAG_TRUE = re.compile(r"\b([a-z_]+)=True\b")
 _NAMES = re.compile(r"['\"]([^'\"]+)['\"]")
@@ -219,7 +231,11 @@ def command_line_hint(
     allow_pending_flag: bool = False,
 ) -> str:
     """``message`` with its Python spellings (``drop=['x']``, ``flag=True``, ``source=``)
-    turned into the flags that do the same on the command line."""
+    turned into the flags that do the same on the command line.
+
+    ``name=True`` becomes a flag only when ``name`` is an option (of ``reader``, else of some
+    format); anything else (a message field, as in "no error flag (is_error=True)") is kept.
+    """
 
     def drop(match: re.Match[str]) -> str:
         return "--to-option drop=" + ",".join(_NAMES.findall(match.group(1)))
@@ -230,7 +246,12 @@ def command_line_hint(
             return "--allow-pending"
         if reader is not None and name in reader:
             return f"--from-option {name}=true"
-        return f"--to-option {name}=true"
+        readers, writers = _option_names()
+        if name in writers:
+            return f"--to-option {name}=true"
+        if name in readers:
+            return f"--from-option {name}=true"
+        return match.group(0)  # not an option (a field, as in "is_error=True"): as written
 
     message = _DROP.sub(drop, message)
     message = _FLAG_TRUE.sub(flag, message)
