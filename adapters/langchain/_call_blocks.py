@@ -88,11 +88,19 @@ def link_content_blocks(
     by_id = {spec["id"]: spec for spec in specs if spec["id"] is not None}
     blocks: dict[int, Any] = {}
     for j, block in enumerate(content):
-        if type(block) is not dict or block.get("type") not in CALL_BLOCKS:
+        tag = block.get("type") if type(block) is dict else None
+        if type(tag) is not str or tag not in CALL_BLOCKS:
             continue  # an ordinary content element: the content mapping handles it
         where = f"{at}.content[{j}]"
-        kind = CALL_BLOCKS[block["type"]]
-        spec = by_id.get(block.get(kind.id_key))
+        kind = CALL_BLOCKS[tag]
+        call_id = block.get(kind.id_key)
+        if call_id is not None and type(call_id) is not str:
+            raise TraceError(
+                "malformed_event",
+                f"a {kind.tag} block's {kind.id_key} must be a string, got {short_repr(call_id)}",
+                path=f"{where}.{kind.id_key}",
+            )
+        spec = by_id.get(call_id)
         if spec is None and calls_in_content:
             spec = _content_spec(block, kind, where)
             specs.append(spec)
@@ -121,13 +129,7 @@ def _content_spec(block: dict[str, Any], kind: CallBlock, where: str) -> dict[st
             f"a {kind.tag} block needs a 'name' string, got {short_repr(name)}",
             path=f"{where}.name",
         )
-    call_id = block.get(kind.id_key)
-    if call_id is not None and type(call_id) is not str:
-        raise TraceError(
-            "malformed_event",
-            f"a {kind.tag} block's {kind.id_key} must be a string, got {short_repr(call_id)}",
-            path=f"{where}.{kind.id_key}",
-        )
+    call_id = block.get(kind.id_key)  # None or a string: checked by link_content_blocks
     spec: dict[str, Any] = {"name": name, "id": call_id, "metadata": {NAME: {"in_content": True}}}
     value = block.get(kind.args_key)
     if kind.encoding == "json_text":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -112,7 +113,9 @@ def _loaded(item: Any, i: int, lc: Any) -> Any:
             )
     else:
         data, where = item, f"messages[{i}]"  # the flat message.model_dump() form
-    cls = getattr(lc, _class_name(item["type"], i))
+    name = _class_name(item["type"], i)
+    _check_validator_inputs(data, name, where)
+    cls = getattr(lc, name)
     try:
         return cls(**data)
     except (ValidationError, KeyError, TypeError, ValueError) as exc:
@@ -121,6 +124,50 @@ def _loaded(item: Any, i: int, lc: Any) -> Any:
             f"LangChain cannot load this {cls.__name__}: {exc}".replace("\n", " "),
             path=where,
         ) from None
+
+
+_DICTS = ("additional_kwargs", "response_metadata")
+"""Every message's dict fields; ``AIMessage``'s before-validator calls ``.get`` on the first."""
+
+_CALL_LISTS: dict[str, tuple[str, ...]] = {
+    "AIMessage": ("tool_calls", "invalid_tool_calls"),
+    "AIMessageChunk": ("tool_calls", "invalid_tool_calls", "tool_call_chunks"),
+}
+"""The call lists each AI class declares; its before-validator walks them item by item as
+dicts (on an ``AIMessage`` also an undeclared ``tool_call_chunks``, when not empty)."""
+
+
+def _check_validator_inputs(data: dict[str, Any], name: str, where: str) -> None:
+    """The fields LangChain's before-validators read before pydantic checks their type (a
+    value of another type there raises AttributeError, not a ValidationError), checked here
+    so that it is ``malformed_event`` at the field's own path."""
+    for key in _DICTS:
+        if key in data and not _is_mapping(data[key]):
+            raise _wrong_type(key, "a dict", data[key], where)
+    declared = _CALL_LISTS.get(name)
+    if declared is None:
+        return
+    for key in ("tool_calls", "invalid_tool_calls", "tool_call_chunks"):
+        calls = data.get(key)
+        if not calls and (key not in declared or key not in data):
+            continue  # absent, or an empty extra the validator skips
+        if not isinstance(calls, (list, tuple)):
+            raise _wrong_type(key, "a list of dicts", calls, where)
+        for k, call in enumerate(calls):
+            if not _is_mapping(call):
+                raise _wrong_type(f"{key}[{k}]", "a dict", call, where)
+
+
+def _is_mapping(value: Any) -> bool:
+    return type(value) is dict or isinstance(value, Mapping)
+
+
+def _wrong_type(key: str, expected: str, value: Any, where: str) -> TraceError:
+    return TraceError(
+        "malformed_event",
+        f"'{key}' must be {expected}, got {type(value).__name__} {short_repr(value)}",
+        path=f"{where}.{key}",
+    )
 
 
 def _class_name(tag: Any, i: int) -> str:
