@@ -68,39 +68,57 @@ def check(
 
 
 def _surely_valid(messages: Sequence[Any], allow_pending: bool) -> bool:
-    """A quick pass for the common case: every call has an id and is answered by id.
+    """A quick pass for the common cases: every call of a block has an id and is answered
+    by id, or no call and no result of a block has one (results pair by position).
 
     True means every rule holds. False means "look closer": the full pass below decides
-    (it also handles id-less calls, which this one leaves to it).
+    (it also handles blocks mixing both, and calls with invalid arguments).
     """
     if len(messages) == 0:
         return False
     seen: set[str] = set()
     unanswered: set[str] | None = None  # ids of the open block's calls not answered yet
+    waiting = 0  # calls of the open block not answered yet
     for message in messages:
         kind = type(message)
         if kind is ToolMessage:
+            if not waiting:
+                return False
             call_id = message.tool_call_id
-            if not unanswered or call_id not in unanswered:
-                return False
-            unanswered.discard(call_id)
-        elif kind is AIMessage:
-            if unanswered:
-                return False
-            unanswered = set()
-            for call in message.tool_calls:
-                call_id = call.id
-                if call_id is None or call_id in seen:
+            if unanswered is None:  # a block of id-less calls
+                if call_id is not None:
                     return False
-                seen.add(call_id)
-                unanswered.add(call_id)
-        elif kind is HumanMessage or kind is SystemMessage:
-            if unanswered:
+            elif call_id not in unanswered:
                 return False
-            unanswered = None
+            else:
+                unanswered.discard(call_id)
+            waiting -= 1
+        elif kind is AIMessage:
+            if waiting:
+                return False
+            calls = message.tool_calls
+            waiting = len(calls)
+            if not waiting:
+                continue
+            if calls[0].id is None:
+                unanswered = None
+                for call in calls:
+                    if call.id is not None or call.invalid_args is not None:
+                        return False
+            else:
+                unanswered = set()
+                for call in calls:
+                    call_id = call.id
+                    if call_id is None or call_id in seen:
+                        return False
+                    seen.add(call_id)
+                    unanswered.add(call_id)
+        elif kind is HumanMessage or kind is SystemMessage:
+            if waiting:
+                return False
         else:
             return False
-    return not unanswered or allow_pending
+    return not waiting or allow_pending
 
 
 def _describe(call: ToolCall) -> str:
