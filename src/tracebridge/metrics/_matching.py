@@ -122,16 +122,25 @@ class Calls:
 
     def __init__(self, calls: Sequence[ToolCall]) -> None:
         self.names = [call.name for call in calls]
-        self.items: list[Items | None] = [
-            None if call.invalid_args is not None else argument_items(call.args)
-            for call in calls
-        ]
-        """None for a call whose arguments did not parse: it pairs with nothing."""
         self.keys = [call.args.keys() for call in calls]
+        try:  # the common case in one pass: every value a scalar, no broken call
+            items: list[Items | None] = [
+                frozenset([(key, value, value.__class__ is bool) for key, value in args.items()])
+                for args in (call.args for call in calls)
+            ]
+            if any(call.invalid_args is not None for call in calls):
+                raise TypeError
+        except TypeError:
+            items = [
+                None if call.invalid_args is not None else argument_items(call.args)
+                for call in calls
+            ]
+        self.items = items
+        """None for a call whose arguments did not parse: it pairs with nothing."""
         self.by_name: dict[str, list[int]] = {}
         """Positions of the calls that can pair, by name, in order."""
         for index, name in enumerate(self.names):
-            if self.items[index] is not None:
+            if items[index] is not None:
                 positions = self.by_name.get(name)
                 if positions is None:
                     self.by_name[name] = [index]

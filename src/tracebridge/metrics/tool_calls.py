@@ -13,7 +13,7 @@ import math
 from collections import Counter
 from typing import Any
 
-from ..messages import AIMessage, ToolCall
+from ..messages import ToolCall
 from ..sample import MultiTurnSample
 from ._matching import Calls, Pair, argument_items, order_free_pairs
 from ._ordered import ordered_pairs
@@ -29,19 +29,22 @@ _NO_REFERENCE = "the sample has no reference_tool_calls (None); give [] to expec
 
 def predicted_calls(sample: MultiTurnSample) -> list[PredictedCall]:
     """Every tool call the agent made, in conversation order, with its message index."""
+    # the type tag rather than isinstance: the discriminator says the same, faster
     return [
         (index, call)
         for index, message in enumerate(sample.messages)
-        if isinstance(message, AIMessage)
+        if message.type == "ai"
         for call in message.tool_calls
     ]
 
 
-def _describe(call: ToolCall) -> dict[str, Any]:
-    described: dict[str, Any] = {"name": call.name, "args": call.args}
+def _described(entry: dict[str, Any], call: ToolCall) -> dict[str, Any]:
+    """``entry`` with the call's name, args and (when set) invalid_args added."""
+    entry["name"] = call.name
+    entry["args"] = call.args
     if call.invalid_args is not None:
-        described["invalid_args"] = call.invalid_args
-    return described
+        entry["invalid_args"] = call.invalid_args
+    return entry
 
 
 class _Deterministic(Metric):
@@ -142,13 +145,11 @@ def _pair(
     message_index, call = predicted
     p_items, r_items = left.items[i], right.items[j]
     if p_items == r_items:
-        keys = sorted(left.keys[i])
-        equal, different = keys, []
+        equal, different = sorted(left.keys[i]), []
     else:
-        keys = sorted(left.keys[i] | right.keys[j])
         same = {item[0] for item in p_items & r_items}  # type: ignore[operator]
-        equal = [key for key in keys if key in same]
-        different = [key for key in keys if key not in same]
+        equal = sorted(same)
+        different = sorted((left.keys[i] | right.keys[j]) - same)
     return {
         "predicted": i,
         "reference": j,
@@ -167,12 +168,12 @@ def _unmatched(
     paired_reference = {j for _, j, _ in pairs}
     return {
         "unmatched_predicted": [
-            {"predicted": i, "message_index": message_index, **_describe(call)}
+            _described({"predicted": i, "message_index": message_index}, call)
             for i, (message_index, call) in enumerate(predicted)
             if i not in paired_predicted
         ],
         "unmatched_reference": [
-            {"reference": j, **_describe(call)}
+            _described({"reference": j}, call)
             for j, call in enumerate(reference)
             if j not in paired_reference
         ],
@@ -199,25 +200,25 @@ class ToolCallF1(_Deterministic):
         reference_keys = [_exact_key(call) for call in reference]
         wanted = Counter(reference_keys)
         wanted.pop(None, None)
-        used: Counter[Any] = Counter()
+        used: dict[Any, int] = {}
         matched: list[dict[str, Any]] = []
         extra: list[dict[str, Any]] = []
         for i, (message_index, call) in enumerate(predicted):
             key = _exact_key(call)
-            entry = {"predicted": i, "message_index": message_index, **_describe(call)}
-            if key is not None and wanted[key] > 0:
+            entry = _described({"predicted": i, "message_index": message_index}, call)
+            if key is not None and wanted.get(key, 0) > 0:
                 wanted[key] -= 1
-                used[key] += 1
+                used[key] = used.get(key, 0) + 1
                 matched.append(entry)
             else:
                 extra.append(entry)
         # reference calls left over once each matched prediction used up one equal reference
         missing: list[dict[str, Any]] = []
-        for j, (key, call) in enumerate(zip(reference_keys, reference, strict=True)):
-            if key is not None and used[key] > 0:
+        for j, key in enumerate(reference_keys):
+            if key is not None and used.get(key, 0) > 0:
                 used[key] -= 1
             else:
-                missing.append({"reference": j, **_describe(call)})
+                missing.append(_described({"reference": j}, reference[j]))
         tp, fp, fn = len(matched), len(extra), len(missing)
         value = 1.0 if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
         details = {
