@@ -614,8 +614,8 @@ def test_typed_tool_results_and_names_are_written_as_the_api_takes_them() -> Non
         ),
         (
             AIMessage(tool_calls=[ToolCall(name="a"), ToolCall(name="b")]),
-            "messages[0].tool_calls",
-            None,
+            "messages[0].tool_calls[0]",
+            "unanswered_calls",
         ),
     ],
     ids=[
@@ -624,7 +624,7 @@ def test_typed_tool_results_and_names_are_written_as_the_api_takes_them() -> Non
         "audio-url",
         "file-url",
         "opaque-not-a-part",
-        "two-id-less-calls",
+        "unanswered-calls",
     ],
 )
 def test_what_the_format_cannot_hold_is_not_representable(
@@ -639,6 +639,24 @@ def test_what_the_format_cannot_hold_is_not_representable(
     )
     if option is not None:
         assert f"pass drop=['{option}']" in str(caught.value)
+
+
+def test_two_answered_id_less_calls_are_not_representable() -> None:
+    # Only the legacy function_call pairs by position, and it holds one call.
+    messages = [
+        HumanMessage(content="Go."),
+        AIMessage(tool_calls=[ToolCall(name="a"), ToolCall(name="b")]),
+        ToolMessage(content="A", name="a"),
+        ToolMessage(content="B", name="b"),
+    ]
+    with pytest.raises(TraceError) as caught:
+        from_messages(messages)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable",
+        1,
+        "messages[1].tool_calls",
+    )
+    assert "drop=" not in str(caught.value)
 
 
 def test_an_error_flag_is_not_representable_unless_dropped_by_name() -> None:

@@ -262,6 +262,8 @@ class PartWriter:
             written = self.part(part, f".content[{j}]", role)
             if written is not None:
                 parts.append(written)
+        if content and not parts:
+            return ""  # every part was dropped: an empty list of parts is no content
         return parts
 
     def part(self, part: Part, path: str, role: str) -> dict[str, Any] | None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from typing_extensions import assert_never
 
+from tracebridge.errors import TraceError
 from tracebridge.messages import (
     AIMessage,
     AnyMessage,
@@ -17,6 +18,7 @@ from tracebridge.messages import (
     ToolMessage,
     messages_of,
 )
+from tracebridge.validation import validate
 
 from ._read import Dialect, parse_arguments
 from ._reply import ReplyWriter
@@ -40,35 +42,70 @@ DROPPABLE = (
 def write_trace(
     messages: Any, dialect: Dialect, *, drop: Collection[str] = ()
 ) -> list[dict[str, Any]]:
-    """The messages as plain dicts of ``dialect``."""
+    """The messages as plain dicts of ``dialect``, in an order the API takes.
+
+    The conversation rules are checked first (a result that answers nothing, or a call left
+    unanswered before the conversation goes on, raises the rule's code), so each tool result
+    follows the message that called it. A call with no result at all (its arguments did not
+    parse, or the conversation ends before it is answered) is ``not_representable`` unless
+    ``drop=["unanswered_calls"]`` leaves it out.
+    """
     unknown = sorted(set(drop) - set(DROPPABLE))
     if unknown:
         raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
     typed = messages_of(messages)
-    unanswered = unanswered_invalid_calls(typed)
-    return [
-        _Writer(dialect, i, drop, unanswered.get(i, ())).message(m) for i, m in enumerate(typed)
-    ]
+    validate(typed, allow_pending=True, source=dialect.source)
+    unanswered = unanswered_calls(typed)
+    written: list[dict[str, Any]] = []
+    by_id = True  # whether the open block's calls were written with ids (``tool_calls``)
+    for i, message in enumerate(typed):
+        out = _Writer(dialect, i, drop, unanswered.get(i, ())).message(message)
+        if isinstance(message, AIMessage):
+            by_id = "function_call" not in out
+        elif isinstance(message, ToolMessage) and message.tool_call_id is None and by_id:
+            raise TraceError(
+                "not_representable",
+                "a tool result without tool_call_id answers a call written with its id: the "
+                "API takes only tool messages (with tool_call_id) after tool_calls",
+                index=i,
+                path=f"messages[{i}].tool_call_id",
+                source=dialect.source,
+            )
+        written.append(out)
+    return written
 
 
-def unanswered_invalid_calls(messages: list[AnyMessage]) -> dict[int, set[int]]:
-    """For each AIMessage, the positions of its calls with ``invalid_args`` that no result
-    of its tool-result block answers (pairing as the conversation rules do)."""
+def write_message(message: AnyMessage, dialect: Dialect, index: int) -> dict[str, Any]:
+    """One message as ``dialect`` spells it, on its own: no conversation rules and no
+    ``drop``. (Tests build broken traces with it; ``write_trace`` writes whole histories.)"""
+    return _Writer(dialect, index, (), ()).message(message)
+
+
+def unanswered_calls(messages: list[AnyMessage]) -> dict[int, set[int]]:
+    """For each AIMessage, the positions of its calls that no result of its tool-result
+    block answers (pairing as the conversation rules do). Once the rules hold, these are
+    calls whose arguments did not parse, and the calls of a block the conversation ends in."""
     found: dict[int, set[int]] = {}
+    count = len(messages)
     for i, message in enumerate(messages):
         if not (isinstance(message, AIMessage) and message.tool_calls):
             continue
         calls = message.tool_calls
+        open_ids = {call.id: k for k, call in enumerate(calls) if call.id is not None}
         answered = [False] * len(calls)
-        for result in messages[i + 1 :]:
-            if not isinstance(result, ToolMessage):
-                break
-            for k, call in enumerate(calls):
-                by_id = result.tool_call_id is None or call.id == result.tool_call_id
-                if by_id and not answered[k]:
+        j = i + 1
+        while j < count and isinstance(result := messages[j], ToolMessage):
+            j += 1
+            if result.tool_call_id is not None:
+                k = open_ids.pop(result.tool_call_id, None)
+                if k is not None:
+                    answered[k] = True
+                continue
+            for k in range(len(calls)):  # an id-less result answers the first call left
+                if not answered[k]:
                     answered[k] = True
                     break
-        missing = {k for k, call in enumerate(calls) if not answered[k] and call.invalid_args}
+        missing = {k for k in range(len(calls)) if not answered[k]}
         if missing:
             found[i] = missing
     return found
@@ -170,10 +207,14 @@ class _Writer(ReplyWriter):
         """False for a call the caller chose to leave out because it was never answered."""
         if k not in self.unanswered:
             return True
+        why = (
+            f"has arguments that did not parse ({call.invalid_args!r}) and no result"
+            if call.invalid_args is not None
+            else "has no result (the conversation ends before it is answered)"
+        )
         self.lose(
-            f"tool call {call.name!r} has arguments that did not parse "
-            f"({call.invalid_args!r}) and no result: the API rejects an assistant "
-            "message whose tool_calls are not each followed by a tool message",
+            f"tool call {call.name!r} {why}: the API rejects an assistant message whose "
+            "tool calls are not each followed by their result",
             f".tool_calls[{k}]",
             "unanswered_calls",
         )

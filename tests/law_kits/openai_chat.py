@@ -21,12 +21,15 @@
 from __future__ import annotations
 
 import json
+import typing
 from types import ModuleType
 from typing import Any
 
 import pydantic
 from hypothesis import strategies as st
-from openai.types.chat import ChatCompletionMessage
+from openai.types.chat import ChatCompletionMessage, ChatCompletionMessageParam
+from pydantic import TypeAdapter
+from typing_extensions import Required
 
 from tracebridge import (
     AIMessage,
@@ -42,6 +45,7 @@ from tracebridge import (
     ToolMessage,
 )
 from tracebridge.adapters import openai_chat
+from tracebridge.adapters.openai_chat._write import write_message
 
 from law_kits import BrokenTrace, LawKit
 from strategies import (
@@ -370,8 +374,11 @@ def plain(message: Message) -> Message:
 
 
 def written(adapter: ModuleType, broken: Broken) -> BrokenTrace:
-    messages = [plain(m) for m in broken.messages]
-    return BrokenTrace(adapter.from_messages(messages), broken.code, broken.index)
+    # Message by message: from_messages checks the conversation rules and refuses to write
+    # the broken conversation at all.
+    dialect = adapter.SWARM if adapter.NAME == "swarm" else adapter.OPENAI
+    history = [write_message(plain(m), dialect, i) for i, m in enumerate(broken.messages)]
+    return BrokenTrace(history, broken.code, broken.index)
 
 
 @st.composite
@@ -420,6 +427,78 @@ def broken(adapter: ModuleType) -> st.SearchStrategy[BrokenTrace]:
     )
 
 
+# --- what the API accepts -------------------------------------------------------------------
+#
+# The openai SDK's own request types (``ChatCompletionMessageParam``: which part types each role
+# takes) plus the API's ordering rule (an assistant message's ``tool_calls`` are each answered
+# by a ``tool`` message right after it, before anything else).
+#
+# The API reads an explicit ``null`` for an optional key as "not given": a reply stored with
+# ``message.model_dump()`` (``tool_calls: null``, ``function_call: null``, ``audio: null``) is
+# sent back as it is, and Swarm sends its whole history that way (its streaming loop even sets
+# ``tool_calls = None``). The TypedDicts type ``tool_calls`` as a list only, so the oracle
+# leaves null optional keys out before validating; a null *required* key (a user message's
+# ``content``) is still rejected.
+
+REQUEST = TypeAdapter(list[ChatCompletionMessageParam])
+
+
+def _optional_keys(param: Any) -> frozenset[str]:
+    hints = typing.get_type_hints(param, include_extras=True)
+    return frozenset(key for key, kind in hints.items() if typing.get_origin(kind) is not Required)
+
+
+OPTIONAL = {
+    typing.get_type_hints(param)["role"].__args__[0]: _optional_keys(param)
+    for param in typing.get_args(ChatCompletionMessageParam)
+}
+"""For each role, the keys its request TypedDict does not require."""
+
+
+def _nulls_left_out(message: Any) -> Any:
+    if not isinstance(message, dict) or message.get("role") not in OPTIONAL:
+        return message
+    optional = OPTIONAL[message["role"]]
+    return {k: v for k, v in message.items() if not (v is None and k in optional)}
+
+
+def _validated(value: Any) -> Any:
+    # pydantic validates an ``Iterable[...]`` field lazily: iterate it to check each part.
+    if isinstance(value, dict):
+        return {key: _validated(item) for key, item in value.items()}
+    if isinstance(value, list) or hasattr(value, "__next__"):
+        return [_validated(item) for item in value]
+    return value
+
+
+def api_problems(history: list[dict[str, Any]]) -> list[str]:
+    """What the API would reject in ``history`` (empty: it would accept it)."""
+    try:
+        _validated(REQUEST.validate_python([_nulls_left_out(m) for m in history]))
+    except ValueError as error:
+        return [str(error).splitlines()[0]]
+    problems = []
+    waiting: set[str] = set()
+    for i, message in enumerate(history):
+        role = message["role"]
+        if role == "tool":
+            if message["tool_call_id"] not in waiting:
+                problems.append(f"[{i}] answers no open call")
+            waiting.discard(message["tool_call_id"])
+            continue
+        if waiting:
+            problems.append(f"[{i}] comes before calls {sorted(waiting)} are answered")
+            waiting = set()
+        if role == "assistant":
+            waiting = {call["id"] for call in message.get("tool_calls") or []}
+            spoken = ("tool_calls", "function_call", "audio", "refusal")
+            if message.get("content") is None and not any(message.get(k) for k in spoken):
+                problems.append(f"[{i}] an assistant message with nothing in it")
+    if waiting:
+        problems.append(f"calls {sorted(waiting)} are never answered")
+    return problems
+
+
 KIT = LawKit(
     traces=traces(),
     conversations=expressible(openai_chat.NAME),
@@ -427,4 +506,4 @@ KIT = LawKit(
     canonical=canonical,
 )
 
-__all__ = ["KIT", "broken", "canonical", "expressible", "respelled"]
+__all__ = ["KIT", "api_problems", "broken", "canonical", "expressible", "respelled"]
