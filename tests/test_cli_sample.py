@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -184,6 +185,27 @@ def test_sample_keep_going_skips_invalid_traces(tmp_path: Path) -> None:
     assert code == 1
     assert len(out.splitlines()) == 1
     assert err.splitlines()[-1] == "1 ok, 1 failed"
+
+
+def test_references_are_held_in_about_the_size_of_their_file(tmp_path: Path) -> None:
+    from tracebridge._cli_sample import References
+
+    calls = [{"name": "get_weather", "args": {"city": "Paris", "days": 3}},
+             {"name": "search_docs", "args": {"query": "refund policy", "top_k": 5}}]
+    refs = _references(tmp_path, *({"id": n, "reference_tool_calls": calls,
+                                     "reference": f"answer {n}"} for n in range(5000)))
+    size = refs.stat().st_size
+    tracemalloc.start()
+    try:
+        references = References(str(refs), io.StringIO())
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    # parsed dicts and lists would hold about ten times the file; the entries are kept as
+    # compact JSON text and parsed when a trace takes one
+    assert held < 3 * size, (held, size)
+    assert references.take("4999") == ({"reference_tool_calls": calls,
+                                        "reference": "answer 4999"}, 5000)
 
 
 def test_readme_pipeline_from_traces_to_scores(traces: Path, tmp_path: Path) -> None:
