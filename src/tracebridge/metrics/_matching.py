@@ -258,29 +258,44 @@ def order_free_pairs(left: Calls, right: Calls) -> list[Pair]:
                 pairs.append((i, partner, (1, 1)))
         spare_columns = [k for k in columns if k not in taken]
         if spare_rows and spare_columns:
-            scores = [[pair_score(left, i, right, k) for k in spare_columns] for i in spare_rows]
-            for a, b in best_assignment([[Fraction(*s) for s in row] for row in scores]):
+            scores = _spare_scores(left, spare_rows, right, spare_columns)
+            scale = math.lcm(*{u for row in scores for _, u in row})
+            scaled = [[e * (scale // u) for e, u in row] for row in scores]
+            for a, b in _assignment(scaled, scale):
                 pairs.append((spare_rows[a], spare_columns[b], scores[a][b]))
     return sorted(pairs)
 
 
-def _as_integers(matrix: list[list[Fraction]]) -> tuple[list[list[int]], int]:
-    """The matrix scaled by the common denominator: exact, and fast to add and compare."""
-    scale = math.lcm(*{s.denominator for row in matrix for s in row})
-    return [[int(s * scale) for s in row] for row in matrix], scale
+def _spare_scores(
+    left: Calls, rows: list[int], right: Calls, columns: list[int]
+) -> list[list[Score]]:
+    """The scores of calls left over after identical ones paired: none is identical to
+    another (an identical one would have paired), so each is ``(equal, union)``."""
+    r_items, r_keys = right.items, right.keys
+    out: list[list[Score]] = []
+    for i in rows:
+        mine, keys = left.items[i], left.keys[i]
+        out.append([(len(mine & r_items[k]), len(keys | r_keys[k])) for k in columns])  # type: ignore[operator]
+    return out
 
 
 def best_assignment(scores: list[list[Fraction]]) -> list[tuple[int, int]]:
-    """Row/column pairs of a maximum-total assignment of ``min(rows, columns)`` pairs.
+    """Row/column pairs of a maximum-total assignment of ``min(rows, columns)`` pairs."""
+    scale = math.lcm(*{s.denominator for row in scores for s in row})
+    return _assignment([[int(s * scale) for s in row] for row in scores], scale)
 
-    The Hungarian method with potentials, O(n^2 m), on the integer cost
-    ``scale - score * scale`` (exact). Rows first take a free column of their best score
-    (the potentials start at the row maxima), so only the rows left over search.
+
+def _assignment(scaled: list[list[int]], scale: int) -> list[tuple[int, int]]:
+    """Row/column pairs of a maximum-total assignment of ``min(rows, columns)`` pairs,
+    for scores given as integers out of ``scale``.
+
+    The Hungarian method with potentials, O(n^2 m), on the integer cost ``scale - score``
+    (exact). Rows first take a free column of their best score (the potentials start at
+    the row maxima), so only the rows left over search.
     """
-    transposed = len(scores) > len(scores[0])
+    transposed = len(scaled) > len(scaled[0])
     if transposed:
-        scores = [list(column) for column in zip(*scores, strict=True)]
-    scaled, scale = _as_integers(scores)
+        scaled = [list(column) for column in zip(*scaled, strict=True)]
     n, m = len(scaled), len(scaled[0])
     cost = [[scale - s for s in row] for row in scaled]
     # potentials are integers; typed float only because the slack starts at infinity

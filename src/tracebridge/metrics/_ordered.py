@@ -21,6 +21,8 @@ from ._matching import Calls, Pair, Score, above, at_least, pair_score
 
 __all__ = ["ordered_pairs"]
 
+_ONE: Score = (1, 1)
+
 
 def ordered_pairs(left: Calls, right: Calls) -> list[Pair]:
     """The order-preserving pairing with the highest total (a weighted longest common
@@ -72,17 +74,21 @@ def _front(left: Calls, right: Calls) -> tuple[int, int, list[Pair]]:
       reference[j].
     Anything else stops the front walk.
     """
-    names, items = left.names, left.items
-    r_names, r_items = right.names, right.items
+    names, items, keys = left.names, left.items, left.keys
+    r_names, r_items, r_keys = right.names, right.items, right.keys
     n, m = len(left), len(right)
     i = j = 0
     pairs: list[Pair] = []
     while i < n and j < m:
-        if items[i] is not None and r_items[j] is not None and names[i] == r_names[j]:
-            score = pair_score(left, i, right, j)
-            if score == (1, 1) or (
-                _dominates(score, left, i, right, j + 1, m, False)
-                and _dominates(score, right, j, left, i + 1, n, False)
+        p_items, o_items = items[i], r_items[j]
+        if p_items is not None and o_items is not None and names[i] == r_names[j]:
+            if p_items == o_items:  # identical: the pair scores 1
+                pairs.append((i, j, _ONE))
+                i, j = i + 1, j + 1
+                continue
+            score = (len(p_items & o_items), len(keys[i] | r_keys[j]))
+            if _dominates(score, left, i, right, j + 1, m, False) and _dominates(
+                score, right, j, left, i + 1, n, False
             ):
                 pairs.append((i, j, score))
                 i, j = i + 1, j + 1

@@ -79,6 +79,17 @@ class MetricResult(BaseModel):
     transcript_hash: str
     """``sample.transcript_hash()`` of the scored sample."""
 
+    @classmethod
+    def _trusted(cls, fields: dict[str, Any]) -> MetricResult:
+        """An instance of ``fields`` (every field, in order, already of its type) without
+        validation, as pydantic's ``model_construct`` makes one, for a fraction of its cost."""
+        result = object.__new__(cls)
+        object.__setattr__(result, "__dict__", fields)
+        object.__setattr__(result, "__pydantic_fields_set__", set(_FIELDS))
+        object.__setattr__(result, "__pydantic_extra__", None)
+        object.__setattr__(result, "__pydantic_private__", None)
+        return result
+
     @model_validator(mode="after")
     def _value_or_error(self) -> MetricResult:
         if (self.value is None) == (self.error is None):
@@ -87,6 +98,9 @@ class MetricResult(BaseModel):
                 f"(got value={self.value!r}, error={self.error!r})"
             )
         return self
+
+
+_FIELDS = frozenset(MetricResult.model_fields)
 
 
 class Metric(ABC):
@@ -140,6 +154,28 @@ class Metric(ABC):
             judge=self.judge_name,
             usage=usage,
             transcript_hash=sample.transcript_hash(),
+        )
+
+    def scored(
+        self, sample: MultiTurnSample, value: float, details: dict[str, Any]
+    ) -> MetricResult:
+        """A deterministic metric's result: ``value`` and the JSON ``details`` its own code
+        computed, built without a second validation pass (the same fields ``result`` sets;
+        the value's range is still checked)."""
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"a score lies in [0, 1], got {value!r}")
+        return MetricResult._trusted(
+            {
+                "name": self.name,
+                "value": value,
+                "reason": None,
+                "details": details,
+                "error": None,
+                "metric_version": self.metric_version,
+                "judge": None,
+                "usage": None,
+                "transcript_hash": sample.transcript_hash(),
+            }
         )
 
     def failed(

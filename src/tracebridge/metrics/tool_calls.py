@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections import Counter
 from typing import Any
 
 from ..messages import ToolCall
@@ -103,7 +102,7 @@ class ToolCallAccuracy(_Deterministic):
         pairing = ordered_pairs if self.strict_order else order_free_pairs
         pairs = pairing(left, right)
         longest = max(len(left), len(right))
-        numerator, denominator = _exact_total(pairs)
+        described, numerator, denominator = _described_pairs(pairs, predicted, left, right)
         # int / int is correctly rounded: the same float as float(Fraction(...))
         value = numerator / (denominator * longest) if longest else 1.0
         details = {
@@ -111,54 +110,51 @@ class ToolCallAccuracy(_Deterministic):
             "total": numerator / denominator,
             "predicted_count": len(predicted),
             "reference_count": len(reference),
-            "pairs": [
-                _pair(i, j, score, predicted[i], left, right) for i, j, score in pairs
-            ],
+            "pairs": described,
             **_unmatched(predicted, reference, pairs),
         }
-        return self.result(sample, value, details=details)
+        return self.scored(sample, value, details)
 
 
-def _exact_total(pairs: list[Pair]) -> tuple[int, int]:
-    """The sum of the pair scores as numerator and denominator."""
+def _described_pairs(
+    pairs: list[Pair], predicted: list[PredictedCall], left: Calls, right: Calls
+) -> tuple[list[dict[str, Any]], int, int]:
+    """Each pair as its details entry, and the sum of the pair scores as numerator and
+    denominator (exact)."""
+    l_items, r_items, l_keys, r_keys = left.items, right.items, left.keys, right.keys
+    described: list[dict[str, Any]] = []
     whole = 0
     parts: list[tuple[int, int]] = []
-    for _, _, score in pairs:
-        if score[1] == 1:
-            whole += score[0]
+    for i, j, score in pairs:
+        message_index, call = predicted[i]
+        p_items, o_items = l_items[i], r_items[j]
+        if p_items == o_items:
+            equal, different = sorted(l_keys[i]), []
+        else:
+            same = {item[0] for item in p_items & o_items}  # type: ignore[operator]
+            equal = sorted(same)
+            different = sorted((l_keys[i] | r_keys[j]) - same)
+        e, u = score
+        if u == 1:
+            whole += e
         else:
             parts.append(score)
+        described.append(
+            {
+                "predicted": i,
+                "reference": j,
+                "message_index": message_index,
+                "name": call.name,
+                "score": e / u,
+                "equal_args": equal,
+                "different_args": different,
+            }
+        )
     if not parts:
-        return whole, 1
+        return described, whole, 1
     denominator = math.lcm(*{u for _, u in parts})
-    return whole * denominator + sum(e * (denominator // u) for e, u in parts), denominator
-
-
-def _pair(
-    i: int,
-    j: int,
-    score: tuple[int, int],
-    predicted: PredictedCall,
-    left: Calls,
-    right: Calls,
-) -> dict[str, Any]:
-    message_index, call = predicted
-    p_items, r_items = left.items[i], right.items[j]
-    if p_items == r_items:
-        equal, different = sorted(left.keys[i]), []
-    else:
-        same = {item[0] for item in p_items & r_items}  # type: ignore[operator]
-        equal = sorted(same)
-        different = sorted((left.keys[i] | right.keys[j]) - same)
-    return {
-        "predicted": i,
-        "reference": j,
-        "message_index": message_index,
-        "name": call.name,
-        "score": score[0] / score[1],
-        "equal_args": equal,
-        "different_args": different,
-    }
+    numerator = whole * denominator + sum(e * (denominator // u) for e, u in parts)
+    return described, numerator, denominator
 
 
 def _unmatched(
@@ -196,22 +192,32 @@ class ToolCallF1(_Deterministic):
         reference = sample.reference_tool_calls
         if reference is None:
             return self.failed(sample, _NO_REFERENCE)
-        predicted = predicted_calls(sample)
         reference_keys = [_exact_key(call) for call in reference]
-        wanted = Counter(reference_keys)
-        wanted.pop(None, None)
+        wanted: dict[Any, int] = {}
+        for key in reference_keys:
+            if key is not None:
+                wanted[key] = wanted.get(key, 0) + 1
         used: dict[Any, int] = {}
         matched: list[dict[str, Any]] = []
         extra: list[dict[str, Any]] = []
-        for i, (message_index, call) in enumerate(predicted):
-            key = _exact_key(call)
-            entry = _described({"predicted": i, "message_index": message_index}, call)
-            if key is not None and wanted.get(key, 0) > 0:
-                wanted[key] -= 1
-                used[key] = used.get(key, 0) + 1
-                matched.append(entry)
-            else:
-                extra.append(entry)
+        i = 0
+        for message_index, message in enumerate(sample.messages):
+            if message.type != "ai":
+                continue
+            for call in message.tool_calls:  # predicted_calls, in one pass with the counting
+                entry = {"predicted": i, "message_index": message_index, "name": call.name,
+                         "args": call.args}
+                i += 1
+                key = _exact_key(call)
+                if key is None:
+                    entry["invalid_args"] = call.invalid_args
+                    extra.append(entry)
+                elif wanted.get(key, 0) > 0:
+                    wanted[key] -= 1
+                    used[key] = used.get(key, 0) + 1
+                    matched.append(entry)
+                else:
+                    extra.append(entry)
         # reference calls left over once each matched prediction used up one equal reference
         missing: list[dict[str, Any]] = []
         for j, key in enumerate(reference_keys):
@@ -231,11 +237,18 @@ class ToolCallF1(_Deterministic):
             "unexpected": extra,
             "missing": missing,
         }
-        return self.result(sample, value, details=details)
+        return self.scored(sample, value, details)
 
 
 def _exact_key(call: ToolCall) -> Any:
-    """The multiset key of a call; None for a call that matches nothing."""
+    """The multiset key of a call: its name and argument items; None for a call that
+    matches nothing (its arguments did not parse)."""
     if call.invalid_args is not None:
         return None
-    return (call.name, argument_items(call.args))
+    try:  # the common case: every value a scalar (argument_items, without a call)
+        return (
+            call.name,
+            frozenset([(k, v, v.__class__ is bool) for k, v in call.args.items()]),
+        )
+    except TypeError:
+        return (call.name, argument_items(call.args))
