@@ -58,6 +58,10 @@ CALL_BLOCKS = {
 }
 
 
+_LENIENT = json.JSONDecoder(strict=False)
+"""``json.loads(text, strict=False)`` without building a decoder per call."""
+
+
 def parse_arguments(text: Any) -> dict[str, Any] | None:
     """Raw argument text as LangChain reads it (``parse_tool_call``): an object, ``{}`` for
     empty text or a JSON value that is falsy; None when it is not one of those."""
@@ -66,7 +70,7 @@ def parse_arguments(text: Any) -> dict[str, Any] | None:
     if not text:
         return {}
     try:
-        value = json.loads(text, strict=False)
+        value = _LENIENT.decode(text)
     except json.JSONDecodeError:
         return None
     if type(value) is dict:

@@ -42,6 +42,7 @@ from ._classes import (
     langchain_core_messages,
     partial_parser,
 )
+from ._fast import Plan, plans, typed_fast
 from ._homes import audio_of, citation_of, citations_of, is_developer, refusal_of
 from ._results import has_tool_results, read_tool_results
 
@@ -59,15 +60,28 @@ def read_trace(trace: Any, *, allow_pending: bool, drop_artifacts: bool) -> list
     parse_partial = partial_parser()
     messages: list[Message] = []
     origin: list[int] = []
+    fast = _fast_plans(lc)
     for i, item in enumerate(items):
         try:
-            typed = _typed(_loaded(item, i, lc), i, parse_partial, drop_artifacts)
+            message = _loaded(item, i, lc)
+            plan = fast.get(type(message))
+            one = None if plan is None else typed_fast(message, plan, NAME)
+            if one is not None:
+                messages.append(one)
+                origin.append(i)
+                continue
+            typed = _typed(message, i, parse_partial, drop_artifacts)
         except TraceError as error:
             raise error.relocated(index=i, source=NAME) from None
         messages.extend(typed)
         origin.extend([i] * len(typed))
     validate(messages, allow_pending=allow_pending, source=NAME, origin=origin)
     return messages
+
+
+@functools.cache
+def _fast_plans(lc: Any) -> dict[type, Plan]:
+    return plans(lc, _field_defaults, _MAPPED, _REQUIRED)
 
 
 def _items_of(trace: Any) -> list[Any]:

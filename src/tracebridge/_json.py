@@ -31,8 +31,28 @@ def check_json(value: Any, path: str) -> None:
     Tuples, sets, NaN and objects are refused rather than converted: converting them
     would make the JSON round trip lie about what was stored.
     """
+    if not _is_plain(value):
+        _check_at(value, path)  # walks again, building paths, to say where
+
+
+def _is_plain(value: Any) -> bool:
+    """``check_json``'s test without building any path (the common case: it passes)."""
     # Exact type checks on purpose: a str or dict subclass (an enum, a defaultdict)
     # would not survive a JSON round trip as itself.
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or (type(item) not in _SCALARS and not _is_plain(item)):
+                return False
+        return True
+    if kind is list:
+        return all(type(item) in _SCALARS or _is_plain(item) for item in value)
+    return kind is float and math.isfinite(value)
+
+
+def _check_at(value: Any, path: str) -> None:
     kind = type(value)
     if kind in _SCALARS:
         return
@@ -45,12 +65,12 @@ def check_json(value: Any, path: str) -> None:
                     path=path,
                 )
             if type(item) not in _SCALARS:  # recursing only where needed keeps this cheap
-                check_json(item, json_path(path, key))
+                _check_at(item, json_path(path, key))
         return
     if kind is list:
         for position, item in enumerate(value):
             if type(item) not in _SCALARS:
-                check_json(item, json_path(path, position))
+                _check_at(item, json_path(path, position))
         return
     if kind is float:
         if math.isfinite(value):

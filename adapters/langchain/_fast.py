@@ -1,0 +1,150 @@
+"""The reader's fast path: one LangChain message object of the common kind, read without
+``model_dump()`` and without the general machinery.
+
+It takes a ``HumanMessage``, ``AIMessage``, ``ToolMessage`` or ``SystemMessage`` (the classes
+themselves) whose content is a string and that has no extra attributes; an ``AIMessage``
+whose calls are all parsed (no ``invalid_tool_calls``), whose raw provider calls (if any)
+name exactly those calls, and without the ``additional_kwargs`` the general reader has
+homes for beyond those (``function_call``, ``annotations``, ``audio``, a text ``refusal``).
+Anything else, and anything that would raise (a value that is not JSON, raw calls that
+disagree), gives None: the general reader then reads the message and raises its own
+precise error. What this path returns equals what the general reader returns for the same
+message (a test holds both to that on every law-kit trace).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tracebridge.errors import TraceError
+from tracebridge.messages import (
+    AIMessage,
+    HumanMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+)
+
+from ._call_blocks import parse_arguments
+from ._homes import DEVELOPER_KEY
+
+__all__ = ["Plan", "plans", "typed_fast"]
+
+_SCALARS = frozenset({str, bool, int, float, type(None)})
+_CALL_KEYS = frozenset({"name", "args", "id", "type"})
+_AI_HOMES = frozenset({"function_call", "annotations", "audio"})
+"""``additional_kwargs`` keys that send an AI message to the general reader."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the fast path needs to know about one LangChain class."""
+
+    kind: str
+    kept: tuple[tuple[str, Any], ...]
+    """The declared fields without a typed home, with their defaults, in declared order."""
+
+
+def plans(lc: Any, defaults: Any, mapped: frozenset[str], required: object) -> dict[type, Plan]:
+    """The fast path's plan for each class it takes (those whose every field without a typed
+    home has a default)."""
+    out = {}
+    for name, kind in (
+        ("HumanMessage", "human"),
+        ("AIMessage", "ai"),
+        ("ToolMessage", "tool"),
+        ("SystemMessage", "system"),
+    ):
+        cls = getattr(lc, name)
+        kept = tuple((k, v) for k, v in defaults(cls).items() if k not in mapped)
+        if all(default is not required for _, default in kept):
+            out[cls] = Plan(kind, kept)
+    return out
+
+
+def _copied(value: Any) -> Any:
+    """A copy of nested dicts and lists (what ``model_dump()`` would have handed out)."""
+    kind = type(value)
+    if kind is dict:
+        return {k: v if type(v) in _SCALARS else _copied(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _SCALARS else _copied(v) for v in value]
+    return value
+
+
+def typed_fast(message: Any, plan: Plan, metadata_name: str) -> Message | None:
+    """The typed message for ``message``, or None when the general reader must read it."""
+    fields = message.__dict__
+    content = fields["content"]
+    if type(content) is not str or message.__pydantic_extra__ or fields["type"] != plan.kind:
+        return None
+    kept: dict[str, Any] = {}
+    for key, default in plan.kept:
+        value = fields[key]
+        if value == default and type(value) is type(default):
+            continue
+        kept[key] = value if type(value) in _SCALARS else _copied(value)
+    # Only the fields that differ from the typed model's defaults are passed: pydantic
+    # validates every keyword it is given.
+    given: dict[str, Any] = {"content": content}
+    for key in ("name", "id"):
+        if fields[key] is not None:
+            given[key] = fields[key]
+    kwargs: dict[str, Any] = kept.get("additional_kwargs", {})
+    if kwargs and plan.kind == "system" and DEVELOPER_KEY in kwargs:
+        return None
+    if kept:
+        given["metadata"] = {metadata_name: kept}
+    try:
+        if plan.kind == "ai":
+            return _ai(fields, kwargs, given)
+        if plan.kind == "tool":
+            if fields["status"] == "error":
+                given["is_error"] = True
+            return ToolMessage(tool_call_id=fields["tool_call_id"], **given)
+        return _CLASSES[plan.kind](**given)
+    except TraceError:
+        return None  # a value that is not JSON: the general reader says where
+
+
+_CLASSES: dict[str, type[HumanMessage] | type[SystemMessage]] = {
+    "human": HumanMessage,
+    "system": SystemMessage,
+}
+
+
+def _ai(fields: dict[str, Any], kwargs: dict[str, Any], given: dict[str, Any]) -> Message | None:
+    if kwargs and (type(kwargs.get("refusal")) is str or not _AI_HOMES.isdisjoint(kwargs)):
+        return None
+    if fields["invalid_tool_calls"]:
+        return None
+    calls = fields["tool_calls"]
+    if not calls:
+        return AIMessage(**given)
+    raw = kwargs.get("tool_calls")
+    if raw is not None and (type(raw) is not list or len(raw) != len(calls)):
+        return None
+    typed_calls = []
+    for k, call in enumerate(calls):
+        if type(call) is not dict or not call.keys() <= _CALL_KEYS:
+            return None
+        if call.get("type", "tool_call") != "tool_call":
+            return None
+        args = call["args"]
+        if raw is not None and not _names(raw[k], call["id"], call["name"], args):
+            return None
+        typed_calls.append(ToolCall(name=call["name"], args=_copied(args), id=call["id"]))
+    return AIMessage(tool_calls=typed_calls, **given)
+
+
+def _names(entry: Any, call_id: Any, name: Any, args: Any) -> bool:
+    """Whether one raw provider call names the parsed call (id, name and arguments)."""
+    function = entry.get("function") if type(entry) is dict else None
+    return (
+        type(function) is dict
+        and entry.get("id") == call_id
+        and function.get("name") == name
+        and parse_arguments(function.get("arguments")) == args
+    )

@@ -1,0 +1,133 @@
+"""The reader's fast path (``_fast.py``) gives exactly what the general reader gives: the
+same typed messages for every law-kit trace and golden trace, the same error (code, index,
+path) for every broken one, and copies rather than the source's own dicts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import given
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+from tracebridge import TraceError
+from tracebridge.adapters import langchain
+from tracebridge.adapters.langchain import _read
+
+from law_kits.langchain import KIT
+
+GOLDEN = sorted(
+    (Path(__file__).resolve().parents[1] / "golden_traces" / "langchain").rglob("*.json")
+)
+
+
+@contextmanager
+def general_only() -> Iterator[None]:
+    """The reader with its fast path off."""
+    with mock.patch.object(_read, "_fast_plans", return_value={}):
+        yield
+
+
+def outcome(trace: Any) -> Any:
+    try:
+        return langchain.to_messages(trace)
+    except TraceError as error:
+        return (error.code, error.index, error.path, str(error))
+
+
+def both(trace: Any) -> tuple[Any, Any]:
+    fast = outcome(trace)
+    with general_only():
+        general = outcome(trace)
+    return fast, general
+
+
+@given(KIT.traces)
+def test_every_law_kit_trace_reads_the_same_on_both_paths(trace: Any) -> None:
+    fast, general = both(trace)
+    assert fast == general
+
+
+@given(KIT.broken)
+def test_every_broken_trace_is_refused_the_same_on_both_paths(broken: Any) -> None:
+    fast, general = both(broken.trace)
+    assert fast == general
+    assert type(fast) is tuple
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.stem)
+def test_every_golden_trace_reads_the_same_on_both_paths(path: Path) -> None:
+    trace = json.loads(path.read_text(encoding="utf-8"))["trace"]
+    fast, general = both(trace)
+    assert fast == general
+
+
+RAW = [{"id": "c1", "type": "function", "function": {"name": "w", "arguments": '{"c": ["P"]}'}}]
+PLAIN = [
+    SystemMessage("be brief", id="s1"),
+    HumanMessage("weather?", additional_kwargs={"lang": ["en"]}),
+    AIMessage(
+        "",
+        tool_calls=[{"name": "w", "args": {"c": ["P"]}, "id": "c1"}],
+        additional_kwargs={"tool_calls": RAW, "refusal": None},
+        response_metadata={"model_name": "m", "logprobs": None},
+        usage_metadata={"input_tokens": 1, "output_tokens": 2, "total_tokens": 3},
+    ),
+    ToolMessage("18C", tool_call_id="c1", status="error", artifact={"raw": [18]}),
+    AIMessage("18C.", name="agent"),
+]
+
+
+def test_plain_objects_take_the_fast_path() -> None:
+    with mock.patch.object(_read, "_typed", side_effect=AssertionError("general reader used")):
+        typed = langchain.to_messages(PLAIN)
+    with general_only():
+        assert typed == langchain.to_messages(PLAIN)
+    assert typed[3].is_error is True
+    assert typed[2].metadata["langchain"]["additional_kwargs"]["tool_calls"] == RAW
+
+
+def test_what_the_fast_path_keeps_is_a_copy() -> None:
+    typed = langchain.to_messages(PLAIN)
+    PLAIN[1].additional_kwargs["lang"].append("fr")
+    PLAIN[2].additional_kwargs["tool_calls"][0]["function"]["name"] = "x"
+    PLAIN[2].tool_calls[0]["args"]["c"].append("R")
+    try:
+        assert typed[1].metadata["langchain"]["additional_kwargs"] == {"lang": ["en"]}
+        assert (
+            typed[2].metadata["langchain"]["additional_kwargs"]["tool_calls"][0]["function"]["name"]
+            == "w"
+        )
+        assert typed[2].tool_calls[0].args == {"c": ["P"]}
+    finally:
+        PLAIN[1].additional_kwargs["lang"].pop()
+        PLAIN[2].additional_kwargs["tool_calls"][0]["function"]["name"] = "w"
+        PLAIN[2].tool_calls[0]["args"]["c"].pop()
+
+
+@pytest.mark.parametrize(
+    ("message", "code", "path"),
+    [
+        (
+            HumanMessage("hi", additional_kwargs={"t": (1, 2)}),
+            "unserializable_value",
+            "messages[0].additional_kwargs.t",
+        ),
+        (
+            HumanMessage("hi", response_metadata={"x": float("nan")}),
+            "unserializable_value",
+            "messages[0].response_metadata.x",
+        ),
+    ],
+)
+def test_a_value_that_is_not_json_falls_to_the_general_reader_and_its_error(
+    message: Any, code: str, path: str
+) -> None:
+    fast, general = both([message])
+    assert fast == general
+    assert fast[:3] == (code, 0, path)
