@@ -13,7 +13,14 @@ from typing import Any
 from _floors import FLOORS
 from _timing import finish
 
-from tracebridge import AIMessage, HumanMessage, MultiTurnSample, ToolCall, ToolMessage
+from tracebridge import (
+    AIMessage,
+    HumanMessage,
+    MultiTurnSample,
+    ToolCall,
+    ToolMessage,
+    validate,
+)
 
 Work = Callable[[], Any]
 
@@ -24,6 +31,9 @@ def prepare(kind: str, data: Any) -> Work:
     if kind == "sample_objects":
         objects = MultiTurnSample.model_validate({"messages": data}).messages
         return lambda: MultiTurnSample(messages=objects)
+    if kind == "rules":
+        objects = MultiTurnSample.model_validate({"messages": data}).messages
+        return lambda: validate(objects)
     if kind == "langgraph":
         from langchain_core.messages import messages_from_dict
 

@@ -56,7 +56,7 @@ class Case:
     path: str
     n: int
     kind: str
-    peer: str  # "ragas" or "floor"
+    peer: str  # "ragas", "floor" or "none" (our figure alone)
     unit: str  # "msgs" (rate per message) or "sample" (time per scored sample)
     file: Path = Path()
     ours: list[float] = field(default_factory=list)
@@ -82,6 +82,9 @@ def cases(quick: bool) -> list[tuple[Case, Any]]:
                     _inputs.sample_dicts(n)))
     for n in sizes:
         out.append((Case("MultiTurnSample from objects", n, "sample_objects", "ragas", "msgs"),
+                    _inputs.sample_dicts(n)))
+    for n in sizes:
+        out.append((Case("rules alone (validate, sample objects)", n, "rules", "none", "msgs"),
                     _inputs.sample_dicts(n)))
     for n in sizes:
         out.append((Case("langchain to_messages (LangGraph objects)", n, "langgraph", "ragas",
@@ -200,6 +203,8 @@ def run(quick: bool, rounds: int, ragas_python: Path | None) -> list[Case]:
                 for step in steps if round_number % 2 == 0 else reversed(steps):
                     step()
         imports = Case("import (fresh interpreter)", 0, "import", "ragas", "import")
+        if not ragas_python:
+            imports.peer_error = "not run (--no-ragas)"
         for _ in range(rounds):
             imports.ours.append(import_seconds(sys.executable, "tracebridge"))
             if ragas_python:
@@ -218,6 +223,8 @@ def _time_ours(case: Case, work: dict[str, Any], budget: float) -> None:
 
 def _time_peer(case: Case, worker: RagasWorker | None, floors: dict[str, Any],
                budget: float) -> None:
+    if case.peer == "none":
+        return
     if case.peer == "floor":
         case.theirs.append(seconds_per_call(floors[case.key], budget))
     elif worker is not None and case.peer_error is None:
@@ -239,7 +246,7 @@ def _figure(case: Case, seconds: float) -> str:
 
 def bar(case: Case) -> float | None:
     """The ratio a path must reach (issue 11), None where none is set."""
-    if case.unit == "import":
+    if case.unit == "import" or case.peer == "none":
         return None
     if case.peer == "floor":
         return 0.5
@@ -253,7 +260,7 @@ def table(all_cases: list[Case]) -> str:
     for case in all_cases:
         ours = statistics.median(case.ours) if case.ours else None
         theirs = statistics.median(case.theirs) if case.theirs else None
-        peer_name = "Ragas 0.4.3" if case.peer == "ragas" else "floor"
+        peer_name = {"ragas": "Ragas 0.4.3", "floor": "floor", "none": "(none)"}[case.peer]
         ratio = theirs / ours if ours and theirs else None
         wanted = bar(case)
         verdict = "" if wanted is None else (
@@ -263,11 +270,16 @@ def table(all_cases: list[Case]) -> str:
             case.path,
             f"{case.n:,}" if case.n else "",
             _figure(case, ours) if ours else f"ERROR {case.error}",
-            f"{peer_name}: {_figure(case, theirs) if theirs else case.peer_error}",
+            peer_name if case.peer == "none"
+            else f"{peer_name}: {_figure(case, theirs) if theirs else case.peer_error}",
             f"{ratio:.2f}" if ratio is not None else "-",
             verdict,
         ))
     return render(rows)
+
+
+def _per_message(seconds: list[float], n: int) -> float:
+    return statistics.median(seconds) / n
 
 
 def growth(all_cases: list[Case]) -> str:
@@ -283,11 +295,13 @@ def growth(all_cases: list[Case]) -> str:
             continue
         small_n = 100 if 100 in group and max(group) > 100 else min(group)
         small, large = group[small_n], group[max(group)]
-        per_small = statistics.median(small.ours) / small.n
-        per_large = statistics.median(large.ours) / large.n
-        verdict = "ok" if per_large / per_small <= 1.5 else "OVER"
-        lines.append(f"  {path}: {per_large / per_small:.2f}x  "
-                     f"(n = {small.n:,} -> {large.n:,}) {verdict}")
+        ours = _per_message(large.ours, large.n) / _per_message(small.ours, small.n)
+        verdict = "ok" if ours <= 1.5 else "OVER"
+        peer = ""
+        if small.theirs and large.theirs:
+            theirs = _per_message(large.theirs, large.n) / _per_message(small.theirs, small.n)
+            peer = f"; {'Ragas' if large.peer == 'ragas' else 'floor'} {theirs:.2f}x"
+        lines.append(f"  {path}: {ours:.2f}x  (n = {small.n:,} -> {large.n:,}) {verdict}{peer}")
     return "\n".join(lines)
 
 

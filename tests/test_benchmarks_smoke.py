@@ -42,6 +42,7 @@ def test_side_by_side_runs_our_side_and_the_floors() -> None:
     for path in (
         "MultiTurnSample from dicts",
         "MultiTurnSample from objects",
+        "rules alone (validate, sample objects)",
         "langchain to_messages (LangGraph objects)",
         "swarm to_messages",
         "llama_index events_to_messages",
