@@ -83,8 +83,10 @@ def from_messages(messages: Any, *, drop: Collection[str] = ()) -> list[dict[str
     or a file by id has no mime type field), ``refusals`` (a refusal outside an assistant
     message), ``citations`` (a citation's cited text), ``custom_calls`` (an id-less custom
     call, written as a function call with args ``{"input": text}``), ``unanswered_calls`` (a
-    call whose arguments did not parse and that was never answered), ``opaque_parts`` (a
-    block from another format). Without it they raise ``not_representable``. Message ids are
+    call no result answers: its arguments did not parse, or the conversation ends before
+    it), ``opaque_parts`` (a block from another format). Without it they raise
+    ``not_representable``. The conversation rules are checked first, so what is written is
+    in the order the API takes (each tool result right after the call it answers). Message ids are
     provenance, not content (other adapters' metadata is not carried either): they are not
     written.
     """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -41,7 +41,6 @@ class Dialect:
     """For each role, the source key that holds the typed ``name``."""
 
 
-
 # --- reading -------------------------------------------------------------------------------
 
 
@@ -53,11 +52,148 @@ def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Mes
             f"expected a list of Chat Completions messages, got {type(trace).__name__}",
             source=dialect.source,
         )
-    messages = [_Reader(dialect, i).message(item) for i, item in enumerate(trace)]
+    fast = _FastReader(dialect)
+    messages = [
+        fast.message(item) or _Reader(dialect, i).message(item) for i, item in enumerate(trace)
+    ]
     validate(
         messages, allow_pending=allow_pending, source=dialect.source, origin=range(len(messages))
     )
     return messages
+
+
+# Keys an assistant message may hold as null, kept verbatim in ``fields`` (as _Reader keeps them).
+_NULLABLE = frozenset(("refusal", "audio", "annotations", "function_call", "tool_calls"))
+
+
+class _FastReader:
+    """The common shapes, read without the general reader's bookkeeping.
+
+    A message takes this path only when every key is one the general reader maps the same
+    way with no error possible: string ``content`` (or null/absent on an assistant message),
+    a string name under the dialect's name key, function ``tool_calls`` whose arguments parse
+    to a JSON object, and nulls where the general reader would keep them. Anything else
+    (parts, refusals, audio, citations, unknown keys, wrong types, streaming chunks) returns
+    None and goes through ``_Reader``, which gives the same typed message or the error.
+    """
+
+    __slots__ = ("assistant_name", "names", "source", "tool_name")
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.source = dialect.source
+        self.names = dialect.name_keys
+        self.assistant_name = dialect.name_keys["assistant"]
+        self.tool_name = dialect.name_keys["tool"]
+
+    def message(self, item: Any) -> Message | None:
+        if type(item) is not dict:
+            return None
+        role = item.get("role")
+        if role == "assistant":
+            return self.assistant(item)
+        content = item.get("content")
+        if type(content) is not str:
+            return None
+        if role == "tool":
+            if len(item) == 3:
+                name = None
+            elif len(item) == 4 and type(name := item.get(self.tool_name)) is str:
+                pass
+            else:
+                return None
+            call_id = item.get("tool_call_id")
+            if type(call_id) is not str:
+                return None
+            if name is None:  # defaults are not passed: validating them costs as much again
+                return ToolMessage(content=content, tool_call_id=call_id)
+            return ToolMessage(content=content, tool_call_id=call_id, name=name)
+        if role == "user" or role == "system" or role == "developer":
+            if len(item) == 2:
+                name = None
+            elif len(item) == 3 and type(name := item.get("name")) is str:
+                pass
+            else:
+                return None
+            if role == "user":
+                if name is None:
+                    return HumanMessage(content=content)
+                return HumanMessage(content=content, name=name)
+            if name is None:
+                return SystemMessage(content=content, role=role)
+            return SystemMessage(content=content, role=role, name=name)
+        return None
+
+    def assistant(self, item: dict[str, Any]) -> AIMessage | None:
+        namespace: dict[str, Any] = {}
+        fields: dict[str, Any] = {}
+        content = ""
+        name = None
+        calls: list[ToolCall] = []
+        if "content" not in item:
+            namespace["content"] = "absent"
+        for key, value in item.items():
+            if key == "content":
+                if type(value) is str:
+                    content = value
+                elif value is None:
+                    namespace["content"] = "null"
+                else:
+                    return None
+            elif key == "role":
+                continue
+            elif value is None:
+                if key in _NULLABLE or key == self.assistant_name:
+                    fields[key] = None
+                else:
+                    return None
+            elif key == "tool_calls":
+                if type(value) is not list or not value:
+                    return None
+                for call in value:
+                    read = self.call(call)
+                    if read is None:
+                        return None
+                    calls.append(read)
+            elif key == self.assistant_name:
+                if type(value) is not str:
+                    return None
+                name = value
+            elif key == "annotations" and value == []:
+                namespace["annotations"] = []
+            else:
+                return None
+        if fields:
+            namespace["fields"] = fields
+        given: dict[str, Any] = {"content": content}
+        if name is not None:
+            given["name"] = name
+        if calls:
+            given["tool_calls"] = calls
+        if namespace:
+            given["metadata"] = {self.source: namespace}
+        return AIMessage(**given)
+
+    def call(self, call: Any) -> ToolCall | None:
+        if type(call) is not dict or len(call) != 3 or call.get("type") != "function":
+            return None
+        call_id = call.get("id")
+        function = call.get("function")
+        if type(call_id) is not str or type(function) is not dict or len(function) != 2:
+            return None
+        name = function.get("name")
+        raw = function.get("arguments")
+        if type(name) is not str or type(raw) is not str:
+            return None
+        if raw == "":
+            return ToolCall(name=name, id=call_id, metadata={self.source: {"arguments": ""}})
+        args = parse_arguments(raw)
+        if args is None:
+            return None
+        if dumps(args) != raw:
+            return ToolCall(
+                name=name, args=args, id=call_id, metadata={self.source: {"arguments": raw}}
+            )
+        return ToolCall(name=name, args=args, id=call_id)
 
 
 class _Reader(ReplyReader):
@@ -302,7 +438,7 @@ class _Reader(ReplyReader):
             return ToolCall(
                 name=name, id=call_id, invalid_args=raw, metadata=metadata if extra else {}
             )
-        if json.dumps(args) != raw:
+        if dumps(args) != raw:
             extra["arguments"] = raw  # the exact spelling (spacing, escapes) comes back out
         return ToolCall(name=name, args=args, id=call_id, metadata=metadata if extra else {})
 
@@ -310,8 +446,15 @@ class _Reader(ReplyReader):
 def parse_arguments(raw: str) -> dict[str, Any] | None:
     """The arguments as a JSON object, or None when the text is not one (kept as raw text)."""
     try:
-        value = json.loads(raw, parse_constant=_not_json, parse_float=_finite)
-    except (ValueError, RecursionError):
+        if raw[:1] == "{":
+            # The scanner alone, for the usual text that is one object and nothing else;
+            # anything after it (whitespace, more data) goes through the whole decoder.
+            value, end = _SCAN(raw, 0)
+            if end != len(raw):
+                value = _DECODER.decode(raw)
+        else:
+            value = _DECODER.decode(raw)
+    except (ValueError, RecursionError, StopIteration):  # the scanner stops at bad JSON
         return None
     return value if type(value) is dict else None
 
@@ -327,3 +470,31 @@ def _finite(token: str) -> float:
     return value
 
 
+# One decoder for every call (``json.loads`` with options builds a new one each time).
+_DECODER = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)
+_SCAN = _DECODER.scan_once  # type: ignore[attr-defined]  # set by JSONDecoder.__init__
+
+
+def _encoder() -> Callable[[Any], str]:
+    """``json.dumps`` with its default options, without rebuilding the C encoder per call."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    plain = getattr(json.encoder, "c_encode_basestring_ascii", None)
+    if make is None or plain is None:
+        return json.dumps
+
+    def default(value: Any) -> Any:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+    # check_circular off (no markers): the values are parsed JSON or checked JSON, never
+    # circular. The rest are json.dumps's defaults: ensure_ascii, ", " and ": ", allow_nan.
+    encode = make(None, default, plain, None, ": ", ", ", False, False, True)
+
+    def dumps(value: Any) -> str:
+        return "".join(encode(value, 0))
+
+    probe = {"a": [1, 2.5, None, True, "\u00e9\n"], "b": {}}
+    return dumps if dumps(probe) == json.dumps(probe) else json.dumps
+
+
+dumps = _encoder()
+"""``json.dumps(value)`` (the spelling a call's arguments are compared with and written in)."""

@@ -20,7 +20,7 @@ from tracebridge.messages import (
 )
 from tracebridge.validation import validate
 
-from ._read import Dialect, parse_arguments
+from ._read import Dialect, dumps, parse_arguments
 from ._reply import ReplyWriter
 
 DROPPABLE = (
@@ -58,10 +58,17 @@ def write_trace(
     unanswered = unanswered_calls(typed)
     written: list[dict[str, Any]] = []
     by_id = True  # whether the open block's calls were written with ids (``tool_calls``)
+    fast = _FastWriter(dialect).message
     for i, message in enumerate(typed):
+        out = None if unanswered and i in unanswered else fast(message)
+        if out is not None:  # never a legacy function_call, nor a result without id
+            if type(message) is AIMessage:
+                by_id = True
+            written.append(out)
+            continue
         out = _Writer(dialect, i, drop, unanswered.get(i, ())).message(message)
         if isinstance(message, AIMessage):
-            by_id = "function_call" not in out
+            by_id = out.get("function_call") is None  # a null one kept from the source is none
         elif isinstance(message, ToolMessage) and message.tool_call_id is None and by_id:
             raise TraceError(
                 "not_representable",
@@ -73,6 +80,111 @@ def write_trace(
             )
         written.append(out)
     return written
+
+
+_FAST_KEYS = frozenset(("content", "fields", "annotations"))
+
+
+class _FastWriter:
+    """The common shapes, written without the general writer's bookkeeping.
+
+    A message takes this path only when nothing in it can be refused or needs a ``drop``
+    option: text content, no error flag, no refusal, audio or citations, calls with ids,
+    parsed arguments and no kept spelling, and this adapter's metadata holding at most the
+    empty-content form and kept ``fields``. Anything else returns None and goes through
+    ``_Writer``, which writes the same dict or raises.
+    """
+
+    __slots__ = ("assistant_name", "source", "tool_name")
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.source = dialect.source
+        self.assistant_name = dialect.name_keys["assistant"]
+        self.tool_name = dialect.name_keys["tool"]
+
+    def message(self, message: AnyMessage) -> dict[str, Any] | None:
+        content = message.content
+        if type(content) is not str:
+            return None
+        metadata = message.metadata
+        namespace = metadata.get(self.source) if metadata else None
+        fields = None
+        form = None
+        if namespace is not None:
+            if type(namespace) is not dict or not namespace.keys() <= _FAST_KEYS:
+                return None
+            if "annotations" in namespace and (
+                namespace["annotations"] != [] or type(message) is not AIMessage
+            ):
+                return None
+            fields = namespace.get("fields")
+            if fields is not None and type(fields) is not dict:
+                return None
+            form = namespace.get("content")
+        kind = type(message)
+        out: dict[str, Any]
+        if kind is AIMessage:
+            annotated = namespace is not None and "annotations" in namespace
+            out = self.reply(message, content, form, annotated)  # type: ignore[arg-type]
+        else:
+            if form is not None and content == "":
+                return None  # a null/absent content: the general writer knows each role's form
+            name = message.name
+            if kind is HumanMessage:
+                out = {"role": "user", "content": content}
+                if name is not None:
+                    out["name"] = name
+            elif kind is SystemMessage:
+                out = {"role": message.role, "content": content}  # type: ignore[union-attr]
+                if name is not None:
+                    out["name"] = name
+            elif kind is ToolMessage:
+                call_id = message.tool_call_id  # type: ignore[union-attr]
+                if message.is_error or call_id is None:  # type: ignore[union-attr]
+                    return None
+                out = {"role": "tool", "content": content}
+                if name is not None:
+                    out[self.tool_name] = name
+                out["tool_call_id"] = call_id
+            else:
+                return None
+        if out and fields:
+            for key, value in fields.items():
+                out.setdefault(key, value)
+        return out or None
+
+    def reply(
+        self, message: AIMessage, content: str, form: Any, annotated: bool
+    ) -> dict[str, Any]:
+        """The assistant message, or ``{}`` when the general writer must write it."""
+        if message.citations or message.audio is not None:
+            return {}
+        out: dict[str, Any] = {"role": "assistant"}
+        if content != "" or form is None:
+            out["content"] = content
+        elif form == "null":
+            out["content"] = None
+        elif form != "absent":
+            return {}
+        if message.name is not None:
+            out[self.assistant_name] = message.name
+        if message.tool_calls:
+            calls = []
+            for call in message.tool_calls:
+                if (
+                    call.id is None
+                    or call.metadata
+                    or call.invalid_args is not None
+                    or call.kind != "function"
+                ):
+                    return {}
+                arguments = dumps(call.args)
+                function = {"name": call.name, "arguments": arguments}
+                calls.append({"id": call.id, "type": "function", "function": function})
+            out["tool_calls"] = calls
+        if annotated:
+            out["annotations"] = []  # read as []: no citations, and nothing else in it
+        return out
 
 
 def write_message(message: AnyMessage, dialect: Dialect, index: int) -> dict[str, Any]:
@@ -250,7 +362,7 @@ def _arguments(call: ToolCall, spelled: Any) -> str:
         return ""
     if isinstance(spelled, str) and _same_json(parse_arguments(spelled), call.args):
         return spelled
-    return json.dumps(call.args)
+    return dumps(call.args)
 
 
 def _same_json(left: Any, right: Any) -> bool:
