@@ -10,7 +10,6 @@ after the rest of the content.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +19,7 @@ from tracebridge.messages import ToolCall
 
 from ._call_blocks import CUSTOM_ARG, call_block
 from ._classes import NAME
+from ._copy import json_copy
 
 __all__ = ["CallLists", "lists_of"]
 
@@ -77,7 +77,7 @@ def lists_of(
             out.invalid_tool_calls.append(_invalid_entry(call, kept))
             out.kinds.append(True)
             continue
-        args = copy.deepcopy(call.args)
+        args = json_copy(call.args)
         if call.kind == "custom":
             args = _custom_args(call, link, out, where, drop, custom_blocks)
         out.tool_calls.append({"name": call.name, "args": args, "id": call.id, "type": "tool_call"})
@@ -93,7 +93,7 @@ def _invalid_entry(call: ToolCall, kept: dict[str, Any]) -> dict[str, Any]:
         "args": call.invalid_args,
         "error": None,
     }
-    entry.update(copy.deepcopy(kept.get("invalid_tool_call", {})))
+    entry.update(json_copy(kept.get("invalid_tool_call", {})))
     return entry
 
 

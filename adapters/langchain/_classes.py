@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Literal
 
 from tracebridge._optional import require
@@ -51,6 +52,7 @@ PLAIN_CLASS: dict[str, str] = {"human": "human", "ai": "ai", "tool": "tool", "sy
 """The class tag written for a typed message that records none."""
 
 
+@functools.cache
 def partial_parser() -> Any:
     """LangChain's lenient JSON parser, which it uses on streamed tool-call arguments."""
     module = require(
@@ -59,6 +61,7 @@ def partial_parser() -> Any:
     return module.parse_partial_json
 
 
+@functools.cache
 def langchain_core_messages() -> Any:
     """``langchain_core.messages``, imported on first use."""
     return require(

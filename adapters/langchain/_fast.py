@@ -28,11 +28,11 @@ from tracebridge.messages import (
 )
 
 from ._call_blocks import parse_arguments
+from ._copy import json_copy
 from ._homes import DEVELOPER_KEY
 
 __all__ = ["Plan", "plans", "typed_fast"]
 
-_SCALARS = frozenset({str, bool, int, float, type(None)})
 _CALL_KEYS = frozenset({"name", "args", "id", "type"})
 _AI_HOMES = frozenset({"function_call", "annotations", "audio"})
 """``additional_kwargs`` keys that send an AI message to the general reader."""
@@ -64,16 +64,6 @@ def plans(lc: Any, defaults: Any, mapped: frozenset[str], required: object) -> d
     return out
 
 
-def _copied(value: Any) -> Any:
-    """A copy of nested dicts and lists (what ``model_dump()`` would have handed out)."""
-    kind = type(value)
-    if kind is dict:
-        return {k: v if type(v) in _SCALARS else _copied(v) for k, v in value.items()}
-    if kind is list:
-        return [v if type(v) in _SCALARS else _copied(v) for v in value]
-    return value
-
-
 def typed_fast(message: Any, plan: Plan, metadata_name: str) -> Message | None:
     """The typed message for ``message``, or None when the general reader must read it."""
     fields = message.__dict__
@@ -85,7 +75,7 @@ def typed_fast(message: Any, plan: Plan, metadata_name: str) -> Message | None:
         value = fields[key]
         if value == default and type(value) is type(default):
             continue
-        kept[key] = value if type(value) in _SCALARS else _copied(value)
+        kept[key] = json_copy(value)
     # Only the fields that differ from the typed model's defaults are passed: pydantic
     # validates every keyword it is given.
     given: dict[str, Any] = {"content": content}
@@ -135,7 +125,7 @@ def _ai(fields: dict[str, Any], kwargs: dict[str, Any], given: dict[str, Any]) -
         args = call["args"]
         if raw is not None and not _names(raw[k], call["id"], call["name"], args):
             return None
-        typed_calls.append(ToolCall(name=call["name"], args=_copied(args), id=call["id"]))
+        typed_calls.append(ToolCall(name=call["name"], args=json_copy(args), id=call["id"]))
     return AIMessage(tool_calls=typed_calls, **given)
 
 

@@ -63,14 +63,16 @@ def read_trace(trace: Any, *, allow_pending: bool, drop_artifacts: bool) -> list
     fast = _fast_plans(lc)
     for i, item in enumerate(items):
         try:
-            message = _loaded(item, i, lc)
-            plan = fast.get(type(message))
-            one = None if plan is None else typed_fast(message, plan, NAME)
+            plan = fast.get(type(item))
+            if plan is None:  # a dict (loaded first) or a class the fast path leaves alone
+                item = _loaded(item, i, lc)
+                plan = fast.get(type(item))
+            one = None if plan is None else typed_fast(item, plan, NAME)
             if one is not None:
                 messages.append(one)
                 origin.append(i)
                 continue
-            typed = _typed(message, i, parse_partial, drop_artifacts)
+            typed = _typed(item, i, parse_partial, drop_artifacts)
         except TraceError as error:
             raise error.relocated(index=i, source=NAME) from None
         messages.extend(typed)

@@ -7,7 +7,6 @@ content blocks; the typed homes LangChain keeps in ``additional_kwargs`` go back
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
@@ -32,6 +31,7 @@ from ._call_blocks import CALL_BLOCKS
 from ._call_lists import CallLists, lists_of
 from ._calls import interleave, source_kinds
 from ._classes import CHAT_ROLES, CLASSES, NAME, PLAIN_CLASS, partial_parser
+from ._copy import json_copy
 from ._homes import DEVELOPER_KEY, annotation_of, audio_reply
 from ._results import RESULT, write_tool_results
 
@@ -76,7 +76,7 @@ def native(message: Message, i: int, lc: Any, drop: Collection[str], *, content:
     """The LangChain message for typed ``message``; ``content`` given means its content
     was put together from tool results (``_results``)."""
     at = f"messages[{i}]"
-    kept: dict[str, Any] = copy.deepcopy(message.metadata.get(NAME, {}))
+    kept: dict[str, Any] = json_copy(message.metadata.get(NAME, {}))
     tag = kept.pop("class", _plain_class(message))
     kept.pop("artifact_dropped", None)
     extra = kept.pop("extra", {})
