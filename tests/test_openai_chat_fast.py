@@ -170,3 +170,27 @@ def test_a_kept_null_function_call_is_not_a_legacy_call() -> None:
         "not_representable",
         "messages[2].tool_call_id",
     )
+
+
+def test_the_collector_is_paused_only_while_a_trace_is_built() -> None:
+    import gc
+
+    trace = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    assert gc.isenabled()
+    typed = openai_chat.to_messages(trace)
+    assert gc.isenabled()
+    assert openai_chat.from_messages(typed) == trace
+    assert gc.isenabled()
+    with pytest.raises(TraceError):
+        openai_chat.to_messages([{"role": "user", "content": 3}])
+    assert gc.isenabled()
+    with pytest.raises(TraceError):
+        openai_chat.from_messages([ToolMessage(content="r", tool_call_id="c1", is_error=True)])
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        openai_chat.to_messages(trace)
+        openai_chat.from_messages(typed)
+        assert not gc.isenabled()  # the application's choice stays
+    finally:
+        gc.enable()

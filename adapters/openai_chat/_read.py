@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -52,14 +53,33 @@ def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Mes
             f"expected a list of Chat Completions messages, got {type(trace).__name__}",
             source=dialect.source,
         )
-    fast = _FastReader(dialect)
-    messages = [
-        fast.message(item) or _Reader(dialect, i).message(item) for i, item in enumerate(trace)
-    ]
+    fast = _FastReader(dialect).message
+    paused = pause_gc()
+    try:
+        messages = [fast(item) or _Reader(dialect, i).message(item) for i, item in enumerate(trace)]
+    finally:
+        if paused:
+            gc.enable()
     validate(
         messages, allow_pending=allow_pending, source=dialect.source, origin=range(len(messages))
     )
     return messages
+
+
+def pause_gc() -> bool:
+    """Pause the cycle collector while a whole trace is built; True when this call paused it
+    (the caller re-enables it in ``finally``).
+
+    Building a trace allocates many small objects (messages, calls, dicts) and none of them
+    form reference cycles, so a collection can find nothing to free; yet the collections that
+    thousands of allocations trigger walk every live object, and each one takes longer as the
+    trace grows: per-message cost would grow with the length of the trace. Cycles made
+    elsewhere meanwhile are collected as soon as it is enabled again.
+    """
+    if not gc.isenabled():
+        return False  # the application paused it: leave it so
+    gc.disable()
+    return True
 
 
 # Keys an assistant message may hold as null, kept verbatim in ``fields`` (as _Reader keeps them).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Collection, Mapping
 from typing import Any
@@ -20,7 +21,7 @@ from tracebridge.messages import (
 )
 from tracebridge.validation import validate
 
-from ._read import Dialect, dumps, parse_arguments
+from ._read import Dialect, dumps, parse_arguments, pause_gc
 from ._reply import ReplyWriter
 
 DROPPABLE = (
@@ -56,6 +57,20 @@ def write_trace(
     typed = messages_of(messages)
     validate(typed, allow_pending=True, source=dialect.source)
     unanswered = unanswered_calls(typed)
+    paused = pause_gc()
+    try:
+        return _write_all(typed, dialect, drop, unanswered)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _write_all(
+    typed: list[AnyMessage],
+    dialect: Dialect,
+    drop: Collection[str],
+    unanswered: dict[int, set[int]],
+) -> list[dict[str, Any]]:
     written: list[dict[str, Any]] = []
     by_id = True  # whether the open block's calls were written with ids (``tool_calls``)
     fast = _FastWriter(dialect).message
