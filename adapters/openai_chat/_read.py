@@ -97,13 +97,16 @@ class _FastReader:
     None and goes through ``_Reader``, which gives the same typed message or the error.
     """
 
-    __slots__ = ("assistant_name", "names", "source", "tool_name")
+    __slots__ = ("assistant_name", "source", "tool_name", "user_names")
 
     def __init__(self, dialect: Dialect) -> None:
         self.source = dialect.source
-        self.names = dialect.name_keys
         self.assistant_name = dialect.name_keys["assistant"]
         self.tool_name = dialect.name_keys["tool"]
+        # Whether user, system and developer names are under "name" (as in both dialects).
+        self.user_names = all(
+            dialect.name_keys[r] == "name" for r in ("user", "system", "developer")
+        )
 
     def message(self, item: Any) -> Message | None:
         if type(item) is not dict:
@@ -127,7 +130,7 @@ class _FastReader:
             if name is None:  # defaults are not passed: validating them costs as much again
                 return ToolMessage(content=content, tool_call_id=call_id)
             return ToolMessage(content=content, tool_call_id=call_id, name=name)
-        if role == "user" or role == "system" or role == "developer":
+        if (role == "user" or role == "system" or role == "developer") and self.user_names:
             if len(item) == 2:
                 name = None
             elif len(item) == 3 and type(name := item.get("name")) is str:

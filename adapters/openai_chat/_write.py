@@ -110,16 +110,19 @@ class _FastWriter:
     ``_Writer``, which writes the same dict or raises.
     """
 
-    __slots__ = ("assistant_name", "source", "tool_name")
+    __slots__ = ("assistant_name", "source", "tool_name", "user_names")
 
     def __init__(self, dialect: Dialect) -> None:
         self.source = dialect.source
         self.assistant_name = dialect.name_keys["assistant"]
         self.tool_name = dialect.name_keys["tool"]
+        # Whether user, system and developer names are under "name" (as in both dialects).
+        names = dialect.name_keys
+        self.user_names = all(names[r] == "name" for r in ("user", "system", "developer"))
 
     def message(self, message: AnyMessage) -> dict[str, Any] | None:
         content = message.content
-        if type(content) is not str:
+        if type(content) is not str or not self.user_names:
             return None
         metadata = message.metadata
         namespace = metadata.get(self.source) if metadata else None
