@@ -258,25 +258,62 @@ def order_free_pairs(left: Calls, right: Calls) -> list[Pair]:
                 pairs.append((i, partner, (1, 1)))
         spare_columns = [k for k in columns if k not in taken]
         if spare_rows and spare_columns:
-            scores = _spare_scores(left, spare_rows, right, spare_columns)
-            scale = math.lcm(*{u for row in scores for _, u in row})
-            scaled = [[e * (scale // u) for e, u in row] for row in scores]
+            scaled, scale = _spare_scores(left, spare_rows, right, spare_columns)
             for a, b in _assignment(scaled, scale):
-                pairs.append((spare_rows[a], spare_columns[b], scores[a][b]))
+                i, k = spare_rows[a], spare_columns[b]
+                pairs.append((i, k, pair_score(left, i, right, k)))
     return sorted(pairs)
 
 
 def _spare_scores(
     left: Calls, rows: list[int], right: Calls, columns: list[int]
-) -> list[list[Score]]:
-    """The scores of calls left over after identical ones paired: none is identical to
-    another (an identical one would have paired), so each is ``(equal, union)``."""
+) -> tuple[list[list[int]], int]:
+    """The scores of the calls left over after identical ones paired, as integers out of
+    a common scale. None is identical to another (it would have paired), so a score is
+    ``equal / union``.
+
+    When every one of these calls has the same argument names (the usual case), the union
+    is that one size and a row counts its equal arguments through an index of the
+    columns' arguments, touching only the columns that share an argument with it (an
+    argument every column shares counts for all at once).
+    """
     r_items, r_keys = right.items, right.keys
-    out: list[list[Score]] = []
+    shapes = {frozenset(left.keys[i]) for i in rows}
+    shapes.update(frozenset(r_keys[k]) for k in columns)
+    if len(shapes) != 1:
+        scores = [
+            [(len(left.items[i] & r_items[k]), len(left.keys[i] | r_keys[k])) for k in columns]  # type: ignore[operator]
+            for i in rows
+        ]
+        scale = math.lcm(*{u for row in scores for _, u in row})
+        return [[e * (scale // u) for e, u in row] for row in scores], scale
+    index: dict[Any, list[int]] = {}
+    for b, k in enumerate(columns):
+        for item in r_items[k]:  # type: ignore[union-attr]
+            positions = index.get(item)
+            if positions is None:
+                index[item] = [b]
+            else:
+                positions.append(b)
+    width = len(columns)
+    scaled: list[list[int]] = []
     for i in rows:
-        mine, keys = left.items[i], left.keys[i]
-        out.append([(len(mine & r_items[k]), len(keys | r_keys[k])) for k in columns])  # type: ignore[operator]
-    return out
+        shared = 0
+        postings = []
+        for item in left.items[i]:  # type: ignore[union-attr]
+            positions = index.get(item)
+            if positions is None:
+                continue
+            if len(positions) == width:
+                shared += 1
+            else:
+                postings.append(positions)
+        counts = [shared] * width
+        for positions in postings:
+            for b in positions:
+                counts[b] += 1
+        scaled.append(counts)
+    return scaled, len(next(iter(shapes)))
 
 
 def best_assignment(scores: list[list[Fraction]]) -> list[tuple[int, int]]:
