@@ -29,7 +29,13 @@ from tracebridge.validation import validate
 
 from ._blocks import NAME, llama_types, not_representable
 from ._events import EVENT_TYPES, dump_events, events_to_messages
-from ._messages import dump_from_message, legacy_image_documents, message_from_dump
+from ._messages import (
+    chat_message_dump,
+    dump_from_message,
+    is_chat_message,
+    legacy_image_documents,
+    message_from_dump,
+)
 from ._parts import restore_mimetypes
 
 __all__ = [
@@ -59,12 +65,6 @@ DROPPABLE = ("is_error", "refusals", "mime_types", "citations", "opaque_parts", 
 """
 
 
-def is_chat_message(item: Any) -> bool:
-    """A llama-index ``ChatMessage`` object, told without importing llama_index."""
-    kind = type(item)
-    return kind.__name__ == "ChatMessage" and kind.__module__.startswith("llama_index.")
-
-
 def detect(trace: Any) -> bool:
     """True for a non-empty list of ChatMessage objects or dicts with ``role`` and ``blocks``."""
     return isinstance(trace, list) and bool(trace) and all(map(_looks_like_message, trace))
@@ -75,7 +75,7 @@ def _looks_like_message(item: Any) -> bool:
 
 
 def _dump(item: Any) -> Any:
-    return item.model_dump(mode="json") if is_chat_message(item) else item
+    return chat_message_dump(item) if is_chat_message(item) else item
 
 
 def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:

@@ -62,9 +62,11 @@ def block_call(block: dict[str, Any], index: int, path: str) -> ToolCall:
     call_id = optional_str(block, "tool_call_id", index, path)
     raw = block.get("tool_kwargs", {})
     args, invalid = parse_args(raw, index, f"{path}.tool_kwargs")
-    kept = {"kwargs_text": raw} if type(raw) is str and invalid is None else {}
-    return ToolCall(name=name, args=args, id=call_id, invalid_args=invalid,
-                    metadata={NAME: kept} if kept else {})
+    if type(raw) is dict:
+        return ToolCall(name=name, args=args, id=call_id)
+    if invalid is not None:
+        return ToolCall(name=name, id=call_id, invalid_args=invalid)
+    return ToolCall(name=name, args=args, id=call_id, metadata={NAME: {"kwargs_text": raw}})
 
 
 def _entry_call(entry: Any, k: int, index: int, path: str) -> ToolCall:
@@ -162,6 +164,8 @@ def reconcile_calls(
     found = _function_call(extra, index, where)
     if found is not None:
         calls.append(found)
+    if not any(call.metadata for call in calls):
+        return calls  # nothing kept that the check below could leave out
     plain = [call.model_copy(update={"metadata": {}}) for call in calls]
     in_blocks, written, written_legacy = place_calls(plain)
     if (in_blocks, written, written_legacy) == (

@@ -23,7 +23,14 @@ from tracebridge.errors import short_repr
 from tracebridge.validation import validate
 
 from ._blocks import NAME, fail
-from ._messages import ROLE_KIND, message_from_dump
+from ._messages import (
+    ROLE_KIND,
+    blocks_dump,
+    chat_message_dump,
+    is_chat_message,
+    message_fields,
+    message_from_dump,
+)
 
 EVENT_TYPES: dict[str, str] = {
     "AgentInput": "the messages that are new in its input (see the module docstring)",
@@ -51,18 +58,17 @@ _SYSTEM_SIDE = frozenset(role for role, kind in ROLE_KIND.items() if kind == "sy
 def _event_fields(event: Any, kind: str) -> dict[str, Any]:
     """The JSON of the fields that contribute, from an event object."""
     if kind == "AgentInput":
-        return {"input": [m.model_dump(mode="json") for m in event.input],
-                "current_agent_name": event.current_agent_name}
+        # The ChatMessages themselves: only those that are read are dumped (see agent_input).
+        return {"input": event.input, "current_agent_name": event.current_agent_name}
     if kind == "AgentOutput":
-        return {"response": event.response.model_dump(mode="json"),
+        return {"response": chat_message_dump(event.response),
                 "current_agent_name": event.current_agent_name}
     if kind == "ToolCallResult":
         output = event.tool_output
         return {
             "tool_id": event.tool_id,
             "tool_name": event.tool_name,
-            "tool_output": {"blocks": [b.model_dump(mode="json") for b in output.blocks],
-                            "is_error": output.is_error},
+            "tool_output": {"blocks": blocks_dump(output.blocks), "is_error": output.is_error},
             "return_direct": event.return_direct,
         }
     return {}
@@ -124,8 +130,24 @@ def _field(data: dict[str, Any], key: str, kind: type, e: int, path: str) -> Any
 
 def _role(item: Any) -> str | None:
     """The item's role when it is a LlamaIndex role, else None (the item is refused if read)."""
-    role = item.get("role") if type(item) is dict else None
+    if type(item) is dict:
+        role = item.get("role")
+    elif is_chat_message(item):
+        role = getattr(item.role, "value", item.role)
+    else:
+        return None
     return role if type(role) is str and role in ROLE_KIND else None
+
+
+def _as_dump(item: Any) -> Any:
+    return chat_message_dump(item) if is_chat_message(item) else item
+
+
+def _same_prompt(items: list[Any], before: list[Any] | None) -> bool:
+    if before is None or len(items) != len(before):
+        return False
+    pairs = zip(items, before, strict=True)
+    return all(item is seen or _as_dump(item) == _as_dump(seen) for item, seen in pairs)
 
 
 class _Rebuild:
@@ -141,39 +163,45 @@ class _Rebuild:
         self.origin.append(e)
 
     def agent_input(self, data: dict[str, Any], e: int) -> None:
+        """The new messages of an input. Only the items that decide what is new are looked
+        at (the leading system prompt, and from the end back to the last assistant-side
+        message), so a stream costs the length of its conversation, not its square."""
         path = f"events[{e}].data"
         items = _field(data, "input", list, e, path)
         _field(data, "current_agent_name", str, e, path)
-        roles = [_role(item) for item in items]
+        count = len(items)
         lead = 0
-        while lead < len(items) and roles[lead] in _SYSTEM_SIDE:
+        while lead < count and _role(items[lead]) in _SYSTEM_SIDE:
             lead += 1
-        if lead < len(items) and roles[lead] is None:
+        if lead < count and _role(items[lead]) is None:
             # No role where the prompt may go on: read it, to refuse it where it is wrong.
-            message_from_dump(items[lead], e, f"{path}.input[{lead}]")
+            message_from_dump(_as_dump(items[lead]), e, f"{path}.input[{lead}]")
+        prompt = list(items[:lead])
         if not self.messages:
-            new = list(range(len(items)))
+            new: Iterable[int] = range(count)
         else:
-            last = max((j for j in range(lead, len(items)) if roles[j] in _AGENT_SIDE),
-                       default=lead - 1)
-            changed = items[:lead] != self.prompt
-            new = [*(range(lead) if changed else ()), *range(last + 1, len(items))]
-        self.prompt = items[:lead]
+            last = count - 1
+            while last >= lead and _role(items[last]) not in _AGENT_SIDE:
+                last -= 1
+            changed = not _same_prompt(prompt, self.prompt)
+            new = [*(range(lead) if changed else ()), *range(last + 1, count)]
+        self.prompt = prompt
         for j in new:
-            self.add(message_from_dump(items[j], e, f"{path}.input[{j}]"), e)
+            self.add(message_from_dump(_as_dump(items[j]), e, f"{path}.input[{j}]"), e)
 
     def agent_output(self, data: dict[str, Any], e: int) -> None:
         path = f"events[{e}].data"
         response = _field(data, "response", dict, e, path)
         agent = _field(data, "current_agent_name", str, e, path)
-        message = message_from_dump(response, e, f"{path}.response")
-        if not isinstance(message, AIMessage):
+        cls, fields = message_fields(response, e, f"{path}.response")
+        if cls is not AIMessage:
             raise fail("malformed_event", f"an AgentOutput response is an assistant message, "
                        f"got role {response['role']!r}", e, f"{path}.response.role")
-        if message.name is not None and message.name != agent:
-            raise fail("conflicting_fields", f"the response is named {message.name!r} but "
+        name = fields.get("name")
+        if name is not None and name != agent:
+            raise fail("conflicting_fields", f"the response is named {name!r} but "
                        f"current_agent_name is {agent!r}", e, f"{path}.current_agent_name")
-        self.add(message.model_copy(update={"name": agent}), e)
+        self.add(AIMessage(**{**fields, "name": agent}), e)
 
     def tool_result(self, data: dict[str, Any], e: int) -> None:
         path = f"events[{e}].data"
@@ -185,12 +213,12 @@ class _Rebuild:
         direct = _field(data, "return_direct", bool, e, path)
         # The same ChatMessage FunctionAgent writes to memory for this result.
         dump = {"role": "tool", "additional_kwargs": {"tool_call_id": tool_id}, "blocks": blocks}
-        message = message_from_dump(dump, e, f"{path}.tool_output")
-        assert isinstance(message, ToolMessage)
-        update: dict[str, Any] = {"name": tool_name, "is_error": is_error}
+        cls, fields = message_fields(dump, e, f"{path}.tool_output")
+        assert cls is ToolMessage
+        fields.update(name=tool_name, is_error=is_error)
         if direct:
-            update["metadata"] = {NAME: {"event": {"return_direct": True}}}
-        self.add(message.model_copy(update=update), e)
+            fields["metadata"] = {NAME: {"event": {"return_direct": True}}}
+        self.add(ToolMessage(**fields), e)
 
 
 def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Message]:

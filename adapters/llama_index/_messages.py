@@ -31,6 +31,7 @@ from tracebridge import (
     HumanMessage,
     Message,
     SystemMessage,
+    TextPart,
     ToolCall,
     ToolMessage,
 )
@@ -67,8 +68,65 @@ DEFAULT_ROLE = {"system": "system", "human": "user", "ai": "assistant", "tool": 
 _CHAT_MESSAGE_KEYS = frozenset({"role", "additional_kwargs", "blocks"})
 
 
+def is_chat_message(item: Any) -> bool:
+    """A llama-index ``ChatMessage`` object, told without importing llama_index."""
+    kind = type(item)
+    return kind.__name__ == "ChatMessage" and kind.__module__.startswith("llama_index.")
+
+
+def chat_message_dump(message: Any) -> dict[str, Any]:
+    """``message.model_dump(mode="json")`` of a ChatMessage object, written out by hand where
+    that is plain: text blocks, tool-call blocks with text or flat arguments, and
+    ``additional_kwargs`` of strings. Anything else is left to pydantic's serializer."""
+    extra = message.additional_kwargs
+    if type(extra) is not dict or not all(type(value) is str for value in extra.values()):
+        dumped: dict[str, Any] = message.model_dump(mode="json")
+        return dumped
+    role = message.role
+    return {"role": getattr(role, "value", role), "additional_kwargs": dict(extra),
+            "blocks": blocks_dump(message.blocks)}
+
+
+def blocks_dump(blocks: list[Any]) -> list[Any]:
+    """``[block.model_dump(mode="json") for block in blocks]``, by hand where it is plain."""
+    types = llama_types()
+    dumped: list[Any] = []
+    for block in blocks:
+        kind = type(block)
+        if kind is types.TextBlock and type(block.text) is str:
+            dumped.append({"block_type": "text", "text": block.text})
+        elif kind is types.ToolCallBlock and _plain_call(block):
+            dumped.append({"block_type": "tool_call", "tool_call_id": block.tool_call_id,
+                           "tool_name": block.tool_name, "tool_kwargs": block.tool_kwargs})
+        else:
+            dumped.append(block.model_dump(mode="json"))
+    return dumped
+
+
+_FLAT = (str, int, bool, type(None))
+
+
+def _plain_call(block: Any) -> bool:
+    """A ToolCallBlock whose JSON dump is its fields as they are."""
+    kwargs = block.tool_kwargs
+    return (
+        type(block.tool_name) is str
+        and type(block.tool_call_id) in (str, type(None))
+        and (type(kwargs) is str or (type(kwargs) is dict and all(
+            type(key) is str and type(value) in _FLAT for key, value in kwargs.items()
+        )))
+    )
+
+
 def message_from_dump(dump: Any, index: int, where: str) -> Message:
     """The typed message for one ChatMessage dict; errors point at ``where`` / ``index``."""
+    cls, fields = message_fields(dump, index, where)
+    return cls(**fields)
+
+
+def message_fields(dump: Any, index: int, where: str) -> tuple[type[Message], dict[str, Any]]:
+    """The typed message class for one ChatMessage dict and the fields to build it with
+    (only those that are not the class's defaults), for a caller that adds its own."""
     if type(dump) is not dict:
         raise fail(
             "malformed_event",
@@ -77,14 +135,8 @@ def message_from_dump(dump: Any, index: int, where: str) -> Message:
             index,
             where,
         )
-    for key in ("role", "blocks"):
-        if key not in dump:
-            raise fail("malformed_event", f"a ChatMessage dict needs {key!r}; found keys "
-                       f"{sorted(dump)}", index, f"{where}.{key}")
-    unknown = sorted(set(dump) - _CHAT_MESSAGE_KEYS)
-    if unknown:
-        raise fail("malformed_event", f"unknown ChatMessage fields {unknown}; a ChatMessage "
-                   f"has {sorted(_CHAT_MESSAGE_KEYS)}", index, f"{where}.{unknown[0]}")
+    if not dump.keys() <= _CHAT_MESSAGE_KEYS or "role" not in dump or "blocks" not in dump:
+        _refuse_keys(dump, index, where)
     role = dump["role"]
     kind = ROLE_KIND.get(role) if type(role) is str else None
     if kind is None:
@@ -98,40 +150,70 @@ def message_from_dump(dump: Any, index: int, where: str) -> Message:
     if type(blocks) is not list:
         raise fail("malformed_event", f"'blocks' must be a list, got {type(blocks).__name__}",
                    index, f"{where}.blocks")
-    extra = dict(json_checked(dump.get("additional_kwargs", {}), index,
-                              f"{where}.additional_kwargs", is_object=True))
+    extra: dict[str, Any] = {}
+    given = dump.get("additional_kwargs", {})
+    if type(given) is not dict or given:
+        extra = dict(json_checked(given, index, f"{where}.additional_kwargs", is_object=True))
     if extra.get("images"):
         _check_legacy_images(extra["images"], index, f"{where}.additional_kwargs.images")
     kept: dict[str, Any] = {}
     if role != DEFAULT_ROLE[kind] and kind != "system":
         kept["role"] = role
-    name = extra.pop("name") if type(extra.get("name")) is str else None
-    reply: dict[str, Any] = {}
-    refusal = take_refusal(extra) if kind == "ai" else None
-    if kind == "ai":
-        reply["audio"], blocks = take_audio(extra, blocks, index, where)
-        reply["citations"] = take_citations(extra, index, where)
+    fields: dict[str, Any] = {}
+    if extra and type(extra.get("name")) is str:
+        fields["name"] = extra.pop("name")
+    refusal = None
+    if kind == "ai" and extra:
+        refusal = take_refusal(extra)
+        audio, blocks = take_audio(extra, blocks, index, where)
+        if audio is not None:
+            fields["audio"] = audio
+        citations = take_citations(extra, index, where)
+        if citations:
+            fields["citations"] = citations
     parts, block_calls, layout = _split_blocks(blocks, kind == "ai", index, where)
-    content: Any = parts[0].text if _is_plain_text(parts) else parts
-    message: Message
+    plain = len(parts) == 1 and type(parts[0]) is str  # one text block: a plain string
+    fields["content"] = parts[0] if plain else parts
+    cls: type[Message]
     if kind == "ai":
+        cls = AIMessage
         if refusal is not None:
-            content = [*parts, refusal]
-        call_blocks = [block for block in blocks if block["block_type"] == "tool_call"]
-        calls = reconcile_calls(call_blocks, block_calls, extra, index, where)
-        if layout != sorted(layout, key=lambda token: token == "call"):
-            kept["layout"] = layout
-        message = AIMessage(content=content, tool_calls=calls, name=name, **reply)
+            fields["content"] = [TextPart(text=p) if type(p) is str else p for p in parts]
+            fields["content"].append(refusal)
+        if block_calls or extra:
+            call_blocks = [block for block in blocks if block["block_type"] == "tool_call"]
+            calls = reconcile_calls(call_blocks, block_calls, extra, index, where)
+            if calls:
+                fields["tool_calls"] = calls
+        first_call = layout.index("call") if "call" in layout else len(layout)
+        if "part" in layout[first_call:]:
+            kept["layout"] = layout  # a part after a call: not the order calls are written in
     elif kind == "tool":
-        call_id = _lift_result_id(extra, kept, index, where)
-        message = ToolMessage(content=content, tool_call_id=call_id, name=name)
+        cls = ToolMessage
+        call_id = _lift_result_id(extra, kept, index, where) if extra else None
+        if call_id is not None:
+            fields["tool_call_id"] = call_id
     elif kind == "human":
-        message = HumanMessage(content=content, name=name)
+        cls = HumanMessage
     else:
-        message = SystemMessage(content=content, name=name, role=role)
+        cls = SystemMessage
+        if role != "system":
+            fields["role"] = role
     if extra:
         kept["additional_kwargs"] = extra
-    return message.model_copy(update={"metadata": {NAME: kept}}) if kept else message
+    if kept:
+        fields["metadata"] = {NAME: kept}
+    return cls, fields
+
+
+def _refuse_keys(dump: dict[str, Any], index: int, where: str) -> None:
+    for key in ("role", "blocks"):
+        if key not in dump:
+            raise fail("malformed_event", f"a ChatMessage dict needs {key!r}; found keys "
+                       f"{sorted(dump)}", index, f"{where}.{key}")
+    unknown = sorted(set(dump) - _CHAT_MESSAGE_KEYS)
+    raise fail("malformed_event", f"unknown ChatMessage fields {unknown}; a ChatMessage "
+               f"has {sorted(_CHAT_MESSAGE_KEYS)}", index, f"{where}.{unknown[0]}")
 
 
 def _check_legacy_images(images: Any, index: int, path: str) -> None:
@@ -171,6 +253,12 @@ def _is_plain_text(parts: list[Any]) -> bool:
     return len(parts) == 1 and parts[0].type == "text" and not parts[0].metadata
 
 
+def _is_text_block(block: Any) -> bool:
+    """A text block with its text and nothing else (the common case, read without a call)."""
+    return (type(block) is dict and len(block) == 2 and block.get("block_type") == "text"
+            and type(block.get("text")) is str)
+
+
 def _split_blocks(
     blocks: list[Any], is_ai: bool, index: int, where: str
 ) -> tuple[list[Any], list[ToolCall], list[str]]:
@@ -178,6 +266,10 @@ def _split_blocks(
     calls: list[ToolCall] = []
     layout: list[str] = []
     for j, block in enumerate(blocks):
+        if _is_text_block(block):
+            parts.append(block["text"])  # a TextPart below, unless it is the whole content
+            layout.append("part")
+            continue
         path = f"{where}.blocks[{j}]"
         if type(block) is not dict or type(block.get("block_type")) is not str:
             raise fail("malformed_event", f"a block must be a dict with a 'block_type', got "
@@ -188,7 +280,12 @@ def _split_blocks(
         else:
             parts.append(block_to_part(block, index, path))
             layout.append("part")
-    return parts, calls, layout
+    if len(parts) == 1 and type(parts[0]) is not str and _is_plain_text(parts):
+        parts = [parts[0].text]
+    if len(parts) == 1 and type(parts[0]) is str:
+        return parts, calls, layout  # the whole content: a plain string
+    # what block_to_part makes of a text block
+    return [TextPart(text=p) if type(p) is str else p for p in parts], calls, layout
 
 
 def _lift_result_id(extra: dict[str, Any], kept: dict[str, Any], index: int, where: str) -> Any:
