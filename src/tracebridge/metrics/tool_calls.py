@@ -197,7 +197,6 @@ class ToolCallF1(_Deterministic):
         for key in reference_keys:
             if key is not None:
                 wanted[key] = wanted.get(key, 0) + 1
-        used: dict[Any, int] = {}
         matched: list[dict[str, Any]] = []
         extra: list[dict[str, Any]] = []
         i = 0
@@ -208,23 +207,36 @@ class ToolCallF1(_Deterministic):
                 entry = {"predicted": i, "message_index": message_index, "name": call.name,
                          "args": call.args}
                 i += 1
-                key = _exact_key(call)
-                if key is None:
+                if call.invalid_args is not None:
                     entry["invalid_args"] = call.invalid_args
                     extra.append(entry)
-                elif wanted.get(key, 0) > 0:
-                    wanted[key] -= 1
-                    used[key] = used.get(key, 0) + 1
+                    continue
+                try:  # _exact_key, inline
+                    key = (
+                        call.name,
+                        frozenset([(k, v, v.__class__ is bool) for k, v in call.args.items()]),
+                    )
+                except TypeError:
+                    key = (call.name, argument_items(call.args))
+                count = wanted.get(key)
+                if count:
+                    wanted[key] = count - 1
                     matched.append(entry)
                 else:
                     extra.append(entry)
-        # reference calls left over once each matched prediction used up one equal reference
+        # Each matched prediction used up the first equal reference call not used yet, so
+        # the ones left over (``wanted``) are the last of their kind: found from the end.
         missing: list[dict[str, Any]] = []
-        for j, key in enumerate(reference_keys):
-            if key is not None and used.get(key, 0) > 0:
-                used[key] -= 1
-            else:
+        for j in range(len(reference_keys) - 1, -1, -1):
+            key = reference_keys[j]
+            if key is None:
                 missing.append(_described({"reference": j}, reference[j]))
+            else:
+                count = wanted[key]
+                if count:
+                    wanted[key] = count - 1
+                    missing.append(_described({"reference": j}, reference[j]))
+        missing.reverse()
         tp, fp, fn = len(matched), len(extra), len(missing)
         value = 1.0 if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
         details = {
