@@ -139,6 +139,10 @@ def test_formats_lists_every_format_with_its_summary() -> None:
     assert code == 0
     # the event streams are listed too: they can be read (--from), not written
     assert [line.split()[0] for line in out.splitlines()] == [*FORMATS, "llama_index_events"]
+    # told from their shape like any format, so --from is not needed to read them
+    assert out.splitlines()[-1] == (
+        "llama_index_events  LlamaIndex AgentWorkflow event streams (read, not written)"
+    )
 
 
 def test_schema_prints_the_sample_json_schema() -> None:

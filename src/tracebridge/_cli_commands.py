@@ -205,7 +205,7 @@ def cmd_formats(args: argparse.Namespace, streams: Streams) -> int:
     out = streams.stdout
     for name in READABLE:
         if name == EVENTS:
-            summary = "LlamaIndex AgentWorkflow event streams (read only, with --from)"
+            summary = "LlamaIndex AgentWorkflow event streams (read, not written)"
             readers = reader_options("llama_index", get_adapter("llama_index")
                                      .events_to_messages)  # type: ignore[attr-defined]
             writers: dict[str, Any] = {}
