@@ -15,6 +15,7 @@ the scores of the other calls), and runs the programme on what is left in the mi
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from itertools import accumulate
 
 from ._matching import Calls, Pair, Score, above, at_least, pair_score
@@ -41,16 +42,22 @@ def _dominates(
     if not strict and score == (1, 1):
         return True  # nothing scores above 1
     name, items = side.names[k], side.items[k]
-    if not other.has_partner(name, items, start, stop):
+    if items is None:
         return True
-    assert items is not None
+    positions = other.by_name.get(name)  # other.has_partner, inline
+    if not positions:
+        return True
+    first = bisect_left(positions, start)
+    if first == len(positions) or positions[first] >= stop:
+        return True
     beats = above if strict else at_least
     if not other.has_twin(name, items, start, stop) and beats(
         score, other.best_other(name, side.keys[k])
     ):
         return True
     return all(
-        beats(score, pair_score(side, k, other, c)) for c in other.partners(name, start, stop)
+        beats(score, pair_score(side, k, other, c))
+        for c in positions[first : bisect_left(positions, stop, first)]
     )
 
 

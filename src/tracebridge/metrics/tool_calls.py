@@ -127,14 +127,13 @@ def _described_pairs(
     parts: list[tuple[int, int]] = []
     for i, j, score in pairs:
         message_index, call = predicted[i]
-        p_items, o_items = l_items[i], r_items[j]
-        if p_items == o_items:
+        e, u = score
+        if e == u:  # every argument equal: the calls are identical
             equal, different = sorted(l_keys[i]), []
         else:
-            same = {item[0] for item in p_items & o_items}  # type: ignore[operator]
+            same = {item[0] for item in l_items[i] & r_items[j]}  # type: ignore[operator]
             equal = sorted(same)
             different = sorted((l_keys[i] | r_keys[j]) - same)
-        e, u = score
         if u == 1:
             whole += e
         else:
