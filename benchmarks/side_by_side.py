@@ -1,6 +1,6 @@
 """tracebridge side by side with Ragas 0.4.3 (and pydantic floors), in one run.
 
-    .venv/bin/python benchmarks/side_by_side.py            # about 5 minutes on 2 cores
+    .venv/bin/python benchmarks/side_by_side.py            # about 6-7 minutes on 2 cores
     .venv/bin/python benchmarks/side_by_side.py --quick    # tiny sizes, seconds
     .venv/bin/python benchmarks/side_by_side.py --no-ragas # our side and the floors only
 
