@@ -67,6 +67,7 @@ MIME_FIELDS = {
 """Blocks whose mimetype llama-index guesses when it is missing (kept as given instead)."""
 
 
+@lru_cache(maxsize=1)
 def llama_types() -> Any:
     """``llama_index.core.base.llms.types``, imported on first use."""
     return require("llama_index.core.base.llms.types", adapter=NAME, extra="llama-index",

@@ -271,8 +271,11 @@ def place_calls(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None, dict[str, Any] | None]:
     """The ToolCallBlocks, the ``tool_calls`` entries (None for none) and the legacy
     ``function_call`` (or None) that hold ``calls``."""
+    if not calls:
+        return [], None, None
     placed = [_placement(call, k, k == len(calls) - 1) for k, call in enumerate(calls)]
-    if not _reads_back_in_order(placed, calls):
+    in_order = all(entry is None and legacy is None for _, entry, legacy in placed)
+    if not (in_order or _reads_back_in_order(placed, calls)):  # all blocks: in order
         placed = [(None, (k, _entry(call, call.metadata.get(NAME, {}).get("entry"))), None)
                   for k, call in enumerate(calls)]
     in_blocks = [block for block, _, _ in placed if block is not None]

@@ -133,10 +133,10 @@ def _role(item: Any) -> str | None:
     if type(item) is dict:
         role = item.get("role")
     elif is_chat_message(item):
-        role = getattr(item.role, "value", item.role)
+        role = item.role  # a MessageRole: a str enum, equal to its value
     else:
         return None
-    return role if type(role) is str and role in ROLE_KIND else None
+    return role if isinstance(role, str) and role in ROLE_KIND else None
 
 
 def _as_dump(item: Any) -> Any:
@@ -211,11 +211,12 @@ class _Rebuild:
         blocks = _field(output, "blocks", list, e, f"{path}.tool_output")
         is_error = _field(output, "is_error", bool, e, f"{path}.tool_output")
         direct = _field(data, "return_direct", bool, e, path)
-        # The same ChatMessage FunctionAgent writes to memory for this result.
-        dump = {"role": "tool", "additional_kwargs": {"tool_call_id": tool_id}, "blocks": blocks}
+        # The same ChatMessage FunctionAgent writes to memory for this result (its
+        # additional_kwargs, {"tool_call_id": tool_id}, give the call id, already checked).
+        dump = {"role": "tool", "blocks": blocks}
         cls, fields = message_fields(dump, e, f"{path}.tool_output")
         assert cls is ToolMessage
-        fields.update(name=tool_name, is_error=is_error)
+        fields.update(tool_call_id=tool_id, name=tool_name, is_error=is_error)
         if direct:
             fields["metadata"] = {NAME: {"event": {"return_direct": True}}}
         self.add(ToolMessage(**fields), e)
