@@ -99,6 +99,20 @@ def run(quick: bool = False) -> list[Row]:
         write = rate(lambda m=messages: galtea.from_messages(m), 100, seconds)  # type: ignore[misc]
         rows.append((f"{shape}, 100 messages: to_messages", f"{read / 1e3:.1f} k msgs/s"))
         rows.append((f"{shape}, 100 messages: from_messages", f"{write / 1e3:.1f} k msgs/s"))
+    dumps = message_dumps(50)
+    dump_messages = galtea.to_messages(dumps)
+    assert galtea.from_messages(dump_messages) == dumps
+    read = rate(lambda: galtea.to_messages(dumps), 100, seconds)
+    write = rate(lambda: galtea.from_messages(dump_messages), 100, seconds)
+    rows.append(("ConversationMessage dumps (files, metadata), 100 messages: to_messages",
+                 f"{read / 1e3:.1f} k msgs/s"))
+    rows.append(("ConversationMessage dumps (files, metadata), 100 messages: from_messages",
+                 f"{write / 1e3:.1f} k msgs/s"))
+    records = trace_records(50)
+    assert len(galtea.to_messages(records)) == 100
+    read = rate(lambda: galtea.to_messages(records), 100, seconds)
+    rows.append(("trace records (traces.list), 100 messages: to_messages",
+                 f"{read / 1e3:.1f} k msgs/s"))
     agent = agent_conversation(50)
     options = {"shape": "pairs", "skip_system": True, "fold_tools": True}
     assert len(galtea.from_messages(agent, **options)) == 50

@@ -78,6 +78,7 @@ def timed(work: Callable[[], object]) -> float:
 def run(quick: bool = False) -> list[Row]:
     dicts = repeated(50 if quick else 1000)
     objects = messages_from_dict(dicts)
+    dumps = [message.model_dump() for message in objects]
     typed = langchain.to_messages(objects)
     assert messages_to_dict(langchain.from_messages(typed)) == dicts
     figures = {
@@ -87,6 +88,7 @@ def run(quick: bool = False) -> list[Row]:
         "to_messages (messages_to_dict dicts)": rate(
             lambda: langchain.to_messages(dicts), len(dicts)
         ),
+        "to_messages (model_dump dicts)": rate(lambda: langchain.to_messages(dumps), len(dicts)),
         "from_messages (BaseMessage objects)": rate(
             lambda: langchain.from_messages(typed), len(dicts)
         ),
