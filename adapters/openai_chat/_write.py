@@ -71,11 +71,14 @@ def _write_all(
     drop: Collection[str],
     unanswered: dict[int, set[int]],
 ) -> list[dict[str, Any]]:
+    fast = _FastWriter(dialect).message
+    first = [None if unanswered and i in unanswered else fast(m) for i, m in enumerate(typed)]
+    if None not in first:
+        return first  # type: ignore[return-value]  # no None in it
     written: list[dict[str, Any]] = []
     by_id = True  # whether the open block's calls were written with ids (``tool_calls``)
-    fast = _FastWriter(dialect).message
     for i, message in enumerate(typed):
-        out = None if unanswered and i in unanswered else fast(message)
+        out = first[i]
         if out is not None:  # never a legacy function_call, nor a result without id
             if type(message) is AIMessage:
                 by_id = True
@@ -214,30 +217,43 @@ def write_message(message: AnyMessage, dialect: Dialect, index: int) -> dict[str
 def unanswered_calls(messages: list[AnyMessage]) -> dict[int, set[int]]:
     """For each AIMessage, the positions of its calls that no result of its tool-result
     block answers (pairing as the conversation rules do). Once the rules hold, these are
-    calls whose arguments did not parse, and the calls of a block the conversation ends in."""
+    calls whose arguments did not parse, and the calls of a block the conversation ends in.
+    One pass: the open block's unanswered calls, by position, in order."""
+    calls = results = 0
+    for message in messages:
+        kind = type(message)
+        if kind is ToolMessage:
+            results += 1
+        elif kind is AIMessage:
+            calls += len(message.tool_calls)  # type: ignore[union-attr]
+        elif kind is not HumanMessage and kind is not SystemMessage:
+            break  # a subclass: the pass below decides
+    else:
+        if calls == results:
+            return {}  # the rules pair each result with a distinct call: all are answered
     found: dict[int, set[int]] = {}
-    count = len(messages)
+    opener = -1
+    pending: dict[int, None] = {}  # positions of the open block's calls not answered yet
+    ids: dict[str, int] = {}  # their ids
     for i, message in enumerate(messages):
-        if not (isinstance(message, AIMessage) and message.tool_calls):
+        if isinstance(message, ToolMessage):
+            if pending:
+                call_id = message.tool_call_id
+                if call_id is None:  # answers the first call left
+                    del pending[next(iter(pending))]
+                elif (k := ids.pop(call_id, None)) is not None:
+                    pending.pop(k, None)
             continue
-        calls = message.tool_calls
-        open_ids = {call.id: k for k, call in enumerate(calls) if call.id is not None}
-        answered = [False] * len(calls)
-        j = i + 1
-        while j < count and isinstance(result := messages[j], ToolMessage):
-            j += 1
-            if result.tool_call_id is not None:
-                k = open_ids.pop(result.tool_call_id, None)
-                if k is not None:
-                    answered[k] = True
-                continue
-            for k in range(len(calls)):  # an id-less result answers the first call left
-                if not answered[k]:
-                    answered[k] = True
-                    break
-        missing = {k for k in range(len(calls)) if not answered[k]}
-        if missing:
-            found[i] = missing
+        if pending:
+            found[opener] = set(pending)
+        if isinstance(message, AIMessage) and message.tool_calls:
+            opener = i
+            pending = dict.fromkeys(range(len(message.tool_calls)))
+            ids = {c.id: k for k, c in enumerate(message.tool_calls) if c.id is not None}
+        else:
+            pending = {}
+    if pending:
+        found[opener] = set(pending)
     return found
 
 
