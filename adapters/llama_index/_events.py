@@ -91,12 +91,19 @@ def _normalize(event: Any, e: int) -> tuple[str, dict[str, Any]]:
         _known(kind, e)
         return kind, data
     cls = type(event)
-    kind = cls.__name__
-    if not cls.__module__.startswith(_MODULES):
-        raise fail("unknown_role", f"{cls.__module__}.{kind} is not a LlamaIndex workflow "
-                   f"event; known: {', '.join(EVENT_TYPES)}", e, f"events[{e}]")
-    _known(kind, e)
+    kind = _KNOWN_CLASSES.get(cls)
+    if kind is None:
+        kind = cls.__name__
+        if not cls.__module__.startswith(_MODULES):
+            raise fail("unknown_role", f"{cls.__module__}.{kind} is not a LlamaIndex workflow "
+                       f"event; known: {', '.join(EVENT_TYPES)}", e, f"events[{e}]")
+        _known(kind, e)
+        _KNOWN_CLASSES[cls] = kind
     return kind, _event_fields(event, kind)
+
+
+_KNOWN_CLASSES: dict[type, str] = {}
+"""Event classes already found to be LlamaIndex's, with their event type."""
 
 
 def _serialized(event: dict[str, Any], e: int) -> tuple[str, dict[str, Any]]:
@@ -183,7 +190,7 @@ class _Rebuild:
             last = count - 1
             while last >= lead and _role(items[last]) not in _AGENT_SIDE:
                 last -= 1
-            changed = not _same_prompt(prompt, self.prompt)
+            changed = bool(prompt or self.prompt) and not _same_prompt(prompt, self.prompt)
             new = [*(range(lead) if changed else ()), *range(last + 1, count)]
         self.prompt = prompt
         for j in new:
