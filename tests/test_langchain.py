@@ -599,6 +599,39 @@ BLOCKS = [
         tb.FilePart(file_id="f1", filename="a.pdf"),
     ),
     (
+        "Chat Completions file",
+        {
+            "type": "file",
+            "file": {"file_data": "data:application/pdf;base64,JVBE", "filename": "r"},
+        },
+        tb.FilePart(
+            data="data:application/pdf;base64,JVBE",
+            filename="r",
+            metadata={"langchain": {"shape": "openai_file", "block": {"type": "file", "file": {}}}},
+        ),
+    ),
+    (
+        "Chat Completions file by id",
+        {"type": "file", "file": {"file_id": "f1"}},
+        tb.FilePart(
+            file_id="f1",
+            metadata={"langchain": {"shape": "openai_file", "block": {"type": "file", "file": {}}}},
+        ),
+    ),
+    (
+        "v0 file by id",
+        {"type": "file", "source_type": "id", "id": "f1"},
+        tb.FilePart(
+            file_id="f1",
+            metadata={
+                "langchain": {
+                    "shape": "file_source_id",
+                    "block": {"type": "file", "source_type": "id"},
+                }
+            },
+        ),
+    ),
+    (
         "v1 audio",
         {"type": "audio", "base64": "UklG", "mime_type": "audio/wav"},
         tb.AudioPart(data="UklG", mime_type="audio/wav"),

@@ -273,6 +273,25 @@ SHAPES: tuple[BlockShape, ...] = (
         codecs=(("mime_type", AUDIO_FORMAT),),
     ),
     *_data_shapes(FilePart, "file", file_id=True),
+    BlockShape(
+        "openai_file",
+        FilePart,
+        "file",
+        (
+            ("data", ("file", "file_data")),
+            ("file_id", ("file", "file_id")),
+            ("filename", ("file", "filename")),
+        ),
+        ("data", "file_id"),
+    ),
+    BlockShape(
+        "file_source_id",
+        FilePart,
+        "file",
+        (("file_id", ("id",)),),
+        ("file_id",),
+        when=((("source_type",), "id"),),
+    ),
     *_bedrock_shapes(FilePart, "document", PDF_FORMAT, name_field="filename"),
     *_vertex_shapes(),
 )
