@@ -605,8 +605,17 @@ BLOCKS = [
             "file": {"file_data": "data:application/pdf;base64,JVBE", "filename": "r"},
         },
         tb.FilePart(
-            data="data:application/pdf;base64,JVBE",
+            data="JVBE",
+            mime_type="application/pdf",
             filename="r",
+            metadata={"langchain": {"shape": "openai_file", "block": {"type": "file", "file": {}}}},
+        ),
+    ),
+    (
+        "Chat Completions file, data not a base64 data URL",
+        {"type": "file", "file": {"file_data": "JVBE"}},
+        tb.FilePart(
+            data="JVBE",
             metadata={"langchain": {"shape": "openai_file", "block": {"type": "file", "file": {}}}},
         ),
     ),

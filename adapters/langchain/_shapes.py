@@ -9,6 +9,7 @@ and a spelling the codec would not give back stays in the block itself, so nothi
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -78,6 +79,9 @@ class BlockShape:
     """Fields stored in another spelling than the typed one."""
     mime_prefix: str | None = None
     """Only blocks whose ``mime_type`` starts with this (a Vertex ``media`` block's kind)."""
+    data_url: Path | None = None
+    """Where ``data`` sits as text that may be a ``data:<mime>;base64,<data>`` URL (Chat
+    Completions ``file_data``): such a URL reads as ``data`` and ``mime_type``."""
 
     def _codec(self, field: str) -> Codec | None:
         return dict(self.codecs).get(field)
@@ -104,6 +108,8 @@ class BlockShape:
             typed = codec.read(value) if codec else value
             if typed is not None:
                 values[field] = typed
+        if self.data_url is not None:
+            _read_data_url(get(block, self.data_url), values)
         if not any(source in values for source in self.sources):
             return None
         return values
@@ -120,6 +126,8 @@ class BlockShape:
                 continue
             parent = get(rest, path[:-1]) if len(path) > 1 else rest
             del parent[path[-1]]
+        if self.data_url is not None and "data" in values:
+            del get(rest, self.data_url[:-1])[self.data_url[-1]]  # written back as it was
         return rest
 
     def write(self, template: dict[str, Any], part: MappedPart, at: str) -> dict[str, Any]:
@@ -144,8 +152,17 @@ class BlockShape:
                     path=f"{at}.{field}",
                 )
             _put(block, path, spelled)
+        held = set(dict(self.fields))
+        if self.data_url is not None and isinstance(part, FilePart) and part.data is not None:
+            mime = part.mime_type
+            _put(
+                block,
+                self.data_url,
+                part.data if mime is None else _DATA_URL_TEXT.format(mime, part.data),
+            )
+            held |= {"data", "mime_type"}
         for field in _typed_fields(part):
-            if getattr(part, field) is not None and field not in dict(self.fields):
+            if getattr(part, field) is not None and field not in held:
                 raise TraceError(
                     "not_representable",
                     f"metadata.langchain.shape is {self.name!r}, a layout without {field}; "
@@ -153,6 +170,21 @@ class BlockShape:
                     path=f"{at}.{field}",
                 )
         return block
+
+
+_DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
+_DATA_URL_TEXT = "data:{};base64,{}"
+
+
+def _read_data_url(value: Any, values: dict[str, str]) -> None:
+    """``data`` (and ``mime_type``, from a base64 ``data:`` URL) for text at a data-URL path."""
+    if type(value) is not str:
+        return  # absent or not text: left in the block
+    found = _DATA_URL.fullmatch(value)
+    if found is None:
+        values["data"] = value
+    else:
+        values["data"], values["mime_type"] = found[2], found[1]
 
 
 def _typed_fields(part: MappedPart) -> tuple[str, ...]:
@@ -277,12 +309,9 @@ SHAPES: tuple[BlockShape, ...] = (
         "openai_file",
         FilePart,
         "file",
-        (
-            ("data", ("file", "file_data")),
-            ("file_id", ("file", "file_id")),
-            ("filename", ("file", "filename")),
-        ),
+        (("file_id", ("file", "file_id")), ("filename", ("file", "filename"))),
         ("data", "file_id"),
+        data_url=("file", "file_data"),
     ),
     BlockShape(
         "file_source_id",
