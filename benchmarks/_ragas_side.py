@@ -4,6 +4,7 @@ A worker: it reads one JSON request per line on standard input and answers one J
 on standard output.
     {"op": "load", "case": ID, "kind": KIND, "path": FILE}  -> {"ok": true, "produced": N}
     {"op": "time", "case": ID, "budget": SECONDS}           -> {"seconds": S}
+    {"op": "freeze"}                                        -> {"ok": true} (``_timing.freeze``)
 Only the standard library, Ragas and what Ragas's converters need are imported here.
 """
 
@@ -15,7 +16,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from _timing import finish, seconds_per_call
+from _timing import finish, freeze, seconds_per_call
 
 Work = Callable[[], Any]
 
@@ -72,14 +73,17 @@ def main() -> None:
     for line in sys.stdin:
         request = json.loads(line)
         try:
-            if request["op"] == "load":
+            if request["op"] == "freeze":
+                freeze()
+                answer: dict[str, Any] = {"ok": True}
+            elif request["op"] == "load":
                 with open(request["path"], encoding="utf-8") as file:
                     data = json.load(file)
                 work = prepare(request["kind"], data)
                 result = work()
                 works[request["case"]] = work
                 produced = len(result) if isinstance(result, list) else None
-                answer: dict[str, Any] = {"ok": True, "produced": produced}
+                answer = {"ok": True, "produced": produced}
             else:
                 answer = {"seconds": seconds_per_call(works[request["case"]], request["budget"])}
         except Exception as error:  # reported in the table, the run goes on

@@ -34,7 +34,7 @@ from typing import Any
 
 import _inputs
 from _table import render
-from _timing import seconds_per_call
+from _timing import freeze, seconds_per_call
 from _tracebridge_side import prepare, prepare_floor
 
 HERE = Path(__file__).resolve().parent
@@ -196,6 +196,12 @@ def run(quick: bool, rounds: int, ragas_python: Path | None) -> list[Case]:
                     continue
                 answer = worker.ask(op="load", case=case.key, kind=case.kind, path=str(case.file))
                 case.peer_error = answer.get("error")
+        # Every input of every case stays loaded for the whole run; frozen, the garbage
+        # collector leaves them alone, so a case pays for collecting its own objects only
+        # (not for the others' inputs), on both sides alike.
+        freeze()
+        if worker is not None:
+            worker.ask(op="freeze")
         for round_number in range(rounds):
             for case in all_cases:
                 steps = [lambda c=case: _time_ours(c, work, budget),
