@@ -121,3 +121,20 @@ def test_a_mutated_chat_history_is_refused_where_it_is_wrong(
 ) -> None:
     mutated = replaced(document["trace"], at, value)
     assert refusal(llama_index.to_messages, mutated) == expected
+
+
+@pytest.mark.parametrize(
+    ("block", "expected_path"),
+    [
+        ({"block_type": "text", "text": "hi", "style": "bold"}, "messages[0].blocks[0].style"),
+        ({"block_type": "image", "url": "https://example.com/a.png", "alt": "a"},
+         "messages[0].blocks[0].alt"),
+        ({"block_type": "audio", "audio": "UklGRg==", "format": "wav", "voice": "x"},
+         "messages[0].blocks[0].voice"),
+    ],
+)
+def test_a_block_key_llama_index_would_drop_is_refused(block: dict[str, Any],
+                                                       expected_path: str) -> None:
+    # LlamaIndex's own ChatMessage.model_validate drops such a key without a word.
+    trace = [{"role": "user", "blocks": [block]}]
+    assert refusal(llama_index.to_messages, trace) == ("malformed_event", 0, expected_path)

@@ -19,7 +19,7 @@ Two values LlamaIndex fills in itself are read so that they mean what a user mea
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from tracebridge import (
@@ -134,9 +134,42 @@ def derived_image_mimetype(url: str | None, path: str | None) -> str | None:
     return mimetype
 
 
+_BLOCK_CLASSES = {
+    "text": "TextBlock",
+    "image": "ImageBlock",
+    "audio": "AudioBlock",
+    "video": "VideoBlock",
+    "document": "DocumentBlock",
+    "thinking": "ThinkingBlock",
+}
+
+
+@cache
+def block_fields(kind: str) -> frozenset[str]:
+    """The fields the installed LlamaIndex gives a block of this kind (``block_type`` too)."""
+    fields: frozenset[str] = frozenset(getattr(llama_types(), _BLOCK_CLASSES[kind]).model_fields)
+    return fields
+
+
+def _no_unknown_fields(block: dict[str, Any], kind: str, index: int, path: str) -> None:
+    """A key the block's class does not have would be dropped by LlamaIndex: refuse it."""
+    unknown = block.keys() - block_fields(kind)
+    if unknown:
+        key = sorted(unknown, key=str)[0]
+        raise fail(
+            "malformed_event",
+            f"a {kind} block has no field {key!r} (LlamaIndex would drop it); its fields: "
+            f"{', '.join(sorted(block_fields(kind)))}",
+            index,
+            f"{path}.{key}",
+        )
+
+
 def block_to_part(block: dict[str, Any], index: int, path: str) -> Part:
     """One block (not a ``tool_call``) as a content part."""
     kind = block["block_type"]
+    if kind in _BLOCK_CLASSES and (kind != "text" or len(block) != 2):
+        _no_unknown_fields(block, kind, index, path)
     if kind == "text":
         text = block.get("text")
         if type(text) is not str:
