@@ -170,13 +170,17 @@ def import_seconds(python: Path | str, module: str) -> float:
     return time.perf_counter() - start
 
 
-def run(quick: bool, rounds: int, ragas_python: Path | None) -> list[Case]:
+def run(
+    quick: bool, rounds: int, ragas_python: Path | None, only: str | None = None
+) -> list[Case]:
     budget = 0.01 if quick else 0.15
     folder = Path(tempfile.mkdtemp(prefix="side_by_side_"))
     work: dict[str, Any] = {}
     floors: dict[str, Any] = {}
     all_cases: list[Case] = []
     for number, (case, data) in enumerate(cases(quick)):
+        if only is not None and only not in case.path:
+            continue
         case.file = _inputs.write(folder, f"{number:02d}_{case.kind}_{case.n}", data)
         loaded = json.loads(case.file.read_text(encoding="utf-8"))
         try:
@@ -316,13 +320,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="tiny sizes, one round")
     parser.add_argument("--no-ragas", action="store_true", help="our side and the floors only")
     parser.add_argument("--rounds", type=int, default=None, help="rounds (default 5; quick 1)")
+    parser.add_argument("--only", default=None, help="only the paths whose name holds this text")
     parser.add_argument("--ragas-venv", type=Path, default=RAGAS_VENV,
                         help=f"the Ragas virtualenv (default {RAGAS_VENV})")
     args = parser.parse_args(argv)
     rounds = args.rounds or (1 if args.quick else 5)
     ragas_python = None if args.no_ragas else ensure_ragas_venv(args.ragas_venv)
     start = time.perf_counter()
-    all_cases = run(args.quick, rounds, ragas_python)
+    all_cases = run(args.quick, rounds, ragas_python, args.only)
     print(f"side by side, median of {rounds} interleaved round(s); ratio = peer time / "
           "tracebridge time (> 1: tracebridge faster)")
     print(table(all_cases))
