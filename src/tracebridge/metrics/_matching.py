@@ -121,31 +121,36 @@ class Calls:
     __slots__ = ("_by_items", "_key_sets", "_twins", "by_name", "items", "keys", "names")
 
     def __init__(self, calls: Sequence[ToolCall]) -> None:
-        self.names = [call.name for call in calls]
-        self.keys = [call.args.keys() for call in calls]
-        try:  # the common case in one pass: every value a scalar, no broken call
+        self.names = names = [call.name for call in calls]
+        arguments = [call.args for call in calls]
+        self.keys = [args.keys() for args in arguments]
+        broken = [k for k, call in enumerate(calls) if call.invalid_args is not None]
+        try:  # the common case in one pass: every value a scalar
             items: list[Items | None] = [
                 frozenset([(key, value, value.__class__ is bool) for key, value in args.items()])
-                for args in (call.args for call in calls)
+                for args in arguments
             ]
-            if any(call.invalid_args is not None for call in calls):
-                raise TypeError
         except TypeError:
-            items = [
-                None if call.invalid_args is not None else argument_items(call.args)
-                for call in calls
-            ]
+            items = [argument_items(args) for args in arguments]
+        for k in broken:
+            items[k] = None
         self.items = items
         """None for a call whose arguments did not parse: it pairs with nothing."""
-        self.by_name: dict[str, list[int]] = {}
+        by_name: dict[str, list[int]] = {}
+        for index, name in enumerate(names):
+            positions = by_name.get(name)
+            if positions is None:
+                by_name[name] = [index]
+            else:
+                positions.append(index)
+        if broken:
+            by_name = {
+                name: kept
+                for name, positions in by_name.items()
+                if (kept := [k for k in positions if items[k] is not None])
+            }
+        self.by_name = by_name
         """Positions of the calls that can pair, by name, in order."""
-        for index, name in enumerate(self.names):
-            if items[index] is not None:
-                positions = self.by_name.get(name)
-                if positions is None:
-                    self.by_name[name] = [index]
-                else:
-                    positions.append(index)
         self._by_items: dict[tuple[str, Items], list[int]] | None = None
         self._twins: set[tuple[str, Items | None]] | None = None
         self._key_sets: dict[str, set[frozenset[str]]] = {}
