@@ -34,7 +34,7 @@ from tracebridge.messages import Message
 from tracebridge.validation import validate
 
 from ._current import CurrentTurn, split_current_turn
-from ._read import error, from_pair, from_role_turn
+from ._read import error, from_pair, from_role_turn, plain_turns
 from ._records import from_agent_input, from_records, is_agent_input, is_record, sdk_dump
 from ._turns import from_messages
 from ._write import DROPPABLE, NAME, SHAPES, Omission, OmissionKind, Shape
@@ -70,7 +70,14 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
     if is_agent_input(trace):
         messages = from_agent_input(trace, origin)
     elif isinstance(trace, list):
-        messages = _from_list([sdk_dump(item) for item in trace], origin)
+        # The plain role turns ahead of anything else are read on a fast path that gives what
+        # from_role_turn gives; the rest of the list goes through the general reader.
+        messages = plain_turns(trace)
+        taken = len(messages)
+        origin.extend(range(taken))
+        if taken < len(trace):
+            rest = [sdk_dump(item) for item in trace[taken:]]
+            messages.extend(_from_list(rest, origin, taken, "roles" if taken else None))
     else:
         raise TraceError(
             "malformed_event",
@@ -83,9 +90,11 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
     return messages
 
 
-def _from_list(items: list[Any], origin: list[int]) -> list[Message]:
-    kind: _Kind | None = None
-    for i, item in enumerate(items):
+def _from_list(items: list[Any], origin: list[int], start: int = 0,
+               kind: _Kind | None = None) -> list[Message]:
+    """The messages of ``items``, the turns of the list from index ``start`` on; ``kind`` is the
+    shape the turns before ``start`` set (None when there are none)."""
+    for i, item in enumerate(items, start):
         item_kind = _kind_of(item, i)
         if kind is None:
             kind = item_kind
@@ -99,7 +108,7 @@ def _from_list(items: list[Any], origin: list[int]) -> list[Message]:
     if kind == "traces":
         return from_records(items, origin)
     messages: list[Message] = []
-    for i, turn in enumerate(items):
+    for i, turn in enumerate(items, start):
         converted = from_pair(turn, i) if kind == "pairs" else [from_role_turn(turn, i)]
         messages.extend(converted)
         origin.extend([i] * len(converted))

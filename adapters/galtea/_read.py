@@ -19,7 +19,7 @@ from tracebridge.messages import AIMessage, FilePart, HumanMessage, Message, Par
 
 from ._files import file_fields, read_files
 
-__all__ = ["ROLE_KEYS", "error", "from_pair", "from_role_turn", "where"]
+__all__ = ["ROLE_KEYS", "error", "from_pair", "from_role_turn", "plain_turns", "where"]
 
 NAME = "galtea"
 # Each optional field of a role turn, with its camelCase alias (metadata has none).
@@ -75,10 +75,6 @@ def _json(value: Any, i: int, at: str) -> Any:
     return copy.deepcopy(value)  # the message must not share lists/dicts with the trace
 
 
-def _metadata(namespace: dict[str, Any]) -> dict[str, Any]:
-    return {NAME: namespace} if namespace else {}
-
-
 def from_role_turn(turn: dict[str, Any], i: int, base: str = "conversation_turns") -> Message:
     """One role turn (a ``ConversationMessage`` or its dump) as one message."""
     role = turn["role"]
@@ -132,9 +128,38 @@ def from_role_turn(turn: dict[str, Any], i: int, base: str = "conversation_turns
         # The turn's text first, then its files; a file-only turn ("content": "") has no
         # text part, so that a file-only message of another format reads back as it was.
         content = [*([TextPart(text=text)] if text else []), *files]
-    if role == "user":
-        return HumanMessage(content=content, metadata=_metadata(namespace))
-    return AIMessage(content=content, metadata=_metadata(namespace))
+    kind = HumanMessage if role == "user" else AIMessage
+    if namespace:
+        return kind(content=content, metadata={NAME: namespace})
+    return kind(content=content)  # the default metadata, as plain_turns gives it
+
+
+_HUMAN = HumanMessage.__pydantic_validator__.validate_python
+_AI = AIMessage.__pydantic_validator__.validate_python
+
+
+def plain_turns(trace: list[Any]) -> list[Message]:
+    """The messages of the leading plain role turns of ``trace``: dicts of exactly ``role``
+    (``user`` or ``assistant``) and a string ``content``, which ``from_role_turn`` reads as a
+    message of that text and nothing else, with no error possible. It stops at the first other
+    item, which the general reader takes from there (and judges).
+    """
+    messages: list[Message] = []
+    append = messages.append
+    for turn in trace:
+        if type(turn) is not dict or len(turn) != 2:
+            break
+        content = turn.get("content")
+        if type(content) is not str:
+            break
+        role = turn.get("role")
+        if role == "user":
+            append(_HUMAN({"content": content}))
+        elif role == "assistant":
+            append(_AI({"content": content}))
+        else:
+            break
+    return messages
 
 
 def from_pair(turn: dict[str, Any], i: int) -> list[Message]:

@@ -10,7 +10,7 @@ from typing_extensions import assert_never
 
 from tracebridge._json import json_path
 from tracebridge.errors import short_repr
-from tracebridge.messages import AnyMessage
+from tracebridge.messages import AIMessage, AnyMessage, HumanMessage
 
 from ._files import FILE_FIELDS
 from ._write import (
@@ -21,6 +21,7 @@ from ._write import (
     Options,
     Shape,
     leave_out,
+    read_entry,
     refuse,
     to_entries,
 )
@@ -82,9 +83,7 @@ def write_turns(
     omitted: list[Omission] | None,
 ) -> tuple[list[dict[str, Any]], list[int]]:
     """The turns, and for each turn the index of the message that completed it."""
-    if shape is None:
-        shape = _recorded_shape(messages)
-    if shape not in SHAPES:
+    if shape is not None and shape not in SHAPES:
         raise ValueError(f"shape must be one of {', '.join(map(repr, SHAPES))}, got {shape!r}")
     if options.join_consecutive is not None and type(options.join_consecutive) is not str:
         raise TypeError(
@@ -92,6 +91,14 @@ def write_turns(
             f"got {short_repr(options.join_consecutive)}"
         )
     found: list[Omission] = []
+    if options.join_consecutive is None and shape != "pairs":
+        written = _one_turn_each(messages, shape, options, found)
+        if written is not None:
+            if omitted is not None:
+                omitted.extend(found)
+            return written
+    if shape is None:
+        shape = _recorded_shape(messages)
     entries = to_entries(messages, shape, options, found)
     if options.join_consecutive is not None:
         entries = _join(entries, options.join_consecutive, found)
@@ -106,6 +113,51 @@ def write_turns(
         assert_never(shape)
     if omitted is not None:
         omitted.extend(found)
+    return turns, origins
+
+
+def _one_turn_each(
+    messages: Sequence[AnyMessage], shape: Shape | None, options: Options, found: list[Omission]
+) -> tuple[list[dict[str, Any]], list[int]] | None:
+    """Roles or history turns, one per message not left out; None when ``shape`` is None and
+    the messages recorded the pairs shape (the caller writes pairs).
+
+    A plain message (a user or assistant message of text alone: no name, no metadata, no
+    calls, citations or audio) is written here as the general path writes it,
+    ``{"role", "content"}`` in either shape, with nothing to refuse or leave out; any other
+    goes through ``entry`` and ``_role_turn`` / ``_history_turn``. A plain message records no
+    shape, so the shape is looked up only when the first other message comes.
+    """
+    # Every message is read before any entry becomes a turn, as in the general path, so that
+    # the same error comes first and omissions are recorded in the same order.
+    written: list[dict[str, Any] | Entry] = []
+    origins: list[int] = []
+    for i, message in enumerate(messages):
+        kind = type(message)
+        if kind is HumanMessage or kind is AIMessage:
+            content = message.content
+            if (type(content) is str and not message.metadata and message.name is None
+                    and (kind is HumanMessage or not (
+                        message.tool_calls or message.citations  # type: ignore[union-attr]
+                        or message.audio is not None))):  # type: ignore[union-attr]
+                written.append({"role": "user" if kind is HumanMessage else "assistant",
+                                "content": content})
+                origins.append(i)
+                continue
+        if shape is None:
+            shape = _recorded_shape(messages)
+            if shape == "pairs":
+                return None
+        read = read_entry(message, i, shape, options, found)
+        if read is not None:
+            written.append(read)
+            origins.append(i)
+    turns = [
+        turn if isinstance(turn, dict)
+        else _role_turn(turn) if shape == "roles"
+        else _history_turn(turn, options, found)
+        for turn in written
+    ]
     return turns, origins
 
 

@@ -32,7 +32,7 @@ from tracebridge.messages import (
 from ._files import FILE_FIELDS, FileField, checked_namespace, part_field, write_file
 
 __all__ = ["ALIASES", "DROPPABLE", "NAME", "SHAPES", "Entry", "Omission", "OmissionKind", "Options",
-           "Shape", "leave_out", "read_namespace", "refuse", "to_entries"]
+           "Shape", "leave_out", "read_entry", "read_namespace", "refuse", "to_entries"]
 
 NAME = "galtea"
 
@@ -140,13 +140,13 @@ def to_entries(messages: Sequence[AnyMessage], shape: Shape, options: Options,
                found: list[Omission]) -> list[Entry]:
     entries: list[Entry] = []
     for i, message in enumerate(messages):
-        entry = _entry(message, i, shape, options, found)
-        if entry is not None:
-            entries.append(entry)
+        read = read_entry(message, i, shape, options, found)
+        if read is not None:
+            entries.append(read)
     return entries
 
 
-def _entry(message: Any, i: int, shape: Shape, options: Options,
+def read_entry(message: Any, i: int, shape: Shape, options: Options,
            found: list[Omission]) -> Entry | None:
     """The message as a user/assistant entry, or None when an option left all of it out."""
     at = f"messages[{i}]"
