@@ -48,6 +48,8 @@ _SESSION_KEYS = ("session_id", "sessionId")
 def sdk_dump(value: Any) -> Any:
     """A Galtea SDK model (``ConversationMessage``, ``Trace``, ``AgentInput``) as its dump."""
     kind = type(value)
+    if kind is list or kind is dict:
+        return value
     if kind.__module__.split(".")[0] == NAME and hasattr(value, "model_dump"):
         return value.model_dump()  # python mode: a value that is not JSON stays visible
     return value

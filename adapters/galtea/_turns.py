@@ -38,6 +38,7 @@ _RESERVED: dict[Shape, frozenset[str]] = {
     "history": frozenset(),
     "pairs": frozenset({"input", "actual_output", "retrieval_context", "role"}),
 }
+_NO_OPTIONS = Options()
 
 
 def from_messages(
@@ -69,9 +70,14 @@ def from_messages(
     >>> from_messages([HumanMessage(content="hi"), AIMessage(content="hello")], shape="pairs")
     [{'input': 'hi', 'actual_output': 'hello'}]
     """
-    options = Options(
-        skip_system, fold_tools, drop_non_text, drop_names, join_consecutive, tuple(drop)
-    )
+    dropped = tuple(drop)
+    accepted = skip_system or fold_tools or drop_non_text or drop_names or dropped
+    if accepted or join_consecutive is not None:
+        options = Options(
+            skip_system, fold_tools, drop_non_text, drop_names, join_consecutive, dropped
+        )
+    else:
+        options = _NO_OPTIONS  # options are read by truth alone: the same as the defaults
     turns, _ = write_turns(messages, shape, options, omitted)
     return turns
 
