@@ -146,6 +146,7 @@ def plain_turns(trace: list[Any]) -> list[Message]:
     """
     messages: list[Message] = []
     append = messages.append
+    given = {"content": ""}  # one input dict for every call: pydantic copies what it reads
     for turn in trace:
         if type(turn) is not dict or len(turn) != 2:
             break
@@ -153,10 +154,11 @@ def plain_turns(trace: list[Any]) -> list[Message]:
         if type(content) is not str:
             break
         role = turn.get("role")
+        given["content"] = content
         if role == "user":
-            append(_HUMAN({"content": content}))
+            append(_HUMAN(given))
         elif role == "assistant":
-            append(_AI({"content": content}))
+            append(_AI(given))
         else:
             break
     return messages
