@@ -23,7 +23,7 @@ from test_langchain import rejected_at, roundtrip
 
 import tracebridge as tb
 from tracebridge import TraceError
-from tracebridge.adapters import langchain
+from tracebridge.adapters import langchain, openai_chat
 from tracebridge.registry import detect_format
 
 LC = "langchain"
@@ -638,3 +638,43 @@ def test_bytes_anywhere_else_are_still_unserializable() -> None:
         HumanMessage([{"type": "media", "mime_type": "image/png", "data": "x", "raw": b"\x00"}])
     ]
     assert rejected_at(trace) == ("unserializable_value", 0, "messages[0].content[0].raw")
+
+
+# --- an image_url block holding its image inline -------------------------------------------
+
+PNG = "iVBORw0KGgo="
+
+
+@pytest.mark.parametrize("detail", [None, "low"])
+def test_an_inline_image_url_reads_as_data_as_chat_completions_reads_it(
+    detail: str | None,
+) -> None:
+    inner = {"url": f"data:image/png;base64,{PNG}"} | ({"detail": detail} if detail else {})
+    block = {"type": "image_url", "image_url": inner}
+    trace = [HumanMessage(content=[{"type": "text", "text": "see"}, block])]
+    messages = langchain.to_messages(trace)
+    image = messages[0].content[1]
+    assert (image.url, image.data, image.mime_type) == (None, PNG, "image/png")
+    assert image.detail == detail
+    # the same block as Chat Completions content is the same typed conversation
+    openai = openai_chat.to_messages(convert_to_openai_messages(trace))
+    assert tb.transcript_hash(openai) == tb.transcript_hash(messages)
+    assert roundtrip(trace) == messages_to_dict(trace)
+    assert langchain.from_messages(openai)[0].content[1]["type"] != "image_url"  # no shape kept
+
+
+def test_an_image_url_by_address_stays_a_url() -> None:
+    block = {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}
+    image = langchain.to_messages([HumanMessage(content=[block])])[0].content[0]
+    assert (image.url, image.data, image.mime_type) == ("https://example.com/a.png", None, None)
+
+
+def test_an_inline_image_url_needs_a_mime_type_to_be_written_back() -> None:
+    block = {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG}"}}
+    messages = langchain.to_messages([HumanMessage(content=[block])])
+    part = messages[0].content[0].model_copy(update={"mime_type": None})
+    broken = [messages[0].model_copy(update={"content": [part]})]
+    with pytest.raises(TraceError) as caught:
+        langchain.from_messages(broken)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable", 0, "messages[0].content[0].mime_type")

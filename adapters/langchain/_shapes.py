@@ -82,6 +82,9 @@ class BlockShape:
     data_url: Path | None = None
     """Where ``data`` sits as text that may be a ``data:<mime>;base64,<data>`` URL (Chat
     Completions ``file_data``): such a URL reads as ``data`` and ``mime_type``."""
+    data_url_only: bool = False
+    """The shape matches only when the text at ``data_url`` is a base64 ``data:`` URL (an
+    ``image_url`` block holding its image inline, which Chat Completions reads as data)."""
 
     def _codec(self, field: str) -> Codec | None:
         return dict(self.codecs).get(field)
@@ -109,6 +112,8 @@ class BlockShape:
             if typed is not None:
                 values[field] = typed
         if self.data_url is not None:
+            if self.data_url_only and not _is_data_url(get(block, self.data_url)):
+                return None
             _read_data_url(get(block, self.data_url), values)
         if not any(source in values for source in self.sources):
             return None
@@ -153,8 +158,19 @@ class BlockShape:
                 )
             _put(block, path, spelled)
         held = set(dict(self.fields))
-        if self.data_url is not None and isinstance(part, FilePart) and part.data is not None:
+        if (
+            self.data_url is not None
+            and isinstance(part, FilePart | ImagePart)
+            and part.data is not None
+        ):
             mime = part.mime_type
+            if mime is None and self.data_url_only:
+                raise TraceError(
+                    "not_representable",
+                    f"a {self.name} block holds its data as a data: URL, which names a mime "
+                    "type; the part has none",
+                    path=f"{at}.mime_type",
+                )
             _put(
                 block,
                 self.data_url,
@@ -174,6 +190,10 @@ class BlockShape:
 
 _DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
 _DATA_URL_TEXT = "data:{};base64,{}"
+
+
+def _is_data_url(value: Any) -> bool:
+    return type(value) is str and _DATA_URL.fullmatch(value) is not None
 
 
 def _read_data_url(value: Any, values: dict[str, str]) -> None:
@@ -287,6 +307,15 @@ SHAPES: tuple[BlockShape, ...] = (
         when=((("source", "type"), "url"),),
     ),
     *_bedrock_shapes(ImagePart, "image", IMAGE_FORMAT),
+    BlockShape(
+        "image_url_data",
+        ImagePart,
+        "image_url",
+        (("detail", ("image_url", "detail")),),
+        ("data",),
+        data_url=("image_url", "url"),
+        data_url_only=True,
+    ),
     BlockShape(
         "image_url",
         ImagePart,
