@@ -21,9 +21,11 @@ import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from local_server import serving
 
 MAX_REQUESTS = 500
 CREATED_AT = "2026-01-01T00:00:00.000Z"
@@ -261,18 +263,9 @@ def _handler(state: FakeGaltea) -> type[BaseHTTPRequestHandler]:
 def serve() -> Iterator[FakeGaltea]:
     """Run the API in a thread until the generator is closed (a pytest fixture body)."""
     state = FakeGaltea()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    server.daemon_threads = True
-    host, port = server.server_address[:2]
-    state.base_url = f"http://{host}:{port}"
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    try:
+    with serving(_handler(state)) as base_url:
+        state.base_url = base_url
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 galtea_api = contextlib.contextmanager(serve)

@@ -14,8 +14,10 @@ import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from local_server import serving
 
 
 @dataclass(frozen=True)
@@ -124,16 +126,9 @@ def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
 def serve() -> Iterator[FakeOpenAI]:
     """Run the server in a thread until the generator is closed (pytest fixture body)."""
     state = FakeOpenAI()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    server.daemon_threads = True
-    host, port = server.server_address[:2]
-    state.base_url = f"http://{host}:{port}/v1"
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    try:
-        yield state
-    finally:
-        state.stopping.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serving(_handler(state)) as base_url:
+        state.base_url = f"{base_url}/v1"
+        try:
+            yield state
+        finally:
+            state.stopping.set()  # a handler waiting on purpose (timeout tests) lets go
