@@ -9,13 +9,12 @@ and a spelling the codec would not give back stays in the block itself, so nothi
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from tracebridge.errors import TraceError, short_repr
-from tracebridge.media import audio_format, audio_mime_type
+from tracebridge.media import audio_format, audio_mime_type, data_url, split_data_url
 from tracebridge.messages import (
     AudioPart,
     FilePart,
@@ -174,7 +173,7 @@ class BlockShape:
             _put(
                 block,
                 self.data_url,
-                part.data if mime is None else _DATA_URL_TEXT.format(mime, part.data),
+                part.data if mime is None else data_url(mime, part.data),
             )
             held |= {"data", "mime_type"}
         for field in _typed_fields(part):
@@ -188,23 +187,21 @@ class BlockShape:
         return block
 
 
-_DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
-_DATA_URL_TEXT = "data:{};base64,{}"
 
 
 def _is_data_url(value: Any) -> bool:
-    return type(value) is str and _DATA_URL.fullmatch(value) is not None
+    return type(value) is str and split_data_url(value) is not None
 
 
 def _read_data_url(value: Any, values: dict[str, str]) -> None:
     """``data`` (and ``mime_type``, from a base64 ``data:`` URL) for text at a data-URL path."""
     if type(value) is not str:
         return  # absent or not text: left in the block
-    found = _DATA_URL.fullmatch(value)
+    found = split_data_url(value)
     if found is None:
         values["data"] = value
     else:
-        values["data"], values["mime_type"] = found[2], found[1]
+        values["mime_type"], values["data"] = found
 
 
 def _typed_fields(part: MappedPart) -> tuple[str, ...]:

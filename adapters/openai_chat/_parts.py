@@ -13,7 +13,6 @@ object are kept under ``metadata[<adapter>]`` as ``fields``/``inner``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping
 from typing import Any, NoReturn
 
@@ -21,7 +20,13 @@ from typing_extensions import assert_never
 
 from tracebridge._json import check_json
 from tracebridge.errors import TraceError, short_repr
-from tracebridge.media import audio_format, audio_mime_type, canonical_audio_mime_type
+from tracebridge.media import (
+    audio_format,
+    audio_mime_type,
+    canonical_audio_mime_type,
+    data_url,
+    split_data_url,
+)
 from tracebridge.messages import (
     AudioPart,
     Content,
@@ -45,8 +50,6 @@ PART_TYPES: Mapping[str, tuple[str, ...]] = {
     "function": ("text",),
 }
 """The content part types the Chat Completions API takes in each role."""
-
-_DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
 
 
 class PartReader:
@@ -160,8 +163,8 @@ class PartReader:
         url = self.string(inner, "url", f"{path}.image_url")
         # A detail that is not a string (null, say) is not a resolution: it stays in ``inner``.
         detail = inner.pop("detail") if type(inner.get("detail")) is str else None
-        found = _DATA_URL.fullmatch(url)
-        fields = {"data": found[2], "mime_type": found[1]} if found else {"url": url}
+        found = split_data_url(url)
+        fields = {"data": found[1], "mime_type": found[0]} if found else {"url": url}
         return {**fields, "detail": detail}
 
     def audio_fields(
@@ -186,11 +189,11 @@ class PartReader:
             self.fail(
                 "malformed_event", f"{path}.file", "a file part needs 'file_data' or 'file_id'"
             )
-        found = _DATA_URL.fullmatch(file_data) if file_data is not None else None
+        found = split_data_url(file_data) if file_data is not None else None
         if found:
             return {
-                "data": found[2],
-                "mime_type": found[1],
+                "data": found[1],
+                "mime_type": found[0],
                 "file_id": file_id,
                 "filename": filename,
             }
@@ -331,7 +334,7 @@ class PartWriter:
                 )
             return part.url
         if part.data is not None and part.url is None and part.mime_type is not None:
-            return f"data:{part.mime_type};base64,{part.data}"
+            return data_url(part.mime_type, part.data)
         self.refuse(
             "an image_url part needs a URL, or base64 data with a mime_type (found "
             f"url={part.url!r}, data set: {part.data is not None}, "
@@ -367,7 +370,7 @@ class PartWriter:
         out: dict[str, Any] = {}
         if part.data is not None:
             out["file_data"] = (
-                part.data if part.mime_type is None else f"data:{part.mime_type};base64,{part.data}"
+                part.data if part.mime_type is None else data_url(part.mime_type, part.data)
             )
         elif part.mime_type is not None:
             self.lose(

@@ -19,9 +19,17 @@ pcm16      audio/pcm
 
 >>> audio_mime_type("mp3"), audio_format("audio/mpeg"), audio_format("audio/x-wav")
 ('audio/mpeg', 'mp3', 'wav')
+
+Inline media in OpenAI-style parts is a base64 ``data:`` URL; ``split_data_url`` and
+``data_url`` are the one reading and spelling of it.
+
+>>> split_data_url("data:image/png;base64,iVBO"), data_url("image/png", "iVBO")
+(('image/png', 'iVBO'), 'data:image/png;base64,iVBO')
 """
 
 from __future__ import annotations
+
+import re
 
 __all__ = [
     "AUDIO_MIME_ALIASES",
@@ -29,7 +37,22 @@ __all__ = [
     "audio_format",
     "audio_mime_type",
     "canonical_audio_mime_type",
+    "data_url",
+    "split_data_url",
 ]
+
+_DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
+
+
+def split_data_url(text: str) -> tuple[str, str] | None:
+    """``(mime_type, base64 data)`` of a base64 ``data:`` URL; None for any other text."""
+    found = _DATA_URL.fullmatch(text)
+    return None if found is None else (found[1], found[2])
+
+
+def data_url(mime_type: str, data: str) -> str:
+    """The base64 ``data:`` URL of ``data`` (the inverse of ``split_data_url``)."""
+    return f"data:{mime_type};base64,{data}"
 
 AUDIO_MIME_TYPES: dict[str, str] = {
     "wav": "audio/wav",
