@@ -46,9 +46,19 @@ from .. import openai_chat
 from ..openai_chat._read import read_trace
 from ..openai_chat._write import write_trace
 
-__all__ = ["NAME", "Handoff", "detect", "from_messages", "handoffs", "to_messages"]
+__all__ = [
+    "DROPPABLE",
+    "NAME",
+    "Handoff",
+    "detect",
+    "from_messages",
+    "handoffs",
+    "to_messages",
+]
 
 NAME = "swarm"
+DROPPABLE = openai_chat.DROPPABLE
+"""What ``from_messages(drop=...)`` may leave out: the Chat Completions writer's names."""
 _NAME_KEYS = {role: "name" for role in openai_chat.ROLES} | {
     "assistant": "sender",
     "tool": "tool_name",
