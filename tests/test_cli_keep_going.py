@@ -137,6 +137,9 @@ def test_an_interrupted_conversion_leaves_no_output_file(tmp_path: Path) -> None
         [sys.executable, "-m", "tracebridge", "convert", "-", "--from", "openai_chat", "--to",
          "langchain", "-o", str(out_path)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # Ctrl-C reaches the command as it would from a terminal, even where this test
+        # runs as a background job (which starts with SIGINT ignored, and passes that on).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert process.stdin is not None
     process.stdin.write(json.dumps(CHAT) + "\n" + json.dumps(CALL) + "\n")

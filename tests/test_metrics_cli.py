@@ -339,6 +339,9 @@ def test_ctrl_c_keeps_every_result_written_so_far(tmp_path: Path, server: FakeOp
          "agent_goal_accuracy_without_reference", "--model", "m", "--base-url",
          server.base_url, "--max-concurrency", "1", "-o", str(out_path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        # Ctrl-C reaches the command as it would from a terminal, even where this test
+        # runs as a background job (which starts with SIGINT ignored, and passes that on).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     # written and flushed while the run goes on: the first result is there before the end
