@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 import subprocess
@@ -10,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import run
 
 from tracebridge import MultiTurnSample
-from tracebridge.cli import main
 
 GOOD = [
     {"type": "human", "content": "weather in Paris?"},
@@ -22,12 +21,6 @@ GOOD = [
     {"type": "ai", "content": "18 C in Paris."},
 ]
 ORPHAN = [{"type": "human", "content": "hi"}, {"type": "tool", "content": "x", "tool_call_id": "z"}]
-
-
-def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdin=io.StringIO(stdin), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

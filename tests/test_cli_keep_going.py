@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import signal
@@ -12,27 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_helpers import CALL, CHAT, run
 
-from tracebridge.cli import main
-
-CHAT = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
-CALL = [
-    {"role": "user", "content": "weather in Paris?"},
-    {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c1", "type": "function",
-         "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
-    {"role": "tool", "tool_call_id": "c1", "content": "18 C"},
-    {"role": "assistant", "content": "18 C in Paris."},
-]
 ORPHAN = [{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "x", "content": "?"}]
 MIXED = "\n".join([json.dumps(CHAT), json.dumps(CALL), "{oops", json.dumps(ORPHAN),
                    json.dumps(CALL)]) + "\n"
-
-
-def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdin=io.StringIO(stdin), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 NOT_JSON = ("-: line 3: not valid JSON: Expecting property name enclosed in double quotes: "

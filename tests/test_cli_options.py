@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import inspect
-import io
 import json
 from collections.abc import Collection
 from pathlib import Path
 from typing import Literal
 
 import pytest
+from cli_helpers import run
 
-from tracebridge.cli import main
 from tracebridge.options import (
     Option,
     OptionError,
@@ -30,12 +29,6 @@ CUT = [
     {"role": "assistant", "content": None, "tool_calls": [
         {"id": "c1", "type": "function", "function": {"name": "w", "arguments": "{}"}}]},
 ]
-
-
-def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdin=io.StringIO(stdin), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def _example(

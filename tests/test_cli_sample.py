@@ -12,19 +12,10 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from cli_helpers import CALL, CHAT, run
 
 from tracebridge import MultiTurnSample
-from tracebridge.cli import main
 
-CHAT = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
-CALL = [
-    {"role": "user", "content": "weather in Paris?"},
-    {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c1", "type": "function",
-         "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
-    {"role": "tool", "tool_call_id": "c1", "content": "18 C"},
-    {"role": "assistant", "content": "18 C in Paris."},
-]
 SAMPLE = {
     "messages": [{"type": "human", "content": "hi"}, {"type": "ai", "content": "hello"}],
     "reference": "greets back",
@@ -32,12 +23,6 @@ SAMPLE = {
     "rubrics": {"role": "polite"},
     "metadata": {"case": 7},
 }
-
-
-def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdin=io.StringIO(stdin), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 # --- converting a sample -------------------------------------------------------------------------

@@ -8,26 +8,11 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from cli_helpers import CALL, CHAT, run
 
 import tracebridge._jsonstream as jsonstream
 from tracebridge._jsonstream import JsonDocuments, UnreadableInput
 from tracebridge.cli import main
-
-CHAT = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
-CALL = [
-    {"role": "user", "content": "weather in Paris?"},
-    {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c1", "type": "function",
-         "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
-    {"role": "tool", "tool_call_id": "c1", "content": "18 C"},
-    {"role": "assistant", "content": "18 C in Paris."},
-]
-
-
-def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdin=io.StringIO(stdin), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def documents(text: str, **options: bool) -> tuple[str | None, list[tuple[int, object, object]]]:
