@@ -7,7 +7,8 @@ Hierarchy::
     │     code: unknown_role | orphan_tool_result | unanswered_tool_call
     │           | duplicate_tool_call_id | empty_conversation | malformed_event
     │           | conflicting_fields | streaming_chunk | unserializable_value
-    │           | not_representable
+    │           | not_representable | content_not_captured | truncated_trace
+    │           | ambiguous_trace
     ├── ValueError
     │   └── FormatError             the caller asked for something that does not exist:
     │                               an unknown adapter name, or a trace whose format
@@ -38,6 +39,9 @@ ErrorCode = Literal[
     "streaming_chunk",
     "unserializable_value",
     "not_representable",
+    "content_not_captured",
+    "truncated_trace",
+    "ambiguous_trace",
 ]
 
 CODES: tuple[str, ...] = get_args(ErrorCode)
