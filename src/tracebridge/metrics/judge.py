@@ -5,11 +5,15 @@ A judge gets instructions, a prompt (holding the rendered transcript) and a pyda
 model describing the answer; it returns the parsed answer and the tokens it spent, or
 raises ``JudgeError`` (which carries the tokens spent so far). ``openai`` is imported only
 when an ``OpenAIJudge`` is built or asked, so ``import tracebridge.metrics`` stays light.
+
+A ``RequestGate`` passed to ``OpenAIJudge.ask`` sees every request before it is sent (each
+retry included) and what it cost; a budget uses it to refuse requests it cannot cover.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -24,6 +28,7 @@ __all__ = [
     "JudgeReply",
     "JudgeRequest",
     "OpenAIJudge",
+    "RequestGate",
     "strict_json_schema",
 ]
 
@@ -74,6 +79,24 @@ class Judge(Protocol):
         ...
 
 
+class RequestGate(Protocol):
+    """Consulted around each request a judge sends, every retry included.
+
+    ``enter`` runs just before the request goes out and may stop it by raising ``JudgeError``
+    (the judge adds the usage spent so far and raises it on, class unchanged); ``leave`` gets
+    its ticket back with what that one request cost, whatever became of it (a request that
+    failed or was cancelled: one request, tokens unknown).
+    """
+
+    async def enter(self, messages: Sequence[dict[str, str]], answer: type[BaseModel]) -> Any:
+        """Allow the request about to send ``messages`` (answer shape ``answer``): a ticket."""
+        ...
+
+    def leave(self, ticket: Any, usage: Usage) -> None:
+        """The request ``ticket`` was given for is over; it cost ``usage``."""
+        ...
+
+
 def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON schema in the form strict structured output accepts.
 
@@ -118,6 +141,12 @@ class OpenAIJudge:
     not retried here (the client's own ``max_retries`` covers those, and each of its tries
     is counted in ``Usage.requests``); they become a ``JudgeError``.
 
+    With a ``RequestGate`` (``ask(request, gate=...)``) every request passes the gate, so the
+    client's own retries are turned off for it and the judge makes them itself: as many as the
+    client's ``max_retries``, for the errors the client retries (connection errors, timeouts,
+    408, 409, 429, 5xx, or as ``x-should-retry`` says), waiting as ``Retry-After`` asks (up to
+    60 s) or ``first_retry_delay`` seconds doubled each time (at most 8 s).
+
     >>> import openai  # doctest: +SKIP
     >>> judge = OpenAIJudge(  # doctest: +SKIP
     ...     client=openai.AsyncOpenAI(base_url="http://localhost:8000/v1", api_key="-"),
@@ -142,6 +171,9 @@ class OpenAIJudge:
         """Sent with every request; None leaves it to the server (some models refuse it)."""
         self.max_retries = max_retries
 
+    first_retry_delay: float = 0.5
+    """Seconds before the first HTTP retry the judge makes itself (gated requests only)."""
+
     @classmethod
     def connect(
         cls,
@@ -161,8 +193,25 @@ class OpenAIJudge:
     def name(self) -> str:
         return f"{self.model} @ {self.client.base_url}"
 
-    async def ask(self, request: JudgeRequest[M]) -> JudgeReply[M]:
-        openai = require("openai", adapter="OpenAI judge", extra="openai", package="openai")
+    @property
+    def settings(self) -> dict[str, Any]:
+        """Everything sent with a request that can change the answer, besides the request
+        itself: the endpoint, the model, the sampling options and the output format."""
+        return {
+            "judge": type(self).__name__,
+            "base_url": str(self.client.base_url),
+            "model": self.model,
+            **self._options(),
+            "response_format": "json_schema (strict)",
+        }
+
+    def _options(self) -> dict[str, Any]:
+        """The sampling options every request carries."""
+        return {} if self.temperature is None else {"temperature": self.temperature}
+
+    async def ask(
+        self, request: JudgeRequest[M], gate: RequestGate | None = None
+    ) -> JudgeReply[M]:
         messages: list[dict[str, str]] = [
             {"role": "system", "content": request.instructions},
             {"role": "user", "content": request.prompt},
@@ -175,27 +224,25 @@ class OpenAIJudge:
                 "strict": True,
             },
         }
-        options: dict[str, Any] = {}
-        if self.temperature is not None:
-            options["temperature"] = self.temperature
+        options = self._options()
         usage = Usage()
         problem = ""
         for _attempt in range(1 + self.max_retries):
+            body = {
+                "model": self.model,
+                "messages": messages,
+                "response_format": response_format,
+                **options,
+            }
             try:
-                response, retried = await self._create(
-                    model=self.model,
-                    messages=messages,
-                    response_format=response_format,
-                    **options,
-                )
-            except (openai.APIError, ValueError) as exc:
-                # ValueError: a body that is not JSON at all (json.JSONDecodeError)
-                sent = 1 + _retries_before(exc)
-                usage += Usage(requests=sent, requests_without_usage=sent)
-                raise JudgeError(
-                    f"the judge request failed: {type(exc).__name__}: {exc}", usage
-                ) from exc
-            usage += _usage_of(response) + Usage(requests=retried, requests_without_usage=retried)
+                if gate is None:
+                    response, spent = await self._send(body)
+                else:
+                    response, spent = await self._send_through(gate, request.answer, body)
+            except JudgeError as exc:
+                exc.usage = usage + exc.usage
+                raise
+            usage += spent
             content, problem = _content_of(response, usage)
             if content is not None:
                 try:
@@ -206,19 +253,66 @@ class OpenAIJudge:
                     problem = _describe_invalid(exc)
                 else:
                     return JudgeReply(answer=answer, usage=usage)
-            messages.append({"role": "assistant", "content": content or ""})
-            messages.append(
+            messages = [
+                *messages,
+                {"role": "assistant", "content": content or ""},
                 {
                     "role": "user",
                     "content": f"That answer is not valid: {problem}. "
                     "Answer again with JSON that follows the schema exactly.",
-                }
-            )
+                },
+            ]
         raise JudgeError(
             f"the judge gave no valid answer in {1 + self.max_retries} attempts; "
             f"last problem: {problem}",
             usage,
         )
+
+    async def _send(self, body: dict[str, Any]) -> tuple[Any, Usage]:
+        """The completion and its usage, the client's own retries counted."""
+        openai = require("openai", adapter="OpenAI judge", extra="openai", package="openai")
+        try:
+            response, retried = await self._create(**body)
+        except (openai.APIError, ValueError) as exc:
+            # ValueError: a body that is not JSON at all (json.JSONDecodeError)
+            sent = 1 + _retries_before(exc)
+            raise _request_failed(exc, Usage(requests=sent, requests_without_usage=sent)) from exc
+        return response, _usage_of(response) + Usage(
+            requests=retried, requests_without_usage=retried
+        )
+
+    async def _send_through(
+        self, gate: RequestGate, answer: type[BaseModel], body: dict[str, Any]
+    ) -> tuple[Any, Usage]:
+        """The completion and its usage, each try (retries included) let through by ``gate``."""
+        openai = require("openai", adapter="OpenAI judge", extra="openai", package="openai")
+        with_options = getattr(self.client, "with_options", None)
+        client = self.client if with_options is None else with_options(max_retries=0)
+        retries = getattr(self.client, "max_retries", 0) if with_options is not None else 0
+        usage = Usage()
+        for attempt in range(1 + retries):
+            try:
+                ticket = await gate.enter(body["messages"], answer)
+            except JudgeError as exc:
+                exc.usage = usage + exc.usage
+                raise
+            cost = Usage(requests=1, requests_without_usage=1)  # unless a reply says otherwise
+            try:
+                response = await client.chat.completions.create(**body)
+                cost = _usage_of(response)
+            except (openai.APIError, ValueError) as exc:
+                usage += cost
+                if attempt == retries or not _retried(openai, exc):
+                    raise _request_failed(exc, usage) from exc
+                delay = _retry_after(exc)
+            else:
+                return response, usage + cost
+            finally:
+                gate.leave(ticket, cost)
+            await asyncio.sleep(
+                min(self.first_retry_delay * 2**attempt, 8.0) if delay is None else delay
+            )
+        raise AssertionError("unreachable: the last try returns or raises")
 
     async def _create(self, **request: Any) -> tuple[Any, int]:
         """The completion, and how many failed tries the client retried before it.
@@ -254,6 +348,39 @@ def _usage_of(response: Any) -> Usage:
 
 
 _USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
+def _request_failed(exc: Exception, usage: Usage) -> JudgeError:
+    return JudgeError(f"the judge request failed: {type(exc).__name__}: {exc}", usage)
+
+
+def _retried(openai: Any, exc: Exception) -> bool:
+    """Whether the ``openai`` client would retry after ``exc`` (its rules, as of 2.x)."""
+    if isinstance(exc, openai.APIConnectionError):  # timeouts included
+        return True
+    if not isinstance(exc, openai.APIStatusError):
+        return False
+    said = exc.response.headers.get("x-should-retry")
+    if said in ("true", "false"):
+        return bool(said == "true")
+    status = exc.status_code
+    return status in (408, 409, 429) or status >= 500
+
+
+def _retry_after(exc: Exception) -> float | None:
+    """The wait a server asked for in ``Retry-After`` (seconds, at most 60), if any."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    for header, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        try:
+            seconds = float(headers.get(header, "")) * scale
+        except ValueError:
+            continue
+        if 0 < seconds <= 60:
+            return seconds
+    return None
 
 
 def _retries_before(exc: Exception) -> int:

@@ -1,0 +1,491 @@
+"""The judge's budget: what a request is estimated to cost, the limits a run keeps to, and
+a judge that sends a request only when the budget still covers it.
+
+``estimate`` reads a request's rendered prompt (rules in docs/evaluation_budget_cache.md).
+``Budget`` holds the limits (requests, tokens, cost); ``fits`` says before a run whether the
+planned work fits, ``reserve``/``settle`` hold each request's estimate while it is in flight
+and then charge what it really cost. ``BudgetedJudge`` wraps a judge so that every request,
+each retry included, is reserved first; when the budget cannot cover one it raises
+``BudgetExhausted`` instead of sending it.
+
+Exceptions::
+
+    JudgeError              (tracebridge.metrics.judge)
+    └── BudgetExhausted     the remaining budget does not cover the next request
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from ..metrics.base import MetricResult, Usage
+from ..metrics.judge import (
+    Judge,
+    JudgeError,
+    JudgeReply,
+    JudgeRequest,
+    OpenAIJudge,
+    strict_json_schema,
+)
+
+__all__ = [
+    "Budget",
+    "BudgetExhausted",
+    "BudgetedJudge",
+    "Estimate",
+    "Price",
+    "Remaining",
+    "Reservation",
+    "Spent",
+    "estimate",
+    "exhausted_reason",
+    "parse_price",
+]
+
+CHARS_PER_TOKEN = 3
+"""ASCII characters counted as one token (tokenizers average about 4 in English prose)."""
+MESSAGE_OVERHEAD = 4
+"""Tokens around each message (its role and separators)."""
+REPLY_OVERHEAD = 3
+"""Tokens that prime the reply."""
+SCHEMA_OVERHEAD = 20
+"""Tokens of the text a server wraps the answer's JSON schema in."""
+STRING_ALLOWANCE = 200
+"""Output tokens allowed for each string in the answer (a reason is a sentence or two)."""
+NUMBER_ALLOWANCE = 8
+"""Output tokens allowed for a number in the answer."""
+LITERAL_ALLOWANCE = 2
+"""Output tokens allowed for ``true``, ``false`` or ``null`` in the answer."""
+
+M = TypeVar("M", bound=BaseModel)
+
+_NUMBERED_LINE = re.compile(r"^\[\d+\] ", re.MULTILINE)
+_EXHAUSTED = "budget exhausted: "
+
+
+@dataclass(frozen=True)
+class Price:
+    """What a model costs, in dollars per million tokens."""
+
+    input_per_million: float
+    """Dollars per million input (prompt) tokens."""
+    output_per_million: float
+    """Dollars per million output (completion) tokens."""
+
+    def __post_init__(self) -> None:
+        for field, value in (
+            ("input_per_million", self.input_per_million),
+            ("output_per_million", self.output_per_million),
+        ):
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"a price is a finite number of dollars, 0 or more; "
+                                 f"{field} is {value!r}")
+
+    def cost(self, input_tokens: int, output_tokens: int) -> Fraction:
+        """The exact cost of that many tokens, in dollars."""
+        return (
+            input_tokens * _exact(self.input_per_million)
+            + output_tokens * _exact(self.output_per_million)
+        ) / 1_000_000
+
+
+def parse_price(text: str) -> tuple[str, Price]:
+    """``"MODEL=INPUT,OUTPUT"`` (dollars per million tokens) as the model and its ``Price``.
+
+    >>> parse_price("gpt-4o-mini=0.15,0.60")
+    ('gpt-4o-mini', Price(input_per_million=0.15, output_per_million=0.6))
+    """
+    model, equals, numbers = text.rpartition("=")
+    parts = numbers.split(",")
+    usage = (
+        "a price is MODEL=INPUT,OUTPUT in dollars per million input and output tokens "
+        f"(e.g. gpt-4o-mini=0.15,0.60), got {text!r}"
+    )
+    if not equals or not model.strip() or len(parts) != 2:
+        raise ValueError(usage)
+    try:
+        values = [float(part) for part in parts]
+    except ValueError:
+        raise ValueError(usage) from None
+    if not all(math.isfinite(value) and value >= 0 for value in values):
+        raise ValueError(f"{usage}: both prices must be finite and 0 or more")
+    return model.strip(), Price(values[0], values[1])
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What some judge requests are expected to cost at most."""
+
+    requests: int
+    """How many requests."""
+    input_tokens: int
+    """Estimated prompt tokens (see ``estimate``)."""
+    output_tokens: int
+    """Allowed completion tokens, from the answer's schema."""
+    cost: float | None
+    """Dollars for those tokens; None when the model has no price."""
+
+    @property
+    def tokens(self) -> int:
+        """Input and output tokens together."""
+        return self.input_tokens + self.output_tokens
+
+
+def estimate(request: JudgeRequest[Any], model: str, price: Price | None = None) -> Estimate:
+    """The estimate for sending ``request`` once to ``model`` (priced at ``price``).
+
+    Input: the instructions, the prompt and the answer's JSON schema as the judge sends
+    them, at one token per ``CHARS_PER_TOKEN`` ASCII characters and one per other character,
+    plus the per-message overheads. Output: an allowance walked from the answer's schema
+    (``STRING_ALLOWANCE`` per string, ``NUMBER_ALLOWANCE`` per number, ``LITERAL_ALLOWANCE``
+    per boolean, the keys' own tokens, and one item per numbered transcript message in the
+    prompt for each list). ``model`` names the model the estimate is for; it does not change
+    the count. Without ``price`` the cost is None (unknown).
+    """
+    messages = [
+        {"role": "system", "content": request.instructions},
+        {"role": "user", "content": request.prompt},
+    ]
+    return _estimate_chat(messages, request.answer, price)
+
+
+def _estimate_chat(
+    messages: Sequence[dict[str, str]], answer: type[BaseModel], price: Price | None
+) -> Estimate:
+    schema = strict_json_schema(answer)
+    input_tokens = REPLY_OVERHEAD + SCHEMA_OVERHEAD + _text_tokens(
+        json.dumps({"name": answer.__name__, "schema": schema})
+    )
+    items = 0
+    for message in messages:
+        input_tokens += MESSAGE_OVERHEAD + _text_tokens(message["role"])
+        input_tokens += _text_tokens(message["content"])
+        items += len(_NUMBERED_LINE.findall(message["content"]))
+    output_tokens = REPLY_OVERHEAD + _allowance(schema, max(items, 1))
+    cost = None if price is None else float(price.cost(input_tokens, output_tokens))
+    return Estimate(1, input_tokens, output_tokens, cost)
+
+
+def _text_tokens(text: str) -> int:
+    ascii_chars = len(text.encode("ascii", "ignore"))
+    return -(-ascii_chars // CHARS_PER_TOKEN) + (len(text) - ascii_chars)
+
+
+def _allowance(schema: dict[str, Any], items: int) -> int:
+    """Output tokens allowed for a JSON value of ``schema``; lists hold ``items`` items."""
+    options = schema.get("anyOf") or schema.get("oneOf")
+    if options:
+        return max(_allowance(option, items) for option in options)
+    if "enum" in schema:
+        return max(_text_tokens(json.dumps(value)) for value in schema["enum"]) + 1
+    kind = schema.get("type")
+    if isinstance(kind, list):  # ["string", "null"]
+        return max(_allowance({**schema, "type": one}, items) for one in kind)
+    if kind == "object":
+        properties: dict[str, Any] = schema.get("properties", {})
+        return 2 + sum(
+            _text_tokens(json.dumps(name)) + 2 + _allowance(value, items)
+            for name, value in properties.items()
+        )
+    if kind == "array":
+        return 2 + items * (1 + _allowance(schema.get("items", {}), items))
+    if kind in ("integer", "number"):
+        return NUMBER_ALLOWANCE
+    if kind in ("boolean", "null"):
+        return LITERAL_ALLOWANCE
+    return STRING_ALLOWANCE  # a string, or a value the schema leaves open
+
+
+@dataclass(frozen=True)
+class Spent:
+    """Requests, tokens and dollars counted so far."""
+
+    requests: int
+    tokens: int
+    """Input and output tokens; a request whose tokens are unknown counts at its estimate."""
+    cost: float | None
+    """Dollars; None once a request to a model without a price was counted."""
+
+
+@dataclass(frozen=True)
+class Remaining:
+    """What the limits still allow, in-flight reservations taken off; None: no limit."""
+
+    requests: int | None
+    tokens: int | None
+    cost: float | None
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """The hold one request has on the budget while it is in flight."""
+
+    estimate: Estimate
+    price: Price | None
+    """The model's price, for charging what the request really cost."""
+    number: int
+    """Unique within its budget."""
+
+
+class Budget:
+    """Limits on a run's judge requests, tokens and dollars; None is no limit.
+
+    Safe to share between tasks and threads: every reservation and settlement happens under
+    one lock, so concurrent requests never overrun a limit by their estimates.
+    """
+
+    def __init__(
+        self,
+        max_requests: int | None = None,
+        max_tokens: int | None = None,
+        max_cost: float | None = None,
+        prices: dict[str, Price] | None = None,
+    ) -> None:
+        for name, limit in (
+            ("max_requests", max_requests),
+            ("max_tokens", max_tokens),
+            ("max_cost", max_cost),
+        ):
+            if limit is not None and not (math.isfinite(limit) and limit >= 0):
+                raise ValueError(f"{name} must be 0 or more, got {limit!r}")
+        self.max_requests = max_requests
+        self.max_tokens = max_tokens
+        self.max_cost = max_cost
+        self.prices: dict[str, Price] = dict(prices or {})
+        """Each judge model's price, by model name."""
+        self._lock = threading.Lock()
+        self._numbers = itertools.count(1)
+        self._open: dict[int, Reservation] = {}
+        self._requests = 0
+        self._tokens = 0
+        self._cost = Fraction(0)
+        self._unpriced = 0
+        self._held_requests = 0
+        self._held_tokens = 0
+        self._held_cost = Fraction(0)
+
+    @property
+    def spent(self) -> Spent:
+        """What settled requests cost."""
+        with self._lock:
+            cost = None if self._unpriced else float(self._cost)
+            return Spent(self._requests, self._tokens, cost)
+
+    @property
+    def reserved(self) -> Spent:
+        """What requests in flight hold (their estimates)."""
+        with self._lock:
+            return Spent(self._held_requests, self._held_tokens, float(self._held_cost))
+
+    @property
+    def remaining(self) -> Remaining:
+        """What a new reservation can still take."""
+        with self._lock:
+            requests, tokens, cost = self._left()
+            return Remaining(requests, tokens, None if cost is None else float(cost))
+
+    def _left(self) -> tuple[int | None, int | None, Fraction | None]:
+        requests = tokens = None
+        cost = None
+        if self.max_requests is not None:
+            requests = max(0, self.max_requests - self._requests - self._held_requests)
+        if self.max_tokens is not None:
+            tokens = max(0, self.max_tokens - self._tokens - self._held_tokens)
+        if self.max_cost is not None:
+            cost = max(Fraction(0), _exact(self.max_cost) - self._cost - self._held_cost)
+        return requests, tokens, cost
+
+    def fits(self, estimates: Iterable[Estimate]) -> str | None:
+        """None when all of the planned work fits what is left, else why not (one line).
+
+        Each estimate counts its own requests; retries are not planned, they draw on what
+        is left when they happen.
+        """
+        planned = list(estimates)
+        requests = sum(e.requests for e in planned)
+        tokens = sum(e.tokens for e in planned)
+        unpriced = sum(e.requests for e in planned if e.cost is None)
+        cost = sum((_exact(e.cost) for e in planned if e.cost is not None), Fraction(0))
+        with self._lock:
+            left_requests, left_tokens, left_cost = self._left()
+        if left_requests is not None and requests > left_requests:
+            return (f"the planned work needs {requests:,} judge requests; "
+                    f"{left_requests:,} of the limit of {self.max_requests:,} are left")
+        if left_tokens is not None and tokens > left_tokens:
+            return (f"the planned work needs an estimated {tokens:,} tokens; "
+                    f"{left_tokens:,} of the limit of {self.max_tokens:,} are left")
+        if left_cost is not None and unpriced:
+            return (f"the planned work's cost is unknown ({unpriced:,} of {requests:,} "
+                    "requests are to a model without a price) and a cost limit is set")
+        if left_cost is not None and self.max_cost is not None and cost > left_cost:
+            return (f"the planned work costs an estimated {_dollars(cost)}; "
+                    f"{_dollars(left_cost)} of the limit of {_dollars(self.max_cost)} is left")
+        return None
+
+    def reserve(self, estimate: Estimate, model: str | None = None) -> Reservation | None:
+        """Hold ``estimate`` for a request to ``model``, or None when what is left does not
+        cover it. With a cost limit, ``model`` must have a price."""
+        claim = self._claim(estimate, model)
+        return None if isinstance(claim, str) else claim
+
+    def _claim(self, estimate: Estimate, model: str | None) -> Reservation | str:
+        """A reservation, or why there is none (one line)."""
+        price = None if model is None else self.prices.get(model)
+        if self.max_cost is not None and price is None:
+            raise ValueError(f"a cost limit is set and the model {model!r} has no price")
+        cost = None if price is None else price.cost(estimate.input_tokens, estimate.output_tokens)
+        with self._lock:
+            left_requests, left_tokens, left_cost = self._left()
+            if left_requests is not None and estimate.requests > left_requests:
+                return (f"the limit of {self.max_requests:,} judge requests is reached "
+                        f"({self._requests:,} sent, {self._held_requests:,} in flight)")
+            if left_tokens is not None and estimate.tokens > left_tokens:
+                return (f"the next request needs up to {estimate.tokens:,} tokens (estimated) "
+                        f"and {left_tokens:,} of the limit of {self.max_tokens:,} are left")
+            if left_cost is not None and cost is not None and cost > left_cost:
+                return (f"the next request may cost up to {_dollars(cost)} (estimated) and "
+                        f"{_dollars(left_cost)} of the limit of "
+                        f"{_dollars(self.max_cost or 0.0)} is left")
+            reservation = Reservation(estimate, price, next(self._numbers))
+            self._open[reservation.number] = reservation
+            self._held_requests += estimate.requests
+            self._held_tokens += estimate.tokens
+            self._held_cost += cost or 0
+            return reservation
+
+    def settle(self, reservation: Reservation, actual_usage: Usage) -> None:
+        """Release ``reservation`` and charge what its request(s) really cost.
+
+        A request whose reply gave no token counts (or that failed) is charged its share of
+        the estimate, so an unknown never counts as free.
+        """
+        estimate = reservation.estimate
+        unknown = actual_usage.requests_without_usage
+        per_request_input = -(-estimate.input_tokens // max(estimate.requests, 1))
+        per_request_output = -(-estimate.output_tokens // max(estimate.requests, 1))
+        input_tokens = actual_usage.prompt_tokens + unknown * per_request_input
+        output_tokens = actual_usage.completion_tokens + unknown * per_request_output
+        price = reservation.price
+        with self._lock:
+            if self._open.pop(reservation.number, None) is None:
+                raise ValueError(f"reservation {reservation.number} is already settled")
+            self._held_requests -= estimate.requests
+            self._held_tokens -= estimate.tokens
+            if price is not None:
+                self._held_cost -= price.cost(estimate.input_tokens, estimate.output_tokens)
+                self._cost += price.cost(input_tokens, output_tokens)
+            elif actual_usage.requests:
+                self._unpriced += actual_usage.requests
+            self._requests += actual_usage.requests
+            self._tokens += input_tokens + output_tokens
+
+
+class BudgetExhausted(JudgeError):
+    """The remaining budget does not cover the next request; it was not sent."""
+
+    def __init__(self, reason: str, usage: Usage) -> None:
+        super().__init__(f"{_EXHAUSTED}{reason}", usage)
+        self.reason = reason
+        """Why, in one line."""
+
+
+def exhausted_reason(result: MetricResult) -> str | None:
+    """Why ``result`` has no value when the budget stopped it (it was not judged), else None.
+
+    A metric turns a judge's ``BudgetExhausted`` into an error result; its error starts
+    with ``budget exhausted: ``.
+    """
+    if result.error is not None and result.error.startswith(_EXHAUSTED):
+        return result.error[len(_EXHAUSTED):]
+    return None
+
+
+class BudgetedJudge:
+    """A judge that sends each request only when ``budget`` covers its estimate.
+
+    Every request is reserved before it is sent and settled with its real usage after.
+    An ``OpenAIJudge`` is asked through a ``RequestGate``, so each of its requests, HTTP
+    retries and re-asks after an invalid answer included, is reserved on its own (the
+    client's own retries are turned off for it and the judge makes them). Any other judge
+    is reserved one request per ``ask`` and charged what it reports.
+    """
+
+    def __init__(self, judge: Judge, budget: Budget, model: str | None = None) -> None:
+        if model is None:
+            named = getattr(judge, "model", None)
+            model = named if isinstance(named, str) else None
+        if budget.max_cost is not None and (model is None or model not in budget.prices):
+            raise ValueError(
+                f"a cost limit needs the price of the judge model {model or '(unnamed)'}: "
+                f"give it as {model or 'MODEL'}=INPUT,OUTPUT (dollars per million tokens)"
+            )
+        self.judge = judge
+        self.budget = budget
+        self.model = model
+        """The judge's model (by default ``judge.model``), whose price the budget charges."""
+        self.price = None if model is None else budget.prices.get(model)
+
+    @property
+    def name(self) -> str:
+        return self.judge.name
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The wrapped judge's request settings (``OpenAIJudge.settings``), else its name."""
+        settings = getattr(self.judge, "settings", None)
+        return dict(settings) if isinstance(settings, dict) else {"judge": self.judge.name}
+
+    async def ask(self, request: JudgeRequest[M]) -> JudgeReply[M]:
+        if isinstance(self.judge, OpenAIJudge):
+            return await self.judge.ask(request, gate=self)
+        messages = [
+            {"role": "system", "content": request.instructions},
+            {"role": "user", "content": request.prompt},
+        ]
+        reservation = await self.enter(messages, request.answer)
+        usage = Usage(requests=1, requests_without_usage=1)
+        try:
+            reply = await self.judge.ask(request)
+            usage = reply.usage
+        except JudgeError as exc:
+            usage = exc.usage
+            raise
+        finally:
+            self.leave(reservation, usage)
+        return reply
+
+    async def enter(
+        self, messages: Sequence[dict[str, str]], answer: type[BaseModel]
+    ) -> Reservation:
+        """Reserve the request about to send ``messages``, or raise ``BudgetExhausted``."""
+        claim = self.budget._claim(_estimate_chat(messages, answer, self.price), self.model)
+        if isinstance(claim, str):
+            raise BudgetExhausted(claim, Usage())
+        return claim
+
+    def leave(self, ticket: Reservation, usage: Usage) -> None:
+        """The request is over: settle its reservation with what it cost."""
+        self.budget.settle(ticket, usage)
+
+    def __repr__(self) -> str:
+        return f"BudgetedJudge({self.judge!r}, model={self.model!r})"
+
+
+def _exact(value: float) -> Fraction:
+    """``value`` as the decimal it was written as (0.1 is 1/10, not the nearest double)."""
+    return Fraction(repr(value))
+
+
+def _dollars(value: Fraction | float) -> str:
+    text = f"{float(value):.6f}".rstrip("0").rstrip(".")
+    return f"${text}"
