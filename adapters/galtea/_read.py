@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from tracebridge import _build
 from tracebridge._json import check_json, json_path
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import AIMessage, FilePart, HumanMessage, Message, Part, TextPart
@@ -134,10 +135,6 @@ def from_role_turn(turn: dict[str, Any], i: int, base: str = "conversation_turns
     return kind(content=content)  # the default metadata, as plain_turns gives it
 
 
-_HUMAN = HumanMessage.__pydantic_validator__.validate_python
-_AI = AIMessage.__pydantic_validator__.validate_python
-
-
 def plain_turns(trace: list[Any]) -> list[Message]:
     """The messages of the leading plain role turns of ``trace``: dicts of exactly ``role``
     (``user`` or ``assistant``) and a string ``content``, which ``from_role_turn`` reads as a
@@ -146,7 +143,8 @@ def plain_turns(trace: list[Any]) -> list[Message]:
     """
     messages: list[Message] = []
     append = messages.append
-    given = {"content": ""}  # one input dict for every call: pydantic copies what it reads
+    human = _build.human
+    ai = _build.ai
     for turn in trace:
         if type(turn) is not dict or len(turn) != 2:
             break
@@ -154,11 +152,10 @@ def plain_turns(trace: list[Any]) -> list[Message]:
         if type(content) is not str:
             break
         role = turn.get("role")
-        given["content"] = content
         if role == "user":
-            append(_HUMAN(given))
+            append(human(content))
         elif role == "assistant":
-            append(_AI(given))
+            append(ai(content))
         else:
             break
     return messages

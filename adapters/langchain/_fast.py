@@ -17,18 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tracebridge.errors import TraceError
-from tracebridge.messages import (
-    AIMessage,
-    HumanMessage,
-    Message,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-)
+from tracebridge import _build
+from tracebridge._json import NotPlainJson, json_copy_checked
+from tracebridge.messages import Message, ToolCall
 
 from ._call_blocks import parse_arguments
-from ._copy import json_copy
 from ._homes import DEVELOPER_KEY
 
 __all__ = ["Plan", "plans", "typed_fast"]
@@ -70,63 +63,76 @@ def typed_fast(message: Any, plan: Plan, metadata_name: str) -> Message | None:
     content = fields["content"]
     if type(content) is not str or message.__pydantic_extra__ or fields["type"] != plan.kind:
         return None
+    name = fields["name"]
+    message_id = fields["id"]
+    if (name is not None and type(name) is not str) or (
+        message_id is not None and type(message_id) is not str
+    ):
+        return None
     kept: dict[str, Any] = {}
-    for key, default in plan.kept:
-        value = fields[key]
-        if value == default and type(value) is type(default):
-            continue
-        kept[key] = json_copy(value)
-    # Only the fields that differ from the typed model's defaults are passed: pydantic
-    # validates every keyword it is given.
-    given: dict[str, Any] = {"content": content}
-    for key in ("name", "id"):
-        if fields[key] is not None:
-            given[key] = fields[key]
+    try:
+        for key, default in plan.kept:
+            value = fields[key]
+            if value == default and type(value) is type(default):
+                continue
+            kept[key] = json_copy_checked(value)
+    except NotPlainJson:
+        return None  # a value that is not JSON: the general reader says where
     kwargs: dict[str, Any] = kept.get("additional_kwargs", {})
     if kwargs and plan.kind == "system" and DEVELOPER_KEY in kwargs:
         return None
-    if kept:
-        given["metadata"] = {metadata_name: kept}
-    try:
-        if plan.kind == "ai":
-            return _ai(fields, kwargs, given)
-        if plan.kind == "tool":
-            if fields["status"] == "error":
-                given["is_error"] = True
-            return ToolMessage(tool_call_id=fields["tool_call_id"], **given)
-        return _CLASSES[plan.kind](**given)
-    except TraceError:
-        return None  # a value that is not JSON: the general reader says where
+    metadata = {metadata_name: kept} if kept else None
+    if plan.kind == "ai":
+        return _ai(fields, kwargs, content, name, message_id, metadata)
+    if plan.kind == "tool":
+        call_id = fields["tool_call_id"]
+        if type(call_id) is not str:
+            return None
+        is_error = fields["status"] == "error"
+        return _build.tool(content, call_id, name, is_error, message_id, metadata)
+    if plan.kind == "human":
+        return _build.human(content, name, message_id, metadata)
+    return _build.system(content, "system", name, message_id, metadata)
 
 
-_CLASSES: dict[str, type[HumanMessage] | type[SystemMessage]] = {
-    "human": HumanMessage,
-    "system": SystemMessage,
-}
-
-
-def _ai(fields: dict[str, Any], kwargs: dict[str, Any], given: dict[str, Any]) -> Message | None:
+def _ai(
+    fields: dict[str, Any],
+    kwargs: dict[str, Any],
+    content: str,
+    name: str | None,
+    message_id: str | None,
+    metadata: dict[str, Any] | None,
+) -> Message | None:
     if kwargs and (type(kwargs.get("refusal")) is str or not _AI_HOMES.isdisjoint(kwargs)):
         return None
     if fields["invalid_tool_calls"]:
         return None
     calls = fields["tool_calls"]
     if not calls:
-        return AIMessage(**given)
+        return _build.ai(content, None, name, message_id, metadata)
     raw = kwargs.get("tool_calls")
     if raw is not None and (type(raw) is not list or len(raw) != len(calls)):
         return None
-    typed_calls = []
+    typed_calls: list[ToolCall] = []
     for k, call in enumerate(calls):
         if type(call) is not dict or not call.keys() <= _CALL_KEYS:
             return None
         if call.get("type", "tool_call") != "tool_call":
             return None
         args = call["args"]
-        if raw is not None and not _names(raw[k], call["id"], call["name"], args):
+        call_name = call["name"]
+        call_id = call["id"]
+        if type(args) is not dict or type(call_name) is not str or (
+            call_id is not None and type(call_id) is not str
+        ):
             return None
-        typed_calls.append(ToolCall(name=call["name"], args=json_copy(args), id=call["id"]))
-    return AIMessage(tool_calls=typed_calls, **given)
+        if raw is not None and not _names(raw[k], call_id, call_name, args):
+            return None
+        try:
+            typed_calls.append(_build.call(call_name, json_copy_checked(args), call_id))
+        except NotPlainJson:
+            return None
+    return _build.ai(content, typed_calls, name, message_id, metadata)
 
 
 def _names(entry: Any, call_id: Any, name: Any, args: Any) -> bool:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from tracebridge import _build
 from tracebridge.errors import TraceError
 from tracebridge.messages import (
     AIMessage,
@@ -128,8 +129,8 @@ class _FastReader:
             if type(call_id) is not str:
                 return None
             if name is None:  # defaults are not passed: validating them costs as much again
-                return ToolMessage(content=content, tool_call_id=call_id)
-            return ToolMessage(content=content, tool_call_id=call_id, name=name)
+                return _build.tool(content, call_id)
+            return _build.tool(content, call_id, name)
         if (role == "user" or role == "system" or role == "developer") and self.user_names:
             if len(item) == 2:
                 name = None
@@ -139,11 +140,11 @@ class _FastReader:
                 return None
             if role == "user":
                 if name is None:
-                    return HumanMessage(content=content)
-                return HumanMessage(content=content, name=name)
+                    return _build.human(content)
+                return _build.human(content, name)
             if name is None:
-                return SystemMessage(content=content, role=role)
-            return SystemMessage(content=content, role=role, name=name)
+                return _build.system(content, role)
+            return _build.system(content, role, name)
         return None
 
     def assistant(self, item: dict[str, Any]) -> AIMessage | None:
@@ -187,14 +188,8 @@ class _FastReader:
                 return None
         if fields:
             namespace["fields"] = fields
-        given: dict[str, Any] = {"content": content}
-        if name is not None:
-            given["name"] = name
-        if calls:
-            given["tool_calls"] = calls
-        if namespace:
-            given["metadata"] = {self.source: namespace}
-        return AIMessage(**given)
+        metadata = {self.source: namespace} if namespace else None
+        return _build.ai(content, calls, name, None, metadata)
 
     def call(self, call: Any) -> ToolCall | None:
         if type(call) is not dict or len(call) != 3 or call.get("type") != "function":
@@ -207,16 +202,16 @@ class _FastReader:
         raw = function.get("arguments")
         if type(name) is not str or type(raw) is not str:
             return None
+        # parse_arguments gives plain JSON (its decoder refuses NaN and infinities): the
+        # arguments need no second check.
         if raw == "":
-            return ToolCall(name=name, id=call_id, metadata={self.source: {"arguments": ""}})
+            return _build.call(name, {}, call_id, {self.source: {"arguments": ""}})
         args = parse_arguments(raw)
         if args is None:
             return None
         if dumps(args) != raw:
-            return ToolCall(
-                name=name, args=args, id=call_id, metadata={self.source: {"arguments": raw}}
-            )
-        return ToolCall(name=name, args=args, id=call_id)
+            return _build.call(name, args, call_id, {self.source: {"arguments": raw}})
+        return _build.call(name, args, call_id)
 
 
 class _Reader(ReplyReader):
