@@ -1,0 +1,135 @@
+"""OpenAI Responses API items <-> tracebridge messages.
+
+A trace is a list of Responses items: what ``client.responses.create(input=...)`` takes and
+``response.output`` holds, as plain dicts (the ``*Param`` TypedDicts) mixed with the SDK's
+``openai.types.responses`` objects (read as the keys they were given). ``from_messages`` gives
+back plain item dicts, equal to the source.
+
+=====================================  ===================================================
+item                                   typed
+=====================================  ===================================================
+``message`` user / system / developer  ``HumanMessage`` / ``SystemMessage(role=...)``
+``message`` assistant                  the text and refusal parts of an ``AIMessage``
+``reasoning``                          a ``ReasoningPart`` of the ``AIMessage`` (summary text)
+``function_call``                      a ``ToolCall`` (``id`` = ``call_id``)
+``custom_tool_call``                   a ``ToolCall(kind="custom", args={"input": text})``
+``computer_call``, ``local_shell_call``,
+``shell_call``, ``apply_patch_call``   a ``ToolCall`` named for the type (input in ``args``)
+``*_output`` of those                  a ``ToolMessage`` (``tool_call_id`` = ``call_id``)
+hosted ``web_search_call``, ...        a ``ToolCall`` (its input) + a ``ToolMessage`` (its
+                                       result as JSON text), written back as one item
+``mcp_list_tools``,
+``mcp_approval_request``               an ``OpaquePart`` of the ``AIMessage``, kept whole
+``mcp_approval_response``              a ``HumanMessage`` holding it as an ``OpaquePart``
+=====================================  ===================================================
+
+The items of one reply (reasoning, the assistant message, calls) make one ``AIMessage``; the
+full table, and what ``metadata["openai_responses"]`` keeps, is in
+``docs/adapters/openai_responses.md``. Any other item type is ``unknown_role``.
+
+``read_items`` / ``write_items`` take the metadata namespace as ``source``, for adapters that
+build on this one (``openai_agents``).
+
+>>> from tracebridge.adapters import openai_responses
+>>> items = [{"role": "user", "content": "hi"},
+...          {"type": "function_call", "call_id": "c1", "name": "now", "arguments": "{}"},
+...          {"type": "function_call_output", "call_id": "c1", "output": "noon"}]
+>>> openai_responses.from_messages(openai_responses.to_messages(items)) == items
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from tracebridge.messages import Message
+
+from ._items import (
+    CALL_OUTPUTS,
+    HOSTED_CALLS,
+    ITEM_TYPES,
+    MESSAGE_ROLES,
+    NAME,
+    is_sdk_item,
+)
+from ._parts import PLACES
+from ._read import item_dict, read_items
+from ._write import DROPPABLE, write_items
+
+__all__ = [
+    "CALL_OUTPUTS",
+    "DROPPABLE",
+    "HOSTED_CALLS",
+    "ITEM_TYPES",
+    "NAME",
+    "detect",
+    "from_messages",
+    "item_dict",
+    "read_items",
+    "to_messages",
+    "write_items",
+]
+
+
+def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
+    """Typed messages from a list of Responses items (dicts and SDK objects, mixed)."""
+    return read_items(trace, source=NAME, allow_pending=allow_pending)
+
+
+def from_messages(messages: Any, *, drop: Collection[str] = ()) -> list[dict[str, Any]]:
+    """Responses item dicts, ready to send as ``input``.
+
+    ``drop`` accepts losses the format cannot avoid, by name (see ``DROPPABLE``): ``is_error``
+    (output items have no error flag), ``reasoning`` (a reasoning part without the id of its
+    item, or outside a reply), ``mime_types`` (an image by URL or a file by id or URL has no
+    mime type field), ``refusals`` (a refusal outside a reply), ``citations`` (a citation
+    without url, title and both indexes, or with cited text), ``audio_replies`` (a reply has
+    no audio), ``unanswered_calls`` (a call no result answers), ``opaque_parts`` (a block from
+    another format). Without it they raise ``not_representable``. Names of people and agents
+    have no place at all, nor have calls without ids.
+    """
+    return write_items(messages, source=NAME, drop=drop)
+
+
+_KEYS = frozenset(("type", "role", "content", "id", "status", "phase"))
+
+
+def detect(trace: Any) -> bool:
+    """True for a non-empty list of Responses items with at least one Responses marker.
+
+    Each element is an SDK Responses object, an item dict with a known ``type``, or a
+    type-less message (``role`` and ``content``); at least one has a ``type`` or a content
+    part of a Responses type (``input_text``, ``output_text``...). A plain list of
+    ``{"role", "content"}`` dicts is left to the chat formats (it reads the same here).
+    """
+    if not isinstance(trace, list) or not trace:
+        return False
+    marked = False
+    for item in trace:
+        if is_sdk_item(item):
+            marked = True
+            continue
+        if not isinstance(item, dict):
+            return False
+        kind = item.get("type")
+        if kind is not None and kind != "message":
+            if kind not in ITEM_TYPES:
+                return False
+            marked = True
+            continue
+        if item.get("role") not in MESSAGE_ROLES or not item.keys() <= _KEYS:
+            return False
+        content = item.get("content")
+        if isinstance(content, list):
+            if not all(_is_part(part, item["role"]) for part in content):
+                return False
+            marked = marked or bool(content)
+        elif type(content) is not str:
+            return False
+        marked = marked or kind == "message"
+    return marked
+
+
+def _is_part(part: Any, role: str) -> bool:
+    return isinstance(part, dict) and part.get("type") in PLACES[role]

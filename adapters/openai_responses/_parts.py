@@ -1,0 +1,238 @@
+"""Content parts of Responses messages and tool outputs, both ways.
+
+The API takes different part types in each place (from the SDK's ``*Param`` types):
+user, system and developer messages ``input_text``/``input_image``/``input_file``/
+``input_audio``; assistant messages ``output_text``/``refusal``; tool outputs
+``input_text``/``input_image``/``input_file``. A part of another type (or of a type the place
+does not take) is kept whole as an ``OpaquePart`` marked ``{"verbatim": true}``, and only such
+a part is written back as it was. Unknown keys of a part (and null values) are kept under
+``metadata[<adapter>]["fields"]``; ``url_citation`` annotations of an ``output_text`` part are
+``AIMessage.citations`` (the reader collects them; see ``_reply``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from tracebridge.media import data_url, split_data_url
+from tracebridge.messages import (
+    AudioPart,
+    Content,
+    FilePart,
+    ImagePart,
+    OpaquePart,
+    Part,
+    ReasoningPart,
+    RefusalPart,
+    TextPart,
+)
+
+from ..openai_chat._parts import PartReader, PartWriter, described
+
+__all__ = ["PLACES", "ItemPartReader", "ItemPartWriter"]
+
+PLACES: Mapping[str, tuple[str, ...]] = {
+    "user": ("input_text", "input_image", "input_file", "input_audio"),
+    "system": ("input_text", "input_image", "input_file", "input_audio"),
+    "developer": ("input_text", "input_image", "input_file", "input_audio"),
+    "assistant": ("output_text", "refusal"),
+    "output": ("input_text", "input_image", "input_file"),
+}
+"""The part types the API takes in each role, and in a tool output (``output``)."""
+
+
+class ItemPartReader(PartReader):
+    """Reads the parts of the item at one index of a trace."""
+
+    def __init__(self, source: str, index: int) -> None:
+        super().__init__(source, index)
+        self.root = f"items[{index}]"
+
+    def parts(self, value: Any, path: str, place: str) -> Content:
+        """A string as it is; a list as typed parts (``place`` says which types it takes)."""
+        if type(value) is str:
+            return value
+        if not isinstance(value, list):
+            self.fail(
+                "malformed_event", path, f"expected a string or a list of parts, got "
+                f"{described(value)}"
+            )
+        return [self.item_part(part, f"{path}[{j}]", place) for j, part in enumerate(value)]
+
+    def item_part(self, item: Any, path: str, place: str) -> Part:
+        data = self.mapping(item, path, "a content part")
+        kind = data.get("type")
+        if type(kind) is not str:
+            self.fail(
+                "malformed_event",
+                f"{path}.type",
+                f"a content part needs a string 'type' ({', '.join(PLACES[place])}), got "
+                f"{described(kind) if 'type' in data else 'none'}",
+            )
+        if kind not in PLACES[place]:
+            return OpaquePart(
+                kind=kind, value=self.kept(data, path), metadata={self.source: {"verbatim": True}}
+            )
+        del data["type"]
+        namespace: dict[str, Any] = {}
+        made: Part
+        if kind in ("input_text", "output_text"):
+            made = TextPart(text=self.string(data, "text", path))
+            if kind == "output_text":
+                self.output_text(data, path, namespace)
+        elif kind == "refusal":
+            made = RefusalPart(text=self.string(data, "refusal", path))
+        elif kind == "input_image":
+            if type(data.get("image_url")) is not str:
+                # By file id alone: the typed ImagePart needs a URL or data.
+                data["type"] = kind
+                return OpaquePart(
+                    kind=kind,
+                    value=self.kept(data, path),
+                    metadata={self.source: {"verbatim": True}},
+                )
+            made = self.image(data, path)
+        elif kind == "input_file":
+            made = self.file(data, path)
+        else:
+            made = AudioPart(**self.audio_fields(data, path, namespace))
+            if namespace.get("inner"):
+                self.kept(namespace["inner"], f"{path}.input_audio")
+            else:
+                namespace.pop("inner", None)
+        if data:
+            namespace["fields"] = self.kept(data, path)
+        if not namespace:
+            return made
+        return made.model_copy(update={"metadata": {self.source: namespace}})
+
+    def output_text(self, data: dict[str, Any], path: str, namespace: dict[str, Any]) -> None:
+        """Hook: the reply reader takes the annotations out of ``data``."""
+
+    def image(self, data: dict[str, Any], path: str) -> ImagePart:
+        url = self.string(data, "image_url", path)
+        detail = data.pop("detail") if type(data.get("detail")) is str else None
+        found = split_data_url(url)
+        if found:
+            return ImagePart(data=found[1], mime_type=found[0], detail=detail)
+        return ImagePart(url=url, detail=detail)
+
+    def file(self, data: dict[str, Any], path: str) -> FilePart:
+        given = {
+            key: self.optional(data, key, str, path)
+            for key in ("file_id", "file_data", "file_url", "filename")
+        }
+        if given["file_id"] is None and given["file_data"] is None and given["file_url"] is None:
+            self.fail(
+                "malformed_event",
+                path,
+                "an input_file part needs 'file_id', 'file_data' or 'file_url' (a string)",
+            )
+        found = split_data_url(given["file_data"]) if given["file_data"] is not None else None
+        return FilePart(
+            url=given["file_url"],
+            data=found[1] if found else given["file_data"],
+            mime_type=found[0] if found else None,
+            file_id=given["file_id"],
+            filename=given["filename"],
+        )
+
+
+_PART_TYPES: Mapping[type, str] = {
+    TextPart: "input_text",
+    RefusalPart: "refusal",
+    ImagePart: "input_image",
+    AudioPart: "input_audio",
+    FilePart: "input_file",
+}
+
+
+class ItemPartWriter(PartWriter):
+    """Writes the parts of the typed message at one index."""
+
+    def __init__(self, source: str, index: int, drop: Collection[str]) -> None:
+        super().__init__(source, index, drop)
+
+    def parts(self, content: Content, place: str, path: str = ".content") -> Any:
+        if isinstance(content, str):
+            return content
+        written = []
+        for j, part in enumerate(content):
+            out = self.item_part(part, f"{path}[{j}]", place)
+            if out is not None:
+                written.append(out)
+        return written
+
+    def item_part(self, part: Part, path: str, place: str) -> dict[str, Any] | None:
+        """The part as the API spells it in ``place``, or None when the caller dropped it."""
+        if isinstance(part, ReasoningPart):
+            self.lose(
+                f"a Responses {_where(place)} has no reasoning part (reasoning is an item of "
+                "its own, in a reply)",
+                path,
+                "reasoning",
+            )
+            return None
+        if isinstance(part, OpaquePart):
+            return self.opaque(part, path)
+        kind = _PART_TYPES[type(part)]
+        if kind == "input_text" and place == "assistant":
+            kind = "output_text"
+        if kind not in PLACES[place]:
+            self.lose(
+                f"a Responses {_where(place)} takes only {', '.join(PLACES[place])} parts, "
+                f"not {kind}",
+                path,
+                "refusals" if kind == "refusal" else None,
+            )
+            return None
+        namespace = self.namespace(part.metadata)
+        out: dict[str, Any] = {"type": kind}
+        if isinstance(part, TextPart):
+            out["text"] = part.text
+            if kind == "output_text":
+                self.output_text(part, namespace, out)
+        elif isinstance(part, RefusalPart):
+            out["refusal"] = part.text
+        elif isinstance(part, ImagePart):
+            out["image_url"] = self.source_url(part, path)
+            if part.detail is not None:
+                out["detail"] = part.detail
+        elif isinstance(part, AudioPart):
+            audio = {"data": self.audio_data(part, path), "format": self.audio_format(part, path)}
+            out["input_audio"] = {**namespace.get("inner", {}), **audio}
+        else:
+            out.update(self.file_fields(part, path))
+        for key, value in namespace.get("fields", {}).items():
+            out.setdefault(key, value)
+        return out
+
+    def output_text(self, part: TextPart, namespace: dict[str, Any], out: dict[str, Any]) -> None:
+        """Hook: the reply writer adds the part's annotations."""
+        out["annotations"] = []
+
+    def file_fields(self, part: FilePart, path: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if part.file_id is not None:
+            out["file_id"] = part.file_id
+        if part.data is not None:
+            out["file_data"] = (
+                part.data if part.mime_type is None else data_url(part.mime_type, part.data)
+            )
+        elif part.mime_type is not None:
+            self.lose(
+                f"an input_file part given by id or URL has no mime_type field (found "
+                f"{part.mime_type!r})",
+                path,
+                "mime_types",
+            )
+        if part.url is not None:
+            out["file_url"] = part.url
+        if part.filename is not None:
+            out["filename"] = part.filename
+        return out
+
+
+def _where(place: str) -> str:
+    return "tool output" if place == "output" else f"{place} message"
