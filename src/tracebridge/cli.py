@@ -7,6 +7,7 @@
     tracebridge formats [--options]
     tracebridge schema
     tracebridge score DATASET.jsonl --metric NAME ... [--model M --base-url URL]
+    tracebridge run CASES.jsonl --out RUN_DIR --metric NAME ... [--model M] [--max-requests N]
 
 FILE is one JSON trace, a JSON array of traces, or JSONL with one trace per line (``-`` reads
 standard input); records are read, converted and written one at a time, in the input's shape.
@@ -57,6 +58,12 @@ def cmd_score(args: argparse.Namespace, streams: Streams) -> int:
 
     return metrics_cli.run(args, stdin=streams.stdin, stdout=streams.stdout,
                            stderr=streams.stderr)
+
+
+def cmd_run(args: argparse.Namespace, streams: Streams) -> int:
+    from ._cli_run import cmd_run as run_cases
+
+    return run_cases(args, streams)
 
 
 # --- the parser ------------------------------------------------------------------------------
@@ -147,6 +154,12 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
         from .metrics import cli as metrics_cli
 
         metrics_cli.configure(score)
+    run = add("run", "run an evaluation over a case file (checks, controls, budget, cache)",
+              cmd_run)
+    if "run" in argv:
+        from ._cli_run import configure as configure_run
+
+        configure_run(run)
     return parser
 
 

@@ -1,0 +1,213 @@
+"""``tracebridge run CASES --out RUN_DIR --metric NAME ...``: an evaluation run over a case file.
+
+Cases are loaded and checked (every bad case reported by line and case_id), deterministic
+checks block what they must, controls run first, the judged metrics run under the budget
+through the cache, and RUN_DIR is written as the run goes (see docs/evaluation.md). Running
+again on the same RUN_DIR resumes.
+
+Exit codes: 0 the run is complete (every case passed, failed, was blocked or needs review);
+1 the case file holds bad cases; 2 the request or the input is unusable (a flag, an unreadable
+file, a RUN_DIR of another run, a damaged cache, a --checks that cannot be loaded); 3 the run is
+incomplete (cases errored or unrun: a provider failure, the budget boundary, or the estimate
+did not fit the budget); 4 a control came out otherwise than expected or could not be scored;
+130 interrupted (RUN_DIR keeps what was written; run again to resume).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+from typing import Any, TextIO
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_CONTROLS = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130
+DEFAULT_CACHE = ".tracebridge/cache.sqlite"
+"""Where ``--cache`` points by default (``evaluation.cache.DEFAULT_PATH``)."""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the ``run`` arguments to ``parser``."""
+    from .metrics.cli import DETERMINISTIC, JUDGED
+
+    parser.add_argument("cases", metavar="CASES",
+                        help="the case file: JSONL, one case per line, or a JSON list of cases")
+    parser.add_argument("--out", required=True, metavar="RUN_DIR",
+                        help="the run directory (created; an existing one is resumed)")
+    parser.add_argument(
+        "-m", "--metric", dest="metrics", action="append", required=True, metavar="NAME",
+        choices=[*DETERMINISTIC, *JUDGED],
+        help="a metric to compute (repeat for several): " + ", ".join([*DETERMINISTIC, *JUDGED]),
+    )
+    parser.add_argument("--model", metavar="M", help="the judge model (for judged metrics)")
+    parser.add_argument("--base-url", metavar="URL",
+                        help="an OpenAI-compatible endpoint (default: the OpenAI API)")
+    parser.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
+                        help="environment variable holding the API key (default: "
+                        "OPENAI_API_KEY)")
+    parser.add_argument("--max-requests", type=int, metavar="N",
+                        help="judge requests the run may send, retries included")
+    parser.add_argument("--max-tokens", type=int, metavar="N",
+                        help="judge tokens (input and output) the run may spend")
+    parser.add_argument("--max-cost", type=float, metavar="DOLLARS",
+                        help="dollars the run may spend (needs --price for the model)")
+    parser.add_argument("--price", dest="prices", action="append", default=[],
+                        metavar="MODEL=IN,OUT",
+                        help="a model's price in dollars per million input and output tokens")
+    parser.add_argument("--concurrency", type=int, default=4, metavar="N",
+                        help="jobs in flight at once (default: 4)")
+    parser.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                        help="seconds per judge request (default: 120)")
+    parser.add_argument("--retries", type=int, default=2, metavar="N",
+                        help="retries of a failed or invalid judge request (default: 2)")
+    parser.add_argument("--cache", default=DEFAULT_CACHE, metavar="PATH",
+                        help=f"the result cache (default: {DEFAULT_CACHE})")
+    parser.add_argument("--no-cache", action="store_true", help="use no result cache")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="start even when the estimate does not fit the budget")
+    parser.add_argument("--continue-on-control-failure", action="store_true",
+                        help="score the other cases even when a control comes out wrong")
+    parser.add_argument("--checks", action="append", default=[], metavar="MODULE:FUNCTION",
+                        help="a user check: a function of the case returning a list of "
+                        "problems (repeat for several)")
+    parser.add_argument("--pass-threshold", type=float, default=1.0, metavar="X",
+                        help="a metric passes a case at this value or above (default: 1.0)")
+
+
+class _Unusable(Exception):
+    """The request or the input cannot be used (exit 2)."""
+
+
+def cmd_run(args: argparse.Namespace, streams: Any) -> int:
+    """Run the cases; returns the exit code. Errors are one line on stderr."""
+    from .evaluation.cases import CaseFileError
+
+    err: TextIO = streams.stderr
+    try:
+        summary = _run(args, err)
+    except CaseFileError as exc:
+        for problem in exc.problems:
+            err.write(f"tracebridge run: {args.cases}: {problem}\n")
+        if not exc.problems:
+            err.write(f"tracebridge run: {args.cases} holds no cases\n")
+        err.write(f"tracebridge run: {len(exc.problems)} bad case record(s); nothing ran\n")
+        return EXIT_INVALID
+    except _Unusable as exc:
+        err.write(f"tracebridge run: {exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        err.write(f"tracebridge run: interrupted; {args.out} keeps what was written (run "
+                  "again to resume)\n")
+        return EXIT_INTERRUPTED
+    streams.stdout.write(_report(summary, args.out))
+    if summary["stopped"]:
+        err.write(f"tracebridge run: stopped: {summary['stopped']}\n")
+    if any(not control["as_expected"] for control in summary["controls"]):
+        return EXIT_CONTROLS
+    if summary["status"] != "complete":
+        return EXIT_INCOMPLETE
+    return EXIT_OK
+
+
+def _run(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
+    from ._jsonstream import UnreadableInput
+    from .errors import MissingExtraError
+    from .evaluation.budget import parse_price
+    from .evaluation.cache import CacheError
+    from .evaluation.cases import load_cases
+    from .evaluation.checks import CheckError, load_check
+    from .evaluation.record import RecordError
+    from .evaluation.runner import UsageError
+
+    try:
+        checks = [load_check(spec) for spec in args.checks]
+        prices = dict(parse_price(text) for text in args.prices)
+        cases = load_cases(args.cases)
+        for case in cases.unreadable():
+            err.write(f"tracebridge run: {args.cases}: line {case.line} (case {case.case_id}): "
+                      f"the transcript cannot be used: {case.transcript_error}; the case is "
+                      "blocked\n")
+        runner = _runner(args, cases, checks, prices)
+        return asyncio.run(_go(runner))
+    except (UnreadableInput, CheckError, RecordError, CacheError, UsageError,
+            MissingExtraError, ValueError, OSError) as exc:
+        raise _Unusable(str(exc)) from None
+
+
+async def _go(runner: Any) -> dict[str, Any]:
+    try:
+        result: dict[str, Any] = await runner.run()
+        return result
+    finally:
+        close = getattr(runner.judge, "aclose", None)
+        if close is not None:
+            await close()
+        close_cache = getattr(runner.cache, "close", None)
+        if close_cache is not None:
+            close_cache()
+
+
+def _runner(args: argparse.Namespace, cases: Any, checks: list[Any],
+            prices: dict[str, Any]) -> Any:
+    from .evaluation.budget import Budget
+    from .evaluation.cache import NoCache, ResultCache
+    from .evaluation.record import RunRecord
+    from .evaluation.runner import Runner, RunSettings, UsageError
+    from .evaluation.summary import header
+
+    for flag, value in (("--concurrency", args.concurrency), ("--retries", args.retries + 1)):
+        if value < 1:
+            raise UsageError(f"{flag} must be {'1' if flag == '--concurrency' else '0'} or "
+                             f"more, got {getattr(args, flag[2:])}")
+    if args.timeout <= 0:
+        raise UsageError(f"--timeout must be more than 0, got {args.timeout}")
+    judge = _judge(args)
+    budget = Budget(args.max_requests, args.max_tokens, args.max_cost, prices)
+    cache = NoCache() if args.no_cache else ResultCache(args.cache)
+    settings = RunSettings(
+        concurrency=args.concurrency,
+        continue_on_control_failure=args.continue_on_control_failure,
+        allow_partial=args.allow_partial,
+        pass_threshold=args.pass_threshold,
+    )
+    judge_settings = None if judge is None else dict(judge.settings)
+    runner = Runner(cases, args.metrics, RunRecord(args.out), judge=judge,
+                    judge_settings=judge_settings, model=args.model, budget=budget, cache=cache,
+                    user_checks=checks, settings=settings)
+    runner.header = header(
+        os.path.abspath(args.cases), cases.manifest_hash, len(cases.cases),
+        {name: metric.metric_version for name, metric in runner.metrics.items()},
+        None if judge is None else {"name": judge.name, **(judge_settings or {})},
+    )
+    return runner
+
+
+def _judge(args: argparse.Namespace) -> Any:
+    from ._optional import require
+    from .evaluation.runner import UsageError
+    from .metrics.cli import JUDGED
+    from .metrics.judge import OpenAIJudge
+
+    judged = [name for name in args.metrics if name in JUDGED]
+    if not judged:
+        return None
+    if not args.model:
+        raise UsageError(f"--model is required for judged metrics ({', '.join(judged)})")
+    api_key = os.environ.get(args.api_key_env)
+    if api_key is None:
+        if args.base_url is None:
+            raise UsageError(f"set {args.api_key_env} to the API key (or use --api-key-env)")
+        api_key = "unused"  # local OpenAI-compatible servers usually accept any key
+    openai = require("openai", adapter="OpenAI judge", extra="openai", package="openai")
+    client = openai.AsyncOpenAI(base_url=args.base_url, api_key=api_key, timeout=args.timeout,
+                                max_retries=args.retries)
+    return OpenAIJudge(client, args.model, max_retries=args.retries)
+
+
+def _report(summary: dict[str, Any], out: str) -> str:
+    counts = ", ".join(f"{count} {state}" for state, count in summary["counts"].items() if count)
+    usage = summary["usage"]
+    cost = "" if summary["cost"] is None else f", ${summary['cost']:.4f}"
+    return (f"{summary['status']}: {counts or 'no cases'}; judge: {usage['requests']} "
+            f"request(s), {usage['prompt_tokens']} + {usage['completion_tokens']} tokens{cost}; "
+            f"{out}/summary.json\n")

@@ -1,0 +1,347 @@
+"""Case files: the model of one case, and loading a file of them with every problem reported.
+
+A case file is JSONL (one case per line) or a JSON list of cases, read one record at a time.
+Loading checks every record and reports each bad one by line and ``case_id`` at once
+(``CaseFileError``): fields of the wrong type, unknown keys, a duplicate ``case_id``, an unknown
+``control_role``, a ``goal_shift`` or ``cancellation`` control without a human label, a control
+whose human label contradicts its role, an unknown ``source``. A transcript that cannot be read
+or breaks the conversation rules does not stop loading: the case keeps the ``TraceError``
+(``LoadedCase.transcript_error``), is reported, and the conversation-rules check blocks it.
+
+Each case records ``source_hash`` (the SHA-256 of the canonical JSON of its transcript as
+written) and ``transcript_hash`` (``MultiTurnSample.transcript_hash`` of its typed messages);
+the case set records ``manifest_hash`` (the SHA-256 of every record's canonical JSON, in order).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .._jsonstream import JsonDocuments, UnreadableInput, is_jsonl_name
+from ..errors import FormatError, TraceError
+from ..hashing import canonical_json
+from ..messages import Message, Metadata, ToolCall
+from ..registry import FORMATS, detect_format, get_adapter
+from ..sample import MultiTurnSample
+from . import roles
+
+__all__ = [
+    "Case",
+    "CaseFileError",
+    "CaseProblem",
+    "CaseSet",
+    "ControlRole",
+    "Expectation",
+    "HumanAdjudication",
+    "LoadedCase",
+    "SOURCES",
+    "load_cases",
+    "read_cases",
+]
+
+SOURCES: tuple[str, ...] = (roles.ROLES, *FORMATS)
+"""What a case's ``source`` may name: the role/``call_id`` form, or any format."""
+
+_CONFIG = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+
+class ControlRole(str, Enum):
+    """What a control case proves about the judge, and so what it must come out as."""
+
+    POSITIVE = "positive"
+    """The goal was achieved: the judge must say so."""
+    NEGATIVE_FAILED_TOOL = "negative_failed_tool"
+    """A tool failed and the agent said so: not achieved."""
+    NEGATIVE_FALSE_CLAIM = "negative_false_claim"
+    """A tool failed and the agent claimed success: not achieved."""
+    PARTIAL_GOAL = "partial_goal"
+    """Only part of the goal was reached: not achieved."""
+    GOAL_SHIFT = "goal_shift"
+    """The user changed the goal: the human label decides (required)."""
+    CANCELLATION = "cancellation"
+    """The user cancelled: the human label decides (required)."""
+    DUPLICATE_SIDE_EFFECT = "duplicate_side_effect"
+    """The action ran twice: a deterministic check must block it (a goal score is not enough)."""
+
+
+ACHIEVED_ROLES = frozenset({ControlRole.POSITIVE})
+NOT_ACHIEVED_ROLES = frozenset(
+    {ControlRole.NEGATIVE_FAILED_TOOL, ControlRole.NEGATIVE_FALSE_CLAIM, ControlRole.PARTIAL_GOAL}
+)
+LABELLED_ROLES = frozenset({ControlRole.GOAL_SHIFT, ControlRole.CANCELLATION})
+
+
+class Expectation(BaseModel):
+    """One assertion about a ``domain_evidence`` field: exactly one of the three."""
+
+    model_config = _CONFIG
+
+    present: bool | None = None
+    """True: the field is there and not null; False: it is absent or null."""
+    equals: Any = None
+    """The field equals this JSON value (compared as canonical JSON; null is a value)."""
+    count: int | None = Field(default=None, ge=0)
+    """The field is a list of exactly this many items."""
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Expectation:
+        given = self.model_fields_set & {"present", "equals", "count"}
+        if len(given) != 1:
+            raise ValueError("an expectation has exactly one of present, equals, count "
+                             f"(got {', '.join(sorted(given)) or 'none'})")
+        if "present" in given and self.present is None:
+            raise ValueError("present must be true or false")
+        if "count" in given and self.count is None:
+            raise ValueError("count must be a number of items")
+        return self
+
+    @property
+    def kind(self) -> str:
+        """``present``, ``equals`` or ``count``."""
+        return next(iter(self.model_fields_set & {"present", "equals", "count"}))
+
+
+class HumanAdjudication(BaseModel):
+    """What a person decided about the case."""
+
+    model_config = _CONFIG
+
+    goal_achieved: bool
+    """Whether the user's goal was achieved."""
+    reason: str | None = None
+    """Why, in the person's words."""
+
+
+class Case(BaseModel):
+    """One case of a case file."""
+
+    model_config = _CONFIG
+
+    case_id: str = Field(min_length=1)
+    """Unique in the file."""
+    transcript: Any
+    """The conversation, in any format tracebridge reads (see ``source``)."""
+    source: str | None = None
+    """The transcript's format (``roles`` or a format name); told from its shape when absent."""
+    slice: str | None = None
+    """The group the case belongs to, for counts per slice."""
+    critical: bool = False
+    """Critical cases run right after the controls."""
+    session_id: str | None = None
+    """The session the conversation came from."""
+    reference: str | None = None
+    """The expected outcome, in words."""
+    reference_version: str | None = None
+    """The version of the references; required when a metric reads one."""
+    reference_tool_calls: list[ToolCall] | None = None
+    """The tool calls the agent was expected to make."""
+    reference_topics: list[str] | None = None
+    """The topics the agent may talk about."""
+    rubrics: dict[str, str] | None = None
+    """Named rubrics for judged metrics (``{"role": ...}``)."""
+    domain_evidence: Metadata = Field(default_factory=dict)
+    """What the systems the agent acted on record (ticket ids, operation ids ...), as JSON."""
+    expect: dict[str, Expectation] = Field(default_factory=dict)
+    """Assertions about ``domain_evidence`` fields, checked before any judge."""
+    human_adjudication: HumanAdjudication | None = None
+    """A person's verdict, compared with the judge's."""
+    control_role: ControlRole | None = None
+    """Set on a control case: what it must come out as."""
+    metadata: Metadata = Field(default_factory=dict)
+    """Anything else about the case, as JSON."""
+
+    @model_validator(mode="after")
+    def _control_and_label_agree(self) -> Case:
+        role, label = self.control_role, self.human_adjudication
+        if role in LABELLED_ROLES and label is None:
+            raise ValueError(f"a {role.value} control needs human_adjudication.goal_achieved "
+                             "(its expected outcome is the human label)")
+        if label is not None and (
+            (role in ACHIEVED_ROLES and not label.goal_achieved)
+            or (role in NOT_ACHIEVED_ROLES and label.goal_achieved)
+        ):
+            assert role is not None
+            raise ValueError(f"human_adjudication.goal_achieved={label.goal_achieved} "
+                             f"contradicts control_role {role.value}")
+        if self.source is not None and self.source not in SOURCES:
+            raise ValueError(f"unknown source {self.source!r}; known: {', '.join(SOURCES)}")
+        return self
+
+
+@dataclass(frozen=True)
+class LoadedCase:
+    """A case as loaded: its typed conversation (or why there is none) and its hashes."""
+
+    case: Case
+    line: int
+    """The line of the case file the case starts on."""
+    position: int
+    """The case's place in the file (0-based)."""
+    source_hash: str
+    """``sha256:`` + hex SHA-256 of the transcript's canonical JSON, as written."""
+    messages: list[Message] | None
+    """The typed conversation; None when the transcript could not be read."""
+    format: str | None
+    """The format the transcript was read as."""
+    transcript_error: TraceError | FormatError | None
+    """Why the transcript could not be read (the conversation-rules check blocks the case)."""
+    transcript_hash: str | None
+    """``MultiTurnSample.transcript_hash()`` of the typed conversation."""
+
+    @property
+    def case_id(self) -> str:
+        return self.case.case_id
+
+    def sample(self) -> MultiTurnSample:
+        """The conversation with the case's references, for the metrics."""
+        if self.messages is None:
+            raise ValueError(f"case {self.case_id} has no readable transcript")
+        case = self.case
+        return MultiTurnSample(
+            messages=self.messages,
+            reference=case.reference,
+            reference_tool_calls=case.reference_tool_calls,
+            reference_topics=case.reference_topics,
+            rubrics=case.rubrics,
+            metadata={"case_id": case.case_id},
+        )
+
+
+@dataclass(frozen=True)
+class CaseProblem:
+    """A record of the case file that cannot be used."""
+
+    line: int
+    case_id: str | None
+    message: str
+
+    def __str__(self) -> str:
+        case = f" (case {self.case_id})" if self.case_id is not None else ""
+        return f"line {self.line}{case}: {self.message}"
+
+
+class CaseFileError(Exception):
+    """The case file cannot be used; ``problems`` lists every bad record."""
+
+    def __init__(self, path: str, problems: list[CaseProblem]) -> None:
+        self.path = path
+        self.problems = problems
+        first = problems[0] if problems else None
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        super().__init__(f"{path}: {first}{more}" if first else f"{path}: no cases")
+
+
+@dataclass(frozen=True)
+class CaseSet:
+    """The cases of one file, in file order, and the hash of the whole set."""
+
+    path: str
+    cases: list[LoadedCase]
+    manifest_hash: str
+
+    def unreadable(self) -> list[LoadedCase]:
+        """Cases whose transcript could not be read (they will be blocked)."""
+        return [case for case in self.cases if case.transcript_error is not None]
+
+
+def read_cases(path: str) -> Iterator[tuple[int, Any | None, str | None]]:
+    """Every record of the case file: (line, value, problem), one at a time."""
+    try:
+        stream = open(path, encoding="utf-8-sig")  # noqa: SIM115 - closed when read
+    except OSError as exc:
+        raise UnreadableInput(f"cannot read {path}: {exc}") from None
+    with stream:
+        documents = JsonDocuments(
+            stream, path, lambda element: isinstance(element, dict) and "case_id" in element,
+            jsonl=is_jsonl_name(path), allow_empty=True,
+        )
+        for record in documents:
+            if record.problem is not None:
+                yield record.line, None, record.problem
+            elif documents.shape == "json" and isinstance(record.value, list):
+                raise UnreadableInput(f"{path}: expected a case per line or a JSON list of "
+                                      f"cases (objects with case_id)")
+            else:
+                yield record.line, record.value, None
+
+
+def load_cases(path: str) -> CaseSet:
+    """Read and check every case; ``CaseFileError`` lists every bad record."""
+    digest = hashlib.sha256()
+    problems: list[CaseProblem] = []
+    cases: list[LoadedCase] = []
+    seen: dict[str, int] = {}
+    for line, value, problem in read_cases(path):
+        case_id = value.get("case_id") if isinstance(value, dict) else None
+        case_id = case_id if isinstance(case_id, str) else None
+        if problem is not None:
+            problems.append(CaseProblem(line, None, problem))
+            continue
+        try:
+            digest.update(canonical_json(value) + b"\n")
+        except ValueError as exc:  # NaN or a value that is not JSON
+            problems.append(CaseProblem(line, case_id, f"not JSON: {exc}"))
+            continue
+        if not isinstance(value, dict):
+            problems.append(CaseProblem(line, None, f"expected a case object, got "
+                                        f"{type(value).__name__}"))
+            continue
+        try:
+            case = Case.model_validate(value)
+        except ValidationError as exc:
+            problems.extend(CaseProblem(line, case_id, text) for text in _described(exc))
+            continue
+        except TraceError as exc:  # a reference tool call holding a value that is not JSON
+            problems.append(CaseProblem(line, case_id, str(exc)))
+            continue
+        if case.case_id in seen:
+            problems.append(CaseProblem(line, case.case_id, f"duplicate case_id (first on "
+                                        f"line {seen[case.case_id]})"))
+            continue
+        seen[case.case_id] = line
+        cases.append(_loaded(case, line, len(cases)))
+    if problems:
+        raise CaseFileError(path, problems)
+    if not cases:
+        raise CaseFileError(path, [])
+    return CaseSet(path, cases, f"sha256:{digest.hexdigest()}")
+
+
+def _described(exc: ValidationError) -> list[str]:
+    problems = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"])
+        message = error["msg"].removeprefix("Value error, ")
+        if error["type"] == "enum":
+            message = (f"unknown control_role {error['input']!r}; expected one of "
+                       f"{', '.join(role.value for role in ControlRole)}")
+        problems.append(f"{where}: {message}" if where else message)
+    return problems
+
+
+def _loaded(case: Case, line: int, position: int) -> LoadedCase:
+    source_hash = f"sha256:{hashlib.sha256(canonical_json(case.transcript)).hexdigest()}"
+    try:
+        name, messages = _read(case)
+    except (TraceError, FormatError) as exc:
+        return LoadedCase(case, line, position, source_hash, None, None, exc, None)
+    try:
+        transcript_hash = MultiTurnSample(messages=messages).transcript_hash()
+    except TraceError as exc:
+        return LoadedCase(case, line, position, source_hash, None, name, exc, None)
+    return LoadedCase(case, line, position, source_hash, messages, name, None, transcript_hash)
+
+
+def _read(case: Case) -> tuple[str, list[Message]]:
+    source = case.source
+    if source is None:
+        source = roles.ROLES if roles.detect(case.transcript) else detect_format(case.transcript)
+    if source == roles.ROLES:
+        return source, roles.to_messages(case.transcript)
+    return source, get_adapter(source).to_messages(case.transcript)

@@ -1,0 +1,158 @@
+"""The deterministic checks every case passes before a judge request is spent on it.
+
+In order: the conversation rules (the transcript was read and follows them), ``expect``
+against ``domain_evidence``, the references the run's metrics read, and the user's checks
+(``package.module:function``, a function of the ``Case`` returning a list of problems). A case
+that fails any is blocked, with every reason found, and costs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..hashing import canonical_json
+from .cases import Case, Expectation, LoadedCase
+
+__all__ = [
+    "CheckError",
+    "UserCheck",
+    "check_case",
+    "check_expectations",
+    "load_check",
+    "reference_fields",
+]
+
+REQUIRED_REFERENCES: dict[str, tuple[str, ...]] = {
+    "agent_goal_accuracy_with_reference": ("reference",),
+    "topic_adherence_precision": ("reference_topics",),
+    "topic_adherence_recall": ("reference_topics",),
+    "topic_adherence_f1": ("reference_topics",),
+    "tool_call_accuracy": ("reference_tool_calls",),
+    "tool_call_accuracy_unordered": ("reference_tool_calls",),
+    "tool_call_f1": ("reference_tool_calls",),
+}
+"""The reference fields a metric cannot score without."""
+OPTIONAL_REFERENCES: dict[str, tuple[str, ...]] = {"role_adherence": ("rubrics",)}
+"""Reference fields a metric reads when they are there (the role's rubric)."""
+
+
+def reference_fields(metric: str) -> tuple[str, ...]:
+    """Every reference field ``metric`` reads (what its cached results depend on)."""
+    return REQUIRED_REFERENCES.get(metric, ()) + OPTIONAL_REFERENCES.get(metric, ())
+
+
+class CheckError(Exception):
+    """A ``--checks`` function that cannot be loaded (one line)."""
+
+
+@dataclass(frozen=True)
+class UserCheck:
+    """A user's check: its ``package.module:function`` name and the function."""
+
+    name: str
+    function: Callable[[Case], Any]
+
+
+def load_check(spec: str) -> UserCheck:
+    """The function ``package.module:function`` names; ``CheckError`` when there is none."""
+    module_name, colon, attribute = spec.partition(":")
+    if not colon or not module_name or not attribute:
+        raise CheckError(f"--checks {spec}: expected package.module:function")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise CheckError(f"--checks {spec}: cannot import {module_name}: {exc}") from None
+    function = getattr(module, attribute, None)
+    if not callable(function):
+        raise CheckError(f"--checks {spec}: {module_name} has no function {attribute}")
+    return UserCheck(spec, function)
+
+
+def check_case(
+    case: LoadedCase, metrics: Sequence[str], user_checks: Sequence[UserCheck] = ()
+) -> list[str]:
+    """Every reason to block ``case`` before a judge sees it (empty: go ahead)."""
+    reasons: list[str] = []
+    if case.transcript_error is not None:
+        reasons.append(f"conversation rules: {case.transcript_error}")
+    reasons.extend(check_expectations(case.case))
+    reasons.extend(_references(case.case, metrics))
+    for check in user_checks:
+        reasons.extend(_user(check, case.case))
+    return reasons
+
+
+def check_expectations(case: Case) -> list[str]:
+    """Each ``expect`` assertion that ``domain_evidence`` does not meet."""
+    return [
+        f"expect {key}: {problem}"
+        for key, expectation in case.expect.items()
+        if (problem := _unmet(case.domain_evidence, key, expectation)) is not None
+    ]
+
+
+def _unmet(evidence: dict[str, Any], key: str, expectation: Expectation) -> str | None:
+    there = key in evidence
+    value = evidence.get(key)
+    kind = expectation.kind
+    if kind == "present":
+        present = there and value is not None
+        if present == expectation.present:
+            return None
+        if expectation.present:
+            return "expected present, but domain_evidence has " + (
+                "null" if there else "no such field")
+        return f"expected absent or null, got {_json(value)}"
+    if not there:
+        return f"expected {kind} {_json(getattr(expectation, kind))}, but domain_evidence " \
+               "has no such field"
+    if kind == "equals":
+        if canonical_json(value) == canonical_json(expectation.equals):
+            return None
+        return f"expected {_json(expectation.equals)}, got {_json(value)}"
+    if not isinstance(value, list):
+        return f"expected a list of {expectation.count}, got {_json(value)}"
+    if len(value) == expectation.count:
+        return None
+    return f"expected {expectation.count} item(s), got {len(value)}: {_json(value)}"
+
+
+def _json(value: Any) -> str:
+    return canonical_json(value).decode("utf-8")
+
+
+def _references(case: Case, metrics: Sequence[str]) -> list[str]:
+    reasons = []
+    reads_one = False
+    for metric in metrics:
+        needed = REQUIRED_REFERENCES.get(metric, ())
+        reads_one = reads_one or bool(needed)
+        missing = [name for name in needed if _empty(name, getattr(case, name))]
+        if missing:
+            reasons.append(f"reference: {metric} needs {', '.join(missing)}, and the case has "
+                           "none")
+    if reads_one and not case.reference_version:
+        reasons.append("reference: the case has no reference_version (a metric of this run "
+                       "reads its references)")
+    return reasons
+
+
+def _empty(name: str, value: Any) -> bool:
+    """No reference to score against (an empty list of expected calls is one: expect none)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return True
+    return name == "reference_topics" and not value
+
+
+def _user(check: UserCheck, case: Case) -> list[str]:
+    try:
+        problems = check.function(case)
+    except Exception as exc:  # the check's own failure is a reason not to judge, said so
+        return [f"check {check.name} raised {type(exc).__name__}: {exc}"]
+    if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
+        return [f"check {check.name} returned {type(problems).__name__}; expected a list of "
+                "problems (strings)"]
+    return [f"check {check.name}: {problem}" for problem in problems]

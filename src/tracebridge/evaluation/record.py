@@ -1,0 +1,188 @@
+"""The run directory: what ran, what did not, and why, written as the run goes.
+
+``RUN_DIR/results.jsonl``  one ``MetricResult`` per case and metric, appended and flushed as
+                           each is produced: ``{"case_id", ...MetricResult, "cached"}``
+``RUN_DIR/cases.jsonl``    each case's state, appended as it settles (started afresh on
+                           resume), rewritten in case order when the run ends
+``RUN_DIR/summary.json``   versions, the manifest hash, counts, usage and cost, the unrun cases;
+                           ``"status": "running"`` until the run ends
+
+Running again on the same RUN_DIR resumes: results already written are kept (those of a failed
+judge request are asked again), only what is missing runs. A run killed at any moment loses at
+most the requests in flight: a line cut short by the kill is dropped when the run resumes.
+Resuming is refused when RUN_DIR holds a run of another case set, metric or judge.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, TextIO
+
+from pydantic import ValidationError
+
+from ..metrics.base import MetricResult, Usage
+
+__all__ = ["RecordError", "RunRecord"]
+
+RESULTS, CASES, SUMMARY = "results.jsonl", "cases.jsonl", "summary.json"
+_ROW_KEYS = ("case_id", "cached")
+"""What a results row holds besides the ``MetricResult`` fields."""
+_SAME_RUN = ("manifest_hash", "metrics", "judge")
+"""What must match for a run to resume on a RUN_DIR."""
+
+
+class RecordError(Exception):
+    """RUN_DIR cannot be used (one line)."""
+
+
+class RunRecord:
+    """Writes one run directory."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._results: TextIO | None = None
+        self._cases: TextIO | None = None
+        self.usage = Usage()
+        """What the judge spent on this RUN_DIR's results, resumed runs included (cache hits
+        cost nothing)."""
+
+    # --- starting and resuming ---------------------------------------------------------------
+
+    def open(self, header: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+        """Start or resume the run; returns the rows already written, by (case_id, metric).
+
+        ``header`` is the start of ``summary.json``; its ``manifest_hash``, ``metrics`` and
+        ``judge`` must match those of a run already in RUN_DIR.
+        """
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RecordError(f"cannot create {self.path}: {exc}") from None
+        done = self._resume(header)
+        self.write_summary({**header, "status": "running"})
+        try:
+            self._results = open(self.path / RESULTS, "a", encoding="utf-8")  # noqa: SIM115
+            # the states are worked out again from the results; the end rewrites the file whole
+            self._cases = open(self.path / CASES, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            raise RecordError(f"cannot write {self.path}: {exc}") from None
+        return done
+
+    def _resume(self, header: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+        summary = self.path / SUMMARY
+        results = self.path / RESULTS
+        if not summary.exists():
+            if results.exists():
+                raise RecordError(f"{self.path} holds {RESULTS} but no {SUMMARY}: not a run "
+                                  "directory this version can resume; use a new --out")
+            return {}
+        try:
+            before = json.loads(summary.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise RecordError(f"cannot read {summary}: {exc}") from None
+        for key in _SAME_RUN:
+            if not isinstance(before, dict) or before.get(key) != header.get(key):
+                raise RecordError(
+                    f"{self.path} holds a run with another {key.replace('_', ' ')}; resuming "
+                    "would mix two runs: use a new --out"
+                )
+        return self._rows(results)
+
+    def _rows(self, results: Path) -> dict[tuple[str, str], dict[str, Any]]:
+        if not results.exists():
+            return {}
+        _drop_cut_line(results)
+        rows: dict[tuple[str, str], dict[str, Any]] = {}
+        with open(results, encoding="utf-8") as lines:
+            for number, text in enumerate(lines, 1):
+                try:
+                    row = json.loads(text)
+                    MetricResult.model_validate({k: v for k, v in row.items()
+                                                 if k not in _ROW_KEYS})
+                    rows[(row["case_id"], row["name"])] = row
+                    self._spent(row)
+                except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                    reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else exc
+                    raise RecordError(f"{results}: line {number} is not a result row "
+                                      f"({reason}); use a new --out") from None
+        return rows
+
+    # --- as the run goes -----------------------------------------------------------------
+
+    def write_result(self, case_id: str, result: MetricResult,
+                     cached: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Append one result row and flush it; returns the row."""
+        row = {"case_id": case_id, **result.model_dump(mode="json"), "cached": cached}
+        self._append(self._results, row)
+        self._spent(row)
+        return row
+
+    def _spent(self, row: dict[str, Any]) -> None:
+        if row.get("cached") is None and row.get("usage") is not None:
+            self.usage += Usage.model_validate(row["usage"])
+
+    def write_case(self, row: dict[str, Any]) -> None:
+        """Append one case's state as it settles."""
+        self._append(self._cases, row)
+
+    def _append(self, stream: TextIO | None, row: dict[str, Any]) -> None:
+        assert stream is not None, "open() first"
+        stream.write(json.dumps(row, ensure_ascii=False) + "\n")
+        stream.flush()
+
+    # --- the end -------------------------------------------------------------------------
+
+    def finish(self, cases: list[dict[str, Any]], summary: dict[str, Any]) -> None:
+        """Rewrite ``cases.jsonl`` in case order and write the final ``summary.json``."""
+        self.close()
+        _replace(self.path / CASES,
+                 "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in cases))
+        self.write_summary(summary)
+
+    def write_summary(self, summary: dict[str, Any]) -> None:
+        _replace(self.path / SUMMARY, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+
+    def close(self) -> None:
+        for stream in (self._results, self._cases):
+            if stream is not None:
+                stream.close()
+        self._results = self._cases = None
+
+
+def _drop_cut_line(path: Path) -> None:
+    """Cut a last line that a kill left without its newline (the request it recorded reruns)."""
+    with open(path, "rb+") as data:
+        size = data.seek(0, os.SEEK_END)
+        if size == 0:
+            return
+        data.seek(size - 1)
+        if data.read(1) == b"\n":
+            return
+        end = size
+        while end > 0:
+            step = min(65536, end)
+            data.seek(end - step)
+            chunk = data.read(step)
+            newline = chunk.rfind(b"\n")
+            if newline >= 0:
+                data.truncate(end - step + newline + 1)
+                return
+            end -= step
+        data.truncate(0)
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all (a temporary file renamed over it)."""
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError, UnboundLocalError):
+            os.unlink(temporary)
+        raise RecordError(f"cannot write {path}: {exc}") from None

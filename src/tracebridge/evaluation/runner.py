@@ -1,0 +1,331 @@
+"""An evaluation run: checks, controls first, judged metrics under a budget through a cache.
+
+1. Every case passes the deterministic checks (``checks.py``); a case that fails one is
+   blocked and costs nothing.
+2. Each (case, metric) still to do is looked up in the cache; a hit is a result, marked cached.
+3. Each judged job left is estimated from the requests its metric would send (``plan.py``,
+   ``budget.estimate``); when the whole does not fit the budget the run refuses to start,
+   unless ``allow_partial``.
+4. Controls run first, with the goal metrics only. If one comes out otherwise than its role
+   expects (or could not be scored), the run stops there (``controls_failed``,
+   ``controls_incomplete``) and every other case is unrun, unless
+   ``continue_on_control_failure``.
+5. Then critical cases, then the rest, at most ``concurrency`` jobs at once. A job starts only
+   when the budget's remaining share covers its estimate; at the boundary no new job starts,
+   the jobs in flight finish, and what is left is unrun with the reason. A judge or provider
+   failure is an ``errored`` result (never a goal failure); a successful judged result goes
+   into the cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from ..hashing import canonical_json
+from ..metrics.base import Metric, MetricResult
+from ..metrics.cli import DETERMINISTIC, JUDGED
+from ..metrics.judge import Judge
+from ..sample import MultiTurnSample
+from .budget import Budget, BudgetedJudge, Estimate, estimate, exhausted_reason
+from .cache import NoCache, ResultCache, cache_key
+from .cases import CaseSet, ControlRole, LoadedCase
+from .checks import UserCheck, check_case, reference_fields
+from .outcome import GOAL_METRICS, case_row
+from .plan import PlanningJudge, planned_requests
+from .record import RunRecord
+from .summary import summary as build_summary
+
+__all__ = ["Job", "RunSettings", "Runner", "UsageError"]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class UsageError(Exception):
+    """The run cannot be set up as asked (one line)."""
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How a run goes."""
+
+    concurrency: int = 4
+    """Jobs (one case, one metric) in flight at once."""
+    continue_on_control_failure: bool = False
+    """Score the other cases even when a control came out wrong."""
+    allow_partial: bool = False
+    """Start even when the estimate says the budget cannot cover all the work."""
+    pass_threshold: float = 1.0
+    """A metric passes a case when its value is at least this."""
+
+
+@dataclass
+class Job:
+    """One metric on one case."""
+
+    case: LoadedCase
+    metric: Metric
+    sample: MultiTurnSample
+    judged: bool
+    key: str | None = None
+    estimates: list[Estimate] = field(default_factory=list)
+
+
+class Runner:
+    """One run over a case set; ``await runner.run()`` returns the summary."""
+
+    def __init__(
+        self,
+        cases: CaseSet,
+        metric_names: Sequence[str],
+        record: RunRecord,
+        *,
+        judge: Judge | None = None,
+        judge_settings: dict[str, Any] | None = None,
+        model: str | None = None,
+        budget: Budget | None = None,
+        cache: ResultCache | NoCache | None = None,
+        user_checks: Sequence[UserCheck] = (),
+        settings: RunSettings = RunSettings(),
+        header: dict[str, Any] | None = None,
+    ) -> None:
+        self.cases = cases
+        self.names = list(dict.fromkeys(metric_names))
+        unknown = [n for n in self.names if n not in DETERMINISTIC and n not in JUDGED]
+        if unknown:
+            raise UsageError(f"unknown metric {unknown[0]!r}; known: "
+                             f"{', '.join([*DETERMINISTIC, *JUDGED])}")
+        judged = [n for n in self.names if n in JUDGED]
+        if judged and judge is None:
+            raise UsageError(f"judged metrics ({', '.join(judged)}) need a judge (--model)")
+        if settings.concurrency < 1:
+            raise UsageError(f"concurrency must be 1 or more, got {settings.concurrency}")
+        self.record = record
+        self.judge = judge
+        self.budget = budget if budget is not None else Budget()
+        self.cache = cache if cache is not None else NoCache()
+        self.user_checks = list(user_checks)
+        self.settings = settings
+        self.model = model or ""
+        self.judge_settings = judge_settings or {}
+        self.header = header or {}
+        self.metrics: dict[str, Metric] = {}
+        self.planners: dict[str, tuple[Metric, PlanningJudge]] = {}
+        try:
+            budgeted = None if judge is None else BudgetedJudge(judge, self.budget, self.model)
+        except ValueError as exc:  # a cost limit without the model's price
+            raise UsageError(str(exc)) from None
+        for name in self.names:
+            if name in DETERMINISTIC:
+                self.metrics[name] = DETERMINISTIC[name]()
+            else:
+                assert budgeted is not None
+                assert judge is not None
+                self.metrics[name] = JUDGED[name](budgeted)
+                planner = PlanningJudge(judge.name)
+                self.planners[name] = (JUDGED[name](planner), planner)
+        self._check_controls()
+        self.results: dict[tuple[str, str], MetricResult] = {}
+        self.unrun: dict[tuple[str, str], str] = {}
+        self.blocked: dict[str, list[str]] = {}
+        self.stopped: str | None = None
+        self.status = "complete"
+
+    def _check_controls(self) -> None:
+        needs_goal = [c.case_id for c in self.cases.cases
+                      if c.case.control_role not in (None, ControlRole.DUPLICATE_SIDE_EFFECT)]
+        if needs_goal and not any(name in GOAL_METRICS for name in self.names):
+            raise UsageError(
+                f"the case file has controls ({needs_goal[0]}...) and no goal metric scores "
+                f"them: add --metric {GOAL_METRICS[0]} or --metric {GOAL_METRICS[1]}"
+            )
+
+    # --- the plan --------------------------------------------------------------------------
+
+    def metrics_of(self, case: LoadedCase) -> list[str]:
+        """The metrics a case is scored with: the goal metrics for a control, else all."""
+        role = case.case.control_role
+        if role is ControlRole.DUPLICATE_SIDE_EFFECT:
+            return []  # a deterministic check must block it; no judge is asked
+        if role is not None:
+            return [name for name in self.names if name in GOAL_METRICS]
+        return self.names
+
+    def _jobs(self, case: LoadedCase) -> list[Job]:
+        sample = case.sample()
+        jobs = []
+        for name in self.metrics_of(case):
+            if (case.case_id, name) in self.results:
+                continue
+            metric = self.metrics[name]
+            job = Job(case, metric, sample, judged=name in JUDGED)
+            if job.judged:
+                job.key = cache_key(metric, self.judge_settings, case.transcript_hash or "",
+                                    _references(case, name))
+            jobs.append(job)
+        return jobs
+
+    async def _estimate(self, job: Job) -> None:
+        planned_metric, planner = self.planners[job.metric.name]
+        requests = await planned_requests(planned_metric, planner, job.sample)
+        price = self.budget.prices.get(self.model)
+        job.estimates = [estimate(request, self.model, price) for request in requests]
+
+    # --- the run ---------------------------------------------------------------------------
+
+    async def run(self) -> dict[str, Any]:
+        """Run every case; writes RUN_DIR as it goes and returns the summary."""
+        done = self.record.open(self.header)
+        for (case_id, name), row in done.items():
+            result = MetricResult.model_validate({k: v for k, v in row.items()
+                                                  if k not in ("case_id", "cached")})
+            if _finished(result):
+                self.results[(case_id, name)] = result
+        order = self._ordered()
+        phases: list[list[Job]] = [[], []]
+        for case in order:
+            reasons = check_case(case, self.metrics_of(case), self.user_checks)
+            if reasons:
+                self.blocked[case.case_id] = reasons
+                self._settle(case)
+                continue
+            jobs = [job for job in self._jobs(case) if not self._from_cache(job)]
+            phases[0 if case.case.control_role is not None else 1].extend(jobs)
+        for job in (job for phase in phases for job in phase if job.judged):
+            await self._estimate(job)
+        refusal = self.budget.fits([e for phase in phases for j in phase for e in j.estimates])
+        if refusal is not None and not self.settings.allow_partial:
+            self._stop(f"refused: the estimate does not fit the budget: {refusal} "
+                       "(allow_partial runs anyway)", "refused")
+        await self._run_jobs(phases[0])
+        if not self.settings.continue_on_control_failure:
+            self._check_control_outcomes()
+        await self._run_jobs(phases[1])
+        return self._finish(order)
+
+    def _ordered(self) -> list[LoadedCase]:
+        def rank(case: LoadedCase) -> tuple[int, int]:
+            if case.case.control_role is not None:
+                return 0, case.position
+            return (1 if case.case.critical else 2), case.position
+
+        return sorted(self.cases.cases, key=rank)
+
+    def _from_cache(self, job: Job) -> bool:
+        if job.key is None:
+            return False
+        result = self.cache.get(job.key)
+        if result is None:
+            return False
+        self._keep(job, result, cached=True)
+        return True
+
+    def _keep(self, job: Job, result: MetricResult, *, cached: bool = False) -> None:
+        mark = result.details.get("cached") if cached else None
+        self.record.write_result(job.case.case_id, result, mark if isinstance(mark, dict) else None)
+        self.results[(job.case.case_id, job.metric.name)] = result
+        if (not cached and job.judged and job.key is not None and result.error is None):
+            self.cache.put(job.key, result)
+
+    def _stop(self, reason: str, status: str) -> None:
+        if self.stopped is None:
+            self.stopped = reason
+            self.status = status
+
+    async def _run_jobs(self, jobs: list[Job]) -> None:
+        gate = asyncio.Semaphore(self.settings.concurrency)
+        running: set[asyncio.Task[None]] = set()
+        try:
+            for job in jobs:
+                await gate.acquire()
+                if self.stopped is None and job.judged:
+                    refusal = self.budget.fits(job.estimates)
+                    if refusal is not None:
+                        self._stop(f"budget: {refusal}", "incomplete")
+                if self.stopped is not None:
+                    gate.release()
+                    self.unrun[(job.case.case_id, job.metric.name)] = self.stopped
+                    continue
+                task = asyncio.create_task(self._job(job, gate))
+                running.add(task)
+                task.add_done_callback(running.discard)
+                await asyncio.sleep(0)  # the job takes its share of the budget before the next
+            await asyncio.gather(*running)
+        finally:
+            for task in running:
+                task.cancel()
+
+    async def _job(self, job: Job, gate: asyncio.Semaphore) -> None:
+        try:
+            try:
+                result = await job.metric.ascore(job.sample)
+            except Exception as exc:  # one broken metric must not end the run
+                result = job.metric.failed(job.sample, f"{type(exc).__name__}: {exc}")
+            refused = exhausted_reason(result)
+            if refused is not None:
+                self._stop(f"budget: {refused}", "incomplete")
+                self.unrun[(job.case.case_id, job.metric.name)] = f"budget: {refused}"
+                if result.usage is not None:  # spent before the refusal: not lost from the sums
+                    self.record.usage += result.usage
+            else:
+                self._keep(job, result)
+        finally:
+            gate.release()
+
+    def _check_control_outcomes(self) -> None:
+        rows = [self._settle(case) for case in self._ordered()
+                if case.case.control_role is not None]
+        wrong = [row for row in rows if row["state"] == "failed"]
+        unknown = [row for row in rows if row["state"] in ("errored", "unrun")]
+        if wrong:
+            self._stop("controls_failed: " + "; ".join(
+                f"{row['case_id']}: {row['reasons'][0]}" for row in wrong), "controls_failed")
+        elif unknown:
+            self._stop("controls_incomplete: " + ", ".join(
+                f"{row['case_id']} {row['state']}" for row in unknown)
+                + " (the controls must come out as expected before other cases are scored)",
+                "controls_incomplete")
+
+    def _settle(self, case: LoadedCase) -> dict[str, Any]:
+        names = self.metrics_of(case)
+        return case_row(
+            case, names,
+            blocked=self.blocked.get(case.case_id, []),
+            results={n: r for n in names if (r := self.results.get((case.case_id, n)))},
+            unrun={n: self.unrun.get((case.case_id, n), self.stopped or "not run")
+                   for n in names},
+            threshold=self.settings.pass_threshold,
+        )
+
+    def _finish(self, order: list[LoadedCase]) -> dict[str, Any]:
+        rows = {row["case_id"]: row for row in map(self._settle, order)}
+        in_file_order = [rows[case.case_id] for case in self.cases.cases]
+        if self.status == "complete" and any(
+            row["state"] in ("errored", "unrun") for row in in_file_order
+        ):
+            self.status = "incomplete"
+        summary = build_summary(self, in_file_order)
+        self.record.finish(in_file_order, summary)
+        return summary
+
+
+def _finished(result: MetricResult) -> bool:
+    """A result worth keeping on resume: a value, or no value for a reason that would not
+    change if asked again (no request failed)."""
+    from ..metrics.cli import verdict
+
+    return verdict(result) != "error"
+
+
+def _references(case: LoadedCase, metric: str) -> dict[str, str | None]:
+    values = {}
+    for name in reference_fields(metric):
+        value = getattr(case.case, name)
+        if isinstance(value, list):
+            value = [v.model_dump(mode="json") if isinstance(v, BaseModel) else v for v in value]
+        values[name] = None if value is None else canonical_json(value).decode("utf-8")
+    return values

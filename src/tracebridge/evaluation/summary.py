@@ -1,0 +1,101 @@
+"""``summary.json``: what produced the run, what came of each case, what it cost, and what did
+not run and why."""
+
+from __future__ import annotations
+
+import dataclasses
+import platform
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from .. import __version__
+from .outcome import STATES
+
+if TYPE_CHECKING:
+    from .runner import Runner
+
+__all__ = ["header", "summary"]
+
+
+def now() -> str:
+    """The time, UTC, ISO 8601 to the second."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def header(
+    case_file: str,
+    manifest_hash: str,
+    cases: int,
+    metrics: dict[str, str],
+    judge: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The start of ``summary.json``, written when the run starts (``status: running``).
+
+    ``metrics``: each metric's name and ``metric_version``; ``judge``: its name and every
+    request setting (None without a judge). A run resumes only where these match.
+    """
+    return {
+        "tracebridge": __version__,
+        "python": f"{platform.python_implementation()} {sys.version.split()[0]}",
+        "case_file": case_file,
+        "manifest_hash": manifest_hash,
+        "cases": cases,
+        "metrics": metrics,
+        "judge": judge,
+        "started_at": now(),
+    }
+
+
+def summary(runner: Runner, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The whole ``summary.json`` once the run is over."""
+    counts = Counter(row["state"] for row in rows)
+    slices: dict[str, Counter[str]] = {}
+    for row in rows:
+        slices.setdefault(row["slice"] or "", Counter())[row["state"]] += 1
+    usage = runner.record.usage
+    price = runner.budget.prices.get(runner.model)
+    cost = None
+    if price is not None:
+        cost = float(price.cost(usage.prompt_tokens, usage.completion_tokens))
+    budget = runner.budget
+    return {
+        **runner.header,
+        "finished_at": now(),
+        "status": runner.status,
+        "stopped": runner.stopped,
+        "counts": {state: counts.get(state, 0) for state in STATES},
+        "slices": {
+            name: {state: found.get(state, 0) for state in STATES}
+            for name, found in sorted(slices.items())
+        },
+        "controls": [
+            {"case_id": row["case_id"], **row["control"], "state": row["state"]}
+            for row in rows if row["control"] is not None
+        ],
+        "usage": usage.model_dump(mode="json"),
+        "cost": cost,
+        "cost_note": _cost_note(usage.requests_without_usage, price is not None),
+        "budget": {
+            "max_requests": budget.max_requests,
+            "max_tokens": budget.max_tokens,
+            "max_cost": budget.max_cost,
+            "spent_this_run": dataclasses.asdict(budget.spent),
+            "remaining": dataclasses.asdict(budget.remaining),
+        },
+        "unrun": [{"case_id": row["case_id"], "reasons": row["reasons"]}
+                  for row in rows if row["state"] == "unrun"],
+        "errored": [{"case_id": row["case_id"], "reasons": row["reasons"]}
+                    for row in rows if row["state"] == "errored"],
+    }
+
+
+def _cost_note(without_usage: int, priced: bool) -> str | None:
+    if not priced:
+        return "no --price for the judge model: cost unknown"
+    if without_usage:
+        return (f"{without_usage} request(s) reported no token usage; the cost leaves them "
+                "out")
+    return None
