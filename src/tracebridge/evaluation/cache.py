@@ -26,6 +26,7 @@ from types import TracebackType
 from typing import Any
 
 from pydantic import ValidationError
+from typing_extensions import Self
 
 from ..hashing import canonical_json
 from ..metrics.base import Metric, MetricResult
@@ -115,7 +116,25 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-class ResultCache:
+class _Closing:
+    """``with cache:`` closes the cache at the end of the block."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class ResultCache(_Closing):
     """Judged results in a SQLite file, shared safely by threads and processes.
 
     >>> import tempfile, os
@@ -236,22 +255,11 @@ class ResultCache:
         with self._lock:
             self._db.close()
 
-    def __enter__(self) -> ResultCache:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
-
     def __repr__(self) -> str:
         return f"ResultCache({str(self.path)!r})"
 
 
-class NoCache:
+class NoCache(_Closing):
     """No cache (``--no-cache``): every lookup misses and nothing is stored."""
 
     path = None
@@ -263,17 +271,6 @@ class NoCache:
         return False
 
     def close(self) -> None:
-        return None
-
-    def __enter__(self) -> NoCache:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
         return None
 
     def __repr__(self) -> str:
