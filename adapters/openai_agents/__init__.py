@@ -1,0 +1,145 @@
+"""OpenAI Agents SDK runs <-> tracebridge messages.
+
+An Agents SDK run is a list of Responses items (``openai_responses`` maps each of them), each
+made by one agent. ``to_messages`` reads:
+
+* a ``RunResult``, or a ``RunResultStreaming`` once its stream has been consumed (an unfinished
+  one is refused with ``streaming_chunk``), or the ``run_data`` of an SDK exception: the run's
+  ``input`` then its ``new_items``;
+* a list of ``RunItem``s -- objects, or the dicts ``RunState.to_json()`` stores them as
+  (``{"type": "tool_call_item", "raw_item": {...}, "agent": {"name": ...}, ...}``) -- with the
+  run's input as ``input=`` (a string or input items), and plain input items mixed in;
+* plain Responses input items: ``result.to_input_list()``, a session's ``get_items()``.
+
+The agent that produced an item becomes ``AIMessage.name``; input items carry no agent, so a
+``to_input_list()`` or session history reads with no names. Each ``RunItem``'s wrapper (its
+``type``, agent, and fields such as ``tool_origin``, ``output``, ``source_agent`` /
+``target_agent``) is kept verbatim under ``metadata["openai_agents"]["run_items"]`` of the first
+message its model response (or the item alone) became; a ``tool_approval_item`` (a call waiting
+for approval, which is no input item) is kept there too. Everything the Responses reader keeps
+is under ``metadata["openai_agents"]`` as well.
+
+A handoff is a function call (``transfer_to_<agent>``) and its output ``{"assistant": "<agent>"}``:
+it stays a tool call and a tool result, and ``handoffs()`` lists them.
+
+``from_messages`` writes the Responses input items ``Runner.run(agent, input=...)`` takes to
+continue the conversation. Input items have no place for an agent's name: a named assistant
+message is refused as ``not_representable`` unless ``drop_names=True`` accepts leaving names
+out. The ``RunItem`` wrappers are provenance, like message ids: they are not written.
+
+>>> from tracebridge.adapters import openai_agents
+>>> items = [{"type": "message_output_item", "agent": {"name": "Helper"}, "raw_item": {
+...     "type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+...     "content": [{"type": "output_text", "text": "Hi!", "annotations": []}]}}]
+>>> openai_agents.to_messages(items, input="hello")[1].name
+'Helper'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from tracebridge.errors import TraceError
+from tracebridge.messages import AIMessage, HumanMessage, Message, SystemMessage, ToolMessage
+
+from .. import openai_responses, swarm
+from ._agents import attributed, groups
+from ._bridge import read, write
+from ._run import RUN_ITEM_TYPES, entries, is_result, is_run_item
+
+__all__ = [
+    "DROPPABLE",
+    "NAME",
+    "RUN_ITEM_TYPES",
+    "Handoff",
+    "detect",
+    "from_messages",
+    "handoffs",
+    "to_messages",
+]
+
+NAME = "openai_agents"
+DROPPABLE = openai_responses.DROPPABLE
+"""What ``from_messages(drop=...)`` may leave out: the Responses writer's names."""
+
+Handoff = swarm.Handoff
+
+
+def to_messages(
+    trace: Any, *, input: str | list[Any] | None = None, allow_pending: bool = False
+) -> list[Message]:
+    """Typed messages from a run, its RunItems (after ``input``), or its input items.
+
+    ``allow_pending`` accepts calls still unanswered when the trace ends (a run interrupted
+    for a tool approval).
+    """
+    found = entries(trace, input)
+    # RunItems carry agents; plain input items have none to tell.
+    grouped = groups(found) if any(entry.record is not None for entry in found) else None
+    items = [entry.item for entry in found if entry.item is not None]
+    kept = [entry for entry in found if entry.item is not None]
+    messages = read(
+        items,
+        [entry.path for entry in kept],
+        [entry.index for entry in kept],
+        allow_pending=allow_pending,
+    )
+    return messages if grouped is None else attributed(messages, grouped)
+
+
+def from_messages(
+    messages: Any, *, drop: Collection[str] = (), drop_names: bool = False
+) -> list[Any]:
+    """The Responses input items ``Runner.run(agent, input=...)`` accepts.
+
+    ``drop`` works as in ``openai_responses.from_messages``; ``drop_names`` leaves the agent
+    names of assistant messages out (input items have no place for them).
+    """
+    typed: list[Message] = list(getattr(messages, "messages", messages))
+    unnamed = []
+    for i, message in enumerate(typed):
+        if isinstance(message, AIMessage) and message.name is not None:
+            if not drop_names:
+                raise TraceError(
+                    "not_representable",
+                    f"the agent name {message.name!r}: Responses input items have no place "
+                    "for it (Runner.run gets the agent from its first argument); "
+                    "drop_names=True leaves names out",
+                    index=i,
+                    path=f"messages[{i}].name",
+                    source=NAME,
+                )
+            message = message.model_copy(update={"name": None})
+        unnamed.append(message)
+    return write(unnamed, drop)
+
+
+def detect(trace: Any) -> bool:
+    """True for a run result, or a list holding at least one ``RunItem`` (object or dict).
+
+    A list of plain Responses input items belongs to ``openai_responses``.
+    """
+    if is_result(trace):
+        return True
+    if not isinstance(trace, list) or not trace:
+        return False
+    return any(is_run_item(item) for item in trace) and all(
+        isinstance(item, dict) or type(item).__module__.startswith(("agents.", "openai."))
+        for item in trace
+    )
+
+
+def handoffs(trace: Any) -> list[Handoff]:
+    """Every handoff of a run (typed messages, or anything ``to_messages`` reads), in order.
+
+    A handoff is a tool result ``{"assistant": "<agent>"}`` (what the SDK's handoff outputs).
+    ``from_agent`` is the agent that was active: the first assistant message's name, then each
+    handoff's target.
+    """
+    typed = getattr(trace, "messages", trace)
+    if is_result(trace) or not isinstance(typed, list) or not all(
+        isinstance(m, (AIMessage, ToolMessage, HumanMessage, SystemMessage)) for m in typed
+    ):
+        typed = to_messages(trace)
+    return swarm.handoffs(typed)

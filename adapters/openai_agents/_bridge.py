@@ -1,0 +1,70 @@
+"""Reading and writing Responses items through the ``openai_responses`` adapter.
+
+The items of a run are Responses items, so ``openai_responses`` maps them, in this adapter's
+metadata namespace (``metadata["openai_agents"]``) and naming this adapter in its errors. Two
+things are this adapter's own: errors point at the position in this adapter's input, and the
+``run_items`` key of the namespace (the RunItem wrappers) is not the Responses writer's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from tracebridge.errors import TraceError
+from tracebridge.messages import Message
+
+from ..openai_responses import read_items, write_items
+
+NAME = "openai_agents"
+RUN_ITEMS = "run_items"
+"""The key of this adapter's namespace that holds a message's RunItem wrappers."""
+
+_LEADING_INDEX = re.compile(r"^[A-Za-z_]*\[\d+\]")
+
+
+def read(
+    items: list[Any], paths: Sequence[str], indexes: Sequence[int | None], *, allow_pending: bool
+) -> list[Message]:
+    """Typed messages of ``items``; errors point at ``paths``/``indexes`` of the source."""
+    try:
+        return read_items(items, source=NAME, allow_pending=allow_pending)
+    except TraceError as error:
+        raise _moved(error, paths, indexes) from None
+
+
+def count_read(items: list[Any]) -> list[Message]:
+    """The messages ``items`` alone read as (calls may stay unanswered)."""
+    return read_items(items, source=NAME, allow_pending=True)
+
+
+def write(messages: list[Message], drop: Collection[str]) -> list[dict[str, Any]]:
+    """Responses input items for ``messages`` (the RunItem wrappers are not written)."""
+    return write_items([_without_run_items(m) for m in messages], source=NAME, drop=drop)
+
+
+def _without_run_items(message: Message) -> Message:
+    space = message.metadata.get(NAME)
+    if not isinstance(space, dict) or RUN_ITEMS not in space:
+        return message
+    rest = {key: value for key, value in space.items() if key != RUN_ITEMS}
+    metadata = {key: value for key, value in message.metadata.items() if key != NAME}
+    if rest:
+        metadata[NAME] = rest
+    return message.model_copy(update={"metadata": metadata})
+
+
+def _moved(error: TraceError, paths: Sequence[str], indexes: Sequence[int | None]) -> TraceError:
+    """``error`` at the source's own position (the reader counted the items it was given)."""
+    index, path = error.index, error.path
+    if index is None or not 0 <= index < len(paths):
+        return error
+    where = paths[index]
+    if path is None:
+        path = where
+    elif _LEADING_INDEX.match(path):
+        path = _LEADING_INDEX.sub(where, path, count=1)
+    else:
+        path = f"{where}.{path}"
+    return TraceError(error.code, error.detail, index=indexes[index], path=path, source=NAME)

@@ -1,0 +1,179 @@
+"""The openai_agents adapter on live Agents SDK objects: runs made by the golden generator's
+cases (real ``Runner.run`` with a scripted ``Model``), their ``RunItem`` objects, unfinished
+streams, failed runs, and ``Runner.run`` fed what ``from_messages`` writes."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import sys
+import typing
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from agents import Agent, Runner
+from agents import items as sdk_items
+from agents.exceptions import MaxTurnsExceeded
+from pydantic import TypeAdapter
+
+from tracebridge import AIMessage, Message, TraceError
+from tracebridge.adapters import openai_agents
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = ROOT / "golden_traces" / "openai_agents"
+MESSAGES = TypeAdapter(list[Message])
+
+
+def generator() -> ModuleType:
+    """``scripts/golden/openai_agents.py``, loaded under a name that does not hide the package."""
+    name = "golden_openai_agents"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(
+        name, ROOT / "scripts" / "golden" / "openai_agents.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+GENERATOR = generator()
+CASES = sorted(GENERATOR.CASES)
+
+
+def golden(name: str) -> dict[str, Any]:
+    content: dict[str, Any] = json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))
+    return content
+
+
+def finished(name: str) -> Any:
+    return asyncio.run(GENERATOR.CASES[name].run())
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_a_run_result_reads_as_its_golden_named_messages(name: str) -> None:
+    run = finished(name)
+    options = golden(name).get("to_options", {})
+    expected = MESSAGES.validate_python(golden(name)["expected_named"])
+    assert openai_agents.to_messages(run.result, **options) == expected
+    # The same run as RunItem objects after its input, and as its stored item dicts.
+    assert openai_agents.to_messages(
+        run.result.new_items, input=run.result.input, **options
+    ) == expected
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_the_input_list_of_a_live_run_reads_as_its_golden(name: str) -> None:
+    run = finished(name)
+    options = golden(name).get("to_options", {})
+    listed = run.result.to_input_list() if run.session_items is None else run.session_items
+    expected = MESSAGES.validate_python(golden(name)["expected"])
+    assert openai_agents.to_messages(listed, **options) == expected
+
+
+def test_every_run_item_class_of_the_sdk_is_known() -> None:
+    classes = typing.get_args(sdk_items.RunItem)
+    declared = [cls.__dataclass_fields__["type"].default for cls in classes]
+    assert sorted(declared) == sorted(openai_agents.RUN_ITEM_TYPES)
+
+
+async def test_an_unfinished_streaming_run_is_refused() -> None:
+    agent = GENERATOR.weather_agent(GENERATOR.ScriptModel(GENERATOR.tool_calling_steps()))
+    result = Runner.run_streamed(agent, "What's the weather in Paris?")
+    with pytest.raises(TraceError) as caught:
+        openai_agents.to_messages(result)
+    assert (caught.value.code, caught.value.index, caught.value.source) == (
+        "streaming_chunk", None, "openai_agents"
+    )
+    assert "stream_events()" in str(caught.value)
+    async for _ in result.stream_events():
+        pass
+    named = openai_agents.to_messages(result)
+    assert named == MESSAGES.validate_python(golden("tool_calling")["expected_named"])
+
+
+def test_a_run_result_takes_no_separate_input() -> None:
+    run = finished("tool_calling")
+    with pytest.raises(TraceError) as caught:
+        openai_agents.to_messages(run.result, input="again")
+    assert (caught.value.code, caught.value.index) == ("malformed_event", None)
+
+
+def test_a_failed_run_reads_from_the_exceptions_run_data() -> None:
+    # max_turns=1: the tool runs, then the run stops before the model answers.
+    agent = GENERATOR.weather_agent(GENERATOR.ScriptModel(GENERATOR.tool_calling_steps()))
+    with pytest.raises(MaxTurnsExceeded) as caught:
+        asyncio.run(Runner.run(agent, "What's the weather in Paris?", max_turns=1))
+    details = caught.value.run_data
+    assert details is not None
+    messages = openai_agents.to_messages(details)
+    expected = MESSAGES.validate_python(golden("tool_calling")["expected_named"])
+    assert messages == expected[:3]
+
+
+def test_input_items_mixed_with_run_items_read_in_order() -> None:
+    run = finished("handoff")
+    mixed = [*run.result.to_input_list()[:1], *run.result.new_items]
+    assert openai_agents.to_messages(mixed) == openai_agents.to_messages(run.result)
+
+
+def test_a_string_input_reads_as_the_user_message_the_sdk_sends() -> None:
+    run = finished("refusal")
+    messages = openai_agents.to_messages(run.result)
+    assert messages[0].model_dump() == {
+        "type": "human", "content": "How do I break into a car?", "name": None, "id": None,
+        "metadata": {},
+    }
+    reply = messages[1]
+    assert isinstance(reply, AIMessage)
+    assert reply.name == "Helper"
+    assert [part.type for part in reply.content if not isinstance(part, str)] == ["refusal"]
+
+
+def test_handoffs_of_a_live_result() -> None:
+    run = finished("handoff")
+    assert [vars(h) for h in openai_agents.handoffs(run.result)] == [
+        {"index": 2, "from_agent": "Front Desk", "to_agent": "Billing Agent"}
+    ]
+
+
+def test_an_object_of_the_sdk_that_is_no_run_item_is_unknown_role() -> None:
+    run = finished("tool_calling")
+    with pytest.raises(TraceError) as caught:
+        openai_agents.to_messages([*run.result.new_items, run.result.context_wrapper])
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "unknown_role", 4, "items[4]"
+    )
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if "trace" in golden(n)])
+def test_runner_run_accepts_what_from_messages_writes(name: str) -> None:
+    # The written history plus a new user turn goes to Runner.run as input; the model is
+    # sent exactly that, the run goes on, and the new run reads as the old one plus its turn.
+    run = finished(name)
+    written = openai_agents.from_messages(openai_agents.to_messages(run.result), drop_names=True)
+    turn: dict[str, Any] = {"role": "user", "content": "Thanks! And tomorrow?"}
+    model = GENERATOR.ScriptModel([[GENERATOR.message("msg_next", "Tomorrow: 20 C.")]])
+    agent = Agent(name="Follow-up", instructions="Answer.", model=model)
+    again = asyncio.run(Runner.run(agent, [*written, turn]))
+    assert model.inputs == [[*written, turn]]
+    messages = openai_agents.to_messages(again)
+    assert messages[: len(messages) - 2] == openai_agents.to_messages(written)
+    assert [(m.type, m.name, m.text) for m in messages[-2:]] == [
+        ("human", None, "Thanks! And tomorrow?"), ("ai", "Follow-up", "Tomorrow: 20 C.")
+    ]
+
+
+def test_detect_claims_results_and_run_item_lists_only() -> None:
+    run = finished("tool_calling")
+    assert openai_agents.detect(run.result)
+    assert openai_agents.detect(run.result.new_items)
+    assert not openai_agents.detect(run.result.to_input_list())
+    assert not openai_agents.detect([])
+    assert not openai_agents.detect("hello")
