@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from tracebridge._gc import pause_gc, resume_gc
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import Message
 from tracebridge.validation import validate
@@ -65,7 +66,14 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
     ``allow_pending`` is accepted for symmetry with the other adapters; Galtea turns hold no
     tool calls, so nothing can be pending.
     """
-    trace = sdk_dump(trace)
+    paused = pause_gc()
+    try:
+        return _to_messages(sdk_dump(trace), allow_pending)
+    finally:
+        resume_gc(paused)
+
+
+def _to_messages(trace: Any, allow_pending: bool) -> list[Message]:
     origin: list[int] = []
     if is_agent_input(trace):
         messages = from_agent_input(trace, origin)

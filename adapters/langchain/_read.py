@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 from typing_extensions import assert_never
 
+from tracebridge._gc import gc_paused
 from tracebridge._json import check_json
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
@@ -54,6 +55,7 @@ _MAPPED = frozenset(
 """``model_dump()`` keys that become typed fields; every other key is kept as metadata."""
 
 
+@gc_paused
 def read_trace(trace: Any, *, allow_pending: bool, drop_artifacts: bool) -> list[Message]:
     items = _items_of(trace)
     lc = langchain_core_messages()

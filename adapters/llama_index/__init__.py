@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tracebridge import AIMessage, Message, SystemMessage, ToolMessage, TraceError
+from tracebridge._gc import pause_gc, resume_gc
 from tracebridge.errors import short_repr
 from tracebridge.validation import validate
 
@@ -93,7 +94,13 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
             f"{short_repr(trace)}",
             source=NAME,
         )
-    messages = [message_from_dump(_dump(item), i, f"messages[{i}]") for i, item in enumerate(trace)]
+    paused = pause_gc()
+    try:
+        messages = [
+            message_from_dump(_dump(item), i, f"messages[{i}]") for i, item in enumerate(trace)
+        ]
+    finally:
+        resume_gc(paused)
     validate(messages, allow_pending=allow_pending, source=NAME)
     return messages
 

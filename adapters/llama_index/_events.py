@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tracebridge import AIMessage, Message, ToolMessage, TraceError
+from tracebridge._gc import pause_gc, resume_gc
 from tracebridge.errors import short_repr
 from tracebridge.validation import validate
 
@@ -238,16 +239,20 @@ def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Mess
         raise TraceError("malformed_event", f"expected a list of events, got "
                          f"{type(events).__name__}", path="events", source=NAME)
     rebuild = _Rebuild()
-    for e, event in enumerate(events):
-        kind, data = _normalize(event, e)
-        if kind == "AgentInput":
-            rebuild.agent_input(data, e)
-        elif kind == "AgentOutput":
-            rebuild.agent_output(data, e)
-        elif kind == "ToolCallResult":
-            rebuild.tool_result(data, e)
-        elif kind not in EVENT_TYPES:
-            raise fail("unknown_role", f"unknown event type {kind!r}", e, f"events[{e}]")
-        # every other known type contributes nothing, for the reason EVENT_TYPES gives
+    paused = pause_gc()
+    try:
+        for e, event in enumerate(events):
+            kind, data = _normalize(event, e)
+            if kind == "AgentInput":
+                rebuild.agent_input(data, e)
+            elif kind == "AgentOutput":
+                rebuild.agent_output(data, e)
+            elif kind == "ToolCallResult":
+                rebuild.tool_result(data, e)
+            elif kind not in EVENT_TYPES:
+                raise fail("unknown_role", f"unknown event type {kind!r}", e, f"events[{e}]")
+            # every other known type contributes nothing, for the reason EVENT_TYPES gives
+    finally:
+        resume_gc(paused)
     validate(rebuild.messages, allow_pending=allow_pending, source=NAME, origin=rebuild.origin)
     return rebuild.messages

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -10,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from tracebridge import _build
+from tracebridge._gc import pause_gc, resume_gc
 from tracebridge.errors import TraceError
 from tracebridge.messages import (
     AIMessage,
@@ -59,28 +59,11 @@ def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Mes
     try:
         messages = [fast(item) or _Reader(dialect, i).message(item) for i, item in enumerate(trace)]
     finally:
-        if paused:
-            gc.enable()
+        resume_gc(paused)
     validate(
         messages, allow_pending=allow_pending, source=dialect.source, origin=range(len(messages))
     )
     return messages
-
-
-def pause_gc() -> bool:
-    """Pause the cycle collector while a whole trace is built; True when this call paused it
-    (the caller re-enables it in ``finally``).
-
-    Building a trace allocates many small objects (messages, calls, dicts) and none of them
-    form reference cycles, so a collection can find nothing to free; yet the collections that
-    thousands of allocations trigger walk every live object, and each one takes longer as the
-    trace grows: per-message cost would grow with the length of the trace. Cycles made
-    elsewhere meanwhile are collected as soon as it is enabled again.
-    """
-    if not gc.isenabled():
-        return False  # the application paused it: leave it so
-    gc.disable()
-    return True
 
 
 # Keys an assistant message may hold as null, kept verbatim in ``fields`` (as _Reader keeps them).

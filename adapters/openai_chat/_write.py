@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import gc
 import json
 from collections.abc import Collection, Mapping
 from typing import Any
 
 from typing_extensions import assert_never
 
+from tracebridge._gc import pause_gc, resume_gc
 from tracebridge.errors import TraceError
 from tracebridge.messages import (
     AIMessage,
@@ -21,7 +21,7 @@ from tracebridge.messages import (
 )
 from tracebridge.validation import validate
 
-from ._read import Dialect, dumps, parse_arguments, pause_gc
+from ._read import Dialect, dumps, parse_arguments
 from ._reply import ReplyWriter
 
 DROPPABLE = (
@@ -61,8 +61,7 @@ def write_trace(
     try:
         return _write_all(typed, dialect, drop, unanswered)
     finally:
-        if paused:
-            gc.enable()
+        resume_gc(paused)
 
 
 def _write_all(

@@ -16,6 +16,7 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails
 
+from ._gc import pause_gc, resume_gc
 from .errors import TraceError
 from .hashing import transcript_hash
 from .messages import Message, Metadata, Part, ToolCall
@@ -70,6 +71,7 @@ class MultiTurnSample(BaseModel):
     @model_validator(mode="wrap")
     @classmethod
     def _trace_errors_reach_the_caller(cls, data: Any, handler: Any) -> Any:
+        paused = pause_gc()  # a long conversation makes many objects and no cycles
         try:
             return handler(data)
         except ValidationError as exc:
@@ -79,6 +81,8 @@ class MultiTurnSample(BaseModel):
             raise problem from None
         except TraceError as exc:
             raise _locate(exc, data) from None
+        finally:
+            resume_gc(paused)
 
     @model_validator(mode="after")
     def _follows_the_rules(self) -> MultiTurnSample:
