@@ -578,3 +578,12 @@ async def test_settings_name_what_a_request_is_sent_with(judge: OpenAIJudge) -> 
     assert BudgetedJudge(judge, Budget()).settings == expected
     judge.temperature = None
     assert "temperature" not in judge.settings
+
+
+def test_the_docstring_examples_run() -> None:
+    import doctest
+
+    from tracebridge.evaluation import budget
+
+    failed, attempted = doctest.testmod(budget)
+    assert (failed, attempted > 0) == (0, True)

@@ -427,3 +427,12 @@ def test_threads_share_one_cache(tmp_path: Path) -> None:
         count = cache._db.execute("SELECT count(*) FROM results").fetchone()[0]
     assert failures == []
     assert count == 400
+
+
+def test_the_docstring_examples_run() -> None:
+    import doctest
+
+    from tracebridge.evaluation import cache
+
+    failed, attempted = doctest.testmod(cache)
+    assert (failed, attempted > 0) == (0, True)
