@@ -9,8 +9,9 @@ Exit codes: 0 the run is complete (every case passed, failed, was blocked or nee
 1 the case file holds bad cases; 2 the request or the input is unusable (a flag, an unreadable
 file, a RUN_DIR of another run, a damaged cache, a --checks that cannot be loaded); 3 the run is
 incomplete (cases errored or unrun: a provider failure, the budget boundary, or the estimate
-did not fit the budget); 4 a control came out otherwise than expected or could not be scored;
-130 interrupted (RUN_DIR keeps what was written; run again to resume).
+did not fit the budget; a control that could not be scored stops the run this way too); 4 a
+control came out otherwise than its role expects; 130 interrupted (RUN_DIR keeps what was
+written; run again to resume).
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def cmd_run(args: argparse.Namespace, streams: Any) -> int:
     streams.stdout.write(_report(summary, args.out))
     if summary["stopped"]:
         err.write(f"tracebridge run: stopped: {summary['stopped']}\n")
-    if any(not control["as_expected"] for control in summary["controls"]):
+    if any(control["as_expected"] is False for control in summary["controls"]):
         return EXIT_CONTROLS
     if summary["status"] != "complete":
         return EXIT_INCOMPLETE

@@ -38,6 +38,7 @@ _KEYS: dict[str, frozenset[str]] = {
     "system": frozenset({"role", "content"}),
 }
 _CALL_KEYS = frozenset({"name", "args", "call_id"})
+_PENDING_HINT = " (allow_pending=True accepts a trace cut mid-tool)"
 _OWN_ROLES = frozenset({"human", "ai"})
 """Roles only this form has (``tool`` and ``system`` are also OpenAI's)."""
 
@@ -64,7 +65,9 @@ def to_messages(trace: Any) -> list[Message]:
         path = exc.path
         if path is not None and path.startswith("messages"):
             path = "transcript" + path[len("messages"):]
-        raise exc.relocated(path=path) from None
+        # a case file has no allow_pending switch: the hint about it would lead nowhere
+        detail = exc.detail.replace(_PENDING_HINT, "")
+        raise TraceError(exc.code, detail, index=exc.index, path=path, source=ROLES) from None
     return messages
 
 

@@ -1,0 +1,282 @@
+"""``tracebridge run``: states, the budget boundary, provider outages and the run record."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from evaluation_helpers import (
+    WITH_REFERENCE,
+    WITHOUT_REFERENCE,
+    case,
+    goal,
+    rows,
+    run_cases,
+    states,
+    summary,
+    write_cases,
+)
+from fake_openai_server import FakeOpenAI, Reply, serve
+
+from tracebridge import __version__
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    yield from serve()
+
+
+def five(tmp_path: Path) -> Path:
+    return write_cases(tmp_path, [case(f"c{i}", slice="even" if i % 2 == 0 else "odd")
+                                  for i in range(5)])
+
+
+# --- states ---------------------------------------------------------------------------------
+
+
+def test_passed_failed_and_review(tmp_path: Path, server: FakeOpenAI) -> None:
+    label = {"human_adjudication": {"goal_achieved": True}}
+    # per case, with reference then without
+    server.add(goal(True), goal(True), goal(False), goal(True), goal(True), goal(False))
+    path = write_cases(tmp_path, [case("yes"), case("no"), case("judge-vs-human", **label)])
+    out = tmp_path / "run"
+    code, _, _ = run_cases(path, out, server.base_url,
+                           metrics=(WITH_REFERENCE, WITHOUT_REFERENCE))
+    assert code == 0
+    [yes, no, disagree] = rows(out, "cases.jsonl")
+    assert (yes["state"], yes["reasons"]) == ("passed", [])
+    assert yes["values"] == {WITH_REFERENCE: 1.0, WITHOUT_REFERENCE: 1.0}
+    assert (no["state"], no["reasons"]) == ("review", [
+        f"{WITH_REFERENCE} says not achieved; {WITHOUT_REFERENCE} says achieved"])
+    assert (disagree["state"], disagree["reasons"]) == ("review", [
+        f"{WITHOUT_REFERENCE} says not achieved; the human label says achieved",
+        f"{WITH_REFERENCE} says achieved; {WITHOUT_REFERENCE} says not achieved"])
+
+
+def test_a_value_below_the_threshold_fails_the_case(tmp_path: Path, server: FakeOpenAI) -> None:
+    server.add(goal(False))
+    path = write_cases(tmp_path, [case("no")])
+    out = tmp_path / "run"
+    code, _, _ = run_cases(path, out, server.base_url)
+    assert code == 0  # the run is complete; deciding on failures is the gate's job
+    [row] = rows(out, "cases.jsonl")
+    assert (row["state"], row["reasons"]) == ("failed", [f"{WITH_REFERENCE} = 0.0 (below 1.0)"])
+
+
+def test_the_record_says_what_ran_and_with_what(tmp_path: Path, server: FakeOpenAI) -> None:
+    server.add(Reply(content=goal(True), prompt_tokens=1000, completion_tokens=100),
+               Reply(content=goal(False), prompt_tokens=1000, completion_tokens=100))
+    path = write_cases(tmp_path, [case("a", slice="x"), case("b", slice="y")])
+    out = tmp_path / "run"
+    code, _, _ = run_cases(path, out, server.base_url, "--price", "judge-model=2,10")
+    assert code == 0
+    record = summary(out)
+    assert record["tracebridge"] == __version__
+    assert record["python"].split()[0] in ("CPython", "PyPy")
+    assert record["metrics"] == {WITH_REFERENCE: "1+prompt.1+render.2"}
+    assert record["judge"]["model"] == "judge-model"
+    assert record["judge"]["temperature"] == 0
+    assert record["manifest_hash"].startswith("sha256:")
+    assert record["counts"] == {"passed": 1, "failed": 1, "blocked": 0, "errored": 0,
+                                "unrun": 0, "review": 0}
+    assert record["slices"]["x"]["passed"] == 1
+    assert record["slices"]["y"]["failed"] == 1
+    assert record["usage"] == {"requests": 2, "prompt_tokens": 2000, "completion_tokens": 200,
+                               "total_tokens": 2200, "requests_without_usage": 0}
+    assert record["cost"] == pytest.approx(2000 * 2 / 1e6 + 200 * 10 / 1e6)
+    assert (record["status"], record["unrun"], record["errored"]) == ("complete", [], [])
+    [a, _b] = rows(out, "results.jsonl")
+    assert (a["case_id"], a["name"], a["value"], a["cached"]) == ("a", WITH_REFERENCE, 1.0, None)
+    [case_a, _] = rows(out, "cases.jsonl")
+    assert case_a["source_hash"].startswith("sha256:")
+    assert case_a["transcript_hash"] == a["transcript_hash"]
+
+
+# --- the budget -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("concurrency", ["1", "3"])
+def test_the_budget_boundary_n_requests_allowed_n_sent_the_rest_unrun(
+    tmp_path: Path, server: FakeOpenAI, concurrency: str
+) -> None:
+    server.add(*[goal(True)] * 5)
+    out = tmp_path / "run"
+    code, _, err = run_cases(five(tmp_path), out, server.base_url, "--max-requests", "2",
+                             "--allow-partial", "--concurrency", concurrency)
+    assert code == 3
+    assert len(server.requests) == 2
+    assert list(states(out).values()).count("passed") == 2
+    assert list(states(out).values()).count("unrun") == 3
+    record = summary(out)
+    assert record["status"] == "incomplete"
+    assert record["stopped"].startswith("budget: ")
+    assert "of the limit of 2" in record["stopped"]
+    assert len(record["unrun"]) == 3
+    assert all(item["reasons"][0].startswith(f"{WITH_REFERENCE}: budget: ")
+               for item in record["unrun"])
+    assert record["budget"]["spent_this_run"]["requests"] == 2
+    assert err.startswith("tracebridge run: stopped: budget: ")
+
+
+def test_the_estimate_refuses_a_run_the_budget_cannot_cover(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    out = tmp_path / "run"
+    code, stdout, err = run_cases(five(tmp_path), out, server.base_url, "--max-requests", "4")
+    assert (code, len(server.requests)) == (3, 0)
+    assert set(states(out).values()) == {"unrun"}
+    record = summary(out)
+    assert record["status"] == "refused"
+    assert record["stopped"] == (
+        "refused: the estimate does not fit the budget: the planned work needs 5 judge "
+        "requests; 4 of the limit of 4 are left (allow_partial runs anyway)")
+    assert stdout.startswith("refused: 5 unrun; judge: 0 request(s)")
+    assert err == f"tracebridge run: stopped: {record['stopped']}\n"
+
+
+def test_the_estimate_counts_tokens_from_the_rendered_prompt(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    out = tmp_path / "run"
+    code, _, _ = run_cases(five(tmp_path), out, server.base_url, "--max-tokens", "100")
+    assert (code, len(server.requests)) == (3, 0)
+    assert "the planned work needs an estimated" in summary(out)["stopped"]
+
+
+def test_a_cost_limit_needs_the_models_price(tmp_path: Path, server: FakeOpenAI) -> None:
+    code, _, err = run_cases(five(tmp_path), tmp_path / "run", server.base_url,
+                             "--max-cost", "1")
+    assert code == 2
+    assert err.startswith("tracebridge run: a cost limit needs the price of the judge model "
+                          "judge-model: give it as judge-model=INPUT,OUTPUT")
+
+
+def test_a_budget_that_fits_runs_everything(tmp_path: Path, server: FakeOpenAI) -> None:
+    server.add(*[goal(True)] * 5)
+    out = tmp_path / "run"
+    code, _, _ = run_cases(five(tmp_path), out, server.base_url, "--max-requests", "5",
+                           "--max-cost", "10", "--price", "judge-model=1,1")
+    assert (code, len(server.requests)) == (0, 5)
+    assert summary(out)["budget"]["remaining"]["requests"] == 0
+
+
+# --- failures of the judge ---------------------------------------------------------------------
+
+
+def test_a_provider_outage_is_errored_and_incomplete_never_a_failure(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    server.add(*[Reply(status=503)] * 5)
+    out = tmp_path / "run"
+    code, stdout, _ = run_cases(five(tmp_path), out, server.base_url)
+    assert code == 3
+    assert set(states(out).values()) == {"errored"}
+    record = summary(out)
+    assert record["status"] == "incomplete"
+    assert record["counts"]["failed"] == 0
+    assert record["counts"]["errored"] == 5
+    assert record["errored"][0]["reasons"][0].startswith(
+        f"{WITH_REFERENCE}: the judge request failed: InternalServerError")
+    assert stdout.startswith("incomplete: 5 errored;")
+
+
+def test_an_outage_during_the_controls_stops_the_run(tmp_path: Path, server: FakeOpenAI) -> None:
+    server.add(Reply(status=500))
+    path = write_cases(tmp_path, [case("ctl", control_role="positive"), case("later")])
+    out = tmp_path / "run"
+    code, _, _ = run_cases(path, out, server.base_url)
+    assert (code, len(server.requests)) == (3, 1)
+    assert states(out) == {"ctl": "errored", "later": "unrun"}
+    record = summary(out)
+    assert record["status"] == "controls_incomplete"
+    assert record["stopped"].startswith("controls_incomplete: ctl errored")
+
+
+def test_an_http_retry_is_a_request_and_counts(tmp_path: Path, server: FakeOpenAI) -> None:
+    server.add(Reply(status=503), goal(True))
+    path = write_cases(tmp_path, [case("a")])
+    out = tmp_path / "run"
+    code, _, _ = run_cases(path, out, server.base_url, "--retries", "1")
+    assert (code, len(server.requests)) == (0, 2)
+    assert summary(out)["usage"]["requests"] == 2
+
+
+# --- the command line --------------------------------------------------------------------------
+
+
+def test_a_bad_case_file_exits_1_listing_every_bad_case(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    path = write_cases(tmp_path, [case("a"), case("a"), case("b", control_role="nope")])
+    code, _, err = run_cases(path, tmp_path / "run", server.base_url)
+    assert code == 1
+    lines = err.splitlines()
+    assert lines[0] == f"tracebridge run: {path}: line 2 (case a): duplicate case_id (first on " \
+                       "line 1)"
+    assert lines[1].startswith(f"tracebridge run: {path}: line 3 (case b): control_role: ")
+    assert lines[2] == "tracebridge run: 2 bad case record(s); nothing ran"
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_broken_transcript_is_told_and_blocked(tmp_path: Path, server: FakeOpenAI) -> None:
+    server.add(goal(True))
+    transcript = [{"role": "human", "content": "hi"}, {"role": "robot", "content": "beep"}]
+    path = write_cases(tmp_path, [case("odd", transcript=transcript), case("ok")])
+    out = tmp_path / "run"
+    code, _, err = run_cases(path, out, server.base_url)
+    assert code == 0
+    assert err == (f"tracebridge run: {path}: line 1 (case odd): the transcript cannot be "
+                   "used: roles: transcript[1].role: unknown role 'robot'; expected one of "
+                   "human, ai, tool, system [unknown_role]; the case is blocked\n")
+    assert states(out) == {"odd": "blocked", "ok": "passed"}
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (("--concurrency", "0"), "--concurrency must be 1 or more, got 0"),
+        (("--retries", "-1"), "--retries must be 0 or more, got -1"),
+        (("--timeout", "0"), "--timeout must be more than 0, got 0.0"),
+        (("--price", "judge-model"), "a price is MODEL=INPUT,OUTPUT"),
+        (("--checks", "nope"), "--checks nope: expected package.module:function"),
+    ],
+)
+def test_unusable_requests_exit_2_in_one_line(
+    tmp_path: Path, server: FakeOpenAI, flags: tuple[str, ...], message: str
+) -> None:
+    code, _, err = run_cases(five(tmp_path), tmp_path / "run", server.base_url, *flags)
+    assert code == 2
+    assert err.startswith(f"tracebridge run: {message}")
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_judged_metrics_need_a_model(tmp_path: Path) -> None:
+    from cli_helpers import run
+
+    code, _, err = run("run", str(five(tmp_path)), "--out", str(tmp_path / "run"),
+                       "--metric", WITH_REFERENCE, "--no-cache")
+    assert code == 2
+    assert err == (f"tracebridge run: --model is required for judged metrics "
+                   f"({WITH_REFERENCE})\n")
+
+
+def test_a_missing_case_file_exits_2(tmp_path: Path, server: FakeOpenAI) -> None:
+    code, _, err = run_cases(tmp_path / "nope.jsonl", tmp_path / "run", server.base_url)
+    assert code == 2
+    assert err.startswith(f"tracebridge run: cannot read {tmp_path / 'nope.jsonl'}: ")
+
+
+def test_results_rows_are_metric_results(tmp_path: Path, server: FakeOpenAI) -> None:
+    from tracebridge.metrics import MetricResult
+
+    server.add(goal(True))
+    out = tmp_path / "run"
+    run_cases(write_cases(tmp_path, [case("a")]), out, server.base_url)
+    [row] = rows(out, "results.jsonl")
+    result = MetricResult.model_validate({k: v for k, v in row.items()
+                                          if k not in ("case_id", "cached")})
+    assert result.value == 1.0
+    assert json.loads((out / "summary.json").read_text())["status"] == "complete"
