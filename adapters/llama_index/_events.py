@@ -27,6 +27,7 @@ from ._blocks import NAME, fail
 from ._messages import (
     ROLE_KIND,
     blocks_dump,
+    build_message,
     chat_message_dump,
     is_chat_message,
     message_fields,
@@ -209,7 +210,8 @@ class _Rebuild:
         if name is not None and name != agent:
             raise fail("conflicting_fields", f"the response is named {name!r} but "
                        f"current_agent_name is {agent!r}", e, f"{path}.current_agent_name")
-        self.add(AIMessage(**{**fields, "name": agent}), e)
+        fields["name"] = agent
+        self.add(build_message(AIMessage, fields), e)
 
     def tool_result(self, data: dict[str, Any], e: int) -> None:
         path = f"events[{e}].data"
@@ -227,7 +229,7 @@ class _Rebuild:
         fields.update(tool_call_id=tool_id, name=tool_name, is_error=is_error)
         if direct:
             fields["metadata"] = {NAME: {"event": {"return_direct": True}}}
-        self.add(ToolMessage(**fields), e)
+        self.add(build_message(ToolMessage, fields), e)
 
 
 def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Message]:

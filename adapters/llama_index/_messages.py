@@ -34,6 +34,7 @@ from tracebridge import (
     TextPart,
     ToolCall,
     ToolMessage,
+    _build,
 )
 from tracebridge._optional import require
 from tracebridge.errors import short_repr
@@ -121,7 +122,27 @@ def _plain_call(block: Any) -> bool:
 def message_from_dump(dump: Any, index: int, where: str) -> Message:
     """The typed message for one ChatMessage dict; errors point at ``where`` / ``index``."""
     cls, fields = message_fields(dump, index, where)
-    return cls(**fields)
+    return build_message(cls, fields)
+
+
+def build_message(cls: type[Message], fields: dict[str, Any]) -> Message:
+    """``cls(**fields)`` for fields that ``message_fields`` gave (and a caller added checked
+    values to): every one is checked already (the text a str, parts and calls built models,
+    ids and names str, the metadata plain JSON: additional_kwargs through json_checked, the
+    rest strings and lists of them), so only citations and audio still go through the model."""
+    if "citations" in fields or "audio" in fields:
+        return cls(**fields)
+    build: Any = _BUILDERS[cls]
+    built: Message = build(**fields)
+    return built
+
+
+_BUILDERS: dict[type, Any] = {
+    HumanMessage: _build.human,
+    AIMessage: _build.ai,
+    ToolMessage: _build.tool,
+    SystemMessage: _build.system,
+}
 
 
 def message_fields(dump: Any, index: int, where: str) -> tuple[type[Message], dict[str, Any]]:
