@@ -1,0 +1,175 @@
+"""OpenTelemetry spans (GenAI conventions and OpenInference) <-> tracebridge messages.
+
+``to_messages`` takes what an observability stack exports: an OTLP/JSON ``TracesData``
+document, a list of them, OTLP JSON lines (one batch per line; a trace may spread over
+lines), SDK ``ReadableSpan`` objects or their ``to_json()`` dicts; ids in hex or base64. No
+OpenTelemetry package is imported.
+
+Each model-call span (OpenInference ``LLM``; GenAI ``chat`` / ``text_completion`` /
+``generate_content``; Traceloop's ``gen_ai.prompt.{i}`` / ``gen_ai.completion.{i}``) holds
+that call's whole input and its output. One conversation is rebuilt: the last call's input
+plus its output, after proving every earlier call is a prefix of it (see ``_rebuild``: leading
+system messages are set aside, since each agent of a run sends its own). Nested duplicate
+calls (a framework and the client both instrumented) are dropped once shown to agree.
+Assistant messages that only call tools, one after another (the Responses API's items),
+are joined. Results of the last call's tool calls come from tool spans, matched by call id;
+``is_error`` comes from tool spans with status ERROR.
+
+Refused with the span's index and path: no content captured (``content_not_captured``,
+naming the switch), dropped attributes or gaps in message indexes and messages with no parts
+(``truncated_trace``), ``__REDACTED__`` values (``content_not_captured``), output without
+input (``truncated_trace``), several conversations and no filter (``ambiguous_trace``, with
+the ids that select each), and every conversation rule (Traceloop's ``fc_`` call ids
+answered by ``call_`` results are orphan results).
+
+What the typed fields do not hold is kept under ``metadata["otel"]``: ``fields`` (a
+message's or part's other keys, such as ``finish_reason``), ``arguments`` (how a call's
+arguments were spelled when recorded as text), ``response: "json"`` (a tool response that
+was JSON, not text), ``system_instructions`` (read from ``gen_ai.system_instructions``),
+``instructions`` (an AI message made under other system messages than the last call's),
+``modality`` (of a file part), and what the ``openai_chat`` reader keeps for flat messages.
+
+>>> from tracebridge.adapters import otel
+>>> from tracebridge import HumanMessage, AIMessage
+>>> spans = otel.from_messages([HumanMessage(content="hi"), AIMessage(content="hello")])
+>>> [m.text for m in otel.to_messages(spans)]
+['hi', 'hello']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from tracebridge.messages import AIMessage, Message
+
+from ._calls import Call
+from ._rebuild import (
+    chains,
+    conversation,
+    model_calls,
+    refuse_ambiguous,
+    selected,
+    tool_runs,
+    trace_sessions,
+)
+from ._spans import SOURCE, fail, normalize_id, spans_of
+from ._write import DROPPABLE, write_document
+
+__all__ = ["DROPPABLE", "NAME", "CallView", "calls", "detect", "from_messages", "to_messages"]
+
+NAME = SOURCE
+
+
+def to_messages(
+    trace: Any,
+    *,
+    trace_id: str | None = None,
+    session_id: str | None = None,
+    span_id: str | None = None,
+    allow_pending: bool = False,
+) -> list[Message]:
+    """The conversation the spans record, or with ``span_id`` that one call's view (its
+    input and output; calls it made may be unanswered there)."""
+    spans = selected(spans_of(trace), trace_id, session_id)
+    found = _joined(model_calls(spans))
+    if span_id is not None:
+        wanted = normalize_id(span_id, 8)
+        chosen = [call for call in found if call.span.span_id == wanted]
+        if not chosen:
+            fail("ambiguous_trace", f"no model-call span has span_id {span_id!r}")
+        found = chosen
+    if not found:
+        fail(
+            "malformed_event",
+            "no model-call span: expected OpenInference 'LLM' spans or GenAI "
+            "chat / text_completion / generate_content spans",
+        )
+    sessions = trace_sessions(spans)
+    groups = chains(found, sessions)
+    if len(groups) > 1:
+        refuse_ambiguous(groups, sessions)
+    # One call's view ends where that call did: its own calls may still be unanswered.
+    pending = allow_pending or span_id is not None
+    return conversation(groups[0], tool_runs(spans), allow_pending=pending)
+
+
+@dataclass(frozen=True)
+class CallView:
+    """One model call as its span recorded it."""
+
+    trace_id: str
+    span_id: str
+    input: list[Message]
+    output: list[Message]
+
+
+def calls(
+    trace: Any, *, trace_id: str | None = None, session_id: str | None = None
+) -> Iterator[CallView]:
+    """Each model call's own (input, output), in time order, for per-turn metrics."""
+    spans = selected(spans_of(trace), trace_id, session_id)
+    for call in _joined(model_calls(spans)):
+        yield CallView(call.span.trace_id, call.span.span_id, call.input, call.output)
+
+
+def from_messages(messages: Any, *, drop: Collection[str] = ()) -> dict[str, Any]:
+    """One synthetic model-call span in OTLP/JSON, GenAI convention (plus tool spans for
+    results after the last call and failed results). ``drop`` accepts, by name, what the
+    convention cannot hold (see ``DROPPABLE``): ``citations``, ``audio_replies``,
+    ``custom_calls`` (written as a function call with args ``{"input": text}``) and
+    ``is_error`` (on a result without ``tool_call_id``). Message ids are not written."""
+    return write_document(messages, drop=drop)
+
+
+def detect(trace: Any) -> bool:
+    """True for an OTLP/JSON document, a list of them or of span dicts, JSON lines text with
+    ``resourceSpans``, or SDK spans."""
+    if isinstance(trace, dict):
+        return isinstance(trace.get("resourceSpans"), list)
+    if isinstance(trace, str):
+        return trace.lstrip().startswith("{") and '"resourceSpans"' in trace[:200]
+    if isinstance(trace, list) and trace:
+        first = trace[0]
+        if isinstance(first, dict):
+            return isinstance(first.get("resourceSpans"), list) or (
+                isinstance(first.get("context"), dict) and "attributes" in first
+            )
+        return all(hasattr(first, key) for key in ("context", "attributes", "parent", "name"))
+    return False
+
+
+def _joined(found: list[Call]) -> list[Call]:
+    """Each call with its runs of call-only assistant messages joined to the message before."""
+    return [
+        Call(span=c.span, input=join_calls(c.input), output=join_calls(c.output)) for c in found
+    ]
+
+
+_EMPTY_CONTENT = ({SOURCE: {"content": "absent"}}, {SOURCE: {"content": "null"}})
+
+
+def join_calls(messages: list[Message]) -> list[Message]:
+    """``[AI(text), AI(call a), AI(call b)]`` -> ``[AI(text, calls a, b)]``: the Responses
+    API lists each call as an item of its own; the conversation rules want them on one turn."""
+    out: list[Message] = []
+    for message in messages:
+        before = out[-1] if out else None
+        if (
+            isinstance(message, AIMessage)
+            and isinstance(before, AIMessage)
+            and message.content == ""
+            and message.tool_calls
+            and not message.citations
+            and message.audio is None
+            and message.name == before.name
+            and message.metadata in ({}, *_EMPTY_CONTENT)
+        ):
+            out[-1] = before.model_copy(
+                update={"tool_calls": [*before.tool_calls, *message.tool_calls]}
+            )
+            continue
+        out.append(message)
+    return out
+

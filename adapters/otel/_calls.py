@@ -1,0 +1,197 @@
+"""One model call per inference span: its input and output messages, read from whichever
+convention the span carries, after checking nothing was lost on the way."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from tracebridge.hashing import hashed_messages
+from tracebridge.messages import Message, SystemMessage
+
+from ._flat import (
+    LEGACY_INPUT,
+    LEGACY_OUTPUT,
+    OPENINFERENCE_INPUT,
+    OPENINFERENCE_OUTPUT,
+    flat_messages,
+    has_flat,
+)
+from ._genai import INPUT, OUTPUT, SYSTEM, genai_messages, system_instructions
+from ._spans import Span
+
+INFERENCE_OPERATIONS = frozenset(("chat", "text_completion", "generate_content"))
+REDACTED = "__REDACTED__"
+
+CAPTURE_SWITCHES = (
+    "OpenTelemetry's instrumentations record it with "
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only (and "
+    "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental), Traceloop's with "
+    "TRACELOOP_TRACE_CONTENT=true, OpenInference's unless OPENINFERENCE_HIDE_INPUTS / "
+    "OPENINFERENCE_HIDE_OUTPUTS (or OPENINFERENCE_HIDE_INPUT_MESSAGES / "
+    "OPENINFERENCE_HIDE_OUTPUT_MESSAGES) are set"
+)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One model call: the span, what it was sent and what it answered."""
+
+    span: Span
+    input: list[Message]
+    output: list[Message]
+
+    @property
+    def systems(self) -> int:
+        """How many messages at the start of the input are system messages."""
+        count = 0
+        for message in self.input:
+            if not isinstance(message, SystemMessage):
+                break
+            count += 1
+        return count
+
+
+def is_inference(span: Span) -> bool:
+    attributes = span.attributes
+    if attributes.get("openinference.span.kind") == "LLM":
+        return True
+    if attributes.get("gen_ai.operation.name") in INFERENCE_OPERATIONS:
+        return True
+    return has_flat(span, LEGACY_INPUT) or has_flat(span, LEGACY_OUTPUT)
+
+
+def is_tool(span: Span) -> bool:
+    attributes = span.attributes
+    return (
+        attributes.get("openinference.span.kind") == "TOOL"
+        or attributes.get("gen_ai.operation.name") == "execute_tool"
+    )
+
+
+def read_call(span: Span) -> Call:
+    """The call's messages; refuses a span that lost or never recorded them."""
+    if span.dropped_attributes:
+        span.fail(
+            "truncated_trace",
+            f"the span dropped {span.dropped_attributes} attribute(s) "
+            "(droppedAttributesCount): the SDK's attribute limit (128 by default, "
+            "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT) cut messages out of it",
+        )
+    _refuse_redacted(span)
+    readings: list[tuple[str, list[Message] | None, list[Message] | None]] = []
+    if INPUT in span.attributes or OUTPUT in span.attributes or SYSTEM in span.attributes:
+        systems = system_instructions(span)
+        given = genai_messages(span, INPUT)
+        if systems is not None:
+            given = [*systems, *(given or [])]
+        readings.append((INPUT, given, genai_messages(span, OUTPUT)))
+    if has_flat(span, OPENINFERENCE_INPUT) or has_flat(span, OPENINFERENCE_OUTPUT):
+        readings.append((
+            OPENINFERENCE_INPUT,
+            flat_messages(span, OPENINFERENCE_INPUT, openinference=True),
+            flat_messages(span, OPENINFERENCE_OUTPUT, openinference=True),
+        ))
+    if has_flat(span, LEGACY_INPUT) or has_flat(span, LEGACY_OUTPUT):
+        readings.append((
+            LEGACY_INPUT,
+            flat_messages(span, LEGACY_INPUT, openinference=False),
+            flat_messages(span, LEGACY_OUTPUT, openinference=False),
+        ))
+    if not readings:
+        ref = [key for key in (f"{INPUT}.ref", f"{OUTPUT}.ref") if key in span.attributes]
+        where = f" (only a reference to uploaded content: {ref[0]})" if ref else ""
+        span.fail(
+            "content_not_captured",
+            f"a model call recorded no message content{where}: content capture was off. "
+            + CAPTURE_SWITCHES,
+        )
+    key, given, answered = readings[0]
+    for other, other_input, other_output in readings[1:]:
+        if same(other_input or []) != same(given or []) or same(other_output or []) != same(
+            answered or []
+        ):
+            span.fail(
+                "conflicting_fields",
+                f"the span's {key}* and {other}* attributes record different messages",
+                other,
+            )
+    if given is None:
+        span.fail(
+            "truncated_trace",
+            "the model call's output was recorded without its input (Traceloop drops the "
+            "input of a call that holds a base64 image)",
+            key,
+        )
+    return Call(span=span, input=given, output=answered or [])
+
+
+def same(messages: list[Message]) -> str:
+    """What the transcript hash covers, as text: two readings agree when this does."""
+    return json.dumps(hashed_messages(messages), sort_keys=True)
+
+
+def _refuse_redacted(span: Span) -> None:
+    for key, value in span.attributes.items():
+        if not key.startswith((INPUT, OUTPUT, SYSTEM, "llm.input_messages", "llm.output_messages",
+                               LEGACY_INPUT, LEGACY_OUTPUT)):
+            continue
+        if _holds_redacted(value):
+            span.fail(
+                "content_not_captured",
+                f"{key} holds {REDACTED!r}: the instrumentation masked the content. "
+                + CAPTURE_SWITCHES,
+                key,
+            )
+
+
+def _holds_redacted(value: Any) -> bool:
+    if isinstance(value, str):
+        return REDACTED in value
+    if isinstance(value, list):
+        return any(_holds_redacted(item) for item in value)
+    if isinstance(value, dict):
+        return any(_holds_redacted(item) for item in value.values())
+    return False
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    """A tool span: the call it ran (by id, or by name and arguments), its result, its status."""
+
+    span: Span
+    name: str | None
+    call_id: str | None
+    args: Any
+    result: Any
+    error: bool
+
+
+def read_tool(span: Span) -> ToolRun:
+    attributes = span.attributes
+    name = attributes.get("gen_ai.tool.name", attributes.get("tool.name"))
+    call_id = attributes.get("gen_ai.tool.call.id", attributes.get("tool_call.id"))
+    given = attributes.get("gen_ai.tool.call.arguments", attributes.get("input.value"))
+    args = _json_or_text(given)
+    result = attributes.get("gen_ai.tool.call.result", attributes.get("output.value"))
+    error = span.error
+    parsed = _json_or_text(result)
+    if isinstance(parsed, dict) and parsed.get("type") == "tool" and isinstance(
+        parsed.get("data"), dict
+    ):
+        # LangChain's ToolMessage, as OpenInference's LangChain instrumentation records it.
+        data = parsed["data"]
+        call_id = call_id or data.get("tool_call_id")
+        result = data.get("content")
+        error = error or data.get("status") == "error"
+    return ToolRun(span, name, call_id, args, result, error)
+
+
+def _json_or_text(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value

@@ -1,0 +1,187 @@
+"""Messages kept as flat span attributes: OpenInference and the older GenAI convention.
+
+OpenInference writes ``llm.input_messages.{i}.message.role`` / ``.content`` / ``.name`` /
+``.tool_call_id`` / ``.contents.{k}.message_content.{type,text,image.image.url}`` /
+``.tool_calls.{j}.tool_call.{id,function.name,function.arguments}`` (and the same under
+``llm.output_messages``). The older GenAI convention (Traceloop/OpenLLMetry before
+``gen_ai.input.messages``) writes ``gen_ai.prompt.{i}.role`` / ``.content`` /
+``.tool_call_id`` / ``.tool_calls.{j}.{id,name,arguments}`` and ``gen_ai.completion.{i}.*``.
+
+Both are Chat Completions messages spelled flat, so each is rebuilt as a Chat Completions
+dict and read by the ``openai_chat`` reader (its parts, calls and argument parsing), with
+errors moved to the span attribute they came from.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from tracebridge.errors import TraceError
+from tracebridge.messages import Message
+
+from ..openai_chat._read import ROLES, Dialect, _Reader
+from ._spans import SOURCE, Span
+
+OTEL = Dialect(SOURCE, {role: "name" for role in ROLES})
+
+_DIGITS = re.compile(r"^\d+$")
+
+OPENINFERENCE_INPUT = "llm.input_messages"
+OPENINFERENCE_OUTPUT = "llm.output_messages"
+LEGACY_INPUT = "gen_ai.prompt"
+LEGACY_OUTPUT = "gen_ai.completion"
+
+
+def has_flat(span: Span, prefix: str) -> bool:
+    dotted = prefix + "."
+    return any(key.startswith(dotted) for key in span.attributes)
+
+
+def flat_messages(span: Span, prefix: str, *, openinference: bool) -> list[Message] | None:
+    """The messages under ``prefix``, or None when the span has none."""
+    dotted = prefix + "."
+    tree: dict[str, Any] = {}
+    for key, value in span.attributes.items():
+        if key.startswith(dotted):
+            _place(tree, key[len(dotted):].split("."), value)
+    if not tree:
+        return None
+    # The Agents SDK instrumentation keeps index 0 of the input for the agent's
+    # instructions and leaves it out when there are none.
+    skip_first = (
+        openinference
+        and prefix == OPENINFERENCE_INPUT
+        and span.scope.startswith("openinference.instrumentation.openai_agents")
+        and "0" not in tree
+    )
+    listed = _as_list(tree, span, prefix, start=1 if skip_first else 0)
+    messages = []
+    for position, item in enumerate(listed):
+        number = position + (1 if skip_first else 0)
+        where = f"{prefix}.{number}"
+        entry = item.get("message", item) if openinference else item
+        if not isinstance(entry, dict):
+            span.fail("malformed_event", f"expected message attributes under {where}", where)
+        chat = _chat_dict(entry, span, where, openinference=openinference)
+        try:
+            messages.append(_Reader(OTEL, number).message(chat))
+        except TraceError as error:
+            raise _moved(error, span, where, number) from None
+    return messages
+
+
+def _moved(error: TraceError, span: Span, where: str, number: int) -> TraceError:
+    root = f"messages[{number}]"
+    suffix = error.path[len(root):] if error.path and error.path.startswith(root) else ""
+    return error.relocated(index=span.index, path=f"{span.at(where)}{suffix}")
+
+
+def _place(tree: dict[str, Any], parts: list[str], value: Any) -> None:
+    node = tree
+    for part in parts[:-1]:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            child = node[part] = {"": child}
+        node = child
+    node[parts[-1]] = value
+
+
+def _as_list(node: dict[str, Any], span: Span, where: str, start: int = 0) -> list[Any]:
+    """The numbered children of ``node`` in order; a gap in the numbers is a truncated trace."""
+    if not node or not all(_DIGITS.match(key) for key in node):
+        span.fail("malformed_event", f"expected numbered attributes under {where}", where)
+    numbers = sorted(int(key) for key in node)
+    expected = list(range(start, start + len(numbers)))
+    if numbers != expected:
+        missing = sorted(set(range(start, numbers[-1] + 1)) - set(numbers))
+        span.fail(
+            "truncated_trace",
+            f"message attributes under {where} skip index {missing[0]} (found "
+            f"{numbers[:8]}{'...' if len(numbers) > 8 else ''}): part of the conversation was "
+            "lost, e.g. the SDK's attribute limit (OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT) cut it",
+            where,
+        )
+    return [node[str(number)] for number in numbers]
+
+
+def _chat_dict(
+    entry: dict[str, Any], span: Span, where: str, *, openinference: bool
+) -> dict[str, Any]:
+    """A Chat Completions message dict from one flat message's attributes."""
+    chat: dict[str, Any] = {}
+    for key, value in entry.items():
+        if key == "tool_calls":
+            chat["tool_calls"] = [
+                _call(call, span, f"{where}.tool_calls.{j}", openinference=openinference)
+                for j, call in enumerate(_as_list(value, span, f"{where}.tool_calls"))
+            ]
+        elif key == "contents" and openinference:
+            chat["contents"] = [
+                _content(item, span, f"{where}.contents.{k}")
+                for k, item in enumerate(_as_list(value, span, f"{where}.contents"))
+            ]
+        elif key == "content" and not openinference and isinstance(value, str):
+            chat["content"] = _legacy_content(value)
+        else:
+            chat[key] = value
+    parts = chat.pop("contents", None)
+    if parts is not None:
+        text = chat.get("content")
+        plain = all(part.get("type") == "text" for part in parts)
+        if text is None:
+            chat["content"] = parts
+        elif not (plain and text == "".join(part["text"] for part in parts)):
+            span.fail(
+                "conflicting_fields",
+                f"{where}.message.content says {text!r} but its contents parts say otherwise",
+                f"{where}.message.content",
+            )
+    if chat.get("role") == "assistant" and "content" not in chat and "tool_calls" not in chat:
+        chat["content"] = None
+    return chat
+
+
+def _legacy_content(value: str) -> Any:
+    """Traceloop wrote a list of content parts as its JSON text."""
+    if value.startswith("[{"):
+        try:
+            parts = json.loads(value)
+        except ValueError:
+            return value
+        if isinstance(parts, list) and all(
+            isinstance(part, dict) and "type" in part for part in parts
+        ):
+            return parts
+    return value
+
+
+def _call(call: Any, span: Span, where: str, *, openinference: bool) -> dict[str, Any]:
+    inner = call.get("tool_call", call) if openinference and isinstance(call, dict) else call
+    if not isinstance(inner, dict):
+        span.fail("malformed_event", f"expected tool call attributes under {where}", where)
+    fields = dict(inner)
+    function = fields.pop("function", None) if openinference else None
+    if function is None:
+        function = {key: fields.pop(key) for key in ("name", "arguments") if key in fields}
+    if not isinstance(function, dict):
+        span.fail("malformed_event", f"expected function attributes under {where}", where)
+    function = dict(function)
+    # OpenInference leaves out the arguments of a call made without any ("{}").
+    function.setdefault("arguments", "{}")
+    return {**fields, "type": "function", "function": function}
+
+
+def _content(item: Any, span: Span, where: str) -> dict[str, Any]:
+    part = item.get("message_content", item) if isinstance(item, dict) else None
+    if not isinstance(part, dict):
+        span.fail("malformed_event", f"expected content attributes under {where}", where)
+    kind = part.get("type")
+    if kind == "text":
+        return {"type": "text", "text": part.get("text", "")}
+    if kind == "image":
+        image = part.get("image", {})
+        url = image.get("image", {}).get("url") if isinstance(image, dict) else None
+        return {"type": "image_url", "image_url": {"url": url}}
+    span.fail("malformed_event", f"unknown message_content type {kind!r}", f"{where}.type")

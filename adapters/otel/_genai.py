@@ -1,0 +1,256 @@
+"""Messages in OpenTelemetry's GenAI convention: ``gen_ai.input.messages``,
+``gen_ai.output.messages`` and ``gen_ai.system_instructions``, each a JSON list.
+
+A message is ``{"role", "parts", "name"?, "finish_reason"?}``; parts are ``text``,
+``reasoning``, ``tool_call`` (``id``, ``name``, ``arguments``), ``tool_call_response``
+(``id``, ``response``), ``blob`` (``modality``, ``mime_type``, ``content`` in base64), ``uri``
+(``modality``, ``mime_type``, ``uri``), ``file`` (``modality``, ``mime_type``, ``file_id``),
+and any other ``type`` (kept whole). The writer also uses ``refusal`` (``content``) and
+``opaque`` (``kind``, ``value``) for typed parts the convention has no type for.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tracebridge.messages import (
+    AIMessage,
+    AudioPart,
+    Content,
+    FilePart,
+    HumanMessage,
+    ImagePart,
+    Message,
+    OpaquePart,
+    Part,
+    ReasoningPart,
+    RefusalPart,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolMessage,
+)
+
+from ..openai_chat._read import dumps, parse_arguments
+from ._spans import SOURCE, Span
+
+INPUT = "gen_ai.input.messages"
+OUTPUT = "gen_ai.output.messages"
+SYSTEM = "gen_ai.system_instructions"
+
+KNOWN_PART_TYPES = frozenset(
+    ("text", "reasoning", "refusal", "tool_call", "tool_call_response", "blob", "uri", "file",
+     "opaque")
+)
+_PART_KEYS = {
+    "text": {"type", "content"},
+    "reasoning": {"type", "content"},
+    "refusal": {"type", "content"},
+    "blob": {"type", "modality", "mime_type", "content", "detail", "filename"},
+    "uri": {"type", "modality", "mime_type", "uri", "detail", "filename"},
+    "file": {"type", "modality", "mime_type", "file_id", "detail", "filename"},
+}
+
+
+def json_attribute(span: Span, key: str) -> list[Any] | None:
+    """The parsed JSON list of attribute ``key``, or None when absent."""
+    if key not in span.attributes:
+        return None
+    value = span.attributes[key]
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError as error:
+            span.fail("malformed_event", f"{key} is not JSON ({error})", key)
+    if not isinstance(value, list):
+        span.fail("malformed_event", f"{key} must be a JSON list, got {type(value).__name__}", key)
+    return value
+
+
+def system_instructions(span: Span) -> list[Message] | None:
+    parts = json_attribute(span, SYSTEM)
+    if parts is None:
+        return None
+    reader = _MessageReader(span, SYSTEM)
+    content = reader.content(parts, SYSTEM, role="system")
+    return [SystemMessage(content=content, metadata={SOURCE: {"system_instructions": True}})]
+
+
+def genai_messages(span: Span, key: str) -> list[Message] | None:
+    listed = json_attribute(span, key)
+    if listed is None:
+        return None
+    reader = _MessageReader(span, key)
+    messages: list[Message] = []
+    for i, item in enumerate(listed):
+        messages.extend(reader.message(item, f"{key}[{i}]"))
+    return messages
+
+
+class _MessageReader:
+    def __init__(self, span: Span, key: str) -> None:
+        self.span = span
+        self.key = key
+
+    def fail(self, code: Any, detail: str, where: str) -> Any:
+        self.span.fail(code, detail, where)
+
+    def message(self, item: Any, where: str) -> list[Message]:
+        if not isinstance(item, dict):
+            self.fail("malformed_event", f"expected a message object, got {item!r}", where)
+        data = dict(item)
+        role = data.pop("role", None)
+        parts = data.pop("parts", None)
+        if not isinstance(parts, list):
+            self.fail("malformed_event", "a message needs a 'parts' list", where)
+        if not parts:
+            self.fail(
+                "truncated_trace",
+                f"a {role} message with no parts: the instrumentation left its content out "
+                "(Traceloop does so for an input holding a base64 image)",
+                f"{where}.parts",
+            )
+        name = data.pop("name", None)
+        if name is not None and not isinstance(name, str):
+            self.fail("malformed_event", "'name' must be a string", f"{where}.name")
+        namespace: dict[str, Any] = {}
+        if data:
+            namespace["fields"] = data  # finish_reason and any other key, verbatim
+        metadata = {SOURCE: namespace} if namespace else {}
+        if role in ("system", "developer"):
+            content = self.content(parts, where, role="system")
+            return [SystemMessage(content=content, role=role, name=name, metadata=metadata)]
+        if role == "user":
+            return [HumanMessage(content=self.content(parts, where), name=name, metadata=metadata)]
+        if role == "assistant":
+            calls = [
+                self.call(part, f"{where}.parts[k]".replace("[k]", f"[{k}]"))
+                for k, part in enumerate(parts)
+                if isinstance(part, dict) and part.get("type") == "tool_call"
+            ]
+            rest = [p for p in parts if not (isinstance(p, dict) and p.get("type") == "tool_call")]
+            said: Content = self.content(rest, where) if rest else ""
+            return [AIMessage(content=said, tool_calls=calls, name=name, metadata=metadata)]
+        if role == "tool":
+            results: list[Message] = []
+            for k, part in enumerate(parts):
+                at = f"{where}.parts[{k}]"
+                if not isinstance(part, dict) or part.get("type") != "tool_call_response":
+                    self.fail(
+                        "malformed_event",
+                        "a tool message holds tool_call_response parts only",
+                        at,
+                    )
+                results.append(self.result(part, at, name, metadata if k == 0 else {}))
+            return results
+        self.fail(
+            "unknown_role",
+            f"unknown role {role!r}; accepted roles: system, developer, user, assistant, tool",
+            f"{where}.role",
+        )
+        raise AssertionError
+
+    def content(self, parts: list[Any], where: str, role: str = "user") -> Content:
+        typed = [self.part(part, f"{where}.parts[{k}]") for k, part in enumerate(parts)]
+        if len(typed) == 1 and isinstance(typed[0], TextPart) and not typed[0].metadata:
+            return typed[0].text
+        return typed
+
+    def part(self, part: Any, where: str) -> Part:
+        if not isinstance(part, dict) or not isinstance(part.get("type"), str):
+            self.fail("malformed_event", f"expected a part with a 'type', got {part!r}", where)
+        kind = part["type"]
+        if kind == "opaque" and set(part) == {"type", "kind", "value"}:
+            return OpaquePart(kind=part["kind"], value=part["value"])
+        known = _PART_KEYS.get(kind)
+        if known is None:
+            return OpaquePart(kind=kind, value=part)
+        extra = {key: value for key, value in part.items() if key not in known}
+        metadata = {SOURCE: {"fields": extra}} if extra else {}
+        if kind in ("text", "reasoning", "refusal"):
+            text = part.get("content")
+            if not isinstance(text, str):
+                self.fail("malformed_event", f"a {kind} part needs 'content' text", where)
+            if kind == "text":
+                return TextPart(text=text, metadata=metadata)
+            if kind == "reasoning":
+                return ReasoningPart(text=text, metadata=metadata)
+            return RefusalPart(text=text, metadata=metadata)
+        modality = part.get("modality")
+        source: dict[str, Any] = {"mime_type": part.get("mime_type")}
+        if kind == "blob":
+            source["data"] = part.get("content")
+        elif kind == "uri":
+            source["url"] = part.get("uri")
+        else:
+            source["file_id"] = part.get("file_id")
+        if modality == "image" and "file_id" not in source and "filename" not in part:
+            return ImagePart(**source, detail=part.get("detail"), metadata=metadata)
+        if modality == "audio" and "file_id" not in source and "filename" not in part:
+            return AudioPart(**source, metadata=metadata)
+        if "detail" in part:
+            metadata = {SOURCE: {"fields": {**extra, "detail": part["detail"]}}}
+        if modality is not None and modality != "file":
+            metadata = {SOURCE: {**metadata.get(SOURCE, {}), "modality": modality}}
+        return FilePart(**source, filename=part.get("filename"), metadata=metadata)
+
+    def call(self, part: dict[str, Any], where: str) -> ToolCall:
+        name = part.get("name")
+        if not isinstance(name, str):
+            self.fail("malformed_event", "a tool_call part needs a 'name'", f"{where}.name")
+        call_id = part.get("id")
+        if call_id is not None and not isinstance(call_id, str):
+            self.fail("malformed_event", "a tool call 'id' must be a string", f"{where}.id")
+        extra = {k: v for k, v in part.items() if k not in ("type", "name", "id", "arguments")}
+        namespace: dict[str, Any] = {"fields": extra} if extra else {}
+        arguments = part.get("arguments", {})
+        if isinstance(arguments, dict):
+            return ToolCall(name=name, args=arguments, id=call_id, metadata=_ns(namespace))
+        if isinstance(arguments, str):
+            parsed = parse_arguments(arguments) if arguments else {}
+            if parsed is None:
+                return ToolCall(
+                    name=name, id=call_id, invalid_args=arguments, metadata=_ns(namespace)
+                )
+            if dumps(parsed) != arguments:
+                namespace["arguments"] = arguments
+            else:
+                namespace["arguments"] = "text"
+            return ToolCall(name=name, args=parsed, id=call_id, metadata=_ns(namespace))
+        namespace["arguments"] = arguments
+        text = dumps(arguments)
+        return ToolCall(name=name, id=call_id, invalid_args=text, metadata=_ns(namespace))
+
+    def result(
+        self, part: dict[str, Any], where: str, name: str | None, metadata: dict[str, Any]
+    ) -> ToolMessage:
+        call_id = part.get("id")
+        if call_id is not None and not isinstance(call_id, str):
+            self.fail("malformed_event", "a tool call 'id' must be a string", f"{where}.id")
+        response = part.get("response")
+        namespace = dict(metadata.get(SOURCE, {}))
+        extra = {k: v for k, v in part.items() if k not in ("type", "id", "response")}
+        if extra:
+            namespace["part_fields"] = extra
+        content: Content
+        if isinstance(response, str):
+            content = response
+        elif (
+            isinstance(response, list)
+            and response
+            and all(isinstance(p, dict) and p.get("type") in KNOWN_PART_TYPES for p in response)
+        ):
+            content = self.content(response, f"{where}.response")
+            if isinstance(content, str):
+                content = [TextPart(text=content)]
+        else:
+            content = dumps(response)
+            namespace["response"] = "json"
+        return ToolMessage(
+            content=content, tool_call_id=call_id, name=name, metadata=_ns(namespace)
+        )
+
+
+def _ns(namespace: dict[str, Any]) -> dict[str, Any]:
+    return {SOURCE: namespace} if namespace else {}

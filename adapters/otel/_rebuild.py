@@ -1,0 +1,258 @@
+"""One conversation from the model calls of a trace.
+
+Every instrumentation writes one span per model call, each holding the whole input history.
+The conversation is the last call's input plus its output, once every earlier call is shown
+to be a prefix of it; tool results recorded after the last call are appended from tool spans.
+
+The prefix rule: leading system messages are set aside on both sides (in a multi-agent run
+each agent sends its own instructions), and what follows them — the call's input, then its
+output — must equal the start of what follows the last call's leading system messages,
+message by message, on everything the transcript hash covers. The conversation starts with
+the last call's system messages; an AI message produced by a call whose system messages were
+different keeps them under ``metadata["otel"]["instructions"]`` (their JSON dump).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from tracebridge.errors import TraceError
+from tracebridge.messages import AIMessage, Message, ToolMessage
+from tracebridge.validation import validate
+
+from ..openai_chat._read import dumps
+from ._calls import Call, ToolRun, is_inference, is_tool, read_call, read_tool, same
+from ._spans import SOURCE, Span, fail, normalize_id
+
+SESSION_KEYS = (
+    "session.id",
+    "gen_ai.conversation.id",
+    "langsmith.metadata.thread_id",
+    "langsmith.metadata.session_id",
+    "langsmith.metadata.conversation_id",
+)
+
+
+def session_of(span: Span) -> str | None:
+    for key in SESSION_KEYS:
+        value = span.attributes.get(key)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def selected(spans: list[Span], trace_id: str | None, session_id: str | None) -> list[Span]:
+    """The spans the filters keep: a session selects every trace one of its spans is in."""
+    if trace_id is not None:
+        wanted = normalize_id(trace_id, 16)
+        spans = [span for span in spans if span.trace_id == wanted]
+        if not spans:
+            fail("ambiguous_trace", f"no span has trace_id {trace_id!r}")
+    if session_id is not None:
+        traces = {span.trace_id for span in spans if session_of(span) == session_id}
+        if not traces:
+            keys = ", ".join(SESSION_KEYS)
+            fail("ambiguous_trace", f"no span has session id {session_id!r} ({keys})")
+        spans = [span for span in spans if span.trace_id in traces]
+    return spans
+
+
+def model_calls(spans: list[Span]) -> list[Call]:
+    """The model calls in time order, nested duplicates dropped once shown to agree."""
+    by_id = {(span.trace_id, span.span_id): span for span in spans}
+    calls = {id(span): read_call(span) for span in spans if is_inference(span)}
+    kept: list[Call] = []
+    for call in calls.values():
+        outer = _inference_ancestor(call.span, by_id, calls)
+        if outer is None:
+            kept.append(call)
+            continue
+        if same(outer.input) != same(call.input) or same(outer.output) != same(call.output):
+            call.span.fail(
+                "conflicting_fields",
+                f"this model call is nested in the model call at {outer.span.path} (two "
+                "instrumentations recorded the same call) but their messages differ",
+            )
+    kept.sort(key=lambda call: (call.span.start, call.span.index))
+    return kept
+
+
+def _inference_ancestor(
+    span: Span, by_id: dict[tuple[str, str], Span], calls: dict[int, Call]
+) -> Call | None:
+    seen = 0
+    parent = span.parent_id
+    while parent is not None and seen < 1000:
+        above = by_id.get((span.trace_id, parent))
+        if above is None:
+            return None
+        if id(above) in calls:
+            return calls[id(above)]
+        parent, seen = above.parent_id, seen + 1
+    return None
+
+
+def body(call: Call) -> list[Message]:
+    """The call's conversation after its leading system messages: input, then output."""
+    return [*call.input[call.systems:], *call.output]
+
+
+def chains(calls: list[Call], sessions: dict[str, str]) -> list[list[Call]]:
+    """Calls grouped into conversations: each call extends the last call of its chain (a
+    longer history that starts with it), in the same session (``sessions``: trace id ->
+    session id) when the spans name one. A call that repeats another starts a new chain."""
+    found: list[list[Call]] = []
+    for call in calls:
+        mine = [same([m]) for m in body(call)]
+        session = sessions.get(call.span.trace_id)
+        for chain in found:
+            last = chain[-1]
+            theirs = [same([m]) for m in body(last)]
+            if (
+                sessions.get(last.span.trace_id) == session
+                and len(mine) > len(theirs)
+                and mine[: len(theirs)] == theirs
+            ):
+                chain.append(call)
+                break
+        else:
+            found.append([call])
+    return found
+
+
+def trace_sessions(spans: list[Span]) -> dict[str, str]:
+    """For each trace, the session one of its spans names."""
+    found: dict[str, str] = {}
+    for span in spans:
+        session = session_of(span)
+        if session is not None:
+            found.setdefault(span.trace_id, session)
+    return found
+
+
+def refuse_ambiguous(groups: list[list[Call]], named: dict[str, str]) -> None:
+    described = []
+    for chain in groups:
+        last = chain[-1].span
+        sessions = sorted({s for c in chain if (s := named.get(c.span.trace_id)) is not None})
+        traces = sorted({c.span.trace_id for c in chain})
+        said = f"span_id={last.span_id} (its last call, at {last.path}); "
+        said += f"trace_id={', '.join(traces)}"
+        if sessions:
+            said += f"; session_id={', '.join(sessions)}"
+        described.append(said)
+    fail(
+        "ambiguous_trace",
+        f"the spans hold {len(groups)} conversations (in different sessions, or whose calls "
+        f"are not prefixes of one another); choose one with a filter: {' | '.join(described)}",
+    )
+
+
+def conversation(calls: list[Call], tools: list[ToolRun], *, allow_pending: bool) -> list[Message]:
+    """The last call's input and output, earlier calls proven prefixes, tool results added."""
+    last = calls[-1]
+    rest = body(last)
+    systems = last.input[: last.systems]
+    origin: list[tuple[Span, str]] = [
+        (last.span, f"input[{k}]") for k in range(len(last.input))
+    ] + [(last.span, f"output[{k}]") for k in range(len(last.output))]
+    produced: dict[int, Call] = {}
+    for call in calls:
+        start = len(call.input) - call.systems
+        for k in range(len(call.output)):
+            produced.setdefault(start + k, call)
+    messages = list(systems)
+    for position, message in enumerate(rest):
+        maker = produced.get(position)
+        if (
+            maker is not None
+            and isinstance(message, AIMessage)
+            and same(maker.input[: maker.systems]) != same(systems)
+        ):
+            own = dict(message.metadata.get(SOURCE, {}))
+            own["instructions"] = [m.model_dump(mode="json") for m in maker.input[: maker.systems]]
+            message = message.model_copy(update={"metadata": {**message.metadata, SOURCE: own}})
+        messages.append(message)
+    messages = with_results(messages, tools, origin, last.span)
+    messages = with_errors(messages, tools)
+    try:
+        validate(messages, allow_pending=allow_pending, source=SOURCE)
+    except TraceError as error:
+        raise moved(error, origin) from None
+    return messages
+
+
+def moved(error: TraceError, origin: list[tuple[Span, str]]) -> TraceError:
+    """A rule violation at typed position ``i`` pointed at the span message it came from."""
+    if error.index is None or error.index >= len(origin):
+        return error
+    span, where = origin[error.index]
+    root = f"messages[{error.index}]"
+    suffix = error.path[len(root):] if error.path and error.path.startswith(root) else ""
+    return error.relocated(index=span.index, path=f"{span.path}.{where}{suffix}")
+
+
+def with_results(
+    messages: list[Message], tools: list[ToolRun], origin: list[tuple[Span, str]], after: Span
+) -> list[Message]:
+    """The results of the last output's calls, from tool spans that ran after it, by id."""
+    last = messages[-1] if messages else None
+    if not isinstance(last, AIMessage) or not last.tool_calls:
+        return messages
+    wanted = {call.id: call for call in last.tool_calls if call.id is not None}
+    runs = sorted(
+        (run for run in tools if run.call_id in wanted and run.span.start >= after.start),
+        key=lambda run: (run.span.start, run.span.index),
+    )
+    added = list(messages)
+    for run in runs:
+        added.append(
+            ToolMessage(
+                content=_text(run.result),
+                tool_call_id=run.call_id,
+                name=run.name if isinstance(run.name, str) else None,
+                is_error=run.error,
+            )
+        )
+        origin.append((run.span, "attributes"))
+    return added
+
+
+def _text(result: Any) -> str:
+    if isinstance(result, str):
+        return result
+    if result is None:
+        return ""
+    return dumps(result)
+
+
+def with_errors(messages: list[Message], tools: list[ToolRun]) -> list[Message]:
+    """``is_error`` from the tool spans of results the message lists recorded without it."""
+    failed = [run for run in tools if run.error]
+    if not failed:
+        return messages
+    calls = {call.id: call for m in messages if isinstance(m, AIMessage) for call in m.tool_calls}
+    by_id = {run.call_id for run in failed if run.call_id is not None}
+    for run in failed:
+        if run.call_id is None:
+            matching = [
+                call for call in calls.values()
+                if call.name == run.name and call.args == run.args
+            ]
+            if len(matching) == 1 and matching[0].id is not None:
+                by_id.add(matching[0].id)
+    out: list[Message] = []
+    for message in messages:
+        if (
+            isinstance(message, ToolMessage)
+            and message.tool_call_id in by_id
+            and not message.is_error
+        ):
+            message = message.model_copy(update={"is_error": True})
+        out.append(message)
+    return out
+
+
+def tool_runs(spans: Iterable[Span]) -> list[ToolRun]:
+    return [read_tool(span) for span in spans if is_tool(span)]

@@ -1,0 +1,334 @@
+"""Spans from every accepted input form, as one plain record each.
+
+Accepted: an OTLP/JSON ``TracesData`` document (``{"resourceSpans": [...]}``, ids in hex as
+the OTLP/JSON spec writes them or in base64 as protobuf's JSON mapping does), a list of such
+documents, OTLP JSON lines (the file exporter's form: one document per line), SDK
+``ReadableSpan`` objects (duck-typed: no OpenTelemetry import) and the dicts their
+``to_json()`` text parses to. Each span keeps its position in the input (``index``) and the
+path that names it there, so every error can point at the span.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, NoReturn
+
+from tracebridge.errors import ErrorCode, TraceError, short_repr
+
+SOURCE = "otel"
+
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
+
+
+@dataclass
+class Span:
+    """One span, whatever form it came in."""
+
+    index: int
+    """Position among all spans of the input, in the order they appear."""
+    path: str
+    """Where it is in the input, e.g. ``resourceSpans[0].scopeSpans[0].spans[3]``."""
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    start: int
+    end: int
+    attributes: dict[str, Any]
+    dropped_attributes: int = 0
+    error: bool = False
+    """The span's status is ERROR."""
+    scope: str = ""
+    keys: dict[str, str] = field(default_factory=dict)
+    """For each attribute, the path of its value (for errors)."""
+
+    def fail(self, code: ErrorCode, detail: str, attribute: str | None = None) -> NoReturn:
+        raise TraceError(code, detail, index=self.index, path=self.at(attribute), source=SOURCE)
+
+    def at(self, attribute: str | None) -> str:
+        if attribute is None:
+            return self.path
+        return f"{self.path}.attributes[{attribute!r}]"
+
+
+def fail(code: ErrorCode, detail: str, path: str | None = None) -> NoReturn:
+    raise TraceError(code, detail, path=path, source=SOURCE)
+
+
+def spans_of(trace: Any) -> list[Span]:
+    """Every span of ``trace``, in input order; ``malformed_event`` for anything else."""
+    return list(_spans(trace))
+
+
+def _spans(trace: Any) -> Iterator[Span]:
+    counter = iter(range(1 << 62))
+    if isinstance(trace, str):
+        text = trace.strip()
+        try:
+            whole = json.loads(text)
+        except ValueError:
+            whole = None
+        if isinstance(whole, (dict, list)):
+            yield from _spans(whole)
+            return
+        for n, line in enumerate(text.splitlines()):
+            if not line.strip():
+                continue
+            try:
+                document = json.loads(line)
+            except ValueError as error:
+                fail("malformed_event", f"line {n + 1} is not JSON ({error})", f"lines[{n}]")
+            yield from _document(document, f"lines[{n}]", counter)
+        return
+    if isinstance(trace, Mapping):
+        yield from _document(trace, "", counter)
+        return
+    if isinstance(trace, (list, tuple)):
+        for k, item in enumerate(trace):
+            if isinstance(item, Mapping) and "resourceSpans" in item:
+                yield from _document(item, f"[{k}]", counter)
+            elif isinstance(item, Mapping) and "context" in item:
+                yield _json_span(item, f"[{k}]", next(counter))
+            elif _is_sdk_span(item):
+                yield _sdk_span(item, f"[{k}]", next(counter))
+            else:
+                fail(
+                    "malformed_event",
+                    "expected an OTLP/JSON document ({'resourceSpans': [...]}), an SDK span or "
+                    f"a span's to_json() dict, got {type(item).__name__} {short_repr(item)}",
+                    f"[{k}]",
+                )
+        return
+    fail(
+        "malformed_event",
+        "expected OTLP/JSON (a document, a list of them, or JSON lines text) or SDK spans, "
+        f"got {type(trace).__name__}",
+    )
+
+
+def _is_sdk_span(item: Any) -> bool:
+    return all(hasattr(item, key) for key in ("context", "attributes", "name", "parent"))
+
+
+def _join(prefix: str, key: str) -> str:
+    return f"{prefix}.{key}" if prefix else key
+
+
+def _document(document: Any, prefix: str, counter: Iterator[int]) -> Iterator[Span]:
+    if not isinstance(document, Mapping) or not isinstance(
+        document.get("resourceSpans"), list
+    ):
+        fail(
+            "malformed_event",
+            "expected an OTLP/JSON document with a 'resourceSpans' list, got "
+            f"{short_repr(document)}",
+            prefix or None,
+        )
+    for r, resource in enumerate(document["resourceSpans"]):
+        at_resource = _join(prefix, f"resourceSpans[{r}]")
+        scopes = resource.get("scopeSpans") if isinstance(resource, Mapping) else None
+        if not isinstance(scopes, list):
+            fail("malformed_event", "expected a 'scopeSpans' list", at_resource)
+        for s, scope in enumerate(scopes):
+            at_scope = f"{at_resource}.scopeSpans[{s}]"
+            spans = scope.get("spans") if isinstance(scope, Mapping) else None
+            if not isinstance(spans, list):
+                fail("malformed_event", "expected a 'spans' list", at_scope)
+            scope_info = scope.get("scope")
+            scope_name = scope_info.get("name", "") if isinstance(scope_info, Mapping) else ""
+            for k, span in enumerate(spans):
+                yield _otlp_span(span, f"{at_scope}.spans[{k}]", next(counter), str(scope_name))
+
+
+def _otlp_span(span: Any, path: str, index: int, scope: str) -> Span:
+    if not isinstance(span, Mapping):
+        fail("malformed_event", f"expected a span object, got {short_repr(span)}", path)
+
+    def need(key: str) -> Any:
+        if key not in span:
+            raise TraceError(
+                "malformed_event", f"a span needs {key!r}", index=index, path=path, source=SOURCE
+            )
+        return span[key]
+
+    attributes: dict[str, Any] = {}
+    keys: dict[str, str] = {}
+    listed = span.get("attributes", [])
+    if not isinstance(listed, list):
+        raise TraceError(
+            "malformed_event", "expected an attribute list", index=index,
+            path=f"{path}.attributes", source=SOURCE,
+        )
+    for a, attribute in enumerate(listed):
+        where = f"{path}.attributes[{a}]"
+        if not isinstance(attribute, Mapping) or not isinstance(attribute.get("key"), str):
+            raise TraceError(
+                "malformed_event", f"expected {{'key', 'value'}}, got {short_repr(attribute)}",
+                index=index, path=where, source=SOURCE,
+            )
+        attributes[attribute["key"]] = _any_value(attribute.get("value", {}), where, index)
+        keys[attribute["key"]] = where
+    status = span.get("status") or {}
+    code = status.get("code") if isinstance(status, Mapping) else None
+    dropped = span.get("droppedAttributesCount", 0)
+    return Span(
+        index=index,
+        path=path,
+        trace_id=_id(need("traceId"), 16, f"{path}.traceId", index),
+        span_id=_id(need("spanId"), 8, f"{path}.spanId", index),
+        parent_id=_id(span["parentSpanId"], 8, f"{path}.parentSpanId", index)
+        if span.get("parentSpanId")
+        else None,
+        name=str(span.get("name", "")),
+        start=_int(span.get("startTimeUnixNano", 0)),
+        end=_int(span.get("endTimeUnixNano", 0)),
+        attributes=attributes,
+        dropped_attributes=_int(dropped),
+        error=code in ("STATUS_CODE_ERROR", 2),
+        scope=scope,
+        keys=keys,
+    )
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _any_value(value: Any, path: str, index: int) -> Any:
+    """An OTLP ``AnyValue`` as a plain Python value."""
+    if not isinstance(value, Mapping):
+        raise TraceError(
+            "malformed_event", f"expected an AnyValue object, got {short_repr(value)}",
+            index=index, path=path, source=SOURCE,
+        )
+    if not value:
+        return None
+    if "stringValue" in value:
+        return value["stringValue"]
+    if "boolValue" in value:
+        return value["boolValue"]
+    if "intValue" in value:
+        return _int(value["intValue"])
+    if "doubleValue" in value:
+        return value["doubleValue"]
+    if "bytesValue" in value:
+        return value["bytesValue"]
+    if "arrayValue" in value:
+        items = (value["arrayValue"] or {}).get("values", [])
+        return [_any_value(item, path, index) for item in items]
+    if "kvlistValue" in value:
+        pairs = (value["kvlistValue"] or {}).get("values", [])
+        return {pair["key"]: _any_value(pair.get("value", {}), path, index) for pair in pairs}
+    raise TraceError(
+        "malformed_event", f"unknown AnyValue {short_repr(value)}", index=index, path=path,
+        source=SOURCE,
+    )
+
+
+def _id(value: Any, size: int, path: str, index: int) -> str:
+    """A trace or span id as lowercase hex, from hex or base64 text."""
+    if isinstance(value, str):
+        text = value[2:] if value.startswith("0x") else value
+        if len(text) == 2 * size and _HEX.match(text):
+            return text.lower()
+        try:
+            raw = base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            raw = b""
+        if len(raw) == size:
+            return raw.hex()
+    raise TraceError(
+        "malformed_event",
+        f"expected a {size}-byte id in hex or base64, got {short_repr(value)}",
+        index=index, path=path, source=SOURCE,
+    )
+
+
+def normalize_id(value: str, size: int) -> str:
+    """A filter value (hex or base64) as the hex the spans are keyed by."""
+    try:
+        return _id(value, size, "", 0)
+    except TraceError:
+        return value.lower()
+
+
+def _json_span(item: Mapping[str, Any], path: str, index: int) -> Span:
+    """A span as ``ReadableSpan.to_json()`` writes it."""
+    context = item.get("context")
+    if not isinstance(context, Mapping):
+        raise TraceError(
+            "malformed_event", "expected 'context' with trace_id and span_id", index=index,
+            path=f"{path}.context", source=SOURCE,
+        )
+    attributes = item.get("attributes") or {}
+    if not isinstance(attributes, Mapping):
+        raise TraceError(
+            "malformed_event", "expected an attribute object", index=index,
+            path=f"{path}.attributes", source=SOURCE,
+        )
+    status = item.get("status") or {}
+    scope = item.get("instrumentation_scope") or item.get("instrumentation_info") or {}
+    return Span(
+        index=index,
+        path=path,
+        trace_id=_id(context.get("trace_id"), 16, f"{path}.context.trace_id", index),
+        span_id=_id(context.get("span_id"), 8, f"{path}.context.span_id", index),
+        parent_id=_id(item["parent_id"], 8, f"{path}.parent_id", index)
+        if item.get("parent_id")
+        else None,
+        name=str(item.get("name", "")),
+        start=_iso(item.get("start_time")),
+        end=_iso(item.get("end_time")),
+        attributes=dict(attributes),
+        dropped_attributes=_int(item.get("dropped_attributes", 0)),
+        error=isinstance(status, Mapping) and status.get("status_code") == "ERROR",
+        scope=str(scope.get("name", "")) if isinstance(scope, Mapping) else "",
+        keys={key: f"{path}.attributes[{key!r}]" for key in attributes},
+    )
+
+
+def _iso(value: Any) -> int:
+    if not isinstance(value, str):
+        return 0
+    try:
+        moment = datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    except ValueError:
+        return 0
+    return int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000
+
+
+def _sdk_span(item: Any, path: str, index: int) -> Span:
+    """An SDK ``ReadableSpan`` (read by attribute name; OpenTelemetry is not imported)."""
+    context = item.context
+    parent = item.parent
+    status = getattr(item, "status", None)
+    code = getattr(getattr(status, "status_code", None), "name", None)
+    scope = getattr(item, "instrumentation_scope", None)
+    attributes = {
+        key: list(value) if isinstance(value, tuple) else value
+        for key, value in dict(item.attributes or {}).items()
+    }
+    return Span(
+        index=index,
+        path=path,
+        trace_id=f"{context.trace_id:032x}",
+        span_id=f"{context.span_id:016x}",
+        parent_id=f"{parent.span_id:016x}" if parent is not None else None,
+        name=str(item.name),
+        start=int(getattr(item, "start_time", 0) or 0),
+        end=int(getattr(item, "end_time", 0) or 0),
+        attributes=attributes,
+        dropped_attributes=int(getattr(item, "dropped_attributes", 0) or 0),
+        error=code == "ERROR",
+        scope=str(getattr(scope, "name", "") or ""),
+        keys={key: f"{path}.attributes[{key!r}]" for key in attributes},
+    )
