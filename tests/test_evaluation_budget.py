@@ -17,13 +17,15 @@ from fake_openai_server import FakeOpenAI, Reply, serve
 from pydantic import BaseModel, ConfigDict
 
 from tracebridge import AIMessage, HumanMessage, MultiTurnSample, ToolCall, ToolMessage
-from tracebridge.evaluation.budget import (
+from tracebridge.evaluation._estimate import (
     CHARS_PER_TOKEN,
     LITERAL_ALLOWANCE,
     MESSAGE_OVERHEAD,
     REPLY_OVERHEAD,
     SCHEMA_OVERHEAD,
     STRING_ALLOWANCE,
+)
+from tracebridge.evaluation.budget import (
     Budget,
     BudgetedJudge,
     BudgetExhausted,
@@ -583,7 +585,7 @@ async def test_settings_name_what_a_request_is_sent_with(judge: OpenAIJudge) -> 
 def test_the_docstring_examples_run() -> None:
     import doctest
 
-    from tracebridge.evaluation import budget
+    from tracebridge.evaluation import _estimate
 
-    failed, attempted = doctest.testmod(budget)
+    failed, attempted = doctest.testmod(_estimate)
     assert (failed, attempted > 0) == (0, True)
