@@ -45,6 +45,8 @@ Score = tuple[int, int]
 Pair = tuple[int, int, Score]
 """(predicted index, reference index, score of the pair)."""
 
+_ONE: Score = (1, 1)
+
 
 class _JsonBool:
     """``true``/``false`` in a key: unequal to every number (Python's ``True == 1``)."""
@@ -114,49 +116,61 @@ def argument_items(args: dict[str, Any]) -> Items:
         )
 
 
-class Calls:
-    """One side's calls made ready for comparison, with positions by name and by
-    identical arguments (built on first use)."""
+_is_bool = bool.__instancecheck__
 
-    __slots__ = ("_by_items", "_key_sets", "_twins", "by_name", "items", "keys", "names")
+
+class Calls:
+    """One side's calls made ready for comparison: names, arguments as items, and (built
+    on first use) positions by name and by identical arguments."""
+
+    __slots__ = ("_by_items", "_by_name", "_key_sets", "_twins", "items", "keys", "names")
 
     def __init__(self, calls: Sequence[ToolCall]) -> None:
-        self.names = names = [call.name for call in calls]
+        self.names = [call.name for call in calls]
         arguments = [call.args for call in calls]
-        self.keys = [args.keys() for args in arguments]
-        broken = [k for k, call in enumerate(calls) if call.invalid_args is not None]
-        try:  # the common case in one pass: every value a scalar
+        self.keys = list(map(dict.keys, arguments))
+        try:  # the common case, built in C: every value a scalar
             items: list[Items | None] = [
-                frozenset([(key, value, value.__class__ is bool) for key, value in args.items()])
+                frozenset(zip(args, args.values(), map(_is_bool, args.values()), strict=True))
                 for args in arguments
             ]
-        except TypeError:
+        except TypeError:  # an array or object among the values: not hashable as it is
             items = [argument_items(args) for args in arguments]
-        for k in broken:
-            items[k] = None
+        raw = [call.invalid_args for call in calls]
+        if raw.count(None) != len(raw):
+            for k, text in enumerate(raw):
+                if text is not None:
+                    items[k] = None
         self.items = items
         """None for a call whose arguments did not parse: it pairs with nothing."""
-        by_name: dict[str, list[int]] = {}
-        for index, name in enumerate(names):
-            positions = by_name.get(name)
-            if positions is None:
-                by_name[name] = [index]
-            else:
-                positions.append(index)
-        if broken:
-            by_name = {
-                name: kept
-                for name, positions in by_name.items()
-                if (kept := [k for k in positions if items[k] is not None])
-            }
-        self.by_name = by_name
-        """Positions of the calls that can pair, by name, in order."""
+        self._by_name: dict[str, list[int]] | None = None
         self._by_items: dict[tuple[str, Items], list[int]] | None = None
         self._twins: set[tuple[str, Items | None]] | None = None
         self._key_sets: dict[str, set[frozenset[str]]] = {}
 
     def __len__(self) -> int:
         return len(self.names)
+
+    @property
+    def by_name(self) -> dict[str, list[int]]:
+        """Positions of the calls that can pair, by name, in order."""
+        if self._by_name is None:
+            by_name: dict[str, list[int]] = {}
+            for index, name in enumerate(self.names):
+                positions = by_name.get(name)
+                if positions is None:
+                    by_name[name] = [index]
+                else:
+                    positions.append(index)
+            items = self.items
+            if None in items:
+                by_name = {
+                    name: kept
+                    for name, positions in by_name.items()
+                    if (kept := [k for k in positions if items[k] is not None])
+                }
+            self._by_name = by_name
+        return self._by_name
 
     @property
     def by_items(self) -> dict[tuple[str, Items], list[int]]:
@@ -240,34 +254,75 @@ def order_free_pairs(left: Calls, right: Calls) -> list[Pair]:
     """A one-to-one pairing with the highest total, in any order, and the most pairs.
 
     Only calls with the same name can pair, so each name is its own problem. Within a
-    name, identical calls are paired first, in order: some best pairing pairs them
-    (``1 - score`` obeys the triangle inequality, so trading a partner for an identical
-    one never lowers the total). The calls left over get an optimal assignment (the
-    Hungarian method) in which every call of the smaller side gets a partner.
+    name, identical calls are paired first, in order (the k-th predicted call of a kind
+    with the k-th reference call of that kind): some best pairing pairs them (``1 - score``
+    obeys the triangle inequality, so trading a partner for an identical one never lowers
+    the total). The calls left over get an optimal assignment in which every call of the
+    smaller side gets a partner (scores are never negative, so that is also the most
+    pairs); a call alone with its name on one side takes the first of its best partners.
     """
-    pairs: list[Pair] = []
-    twins_of = right.by_items
-    for name, rows in left.by_name.items():
-        columns = right.by_name.get(name)
-        if not columns:
-            continue
-        taken: set[int] = set()
-        spare_rows: list[int] = []
-        for i in rows:
-            twins = twins_of.get((name, left.items[i]))  # type: ignore[arg-type]
-            partner = next((k for k in twins if k not in taken), None) if twins else None
-            if partner is None:
-                spare_rows.append(i)
+    l_names, l_items = left.names, left.items
+    r_names, r_items = right.names, right.items
+    # the reference positions of each kind of call, last first: pop() gives the earliest
+    waiting: dict[tuple[str, Items], list[int]] = {}
+    for k in range(len(r_names) - 1, -1, -1):
+        items = r_items[k]
+        if items is not None:
+            kind = (r_names[k], items)
+            queue = waiting.get(kind)
+            if queue is None:
+                waiting[kind] = [k]
             else:
-                taken.add(partner)
-                pairs.append((i, partner, (1, 1)))
-        spare_columns = [k for k in columns if k not in taken]
-        if spare_rows and spare_columns:
-            scaled, scale = _spare_scores(left, spare_rows, right, spare_columns)
+                queue.append(k)
+    pairs: list[Pair] = []
+    spare_rows: dict[str, list[int]] = {}
+    for i, items in enumerate(l_items):
+        if items is None:
+            continue
+        name = l_names[i]
+        queue = waiting.get((name, items))
+        if queue:
+            pairs.append((i, queue.pop(), _ONE))
+        else:
+            rows = spare_rows.get(name)
+            if rows is None:
+                spare_rows[name] = [i]
+            else:
+                rows.append(i)
+    if spare_rows:
+        spare_columns: dict[str, list[int]] = {}
+        for (name, _), queue in waiting.items():
+            if queue and name in spare_rows:
+                columns = spare_columns.get(name)
+                if columns is None:
+                    spare_columns[name] = queue
+                else:
+                    columns += queue
+        for name, columns in spare_columns.items():
+            columns.sort()
+            rows = spare_rows[name]
+            if len(rows) == 1 or len(columns) == 1:
+                pairs += _one_to_many(left, rows, right, columns)
+                continue
+            scaled, scale = _spare_scores(left, rows, right, columns)
             for a, b in _assignment(scaled, scale):
-                i, k = spare_rows[a], spare_columns[b]
+                i, k = rows[a], columns[b]
                 pairs.append((i, k, pair_score(left, i, right, k)))
-    return sorted(pairs)
+    pairs.sort()
+    return pairs
+
+
+def _one_to_many(left: Calls, rows: list[int], right: Calls, columns: list[int]) -> list[Pair]:
+    """The best pair when one side has a single call: its first best partner."""
+    l_items, l_keys, r_items, r_keys = left.items, left.keys, right.items, right.keys
+    best: Pair | None = None
+    for i in rows:
+        for k in columns:
+            score = (len(l_items[i] & r_items[k]), len(l_keys[i] | r_keys[k]))  # type: ignore[operator]
+            if best is None or above(score, best[2]):
+                best = (i, k, score)
+    assert best is not None  # both lists are non-empty
+    return [best]
 
 
 def _spare_scores(

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..messages import ToolCall
 from ..sample import MultiTurnSample
-from ._matching import Calls, Pair, argument_items, order_free_pairs
+from ._matching import Calls, Pair, Score, argument_items, order_free_pairs
 from ._ordered import ordered_pairs
 from .base import Metric, MetricResult
 
@@ -121,38 +121,45 @@ def _described_pairs(
 ) -> tuple[list[dict[str, Any]], int, int]:
     """Each pair as its details entry, and the sum of the pair scores as numerator and
     denominator (exact)."""
-    l_items, r_items, l_keys, r_keys = left.items, right.items, left.keys, right.keys
+    names, l_items, l_keys = left.names, left.items, left.keys
+    r_items, r_keys = right.items, right.keys
     described: list[dict[str, Any]] = []
+    append = described.append
     whole = 0
-    parts: list[tuple[int, int]] = []
+    parts: list[Score] = []
     for i, j, score in pairs:
-        message_index, call = predicted[i]
         e, u = score
-        if e == u:  # every argument equal: the calls are identical
-            equal, different = sorted(l_keys[i]), []
-        else:
-            same = {item[0] for item in l_items[i] & r_items[j]}  # type: ignore[operator]
-            equal = sorted(same)
-            different = sorted((l_keys[i] | r_keys[j]) - same)
-        if u == 1:
-            whole += e
-        else:
-            parts.append(score)
-        described.append(
+        if e == u:  # every argument equal: the calls are identical, the pair scores 1
+            whole += 1
+            append(
+                {
+                    "predicted": i,
+                    "reference": j,
+                    "message_index": predicted[i][0],
+                    "name": names[i],
+                    "score": 1.0,
+                    "equal_args": sorted(l_keys[i]),
+                    "different_args": [],
+                }
+            )
+            continue
+        same = {item[0] for item in l_items[i] & r_items[j]}  # type: ignore[operator]
+        parts.append(score)
+        append(
             {
                 "predicted": i,
                 "reference": j,
-                "message_index": message_index,
-                "name": call.name,
+                "message_index": predicted[i][0],
+                "name": names[i],
                 "score": e / u,
-                "equal_args": equal,
-                "different_args": different,
+                "equal_args": sorted(same),
+                "different_args": sorted((l_keys[i] | r_keys[j]) - same),
             }
         )
     if not parts:
         return described, whole, 1
     denominator = math.lcm(*{u for _, u in parts})
-    numerator = whole * denominator + sum(e * (denominator // u) for e, u in parts)
+    numerator = whole * denominator + sum([e * (denominator // u) for e, u in parts])
     return described, numerator, denominator
 
 
