@@ -184,25 +184,19 @@ def _runner(args: argparse.Namespace, cases: Any, checks: list[Any],
 
 
 def _judge(args: argparse.Namespace) -> Any:
-    from ._optional import require
+    """The judge ``score`` would build, its client and its answers retried ``--retries``
+    times."""
     from .evaluation.runner import UsageError
-    from .metrics.cli import JUDGED
-    from .metrics.judge import OpenAIJudge
+    from .metrics import cli as metrics_cli
 
-    judged = [name for name in args.metrics if name in JUDGED]
-    if not judged:
-        return None
-    if not args.model:
-        raise UsageError(f"--model is required for judged metrics ({', '.join(judged)})")
-    api_key = os.environ.get(args.api_key_env)
-    if api_key is None:
-        if args.base_url is None:
-            raise UsageError(f"set {args.api_key_env} to the API key (or use --api-key-env)")
-        api_key = "unused"  # local OpenAI-compatible servers usually accept any key
-    openai = require("openai", adapter="OpenAI judge", extra="openai", package="openai")
-    client = openai.AsyncOpenAI(base_url=args.base_url, api_key=api_key, timeout=args.timeout,
-                                max_retries=args.retries)
-    return OpenAIJudge(client, args.model, max_retries=args.retries)
+    try:
+        judge = metrics_cli._judge(args)  # the same flags, read the same way
+    except metrics_cli._Unusable as exc:
+        raise UsageError(str(exc)) from None
+    if judge is not None:
+        judge.client = judge.client.with_options(max_retries=args.retries)
+        judge.max_retries = args.retries
+    return judge
 
 
 def _report(summary: dict[str, Any], out: str) -> str:
