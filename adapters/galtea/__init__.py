@@ -186,4 +186,5 @@ def _looks_like_role_turn(turn: dict[str, Any]) -> bool:
         and type(turn.get("content")) is str
         and "input" not in turn
         and "actual_output" not in turn
+        and "type" not in turn  # a Responses message item (openai_responses)
     )

@@ -110,6 +110,18 @@ def detect(trace: Any) -> bool:
             return False
         if "content" not in item and not any(key in item for key in _CONTENT_FREE):
             return False
+        if "type" in item or _has_responses_parts(item.get("content")):
+            return False  # a Responses item (openai_responses)
     return True
+
+
+# Part types only the Responses API has: a message holding them is a Responses item.
+_RESPONSES_PARTS = frozenset(("input_text", "output_text", "input_image", "input_file"))
+
+
+def _has_responses_parts(content: Any) -> bool:
+    return isinstance(content, list) and any(
+        isinstance(part, dict) and part.get("type") in _RESPONSES_PARTS for part in content
+    )
 
 

@@ -125,6 +125,8 @@ class _Conversation:
             return
         namespace: dict[str, Any] = {}
         content: Content = reply.content
+        if reply.message is None and not reply.content:
+            content = ""  # calls alone: no text
         message_id = None
         if reply.message is not None:
             message_id = reply.message["id"]
@@ -223,6 +225,8 @@ class _Conversation:
         if kind == "message":
             self.message(reader, data)
         elif kind == "reasoning":
+            if self.reply is not None and self.reply.message is not None:
+                self.flush()  # reasoning comes before the message it leads to: the next reply
             self.open_reply(j, True).content.append(reader.reasoning(data))
         elif kind in OPAQUE_REPLY_ITEMS:
             self.open_reply(j, True).content.append(reader.whole(data))
@@ -282,7 +286,7 @@ def would_write_message(
     if isinstance(content, str):
         return content != "" or not calls
     spoken = [part for part in content if not is_item_part(part, source)]
-    return bool(spoken) or (not calls and not content)
+    return bool(spoken) or not content
 
 
 def is_item_part(part: Part, source: str) -> bool:

@@ -32,7 +32,7 @@ from tracebridge.messages import (
 from tracebridge.validation import validate
 
 from ..openai_chat._write import _arguments, unanswered_calls
-from ._items import CALL_OUTPUTS, HOSTED_CALLS
+from ._items import CALL_OUTPUTS, HOSTED_CALLS, OPAQUE_REPLY_ITEMS
 from ._parts import ItemPartWriter
 from ._read import is_item_part, would_write_message
 
@@ -69,12 +69,40 @@ def write_items(
         assert isinstance(result, ToolMessage)
         results[result.tool_call_id] = result
     items: list[dict[str, Any]] = []
+    previous: list[dict[str, Any]] | None = None  # the items of the reply just written
     for i, message in enumerate(typed):
         if i in hosted:
             continue  # written inside its call's item
         writer = _Writer(source, i, drop, unanswered.get(i, ()))
-        items.extend(writer.message(message, answered, results))
+        written = writer.message(message, answered, results)
+        if isinstance(message, AIMessage):
+            if previous and written and _joins(previous, written[0]):
+                writer.refuse(
+                    "two replies in a row with no item between them read back as one reply "
+                    f"(a {written[0]['type']} item right after a {previous[-1]['type']} item)",
+                    "",
+                )
+            previous = written or previous
+        else:
+            previous = None
+        items.extend(written)
     return items
+
+
+def _joins(previous: list[dict[str, Any]], first: dict[str, Any]) -> bool:
+    """Whether a reply starting with ``first`` would be read as part of ``previous``."""
+    spoke = any(item.get("role") == "assistant" for item in previous)
+    last = previous[-1].get("type")
+    called = last not in ("message", "reasoning", None) and last not in _KEPT_WHOLE
+    kind = first.get("type", "message")
+    if kind in ("message", "reasoning"):
+        return not spoke and not called
+    if kind in _KEPT_WHOLE:
+        return not called
+    return True  # a call joins the calls, or follows the content, of the reply before it
+
+
+_KEPT_WHOLE = frozenset(OPAQUE_REPLY_ITEMS)
 
 
 def _pairs(

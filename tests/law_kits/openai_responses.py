@@ -1,0 +1,335 @@
+"""Law kit for OpenAI Responses items (dicts mixed with the SDK's Responses objects).
+
+* ``conversations``: typed conversations the format expresses: ids on every call, no names;
+  user/system/developer content as text or input parts (text, images by URL or data with a
+  detail, wav/mp3 audio, files by id, data or URL, parts kept verbatim); replies with reasoning
+  parts (carrying their item id), text and refusals, citations with every field, message ids;
+  function calls (some with arguments that did not parse), custom calls, hosted calls (a call
+  and its JSON result) and computer calls with their outputs.
+* ``traces``: those conversations written out, then re-spelled as real item lists are:
+  argument JSON with other spacing, ``type: "message"`` on input messages, ``status`` keys,
+  unknown keys, ``annotations`` left out, and items as SDK objects.
+* ``broken``: item-level mutations: an unknown item type, an output no call asked for, an
+  output removed, an output given twice, a call id used twice, an element that is not an
+  item, arguments that are not text, a message without a role.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pydantic
+from hypothesis import strategies as st
+from openai.types.responses import ResponseInputItem, ResponseOutputItem
+from pydantic import TypeAdapter
+
+from tracebridge import (
+    AIMessage,
+    AudioPart,
+    Citation,
+    FilePart,
+    HumanMessage,
+    ImagePart,
+    Message,
+    OpaquePart,
+    ReasoningPart,
+    RefusalPart,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolMessage,
+)
+from tracebridge.adapters import openai_responses
+
+from law_kits import BrokenTrace, LawKit
+from strategies import Shape, conversations, json_objects, names, texts
+
+NS = openai_responses.NAME
+SHAPE = Shape(
+    parts=False,
+    metadata=False,
+    names=False,
+    citations=False,
+    audio_replies=False,
+    refusals=False,
+    details=False,
+)
+details = st.sampled_from([None, "auto", "low", "high"])
+
+
+def verbatim(kind: str) -> st.SearchStrategy[OpaquePart]:
+    return st.builds(
+        lambda fields: OpaquePart(
+            kind=kind, value={**fields, "type": kind}, metadata={NS: {"verbatim": True}}
+        ),
+        json_objects.filter(lambda fields: "type" not in fields),
+    )
+
+
+def input_parts() -> st.SearchStrategy[Any]:
+    return st.one_of(
+        st.builds(TextPart, text=texts),
+        st.builds(ImagePart, url=st.just("https://example.com/a.png"), detail=details),
+        st.builds(
+            ImagePart, data=st.just("iVBORw0KGgo="), mime_type=st.just("image/png"), detail=details
+        ),
+        st.builds(
+            AudioPart,
+            data=st.just("UklGRg=="),
+            mime_type=st.sampled_from(["audio/wav", "audio/mpeg"]),
+        ),
+        st.builds(FilePart, file_id=names, filename=st.none() | names),
+        st.builds(FilePart, url=st.just("https://example.com/a.pdf")),
+        st.builds(
+            FilePart,
+            data=st.just("JVBERi0x"),
+            mime_type=st.none() | st.just("application/pdf"),
+            filename=st.none() | names,
+        ),
+        verbatim("x_vendor_block"),
+    )
+
+
+def output_parts() -> st.SearchStrategy[Any]:
+    return st.one_of(
+        st.builds(TextPart, text=texts),
+        st.builds(ImagePart, url=st.just("https://example.com/chart.png"), detail=details),
+        st.builds(FilePart, file_id=names),
+    )
+
+
+reply_parts = st.one_of(
+    st.builds(TextPart, text=texts),
+    st.builds(RefusalPart, text=texts),
+    verbatim("x_vendor_block"),
+)
+
+
+@st.composite
+def reply_content(draw: st.DrawFn, n: int) -> tuple[Any, list[Citation]]:
+    """A reply's content (reasoning first, then its message parts) and its citations."""
+    reasoning = [
+        ReasoningPart(text=draw(texts), metadata={NS: {"id": f"rs_{n}_{k}"}})
+        for k in range(draw(st.integers(0, 2)))
+    ]
+    if not reasoning and draw(st.booleans()):
+        return draw(texts), []
+    spoken = draw(st.lists(reply_parts, max_size=3))
+    cited: list[Citation] = []
+    if any(isinstance(part, TextPart) for part in spoken) and draw(st.booleans()):
+        cited = [
+            Citation(url=f"https://example.com/{k}", title=draw(texts), start_index=0, end_index=k)
+            for k in range(draw(st.integers(1, 2)))
+        ]
+    return [*reasoning, *spoken], cited
+
+
+@st.composite
+def hosted_step(draw: st.DrawFn, n: int) -> list[Message]:
+    """A reply that made a hosted call (its result follows) and maybe a computer call."""
+    kind = draw(st.sampled_from(openai_responses.HOSTED_CALLS))
+    name = kind.removesuffix("_call")
+    call_id = f"{name}_{n}"
+    call = ToolCall(name=name, args=draw(json_objects), id=call_id, metadata={NS: {"item": kind}})
+    result = {"status": draw(st.sampled_from(["completed", "failed"]))}
+    if draw(st.booleans()):
+        result["output"] = draw(texts)
+    messages: list[Message] = [
+        AIMessage(tool_calls=[call]),
+        ToolMessage(
+            content=json.dumps(result, ensure_ascii=False), tool_call_id=call_id, name=name
+        ),
+    ]
+    if draw(st.booleans()):
+        computer = ToolCall(
+            name="computer",
+            args={"action": {"type": "screenshot"}},
+            id=f"cc_{n}",
+            metadata={NS: {"item": "computer_call", "id": f"ci_{n}", "status": "completed"}},
+        )
+        shot = {"type": "computer_screenshot", "image_url": "https://example.com/s.png"}
+        messages[0] = AIMessage(tool_calls=[call, computer])
+        messages.append(
+            ToolMessage(
+                content=json.dumps(shot), tool_call_id=f"cc_{n}", metadata={NS: {"output": "json"}}
+            )
+        )
+    return messages
+
+
+@st.composite
+def expressible(draw: st.DrawFn) -> list[Message]:
+    messages = draw(conversations(SHAPE))
+    calls = {
+        call.id: call
+        for message in messages
+        if isinstance(message, AIMessage)
+        for call in message.tool_calls
+    }
+    out: list[Message] = []
+    for n, message in enumerate(messages):
+        update: dict[str, Any] = {}
+        if isinstance(message, (HumanMessage, SystemMessage)):
+            update["content"] = draw(texts | st.lists(input_parts(), max_size=3))
+        elif isinstance(message, ToolMessage):
+            call = calls[message.tool_call_id]
+            update["is_error"] = False
+            update["name"] = call.name if call.kind == "function" and draw(st.booleans()) else None
+            update["content"] = draw(texts | st.lists(output_parts(), max_size=2))
+        elif isinstance(message, AIMessage):
+            update["content"], update["citations"] = draw(reply_content(n))
+            update["id"] = draw(st.none() | st.just(f"msg_{n}"))
+        out.append(type(message).model_validate({**dict(message), **update}))
+        after = messages[n + 1] if n + 1 < len(messages) else None
+        if (
+            isinstance(message, HumanMessage)
+            and (after is None or isinstance(after, HumanMessage))
+            and draw(st.integers(0, 2)) == 0
+        ):
+            out.extend(draw(hosted_step(n)))
+    return out
+
+
+# --- traces as real item lists spell them --------------------------------------------------
+
+OUTPUT_ITEM: TypeAdapter[Any] = TypeAdapter(ResponseOutputItem)
+INPUT_ITEM: TypeAdapter[Any] = TypeAdapter(ResponseInputItem)
+
+
+def as_sdk_object(item: dict[str, Any]) -> Any:
+    """The item as the SDK's object, when one holds it exactly."""
+    for adapter in (OUTPUT_ITEM, INPUT_ITEM):
+        try:
+            sdk = adapter.validate_python(item)
+        except pydantic.ValidationError:
+            continue
+        if sdk.model_dump(mode="json", exclude_unset=True) == item:
+            return sdk
+    return item
+
+
+@st.composite
+def traces(draw: st.DrawFn) -> list[Any]:
+    items = openai_responses.from_messages(draw(expressible()))
+    for item in items:
+        kind = item.get("type")
+        if kind == "function_call":
+            args = _parsed(item["arguments"]) if item["arguments"] else None
+            if isinstance(args, dict) and draw(st.booleans()):
+                item["arguments"] = json.dumps(args, separators=(",", ":"))
+            if draw(st.booleans()):
+                item["status"] = "completed"
+                item["id"] = f"fc_{item['call_id']}"
+        elif "role" in item and kind is None and draw(st.booleans()):
+            item["type"] = "message"
+        elif kind == "message" and item["role"] == "assistant" and draw(st.booleans()):
+            item["status"] = "completed"
+            for part in item["content"]:
+                bare = part["type"] == "output_text" and not part["annotations"]
+                if bare and draw(st.booleans()):
+                    del part["annotations"]
+        if draw(st.integers(0, 9)) == 0:
+            item["x_trace"] = draw(json_objects)
+    return [as_sdk_object(item) if draw(st.booleans()) else item for item in items]
+
+
+def canonical(trace: list[Any]) -> list[Any]:
+    return [
+        item.model_dump(mode="json", exclude_unset=True) if hasattr(item, "model_dump") else item
+        for item in trace
+    ]
+
+
+# --- broken traces -------------------------------------------------------------------------
+
+
+def _outputs(items: list[Any]) -> list[int]:
+    return [j for j, item in enumerate(items) if item.get("type") == "function_call_output"]
+
+
+@st.composite
+def broken(draw: st.DrawFn) -> BrokenTrace:
+    items = copy.deepcopy(openai_responses.from_messages(draw(expressible())))
+    options = ["unknown_type", "orphan", "not_an_item", "no_role"]
+    outputs = _outputs(items)
+    parsed = [
+        j
+        for j in outputs
+        if any(
+            other.get("call_id") == items[j]["call_id"]
+            and other.get("type") == "function_call"
+            and other["arguments"][:1] in ("{", "")
+            and isinstance(_parsed(other["arguments"]), dict)
+            for other in items
+        )
+    ]
+    if parsed:
+        options.append("removed_output")
+    if outputs:
+        options.append("output_twice")
+    calls = [j for j, item in enumerate(items) if item.get("type") == "function_call"]
+    if len(calls) >= 2:
+        options.append("duplicate_call_id")
+    if calls:
+        options.append("arguments_object")
+    kind = draw(st.sampled_from(options))
+    if kind == "unknown_type":
+        at = draw(st.integers(0, len(items) - 1))
+        items[at] = {**items[at], "type": draw(st.sampled_from(["tool_result", "robot", "text"]))}
+        return BrokenTrace(items, "unknown_role", at)
+    if kind == "orphan":
+        users = [j for j, item in enumerate(items) if item.get("role") in ("user", "system")]
+        at = draw(st.sampled_from(users)) + 1
+        items.insert(at, {"type": "function_call_output", "call_id": "call_stray", "output": "x"})
+        return BrokenTrace(items, "orphan_tool_result", at)
+    if kind == "not_an_item":
+        at = draw(st.integers(0, len(items)))
+        items.insert(at, draw(st.sampled_from([None, "hello", 3, ["user", "hi"]])))
+        return BrokenTrace(items, "malformed_event", at)
+    if kind == "no_role":
+        messages = [j for j, item in enumerate(items) if "role" in item]
+        at = draw(st.sampled_from(messages))
+        del items[at]["role"]
+        items[at]["type"] = "message"
+        return BrokenTrace(items, "malformed_event", at)
+    if kind == "removed_output":
+        gone = draw(st.sampled_from(parsed))
+        call_id = items[gone]["call_id"]
+        del items[gone]
+        (at,) = [
+            j
+            for j, item in enumerate(items)
+            if item.get("type") == "function_call" and item["call_id"] == call_id
+        ]
+        return BrokenTrace(items, "unanswered_tool_call", at)
+    if kind == "output_twice":
+        original = draw(st.sampled_from(outputs))
+        items.insert(original + 1, copy.deepcopy(items[original]))
+        return BrokenTrace(items, "orphan_tool_result", original + 1)
+    if kind == "duplicate_call_id":
+        first = calls[0]
+        later = draw(st.sampled_from(calls[1:]))
+        old = items[later]["call_id"]
+        for item in items:
+            if item.get("call_id") == old:
+                item["call_id"] = items[first]["call_id"]
+        return BrokenTrace(items, "duplicate_tool_call_id", later)
+    at = draw(st.sampled_from(calls))
+    items[at]["arguments"] = {"city": "Paris"}
+    return BrokenTrace(items, "malformed_event", at)
+
+
+def _parsed(text: str) -> Any:
+    if text == "":
+        return {}
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+KIT = LawKit(traces=traces(), conversations=expressible(), broken=broken(), canonical=canonical)
+
+__all__ = ["KIT", "as_sdk_object", "broken", "canonical", "expressible", "traces"]
