@@ -229,3 +229,22 @@ def test_the_bundled_ticket_controls_come_out_as_expected(
         "goal_shift", "cancellation", "duplicate_side_effect"]
     assert all(c["as_expected"] for c in record["controls"])
     assert record["counts"]["passed"] == 7
+
+
+def test_the_readme_command_runs_the_bundled_controls(tmp_path: Path, server: FakeOpenAI) -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    section = readme.split("## Evaluation runs", 1)[1]
+    command = section.split("```sh\n", 1)[1].split("\n```", 1)[0].replace("\\\n", " ")
+    words = command.split()
+    assert words[:2] == ["tracebridge", "run"]
+    words[words.index("--out") + 1] = str(tmp_path / "run")
+    words[2] = str(Path(__file__).parent.parent / words[2])
+    server.add(goal(True), goal(False), goal(False), goal(False), goal(True), goal(True))
+    from cli_helpers import run
+
+    code, stdout, err = run(*words[1:], "--base-url", server.base_url, "--no-cache")
+    assert code == 0, err
+    assert stdout.startswith("complete: 7 passed; judge: 6 request(s), 600 + 120 tokens, $")
+    record = summary(tmp_path / "run")
+    assert record["budget"]["max_requests"] == 20
+    assert record["cost"] == 600 * 0.15 / 1e6 + 120 * 0.60 / 1e6

@@ -280,3 +280,15 @@ def test_results_rows_are_metric_results(tmp_path: Path, server: FakeOpenAI) -> 
                                           if k not in ("case_id", "cached")})
     assert result.value == 1.0
     assert json.loads((out / "summary.json").read_text())["status"] == "complete"
+
+
+def test_an_empty_api_key_is_a_one_line_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cli_helpers import run
+
+    monkeypatch.setenv("OPENAI_API_KEY", "")
+    code, _, err = run("run", str(five(tmp_path)), "--out", str(tmp_path / "run"),
+                       "--metric", WITH_REFERENCE, "--model", "m", "--no-cache")
+    assert code == 2
+    assert err == "tracebridge run: set OPENAI_API_KEY to the API key (or use --api-key-env)\n"

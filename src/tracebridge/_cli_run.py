@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 from typing import Any, TextIO
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_CONTROLS = 0, 1, 2, 3, 4
@@ -154,12 +153,11 @@ def _runner(args: argparse.Namespace, cases: Any, checks: list[Any],
     from .evaluation.cache import NoCache, ResultCache
     from .evaluation.record import RunRecord
     from .evaluation.runner import Runner, RunSettings, UsageError
-    from .evaluation.summary import header
 
-    for flag, value in (("--concurrency", args.concurrency), ("--retries", args.retries + 1)):
-        if value < 1:
-            raise UsageError(f"{flag} must be {'1' if flag == '--concurrency' else '0'} or "
-                             f"more, got {getattr(args, flag[2:])}")
+    if args.concurrency < 1:
+        raise UsageError(f"--concurrency must be 1 or more, got {args.concurrency}")
+    if args.retries < 0:
+        raise UsageError(f"--retries must be 0 or more, got {args.retries}")
     if args.timeout <= 0:
         raise UsageError(f"--timeout must be more than 0, got {args.timeout}")
     judge = _judge(args)
@@ -171,16 +169,12 @@ def _runner(args: argparse.Namespace, cases: Any, checks: list[Any],
         allow_partial=args.allow_partial,
         pass_threshold=args.pass_threshold,
     )
-    judge_settings = None if judge is None else dict(judge.settings)
-    runner = Runner(cases, args.metrics, RunRecord(args.out), judge=judge,
-                    judge_settings=judge_settings, model=args.model, budget=budget, cache=cache,
-                    user_checks=checks, settings=settings)
-    runner.header = header(
-        os.path.abspath(args.cases), cases.manifest_hash, len(cases.cases),
-        {name: metric.metric_version for name, metric in runner.metrics.items()},
-        None if judge is None else {"name": judge.name, **(judge_settings or {})},
-    )
-    return runner
+    try:
+        return Runner(cases, args.metrics, RunRecord(args.out), judge=judge, model=args.model,
+                      budget=budget, cache=cache, user_checks=checks, settings=settings)
+    except UsageError:
+        cache.close()
+        raise
 
 
 def _judge(args: argparse.Namespace) -> Any:

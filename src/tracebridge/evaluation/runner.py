@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -38,6 +39,7 @@ from .checks import UserCheck, check_case, reference_fields
 from .outcome import GOAL_METRICS, case_row
 from .plan import PlanningJudge, planned_requests
 from .record import RunRecord
+from .summary import header
 from .summary import summary as build_summary
 
 __all__ = ["Job", "RunSettings", "Runner", "UsageError"]
@@ -91,7 +93,6 @@ class Runner:
         cache: ResultCache | NoCache | None = None,
         user_checks: Sequence[UserCheck] = (),
         settings: RunSettings = RunSettings(),
-        header: dict[str, Any] | None = None,
     ) -> None:
         self.cases = cases
         self.names = list(dict.fromkeys(metric_names))
@@ -111,8 +112,10 @@ class Runner:
         self.user_checks = list(user_checks)
         self.settings = settings
         self.model = model or ""
-        self.judge_settings = judge_settings or {}
-        self.header = header or {}
+        if judge_settings is None:
+            found = getattr(judge, "settings", None)
+            judge_settings = dict(found) if isinstance(found, dict) else {}
+        self.judge_settings = judge_settings
         self.metrics: dict[str, Metric] = {}
         self.planners: dict[str, tuple[Metric, PlanningJudge]] = {}
         try:
@@ -129,6 +132,12 @@ class Runner:
                 planner = PlanningJudge(judge.name)
                 self.planners[name] = (JUDGED[name](planner), planner)
         self._check_controls()
+        self.header = header(
+            os.path.abspath(cases.path), cases.manifest_hash, len(cases.cases),
+            {name: metric.metric_version for name, metric in self.metrics.items()},
+            None if judge is None else {"name": judge.name, **self.judge_settings},
+        )
+        """The start of ``summary.json``; a run resumes only where it matches."""
         self.results: dict[tuple[str, str], MetricResult] = {}
         self.unrun: dict[tuple[str, str], str] = {}
         self.blocked: dict[str, list[str]] = {}

@@ -250,7 +250,7 @@ def _judge(args: argparse.Namespace) -> OpenAIJudge | None:
     if not args.model:
         raise _Unusable(f"--model is required for judged metrics ({', '.join(judged)})")
     api_key = os.environ.get(args.api_key_env)
-    if api_key is None:
+    if not api_key:  # unset or empty
         if args.base_url is None:
             raise _Unusable(f"set {args.api_key_env} to the API key (or use --api-key-env)")
         api_key = "unused"  # local OpenAI-compatible servers usually accept any key
