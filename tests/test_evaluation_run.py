@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_helpers import run
 from evaluation_helpers import (
     WITH_REFERENCE,
     WITHOUT_REFERENCE,
@@ -254,8 +257,6 @@ def test_unusable_requests_exit_2_in_one_line(
 
 
 def test_judged_metrics_need_a_model(tmp_path: Path) -> None:
-    from cli_helpers import run
-
     code, _, err = run("run", str(five(tmp_path)), "--out", str(tmp_path / "run"),
                        "--metric", WITH_REFERENCE, "--no-cache")
     assert code == 2
@@ -285,10 +286,59 @@ def test_results_rows_are_metric_results(tmp_path: Path, server: FakeOpenAI) -> 
 def test_an_empty_api_key_is_a_one_line_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cli_helpers import run
-
     monkeypatch.setenv("OPENAI_API_KEY", "")
     code, _, err = run("run", str(five(tmp_path)), "--out", str(tmp_path / "run"),
                        "--metric", WITH_REFERENCE, "--model", "m", "--no-cache")
     assert code == 2
     assert err == "tracebridge run: set OPENAI_API_KEY to the API key (or use --api-key-env)\n"
+
+
+def test_cases_jsonl_is_written_as_cases_settle(tmp_path: Path, server: FakeOpenAI) -> None:
+    server.add(goal(True), Reply(content=goal(True), sleep=60))
+    path = write_cases(tmp_path, [case("blocked", reference=None), case("a"), case("b")])
+    out = tmp_path / "run"
+    thread = threading.Thread(target=run, args=(
+        "run", str(path), "--out", str(out), "--metric", WITH_REFERENCE, "--model", "m",
+        "--base-url", server.base_url, "--retries", "0", "--concurrency", "1", "--no-cache",
+        "--timeout", "3"), daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while len(server.requests) < 2:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        # b is in flight: the blocked case and a are already in cases.jsonl
+        assert [(r["case_id"], r["state"]) for r in rows(out, "cases.jsonl")] == [
+            ("blocked", "blocked"), ("a", "passed")]
+    finally:
+        thread.join(timeout=30)
+    assert states(out) == {"blocked": "blocked", "a": "passed", "b": "errored"}
+    assert rows(out, "cases.jsonl")[2]["reasons"][0].startswith(
+        f"{WITH_REFERENCE}: the judge request failed: APITimeoutError")
+
+
+async def test_the_runner_from_python(tmp_path: Path, server: FakeOpenAI) -> None:
+    import openai
+
+    from tracebridge.evaluation.budget import Budget
+    from tracebridge.evaluation.cache import ResultCache
+    from tracebridge.evaluation.cases import load_cases
+    from tracebridge.evaluation.record import RunRecord
+    from tracebridge.evaluation.runner import Runner, RunSettings
+    from tracebridge.metrics import OpenAIJudge
+
+    server.add(goal(True), goal(False))
+    cases = load_cases(str(write_cases(tmp_path, [case("a"), case("b", critical=True)])))
+    client = openai.AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0)
+    judge = OpenAIJudge(client, "judge-model")
+    with ResultCache(tmp_path / "cache.sqlite") as cache:
+        runner = Runner(cases, [WITH_REFERENCE], RunRecord(tmp_path / "run"), judge=judge,
+                        model="judge-model", budget=Budget(max_requests=2), cache=cache,
+                        settings=RunSettings(concurrency=2))
+        result = await runner.run()
+    await judge.aclose()
+    assert (result["status"], result["counts"]["passed"], result["counts"]["failed"]) == (
+        "complete", 1, 1)
+    assert states(tmp_path / "run") == {"a": "failed", "b": "passed"}  # b, critical, first
+    assert result["judge"]["model"] == "judge-model"
+    assert result["case_file"] == str(tmp_path / "cases.jsonl")

@@ -200,9 +200,12 @@ class Runner:
             reasons = check_case(case, self.metrics_of(case), self.user_checks)
             if reasons:
                 self.blocked[case.case_id] = reasons
-                self._settle(case)
+                self.record.write_case(self._settle(case))
                 continue
-            jobs = [job for job in self._jobs(case) if not self._from_cache(job)]
+            all_jobs = self._jobs(case)
+            if not all_jobs:  # done in an earlier run, or nothing to ask (a duplicate control)
+                self.record.write_case(self._settle(case))
+            jobs = [job for job in all_jobs if not self._from_cache(job)]
             phases[0 if case.case.control_role is not None else 1].extend(jobs)
         for job in (job for phase in phases for job in phase if job.judged):
             await self._estimate(job)
@@ -237,6 +240,9 @@ class Runner:
         mark = result.details.get("cached") if cached else None
         self.record.write_result(job.case.case_id, result, mark if isinstance(mark, dict) else None)
         self.results[(job.case.case_id, job.metric.name)] = result
+        case_id = job.case.case_id
+        if all((case_id, name) in self.results for name in self.metrics_of(job.case)):
+            self.record.write_case(self._settle(job.case))  # as it settles; the end rewrites
         if (not cached and job.judged and job.key is not None and result.error is None):
             self.cache.put(job.key, result)
 
