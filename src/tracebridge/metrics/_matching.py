@@ -116,9 +116,6 @@ def argument_items(args: dict[str, Any]) -> Items:
         )
 
 
-_is_bool = bool.__instancecheck__
-
-
 class Calls:
     """One side's calls made ready for comparison: names, arguments as items, and (built
     on first use) positions by name and by identical arguments."""
@@ -129,9 +126,9 @@ class Calls:
         self.names = [call.name for call in calls]
         arguments = [call.args for call in calls]
         self.keys = list(map(dict.keys, arguments))
-        try:  # the common case, built in C: every value a scalar
+        try:  # the common case in one pass: every value a scalar
             items: list[Items | None] = [
-                frozenset(zip(args, args.values(), map(_is_bool, args.values()), strict=True))
+                frozenset([(key, value, value.__class__ is bool) for key, value in args.items()])
                 for args in arguments
             ]
         except TypeError:  # an array or object among the values: not hashable as it is

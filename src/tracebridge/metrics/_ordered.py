@@ -17,8 +17,9 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from itertools import accumulate
+from typing import Any
 
-from ._matching import Calls, Pair, Score, above, at_least, pair_score
+from ._matching import Calls, Items, Pair, Score, above, at_least, pair_score
 
 __all__ = ["ordered_pairs"]
 
@@ -162,8 +163,10 @@ def _programme(left: Calls, right: Calls, i0: int, j0: int, n: int, m: int) -> l
     ``reference[j0:m]``.
 
     ``best[i][j]`` holds (total, count) as one integer ``total * scale * width + count``
-    (count < width), so comparing two is one comparison. Each row is the row below raised
-    at its same-name cells, then a running maximum from the right (both loops in C).
+    (count < width), so comparing two is one comparison. A row is the row below raised
+    at its same-name cells, then a running maximum from the right; right of its last
+    same-name cell a row equals the row below (which is non-increasing already), so the
+    running maximum (in C) starts there.
     """
     rows, columns = n - i0, m - j0
     if rows <= 0 or columns <= 0:
@@ -172,14 +175,23 @@ def _programme(left: Calls, right: Calls, i0: int, j0: int, n: int, m: int) -> l
     best: list[list[int]] = [[]] * rows + [[0] * (columns + 1)]
     for i in range(rows - 1, -1, -1):
         below = best[i + 1]
+        row = weights[i]
+        if not row:
+            best[i] = below
+            continue
         raised = below[:]
-        for j, weight in weights[i].items():
+        last = 0
+        for j, weight in row.items():
             value = below[j + 1] + weight
             if value > raised[j]:
                 raised[j] = value
-        here = list(accumulate(reversed(raised), max))
-        here.reverse()
-        best[i] = here
+            if j > last:
+                last = j
+        head = list(accumulate(reversed(raised[: last + 1]), max, initial=below[last + 1]))
+        head.pop(0)
+        head.reverse()
+        raised[: last + 1] = head
+        best[i] = raised
     pairs: list[Pair] = []
     i = j = 0
     while i < rows and j < columns:
@@ -201,8 +213,10 @@ def _weights(
     cell, with ``scale`` the common denominator of every score there.
 
     A score's denominator is the size of the union of the two calls' argument names, so
-    the common denominator comes from the distinct name sets alone; when every reference
-    call of a name has the same argument names, a row costs one set intersection per cell.
+    the common denominator comes from the distinct name sets alone. When every reference
+    call of a name has the same argument names, a row counts its equal arguments through
+    an index of those calls' argument items: only the columns sharing an item with the row
+    are touched (an item every column holds counts for all of them at once).
     """
     key_sets = [frozenset(keys) for keys in left.keys[i0:n]]
     r_key_sets = [frozenset(keys) for keys in right.keys[j0:m]]
@@ -218,6 +232,7 @@ def _weights(
     width = min(n - i0, m - j0) + 1
     whole = scale * width + 1
     r_items = right.items
+    indexes: dict[str, tuple[list[int], dict[Any, list[int]]]] = {}
     weights: list[dict[int, int]] = []
     for i in range(i0, n):
         items, name = left.items[i], left.names[i]
@@ -225,22 +240,52 @@ def _weights(
         if items is None or not shapes:
             weights.append({})
             continue
-        columns = right.partners(name, j0, m)
-        mine = key_sets[i - i0]
         if len(shapes) == 1:
-            union = len(mine | next(iter(shapes)))
+            union = len(key_sets[i - i0] | next(iter(shapes)))
+            found = indexes.get(name)
+            if found is None:
+                found = indexes[name] = _item_index(right.partners(name, j0, m), r_items, j0)
+            offsets, index = found
             if union == 0:  # no arguments on either side: every pair scores 1
-                weights.append(dict.fromkeys([k - j0 for k in columns], whole))
+                weights.append(dict.fromkeys(offsets, whole))
                 continue
             factor = scale // union * width
             # identical calls need no special case: all union keys are equal, e / u = 1
-            weights.append(
-                {k - j0: len(items & r_items[k]) * factor + 1 for k in columns}  # type: ignore[operator]
-            )
+            everywhere = 0
+            postings = []
+            for item in items:
+                positions = index.get(item)
+                if positions is not None:
+                    if len(positions) == len(offsets):
+                        everywhere += 1
+                    else:
+                        postings.append(positions)
+            row = dict.fromkeys(offsets, everywhere * factor + 1)
+            for positions in postings:
+                for k in positions:
+                    row[k] += factor
+            weights.append(row)
             continue
         row = {}
-        for k in columns:
+        for k in right.partners(name, j0, m):
             e, u = pair_score(left, i, right, k)
             row[k - j0] = e * (scale // u) * width + 1
         weights.append(row)
     return weights
+
+
+def _item_index(
+    columns: list[int], r_items: list[Items | None], j0: int
+) -> tuple[list[int], dict[Any, list[int]]]:
+    """The window offsets of ``columns`` and, per argument item, the offsets of the
+    columns holding it."""
+    offsets = [k - j0 for k in columns]
+    index: dict[Any, list[int]] = {}
+    for k, offset in zip(columns, offsets, strict=True):
+        for item in r_items[k]:  # type: ignore[union-attr]
+            positions = index.get(item)
+            if positions is None:
+                index[item] = [offset]
+            else:
+                positions.append(offset)
+    return offsets, index
