@@ -17,10 +17,14 @@ import pytest
 from agents import Agent, Runner
 from agents import items as sdk_items
 from agents.exceptions import MaxTurnsExceeded
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
-from tracebridge import AIMessage, Message, TraceError
+from tracebridge import AIMessage, HumanMessage, Message, TraceError
 from tracebridge.adapters import openai_agents
+
+from law_kits import openai_agents as agents_kit
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "golden_traces" / "openai_agents"
@@ -177,3 +181,105 @@ def test_detect_claims_results_and_run_item_lists_only() -> None:
     assert not openai_agents.detect(run.result.to_input_list())
     assert not openai_agents.detect([])
     assert not openai_agents.detect("hello")
+
+
+# --- generated runs --------------------------------------------------------------------------
+
+
+def without_agents(message: Message) -> Message:
+    """``message`` without its agent name and RunItem wrappers (what input items carry)."""
+    space = {k: v for k, v in message.metadata.get("openai_agents", {}).items() if k != "run_items"}
+    metadata = {k: v for k, v in message.metadata.items() if k != "openai_agents"}
+    if space:
+        metadata["openai_agents"] = space
+    update: dict[str, Any] = {"metadata": metadata}
+    if isinstance(message, AIMessage):
+        update["name"] = None
+    return message.model_copy(update=update)
+
+
+@settings(max_examples=60)
+@given(data=st.data())
+def test_run_items_read_as_their_input_items_plus_each_turns_agent(data: st.DataObject) -> None:
+    # A generated history as a run: the items before one user message are the run's input,
+    # the rest RunItem dicts, each turn (one user message to the next) by its own agent.
+    items = openai_agents.from_messages(data.draw(agents_kit.conversations, label="messages"))
+    users = [j for j, item in enumerate(items) if item.get("role") == "user"]
+    cut = data.draw(st.sampled_from(users), label="cut")
+    named = openai_agents.to_messages(agents_kit.run_items(items, cut), input=items[:cut])
+    plain = openai_agents.to_messages(items)
+    assert [without_agents(m) for m in named] == plain
+    first_turn = agents_kit.turns(items)[cut]
+    turn = 0
+    for message in named:
+        turn += isinstance(message, HumanMessage)
+        if isinstance(message, AIMessage):
+            agent = agents_kit.AGENTS[turn % 3] if turn >= first_turn else None
+            assert message.name == agent
+    assert openai_agents.from_messages(named, drop_names=True) == items
+
+
+# --- every other RunItem class -----------------------------------------------------------------
+
+
+def other_run_items() -> tuple[Any, list[Any]]:
+    """An agent and one RunItem object of each class the golden runs do not produce."""
+    from openai.types.responses.response_output_item import (
+        McpApprovalRequest,
+        McpApprovalResponse,
+        McpListTools,
+        McpListToolsTool,
+    )
+
+    agent = Agent(name="MCP Agent")
+    listed = McpListTools(id="mcpl_1", server_label="files", type="mcp_list_tools",
+                          tools=[McpListToolsTool(name="read", input_schema={})])
+    asked = McpApprovalRequest(id="mcpr_1", arguments="{}", name="read", server_label="files",
+                               type="mcp_approval_request")
+    answered = McpApprovalResponse(id="mcpa_1", approval_request_id="mcpr_1", approve=True,
+                                   type="mcp_approval_response")
+    return agent, [
+        sdk_items.InputItem(agent=agent, raw_item={"role": "user", "content": "Read a.txt"}),
+        sdk_items.MCPListToolsItem(agent=agent, raw_item=listed),
+        sdk_items.MCPApprovalRequestItem(agent=agent, raw_item=asked),
+        sdk_items.MCPApprovalResponseItem(agent=agent, raw_item=answered),
+    ]
+
+
+def test_input_and_mcp_run_items_read_through_the_responses_reader() -> None:
+    _, run = other_run_items()
+    messages = openai_agents.to_messages(run)
+    assert [(m.type, m.name) for m in messages] == [
+        ("human", None), ("ai", "MCP Agent"), ("human", None)
+    ]
+    listed = [w["type"] for w in messages[1].metadata["openai_agents"]["run_items"]]
+    assert listed == ["mcp_list_tools_item", "mcp_approval_request_item"]
+    assert messages[0].metadata["openai_agents"]["run_items"][0]["input_id"] == run[0].input_id
+    # The RunItem wrappers are provenance: writing gives the input items the SDK replays.
+    assert openai_agents.from_messages(messages, drop_names=True) == [
+        item.to_input_item() for item in run
+    ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "raw"),
+    [
+        ("ToolSearchCallItem", {"type": "tool_search_call", "id": "ts_1", "call_id": "ts_1",
+                                "arguments": {}, "execution": "server", "status": "completed"}),
+        ("ToolSearchOutputItem", {"type": "tool_search_output", "id": "tso_1",
+                                  "call_id": "ts_1", "execution": "server", "tools": [],
+                                  "status": "completed"}),
+        ("CompactionItem", {"type": "compaction", "id": "cmp_1", "encrypted_content": "x"}),
+    ],
+)
+def test_run_items_whose_items_the_responses_reader_does_not_know_are_unknown_role(
+    kind: str, raw: dict[str, Any]
+) -> None:
+    agent = Agent(name="Searcher")
+    item = getattr(sdk_items, kind)(agent=agent, raw_item=raw)
+    user = {"role": "user", "content": "find the tool"}
+    with pytest.raises(TraceError) as caught:
+        openai_agents.to_messages([item], input=[user])
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "unknown_role", 0, "items[0].type"
+    )

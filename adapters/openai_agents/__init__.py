@@ -67,20 +67,21 @@ Handoff = swarm.Handoff
 
 
 def to_messages(
-    trace: Any, *, input: str | list[Any] | None = None, allow_pending: bool = False
+    trace: Any, input: str | list[Any] | None = None, *, allow_pending: bool = False
 ) -> list[Message]:
     """Typed messages from a run, its RunItems (after ``input``), or its input items.
 
-    ``allow_pending`` accepts calls still unanswered when the trace ends (a run interrupted
-    for a tool approval).
+    ``input`` is the run's input (``Runner.run``'s, or ``result.input``), read before the items;
+    it is data rather than an option, so the command line has no flag for it: there, give one
+    list with the input items first (input items and RunItems may be mixed). ``allow_pending``
+    accepts calls still unanswered when the trace ends (a run interrupted for an approval).
     """
     found = entries(trace, input)
     # RunItems carry agents; plain input items have none to tell.
     grouped = groups(found) if any(entry.record is not None for entry in found) else None
-    items = [entry.item for entry in found if entry.item is not None]
-    kept = [entry for entry in found if entry.item is not None]
+    kept = [entry for entry in found if not entry.approval]
     messages = read(
-        items,
+        [entry.item for entry in kept],
         [entry.path for entry in kept],
         [entry.index for entry in kept],
         allow_pending=allow_pending,

@@ -69,7 +69,7 @@ def groups(entries: list[Entry]) -> list[Group]:
     """The entries cut into groups (an approval joins the group of the call it waits on)."""
     found: list[Group] = []
     for entry in entries:
-        if entry.item is None:  # an approval: no item of its own
+        if entry.approval:  # no item of its own
             last = found[-1] if found else None
             waits_on = _field((entry.record or {}).get("raw_item") or {}, "call_id")
             if last is None or not last.model or last.agent != entry.agent or waits_on not in [

@@ -48,7 +48,7 @@ class Entry:
     """One element of the run, in order."""
 
     item: Any
-    """The Responses input item (a dict, or an SDK object as given); None for an approval."""
+    """The Responses input item (a dict, or an SDK object as given); for an approval, None."""
     agent: str | None
     """The agent that produced it (None for the run's input and plain input items)."""
     record: dict[str, Any] | None
@@ -57,6 +57,8 @@ class Entry:
     """Position in the source trace (None for the ``input`` the items were given with)."""
     path: str
     """Where it is in the source trace (``new_items[3]``, ``input[0]``, ``items[2]``)."""
+    approval: bool = False
+    """A ``tool_approval_item``: a call waiting for approval, no input item of its own."""
 
 
 def is_result(trace: Any) -> bool:
@@ -169,7 +171,7 @@ def _stored_run_item(item: dict[str, Any], index: int, path: str) -> Entry:
     raw = item["raw_item"]
     if kind == APPROVAL:
         record["raw_item"] = raw  # no input item of its own: the whole wrapper is kept
-        return Entry(None, agent["name"], record, index, path)
+        return Entry(None, agent["name"], record, index, path, approval=True)
     if isinstance(raw, dict):
         raw = _as_input(raw, kind, record)
     return Entry(raw, agent["name"], record, index, path)
@@ -197,7 +199,7 @@ def _run_item(item: Any, index: int, path: str) -> Entry:
     raw = record.pop("raw_item")
     if item.type == APPROVAL:
         record["raw_item"] = raw
-        return Entry(None, agent, record, index, path)
+        return Entry(None, agent, record, index, path, approval=True)
     if not isinstance(raw, dict):
         raise TraceError(
             "malformed_event",

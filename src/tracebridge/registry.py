@@ -17,7 +17,15 @@ from .messages import Message
 
 __all__ = ["ADAPTER_NAMES", "FORMATS", "Adapter", "convert", "detect_format", "get_adapter"]
 
-ADAPTER_NAMES: tuple[str, ...] = ("openai_chat", "swarm", "langchain", "llama_index", "galtea")
+ADAPTER_NAMES: tuple[str, ...] = (
+    "openai_chat",
+    "swarm",
+    "langchain",
+    "llama_index",
+    "galtea",
+    "openai_responses",
+    "openai_agents",
+)
 """The adapters in ``tracebridge.adapters``; a test checks this matches the folder."""
 
 NATIVE = "tracebridge"
