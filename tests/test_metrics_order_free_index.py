@@ -43,3 +43,24 @@ def test_indexed_scores_pair_as_every_cell_does(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_matching, "_spare_scores", every_cell)
         assert order_free_pairs(Calls(predicted), Calls(reference)) == indexed
+
+
+@given(
+    lone=same_shape_calls.map(lambda c: c.model_copy(update={"name": "a"})),
+    many=st.lists(same_shape_calls.map(lambda c: c.model_copy(update={"name": "a"})),
+                  min_size=1, max_size=8),
+    lone_predicted=st.booleans(),
+)
+def test_a_lone_call_pairs_as_the_assignment_would(
+    lone: ToolCall, many: list[ToolCall], lone_predicted: bool
+) -> None:
+    predicted, reference = ([lone], many) if lone_predicted else (many, [lone])
+    left, right = Calls(predicted), Calls(reference)
+    rows = [i for i in range(len(predicted))]
+    columns = [k for k in range(len(reference))]
+    scaled, scale = every_cell(left, rows, right, columns)
+    expected = [
+        (rows[a], columns[b], _matching.pair_score(left, rows[a], right, columns[b]))
+        for a, b in _matching._assignment(scaled, scale)
+    ]
+    assert _matching._one_to_many(left, rows, right, columns) == expected

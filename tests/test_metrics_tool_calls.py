@@ -152,6 +152,51 @@ def test_order_free_pairing_maximises_the_total() -> None:
     ]
 
 
+def pairs_of(result: Any) -> list[tuple[int, int, float]]:
+    return [(p["predicted"], p["reference"], p["score"]) for p in result.details["pairs"]]
+
+
+def test_order_free_identical_calls_pair_in_order() -> None:
+    # three identical calls against two: the k-th predicted pairs with the k-th reference
+    # call of the kind, wherever they stand; the third predicted one is left over
+    same = call("s", q="a")
+    predicted = [same, call("t"), same, same]
+    reference = [call("t"), same, call("u"), same]
+    result = ToolCallAccuracy(strict_order=False).score(sample_with(predicted, reference))
+    assert pairs_of(result) == [(0, 1, 1.0), (1, 0, 1.0), (2, 3, 1.0)]
+    assert [u["predicted"] for u in result.details["unmatched_predicted"]] == [3]
+    assert [u["reference"] for u in result.details["unmatched_reference"]] == [2]
+
+
+def test_order_free_a_lone_call_takes_its_first_best_partner() -> None:
+    # one predicted "s" against three reference "s" scoring 1/2, 1/2 and 0: equal totals,
+    # the first of the best partners is listed; likewise one reference call against many
+    predicted = [call("s", q="a", n=1)]
+    reference = [call("s", q="a", n=2), call("s", q="a", n=3), call("s", q="b", n=4)]
+    result = ToolCallAccuracy(strict_order=False).score(sample_with(predicted, reference))
+    assert pairs_of(result) == [(0, 0, 0.5)]
+    result = ToolCallAccuracy(strict_order=False).score(sample_with(reference, predicted))
+    assert pairs_of(result) == [(0, 0, 0.5)]
+    # a partner scoring 0 still pairs (more pairs at the same total), the first one
+    result = ToolCallAccuracy(strict_order=False).score(
+        sample_with([call("s", q="z")], [call("s", q="x"), call("s", q="y")])
+    )
+    assert pairs_of(result) == [(0, 0, 0.0)]
+
+
+def test_order_free_equal_totals_keep_the_total_and_the_count() -> None:
+    # p0 and p1 both score 1/2 with r0 and with r1: every one-to-one pairing totals 1;
+    # whichever is listed, it has two pairs and that total, and never repeats a call
+    predicted = [call("s", a=1, b=1), call("s", a=1, b=2)]
+    reference = [call("s", a=1, b=3), call("s", a=1, b=4)]
+    result = ToolCallAccuracy(strict_order=False).score(sample_with(predicted, reference))
+    assert result.value == 0.5
+    assert result.details["total"] == 1.0
+    assert sorted(p for p, _, _ in pairs_of(result)) == [0, 1]
+    assert sorted(r for _, r, _ in pairs_of(result)) == [0, 1]
+    assert [score for _, _, score in pairs_of(result)] == [0.5, 0.5]
+
+
 def test_details_list_each_pairing_and_its_score() -> None:
     result = ToolCallAccuracy().score(sample_with([SEARCH_10, WEATHER], [SEARCH_5, UV]))
     assert result.value == 0.25

@@ -311,11 +311,10 @@ def order_free_pairs(left: Calls, right: Calls) -> list[Pair]:
 
 def _one_to_many(left: Calls, rows: list[int], right: Calls, columns: list[int]) -> list[Pair]:
     """The best pair when one side has a single call: its first best partner."""
-    l_items, l_keys, r_items, r_keys = left.items, left.keys, right.items, right.keys
     best: Pair | None = None
     for i in rows:
         for k in columns:
-            score = (len(l_items[i] & r_items[k]), len(l_keys[i] | r_keys[k]))  # type: ignore[operator]
+            score = pair_score(left, i, right, k)
             if best is None or above(score, best[2]):
                 best = (i, k, score)
     assert best is not None  # both lists are non-empty
