@@ -21,15 +21,16 @@ from .messages import AIMessage, Content, HumanMessage, SystemMessage, ToolCall,
 __all__ = ["ai", "call", "human", "system", "tool"]
 
 _new = object.__new__
-# The slots every pydantic model instance has, set through their descriptors (the models
-# are frozen: their own __setattr__ refuses).
+# The instance dict and the slots every pydantic model instance has, set through their
+# descriptors (the models are frozen: their own __setattr__ refuses).
+_set_dict = BaseModel.__dict__["__dict__"].__set__
 _set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def _finish(instance: Any, fields: dict[str, Any], given: set[str]) -> Any:
-    instance.__dict__.update(fields)
+    _set_dict(instance, fields)
     _set_fields_set(instance, given)
     _set_extra(instance, None)
     _set_private(instance, None)
@@ -42,6 +43,12 @@ def human(
     id: str | None = None,
     metadata: dict[str, Any] | None = None,
 ) -> HumanMessage:
+    if name is None and id is None and not metadata:  # the common case, in one step
+        fields: dict[str, Any] = {
+            "type": "human", "content": content, "name": None, "id": None, "metadata": {},
+        }
+        plain: HumanMessage = _finish(_new(HumanMessage), fields, {"content"})
+        return plain
     given = {"content"}
     if name is not None:
         given.add("name")
@@ -76,7 +83,7 @@ def system(
         given.add("metadata")
     else:
         metadata = {}
-    fields = {
+    fields: dict[str, Any] = {
         "type": "system", "content": content, "role": role, "name": name, "id": id,
         "metadata": metadata,
     }
@@ -92,6 +99,13 @@ def tool(
     id: str | None = None,
     metadata: dict[str, Any] | None = None,
 ) -> ToolMessage:
+    if name is None and not is_error and id is None and not metadata and tool_call_id is not None:
+        fields: dict[str, Any] = {
+            "type": "tool", "content": content, "tool_call_id": tool_call_id, "name": None,
+            "is_error": False, "id": None, "metadata": {},
+        }
+        plain: ToolMessage = _finish(_new(ToolMessage), fields, {"content", "tool_call_id"})
+        return plain
     given = {"content"}
     if tool_call_id is not None:
         given.add("tool_call_id")
@@ -121,6 +135,13 @@ def ai(
     metadata: dict[str, Any] | None = None,
 ) -> AIMessage:
     """An AI message without citations or audio (the fast paths leave those to the models)."""
+    if not tool_calls and name is None and id is None and not metadata:
+        fields: dict[str, Any] = {
+            "type": "ai", "content": content, "tool_calls": [], "name": None, "citations": [],
+            "audio": None, "id": None, "metadata": {},
+        }
+        plain: AIMessage = _finish(_new(AIMessage), fields, {"content"})
+        return plain
     given = {"content"}
     if tool_calls:
         given.add("tool_calls")
@@ -149,6 +170,13 @@ def call(
     metadata: dict[str, Any] | None = None,
 ) -> ToolCall:
     """A parsed function call (no ``invalid_args``, kind ``function``)."""
+    if args and id is not None and not metadata:
+        fields: dict[str, Any] = {
+            "name": name, "args": args, "id": id, "invalid_args": None, "kind": "function",
+            "metadata": {},
+        }
+        plain: ToolCall = _finish(_new(ToolCall), fields, {"name", "args", "id"})
+        return plain
     given = {"name"}
     if args:
         given.add("args")
