@@ -14,7 +14,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from agents import Agent, Runner
+from agents import Agent, RunConfig, Runner
 from agents import items as sdk_items
 from agents.exceptions import MaxTurnsExceeded
 from hypothesis import given, settings
@@ -282,4 +282,29 @@ def test_run_items_whose_items_the_responses_reader_does_not_know_are_unknown_ro
         openai_agents.to_messages([item], input=[user])
     assert (caught.value.code, caught.value.index, caught.value.path) == (
         "unknown_role", 0, "items[0].type"
+    )
+
+
+def test_a_history_the_sdk_nested_reads_as_its_input_list_with_the_agents_it_can_tell() -> None:
+    # RunConfig(nest_handoff_history=True) (beta) moves the turns before a handoff into the
+    # next agent's input as summary messages: result.input is rewritten and holds items that
+    # new_items holds too. The run reads as to_input_list() gives it; the new items that end
+    # that list keep their agents, the summaries (SDK-written input) have none.
+    model = GENERATOR.ScriptModel([
+        [GENERATOR.message("msg_h1", "Let me pass you to billing."),
+         GENERATOR.call("call_h1", "transfer_to_billing_agent", "{}")],
+        [GENERATOR.call("call_h2", "get_balance", '{"account_id":"ACC-77"}')],
+        [GENERATOR.message("msg_h3", "Your balance is 120.50 EUR.")],
+    ])
+    result = asyncio.run(Runner.run(GENERATOR.support_agents(model), "Balance of ACC-77?",
+                                    run_config=RunConfig(nest_handoff_history=True)))
+    messages = openai_agents.to_messages(result)
+    assert [(m.type, m.name) for m in messages] == [
+        ("ai", None), ("ai", None), ("ai", "Front Desk"), ("tool", None),
+        ("ai", "Billing Agent"), ("tool", None), ("ai", "Billing Agent"),
+    ]
+    assert messages[0].text.startswith("For context, here is the conversation so far")
+    assert openai_agents.from_messages(messages, drop_names=True) == result.to_input_list()
+    assert [without_agents(m) for m in messages] == openai_agents.to_messages(
+        result.to_input_list()
     )

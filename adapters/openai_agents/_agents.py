@@ -97,30 +97,71 @@ def groups(entries: list[Entry]) -> list[Group]:
     return found
 
 
+@dataclass
+class Slot:
+    """What one message of the reading came from."""
+
+    agent: str | None
+    model: bool
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+
 def attributed(messages: list[Message], grouped: list[Group]) -> list[Message]:
     """``messages`` (the whole run's reading) with agent names and RunItem wrappers set."""
-    out: list[Message] = []
-    position = 0
-    for group in grouped:
-        count = len(count_read(group.items)) if group.model else 1
-        taken = messages[position : position + count]
-        if len(taken) != count:
-            break
-        for offset, message in enumerate(taken):
-            update: dict[str, Any] = {}
-            if isinstance(message, AIMessage) and group.agent is not None:
-                update["name"] = group.agent
-            if offset == 0 and group.records:
-                space = dict(message.metadata.get(NAME, {}))
-                space["run_items"] = group.records
-                update["metadata"] = {**message.metadata, NAME: space}
-            out.append(message.model_copy(update=update) if update else message)
-        position += count
-    if position != len(messages) or len(out) != len(messages):
+    slots = _slots(grouped)
+    if len(slots) != len(messages):
         raise TraceError(
             "conflicting_fields",
-            f"the run's items read as {len(messages)} messages, but item by item as "
-            f"{position}: items of different agents were read as one message",
+            f"the run's items read as {len(messages)} messages, but group by group as "
+            f"{len(slots)}",
             source=NAME,
         )
+    out: list[Message] = []
+    for slot, message in zip(slots, messages, strict=True):
+        update: dict[str, Any] = {}
+        if slot.model and isinstance(message, AIMessage) and slot.agent is not None:
+            update["name"] = slot.agent
+        if slot.records:
+            space = dict(message.metadata.get(NAME, {}))
+            space["run_items"] = slot.records
+            update["metadata"] = {**message.metadata, NAME: space}
+        out.append(message.model_copy(update=update) if update else message)
     return out
+
+
+def _slots(grouped: list[Group]) -> list[Slot]:
+    """One slot per message the groups read as, in order.
+
+    A group of model items reads as the messages it reads as alone; a group of one other item
+    as one message. Two adjacent model groups of different agents (the run's input ending in
+    an assistant message, then the first agent's call) may read as one message where they
+    meet: then that message is the agent's (two agents in one message: conflicting_fields).
+    """
+    slots: list[Slot] = []
+    previous: Group | None = None
+    for group in grouped:
+        count = len(count_read(group.items)) if group.model else 1
+        mine = [Slot(group.agent, group.model) for _ in range(count)]
+        if mine and group.records:
+            mine[0].records = list(group.records)
+        if previous is not None and previous.model and group.model and slots and mine:
+            both = len(count_read([*previous.items, *group.items]))
+            alone = len(count_read(previous.items)) + count
+            if both == alone - 1:
+                mine[0] = _met(slots.pop(), mine[0], group)
+        slots.extend(mine)
+        previous = group
+    return slots
+
+
+def _met(left: Slot, right: Slot, group: Group) -> Slot:
+    """The one message two groups' items meet in."""
+    if left.agent is not None and right.agent is not None and left.agent != right.agent:
+        raise TraceError(
+            "conflicting_fields",
+            f"items of the agents {left.agent!r} and {right.agent!r} read as one assistant "
+            "message",
+            index=group.first_index,
+            source=NAME,
+        )
+    return Slot(right.agent or left.agent, True, [*left.records, *right.records])

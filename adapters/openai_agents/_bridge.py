@@ -22,6 +22,7 @@ RUN_ITEMS = "run_items"
 """The key of this adapter's namespace that holds a message's RunItem wrappers."""
 
 _LEADING_INDEX = re.compile(r"^[A-Za-z_]*\[\d+\]")
+_ITEM_MENTION = re.compile(r"\bitems\[(\d+)\]")
 
 
 def read(
@@ -67,4 +68,10 @@ def _moved(error: TraceError, paths: Sequence[str], indexes: Sequence[int | None
         path = _LEADING_INDEX.sub(where, path, count=1)
     else:
         path = f"{where}.{path}"
-    return TraceError(error.code, error.detail, index=indexes[index], path=path, source=NAME)
+    # The detail names other items by the reader's count too (``has no result before
+    # items[5]``): the same positions, spelled as this trace's.
+    detail = _ITEM_MENTION.sub(
+        lambda found: paths[int(found[1])] if int(found[1]) < len(paths) else found[0],
+        error.detail,
+    )
+    return TraceError(error.code, detail, index=indexes[index], path=path, source=NAME)

@@ -91,7 +91,10 @@ def entries(trace: Any, given_input: Any) -> list[Entry]:
                 "the end, then read it (an unfinished run has not produced all its items)",
                 source=NAME,
             )
-        return [*_input_entries(trace.input), *_listed(trace.new_items, "new_items")]
+        found = [*_input_entries(trace.input), *_listed(trace.new_items, "new_items")]
+        if not hasattr(trace, "to_input_list"):
+            return found  # an exception's run_data: input and items are all there is
+        return _as_replayed(found, trace.to_input_list())
     if isinstance(trace, str) or not isinstance(trace, list):
         raise TraceError(
             "malformed_event",
@@ -101,6 +104,36 @@ def entries(trace: Any, given_input: Any) -> list[Entry]:
         )
     found = [] if given_input is None else _input_entries(given_input)
     return [*found, *_listed(trace, "items")]
+
+
+def _as_replayed(found: list[Entry], replay: list[Any]) -> list[Entry]:
+    """The run as ``to_input_list()`` gives it, each item still with its agent where known.
+
+    Usually that list is the input followed by the new items. When the SDK rewrote the history
+    (``RunConfig(nest_handoff_history=True)`` moves earlier turns into the next agent's input
+    as summary messages), the new items it moved are in the rewritten input, not after it: the
+    list is then read as the SDK gives it, and only the new items that end it keep their agent.
+    """
+    if [entry.item for entry in found if not entry.approval] == replay:
+        return found
+    runs = [entry for entry in found if entry.record is not None]
+    kept: list[Entry] = []
+    end = len(replay)
+    for entry in reversed(runs):
+        if entry.approval:
+            kept.append(entry)
+        elif end > 0 and replay[end - 1] == entry.item:
+            kept.append(entry)
+            end -= 1
+        else:
+            break
+    while kept and kept[-1].approval:
+        kept.pop()  # its call is in the rewritten input: it stays with the items it waits on
+    head = [
+        Entry(item, None, None, None, f"to_input_list()[{i}]")
+        for i, item in enumerate(replay[:end])
+    ]
+    return [*head, *reversed(kept)]
 
 
 def _input_entries(given: Any) -> list[Entry]:
