@@ -5,9 +5,10 @@ message and call items, one after another) becomes one assistant turn, or severa
 hosted tool's call and result live in one item; every other item (a user message, a tool
 output) becomes one message. So the items are cut into *groups* -- each maximal stretch of
 model-output items of one agent, and each other item alone -- and a group of model items is
-read on its own to learn how many messages it is. The messages are then dealt out to the groups
-in order: an assistant message takes its group's agent as ``name``, and the first message of
-a group keeps the group's ``RunItem`` wrappers under ``metadata["openai_agents"]["run_items"]``.
+read on its own to learn how many messages it is (two adjacent groups are also read together,
+to learn whether they meet in one message). Each message then has a *slot*: an assistant
+message takes its slot's agent as ``name``, and the first message of a group keeps the
+group's ``RunItem`` wrappers under ``metadata["openai_agents"]["run_items"]``.
 """
 
 from __future__ import annotations
