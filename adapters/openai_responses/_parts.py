@@ -5,9 +5,11 @@ user, system and developer messages ``input_text``/``input_image``/``input_file`
 ``input_audio``; assistant messages ``output_text``/``refusal``; tool outputs
 ``input_text``/``input_image``/``input_file``. A part of another type (or of a type the place
 does not take) is kept whole as an ``OpaquePart`` marked ``{"verbatim": true}``, and only such
-a part is written back as it was. Unknown keys of a part (and null values) are kept under
-``metadata[<adapter>]["fields"]``; ``url_citation`` annotations of an ``output_text`` part are
-``AIMessage.citations`` (the reader collects them; see ``_reply``).
+a part is written back as it was. The API's request types take no ``input_audio`` part in a
+message (the SDK has it for evals); one read from a trace is an ``AudioPart`` marked
+``{"read": true}``, and only such a part is written back. Unknown keys of a part (and null
+values) are kept under ``metadata[<adapter>]["fields"]``; ``url_citation`` annotations of an
+``output_text`` part are ``AIMessage.citations`` (the reply reader in ``_read`` collects them).
 """
 
 from __future__ import annotations
@@ -96,6 +98,9 @@ class ItemPartReader(PartReader):
         elif kind == "input_file":
             made = self.file(data, path)
         else:
+            # The API's message types take no audio part (the SDK has input_audio for evals
+            # only): marked, so that only a part read here is written back.
+            namespace["read"] = True
             made = AudioPart(**self.audio_fields(data, path, namespace))
             if namespace.get("inner"):
                 self.kept(namespace["inner"], f"{path}.input_audio")
@@ -200,6 +205,12 @@ class ItemPartWriter(PartWriter):
             if part.detail is not None:
                 out["detail"] = part.detail
         elif isinstance(part, AudioPart):
+            if namespace.get("read") is not True:
+                self.refuse(
+                    "a Responses message takes no audio part (only an input_audio part read "
+                    "from a Responses trace is written back)",
+                    path,
+                )
             audio = {"data": self.audio_data(part, path), "format": self.audio_format(part, path)}
             out["input_audio"] = {**namespace.get("inner", {}), **audio}
         else:

@@ -470,8 +470,13 @@ class _ItemReader(ItemPartReader):
 
     def output(self, data: dict[str, Any], kind: str, expected: dict[str, str]) -> ToolMessage:
         del data["type"]
-        call_id = self.string(data, "call_id", self.root)
         namespace: dict[str, Any] = {}
+        if kind == "local_shell_call_output" and "call_id" not in data:
+            call_id = self.string(data, "id", self.root)  # the API's own spelling: the call's id
+        else:
+            call_id = self.string(data, "call_id", self.root)
+            if kind == "local_shell_call_output":
+                namespace["paired_by"] = "call_id"
         if expected.get(call_id, CALL_OUTPUTS["function_call"]) != kind:
             namespace["item"] = kind
         if "output" not in data:

@@ -79,7 +79,8 @@ def write_items(
             if previous and written and _joins(previous, written[0]):
                 writer.refuse(
                     "two replies in a row with no item between them read back as one reply "
-                    f"(a {written[0]['type']} item right after a {previous[-1]['type']} item)",
+                    f"(a {written[0].get('type', 'message')} item right after a "
+                    f"{previous[-1].get('type', 'message')} item)",
                     "",
                 )
             previous = written or previous
@@ -162,8 +163,11 @@ class _Writer(ItemPartWriter):
         if isinstance(message, HumanMessage):
             role = "user"
             content = message.content
-            if isinstance(content, list) and len(content) == 1 and is_item_part(
-                content[0], self.source
+            if (
+                isinstance(content, list)
+                and len(content) == 1
+                and isinstance(content[0], OpaquePart)
+                and is_item_part(content[0], self.source)
             ):
                 return [self.whole(content[0], ".content[0]")]
         elif isinstance(message, SystemMessage):
@@ -206,6 +210,8 @@ class _Writer(ItemPartWriter):
         if not isinstance(kind, str):
             kind = _output_kind(call, self.source)
         out: dict[str, Any] = {"type": kind, "call_id": message.tool_call_id}
+        if kind == "local_shell_call_output" and namespace.get("paired_by") != "call_id":
+            out = {"type": kind, "id": message.tool_call_id}  # the API names the call by id
         if kind in ("function_call_output", "custom_tool_call_output"):
             out["output"] = self.parts(message.content, "output")
         elif namespace.get("output") == "json":
@@ -217,6 +223,12 @@ class _Writer(ItemPartWriter):
                 self.refuse(f"a {kind} item has no tool name ({message.name!r})", ".name")
             out["name"] = message.name
         if message.id is not None:
+            if "id" in out:
+                self.refuse(
+                    f"a {kind} item names its call with its id: it has no id of its own "
+                    f"({message.id!r})",
+                    ".id",
+                )
             out["id"] = message.id
         return self.with_fields(out, namespace)
 

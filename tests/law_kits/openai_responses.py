@@ -79,6 +79,7 @@ def input_parts() -> st.SearchStrategy[Any]:
             AudioPart,
             data=st.just("UklGRg=="),
             mime_type=st.sampled_from(["audio/wav", "audio/mpeg"]),
+            metadata=st.just({NS: {"read": True}}),
         ),
         st.builds(FilePart, file_id=names, filename=st.none() | names),
         st.builds(FilePart, url=st.just("https://example.com/a.pdf")),
@@ -126,16 +127,44 @@ def reply_content(draw: st.DrawFn, n: int) -> tuple[Any, list[Citation]]:
     return [*reasoning, *spoken], cited
 
 
+status = st.sampled_from(["completed", "failed"])
+HOSTED: dict[str, st.SearchStrategy[tuple[dict[str, Any], dict[str, Any]]]] = {
+    "web_search_call": st.tuples(
+        st.builds(lambda q: {"action": {"type": "search", "query": q}}, texts),
+        st.builds(lambda s: {"status": s}, status),
+    ),
+    "file_search_call": st.tuples(
+        st.builds(lambda q: {"queries": [q]}, texts),
+        st.builds(
+            lambda s, t: {"status": s, "results": [{"file_id": "file-1", "text": t}]}, status, texts
+        ),
+    ),
+    "code_interpreter_call": st.tuples(
+        st.builds(lambda code: {"code": code, "container_id": "cntr_1"}, texts),
+        st.builds(lambda s, logs: {"status": s, "outputs": [{"type": "logs", "logs": logs}]},
+                  status, texts),
+    ),
+    "image_generation_call": st.tuples(
+        st.just({}), st.builds(lambda s: {"status": s, "result": "iVBORw0KGgo="}, status)
+    ),
+    "mcp_call": st.tuples(
+        st.builds(
+            lambda name: {"name": name, "arguments": "{}", "server_label": "docs"}, names
+        ),
+        st.builds(lambda s, out: {"status": s, "output": out, "error": None}, status, texts),
+    ),
+}
+"""For each hosted call type: its input (the call's args) and its result, as the API has them."""
+
+
 @st.composite
 def hosted_step(draw: st.DrawFn, n: int) -> list[Message]:
     """A reply that made a hosted call (its result follows) and maybe a computer call."""
     kind = draw(st.sampled_from(openai_responses.HOSTED_CALLS))
     name = kind.removesuffix("_call")
     call_id = f"{name}_{n}"
-    call = ToolCall(name=name, args=draw(json_objects), id=call_id, metadata={NS: {"item": kind}})
-    result = {"status": draw(st.sampled_from(["completed", "failed"]))}
-    if draw(st.booleans()):
-        result["output"] = draw(texts)
+    args, result = draw(HOSTED[kind])
+    call = ToolCall(name=name, args=args, id=call_id, metadata={NS: {"item": kind}})
     messages: list[Message] = [
         AIMessage(tool_calls=[call]),
         ToolMessage(
@@ -145,7 +174,7 @@ def hosted_step(draw: st.DrawFn, n: int) -> list[Message]:
     if draw(st.booleans()):
         computer = ToolCall(
             name="computer",
-            args={"action": {"type": "screenshot"}},
+            args={"action": {"type": "screenshot"}, "pending_safety_checks": []},
             id=f"cc_{n}",
             metadata={NS: {"item": "computer_call", "id": f"ci_{n}", "status": "completed"}},
         )
