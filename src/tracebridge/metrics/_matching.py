@@ -11,7 +11,8 @@ is provably the one the full dynamic programme would take (see ``_front``/``_bac
 is linear on a trajectory that mostly follows its reference; what is left in the middle is
 solved by the dynamic programme, O(n·m) with the inner scans in C. The order-free pairing
 pairs identical calls first (provably optimal, see ``order_free_pairs``) and solves an
-assignment only for the calls left over, per name.
+assignment only for the calls left over, per name: between classes of interchangeable calls
+when there are few (``_transport``), else by the Hungarian method.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..messages import ToolCall
+from ._transport import class_assignment
 
 __all__ = [
     "Calls",
@@ -257,6 +259,8 @@ def order_free_pairs(left: Calls, right: Calls) -> list[Pair]:
     the total). The calls left over get an optimal assignment in which every call of the
     smaller side gets a partner (scores are never negative, so that is also the most
     pairs); a call alone with its name on one side takes the first of its best partners.
+    Which of several equally good pairings is listed is otherwise fixed by the positions,
+    not documented.
     """
     l_names, l_items = left.names, left.items
     r_names, r_items = right.names, right.items
@@ -301,10 +305,11 @@ def order_free_pairs(left: Calls, right: Calls) -> list[Pair]:
             if len(rows) == 1 or len(columns) == 1:
                 pairs += _one_to_many(left, rows, right, columns)
                 continue
-            scaled, scale = _spare_scores(left, rows, right, columns)
-            for a, b in _assignment(scaled, scale):
-                i, k = rows[a], columns[b]
-                pairs.append((i, k, pair_score(left, i, right, k)))
+            found = class_assignment(rows, columns, (l_items, r_items), (left.keys, right.keys))
+            if found is None:
+                scaled, scale = _spare_scores(left, rows, right, columns)
+                found = [(rows[a], columns[b]) for a, b in _assignment(scaled, scale)]
+            pairs += [(i, k, pair_score(left, i, right, k)) for i, k in found]
     pairs.sort()
     return pairs
 

@@ -1,0 +1,152 @@
+"""The order-free assignment when many calls are interchangeable.
+
+Two calls left for the assignment (same name, none identical to a partner) score
+``len(I & J) / len(K | L)`` (``I``, ``J`` their argument items, ``K``, ``L`` their argument
+names). An item of a predicted call that no reference call of the name holds can never be
+equal, so a call's score with every partner depends only on its argument names and the
+items the other side holds too: calls alike in those are interchangeable. Many calls of
+one tool with arguments from small sets (flags, enums, small numbers) and unique ids fall
+into few such classes, and the assignment becomes a transportation problem between the
+classes, solved exactly by successive shortest paths on integer costs. The class flows
+are handed out to calls in order.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["class_assignment"]
+
+_SMALLER = 8
+"""Classes are used when row classes * column classes * this <= rows * columns."""
+
+
+def class_assignment(
+    rows: list[int],
+    columns: list[int],
+    items: tuple[list[Any], list[Any]],
+    keys: tuple[list[Any], list[Any]],
+) -> list[tuple[int, int]] | None:
+    """(row, column) positions of a maximum-total pairing of ``min(len(rows),
+    len(columns))`` pairs, found through classes of interchangeable calls; None when the
+    classes are not much fewer than the calls. ``items`` and ``keys`` hold each side's
+    argument items and names by position."""
+    (l_items, r_items), (l_keys, r_keys) = items, keys
+    held_right = frozenset().union(*[r_items[k] for k in columns])
+    held_left = frozenset().union(*[l_items[i] for i in rows])
+    row_classes = _classes(rows, l_items, l_keys, held_right)
+    column_classes = _classes(columns, r_items, r_keys, held_left)
+    if len(row_classes) * len(column_classes) * _SMALLER > len(rows) * len(columns):
+        return None
+    scores = [
+        [(len(items & other), len(names | other_names)) for other_names, other in column_classes]
+        for names, items in row_classes
+    ]
+    scale = math.lcm(*{u for row in scores for _, u in row if u})
+    # no argument names on either side: the calls are identical, the pair scores 1
+    cost = [[scale - (e * (scale // u) if u else scale) for e, u in row] for row in scores]
+    flow = _transport(
+        [len(members) for members in row_classes.values()],
+        [len(members) for members in column_classes.values()],
+        cost,
+        min(len(rows), len(columns)),
+    )
+    pairs: list[tuple[int, int]] = []
+    handed = [0] * len(column_classes)
+    column_members = list(column_classes.values())
+    for a, members in enumerate(row_classes.values()):
+        taken = 0
+        for b, amount in enumerate(flow[a]):
+            if amount:
+                given = handed[b]
+                pairs += zip(
+                    members[taken : taken + amount],
+                    column_members[b][given : given + amount],
+                    strict=True,
+                )
+                taken += amount
+                handed[b] = given + amount
+    return pairs
+
+
+def _classes(
+    positions: list[int], items: list[Any], keys: list[Any], held: frozenset[Any]
+) -> dict[tuple[frozenset[str], frozenset[Any]], list[int]]:
+    """Positions by (argument names, the items the other side holds too), in order."""
+    classes: dict[tuple[frozenset[str], frozenset[Any]], list[int]] = {}
+    for k in positions:
+        kind = (frozenset(keys[k]), items[k] & held)
+        members = classes.get(kind)
+        if members is None:
+            classes[kind] = [k]
+        else:
+            members.append(k)
+    return classes
+
+
+def _transport(
+    supply: list[int], demand: list[int], cost: list[list[int]], amount: int
+) -> list[list[int]]:
+    """A flow of ``amount`` units from rows (``supply`` each) to columns (``demand`` each)
+    of least total ``cost`` (non-negative integers), as ``flow[row][column]``.
+
+    Successive shortest paths: each round finds, by label correcting from every row with
+    supply left, the cheapest way to send one more unit to a column with demand left
+    (through columns and back along flows already sent, at minus their cost) and sends
+    as much as the path allows. Every round keeps the flow the cheapest of its size, so
+    the last is the cheapest of ``amount`` units. The choice among equal paths is fixed by
+    the order of rows and columns.
+    """
+    rows, columns = len(supply), len(demand)
+    flow = [[0] * columns for _ in range(rows)]
+    supply, demand = supply[:], demand[:]
+    sent = 0
+    while sent < amount:
+        row_cost: list[float] = [0 if s else math.inf for s in supply]
+        column_cost: list[float] = [math.inf] * columns
+        row_from = [-1] * rows  # the column a row was reached from (-1: a source)
+        column_from = [-1] * columns
+        changed = [a for a in range(rows) if supply[a]]
+        while changed:
+            reached = []
+            for a in changed:
+                base, costs = row_cost[a], cost[a]
+                for b in range(columns):
+                    value = base + costs[b]
+                    if value < column_cost[b]:
+                        column_cost[b], column_from[b] = value, a
+                        reached.append(b)
+            changed = []
+            for b in sorted(set(reached)):
+                base = column_cost[b]
+                for a in range(rows):
+                    if flow[a][b]:
+                        value = base - cost[a][b]
+                        if value < row_cost[a]:
+                            row_cost[a], row_from[a] = value, b
+                            changed.append(a)
+            changed = sorted(set(changed))
+        target = min((b for b in range(columns) if demand[b]), key=column_cost.__getitem__)
+        # the path back from the target: forward steps (row, column); each row but the
+        # last (a source) was reached back along the flow it sends to row_from[row]
+        path = []
+        b = target
+        while True:
+            a = column_from[b]
+            path.append((a, b))
+            if row_from[a] == -1:
+                break
+            b = row_from[a]
+        source = path[-1][0]
+        push = min(supply[source], demand[target], amount - sent)
+        for a, _ in path[:-1]:
+            push = min(push, flow[a][row_from[a]])
+        for a, b in path:
+            flow[a][b] += push
+        for a, _ in path[:-1]:
+            flow[a][row_from[a]] -= push
+        supply[source] -= push
+        demand[target] -= push
+        sent += push
+    return flow
