@@ -120,8 +120,9 @@ _RESPONSES_PARTS = frozenset(("input_text", "output_text", "input_image", "input
 
 
 def _has_responses_parts(content: Any) -> bool:
-    return isinstance(content, list) and any(
-        isinstance(part, dict) and part.get("type") in _RESPONSES_PARTS for part in content
-    )
+    if not isinstance(content, list):
+        return False
+    kinds = [part.get("type") for part in content if isinstance(part, dict)]
+    return any(type(kind) is str and kind in _RESPONSES_PARTS for kind in kinds)
 
 

@@ -213,6 +213,9 @@ _API_TYPES: Mapping[type, str] = {
 class PartWriter:
     """Writes parts of the typed message at one index."""
 
+    FORMAT = "Chat Completions"
+    """The format's name, as errors say it."""
+
     def __init__(self, source: str, index: int, drop: Collection[str]) -> None:
         self.source = source
         self.index = index
@@ -306,19 +309,23 @@ class PartWriter:
         return out
 
     def opaque(self, part: OpaquePart, path: str) -> dict[str, Any] | None:
-        value = part.value
         if self.namespace(part.metadata).get("verbatim") is not True:
             self.lose(
-                f"an opaque {part.kind!r} block from another format is not a Chat Completions "
-                "part (only parts read from a Chat Completions trace are written back verbatim)",
+                f"an opaque {part.kind!r} block from another format is not a {self.FORMAT} "
+                f"part (only parts read from a {self.FORMAT} trace are written back verbatim)",
                 path,
                 "opaque_parts",
             )
             return None
+        return self.whole(part, path)
+
+    def whole(self, part: OpaquePart, path: str, what: str = "part") -> dict[str, Any]:
+        """The value of an opaque block written back whole: an object of the block's type."""
+        value = part.value
         if not (isinstance(value, dict) and value.get("type") == part.kind):
             self.refuse(
-                f"an opaque {part.kind!r} part is written back verbatim, so its value "
-                f"must be a part object with type {part.kind!r}",
+                f"an opaque {part.kind!r} {what} is written back verbatim, so its value "
+                f"must be a {what} object with type {part.kind!r}",
                 path,
             )
         return dict(value)

@@ -114,7 +114,7 @@ def detect(trace: Any) -> bool:
             return False
         kind = item.get("type")
         if kind is not None and kind != "message":
-            if kind not in ITEM_TYPES:
+            if type(kind) is not str or kind not in ITEM_TYPES:
                 return False
             marked = True
             continue

@@ -156,6 +156,8 @@ _PART_TYPES: Mapping[type, str] = {
 class ItemPartWriter(PartWriter):
     """Writes the parts of the typed message at one index."""
 
+    FORMAT = "Responses"
+
     def __init__(self, source: str, index: int, drop: Collection[str]) -> None:
         super().__init__(source, index, drop)
 

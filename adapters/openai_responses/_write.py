@@ -169,7 +169,7 @@ class _Writer(ItemPartWriter):
                 and isinstance(content[0], OpaquePart)
                 and is_item_part(content[0], self.source)
             ):
-                return [self.whole(content[0], ".content[0]")]
+                return [self.whole(content[0], ".content[0]", "item")]
         elif isinstance(message, SystemMessage):
             role = message.role
         else:
@@ -183,18 +183,6 @@ class _Writer(ItemPartWriter):
         for key, value in namespace.get("fields", {}).items():
             out.setdefault(key, value)
         return out
-
-    def whole(self, part: Part, path: str) -> dict[str, Any]:
-        """An item kept whole in an OpaquePart."""
-        assert isinstance(part, OpaquePart)
-        value = part.value
-        if not (isinstance(value, dict) and value.get("type") == part.kind):
-            self.refuse(
-                f"an opaque {part.kind!r} item is written back whole, so its value must be an "
-                f"item with type {part.kind!r}",
-                path,
-            )
-        return dict(value)
 
     # -- tool outputs --
 
@@ -295,7 +283,8 @@ class _Writer(ItemPartWriter):
                 if reasoning is not None:
                     items.append(reasoning)
             else:
-                items.append(self.whole(part, f".content[{j}]"))
+                assert isinstance(part, OpaquePart)  # is_item_part: an item kept whole
+                items.append(self.whole(part, f".content[{j}]", "item"))
         return items
 
     def reply_message(
