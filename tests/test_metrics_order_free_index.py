@@ -93,6 +93,7 @@ def test_classes_of_alike_calls_pair_as_well_as_the_assignment(
         patch.setattr(_transport, "_SMALLER", 10**9)  # never through classes
         assigned = order_free_pairs(left, right)
         patch.setattr(_transport, "_SMALLER", 0)  # always through classes
+        patch.setattr(_transport, "_WORTH", 0)
         through_classes = order_free_pairs(left, right)
     assert total(through_classes) == total(assigned)
     assert len(through_classes) == len(assigned)

@@ -20,6 +20,8 @@ __all__ = ["class_assignment"]
 
 _SMALLER = 8
 """Classes are used when row classes * column classes * this <= rows * columns."""
+_WORTH = 64
+"""Below this many (row, column) cells the assignment is cheap: classes are not tried."""
 
 
 def class_assignment(
@@ -32,6 +34,8 @@ def class_assignment(
     len(columns))`` pairs, found through classes of interchangeable calls; None when the
     classes are not much fewer than the calls. ``items`` and ``keys`` hold each side's
     argument items and names by position."""
+    if len(rows) * len(columns) < _WORTH:
+        return None
     (l_items, r_items), (l_keys, r_keys) = items, keys
     held_right = frozenset().union(*[r_items[k] for k in columns])
     held_left = frozenset().union(*[l_items[i] for i in rows])
