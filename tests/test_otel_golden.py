@@ -85,6 +85,11 @@ def test_ambiguity_lists_what_selects_each_conversation() -> None:
     one = otel.to_messages(case["trace"], session_id="session-a")
     other = otel.to_messages(case["trace"], trace_id="0000000000000000000000000000a001")
     assert one == other
+    # Both runs are the tool loop of openai_v2_tool_loop: each session is its history.
+    loop = load(FOLDER / "openai_v2_tool_loop.json")
+    history = get_adapter("openai_chat").to_messages(loop["history"])
+    second = otel.to_messages(case["trace"], session_id="session-b")
+    assert transcript_hash(second) == transcript_hash(history)
 
 
 def test_a_nested_duplicate_is_dropped_once_it_agrees() -> None:

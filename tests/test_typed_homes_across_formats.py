@@ -101,13 +101,28 @@ HOMES: dict[str, list[Any]] = {
 
 # Which formats hold each typed home; every other format must refuse it by name.
 CARRIED: dict[str, set[str]] = {
-    "developer": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index"},
-    "refusal": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index"},
-    "image_detail": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index"},
-    "audio_mp3": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index"},
-    "citations": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index"},
+    "developer": {
+        "tracebridge", "openai_chat", "swarm", "langchain",
+        "llama_index", "otel", "openai_responses",
+    },
+    "refusal": {
+        "tracebridge", "openai_chat", "swarm", "langchain",
+        "llama_index", "otel", "openai_responses",
+    },
+    "image_detail": {
+        "tracebridge", "openai_chat", "swarm", "langchain",
+        "llama_index", "otel", "openai_responses",
+    },
+    "audio_mp3": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index", "otel"},
+    "citations": {
+        "tracebridge", "openai_chat", "swarm", "langchain",
+        "llama_index", "openai_responses",
+    },
     "audio_reply": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index"},
-    "custom_call": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index"},
+    "custom_call": {
+        "tracebridge", "openai_chat", "swarm", "langchain",
+        "llama_index", "openai_responses",
+    },
 }
 
 _OPTION = re.compile(r"drop=\[('[a-z_]+')\]|([a-z_]+)=True")

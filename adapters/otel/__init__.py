@@ -12,8 +12,8 @@ plus its output, after proving every earlier call is a prefix of it (see ``_rebu
 system messages are set aside, since each agent of a run sends its own). Nested duplicate
 calls (a framework and the client both instrumented) are dropped once shown to agree.
 Assistant messages that only call tools, one after another (the Responses API's items),
-are joined. Results of the last call's tool calls come from tool spans, matched by call id;
-``is_error`` comes from tool spans with status ERROR.
+are joined into one turn. Results of the last call's tool calls come from tool spans,
+matched by call id; ``is_error`` comes from tool spans with status ERROR.
 
 Refused with the span's index and path: no content captured (``content_not_captured``,
 naming the switch), dropped attributes or gaps in message indexes and messages with no parts
@@ -151,14 +151,19 @@ _EMPTY_CONTENT = ({SOURCE: {"content": "absent"}}, {SOURCE: {"content": "null"}}
 
 
 def join_calls(messages: list[Message]) -> list[Message]:
-    """``[AI(text), AI(call a), AI(call b)]`` -> ``[AI(text, calls a, b)]``: the Responses
-    API lists each call as an item of its own; the conversation rules want them on one turn."""
+    """``[AI(call a), AI(call b)]`` -> ``[AI(calls a, b)]``: the Responses API lists each call
+    as an item of its own, and instrumentations record each as an assistant message; the
+    conversation rules want one turn's calls on one message. Only a call-only message right
+    after a message whose calls are all well-formed is joined: such a pair breaks the rules
+    otherwise (those calls would be unanswered), so no valid conversation is changed."""
     out: list[Message] = []
     for message in messages:
         before = out[-1] if out else None
         if (
             isinstance(message, AIMessage)
             and isinstance(before, AIMessage)
+            and before.tool_calls
+            and all(call.invalid_args is None for call in before.tool_calls)
             and message.content == ""
             and message.tool_calls
             and not message.citations
@@ -172,4 +177,3 @@ def join_calls(messages: list[Message]) -> list[Message]:
             continue
         out.append(message)
     return out
-

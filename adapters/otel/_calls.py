@@ -57,7 +57,8 @@ def is_inference(span: Span) -> bool:
     attributes = span.attributes
     if attributes.get("openinference.span.kind") == "LLM":
         return True
-    if attributes.get("gen_ai.operation.name") in INFERENCE_OPERATIONS:
+    operation = attributes.get("gen_ai.operation.name")
+    if isinstance(operation, str) and operation in INFERENCE_OPERATIONS:
         return True
     return has_flat(span, LEGACY_INPUT) or has_flat(span, LEGACY_OUTPUT)
 
@@ -133,11 +134,16 @@ def same(messages: list[Message]) -> str:
 
 
 def _refuse_redacted(span: Span) -> None:
+    """OpenInference's masking (``OPENINFERENCE_HIDE_*``) leaves ``__REDACTED__`` where a
+    message's text was; a text that is exactly that is refused (the writer refuses it too)."""
     for key, value in span.attributes.items():
-        if not key.startswith((INPUT, OUTPUT, SYSTEM, "llm.input_messages", "llm.output_messages",
-                               LEGACY_INPUT, LEGACY_OUTPUT)):
+        if key in (INPUT, OUTPUT, SYSTEM):
+            found = _holds_redacted(value if not isinstance(value, str) else _parsed(value))
+        elif key.startswith(_FLAT) and key.endswith((".content", ".text", ".arguments")):
+            found = value == REDACTED
+        else:
             continue
-        if _holds_redacted(value):
+        if found:
             span.fail(
                 "content_not_captured",
                 f"{key} holds {REDACTED!r}: the instrumentation masked the content. "
@@ -146,12 +152,23 @@ def _refuse_redacted(span: Span) -> None:
             )
 
 
+_FLAT = ("llm.input_messages.", "llm.output_messages.", "gen_ai.prompt.", "gen_ai.completion.")
+
+
+def _parsed(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None  # the reader says what is wrong with it
+
+
 def _holds_redacted(value: Any) -> bool:
-    if isinstance(value, str):
-        return REDACTED in value
+    """A message text (a part's ``content``, a result's ``response``) that is the marker."""
     if isinstance(value, list):
         return any(_holds_redacted(item) for item in value)
     if isinstance(value, dict):
+        if value.get("content") == REDACTED or value.get("response") == REDACTED:
+            return True
         return any(_holds_redacted(item) for item in value.values())
     return False
 
@@ -170,8 +187,8 @@ class ToolRun:
 
 def read_tool(span: Span) -> ToolRun:
     attributes = span.attributes
-    name = attributes.get("gen_ai.tool.name", attributes.get("tool.name"))
-    call_id = attributes.get("gen_ai.tool.call.id", attributes.get("tool_call.id"))
+    name = _text_or_none(attributes.get("gen_ai.tool.name", attributes.get("tool.name")))
+    call_id = _text_or_none(attributes.get("gen_ai.tool.call.id", attributes.get("tool_call.id")))
     given = attributes.get("gen_ai.tool.call.arguments", attributes.get("input.value"))
     args = _json_or_text(given)
     result = attributes.get("gen_ai.tool.call.result", attributes.get("output.value"))
@@ -182,10 +199,14 @@ def read_tool(span: Span) -> ToolRun:
     ):
         # LangChain's ToolMessage, as OpenInference's LangChain instrumentation records it.
         data = parsed["data"]
-        call_id = call_id or data.get("tool_call_id")
+        call_id = call_id or _text_or_none(data.get("tool_call_id"))
         result = data.get("content")
         error = error or data.get("status") == "error"
     return ToolRun(span, name, call_id, args, result, error)
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _json_or_text(value: Any) -> Any:

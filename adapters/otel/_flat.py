@@ -61,7 +61,7 @@ def flat_messages(span: Span, prefix: str, *, openinference: bool) -> list[Messa
     for position, item in enumerate(listed):
         number = position + (1 if skip_first else 0)
         where = f"{prefix}.{number}"
-        entry = item.get("message", item) if openinference else item
+        entry = item.get("message", item) if openinference and isinstance(item, dict) else item
         if not isinstance(entry, dict):
             span.fail("malformed_event", f"expected message attributes under {where}", where)
         chat = _chat_dict(entry, span, where, openinference=openinference)
@@ -90,7 +90,7 @@ def _place(tree: dict[str, Any], parts: list[str], value: Any) -> None:
 
 def _as_list(node: dict[str, Any], span: Span, where: str, start: int = 0) -> list[Any]:
     """The numbered children of ``node`` in order; a gap in the numbers is a truncated trace."""
-    if not node or not all(_DIGITS.match(key) for key in node):
+    if not isinstance(node, dict) or not node or not all(_DIGITS.match(key) for key in node):
         span.fail("malformed_event", f"expected numbered attributes under {where}", where)
     numbers = sorted(int(key) for key in node)
     expected = list(range(start, start + len(numbers)))
@@ -129,7 +129,7 @@ def _chat_dict(
     parts = chat.pop("contents", None)
     if parts is not None:
         text = chat.get("content")
-        plain = all(part.get("type") == "text" for part in parts)
+        plain = all(part.get("type") == "text" and isinstance(part["text"], str) for part in parts)
         if text is None:
             chat["content"] = parts
         elif not (plain and text == "".join(part["text"] for part in parts)):

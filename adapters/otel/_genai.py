@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic import ValidationError
+
 from tracebridge.messages import (
     AIMessage,
     AudioPart,
@@ -72,9 +74,9 @@ def system_instructions(span: Span) -> list[Message] | None:
     parts = json_attribute(span, SYSTEM)
     if parts is None:
         return None
-    reader = _MessageReader(span, SYSTEM)
-    content = reader.content(parts, SYSTEM, role="system")
-    return [SystemMessage(content=content, metadata={SOURCE: {"system_instructions": True}})]
+    read = _MessageReader(span, SYSTEM).message({"role": "system", "parts": parts}, SYSTEM)
+    marked = {SOURCE: {"system_instructions": True}}
+    return [message.model_copy(update={"metadata": marked}) for message in read]
 
 
 def genai_messages(span: Span, key: str) -> list[Message] | None:
@@ -97,6 +99,18 @@ class _MessageReader:
         self.span.fail(code, detail, where)
 
     def message(self, item: Any, where: str) -> list[Message]:
+        try:
+            return self._message(item, where)
+        except ValidationError as error:  # a value of the wrong type for a typed field
+            first = error.errors()[0]
+            self.fail(
+                "malformed_event",
+                f"{first['msg']} (at {'.'.join(map(str, first['loc']))})",
+                where,
+            )
+            raise AssertionError from None
+
+    def _message(self, item: Any, where: str) -> list[Message]:
         if not isinstance(item, dict):
             self.fail("malformed_event", f"expected a message object, got {item!r}", where)
         data = dict(item)
@@ -239,7 +253,11 @@ class _MessageReader:
         elif (
             isinstance(response, list)
             and response
-            and all(isinstance(p, dict) and p.get("type") in KNOWN_PART_TYPES for p in response)
+            and all(
+                isinstance(p, dict) and isinstance(p.get("type"), str)
+                and p["type"] in KNOWN_PART_TYPES
+                for p in response
+            )
         ):
             content = self.content(response, f"{where}.response")
             if isinstance(content, str):

@@ -223,15 +223,34 @@ def _any_value(value: Any, path: str, index: int) -> Any:
     if "bytesValue" in value:
         return value["bytesValue"]
     if "arrayValue" in value:
-        items = (value["arrayValue"] or {}).get("values", [])
+        items = _values(value["arrayValue"], path, index)
         return [_any_value(item, path, index) for item in items]
     if "kvlistValue" in value:
-        pairs = (value["kvlistValue"] or {}).get("values", [])
-        return {pair["key"]: _any_value(pair.get("value", {}), path, index) for pair in pairs}
+        pairs = _values(value["kvlistValue"], path, index)
+        found: dict[str, Any] = {}
+        for pair in pairs:
+            if not isinstance(pair, Mapping) or not isinstance(pair.get("key"), str):
+                raise TraceError(
+                    "malformed_event", f"expected {{'key', 'value'}}, got {short_repr(pair)}",
+                    index=index, path=path, source=SOURCE,
+                )
+            found[pair["key"]] = _any_value(pair.get("value", {}), path, index)
+        return found
     raise TraceError(
         "malformed_event", f"unknown AnyValue {short_repr(value)}", index=index, path=path,
         source=SOURCE,
     )
+
+
+def _values(value: Any, path: str, index: int) -> list[Any]:
+    """The ``values`` list of an ``arrayValue`` or ``kvlistValue``."""
+    items = value.get("values", []) if isinstance(value, Mapping) else None
+    if not isinstance(items, list):
+        raise TraceError(
+            "malformed_event", f"expected {{'values': [...]}}, got {short_repr(value)}",
+            index=index, path=path, source=SOURCE,
+        )
+    return items
 
 
 def _id(value: Any, size: int, path: str, index: int) -> str:

@@ -37,6 +37,7 @@ from tracebridge.validation import validate
 
 from ..openai_chat._parts import PartWriter
 from ..openai_chat._read import dumps, parse_arguments
+from ._calls import REDACTED
 from ._genai import INPUT, KNOWN_PART_TYPES, OUTPUT, SYSTEM
 from ._spans import SOURCE
 
@@ -187,7 +188,7 @@ class _Writer(PartWriter):
 
     def parts(self, content: Content, path: str) -> list[dict[str, Any]]:
         if isinstance(content, str):
-            return [{"type": "text", "content": content}]
+            return [{"type": "text", "content": self.text(content, f"{path}.content")}]
         if not content:
             self.refuse("a message with an empty part list (GenAI messages need parts)", ".content")
         return [self.part(part, f"{path}.content[{j}]") for j, part in enumerate(content)]
@@ -198,11 +199,11 @@ class _Writer(PartWriter):
         fields = self.namespace(part.metadata).get("fields", {})
         out: dict[str, Any]
         if isinstance(part, TextPart):
-            out = {"type": "text", "content": part.text}
+            out = {"type": "text", "content": self.text(part.text, path)}
         elif isinstance(part, ReasoningPart):
-            out = {"type": "reasoning", "content": part.text}
+            out = {"type": "reasoning", "content": self.text(part.text, path)}
         elif isinstance(part, RefusalPart):
-            out = {"type": "refusal", "content": part.text}
+            out = {"type": "refusal", "content": self.text(part.text, path)}
         elif isinstance(part, (ImagePart, AudioPart, FilePart)):
             out = self.media(part)
         elif isinstance(part, OpaquePart):
@@ -219,6 +220,15 @@ class _Writer(PartWriter):
         for key, value in fields.items():
             out.setdefault(key, value)
         return out
+
+    def text(self, text: str, path: str) -> str:
+        if text == REDACTED:
+            self.refuse(
+                f"the text {REDACTED!r} is how instrumentations mark masked content: the "
+                "reader would refuse it as content not captured",
+                path,
+            )
+        return text
 
     def media(self, part: ImagePart | AudioPart | FilePart) -> dict[str, Any]:
         if isinstance(part, ImagePart):
@@ -266,7 +276,7 @@ class _Writer(PartWriter):
             out["id"] = message.tool_call_id
         content = message.content
         if isinstance(content, str):
-            response: Any = content
+            response: Any = self.text(content, ".content")
             if namespace.get("response") == "json":
                 try:
                     response = json.loads(content)

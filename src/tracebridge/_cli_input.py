@@ -36,6 +36,8 @@ EVENTS = "llama_index_events"
 """A LlamaIndex AgentWorkflow event stream, read by ``llama_index.events_to_messages``."""
 READABLE: tuple[str, ...] = (*FORMATS, EVENTS)
 """What ``--from`` accepts: every format, and the event streams that can only be read."""
+WHOLE_FILE = "otel"
+"""The format whose files are one trace, whatever their number of records."""
 DETECT_FROM = 32
 """How many records the format is told from (they must all have its shape)."""
 _HEAD_LIMIT = 1000
@@ -137,7 +139,25 @@ class TraceFile:
             items = chain(head, items)
         if self.format is not None:  # else every record has a problem: none is read
             self._prepare()
+        if self.format == WHOLE_FILE:
+            items = self._whole(items)
         yield from items
+
+    def _whole(self, items: Iterator[Item]) -> Iterator[Item]:
+        """The file as one record: OpenTelemetry spans of one trace spread over the batches
+        of a file (the file exporter writes one batch per line), so they are read together
+        (held in memory: a trace is rebuilt from all of its spans)."""
+        first: Item | None = None
+        traces = []
+        for item in items:
+            if item.problem is not None:
+                yield item
+                return
+            first = first or item
+            traces.append(item.trace)
+        if first is not None:
+            trace = traces[0] if len(traces) == 1 else traces
+            yield Item(self.name, first.line, "json", trace, trace)
 
     def _item(self, record: Record) -> Item:
         shape = self.documents.shape or "json"

@@ -25,6 +25,7 @@ ADAPTER_NAMES: tuple[str, ...] = (
     "galtea",
     "openai_responses",
     "openai_agents",
+    "otel",
 )
 """The adapters in ``tracebridge.adapters``; a test checks this matches the folder."""
 
