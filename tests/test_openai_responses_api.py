@@ -230,11 +230,11 @@ CALL = ToolCall(name="get_weather", args={"city": "Oslo"}, id="c1")
 @pytest.mark.parametrize(
     ("messages", "path", "option"),
     [
-        ([HumanMessage(content="hi", name="ana")], "messages[0].name", None),
+        ([HumanMessage(content="hi", name="ana")], "messages[0].name", "drop_names"),
         (
             [HumanMessage(content="hi"), AIMessage(content="yo", name="bot")],
             "messages[1].name",
-            None,
+            "drop_names",
         ),
         (
             [HumanMessage(content="hi"), AIMessage(audio=AudioReference(id="audio_1"))],
@@ -284,6 +284,10 @@ def test_what_the_format_has_no_place_for_is_refused_by_name(
     assert (caught.value.code, caught.value.path) == ("not_representable", path)
     if option is None:
         assert "drop=" not in str(caught.value)
+        return
+    if option == "drop_names":
+        assert "pass drop_names=True" in str(caught.value)
+        from_messages(messages, drop_names=True)
         return
     assert f"pass drop=['{option}']" in str(caught.value)
     from_messages(messages, drop=[option])
@@ -395,7 +399,7 @@ def test_a_chat_history_is_not_claimed() -> None:
 def test_the_droppable_losses_are_named() -> None:
     assert openai_responses.DROPPABLE == (
         "is_error", "reasoning", "mime_types", "refusals", "citations", "audio_replies",
-        "unanswered_calls", "opaque_parts",
+        "audio_parts", "unanswered_calls", "opaque_parts",
     )
 
 

@@ -77,7 +77,9 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
     return read_items(trace, source=NAME, allow_pending=allow_pending)
 
 
-def from_messages(messages: Any, *, drop: Collection[str] = ()) -> list[dict[str, Any]]:
+def from_messages(
+    messages: Any, *, drop: Collection[str] = (), drop_names: bool = False
+) -> list[dict[str, Any]]:
     """Responses item dicts, ready to send as ``input``.
 
     ``drop`` accepts losses the format cannot avoid, by name (see ``DROPPABLE``): ``is_error``
@@ -85,11 +87,13 @@ def from_messages(messages: Any, *, drop: Collection[str] = ()) -> list[dict[str
     item, or outside a reply), ``mime_types`` (an image by URL or a file by id or URL has no
     mime type field), ``refusals`` (a refusal outside a reply), ``citations`` (a citation
     without url, title and both indexes, or with cited text), ``audio_replies`` (a reply has
-    no audio), ``unanswered_calls`` (a call no result answers), ``opaque_parts`` (a block from
-    another format). Without it they raise ``not_representable``. Names of people and agents
-    have no place at all, nor have calls without ids.
+    no audio), ``audio_parts`` (a message takes no audio part; one read from a Responses
+    trace is written back), ``unanswered_calls`` (a call no result answers), ``opaque_parts``
+    (a block from another format). Without it they raise ``not_representable``. Message items
+    have no name (of a person, an agent, or a tool on an output other than a function's):
+    ``drop_names=True`` leaves them out. Calls without ids have no place at all.
     """
-    return write_items(messages, source=NAME, drop=drop)
+    return write_items(messages, source=NAME, drop=drop, drop_names=drop_names)
 
 
 _KEYS = frozenset(("type", "role", "content", "id", "status", "phase"))

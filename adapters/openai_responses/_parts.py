@@ -208,11 +208,13 @@ class ItemPartWriter(PartWriter):
                 out["detail"] = part.detail
         elif isinstance(part, AudioPart):
             if namespace.get("read") is not True:
-                self.refuse(
+                self.lose(
                     "a Responses message takes no audio part (only an input_audio part read "
                     "from a Responses trace is written back)",
                     path,
+                    "audio_parts",
                 )
+                return None
             audio = {"data": self.audio_data(part, path), "format": self.audio_format(part, path)}
             out["input_audio"] = {**namespace.get("inner", {}), **audio}
         else:

@@ -45,6 +45,7 @@ DROPPABLE = (
     "refusals",
     "citations",
     "audio_replies",
+    "audio_parts",
     "unanswered_calls",
     "opaque_parts",
 )
@@ -52,9 +53,10 @@ DROPPABLE = (
 
 
 def write_items(
-    messages: Any, *, source: str, drop: Collection[str] = ()
+    messages: Any, *, source: str, drop: Collection[str] = (), drop_names: bool = False
 ) -> list[dict[str, Any]]:
-    """The messages as Responses item dicts, in the order the API takes them."""
+    """The messages as Responses item dicts, in the order the API takes them (``drop_names``
+    leaves out the names message items have no place for)."""
     unknown = sorted(set(drop) - set(DROPPABLE))
     if unknown:
         raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
@@ -73,7 +75,7 @@ def write_items(
     for i, message in enumerate(typed):
         if i in hosted:
             continue  # written inside its call's item
-        writer = _Writer(source, i, drop, unanswered.get(i, ()))
+        writer = _Writer(source, i, drop, unanswered.get(i, ()), drop_names)
         written = writer.message(message, answered, results)
         if isinstance(message, AIMessage):
             if previous and written and _joins(previous, written[0]):
@@ -137,10 +139,16 @@ class _Writer(ItemPartWriter):
     """Writes the typed message at one index."""
 
     def __init__(
-        self, source: str, index: int, drop: Collection[str], unanswered: Collection[int]
+        self,
+        source: str,
+        index: int,
+        drop: Collection[str],
+        unanswered: Collection[int],
+        drop_names: bool,
     ) -> None:
         super().__init__(source, index, drop)
         self.unanswered = unanswered
+        self.drop_names = drop_names
         self.annotations: dict[int, list[dict[str, Any]]] = {}
         self.part_at = 0
 
@@ -154,9 +162,7 @@ class _Writer(ItemPartWriter):
         if isinstance(message, AIMessage):
             return self.reply(message, namespace, results)
         if message.name is not None and not isinstance(message, ToolMessage):
-            self.refuse(
-                f"a Responses {message.type} message has no name ({message.name!r})", ".name"
-            )
+            self.unnamed(f"a Responses {message.type} message has no name ({message.name!r})")
         if isinstance(message, ToolMessage):
             return [self.output(message, namespace, answered.get(self.index))]
         role: str
@@ -178,6 +184,11 @@ class _Writer(ItemPartWriter):
         if message.id is not None:
             out["id"] = message.id
         return [self.with_fields(out, namespace)]
+
+    def unnamed(self, what: str) -> None:
+        """Refuse a name the item has no place for, unless ``drop_names`` leaves it out."""
+        if not self.drop_names:
+            self.refuse(f"{what}; pass drop_names=True to leave names out", ".name")
 
     def with_fields(self, out: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]:
         for key, value in namespace.get("fields", {}).items():
@@ -207,9 +218,10 @@ class _Writer(ItemPartWriter):
         else:
             out["output"] = self.text(message.content, ".content", kind)
         if message.name is not None:
-            if kind != "function_call_output":
-                self.refuse(f"a {kind} item has no tool name ({message.name!r})", ".name")
-            out["name"] = message.name
+            if kind == "function_call_output":
+                out["name"] = message.name
+            else:
+                self.unnamed(f"a {kind} item has no tool name ({message.name!r})")
         if message.id is not None:
             if "id" in out:
                 self.refuse(
@@ -238,7 +250,7 @@ class _Writer(ItemPartWriter):
         self, message: AIMessage, namespace: dict[str, Any], results: dict[str | None, ToolMessage]
     ) -> list[dict[str, Any]]:
         if message.name is not None:
-            self.refuse(f"a Responses reply has no agent name ({message.name!r})", ".name")
+            self.unnamed(f"a Responses reply has no agent name ({message.name!r})")
         if message.audio is not None:
             self.lose("a Responses reply has no audio reply", ".audio", "audio_replies")
         items = self.content_items(message, namespace)
