@@ -119,10 +119,7 @@ CARRIED: dict[str, set[str]] = {
         "llama_index", "openai_responses",
     },
     "audio_reply": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index"},
-    "custom_call": {
-        "tracebridge", "openai_chat", "swarm", "langchain",
-        "llama_index", "openai_responses",
-    },
+    "custom_call": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index"},
 }
 
 _OPTION = re.compile(r"drop=\[('[a-z_]+')\]|([a-z_]+)=True")
