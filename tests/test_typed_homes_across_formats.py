@@ -103,20 +103,20 @@ HOMES: dict[str, list[Any]] = {
 CARRIED: dict[str, set[str]] = {
     "developer": {
         "tracebridge", "openai_chat", "swarm", "langchain",
-        "llama_index", "otel", "openai_responses",
+        "llama_index", "otel", "openai_responses", "openai_agents",
     },
     "refusal": {
         "tracebridge", "openai_chat", "swarm", "langchain",
-        "llama_index", "otel", "openai_responses",
+        "llama_index", "otel", "openai_responses", "openai_agents",
     },
     "image_detail": {
         "tracebridge", "openai_chat", "swarm", "langchain",
-        "llama_index", "otel", "openai_responses",
+        "llama_index", "otel", "openai_responses", "openai_agents",
     },
     "audio_mp3": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index", "otel"},
     "citations": {
         "tracebridge", "openai_chat", "swarm", "langchain",
-        "llama_index", "openai_responses",
+        "llama_index", "openai_responses", "openai_agents",
     },
     "audio_reply": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index"},
     "custom_call": {"tracebridge", "openai_chat", "swarm", "langchain", "llama_index"},

@@ -94,8 +94,9 @@ def from_messages(
 ) -> list[Any]:
     """The Responses input items ``Runner.run(agent, input=...)`` accepts.
 
-    ``drop`` works as in ``openai_responses.from_messages``; ``drop_names`` leaves the agent
-    names of assistant messages out (input items have no place for them).
+    ``drop`` works as in ``openai_responses.from_messages``. ``drop_names`` leaves out the
+    names input items have no place for: an assistant turn's agent, a person's name, a tool's
+    name on an output other than a function's. Without it they are ``not_representable``.
     """
     typed: list[Message] = list(getattr(messages, "messages", messages))
     unnamed = []
@@ -113,7 +114,7 @@ def from_messages(
                 )
             message = message.model_copy(update={"name": None})
         unnamed.append(message)
-    return write(unnamed, drop)
+    return write(unnamed, drop, drop_names)
 
 
 def detect(trace: Any) -> bool:

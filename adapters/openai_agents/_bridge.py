@@ -40,9 +40,13 @@ def count_read(items: list[Any]) -> list[Message]:
     return read_items(items, source=NAME, allow_pending=True)
 
 
-def write(messages: list[Message], drop: Collection[str]) -> list[dict[str, Any]]:
+def write(
+    messages: list[Message], drop: Collection[str], drop_names: bool
+) -> list[dict[str, Any]]:
     """Responses input items for ``messages`` (the RunItem wrappers are not written)."""
-    return write_items([_without_run_items(m) for m in messages], source=NAME, drop=drop)
+    return write_items(
+        [_without_run_items(m) for m in messages], source=NAME, drop=drop, drop_names=drop_names
+    )
 
 
 def _without_run_items(message: Message) -> Message:
