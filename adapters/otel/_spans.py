@@ -72,7 +72,7 @@ def _spans(trace: Any) -> Iterator[Span]:
         text = trace.strip()
         try:
             whole = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             whole = None
         if isinstance(whole, (dict, list)):
             yield from _spans(whole)
@@ -82,7 +82,7 @@ def _spans(trace: Any) -> Iterator[Span]:
                 continue
             try:
                 document = json.loads(line)
-            except ValueError as error:
+            except (ValueError, RecursionError) as error:
                 fail("malformed_event", f"line {n + 1} is not JSON ({error})", f"lines[{n}]")
             yield from _document(document, f"lines[{n}]", counter)
         return
