@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -239,6 +240,27 @@ def test_an_output_of_another_type_than_its_call_is_kept_as_such() -> None:
     items = [USER, call(), {"type": "custom_tool_call_output", "call_id": "c1", "output": "x"}]
     assert roundtrip(items)[2] == ToolMessage(
         content="x", tool_call_id="c1", metadata={NS: {"item": "custom_tool_call_output"}}
+    )
+
+
+def test_client_calls_of_other_kinds_and_their_outputs() -> None:
+    patch = {"type": "apply_patch_call", "call_id": "ap1", "status": "completed",
+             "operation": {"type": "delete_file", "path": "old.txt"}}
+    done = {"type": "apply_patch_call_output", "call_id": "ap1", "status": "completed"}
+    shell = {"type": "shell_call", "call_id": "sh1", "action": {"commands": ["ls"]}}
+    listed = {"type": "shell_call_output", "call_id": "sh1",
+              "output": [{"stdout": "a\n", "stderr": "", "outcome": {"type": "exit",
+                                                                       "exit_code": 0}}]}
+    messages = roundtrip([USER, patch, done, {"role": "user", "content": "ls"}, shell, listed])
+    assert messages[1:3] == [
+        AIMessage(tool_calls=[ToolCall(
+            name="apply_patch", args={"operation": {"type": "delete_file", "path": "old.txt"}},
+            id="ap1", metadata={NS: {"item": "apply_patch_call", "status": "completed"}})]),
+        ToolMessage(content="", tool_call_id="ap1",
+                    metadata={NS: {"output": "absent", "fields": {"status": "completed"}}}),
+    ]
+    assert messages[5] == ToolMessage(
+        content=json.dumps(listed["output"]), tool_call_id="sh1", metadata={NS: {"output": "json"}}
     )
 
 

@@ -479,17 +479,16 @@ class _ItemReader(ItemPartReader):
                 namespace["paired_by"] = "call_id"
         if expected.get(call_id, CALL_OUTPUTS["function_call"]) != kind:
             namespace["item"] = kind
-        if "output" not in data:
-            self.fail("malformed_event", f"{self.root}.output", "an output item needs 'output'")
-        output = data.pop("output")
         content: Content
-        if kind in ("function_call_output", "custom_tool_call_output"):
-            content = self.parts(output, f"{self.root}.output", "output")
-        elif type(output) is str:
-            content = output
+        if "output" not in data:
+            if kind != "apply_patch_call_output":  # the one output item whose output is optional
+                self.fail(
+                    "malformed_event", f"{self.root}.output", f"a {kind} item needs 'output'"
+                )
+            content = ""
+            namespace["output"] = "absent"
         else:
-            content = json.dumps(self.kept(output, f"{self.root}.output"), ensure_ascii=False)
-            namespace["output"] = "json"
+            content = self.output_content(data.pop("output"), kind, namespace)
         name = None
         if kind == "function_call_output":
             name = self.optional(data, "name", str, self.root)
@@ -503,4 +502,12 @@ class _ItemReader(ItemPartReader):
             id=message_id,
             metadata={self.source: namespace} if namespace else {},
         )
+
+    def output_content(self, output: Any, kind: str, namespace: dict[str, Any]) -> Content:
+        if kind in ("function_call_output", "custom_tool_call_output"):
+            return self.parts(output, f"{self.root}.output", "output")
+        if type(output) is str:
+            return output
+        namespace["output"] = "json"
+        return json.dumps(self.kept(output, f"{self.root}.output"), ensure_ascii=False)
 

@@ -215,6 +215,8 @@ class _Writer(ItemPartWriter):
             out["output"] = self.parts(message.content, "output")
         elif namespace.get("output") == "json":
             out["output"] = self.json_text(message.content, ".content")
+        elif namespace.get("output") == "absent" and message.content == "":
+            pass  # an apply_patch_call_output without output
         else:
             out["output"] = self.text(message.content, ".content", kind)
         if message.name is not None:
