@@ -119,12 +119,13 @@ def argument_items(args: dict[str, Any]) -> Items:
 
 
 class Calls:
-    """One side's calls made ready for comparison: names, arguments as items, and (built
-    on first use) positions by name and by identical arguments."""
+    """One side's calls made ready for comparison: names, arguments as items, positions
+    by name (``by_name=True``: the ordered pairing uses them) and (built on first use)
+    positions by identical arguments."""
 
-    __slots__ = ("_by_items", "_by_name", "_key_sets", "_twins", "items", "keys", "names")
+    __slots__ = ("_by_items", "_key_sets", "_twins", "by_name", "items", "keys", "names")
 
-    def __init__(self, calls: Sequence[ToolCall]) -> None:
+    def __init__(self, calls: Sequence[ToolCall], *, by_name: bool = False) -> None:
         self.names = [call.name for call in calls]
         arguments = [call.args for call in calls]
         self.keys = list(map(dict.keys, arguments))
@@ -142,34 +143,32 @@ class Calls:
                     items[k] = None
         self.items = items
         """None for a call whose arguments did not parse: it pairs with nothing."""
-        self._by_name: dict[str, list[int]] | None = None
         self._by_items: dict[tuple[str, Items], list[int]] | None = None
         self._twins: set[tuple[str, Items | None]] | None = None
         self._key_sets: dict[str, set[frozenset[str]]] = {}
+        if by_name:
+            self.by_name = self._positions_by_name()
+            """Positions of the calls that can pair, by name, in order."""
 
     def __len__(self) -> int:
         return len(self.names)
 
-    @property
-    def by_name(self) -> dict[str, list[int]]:
-        """Positions of the calls that can pair, by name, in order."""
-        if self._by_name is None:
-            by_name: dict[str, list[int]] = {}
-            for index, name in enumerate(self.names):
-                positions = by_name.get(name)
-                if positions is None:
-                    by_name[name] = [index]
-                else:
-                    positions.append(index)
-            items = self.items
-            if None in items:
-                by_name = {
-                    name: kept
-                    for name, positions in by_name.items()
-                    if (kept := [k for k in positions if items[k] is not None])
-                }
-            self._by_name = by_name
-        return self._by_name
+    def _positions_by_name(self) -> dict[str, list[int]]:
+        by_name: dict[str, list[int]] = {}
+        for index, name in enumerate(self.names):
+            positions = by_name.get(name)
+            if positions is None:
+                by_name[name] = [index]
+            else:
+                positions.append(index)
+        items = self.items
+        if None in items:
+            by_name = {
+                name: kept
+                for name, positions in by_name.items()
+                if (kept := [k for k in positions if items[k] is not None])
+            }
+        return by_name
 
     @property
     def by_items(self) -> dict[tuple[str, Items], list[int]]:

@@ -24,6 +24,9 @@ from ._matching import Calls, Items, Pair, Score, above, at_least, pair_score
 __all__ = ["ordered_pairs"]
 
 _ONE: Score = (1, 1)
+_INDEXED = 8
+"""From this many same-name columns on, a row's equal arguments are counted through an
+index of the columns' argument items rather than one set intersection per cell."""
 
 
 def ordered_pairs(left: Calls, right: Calls) -> list[Pair]:
@@ -180,13 +183,11 @@ def _programme(left: Calls, right: Calls, i0: int, j0: int, n: int, m: int) -> l
             best[i] = below
             continue
         raised = below[:]
-        last = 0
         for j, weight in row.items():
             value = below[j + 1] + weight
             if value > raised[j]:
                 raised[j] = value
-            if j > last:
-                last = j
+        last = next(reversed(row))  # columns are in order
         head = list(accumulate(reversed(raised[: last + 1]), max, initial=below[last + 1]))
         head.pop(0)
         head.reverse()
@@ -250,6 +251,11 @@ def _weights(
                 weights.append(dict.fromkeys(offsets, whole))
                 continue
             factor = scale // union * width
+            if len(offsets) < _INDEXED:
+                weights.append(
+                    {k: len(items & r_items[k + j0]) * factor + 1 for k in offsets}  # type: ignore[operator]
+                )
+                continue
             # identical calls need no special case: all union keys are equal, e / u = 1
             everywhere = 0
             postings = []
@@ -278,8 +284,10 @@ def _item_index(
     columns: list[int], r_items: list[Items | None], j0: int
 ) -> tuple[list[int], dict[Any, list[int]]]:
     """The window offsets of ``columns`` and, per argument item, the offsets of the
-    columns holding it."""
+    columns holding it (only when there are enough columns for the index to pay)."""
     offsets = [k - j0 for k in columns]
+    if len(offsets) < _INDEXED:
+        return offsets, {}
     index: dict[Any, list[int]] = {}
     for k, offset in zip(columns, offsets, strict=True):
         for item in r_items[k]:  # type: ignore[union-attr]

@@ -20,8 +20,9 @@ __all__ = ["class_assignment"]
 
 _SMALLER = 8
 """Classes are used when row classes * column classes * this <= rows * columns."""
-_WORTH = 64
-"""Below this many (row, column) cells the assignment is cheap: classes are not tried."""
+_WORTH = 40_000
+"""Below this many (row, column) cells the assignment (which first gives every row a free
+column of its best score) is cheap enough: classes are not tried."""
 
 
 def class_assignment(

@@ -97,8 +97,9 @@ class ToolCallAccuracy(_Deterministic):
         if reference is None:
             return self.failed(sample, _NO_REFERENCE)
         predicted = predicted_calls(sample)
-        left = Calls([call for _, call in predicted])
-        right = Calls(reference)
+        ordered = self.strict_order
+        left = Calls([call for _, call in predicted], by_name=ordered)
+        right = Calls(reference, by_name=ordered)
         pairing = ordered_pairs if self.strict_order else order_free_pairs
         pairs = pairing(left, right)
         longest = max(len(left), len(right))
