@@ -11,7 +11,6 @@ their errors point at the item (``items[j]``) that breaks them.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -27,15 +26,14 @@ from tracebridge.messages import (
     OpaquePart,
     Part,
     ReasoningPart,
-    SystemMessage,
     TextPart,
     ToolCall,
     ToolMessage,
 )
 from tracebridge.validation import validate
 
-from ..openai_chat import parse_arguments
 from ..openai_chat._parts import described
+from ._item_reader import ItemReader
 from ._items import (
     CALL_OUTPUTS,
     HOSTED_CALLS,
@@ -43,16 +41,10 @@ from ._items import (
     MESSAGE_ROLES,
     OPAQUE_INPUT_ITEMS,
     OPAQUE_REPLY_ITEMS,
-    RESULT_KEYS,
-    call_name,
     is_sdk_item,
 )
-from ._parts import ItemPartReader
 
 __all__ = ["is_item_part", "item_dict", "read_items", "would_write_message"]
-
-_CITATION_KEYS = (("url", str), ("title", str), ("start_index", int), ("end_index", int))
-
 
 def read_items(items: Any, *, source: str, allow_pending: bool = False) -> list[Message]:
     """Typed messages from a list of Responses items; ``source`` names the metadata namespace
@@ -198,7 +190,7 @@ class _Conversation:
 
     def item(self, j: int, item: Any) -> None:
         data = item_dict(item, self.source, j)
-        reader = _ItemReader(self.source, j)
+        reader = ItemReader(self.source, j)
         kind = data.get("type")
         if kind is None and "role" in data:
             kind = "message"  # an EasyInputMessage: role and content alone
@@ -250,7 +242,7 @@ class _Conversation:
             self.flush()
             self.add(reader.output(data, kind, self.expected_outputs), j)
 
-    def message(self, reader: _ItemReader, data: dict[str, Any]) -> None:
+    def message(self, reader: ItemReader, data: dict[str, Any]) -> None:
         given = "role" in data
         role = data.pop("role", None)
         if role not in MESSAGE_ROLES:
@@ -295,219 +287,3 @@ def is_item_part(part: Part, source: str) -> bool:
         return True
     kept = part.metadata.get(source)
     return isinstance(part, OpaquePart) and isinstance(kept, dict) and kept.get("item") is True
-
-
-class _ItemReader(ItemPartReader):
-    """Reads the item at one index; every error it raises points there."""
-
-    def __init__(self, source: str, index: int) -> None:
-        super().__init__(source, index)
-        self.citations: list[Citation] = []
-        self.offset = 0
-        self.first_text: int | None = None
-
-    def whole(self, data: dict[str, Any]) -> OpaquePart:
-        kept = self.kept(data, self.root)
-        return OpaquePart(kind=data["type"], value=kept, metadata={self.source: {"item": True}})
-
-    # -- messages --
-
-    def input_message(self, data: dict[str, Any], role: str) -> Message:
-        content = self.message_content(data, role)
-        message_id = self.optional(data, "id", str, self.root)
-        metadata = {self.source: {"fields": self.kept(data, self.root)}} if data else {}
-        if role == "user":
-            return HumanMessage(content=content, id=message_id, metadata=metadata)
-        return SystemMessage(content=content, role=role, id=message_id, metadata=metadata)
-
-    def message_content(self, data: dict[str, Any], role: str) -> Content:
-        if "content" not in data:
-            self.fail("malformed_event", f"{self.root}.content", "a message item needs 'content'")
-        return self.parts(data.pop("content"), f"{self.root}.content", role)
-
-    def assistant_message(self, data: dict[str, Any], before: list[Part]) -> dict[str, Any]:
-        """Adds the message's parts to ``before``; returns what the reply keeps of it."""
-        content = self.message_content(data, "assistant")
-        namespace: dict[str, Any] = {}
-        if isinstance(content, list):
-            if data.get("type") == "message":
-                del data["type"]
-            else:
-                namespace["type"] = "absent"
-            before.extend(content)
-        message_id = self.optional(data, "id", str, self.root)
-        if data:
-            namespace["fields"] = self.kept(data, self.root)
-        return {
-            "id": message_id,
-            "namespace": namespace,
-            "string": content if isinstance(content, str) else None,
-            "at": self.offset,
-        }
-
-    def output_text(self, data: dict[str, Any], path: str, namespace: dict[str, Any]) -> None:
-        part = int(path.rsplit("[", 1)[1].rstrip("]"))
-        if self.first_text is None:
-            self.first_text = part
-        if "annotations" not in data:
-            namespace["annotations"] = "absent"
-            return
-        listed = data.pop("annotations")
-        if not isinstance(listed, list):
-            self.fail(
-                "malformed_event",
-                f"{path}.annotations",
-                f"expected a list, got {described(listed)}",
-            )
-        layout: list[Any] = []
-        for k, annotation in enumerate(listed):
-            cited = self.citation(annotation, f"{path}.annotations[{k}]", part)
-            if cited is None:
-                layout.append(self.kept(annotation, f"{path}.annotations[{k}]"))
-            else:
-                self.citations.append(cited)
-                layout.append(None)
-        if any(entry is not None for entry in layout):
-            namespace["annotations"] = layout
-
-    def citation(self, item: Any, path: str, part: int) -> Citation | None:
-        data = self.mapping(item, path, "an annotation")
-        if data.get("type") != "url_citation":
-            return None
-        del data["type"]
-        fields = {key: self.optional(data, key, kind, path) for key, kind in _CITATION_KEYS}
-        namespace: dict[str, Any] = {}
-        if data:
-            namespace["fields"] = self.kept(data, path)
-        if part != self.first_text:
-            namespace["part"] = part
-        return Citation(**fields, metadata={self.source: namespace} if namespace else {})
-
-    # -- the reply's other items --
-
-    def reasoning(self, data: dict[str, Any]) -> ReasoningPart:
-        del data["type"]
-        namespace: dict[str, Any] = {"id": self.string(data, "id", self.root)}
-        path = f"{self.root}.summary"
-        listed = data.pop("summary", None)
-        if not isinstance(listed, list):
-            self.fail(
-                "malformed_event", path, f"a reasoning item needs a 'summary' list, got "
-                f"{described(listed)}"
-            )
-        texts = []
-        for k, entry in enumerate(listed):
-            summary = self.mapping(entry, f"{path}[{k}]", "a summary part")
-            if summary.get("type") != "summary_text" or type(summary.get("text")) is not str:
-                self.fail(
-                    "malformed_event",
-                    f"{path}[{k}]",
-                    f"expected {{'type': 'summary_text', 'text': <string>}}, got "
-                    f"{described(entry)}",
-                )
-            texts.append(summary["text"])
-        if len(listed) != 1 or len(listed[0]) != 2:
-            namespace["summary"] = self.kept(listed, path)
-        if data:
-            namespace["fields"] = self.kept(data, self.root)
-        return ReasoningPart(text="\n\n".join(texts), metadata={self.source: namespace})
-
-    def call(self, data: dict[str, Any], kind: str) -> ToolCall:
-        """A call the application runs: function, custom, or another kind (computer, shell)."""
-        del data["type"]
-        call_id = self.string(data, "call_id", self.root)
-        namespace: dict[str, Any] = {}
-        if "id" in data:
-            namespace["id"] = self.kept(data.pop("id"), f"{self.root}.id")
-        made: ToolCall
-        if kind == "function_call":
-            made = self.function(data, call_id, namespace)
-        elif kind == "custom_tool_call":
-            name = self.string(data, "name", self.root)
-            text = self.string(data, "input", self.root)
-            made = ToolCall(name=name, args={"input": text}, id=call_id, kind="custom")
-        else:
-            namespace["item"] = kind
-            if "status" in data:
-                namespace["status"] = self.kept(data.pop("status"), f"{self.root}.status")
-            made = ToolCall(name=call_name(kind), args=self.kept(data, self.root), id=call_id)
-            data = {}
-        if data:
-            namespace["fields"] = self.kept(data, self.root)
-        if not namespace:
-            return made
-        return made.model_copy(update={"metadata": {self.source: namespace}})
-
-    def function(self, data: dict[str, Any], call_id: str, namespace: dict[str, Any]) -> ToolCall:
-        name = self.string(data, "name", self.root)
-        if "arguments" in data and type(data["arguments"]) is not str:
-            self.fail(
-                "malformed_event",
-                f"{self.root}.arguments",
-                f"expected a JSON string, got {described(data['arguments'])}",
-            )
-        raw = self.string(data, "arguments", self.root)
-        args = {} if raw == "" else parse_arguments(raw)
-        if args is None:
-            return ToolCall(name=name, id=call_id, invalid_args=raw)
-        if json.dumps(args) != raw:
-            namespace["arguments"] = raw  # the exact spelling comes back out
-        return ToolCall(name=name, args=args, id=call_id)
-
-    def hosted(self, data: dict[str, Any], kind: str) -> tuple[ToolCall, ToolMessage]:
-        """A call the API ran: the call (its input) and its result, from one item."""
-        del data["type"]
-        item_id = self.string(data, "id", self.root)
-        result = {key: data.pop(key) for key in list(data) if key in RESULT_KEYS}
-        self.kept(data, self.root)
-        self.kept(result, self.root)
-        name = call_name(kind)
-        call = ToolCall(name=name, args=data, id=item_id, metadata={self.source: {"item": kind}})
-        text = json.dumps(result, ensure_ascii=False)
-        return call, ToolMessage(content=text, tool_call_id=item_id, name=name)
-
-    # -- outputs --
-
-    def output(self, data: dict[str, Any], kind: str, expected: dict[str, str]) -> ToolMessage:
-        del data["type"]
-        namespace: dict[str, Any] = {}
-        if kind == "local_shell_call_output" and "call_id" not in data:
-            call_id = self.string(data, "id", self.root)  # the API's own spelling: the call's id
-        else:
-            call_id = self.string(data, "call_id", self.root)
-            if kind == "local_shell_call_output":
-                namespace["paired_by"] = "call_id"
-        if expected.get(call_id, CALL_OUTPUTS["function_call"]) != kind:
-            namespace["item"] = kind
-        content: Content
-        if "output" not in data:
-            if kind != "apply_patch_call_output":  # the one output item whose output is optional
-                self.fail(
-                    "malformed_event", f"{self.root}.output", f"a {kind} item needs 'output'"
-                )
-            content = ""
-            namespace["output"] = "absent"
-        else:
-            content = self.output_content(data.pop("output"), kind, namespace)
-        name = None
-        if kind == "function_call_output":
-            name = self.optional(data, "name", str, self.root)
-        message_id = self.optional(data, "id", str, self.root)
-        if data:
-            namespace["fields"] = self.kept(data, self.root)
-        return ToolMessage(
-            content=content,
-            tool_call_id=call_id,
-            name=name,
-            id=message_id,
-            metadata={self.source: namespace} if namespace else {},
-        )
-
-    def output_content(self, output: Any, kind: str, namespace: dict[str, Any]) -> Content:
-        if kind in ("function_call_output", "custom_tool_call_output"):
-            return self.parts(output, f"{self.root}.output", "output")
-        if type(output) is str:
-            return output
-        namespace["output"] = "json"
-        return json.dumps(self.kept(output, f"{self.root}.output"), ensure_ascii=False)
-

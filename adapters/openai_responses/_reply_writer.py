@@ -1,0 +1,285 @@
+"""Writing one typed reply as the items the API produced, and the call items in it.
+
+``ReplyWriter`` writes an ``AIMessage``: reasoning and kept items where its content has them,
+one assistant ``message`` item (text, refusals, citations as ``url_citation`` annotations),
+then one item per call (a hosted call with the ``ToolMessage`` that holds its result, as the
+one item it was read from). ``_write`` adds the other messages and the order rules.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from typing import Any
+
+from tracebridge.messages import (
+    AIMessage,
+    Citation,
+    OpaquePart,
+    Part,
+    ReasoningPart,
+    TextPart,
+    ToolCall,
+    ToolMessage,
+)
+
+from ..openai_chat._write import _arguments
+from ._items import CALL_OUTPUTS, HOSTED_CALLS
+from ._parts import ItemPartWriter
+from ._read import is_item_part, would_write_message
+
+__all__ = ["ReplyWriter", "item_of"]
+
+
+def item_of(call: ToolCall, source: str) -> str | None:
+    """The item type a call was read from, when not a function or custom call."""
+    kept = call.metadata.get(source)
+    item = kept.get("item") if isinstance(kept, dict) else None
+    return item if isinstance(item, str) else None
+
+
+class ReplyWriter(ItemPartWriter):
+    """Writes the typed reply at one index (and what every message writer needs)."""
+
+    def __init__(
+        self,
+        source: str,
+        index: int,
+        drop: Collection[str],
+        unanswered: Collection[int],
+        drop_names: bool,
+    ) -> None:
+        super().__init__(source, index, drop)
+        self.unanswered = unanswered
+        self.drop_names = drop_names
+        self.annotations: dict[int, list[dict[str, Any]]] = {}
+        self.part_at = 0
+
+    def unnamed(self, what: str) -> None:
+        """Refuse a name the item has no place for, unless ``drop_names`` leaves it out."""
+        if not self.drop_names:
+            self.refuse(f"{what}; pass drop_names=True to leave names out", ".name")
+
+    def with_fields(self, out: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]:
+        for key, value in namespace.get("fields", {}).items():
+            out.setdefault(key, value)
+        return out
+
+    def text(self, content: Any, path: str, what: str) -> str:
+        if not isinstance(content, str):
+            self.refuse(f"a {what} holds its output as text, not parts", path)
+        return content
+
+    def json_text(self, content: Any, path: str) -> Any:
+        text = self.text(content, path, "JSON output")
+        try:
+            return json.loads(text)
+        except ValueError:
+            self.refuse(f"the output was read as JSON and is no longer JSON: {text[:60]!r}", path)
+
+    # -- replies --
+
+    def reply(
+        self, message: AIMessage, namespace: dict[str, Any], results: dict[str | None, ToolMessage]
+    ) -> list[dict[str, Any]]:
+        if message.name is not None:
+            self.unnamed(f"a Responses reply has no agent name ({message.name!r})")
+        if message.audio is not None:
+            self.lose("a Responses reply has no audio reply", ".audio", "audio_replies")
+        items = self.content_items(message, namespace)
+        for k, call in enumerate(message.tool_calls):
+            if k in self.unanswered:
+                self.lose(
+                    f"tool call {call.name!r} has no result: the API rejects a call item "
+                    "without its output",
+                    f".tool_calls[{k}]",
+                    "unanswered_calls",
+                )
+                continue
+            items.append(self.call(call, f".tool_calls[{k}]", results.get(call.id)))
+        return items
+
+    def content_items(self, message: AIMessage, namespace: dict[str, Any]) -> list[dict[str, Any]]:
+        content = message.content
+        parts = [] if isinstance(content, str) else list(content)
+        spoken = [j for j, part in enumerate(parts) if not is_item_part(part, self.source)]
+        if spoken and spoken != list(range(spoken[0], spoken[-1] + 1)):
+            self.refuse(
+                "a Responses reply holds its text in one message item: reasoning or a kept item "
+                "between its parts cannot be placed",
+                f".content[{spoken[0]}]",
+            )
+        at = namespace.get("message")
+        writes = would_write_message(
+            content, message.id, message.citations, message.tool_calls, self.source
+        )
+        if spoken:
+            at = spoken[0]
+        elif not isinstance(at, int) or not 0 <= at <= len(parts):
+            at = len(parts) if writes else None
+        items: list[dict[str, Any]] = []
+        for j, part in enumerate([*parts, None]):
+            if j == at:
+                items.append(self.reply_message(message, namespace, [parts[k] for k in spoken]))
+            if part is None or j in spoken:
+                continue
+            if isinstance(part, ReasoningPart):
+                reasoning = self.reasoning(part, f".content[{j}]")
+                if reasoning is not None:
+                    items.append(reasoning)
+            else:
+                assert isinstance(part, OpaquePart)  # is_item_part: an item kept whole
+                items.append(self.whole(part, f".content[{j}]", "item"))
+        return items
+
+    def reply_message(
+        self, message: AIMessage, namespace: dict[str, Any], spoken: list[Part]
+    ) -> dict[str, Any]:
+        content = message.content
+        out: dict[str, Any] = {"role": "assistant"}
+        text = None
+        if isinstance(content, str):
+            text = content
+        elif namespace.get("content") == "string" and (
+            not spoken or (len(spoken) == 1 and type(spoken[0]) is TextPart)
+        ):
+            text = spoken[0].text if spoken else ""  # type: ignore[union-attr]
+        if text is not None and not message.citations:
+            out["content"] = text
+        else:
+            parts: list[Part] = [TextPart(text=text)] if text is not None else spoken
+            self.place_citations(message.citations, parts)
+            written = []
+            for j, part in enumerate(parts):
+                self.part_at = j
+                item = self.item_part(part, f".content[{j}]", "assistant")
+                if item is not None:
+                    written.append(item)
+            out["content"] = written
+            if namespace.get("type") != "absent":
+                out["type"] = "message"
+        if message.id is not None:
+            out["id"] = message.id
+        return self.with_fields(out, namespace)
+
+    def place_citations(self, citations: list[Citation], parts: list[Part]) -> None:
+        texts = [j for j, part in enumerate(parts) if isinstance(part, TextPart)]
+        for k, citation in enumerate(citations):
+            annotation = self.annotation(citation, f".citations[{k}]")
+            if annotation is None:
+                continue
+            if not texts:
+                self.lose("a citation needs an output_text part to annotate", f".citations[{k}]",
+                          "citations")
+                continue
+            part = self.namespace(citation.metadata).get("part")
+            if not (isinstance(part, int) and part in texts):
+                part = texts[0]
+            self.annotations.setdefault(part, []).append(annotation)
+
+    def annotation(self, citation: Citation, path: str) -> dict[str, Any] | None:
+        fields = {
+            key: getattr(citation, key) for key in ("url", "title", "start_index", "end_index")
+        }
+        missing = [key for key, value in fields.items() if value is None]
+        if missing or citation.cited_text is not None:
+            what = (
+                f"a url_citation annotation needs {', '.join(missing)}"
+                if missing
+                else f"a url_citation annotation has no place for the cited text "
+                f"({citation.cited_text!r})"
+            )
+            self.lose(what, path, "citations")
+            if missing:
+                return None
+        out: dict[str, Any] = {"type": "url_citation", **fields}
+        return self.with_fields(out, self.namespace(citation.metadata))
+
+    def output_text(self, part: TextPart, namespace: dict[str, Any], out: dict[str, Any]) -> None:
+        cited = self.annotations.get(self.part_at, [])
+        layout = namespace.get("annotations")
+        if layout == "absent" and not cited:
+            return
+        if not isinstance(layout, list):
+            out["annotations"] = cited
+            return
+        kept = [entry for entry in layout if entry is not None]
+        if len(kept) + len(cited) != len(layout):
+            out["annotations"] = cited + kept  # edited: the citations first
+            return
+        given = iter(cited)
+        out["annotations"] = [next(given) if entry is None else entry for entry in layout]
+
+    def reasoning(self, part: ReasoningPart, path: str) -> dict[str, Any] | None:
+        namespace = self.namespace(part.metadata)
+        item_id = namespace.get("id")
+        if not isinstance(item_id, str):
+            self.lose(
+                "a reasoning item needs the id the API gave it (a reasoning part from another "
+                "format has none)",
+                path,
+                "reasoning",
+            )
+            return None
+        summary = namespace.get("summary")
+        if not (
+            isinstance(summary, list)
+            and all(isinstance(entry, dict) for entry in summary)
+            and "\n\n".join(str(entry.get("text")) for entry in summary) == part.text
+        ):
+            summary = [{"type": "summary_text", "text": part.text}]
+        out = {"type": "reasoning", "id": item_id, "summary": summary}
+        return self.with_fields(out, namespace)
+
+    # -- calls --
+
+    def call(self, call: ToolCall, path: str, result: ToolMessage | None) -> dict[str, Any]:
+        if call.id is None:
+            self.refuse("a Responses call item needs a call id", f"{path}.id")
+        namespace = self.namespace(call.metadata)
+        kind = item_of(call, self.source)
+        out: dict[str, Any]
+        if kind in HOSTED_CALLS:
+            return self.hosted(call, kind, path, result)
+        if kind in CALL_OUTPUTS:
+            out = {"type": kind, "call_id": call.id, **call.args}
+            if "status" in namespace:
+                out["status"] = namespace["status"]
+        elif call.kind == "custom":
+            out = {
+                "type": "custom_tool_call",
+                "call_id": call.id,
+                "name": call.name,
+                "input": call.args["input"],
+            }
+        else:
+            out = {
+                "type": "function_call",
+                "call_id": call.id,
+                "name": call.name,
+                "arguments": _arguments(call, namespace.get("arguments")),
+            }
+        if "id" in namespace:
+            out["id"] = namespace["id"]
+        return self.with_fields(out, namespace)
+
+    def hosted(
+        self, call: ToolCall, kind: str, path: str, result: ToolMessage | None
+    ) -> dict[str, Any]:
+        if result is None:
+            self.refuse(f"a {kind} item holds its result, and none follows the call", path)
+        result_path = f"{path} (result)"
+        if result.is_error:
+            self.lose(f"a {kind} item has no error flag (is_error=True)", result_path, "is_error")
+        if result.name not in (None, call.name):
+            self.refuse(
+                f"the result of a {kind} item is named for its call ({call.name!r}), not "
+                f"{result.name!r}",
+                result_path,
+            )
+        fields = self.json_text(result.content, result_path)
+        if not isinstance(fields, dict):
+            self.refuse(f"the result of a {kind} item must be a JSON object", result_path)
+        return {"type": kind, "id": call.id, **call.args, **fields}
+
+
