@@ -9,7 +9,7 @@ a part is written back as it was. The API's request types take no ``input_audio`
 message (the SDK has it for evals); one read from a trace is an ``AudioPart`` marked
 ``{"read": true}``, and only such a part is written back. Unknown keys of a part (and null
 values) are kept under ``metadata[<adapter>]["fields"]``; ``url_citation`` annotations of an
-``output_text`` part are ``AIMessage.citations`` (the reply reader in ``_read`` collects them).
+``output_text`` part are ``AIMessage.citations`` (``_item_reader`` collects them).
 """
 
 from __future__ import annotations
