@@ -133,13 +133,13 @@ class _MessageReader:
             namespace["fields"] = data  # finish_reason and any other key, verbatim
         metadata = {SOURCE: namespace} if namespace else {}
         if role in ("system", "developer"):
-            content = self.content(parts, where, role="system")
+            content = self.content(parts, where)
             return [SystemMessage(content=content, role=role, name=name, metadata=metadata)]
         if role == "user":
             return [HumanMessage(content=self.content(parts, where), name=name, metadata=metadata)]
         if role == "assistant":
             calls = [
-                self.call(part, f"{where}.parts[k]".replace("[k]", f"[{k}]"))
+                self.call(part, f"{where}.parts[{k}]")
                 for k, part in enumerate(parts)
                 if isinstance(part, dict) and part.get("type") == "tool_call"
             ]
@@ -165,7 +165,7 @@ class _MessageReader:
         )
         raise AssertionError
 
-    def content(self, parts: list[Any], where: str, role: str = "user") -> Content:
+    def content(self, parts: list[Any], where: str) -> Content:
         typed = [self.part(part, f"{where}.parts[{k}]") for k, part in enumerate(parts)]
         if len(typed) == 1 and isinstance(typed[0], TextPart) and not typed[0].metadata:
             return typed[0].text

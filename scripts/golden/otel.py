@@ -264,9 +264,13 @@ _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 
 
 def fixed_text(text: str) -> str:
-    """The loopback server's port and the uuids frameworks make (LangGraph's checkpoint
-    namespaces), replaced by fixed values: uuids numbered in order of first appearance."""
+    """The loopback server's port, the paths in tracebacks and the uuids frameworks make
+    (LangGraph's checkpoint namespaces), replaced by fixed values: uuids numbered in order of
+    first appearance."""
     text = _PORT.sub("127.0.0.1:8000", text)
+    # Tracebacks in exception events name the files: the virtualenv and the checkout.
+    text = text.replace(json.dumps(sys.prefix)[1:-1], "<venv>")
+    text = text.replace(json.dumps(str(ROOT))[1:-1], "<repo>")
     seen: dict[str, str] = {}
 
     def number(found: re.Match[str]) -> str:
