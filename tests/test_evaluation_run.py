@@ -334,7 +334,7 @@ async def test_the_runner_from_python(tmp_path: Path, server: FakeOpenAI) -> Non
     with ResultCache(tmp_path / "cache.sqlite") as cache:
         runner = Runner(cases, [WITH_REFERENCE], RunRecord(tmp_path / "run"), judge=judge,
                         model="judge-model", budget=Budget(max_requests=2), cache=cache,
-                        settings=RunSettings(concurrency=2))
+                        settings=RunSettings(concurrency=1))  # the script answers in order
         result = await runner.run()
     await judge.aclose()
     assert (result["status"], result["counts"]["passed"], result["counts"]["failed"]) == (

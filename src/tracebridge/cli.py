@@ -61,9 +61,9 @@ def cmd_score(args: argparse.Namespace, streams: Streams) -> int:
 
 
 def cmd_run(args: argparse.Namespace, streams: Streams) -> int:
-    from ._cli_run import cmd_run as run_cases
+    from .evaluation import cli as evaluation_cli
 
-    return run_cases(args, streams)
+    return evaluation_cli.cmd_run(args, streams)
 
 
 # --- the parser ------------------------------------------------------------------------------
@@ -157,9 +157,9 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     run = add("run", "run an evaluation over a case file (checks, controls, budget, cache)",
               cmd_run)
     if "run" in argv:
-        from ._cli_run import configure as configure_run
+        from .evaluation import cli as evaluation_cli
 
-        configure_run(run)
+        evaluation_cli.configure(run)
     return parser
 
 

@@ -20,15 +20,25 @@ import argparse
 import asyncio
 from typing import Any, TextIO
 
+from .._jsonstream import UnreadableInput
+from ..errors import MissingExtraError
+from ..metrics import cli as metrics_cli
+from ..metrics.cli import DETERMINISTIC, JUDGED
+from ..metrics.judge import OpenAIJudge
+from .budget import Budget, Price, parse_price
+from .cache import DEFAULT_PATH, CacheError, NoCache, ResultCache
+from .cases import CaseFileError, CaseSet, load_cases
+from .checks import CheckError, UserCheck, load_check
+from .record import RecordError, RunRecord
+from .runner import Runner, RunSettings, UsageError
+
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_CONTROLS = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130
-DEFAULT_CACHE = ".tracebridge/cache.sqlite"
-"""Where ``--cache`` points by default (``evaluation.cache.DEFAULT_PATH``)."""
+DEFAULT_CACHE = DEFAULT_PATH
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``run`` arguments to ``parser``."""
-    from .metrics.cli import DETERMINISTIC, JUDGED
 
     parser.add_argument("cases", metavar="CASES",
                         help="the case file: JSONL, one case per line, or a JSON list of cases")
@@ -80,8 +90,6 @@ class _Unusable(Exception):
 
 def cmd_run(args: argparse.Namespace, streams: Any) -> int:
     """Run the cases; returns the exit code. Errors are one line on stderr."""
-    from .evaluation.cases import CaseFileError
-
     err: TextIO = streams.stderr
     try:
         summary = _run(args, err)
@@ -110,15 +118,6 @@ def cmd_run(args: argparse.Namespace, streams: Any) -> int:
 
 
 def _run(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
-    from ._jsonstream import UnreadableInput
-    from .errors import MissingExtraError
-    from .evaluation.budget import parse_price
-    from .evaluation.cache import CacheError
-    from .evaluation.cases import load_cases
-    from .evaluation.checks import CheckError, load_check
-    from .evaluation.record import RecordError
-    from .evaluation.runner import UsageError
-
     try:
         checks = [load_check(spec) for spec in args.checks]
         prices = dict(parse_price(text) for text in args.prices)
@@ -134,26 +133,18 @@ def _run(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
         raise _Unusable(str(exc)) from None
 
 
-async def _go(runner: Any) -> dict[str, Any]:
+async def _go(runner: Runner) -> dict[str, Any]:
     try:
-        result: dict[str, Any] = await runner.run()
-        return result
+        return await runner.run()
     finally:
         close = getattr(runner.judge, "aclose", None)
         if close is not None:
             await close()
-        close_cache = getattr(runner.cache, "close", None)
-        if close_cache is not None:
-            close_cache()
+        runner.cache.close()
 
 
-def _runner(args: argparse.Namespace, cases: Any, checks: list[Any],
-            prices: dict[str, Any]) -> Any:
-    from .evaluation.budget import Budget
-    from .evaluation.cache import NoCache, ResultCache
-    from .evaluation.record import RunRecord
-    from .evaluation.runner import Runner, RunSettings, UsageError
-
+def _runner(args: argparse.Namespace, cases: CaseSet, checks: list[UserCheck],
+            prices: dict[str, Price]) -> Runner:
     if args.concurrency < 1:
         raise UsageError(f"--concurrency must be 1 or more, got {args.concurrency}")
     if args.retries < 0:
@@ -177,12 +168,9 @@ def _runner(args: argparse.Namespace, cases: Any, checks: list[Any],
         raise
 
 
-def _judge(args: argparse.Namespace) -> Any:
+def _judge(args: argparse.Namespace) -> OpenAIJudge | None:
     """The judge ``score`` would build, its client and its answers retried ``--retries``
     times."""
-    from .evaluation.runner import UsageError
-    from .metrics import cli as metrics_cli
-
     try:
         judge = metrics_cli._judge(args)  # the same flags, read the same way
     except metrics_cli._Unusable as exc:
