@@ -214,3 +214,35 @@ def test_resume_after_sigkill_loses_at_most_the_request_in_flight(
     assert [row["case_id"] for row in rows(out, "results.jsonl")] == ["a", "b", "c"]
     assert states(out) == {"a": "passed", "b": "passed", "c": "failed"}
     assert summary(out)["status"] == "complete"
+
+
+def test_ctrl_c_exits_130_and_the_run_resumes(tmp_path: Path, server: FakeOpenAI) -> None:
+    server.add(goal(True), Reply(content=goal(True), sleep=60))
+    path = write_cases(tmp_path, [case("a"), case("b")])
+    out = tmp_path / "run"
+    process = subprocess.Popen(
+        command(path, out, server.base_url, "--no-cache"), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env=environment(),
+        # Ctrl-C reaches the command as from a terminal, even where the suite runs as a
+        # background job (which starts with SIGINT ignored)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(server.requests) < 2:
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "the second request was never sent"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=30)
+    assert (process.returncode, stdout) == (130, "")
+    assert stderr == (f"tracebridge run: interrupted; {out} keeps what was written (run again "
+                      "to resume)\n")
+    assert [row["case_id"] for row in rows(out, "results.jsonl")] == ["a"]
+    server.add(goal(True))
+    assert run_cases(path, out, server.base_url)[0] == 0
+    assert states(out) == {"a": "passed", "b": "passed"}
