@@ -589,3 +589,32 @@ def test_the_docstring_examples_run() -> None:
 
     failed, attempted = doctest.testmod(_estimate)
     assert (failed, attempted > 0) == (0, True)
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "retried", "wait"),
+    [
+        (503, {}, True, None),
+        (429, {"retry-after": "2"}, True, 2.0),
+        (429, {"retry-after-ms": "250"}, True, 0.25),
+        (429, {"retry-after": "600"}, True, None),  # longer than 60 s: the judge's own delay
+        (408, {}, True, None),
+        (409, {}, True, None),
+        (400, {}, False, None),
+        (400, {"x-should-retry": "true"}, True, None),
+        (500, {"x-should-retry": "false"}, False, None),
+    ],
+)
+def test_the_judge_retries_what_the_client_would_retry(
+    status: int, headers: dict[str, str], retried: bool, wait: float | None
+) -> None:
+    from tracebridge.metrics.judge import _retried, _retry_after
+
+    httpx = pytest.importorskip("httpx2")  # the HTTP library openai 3 is built on
+    request = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
+    response = httpx.Response(status, headers=headers, request=request)
+    error = openai.APIStatusError("scripted", response=response, body=None)
+    assert _retried(openai, error) is retried
+    assert _retry_after(error) == wait
+    assert _retried(openai, openai.APIConnectionError(request=request)) is True
+    assert _retried(openai, ValueError("Expecting value")) is False
