@@ -29,7 +29,7 @@ from pydantic import BaseModel
 
 from ..hashing import canonical_json
 from ..metrics.base import Metric, MetricResult
-from ..metrics.cli import DETERMINISTIC, JUDGED
+from ..metrics.cli import DETERMINISTIC, JUDGED, verdict
 from ..metrics.judge import Judge
 from ..sample import MultiTurnSample
 from .budget import Budget, BudgetedJudge, Estimate, estimate, exhausted_reason
@@ -331,8 +331,6 @@ class Runner:
 def _finished(result: MetricResult) -> bool:
     """A result worth keeping on resume: a value, or no value for a reason that would not
     change if asked again (no request failed)."""
-    from ..metrics.cli import verdict
-
     return verdict(result) != "error"
 
 
