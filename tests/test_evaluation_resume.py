@@ -246,3 +246,14 @@ def test_ctrl_c_exits_130_and_the_run_resumes(tmp_path: Path, server: FakeOpenAI
     server.add(goal(True))
     assert run_cases(path, out, server.base_url)[0] == 0
     assert states(out) == {"a": "passed", "b": "passed"}
+
+
+def test_the_cache_is_consulted_before_the_budget(tmp_path: Path, server: FakeOpenAI) -> None:
+    cache = ["--cache", str(tmp_path / "cache.sqlite")]
+    server.add(goal(True))
+    path = write_cases(tmp_path, [case("a")])
+    assert run_cases(path, tmp_path / "one", server.base_url, *cache)[0] == 0
+    code, _, _ = run_cases(path, tmp_path / "two", server.base_url, *cache,
+                           "--max-requests", "0")
+    assert (code, len(server.requests)) == (0, 1)  # answered from the cache: nothing to fit
+    assert states(tmp_path / "two") == {"a": "passed"}

@@ -342,3 +342,16 @@ async def test_the_runner_from_python(tmp_path: Path, server: FakeOpenAI) -> Non
     assert states(tmp_path / "run") == {"a": "failed", "b": "passed"}  # b, critical, first
     assert result["judge"]["model"] == "judge-model"
     assert result["case_file"] == str(tmp_path / "cases.jsonl")
+
+
+def test_a_metric_that_gives_no_value_puts_the_case_up_for_review(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    path = write_cases(tmp_path, [case("no-role")])  # no system message, no rubrics["role"]
+    out = tmp_path / "run"
+    code, _, _ = run_cases(path, out, server.base_url, metrics=("role_adherence",))
+    assert (code, len(server.requests)) == (0, 0)
+    [row] = rows(out, "cases.jsonl")
+    assert (row["state"], row["reasons"]) == ("review", [
+        'role_adherence gave no value: no role to adhere to: the sample has no system message '
+        'text and no rubrics["role"]'])
