@@ -61,6 +61,7 @@ def test_the_expected_refusals_are_all_there() -> None:
         "attribute_limit": "truncated_trace",
         "base64_image_input_dropped": "truncated_trace",
         "content_capture_off": "content_not_captured",
+        "content_in_log_events": "content_not_captured",
         "empty_parts": "truncated_trace",
         "index_gap": "truncated_trace",
         "nested_calls_disagree": "conflicting_fields",

@@ -28,7 +28,8 @@ CAPTURE_SWITCHES = (
     "OpenTelemetry's instrumentations record it with "
     "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only (and "
     "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental), Traceloop's with "
-    "TRACELOOP_TRACE_CONTENT=true, OpenInference's unless OPENINFERENCE_HIDE_INPUTS / "
+    "TRACELOOP_TRACE_CONTENT=true and use_attributes=True (False sends it to log events), "
+    "OpenInference's unless OPENINFERENCE_HIDE_INPUTS / "
     "OPENINFERENCE_HIDE_OUTPUTS (or OPENINFERENCE_HIDE_INPUT_MESSAGES / "
     "OPENINFERENCE_HIDE_OUTPUT_MESSAGES) are set"
 )

@@ -260,6 +260,7 @@ def ordinal_times(document: dict[str, Any]) -> None:
 
 _TIMES = ("startTimeUnixNano", "endTimeUnixNano")
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
+_REPO_LINE = re.compile(r'(<repo>[^"\\]*\\", line )\d+')
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
@@ -271,6 +272,7 @@ def fixed_text(text: str) -> str:
     # Tracebacks in exception events name the files: the virtualenv and the checkout.
     text = text.replace(json.dumps(sys.prefix)[1:-1], "<venv>")
     text = text.replace(json.dumps(str(ROOT))[1:-1], "<repo>")
+    text = _REPO_LINE.sub(r"\1<n>", text)  # editing this script moves its line numbers
     seen: dict[str, str] = {}
 
     def number(found: re.Match[str]) -> str:
@@ -400,6 +402,16 @@ def _openai_v2_off() -> dict[str, Any]:
 @case("traceloop_openai_tool_loop")
 def _traceloop() -> dict[str, Any]:
     return openai_chat_case(instrument_traceloop)
+
+
+@case("traceloop_events_mode")
+def _traceloop_events() -> dict[str, Any]:
+    from opentelemetry.instrumentation.openai import OpenAIInstrumentor
+
+    def events_instead() -> None:  # content goes to log events, not to the spans
+        OpenAIInstrumentor(use_attributes=False).instrument()
+
+    return openai_chat_case(events_instead)
 
 
 @case("openinference_attribute_limit", OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT="24")
@@ -671,6 +683,7 @@ VALID: dict[str, tuple[str, str, dict[str, Any]]] = {
 # case: (the run it comes from, code, index, what is edited by hand or None)
 INVALID: dict[str, tuple[str, str, int | None, str | None]] = {
     "content_capture_off": ("openai_v2_content_off", "content_not_captured", 0, None),
+    "content_in_log_events": ("traceloop_events_mode", "content_not_captured", 0, None),
     "attribute_limit": ("openinference_attribute_limit", "truncated_trace", 1, None),
     "redacted_text": ("openinference_hidden_text", "content_not_captured", 0, None),
     "two_conversations": ("openai_v2_two_conversations", "ambiguous_trace", None, None),
