@@ -8,6 +8,9 @@
     tracebridge schema
     tracebridge score DATASET.jsonl --metric NAME ... [--model M --base-url URL]
     tracebridge run CASES.jsonl --out RUN_DIR --metric NAME ... [--model M] [--max-requests N]
+    tracebridge gate RUN_DIR --policy POLICY.toml [--junit FILE] [--markdown FILE]
+    tracebridge calibrate RUN_DIR [--json]
+    tracebridge report RUN_DIR -o report.html [--policy POLICY.toml]
 
 FILE is one JSON trace, a JSON array of traces, or JSONL with one trace per line (``-`` reads
 standard input); records are read, converted and written one at a time, in the input's shape.
@@ -160,7 +163,28 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
         from .evaluation import cli as evaluation_cli
 
         evaluation_cli.configure(run)
+    _add_run_views(add, argv)
     return parser
+
+
+def _add_run_views(add: Any, argv: Sequence[str]) -> None:
+    """``gate``, ``calibrate`` and ``report``: decisions on and views of a run directory."""
+    views = {"gate": "decide on a run directory under a release policy (exit 0/1/2/3)",
+             "calibrate": "compare a run's goal verdicts with its human labels",
+             "report": "write a run as one self-contained HTML page"}
+    for name, helptext in views.items():
+        sub = add(name, helptext, cmd_run_view)
+        if name in argv:
+            from .evaluation import gate_cli
+
+            getattr(gate_cli, f"configure_{name}")(sub)
+
+
+def cmd_run_view(args: argparse.Namespace, streams: Streams) -> int:
+    from .evaluation import gate_cli
+
+    command: int = getattr(gate_cli, f"cmd_{args.command}")(args, streams)
+    return command
 
 
 # --- main ------------------------------------------------------------------------------------

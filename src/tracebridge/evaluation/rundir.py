@@ -1,0 +1,206 @@
+"""Reading a run directory back: what ``tracebridge run`` wrote, checked, for the gate, the
+calibration and the report.
+
+The reader is strict about the fields it uses and ignores fields it does not know (a newer
+run record may add some). ``results.jsonl`` may hold several rows for one (case, metric) when a
+run was resumed (a failed request asked again): the last row is the result. A last line cut
+short by a kill (no newline) is left out, as resuming the run would drop it.
+
+The case file is read only when a transcript or its length is needed (``case_file``): the one
+``summary.json`` names (or another path given), and only when its manifest hash is the run's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ..metrics.base import MetricResult
+from .cases import CaseFileError, CaseSet, load_cases
+from .outcome import GOAL_METRICS, State
+from .record import CASES, RESULTS, SUMMARY
+
+__all__ = ["CaseRow", "ControlRow", "RunDir", "RunDirError", "read_run"]
+
+_READ = ConfigDict(frozen=True, extra="ignore")
+
+
+class RunDirError(Exception):
+    """RUN_DIR (or its case file) cannot be read (one line)."""
+
+
+class ControlRow(BaseModel):
+    """What a control was expected to come out as, and what it came out as."""
+
+    model_config = _READ
+
+    role: str
+    expected: str
+    outcome: str | None
+    as_expected: bool | None
+
+
+class CaseRow(BaseModel):
+    """One row of ``cases.jsonl``."""
+
+    model_config = _READ
+
+    case_id: str
+    line: int
+    slice: str | None
+    critical: bool
+    state: State
+    reasons: list[str]
+    control: ControlRow | None
+    values: dict[str, float | None]
+    human_goal_achieved: bool | None
+    source_hash: str | None
+    transcript_hash: str | None
+    format: str | None
+    reference_version: str | None
+    session_id: str | None
+
+
+class Summary(BaseModel):
+    """The parts of ``summary.json`` the readers use."""
+
+    model_config = _READ
+
+    tracebridge: str
+    case_file: str
+    manifest_hash: str
+    cases: int
+    metrics: dict[str, str]
+    judge: dict[str, Any] | None
+    status: str
+    stopped: str | None = None
+    counts: dict[str, int] = {}
+    cost: float | None = None
+    usage: dict[str, Any] = {}
+
+
+@dataclass(frozen=True)
+class RunDir:
+    """A run directory as read."""
+
+    path: Path
+    summary: Summary
+    raw_summary: dict[str, Any]
+    """``summary.json`` whole, as written."""
+    cases: list[CaseRow]
+    """One row per case, in file order."""
+    results: dict[tuple[str, str], MetricResult]
+    """The last result of each (case_id, metric)."""
+    cached: frozenset[tuple[str, str]]
+    """The (case_id, metric) whose result came from the cache."""
+
+    @property
+    def metric_names(self) -> list[str]:
+        return list(self.summary.metrics)
+
+    def metrics_of(self, row: CaseRow) -> list[str]:
+        """The metrics the case was to be scored with, as the runner chose them: the goal
+        metrics for a control, none for a ``duplicate_side_effect`` control, else every
+        metric of the run."""
+        if row.control is None:
+            return self.metric_names
+        if row.control.role == "duplicate_side_effect":
+            return []
+        return [name for name in self.metric_names if name in GOAL_METRICS]
+
+    def case_file(self, path: str | None = None) -> CaseSet:
+        """The run's cases, read from ``path`` or the file ``summary.json`` names; refused
+        when the file is not the one the run read (another manifest hash)."""
+        where = path or self.summary.case_file
+        try:
+            cases = load_cases(where)
+        except CaseFileError as exc:
+            raise RunDirError(f"the case file {where} cannot be read: {exc}") from None
+        except (OSError, ValueError) as exc:  # UnreadableInput is a ValueError
+            raise RunDirError(f"the case file {where} cannot be read: {exc}") from None
+        if cases.manifest_hash != self.summary.manifest_hash:
+            raise RunDirError(f"the case file {where} is not the one this run read (manifest "
+                              f"{cases.manifest_hash}, the run's {self.summary.manifest_hash})"
+                              "; give the run's case file with --cases")
+        return cases
+
+
+def read_run(path: str | os.PathLike[str]) -> RunDir:
+    """Read RUN_DIR; ``RunDirError`` says in one line what is wrong with it."""
+    root = Path(path)
+    if not root.is_dir():
+        raise RunDirError(f"{root} is not a run directory (no such directory)")
+    raw = _summary(root / SUMMARY)
+    try:
+        summary = Summary.model_validate(raw)
+    except ValidationError as exc:
+        raise RunDirError(f"{root / SUMMARY}: {_first(exc)}") from None
+    rows: dict[str, CaseRow] = {}
+    for number, value in _lines(root / CASES):
+        try:
+            row = CaseRow.model_validate(value)
+        except ValidationError as exc:
+            raise RunDirError(f"{root / CASES}: line {number}: {_first(exc)}") from None
+        rows.pop(row.case_id, None)  # appended as cases settle: the last row is the state
+        rows[row.case_id] = row
+    results: dict[tuple[str, str], MetricResult] = {}
+    cached: set[tuple[str, str]] = set()
+    for number, value in _lines(root / RESULTS):
+        try:
+            result = MetricResult.model_validate(
+                {k: v for k, v in value.items() if k not in ("case_id", "cached")})
+            key = (str(value["case_id"]), result.name)
+        except (ValidationError, KeyError) as exc:
+            reason = _first(exc) if isinstance(exc, ValidationError) else f"no {exc}"
+            raise RunDirError(f"{root / RESULTS}: line {number}: {reason}") from None
+        results[key] = result
+        (cached.add if value.get("cached") is not None else cached.discard)(key)
+    ordered = sorted(rows.values(), key=lambda row: row.line)
+    return RunDir(root, summary, raw, ordered, results, frozenset(cached))
+
+
+def _summary(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RunDirError(f"{path.parent} is not a run directory (no {SUMMARY})") from None
+    except (OSError, ValueError) as exc:
+        raise RunDirError(f"cannot read {path}: {exc}") from None
+    if not isinstance(value, dict):
+        raise RunDirError(f"{path}: expected a JSON object")
+    return value
+
+
+def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """Every complete JSON line of ``path`` (none when it does not exist)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise RunDirError(f"cannot read {path}: {exc}") from None
+    lines = text.split("\n")
+    found = []
+    for number, line in enumerate(lines[:-1], 1):  # the last piece has no newline: cut
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError as exc:
+            raise RunDirError(f"{path}: line {number} is not JSON ({exc})") from None
+        if not isinstance(value, dict):
+            raise RunDirError(f"{path}: line {number}: expected a JSON object")
+        found.append((number, value))
+    return found
+
+
+def _first(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    return f"{where}: {error['msg']}" if where else str(error["msg"])
+
