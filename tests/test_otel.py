@@ -340,7 +340,7 @@ def test_dropped_attributes_are_a_truncated_trace() -> None:
     assert "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT" in error.detail
 
 
-def test_only_the_agents_sdk_instrumentation_may_skip_index_zero() -> None:
+def test_only_openinference_responses_readers_may_skip_index_zero() -> None:
     attributes = {
         "openinference.span.kind": "LLM",
         "llm.input_messages.1.message.role": "user",

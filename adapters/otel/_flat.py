@@ -32,6 +32,9 @@ OPENINFERENCE_INPUT = "llm.input_messages"
 OPENINFERENCE_OUTPUT = "llm.output_messages"
 LEGACY_INPUT = "gen_ai.prompt"
 LEGACY_OUTPUT = "gen_ai.completion"
+RESPONSES_SCOPES = frozenset(
+    ("openinference.instrumentation.openai", "openinference.instrumentation.openai_agents")
+)
 
 
 def has_flat(span: Span, prefix: str) -> bool:
@@ -48,12 +51,12 @@ def flat_messages(span: Span, prefix: str, *, openinference: bool) -> list[Messa
             _place(tree, key[len(dotted):].split("."), value)
     if not tree:
         return None
-    # The Agents SDK instrumentation keeps index 0 of the input for the agent's
-    # instructions and leaves it out when there are none.
+    # OpenInference's Responses API readers (the openai and the Agents SDK instrumentations)
+    # keep index 0 of the input for the instructions and leave it out when there are none.
     skip_first = (
         openinference
         and prefix == OPENINFERENCE_INPUT
-        and span.scope.startswith("openinference.instrumentation.openai_agents")
+        and span.scope in RESPONSES_SCOPES
         and "0" not in tree
     )
     listed = _as_list(tree, span, prefix, start=1 if skip_first else 0)

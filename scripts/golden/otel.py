@@ -471,12 +471,13 @@ RESPONSES_TOOL = {
 }
 
 
-@case("traceloop_responses_tool_loop")
-def _traceloop_responses() -> dict[str, Any]:
+def responses_loop(instrument: Callable[[], None]) -> dict[str, Any]:
+    """The Responses API's tool loop: send the items, append the output items, answer each
+    function call with a function_call_output item, until no call is made."""
     import openai
 
     tracing = Tracing()
-    instrument_traceloop()
+    instrument()
     items: list[Any] = [{"role": "user", "content": "What is the weather in Paris?"}]
     script = [
         response(1, [r_call(1, "get_weather", {"city": "Paris"})]),
@@ -495,7 +496,20 @@ def _traceloop_responses() -> dict[str, Any]:
                 items.append(
                     {"type": "function_call_output", "call_id": call.call_id, "output": result}
                 )
-    return {"trace": tracing.otlp_json(), "history": items}
+    from agents.models.chatcmpl_converter import Converter
+
+    # The items spelled as Chat Completions messages by the Agents SDK's own converter.
+    return {"trace": tracing.otlp_json(), "history": Converter.items_to_messages(items)}
+
+
+@case("traceloop_responses_tool_loop")
+def _traceloop_responses() -> dict[str, Any]:
+    return responses_loop(instrument_traceloop)
+
+
+@case("openinference_openai_responses_tool_loop")
+def _openinference_responses() -> dict[str, Any]:
+    return responses_loop(instrument_openinference_openai)
 
 
 # --- LangGraph ----------------------------------------------------------------------------
@@ -669,6 +683,9 @@ VALID: dict[str, tuple[str, str, dict[str, Any]]] = {
     "openinference_openai_tool_loop": ("openinference-instrumentation-openai", "openai_chat", {}),
     "openai_v2_tool_loop": ("opentelemetry-instrumentation-openai-v2", "openai_chat", {}),
     "traceloop_openai_tool_loop": ("opentelemetry-instrumentation-openai", "openai_chat", {}),
+    "openinference_openai_responses_tool_loop": (
+        "openinference-instrumentation-openai", "openai_chat", {}
+    ),
     "openinference_langgraph_agent": ("openinference-instrumentation-langchain", "langchain", {}),
     "openinference_agents_handoff": (
         "openinference-instrumentation-openai-agents", "openai_chat", {}
@@ -753,6 +770,9 @@ def versions() -> dict[str, str]:
 def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "--case":
         child(sys.argv[2])
+        return
+    if len(sys.argv) == 3 and sys.argv[1] == "--raw":  # one case's spans and history, to look at
+        print(json.dumps(run_case(sys.argv[2]), indent=1))
         return
     from tracebridge import TraceError
     from tracebridge.adapters import otel
