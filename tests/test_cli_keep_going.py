@@ -180,7 +180,8 @@ def test_an_undetectable_first_record_names_its_line() -> None:
     assert code == 2
     assert err == ("tracebridge: -: line 1: cannot tell the format of this dict: it matches none "
                    "of tracebridge, openai_chat, swarm, langchain, llama_index, galtea, "
-                   "llama_index_events; pass --from FORMAT\n")
+                   "openai_responses, openai_agents, otel, llama_index_events; "
+                   "pass --from FORMAT\n")
 
 
 def test_records_that_cannot_be_read_do_not_decide_the_format() -> None:
