@@ -123,9 +123,10 @@ def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def serve() -> Iterator[FakeOpenAI]:
-    """Run the server in a thread until the generator is closed (pytest fixture body)."""
-    state = FakeOpenAI()
+def serve(state: FakeOpenAI | None = None) -> Iterator[FakeOpenAI]:
+    """Run the server in a thread until the generator is closed (pytest fixture body);
+    ``state`` may be a ``FakeOpenAI`` of another kind (one that answers from the request)."""
+    state = FakeOpenAI() if state is None else state
     with serving(_handler(state)) as base_url:
         state.base_url = f"{base_url}/v1"
         try:

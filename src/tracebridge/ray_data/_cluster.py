@@ -1,0 +1,315 @@
+"""The Ray side: ``read_traces`` (lines of JSONL files, with file and line, read by us) and
+``score`` (judged scoring on an actor pool under one budget actor). Imported only when one
+of them is called, so the batch functions work without Ray.
+
+Traps this module avoids, each met on a small machine: a UDF that raises aborts the job and
+leaves partial output (ours never raise for bad data); ``read_json`` fails a whole file on
+one broken line and turns absent keys into nulls (the records stay text until our reader
+parses them); actors at a whole CPU can starve the read tasks (ours ask for a fraction);
+a SQLite cache cannot be shared across machines (earlier results in Parquet serve instead).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.dataset as pads
+import ray
+import ray.data
+
+from .._cli_input import WHOLE_FILE, TraceFile
+from .._jsonstream import JsonDocuments, UnreadableInput, is_jsonl_name
+from ..evaluation.budget import Budget
+from ..evaluation.cache import CacheError
+from ..metrics.base import MetricResult
+from ..metrics.cli import JUDGED
+from ._lease import Allowances, Lease, LeasingJudge, Limits
+from ._scoring import SAMPLE, CachedResult, JudgeFactory, Scorer, check_metrics
+
+__all__ = ["load_results", "read_traces", "score"]
+
+BLOCK_BYTES = 8 << 20
+"""About how many bytes of a JSONL file one read task takes (cut at a line's end)."""
+_BOM = b"\xef\xbb\xbf"
+TRACE_COLUMNS: dict[str, pa.DataType] = {
+    "record": pa.string(), "file": pa.string(), "line": pa.int64(), "source": pa.string(),
+}
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def read_traces(
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    source: str = "auto",
+    block_bytes: int = BLOCK_BYTES,
+    notice: Callable[[str], object] | None = None,
+) -> ray.data.Dataset:
+    """The traces of ``paths``, one row each: ``record`` (the JSON text of one trace),
+    ``file``, ``line`` (1-based, where it starts) and ``source`` (its file's format).
+
+    The format of each file is told once from its first records (as the command line does)
+    unless ``source`` names it (``"sample"``: ``MultiTurnSample`` records). JSONL is cut into
+    ranges of about ``block_bytes`` at line ends and read in parallel; every non-blank line
+    is a row, a line that is not JSON too (``convert_batch`` reports it), and a line that is
+    not UTF-8 has a null record. A file holding one JSON document or array is read here and
+    its records re-encoded as JSON.
+    A file whose format cannot be told raises ``FormatError`` before anything runs.
+    """
+    pieces: list[dict[str, Any]] = []
+    whole: list[dict[str, Any]] = []
+    for path in [paths] if isinstance(paths, (str, os.PathLike)) else list(paths):
+        name = os.fspath(path)
+        told, shape = _told(name, source, notice)
+        if shape == "jsonl" and told != WHOLE_FILE:
+            pieces.extend(_ranges(name, told, block_bytes))
+        else:
+            whole.extend(_documents(name, told))
+    datasets = []
+    if pieces:
+        ranges = ray.data.from_items(pieces, override_num_blocks=len(pieces))
+        datasets.append(ranges.map_batches(_read_ranges, batch_size=1, batch_format="pyarrow",
+                                           num_cpus=0.5))
+    if whole or not pieces:
+        datasets.append(ray.data.from_arrow(_table(whole)))
+    return datasets[0] if len(datasets) == 1 else datasets[0].union(*datasets[1:])
+
+
+def _told(path: str, source: str, notice: Callable[[str], object] | None) -> tuple[str, str]:
+    """The file's format (told from its first records unless given) and its shape.
+
+    A line that is not UTF-8 among the first records does not stop the telling: it is told
+    again with such bytes replaced (the lines themselves are read strictly, one by one).
+    """
+    try:
+        return _tell(path, source, notice, lenient=False)
+    except UnreadableInput as exc:
+        if "not UTF-8" not in str(exc):
+            raise
+        return _tell(path, source, notice, lenient=True)
+
+
+def _tell(path: str, source: str, notice: Callable[[str], object] | None, *, lenient: bool
+          ) -> tuple[str, str]:
+    if source == SAMPLE:
+        with open(path, encoding="utf-8-sig", errors="replace" if lenient else "strict") as text:
+            documents = JsonDocuments(text, path, _is_sample, jsonl=is_jsonl_name(path),
+                                      allow_empty=True)
+            for _ in documents:
+                break
+            return source, documents.shape or "json"
+    file = TraceFile(path, sys.stdin, source=source, at=None, from_options=[],
+                     allow_pending=False, notice=notice or (lambda _: None))
+    try:
+        if lenient:
+            file.documents.stream = open(path, encoding="utf-8-sig", errors="replace")  # noqa: SIM115
+        try:
+            for _ in file.items():
+                break
+        finally:
+            if lenient:
+                file.documents.stream.close()
+        shape = file.documents.shape or "json"
+    finally:
+        file.close()
+    return file.format or source, shape
+
+
+def _ranges(path: str, source: str, block_bytes: int) -> Iterable[dict[str, Any]]:
+    """Byte ranges of ``path`` cut at line ends, each with the number of its first line."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as stream:
+        start = len(_BOM) if stream.read(len(_BOM)) == _BOM else 0
+        line = 1
+        while start < size:
+            end = min(start + max(block_bytes, 1), size)
+            if end < size:
+                stream.seek(end - 1)
+                end += len(stream.readline()) - 1  # to just after the next newline
+            yield {"file": path, "start": start, "end": end, "line": line, "source": source}
+            stream.seek(start)
+            line += stream.read(end - start).count(b"\n")
+            start = end
+
+
+def _read_ranges(batch: pa.Table) -> pa.Table:
+    rows: list[dict[str, Any]] = []
+    for piece in batch.to_pylist():
+        with open(piece["file"], "rb") as stream:
+            stream.seek(piece["start"])
+            data = stream.read(piece["end"] - piece["start"])
+        for number, raw in enumerate(data.split(b"\n"), start=piece["line"]):
+            if not raw.strip():
+                continue  # a blank line is no record, as in every JSONL reader of ours
+            try:
+                record: str | None = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                record = None
+            rows.append({"record": record, "file": piece["file"], "line": number,
+                         "source": piece["source"]})
+    return _table(rows)
+
+
+def _is_sample(element: Any) -> bool:
+    """Is an element of a top-level array a sample (as ``tracebridge score`` reads them)?"""
+    return isinstance(element, dict) and ("messages" in element or "user_input" in element)
+
+
+def _documents(path: str, source: str) -> list[dict[str, Any]]:
+    """The records of a JSON document or array file (or an OpenTelemetry file, one trace)."""
+    if source == SAMPLE:
+        with open(path, encoding="utf-8-sig") as text:
+            return [{"record": None if record.problem else json.dumps(record.value,
+                                                                      ensure_ascii=False),
+                     "file": path, "line": record.line, "source": source}
+                    for record in JsonDocuments(text, path, _is_sample, allow_empty=True)]
+    file = TraceFile(path, sys.stdin, source=source, at=None, from_options=[],
+                     allow_pending=False, notice=lambda _: None)
+    try:
+        return [{"record": None if item.problem else json.dumps(item.trace, ensure_ascii=False),
+                 "file": path, "line": item.line, "source": source}
+                for item in file.items()]
+    finally:
+        file.close()
+
+
+def _table(rows: list[dict[str, Any]]) -> pa.Table:
+    return pa.Table.from_pylist(rows, schema=pa.schema(list(TRACE_COLUMNS.items())))
+
+
+# --- earlier results -------------------------------------------------------------------------
+
+
+def load_results(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+                 ) -> dict[str, CachedResult]:
+    """Earlier ``score`` results (Parquet files or folders) as a cache: each scored judged
+    result by its key. Every result is validated here; one that does not validate, or that
+    holds an error, raises ``CacheError`` (one line) before anything is scored."""
+    found: dict[str, CachedResult] = {}
+    sources = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    try:
+        parts = [pads.dataset(os.fspath(p), format="parquet") for p in sources]
+        table = pads.dataset(parts).to_table(columns=["key", "state", "result", "scored_at"])
+    except (OSError, pa.ArrowException) as exc:
+        raise CacheError(f"earlier results {sources}: cannot read them: {exc}") from None
+    for row in table.filter(pads.field("state") == "scored").to_pylist():
+        if row["key"] is None:
+            continue  # a deterministic metric: not cached, as in the evaluation cache
+        try:
+            result = MetricResult.model_validate_json(row["result"] or "")
+        except ValueError as exc:
+            raise CacheError(f"earlier result for key {row['key']} does not validate: "
+                             f"{' '.join(str(exc).split())[:200]}") from None
+        if result.error is not None:
+            raise CacheError(f"earlier result for key {row['key']} holds an error, which is "
+                             "never cached")
+        details = {k: v for k, v in result.details.items() if k != "cached"}
+        text = result.model_copy(update={"details": details}).model_dump_json()
+        found.setdefault(row["key"], (text, row["scored_at"] or ""))
+    return found
+
+
+# --- scoring ---------------------------------------------------------------------------------
+
+
+def score(
+    ds: ray.data.Dataset,
+    metrics: Sequence[str],
+    *,
+    judge: JudgeFactory | None = None,
+    actors: int = 2,
+    budget: Budget | None = None,
+    source: str = SAMPLE,
+    cache: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+    concurrency: int = 8,
+    num_cpus: float = 0.25,
+    batch_size: int = 64,
+) -> ray.data.Dataset:
+    """One row per record and metric: the record's columns and ``metric``, ``state``,
+    ``value``, ``error``, ``error_code``, ``result`` (JSON), ``transcript_hash``, ``key``,
+    ``cached``, ``scored_at`` (see ``SCORE_COLUMNS``).
+
+    ``judge`` builds each actor's judge (``OpenAIJudgeSpec(...)``: every actor opens its own
+    async client); ``actors`` scoring actors of ``num_cpus`` CPU each run at most
+    ``concurrency`` jobs each. ``budget`` is held by one budget actor that leases each
+    scoring actor its share in chunks; past the boundary rows are ``unrun`` with the reason.
+    ``cache`` names earlier results (Parquet written from this function's output): a judged
+    job whose key is among them is answered from them without a request.
+    """
+    names = check_metrics(metrics, judge is not None)
+    if actors < 1:
+        raise ValueError(f"actors must be 1 or more, got {actors}")
+    keeper = None
+    if budget is not None and any(name in JUDGED for name in names):
+        keeper = _Keeper.remote(Limits.of(budget), actors)
+    cached = ray.put(load_results(cache) if cache is not None else {})
+    return ds.map_batches(
+        _ScoringActor,
+        fn_constructor_kwargs={"names": names, "judge": judge, "keeper": keeper,
+                               "limits": None if budget is None else Limits.of(budget),
+                               "cached": [cached], "source": source,
+                               "concurrency": concurrency},
+        batch_format="pyarrow", batch_size=batch_size,
+        compute=ray.data.ActorPoolStrategy(size=actors), num_cpus=num_cpus,
+    )
+
+
+class _KeeperActor:
+    """The budget actor: the one ``Allowances`` every scoring actor leases from."""
+
+    def __init__(self, limits: Limits, workers: int) -> None:
+        self.books = Allowances(limits, workers)
+
+    def lease(self, tokens: int, cost: float) -> Lease | str:
+        return self.books.lease(tokens, cost)
+
+    def give_back(self, unused: Lease) -> None:
+        self.books.give_back(unused)
+
+    def leased(self) -> tuple[int, int, float, str | None]:
+        books = self.books
+        return books.requests, books.tokens, float(books.cost), books.stopped
+
+
+_Keeper: Any = ray.remote(num_cpus=0)(_KeeperActor)
+
+
+class _ScoringActor:
+    """One scoring actor: its own event loop, judge client and share of the budget."""
+
+    def __init__(
+        self,
+        names: list[str],
+        judge: JudgeFactory | None,
+        keeper: Any,
+        limits: Limits | None,
+        cached: list[Any],
+        source: str,
+        concurrency: int,
+    ) -> None:
+        self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self.loop)
+        self.keeper = keeper
+        built = None if judge is None else judge()
+        self.leasing: LeasingJudge | None = None
+        if built is not None and keeper is not None and limits is not None:
+            self.leasing = LeasingJudge(built, limits, self._lease)
+        self.scorer = Scorer(names, self.leasing or built, source=source,
+                             cached=ray.get(cached[0]), concurrency=concurrency)
+
+    async def _lease(self, tokens: int, cost: float) -> Lease | str:
+        granted: Lease | str = await self.keeper.lease.remote(tokens, cost)
+        return granted
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        scored = self.loop.run_until_complete(self.scorer.score_table(batch))
+        if self.leasing is not None:  # nothing is in flight between batches
+            ray.get(self.keeper.give_back.remote(self.leasing.unused()))
+        return scored

@@ -1,0 +1,286 @@
+"""``score_batch`` and the ``Scorer`` behind it: records in, one row per record and metric
+out, with a state (``scored``, ``unscorable``, ``errored``, ``unrun``). No Ray here.
+
+A record is a ``MultiTurnSample`` as JSON (``source="sample"``, what ``tracebridge sample``
+writes and ``tracebridge score`` reads), or a trace of any format, scored as a sample without
+references. Each judged (record, metric) has the evaluation cache's key
+(``tracebridge.evaluation.cache.cache_key``, built as the evaluation runner builds it); a key
+found among earlier results is answered from them without asking the judge. A judge whose
+budget refuses a request leaves that job ``unrun`` with the reason, and no job starts after
+that (the boundary); a judge or provider failure is ``errored``, never a low score.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pyarrow as pa
+from pydantic import ValidationError
+
+from ..errors import TraceError
+from ..evaluation.budget import Budget, BudgetedJudge, exhausted_reason
+from ..evaluation.cache import CacheError, cache_key
+from ..evaluation.cases import LoadedCase
+from ..evaluation.runner import _references
+from ..metrics.base import Metric, MetricResult, run_sync
+from ..metrics.cli import DETERMINISTIC, JUDGED, verdict
+from ..metrics.judge import Judge, OpenAIJudge
+from ..registry import detect_format, get_adapter
+from ..sample import MultiTurnSample
+from ._convert import RowError, parse_record, with_columns
+
+__all__ = [
+    "SAMPLE",
+    "SCORE_COLUMNS",
+    "STATES",
+    "CachedResult",
+    "JudgeFactory",
+    "OpenAIJudgeSpec",
+    "Scorer",
+    "check_metrics",
+    "score_batch",
+]
+
+SAMPLE = "sample"
+"""``source`` for records that are ``MultiTurnSample`` JSON."""
+STATES = ("scored", "unscorable", "errored", "unrun")
+"""``scored``: a value; ``unscorable``: the sample lacks what the metric needs (no judge
+failed); ``errored``: the judge or the record failed; ``unrun``: not run (the budget)."""
+SCORE_COLUMNS: dict[str, pa.DataType] = {
+    "metric": pa.string(),
+    "state": pa.string(),
+    "value": pa.float64(),
+    "error": pa.string(),
+    "error_code": pa.string(),
+    "result": pa.string(),
+    "transcript_hash": pa.string(),
+    "key": pa.string(),
+    "cached": pa.bool_(),
+    "scored_at": pa.string(),
+}
+"""The columns each output row adds to its record's columns. ``result`` is the
+``MetricResult`` as JSON (null when the record could not be read or the job did not run);
+``key`` the evaluation cache key of a judged job; ``scored_at`` when the result was made
+(for a cached one, when it was made the first time)."""
+
+CachedResult = tuple[str, str]
+"""An earlier result: its ``MetricResult`` JSON and when it was made."""
+JudgeFactory = Callable[[], Judge]
+"""Builds a judge where the scoring runs (each worker its own client)."""
+
+
+@dataclass(frozen=True)
+class OpenAIJudgeSpec:
+    """An ``OpenAIJudge`` to build in each worker: a spec pickles, an open client does not.
+
+    The API key is read from ``api_key_env`` where the judge is built; without one, a
+    ``base_url`` (a local server) gets a placeholder key, as ``tracebridge score`` does.
+    """
+
+    model: str
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout: float = 120.0
+    temperature: float | None = 0
+    max_retries: int = 2
+
+    def __call__(self) -> OpenAIJudge:
+        import os
+
+        api_key = os.environ.get(self.api_key_env) or (
+            "unused" if self.base_url is not None else None
+        )
+        return OpenAIJudge.connect(self.model, base_url=self.base_url, api_key=api_key,
+                                   timeout=self.timeout, temperature=self.temperature,
+                                   max_retries=self.max_retries)
+
+
+def check_metrics(names: Sequence[str], has_judge: bool) -> list[str]:
+    """The metric names, once each; ``ValueError`` for an unknown one or a judged one
+    without a judge."""
+    unique = list(dict.fromkeys(names))
+    unknown = [n for n in unique if n not in DETERMINISTIC and n not in JUDGED]
+    if unknown:
+        raise ValueError(f"unknown metric {unknown[0]!r}; known: "
+                         f"{', '.join([*DETERMINISTIC, *JUDGED])}")
+    judged = [n for n in unique if n in JUDGED]
+    if judged and not has_judge:
+        raise ValueError(f"judged metrics ({', '.join(judged)}) need a judge")
+    if not unique:
+        raise ValueError("no metric to score")
+    return unique
+
+
+class Scorer:
+    """Scores Arrow batches of records with ``metrics`` (names as ``tracebridge score``
+    takes them), at most ``concurrency`` jobs at once.
+
+    ``judge`` answers the judged metrics (wrapped in a budget by the caller when there is
+    one); ``cached`` maps cache keys to earlier results.
+    """
+
+    def __init__(
+        self,
+        metrics: Sequence[str],
+        judge: Judge | None = None,
+        *,
+        source: str = SAMPLE,
+        cached: Mapping[str, CachedResult] | None = None,
+        concurrency: int = 8,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be 1 or more, got {concurrency}")
+        self.names = check_metrics(metrics, judge is not None)
+        self.source = source
+        self.cached = cached or {}
+        self.concurrency = concurrency
+        found = getattr(judge, "settings", None)
+        self.judge_settings: dict[str, Any] = dict(found) if isinstance(found, dict) else {}
+        self.metrics: dict[str, Metric] = {}
+        for name in self.names:
+            if name in DETERMINISTIC:
+                self.metrics[name] = DETERMINISTIC[name]()
+            else:
+                assert judge is not None
+                self.metrics[name] = JUDGED[name](judge)
+        self.stopped: str | None = None
+        """Why no more judged jobs start (the budget's boundary), once it is reached."""
+
+    async def score_table(self, batch: pa.Table) -> pa.Table:
+        """One row per record and metric (record-major), the record's columns repeated."""
+        records = batch.column("record").to_pylist() if "record" in batch.column_names else None
+        if records is None:
+            raise ValueError("the batch has no 'record' column (the JSON text of each record)")
+        lines = (batch.column("line").to_pylist() if "line" in batch.column_names
+                 else [None] * batch.num_rows)
+        sources = (batch.column("source").to_pylist() if "source" in batch.column_names
+                   else [None] * batch.num_rows)
+        gate = asyncio.Semaphore(self.concurrency)
+        jobs: list[asyncio.Task[dict[str, Any]]] = []
+        for text, line, told in zip(records, lines, sources, strict=True):
+            try:
+                sample: MultiTurnSample | RowError = self.sample(text, line, told)
+            except RowError as error:
+                sample = error
+            for name in self.names:
+                jobs.append(asyncio.ensure_future(self._job(sample, name, gate)))
+        rows = await asyncio.gather(*jobs)
+        columns = {name: [row[name] for row in rows] for name in SCORE_COLUMNS}
+        repeated = batch.take(pa.array([i for i in range(batch.num_rows)
+                                        for _ in self.names], type=pa.int64()))
+        return with_columns(repeated, columns, SCORE_COLUMNS)
+
+    def sample(self, text: str | None, line: int | None, told: str | None) -> MultiTurnSample:
+        """The sample a record stands for; ``RowError`` when it cannot be read."""
+        value = parse_record(text, line)
+        source = told if self.source == "auto" and told else self.source
+        try:
+            if source == SAMPLE:
+                if not isinstance(value, dict):
+                    raise RowError("invalid_sample", f"expected a MultiTurnSample object, got "
+                                                     f"a {type(value).__name__}")
+                return MultiTurnSample.model_validate(value)
+            if source == "auto":
+                source = detect_format(value)
+            return MultiTurnSample(messages=get_adapter(source).to_messages(value))
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'sample'}: "
+                                 f"{e['msg']}" for e in exc.errors()[:3])
+            raise RowError("invalid_sample", f"invalid sample: {problems}") from None
+        except (RowError, TraceError) as exc:
+            raise RowError.of(exc, "reading the record") from None
+        except Exception as exc:  # one record's failure is its rows' error, never the batch's
+            raise RowError.of(exc, f"reading the record as {source}") from None
+
+    async def _job(
+        self, sample: MultiTurnSample | RowError, name: str, gate: asyncio.Semaphore
+    ) -> dict[str, Any]:
+        row: dict[str, Any] = dict.fromkeys(SCORE_COLUMNS)
+        row.update(metric=name, cached=False)
+        if isinstance(sample, RowError):
+            row.update(state="errored", error=sample.message, error_code=sample.code)
+            return row
+        metric = self.metrics[name]
+        judged = name in JUDGED
+        if judged:
+            references = _references(cast(LoadedCase, SimpleNamespace(case=sample)), name)
+            row["key"] = key = cache_key(metric, self.judge_settings, sample.transcript_hash(),
+                                         references)
+            if key in self.cached:
+                return _fill(row, *_from_cache(key, self.cached[key]), cached=True)
+        async with gate:
+            if judged and self.stopped is not None:
+                row.update(state="unrun", error=self.stopped,
+                           transcript_hash=sample.transcript_hash())
+                return row
+            try:
+                result = await metric.ascore(sample)
+            except Exception as exc:  # one broken metric must not end the batch
+                result = metric.failed(sample, f"{type(exc).__name__}: {exc}")
+        refused = exhausted_reason(result)
+        if refused is not None:
+            self.stopped = self.stopped or f"budget: {refused}"
+            _fill(row, result, _now())
+            row.update(state="unrun", error=f"budget: {refused}", value=None)
+            return row
+        return _fill(row, result, _now())
+
+
+def _fill(row: dict[str, Any], result: MetricResult, at: str, *, cached: bool = False
+          ) -> dict[str, Any]:
+    state = {"scored": "scored", "unscorable": "unscorable", "error": "errored"}[verdict(result)]
+    row.update(state=state, value=result.value, error=result.error,
+               result=result.model_dump_json(), transcript_hash=result.transcript_hash,
+               cached=cached, scored_at=at)
+    return row
+
+
+def _from_cache(key: str, cached: CachedResult) -> tuple[MetricResult, str]:
+    """The earlier result, validated again and marked as the evaluation cache marks it."""
+    text, stored_at = cached
+    try:
+        result = MetricResult.model_validate_json(text)
+    except ValidationError as exc:  # checked when the results were loaded; kept for safety
+        raise CacheError(f"earlier result for key {key} does not validate: "
+                         f"{exc.errors()[0]['msg']}") from None
+    mark = {"key": key, "stored_at": stored_at}
+    return result.model_copy(update={"details": {**result.details, "cached": mark}}), stored_at
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def score_batch(
+    batch: pa.Table,
+    *,
+    metrics: Sequence[str],
+    judge: Judge | JudgeFactory | None = None,
+    budget: Budget | None = None,
+    source: str = SAMPLE,
+    cached: Mapping[str, CachedResult] | None = None,
+    concurrency: int = 8,
+) -> pa.Table:
+    """Score ``batch`` in this process: one row per record and metric, record-major.
+
+    ``batch`` has ``record`` (a ``MultiTurnSample`` as JSON, or a trace of ``source``'s
+    format) and may have ``file``, ``line`` and ``source`` (kept). ``judge`` is a judge or
+    a function that builds one; ``budget`` limits its requests (``BudgetedJudge``).
+    A record that cannot be read gives ``errored`` rows; nothing raises for bad data.
+    Not from inside a running event loop (use ``Scorer.score_table`` there).
+
+    >>> import pyarrow as pa
+    >>> rows = pa.table({"record": ['{"messages": [{"type": "human", "content": "hi"}]}']})
+    >>> score_batch(rows, metrics=["tool_call_f1"]).column("state").to_pylist()
+    ['unscorable']
+    """
+    used = cast(Judge | None, judge if judge is None or hasattr(judge, "ask") else judge())
+    if used is not None and budget is not None:
+        used = BudgetedJudge(used, budget)
+    scorer = Scorer(metrics, used, source=source, cached=cached, concurrency=concurrency)
+    return run_sync(scorer.score_table(batch), "score_batch()", "`await Scorer.score_table()`")
