@@ -151,7 +151,7 @@ def markdown(run: RunDir, policy: Policy, decision: Decision) -> str:
     lines = [
         f"## tracebridge gate: {decision.name} (exit {decision.exit_code})",
         "",
-        f"Run `{_md(str(run.path))}`: {len(run.cases)} case(s), status {_md(summary.status)}, "
+        f"Run {_md(str(run.path))}: {len(run.cases)} case(s), status {_md(summary.status)}, "
         f"judge {_md(str(judge))}, cost {cost}, manifest `{summary.manifest_hash}`.",
         "",
     ]
