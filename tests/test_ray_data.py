@@ -248,3 +248,46 @@ def test_the_benchmark_runs_at_a_tiny_size() -> None:
     assert [line.split("  ")[0] for line in lines] == [
         "convert, one process", "convert, two processes", "convert, Ray",
         "judged, no budget actor", "judged, budget actor"]
+
+
+def test_the_pipeline_in_the_docs_runs(tmp_path: Path, server: Any,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyarrow.parquet as pq
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "ray.md").read_text("utf-8")
+    code = docs.split("```python\n", 1)[1].split("```", 1)[0]
+    assert len(code.splitlines()) == 10
+    code = code.replace("init_local(num_cpus=8)", "None")  # the session's cluster is running
+    code = code.replace('OpenAIJudgeSpec("gpt-4o-mini")',
+                        f'OpenAIJudgeSpec("gpt-4o-mini", base_url="{server.base_url}")')
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "traces").mkdir()
+    write_jsonl(tmp_path / "traces" / "monday.jsonl", [chat("Paris"), chat("Rome")],
+                bad={2: "{"})
+    write_jsonl(tmp_path / "traces" / "tuesday.jsonl", [chat("Oslo")])
+    write_jsonl(tmp_path / "samples.jsonl", [sample("Paris"), sample("Rome")])
+    earlier = score_batch(__import__("pyarrow").table({"record": [json.dumps(sample("Paris"))]}),
+                          metrics=[GOAL], judge=OpenAIJudgeSpec("gpt-4o-mini",
+                                                                base_url=server.base_url))
+    (tmp_path / "out" / "scores-monday").mkdir(parents=True)
+    pq.write_table(earlier, tmp_path / "out" / "scores-monday" / "part.parquet")
+    exec(compile(code, "docs/ray.md", "exec"), {})
+    converted = pq.read_table(tmp_path / "out" / "converted").to_pylist()
+    assert sorted((Path(r["file"]).name, r["line"], r["error_code"]) for r in converted) == [
+        ("monday.jsonl", 1, None), ("monday.jsonl", 2, "not_json"), ("monday.jsonl", 3, None),
+        ("tuesday.jsonl", 1, None)]
+    scores = pq.read_table(tmp_path / "out" / "scores-tuesday").to_pylist()
+    assert sorted((r["line"], r["metric"], r["state"], r["cached"]) for r in scores) == [
+        (1, GOAL, "scored", True), (1, "tool_call_f1", "scored", False),
+        (2, GOAL, "scored", False), (2, "tool_call_f1", "scored", False)]
+    assert len(server.requests) == 2  # the earlier result, and Rome
+
+
+def test_a_cost_limit_without_the_judge_models_price_is_refused_before_anything_runs(
+        tmp_path: Path) -> None:
+    from tracebridge.ray_data import read_traces, score
+
+    ds = read_traces(samples_file(tmp_path, ["Paris"]), source="sample")
+    with pytest.raises(ValueError, match=r"^a cost limit needs the price of the judge model "
+                                         r"judge-model: give it as Budget\(\.\.\., prices="):
+        score(ds, [GOAL], judge=OpenAIJudgeSpec("judge-model"), budget=Budget(max_cost=1.0))

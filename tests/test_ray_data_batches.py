@@ -192,6 +192,12 @@ def test_the_keeper_leases_in_chunks_that_shrink_near_the_limit() -> None:
     assert books.lease(10, 0.0) == granted[-1]
 
 
+def test_without_limits_the_keeper_leases_whole_chunks() -> None:
+    books = Allowances(Limits(), workers=2)
+    assert [books.lease(10, 0.0) for _ in range(2)] == [Lease(16, 160, 0.0)] * 2
+    assert books.requests == 32
+
+
 def test_the_keeper_counts_tokens_and_cost() -> None:
     books = Allowances(Limits(max_tokens=1000, max_cost=0.5), workers=1)
     assert books.lease(tokens=100, cost=0.01) == Lease(5, 500, 0.05)

@@ -246,6 +246,11 @@ def score(
     names = check_metrics(metrics, judge is not None)
     if actors < 1:
         raise ValueError(f"actors must be 1 or more, got {actors}")
+    model = getattr(judge, "model", None)
+    if budget is not None and budget.max_cost is not None and model not in budget.prices:
+        named = model or "MODEL"
+        raise ValueError(f"a cost limit needs the price of the judge model {named}: give it as "
+                         f"Budget(..., prices={{{named!r}: Price(INPUT, OUTPUT)}})")
     keeper = None
     if budget is not None and any(name in JUDGED for name in names):
         keeper = _Keeper.remote(Limits.of(budget), actors)

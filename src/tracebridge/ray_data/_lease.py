@@ -95,7 +95,9 @@ class Allowances:
                 return self._stop(f"the next request may cost up to ${cost:.6f} (estimated) "
                                   f"and ${max(float(left), 0.0):.6f} of the limit of "
                                   f"${limits.max_cost} is left")
-        share = max(1, min(fits[1:], default=chunk) // (2 * self.workers))
+        # a share of what is left per worker, so that little lies idle in one worker while
+        # another is refused; without a limit, whole chunks
+        share = max(1, min(fits[1:], default=2 * self.workers * chunk) // (2 * self.workers))
         count = min(chunk, share, *fits)
         self.requests += count
         self.tokens += count * tokens
