@@ -411,32 +411,37 @@ def _assignment(scaled: list[list[int]], scale: int) -> list[tuple[int, int]]:
         else:
             spare.append(row)
     for row in spare:
+        # One search, with its potential changes applied lazily: ``lifted`` is the sum of
+        # the steps so far; a column's slack is kept as slack + lifted, and a column
+        # reached when the sum was ``reached[j]`` has its potentials moved by the rest of
+        # the sum when the search ends (the eager form updates every column every step).
         owner[0] = row
         column = 0
         slack: list[float] = [math.inf] * (m + 1)
-        used = [False] * (m + 1)
+        unreached = list(range(1, m + 1))
+        reached: list[tuple[int, float]] = []
+        lifted: float = 0
         while owner[column] != 0:
-            used[column] = True
+            reached.append((column, lifted))
             current = owner[column]
-            costs, base = cost[current - 1], u[current]
-            delta: float = math.inf
+            costs, shift = cost[current - 1], lifted - u[current]
+            least: float = math.inf
             next_column = 0
-            for j in range(1, m + 1):
-                if used[j]:
-                    continue
-                reduced = costs[j - 1] - base - v[j]
-                if reduced < slack[j]:
-                    slack[j] = reduced
+            for j in unreached:
+                value = costs[j - 1] + shift - v[j]
+                if value < slack[j]:
+                    slack[j] = value
                     way[j] = column
-                if slack[j] < delta:
-                    delta, next_column = slack[j], j
-            for j in range(m + 1):
-                if used[j]:
-                    u[owner[j]] += delta
-                    v[j] -= delta
-                else:
-                    slack[j] -= delta
+                    if value < least:
+                        least, next_column = value, j
+                elif slack[j] < least:
+                    least, next_column = slack[j], j
+            lifted = least
+            unreached.remove(next_column)
             column = next_column
+        for j, since in reached:
+            u[owner[j]] += lifted - since
+            v[j] -= lifted - since
         while column != 0:
             previous = way[column]
             owner[column] = owner[previous]
