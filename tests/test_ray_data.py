@@ -250,8 +250,7 @@ def test_the_benchmark_runs_at_a_tiny_size() -> None:
         "judged, no budget actor", "judged, budget actor"]
 
 
-def test_the_pipeline_in_the_docs_runs(tmp_path: Path, server: Any,
-                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_pipeline_in_the_docs_runs(tmp_path: Path, server: Any) -> None:
     import pyarrow.parquet as pq
 
     docs = (Path(__file__).resolve().parents[1] / "docs" / "ray.md").read_text("utf-8")
@@ -260,7 +259,7 @@ def test_the_pipeline_in_the_docs_runs(tmp_path: Path, server: Any,
     code = code.replace("init_local(num_cpus=8)", "None")  # the session's cluster is running
     code = code.replace('OpenAIJudgeSpec("gpt-4o-mini")',
                         f'OpenAIJudgeSpec("gpt-4o-mini", base_url="{server.base_url}")')
-    monkeypatch.chdir(tmp_path)
+    code = code.replace('"/data/', f'"{tmp_path}/')
     (tmp_path / "traces").mkdir()
     write_jsonl(tmp_path / "traces" / "monday.jsonl", [chat("Paris"), chat("Rome")],
                 bad={2: "{"})

@@ -133,7 +133,8 @@ def _ranges(path: str, source: str, block_bytes: int) -> Iterable[dict[str, Any]
             if end < size:
                 stream.seek(end - 1)
                 end += len(stream.readline()) - 1  # to just after the next newline
-            yield {"file": path, "start": start, "end": end, "line": line, "source": source}
+            yield {"file": path, "path": os.path.abspath(path), "start": start, "end": end,
+                   "line": line, "source": source}
             stream.seek(start)
             line += stream.read(end - start).count(b"\n")
             start = end
@@ -142,7 +143,7 @@ def _ranges(path: str, source: str, block_bytes: int) -> Iterable[dict[str, Any]
 def _read_ranges(batch: pa.Table) -> pa.Table:
     rows: list[dict[str, Any]] = []
     for piece in batch.to_pylist():
-        with open(piece["file"], "rb") as stream:
+        with open(piece["path"], "rb") as stream:  # absolute: a worker has its own cwd
             stream.seek(piece["start"])
             data = stream.read(piece["end"] - piece["start"])
         for number, raw in enumerate(data.split(b"\n"), start=piece["line"]):
