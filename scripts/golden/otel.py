@@ -62,7 +62,7 @@ OUT = ROOT / "golden_traces" / "otel"
 MODEL = "gpt-4o-2024-08-06"
 sys.path.insert(0, str(ROOT / "tests"))
 
-WEATHER_TOOL = {
+WEATHER_TOOL: dict[str, Any] = {
     "type": "function",
     "function": {
         "name": "get_weather",
@@ -459,16 +459,7 @@ def _traceloop_image() -> dict[str, Any]:
     return {"trace": tracing.otlp_json(), "history": history}
 
 
-RESPONSES_TOOL = {
-    "type": "function",
-    "name": "get_weather",
-    "description": "Current weather for a city.",
-    "parameters": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ["city"],
-    },
-}
+RESPONSES_TOOL = {"type": "function", **WEATHER_TOOL["function"]}
 
 
 def responses_loop(instrument: Callable[[], None]) -> dict[str, Any]:
