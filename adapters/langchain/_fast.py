@@ -73,9 +73,9 @@ def typed_fast(message: Any, plan: Plan, metadata_name: str) -> Message | None:
     try:
         for key, default in plan.kept:
             value = fields[key]
-            if value == default and type(value) is type(default):
+            if value is default or (value == default and type(value) is type(default)):
                 continue
-            kept[key] = json_copy_checked(value)
+            kept[key] = value if type(value) is str else json_copy_checked(value)
     except NotPlainJson:
         return None  # a value that is not JSON: the general reader says where
     kwargs: dict[str, Any] = kept.get("additional_kwargs", {})
