@@ -308,3 +308,10 @@ def test_a_history_the_sdk_nested_reads_as_its_input_list_with_the_agents_it_can
     assert [without_agents(m) for m in messages] == openai_agents.to_messages(
         result.to_input_list()
     )
+
+
+def test_a_stored_run_state_reads_from_its_generated_items_and_original_input() -> None:
+    run = finished("handoff")
+    stored = json.loads(run.result.to_state().to_string())
+    messages = openai_agents.to_messages(stored["generated_items"], input=stored["original_input"])
+    assert messages == openai_agents.to_messages(run.result)
