@@ -320,3 +320,13 @@ def test_a_line_cut_by_a_kill_is_left_out(tmp_path: Path, server: FakeOpenAI) ->
 
 def test_the_transcript_of_every_helper_case_is_four_messages() -> None:
     assert len(TICKET) == 4  # the calibration's length buckets rely on it
+
+
+def test_the_docs_list_every_blocker_with_its_exit_status() -> None:
+    docs = (Path(__file__).parents[1] / "docs" / "gate.md").read_text(encoding="utf-8")
+    listed = {}
+    for line in docs.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`") and cells[2].isdigit():
+            listed[cells[0].strip("`")] = int(cells[2])
+    assert listed == KINDS
