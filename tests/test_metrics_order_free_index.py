@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tracebridge import ToolCall
-from tracebridge.metrics import _matching, _transport
+from tracebridge.metrics import _assignment, _matching
 from tracebridge.metrics._matching import Calls, order_free_pairs
 
 values = st.sampled_from([0, 1, 1.0, True, False, "s", None, [1], [True], {"k": 1}])
@@ -45,7 +45,7 @@ def test_indexed_scores_pair_as_every_cell_does(
     predicted: list[ToolCall], reference: list[ToolCall]
 ) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_transport, "_SMALLER", 10**9)  # the assignment, never classes
+        patch.setattr(_assignment, "_SMALLER", 10**9)  # the assignment, never classes
         indexed = order_free_pairs(Calls(predicted), Calls(reference))
         patch.setattr(_matching, "_spare_scores", every_cell)
         assert order_free_pairs(Calls(predicted), Calls(reference)) == indexed
@@ -67,7 +67,7 @@ def test_a_lone_call_pairs_as_the_assignment_would(
     scaled, scale = every_cell(left, rows, right, columns)
     expected = [
         (rows[a], columns[b], _matching.pair_score(left, rows[a], right, columns[b]))
-        for a, b in _matching._assignment(scaled, scale)
+        for a, b in _assignment.hungarian(scaled, scale)
     ]
     assert _matching._one_to_many(left, rows, right, columns) == expected
 
@@ -90,10 +90,10 @@ def test_classes_of_alike_calls_pair_as_well_as_the_assignment(
 ) -> None:
     left, right = Calls(predicted), Calls(reference)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_transport, "_SMALLER", 10**9)  # never through classes
+        patch.setattr(_assignment, "_SMALLER", 10**9)  # never through classes
         assigned = order_free_pairs(left, right)
-        patch.setattr(_transport, "_SMALLER", 0)  # always through classes
-        patch.setattr(_transport, "_WORTH", 0)
+        patch.setattr(_assignment, "_SMALLER", 0)  # always through classes
+        patch.setattr(_assignment, "_WORTH", 0)
         through_classes = order_free_pairs(left, right)
     assert total(through_classes) == total(assigned)
     assert len(through_classes) == len(assigned)

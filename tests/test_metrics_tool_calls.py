@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from tracebridge import AIMessage, HumanMessage, MultiTurnSample, ToolCall, ToolMessage
 from tracebridge.metrics import ToolCallAccuracy, ToolCallF1
-from tracebridge.metrics._matching import args_equal, best_assignment
+from tracebridge.metrics._assignment import best_assignment
+from tracebridge.metrics._matching import args_equal
 
 from strategies import Shape, conversations, json_objects
 

@@ -12,7 +12,7 @@ is linear on a trajectory that mostly follows its reference; what is left in the
 solved by the dynamic programme, O(n·m) with the inner scans in C. The order-free pairing
 pairs identical calls first (provably optimal, see ``order_free_pairs``) and solves an
 assignment only for the calls left over, per name: between classes of interchangeable calls
-when there are few (``_transport``), else by the Hungarian method.
+when there are few, else by the Hungarian method (``_assignment``).
 """
 
 from __future__ import annotations
@@ -20,11 +20,10 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any
 
 from ..messages import ToolCall
-from ._transport import class_assignment
+from ._assignment import class_assignment, hungarian
 
 __all__ = [
     "Calls",
@@ -35,7 +34,6 @@ __all__ = [
     "argument_items",
     "args_equal",
     "at_least",
-    "best_assignment",
     "json_key",
     "order_free_pairs",
     "pair_score",
@@ -307,7 +305,7 @@ def order_free_pairs(left: Calls, right: Calls) -> list[Pair]:
             found = class_assignment(rows, columns, (l_items, r_items), (left.keys, right.keys))
             if found is None:
                 scaled, scale = _spare_scores(left, rows, right, columns)
-                found = [(rows[a], columns[b]) for a, b in _assignment(scaled, scale)]
+                found = [(rows[a], columns[b]) for a, b in hungarian(scaled, scale)]
             pairs += [(i, k, pair_score(left, i, right, k)) for i, k in found]
     pairs.sort()
     return pairs
@@ -374,79 +372,3 @@ def _spare_scores(
                 counts[b] += 1
         scaled.append(counts)
     return scaled, len(next(iter(shapes)))
-
-
-def best_assignment(scores: list[list[Fraction]]) -> list[tuple[int, int]]:
-    """Row/column pairs of a maximum-total assignment of ``min(rows, columns)`` pairs."""
-    scale = math.lcm(*{s.denominator for row in scores for s in row})
-    return _assignment([[int(s * scale) for s in row] for row in scores], scale)
-
-
-def _assignment(scaled: list[list[int]], scale: int) -> list[tuple[int, int]]:
-    """Row/column pairs of a maximum-total assignment of ``min(rows, columns)`` pairs,
-    for scores given as integers out of ``scale``.
-
-    The Hungarian method with potentials, O(n^2 m), on the integer cost ``scale - score``
-    (exact). Rows first take a free column of their best score (the potentials start at
-    the row maxima), so only the rows left over search.
-    """
-    transposed = len(scaled) > len(scaled[0])
-    if transposed:
-        scaled = [list(column) for column in zip(*scaled, strict=True)]
-    n, m = len(scaled), len(scaled[0])
-    cost = [[scale - s for s in row] for row in scaled]
-    # potentials are integers; typed float only because the slack starts at infinity
-    u: list[float] = [0, *(min(row) for row in cost)]
-    v: list[float] = [0] * (m + 1)
-    owner = [0] * (m + 1)  # owner[j]: the row (1-based) assigned to column j; 0 = free
-    way = [0] * (m + 1)
-    spare: list[int] = []
-    for row in range(1, n + 1):
-        costs, floor = cost[row - 1], u[row]
-        column = next(
-            (j for j in range(1, m + 1) if owner[j] == 0 and costs[j - 1] == floor), 0
-        )
-        if column:
-            owner[column] = row
-        else:
-            spare.append(row)
-    for row in spare:
-        # One search, with its potential changes applied lazily: ``lifted`` is the sum of
-        # the steps so far; a column's slack is kept as slack + lifted, and a column
-        # reached when the sum was ``reached[j]`` has its potentials moved by the rest of
-        # the sum when the search ends (the eager form updates every column every step).
-        owner[0] = row
-        column = 0
-        slack: list[float] = [math.inf] * (m + 1)
-        unreached = list(range(1, m + 1))
-        reached: list[tuple[int, float]] = []
-        lifted: float = 0
-        while owner[column] != 0:
-            reached.append((column, lifted))
-            current = owner[column]
-            costs, shift = cost[current - 1], lifted - u[current]
-            least: float = math.inf
-            next_column = 0
-            for j in unreached:
-                value = costs[j - 1] + shift - v[j]
-                if value < slack[j]:
-                    slack[j] = value
-                    way[j] = column
-                    if value < least:
-                        least, next_column = value, j
-                elif slack[j] < least:
-                    least, next_column = slack[j], j
-            lifted = least
-            unreached.remove(next_column)
-            column = next_column
-        for j, since in reached:
-            u[owner[j]] += lifted - since
-            v[j] -= lifted - since
-        while column != 0:
-            previous = way[column]
-            owner[column] = owner[previous]
-            column = previous
-    assignment = [(owner[j] - 1, j - 1) for j in range(1, m + 1) if owner[j] != 0]
-    if transposed:
-        assignment = [(c, r) for r, c in assignment]
-    return sorted(assignment)

@@ -1,22 +1,26 @@
-"""The order-free assignment when many calls are interchangeable.
+"""Optimal assignments for the order-free pairing, on exact integer scores.
 
-Two calls left for the assignment (same name, none identical to a partner) score
-``len(I & J) / len(K | L)`` (``I``, ``J`` their argument items, ``K``, ``L`` their argument
-names). An item of a predicted call that no reference call of the name holds can never be
-equal, so a call's score with every partner depends only on its argument names and the
-items the other side holds too: calls alike in those are interchangeable. Many calls of
-one tool with arguments from small sets (flags, enums, small numbers) and unique ids fall
-into few such classes, and the assignment becomes a transportation problem between the
-classes, solved exactly by successive shortest paths on integer costs. The class flows
-are handed out to calls in order.
+``hungarian``: the Hungarian method with potentials, O(n^2 m), for any score matrix.
+
+``class_assignment``: when many calls are interchangeable. Two calls left for the
+assignment (same name, none identical to a partner) score ``len(I & J) / len(K | L)``
+(``I``, ``J`` their argument items, ``K``, ``L`` their argument names). An item of a
+predicted call that no reference call of the name holds can never be equal, so a call's
+score with every partner depends only on its argument names and the items the other side
+holds too: calls alike in those are interchangeable. Many calls of one tool with arguments
+from small sets (flags, enums, small numbers) and unique ids fall into few such classes,
+and the assignment becomes a transportation problem between the classes, solved exactly by
+successive shortest paths on integer costs. The class flows are handed out to calls in
+order.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
-__all__ = ["class_assignment"]
+__all__ = ["best_assignment", "class_assignment", "hungarian"]
 
 _SMALLER = 8
 """Classes are used when row classes * column classes * this <= rows * columns."""
@@ -155,3 +159,79 @@ def _transport(
         demand[target] -= push
         sent += push
     return flow
+
+
+def best_assignment(scores: list[list[Fraction]]) -> list[tuple[int, int]]:
+    """Row/column pairs of a maximum-total assignment of ``min(rows, columns)`` pairs."""
+    scale = math.lcm(*{s.denominator for row in scores for s in row})
+    return hungarian([[int(s * scale) for s in row] for row in scores], scale)
+
+
+def hungarian(scaled: list[list[int]], scale: int) -> list[tuple[int, int]]:
+    """Row/column pairs of a maximum-total assignment of ``min(rows, columns)`` pairs,
+    for scores given as integers out of ``scale``.
+
+    The Hungarian method with potentials, O(n^2 m), on the integer cost ``scale - score``
+    (exact). Rows first take a free column of their best score (the potentials start at
+    the row maxima), so only the rows left over search.
+    """
+    transposed = len(scaled) > len(scaled[0])
+    if transposed:
+        scaled = [list(column) for column in zip(*scaled, strict=True)]
+    n, m = len(scaled), len(scaled[0])
+    cost = [[scale - s for s in row] for row in scaled]
+    # potentials are integers; typed float only because the slack starts at infinity
+    u: list[float] = [0, *(min(row) for row in cost)]
+    v: list[float] = [0] * (m + 1)
+    owner = [0] * (m + 1)  # owner[j]: the row (1-based) assigned to column j; 0 = free
+    way = [0] * (m + 1)
+    spare: list[int] = []
+    for row in range(1, n + 1):
+        costs, floor = cost[row - 1], u[row]
+        column = next(
+            (j for j in range(1, m + 1) if owner[j] == 0 and costs[j - 1] == floor), 0
+        )
+        if column:
+            owner[column] = row
+        else:
+            spare.append(row)
+    for row in spare:
+        # One search, with its potential changes applied lazily: ``lifted`` is the sum of
+        # the steps so far; a column's slack is kept as slack + lifted, and a column
+        # reached when the sum was ``reached[j]`` has its potentials moved by the rest of
+        # the sum when the search ends (the eager form updates every column every step).
+        owner[0] = row
+        column = 0
+        slack: list[float] = [math.inf] * (m + 1)
+        unreached = list(range(1, m + 1))
+        reached: list[tuple[int, float]] = []
+        lifted: float = 0
+        while owner[column] != 0:
+            reached.append((column, lifted))
+            current = owner[column]
+            costs, shift = cost[current - 1], lifted - u[current]
+            least: float = math.inf
+            next_column = 0
+            for j in unreached:
+                value = costs[j - 1] + shift - v[j]
+                if value < slack[j]:
+                    slack[j] = value
+                    way[j] = column
+                    if value < least:
+                        least, next_column = value, j
+                elif slack[j] < least:
+                    least, next_column = slack[j], j
+            lifted = least
+            unreached.remove(next_column)
+            column = next_column
+        for j, since in reached:
+            u[owner[j]] += lifted - since
+            v[j] -= lifted - since
+        while column != 0:
+            previous = way[column]
+            owner[column] = owner[previous]
+            column = previous
+    assignment = [(owner[j] - 1, j - 1) for j in range(1, m + 1) if owner[j] != 0]
+    if transposed:
+        assignment = [(c, r) for r, c in assignment]
+    return sorted(assignment)
