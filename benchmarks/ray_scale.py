@@ -57,7 +57,7 @@ def convert_on_ray(path: str) -> tuple[int, int]:
 
     ds = read_traces(path, source="openai_chat", block_bytes=4 << 20)
     converted = ds.map_batches(convert_batch, fn_kwargs={"target": TARGET},
-                               batch_format="pyarrow", num_cpus=1)
+                               batch_format="pyarrow")
     rows = failed = 0
     for batch in converted.select_columns(["error_code"]).iter_batches(
             batch_format="pyarrow", batch_size=None):
@@ -66,8 +66,9 @@ def convert_on_ray(path: str) -> tuple[int, int]:
     return rows, failed
 
 
-def judged(samples: int, budget: bool, workdir: Path) -> tuple[int, int, float]:
-    """Requests the server received, rows scored, seconds."""
+def judged(samples: int, budget: bool, workdir: Path) -> tuple[int, int, float, float]:
+    """Requests the server received, rows scored, seconds in all, and seconds from the
+    first request to the last (without the actors' start)."""
     sys.path.insert(0, str(ROOT / "tests"))
     from ray_helpers import GOAL, goal_server, sample, write_jsonl
 
@@ -85,7 +86,7 @@ def judged(samples: int, budget: bool, workdir: Path) -> tuple[int, int, float]:
         scored = sum(row["state"] == "scored"
                      for row in ds.select_columns(["state"]).iter_rows())
         seconds = time.perf_counter() - start
-        return len(server.requests), scored, seconds
+        return len(server.requests), scored, seconds, server.times[-1] - server.times[0]
 
 
 def main(argv: list[str] | None = None) -> list[str]:
@@ -134,10 +135,11 @@ def main(argv: list[str] | None = None) -> list[str]:
                 print(lines[-1], flush=True)
             for name, budget in (("judged, no budget actor", False),
                                  ("judged, budget actor", True)):
-                requests, scored, seconds = judged(args.samples, budget, workdir)
+                requests, scored, seconds, sending = judged(args.samples, budget, workdir)
                 assert requests == scored == args.samples, (requests, scored)
                 lines.append(f"{name}  requests {requests}  {seconds:.1f} s  "
-                             f"{requests / seconds:,.0f} requests/s")
+                             f"{requests / seconds:,.0f} requests/s  (first to last request "
+                             f"{sending:.1f} s: {(requests - 1) / max(sending, 1e-9):,.0f}/s)")
                 print(lines[-1], flush=True)
     finally:
         if started:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,19 +37,23 @@ def sample(city: str) -> dict[str, Any]:
             "reference_tool_calls": [{"name": "book", "args": {"to": "Paris"}}]}
 
 
+@dataclass
 class GoalServer(FakeOpenAI):
     """Answers every goal request: achieved when the transcript mentions Paris.
 
     The answer depends only on the request, so any number of clients in any order get the
-    same verdicts; ``fail`` makes every request containing that text a 500.
+    same verdicts; ``fail`` makes every request containing that text a 500. ``times`` holds
+    when each request arrived (``time.monotonic()``).
     """
 
     fail: str | None = None
+    times: list[float] = field(default_factory=list)
 
     def next_reply(self, body: dict[str, Any]) -> Reply | None:
         prompt = body["messages"][-1]["content"]
         with self.lock:
             self.requests.append(body)
+            self.times.append(time.monotonic())
         if self.fail is not None and self.fail in prompt:
             return Reply(status=500)
         achieved = "Paris" in prompt
