@@ -155,3 +155,14 @@ def test_the_report_in_chromium(tmp_path: Path, server: FakeOpenAI, browser: Any
     assert height > 900  # the whole page, longer than the window
     if os.environ.get("TRACEBRIDGE_REPORT_SCREENSHOT"):  # to look at it: a path to copy it to
         shutil.copyfile(shot, os.environ["TRACEBRIDGE_REPORT_SCREENSHOT"])
+
+
+def test_a_missing_browser_fails_under_ci_and_is_skipped_elsewhere(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match=r"^no Chromium: apt-get install chromium "
+                       r"\(CI must run the browser test: see \.ci/run\)$"):
+        _unavailable("no Chromium: apt-get install chromium")
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match=r"^no Chromium: apt-get install chromium$"):
+        _unavailable("no Chromium: apt-get install chromium")
