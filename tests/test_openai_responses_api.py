@@ -30,6 +30,7 @@ from tracebridge import (
     AudioReference,
     Citation,
     HumanMessage,
+    ImagePart,
     OpaquePart,
     ReasoningPart,
     SystemMessage,
@@ -56,9 +57,11 @@ def _with_api_defaults(item: dict[str, Any]) -> dict[str, Any]:
     if item.get("role") == "assistant" and isinstance(item.get("content"), list):
         item.setdefault("id", "msg_written")
         item.setdefault("status", "completed")
-    for part in item.get("content") or [] if isinstance(item.get("content"), list) else []:
-        if isinstance(part, dict) and part.get("type") == "input_image":
-            part.setdefault("detail", "auto")
+    for key in ("content", "output"):  # a message's parts, a tool output's parts
+        parts = item.get(key)
+        for part in parts if isinstance(parts, list) else []:
+            if isinstance(part, dict) and part.get("type") == "input_image":
+                part.setdefault("detail", "auto")
     return item
 
 
@@ -148,6 +151,21 @@ def _no_verbatim_parts(messages: list[Any]) -> bool:
         if isinstance(message.content, list)
         for part in message.content
     )
+
+
+def test_an_image_without_detail_in_a_custom_output_means_auto() -> None:
+    # ResponseCustomToolCallOutputParam's image part requires detail; the API reads it as auto.
+    messages = [
+        HumanMessage(content="Chart?"),
+        AIMessage(tool_calls=[ToolCall(name="chart", args={"input": "q3"}, id="c1",
+                                       kind="custom")]),
+        ToolMessage(content=[ImagePart(url="https://example.com/chart.png")], tool_call_id="c1"),
+    ]
+    items = from_messages(messages)
+    assert items[2]["output"] == [
+        {"type": "input_image", "image_url": "https://example.com/chart.png"}
+    ]
+    assert api_problems(items) == []
 
 
 @given(messages=expressible().filter(_no_verbatim_parts))
