@@ -242,7 +242,11 @@ def test_the_readme_command_runs_the_bundled_controls(tmp_path: Path, server: Fa
     server.add(goal(True), goal(False), goal(False), goal(False), goal(True), goal(True))
     from cli_helpers import run
 
-    code, stdout, err = run(*words[1:], "--base-url", server.base_url, "--no-cache")
+    # One request at a time: the fake server answers in the order it is asked, and the
+    # controls are asked in file order only when they do not overlap.
+    code, stdout, err = run(
+        *words[1:], "--base-url", server.base_url, "--no-cache", "--concurrency", "1"
+    )
     assert code == 0, err
     assert stdout.startswith("complete: 7 passed; judge: 6 request(s), 600 + 120 tokens, $")
     record = summary(tmp_path / "run")
