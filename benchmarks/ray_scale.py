@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,7 @@ def main(argv: list[str] | None = None) -> list[str]:
     parser.add_argument("--samples", type=int, default=2000)
     parser.add_argument("--input", help="a JSONL file of OpenAI chat conversations")
     parser.add_argument("--quick", action="store_true", help="tiny sizes (the test suite)")
+    parser.add_argument("--only", choices=["convert", "judged"], help="one half only")
     args = parser.parse_args(argv)
     if args.quick:
         args.megabytes, args.bad_every, args.samples = 0.3, 50, 12
@@ -111,7 +113,7 @@ def main(argv: list[str] | None = None) -> list[str]:
         with tempfile.TemporaryDirectory() as folder:
             workdir = Path(folder)
             path, bad = args.input, None
-            if path is None:
+            if args.only != "judged" and path is None:
                 path = str(workdir / "big.jsonl")
                 made = subprocess.run(
                     [sys.executable, str(ROOT / "scripts" / "make_big_jsonl.py"), path,
@@ -119,12 +121,15 @@ def main(argv: list[str] | None = None) -> list[str]:
                     check=True, capture_output=True, text=True)
                 said = made.stderr.split("bad lines (")
                 bad = int(said[1].split(")")[0]) if len(said) > 1 else 0
-            with open(path, "rb") as stream:
-                total = sum(1 for line in stream if line.strip())
-            for name, run in (("convert, one process", lambda: convert_in_processes(path, 1)),
-                              ("convert, two processes",
-                               lambda: convert_in_processes(path, 2)),
-                              ("convert, Ray", lambda: convert_on_ray(path))):
+            conversions: tuple[tuple[str, Callable[[], tuple[int, int]]], ...] = ()
+            if args.only != "judged":
+                conversions = (
+                    ("convert, one process", lambda: convert_in_processes(path, 1)),
+                    ("convert, two processes", lambda: convert_in_processes(path, 2)),
+                    ("convert, Ray", lambda: convert_on_ray(path)))
+            for name, run in conversions:
+                with open(path, "rb") as stream:
+                    total = sum(1 for line in stream if line.strip())
                 start = time.perf_counter()
                 rows, failed = run()
                 seconds = time.perf_counter() - start
@@ -133,8 +138,9 @@ def main(argv: list[str] | None = None) -> list[str]:
                 lines.append(f"{name}  rows {rows}  failed {failed}  {seconds:.1f} s  "
                              f"{rows / seconds:,.0f} rows/s")
                 print(lines[-1], flush=True)
-            for name, budget in (("judged, no budget actor", False),
-                                 ("judged, budget actor", True)):
+            judgings = () if args.only == "convert" else (
+                ("judged, no budget actor", False), ("judged, budget actor", True))
+            for name, budget in judgings:
                 requests, scored, seconds, sending = judged(args.samples, budget, workdir)
                 assert requests == scored == args.samples, (requests, scored)
                 lines.append(f"{name}  requests {requests}  {seconds:.1f} s  "

@@ -257,7 +257,9 @@ def score(
     if budget is not None and any(name in JUDGED for name in names):
         keeper = _Keeper.remote(Limits.of(budget), actors)
     cached = ray.put(load_results(cache) if cache is not None else {})
-    return ds.map_batches(
+    # Blocks of a batch's size (split as they stream, no shuffle), so that every actor gets
+    # work: a JSONL file under ``block_bytes`` is one block, which one actor would take whole.
+    return ds.repartition(target_num_rows_per_block=batch_size).map_batches(
         _ScoringActor,
         fn_constructor_kwargs={"names": names, "judge": judge, "keeper": keeper,
                                "limits": None if budget is None else Limits.of(budget),
