@@ -103,4 +103,4 @@ def _toml() -> Any:
         return importlib.import_module(name)
     except ImportError:  # only on 3.10 without the dependency
         raise PolicyError("reading a policy needs tomli on Python 3.10: pip install "
-                          "'tomli>=2'") from None
+                          "'tracebridge[gate]'") from None
