@@ -223,3 +223,24 @@ async def test_a_leasing_judge_sends_no_more_than_the_keeper_allows(server) -> N
     assert unused.requests == 0
     assert judge.leased == Lease(3, 3 * 120, 0.0)  # the server reports 120 tokens a request
     assert unused.tokens == books.tokens - 360
+
+
+def test_the_keys_are_those_a_tracebridge_run_stores_in_its_cache(tmp_path, server) -> None:
+    import sqlite3
+
+    from evaluation_helpers import WITH_REFERENCE, case, run_cases, write_cases
+
+    from tracebridge.evaluation.cases import load_cases
+
+    path = write_cases(tmp_path, [case("a"), case("b", reference="Two tickets.")])
+    database = tmp_path / "cache.sqlite"
+    code, _, err = run_cases(path, tmp_path / "run", server.base_url, "--cache", str(database),
+                             metrics=(WITH_REFERENCE,))
+    assert code == 0, err
+    with sqlite3.connect(database) as db:
+        stored = sorted(key for (key,) in db.execute("SELECT key FROM results"))
+    samples = [loaded.sample().model_dump(mode="json") for loaded in load_cases(str(path)).cases]
+    rows = score_batch(batch([json.dumps(s) for s in samples]), metrics=[WITH_REFERENCE],
+                       judge=spec(server)).to_pylist()
+    assert len(stored) == 2
+    assert sorted(row["key"] for row in rows) == stored
