@@ -6,7 +6,7 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from tracebridge import _build
 from tracebridge._gc import pause_gc, resume_gc
@@ -43,7 +43,26 @@ class Dialect:
     """For each role, the source key that holds the typed ``name``."""
 
 
+T = TypeVar("T")
+
+
 # --- reading -------------------------------------------------------------------------------
+
+_FAST: dict[tuple[int, object], tuple[Dialect, Any]] = {}
+"""(id of a dialect, fast reader or writer class) -> (the dialect, its instance)."""
+
+
+def fast_for(dialect: Dialect, kind: Callable[[Dialect], T]) -> T:
+    """The one ``kind`` (fast reader or writer) of ``dialect``, made on first use: a trace of
+    a few messages would otherwise pay for making it as much as for reading them. Dialects
+    are module constants; the entry keeps its dialect, so an id is never taken for another."""
+    entry = _FAST.get((id(dialect), kind))
+    if entry is None or entry[0] is not dialect:
+        entry = (dialect, kind(dialect))
+        _FAST[(id(dialect), kind)] = entry
+    made: T = entry[1]
+    return made
+
 
 
 def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Message]:
@@ -54,7 +73,7 @@ def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Mes
             f"expected a list of Chat Completions messages, got {type(trace).__name__}",
             source=dialect.source,
         )
-    fast = _FastReader(dialect).message
+    fast = fast_for(dialect, _FastReader).message
     paused = pause_gc()
     try:
         messages = [fast(item) or _Reader(dialect, i).message(item) for i, item in enumerate(trace)]

@@ -21,7 +21,7 @@ from tracebridge.messages import (
 )
 from tracebridge.validation import validate
 
-from ._read import Dialect, dumps, parse_arguments
+from ._read import Dialect, dumps, fast_for, parse_arguments
 from ._reply import ReplyWriter
 
 DROPPABLE = (
@@ -51,7 +51,7 @@ def write_trace(
     parse, or the conversation ends before it is answered) is ``not_representable`` unless
     ``drop=["unanswered_calls"]`` leaves it out.
     """
-    unknown = sorted(set(drop) - set(DROPPABLE))
+    unknown = sorted(set(drop) - set(DROPPABLE)) if drop else None
     if unknown:
         raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
     typed = messages_of(messages)
@@ -70,7 +70,7 @@ def _write_all(
     drop: Collection[str],
     unanswered: dict[int, set[int]],
 ) -> list[dict[str, Any]]:
-    fast = _FastWriter(dialect).message
+    fast = fast_for(dialect, _FastWriter).message
     first = [None if unanswered and i in unanswered else fast(m) for i, m in enumerate(typed)]
     if None not in first:
         return first  # type: ignore[return-value]  # no None in it
