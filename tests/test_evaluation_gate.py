@@ -301,6 +301,19 @@ def test_an_unusable_run_dir_is_one_line_and_exit_4(tmp_path: Path, good_run: Pa
     assert err.count("\n") == 1
 
 
+def test_bytes_that_are_not_text_are_one_line_and_exit_4(tmp_path: Path, good_run: Path) -> None:
+    binary = tmp_path / "policy.toml"
+    binary.write_bytes(b"\x80\xb0 not text")
+    code, out, err = run("gate", str(good_run), "--policy", str(binary))
+    assert (code, out) == (4, "")
+    assert err == f"tracebridge gate: {binary}: not UTF-8 text: invalid start byte\n"
+    path = policy(tmp_path, TICKETS)
+    (good_run / "cases.jsonl").write_bytes(b"\xb0\n")
+    code, _, err = run("gate", str(good_run), "--policy", str(path))
+    assert (code, err) == (4, f"tracebridge gate: {good_run}/cases.jsonl: not UTF-8 text: "
+                              "invalid start byte\n")
+
+
 def test_a_flag_missing_exits_4(good_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stopped:  # argparse's exit, as a process would see it
         run("gate", str(good_run))

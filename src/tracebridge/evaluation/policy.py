@@ -86,6 +86,8 @@ def load_policy(path: str) -> Policy:
             data = toml.load(stream)
     except OSError as exc:
         raise PolicyError(f"cannot read {path}: {exc}") from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8 text
+        raise PolicyError(f"{path}: not UTF-8 text: {exc.reason}") from None
     except toml.TOMLDecodeError as exc:
         raise PolicyError(f"{path}: not TOML: {exc}") from None
     try:

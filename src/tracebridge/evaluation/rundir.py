@@ -184,6 +184,8 @@ def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
         return []
     except OSError as exc:
         raise RunDirError(f"cannot read {path}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise RunDirError(f"{path}: not UTF-8 text: {exc.reason}") from None
     lines = text.split("\n")
     found = []
     for number, line in enumerate(lines[:-1], 1):  # the last piece has no newline: cut
