@@ -13,6 +13,7 @@ from unittest import mock
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from tracebridge import TraceError
@@ -131,3 +132,39 @@ def test_a_value_that_is_not_json_falls_to_the_general_reader_and_its_error(
     fast, general = both([message])
     assert fast == general
     assert fast[:3] == (code, 0, path)
+
+
+def _decoded(text: str) -> Any:
+    """What ``parse_arguments`` is defined as: ``json.loads(text, strict=False)``, an object
+    kept, a falsy value read as ``{}``, anything else (or text that is not JSON) None."""
+    if not text:
+        return {}
+    try:
+        value = json.loads(text, strict=False)
+    except json.JSONDecodeError:
+        return None
+    if type(value) is dict:
+        return value
+    return None if value else {}
+
+
+_JSONISH = st.text(alphabet='{}[]":,. \t\n\\-0123456789eEaftrunlNIy', max_size=24)
+
+
+@given(text=st.one_of(_JSONISH, st.builds(json.dumps, st.dictionaries(st.text(), st.integers()))))
+def test_parse_arguments_reads_what_json_loads_reads(text: str) -> None:
+    from tracebridge.adapters.langchain._call_blocks import parse_arguments
+
+    assert parse_arguments(text) == _decoded(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"a": 1}', '{"a":1} ', '{"a":1}x', '{"a":', "{", '{"a": NaN}', "[1]", "0", '{"a": 1, }',
+     "{x}", ' {"a": 1}', '{"a": "\n"}', "{}"],
+)
+def test_parse_arguments_on_edge_texts(text: str) -> None:
+    from tracebridge.adapters.langchain._call_blocks import parse_arguments
+
+    # compared as JSON text: NaN is unequal to itself
+    assert json.dumps(parse_arguments(text)) == json.dumps(_decoded(text))

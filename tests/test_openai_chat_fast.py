@@ -194,3 +194,11 @@ def test_the_collector_is_paused_only_while_a_trace_is_built() -> None:
         assert not gc.isenabled()  # the application's choice stays
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("arguments", ["{}", "", "{ }", '{"a": 1}', '{"a":1}'])
+def test_a_call_without_parameters_reads_the_same_on_both_paths(arguments: str) -> None:
+    call = {**CALL, "function": {"name": "f", "arguments": arguments}}
+    for dialect in (OPENAI, SWARM):
+        trace = [{"role": "assistant", "content": "", "tool_calls": [call]}]
+        assert _check_read(trace, dialect) == 1

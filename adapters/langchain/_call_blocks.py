@@ -60,6 +60,7 @@ CALL_BLOCKS = {
 
 _LENIENT = json.JSONDecoder(strict=False)
 """``json.loads(text, strict=False)`` without building a decoder per call."""
+_SCAN = _LENIENT.scan_once  # type: ignore[attr-defined]  # set by JSONDecoder.__init__
 
 
 def parse_arguments(text: Any) -> dict[str, Any] | None:
@@ -70,8 +71,16 @@ def parse_arguments(text: Any) -> dict[str, Any] | None:
     if not text:
         return {}
     try:
-        value = _LENIENT.decode(text)
-    except json.JSONDecodeError:
+        if text[0] == "{":
+            # The scanner alone for the usual text that is one object and nothing else
+            # (what ``decode`` does, without its whitespace scans); anything after the
+            # object goes through ``decode``, which skips whitespace or refuses the rest.
+            value, end = _SCAN(text, 0)
+            if end != len(text):
+                value = _LENIENT.decode(text)
+        else:
+            value = _LENIENT.decode(text)
+    except (json.JSONDecodeError, StopIteration):  # the scanner stops where no value starts
         return None
     if type(value) is dict:
         return value

@@ -100,11 +100,13 @@ class _FastReader:
     None and goes through ``_Reader``, which gives the same typed message or the error.
     """
 
-    __slots__ = ("assistant_name", "source", "tool_name", "user_names")
+    __slots__ = ("assistant_name", "nullable", "source", "tool_name", "user_names")
 
     def __init__(self, dialect: Dialect) -> None:
         self.source = dialect.source
         self.assistant_name = dialect.name_keys["assistant"]
+        self.nullable = _NULLABLE | {self.assistant_name}
+        """Keys an assistant message may hold as null (kept in ``fields``)."""
         self.tool_name = dialect.name_keys["tool"]
         # Whether user, system and developer names are under "name" (as in both dialects).
         self.user_names = all(
@@ -157,29 +159,32 @@ class _FastReader:
         calls: list[ToolCall] = []
         if "content" not in item:
             namespace["content"] = "absent"
+        nullable = self.nullable
+        # the branches in the order the keys are most often met; None first (SDK dumps
+        # carry several null keys)
         for key, value in item.items():
-            if key == "content":
-                if type(value) is str:
-                    content = value
-                elif value is None:
+            if value is None:
+                if key == "content":
                     namespace["content"] = "null"
-                else:
-                    return None
-            elif key == "role":
-                continue
-            elif value is None:
-                if key in _NULLABLE or key == self.assistant_name:
+                elif key in nullable:
                     fields[key] = None
                 else:
                     return None
+            elif key == "content":
+                if type(value) is not str:
+                    return None
+                content = value
             elif key == "tool_calls":
                 if type(value) is not list or not value:
                     return None
-                for call in value:
-                    read = self.call(call)
+                call = self.call
+                for raw_call in value:
+                    read = call(raw_call)
                     if read is None:
                         return None
                     calls.append(read)
+            elif key == "role":
+                continue
             elif key == self.assistant_name:
                 if type(value) is not str:
                     return None
@@ -206,6 +211,8 @@ class _FastReader:
             return None
         # parse_arguments gives plain JSON (its decoder refuses NaN and infinities): the
         # arguments need no second check.
+        if raw == "{}":  # a tool without parameters, as most SDKs spell it: nothing to parse
+            return _build.call(name, {}, call_id)
         if raw == "":
             return _build.call(name, {}, call_id, {self.source: {"arguments": ""}})
         args = parse_arguments(raw)

@@ -191,14 +191,14 @@ def call(
     metadata: dict[str, Any] | None = None,
 ) -> ToolCall:
     """A parsed function call (no ``invalid_args``, kind ``function``)."""
-    if args and id is not None and not metadata:
+    if id is not None and not metadata:
         fields: dict[str, Any] = {
             "name": name, "args": args, "id": id, "invalid_args": None, "kind": "function",
             "metadata": {},
         }
         plain: ToolCall = _new(ToolCall)
         _set_dict(plain, fields)
-        _set_fields_set(plain, {"name", "args", "id"})
+        _set_fields_set(plain, {"name", "args", "id"} if args else {"name", "id"})
         _set_extra(plain, None)
         _set_private(plain, None)
         return plain
