@@ -188,19 +188,21 @@ class _FastWriter:
             return {}
         if message.name is not None:
             out[self.assistant_name] = message.name
-        if message.tool_calls:
+        listed = message.tool_calls
+        if listed:
             calls = []
-            for call in message.tool_calls:
+            for call in listed:
+                call_id = call.id
                 if (
-                    call.id is None
+                    call_id is None
                     or call.metadata
                     or call.invalid_args is not None
                     or call.kind != "function"
                 ):
                     return {}
-                arguments = dumps(call.args)
-                function = {"name": call.name, "arguments": arguments}
-                calls.append({"id": call.id, "type": "function", "function": function})
+                args = call.args
+                function = {"name": call.name, "arguments": dumps(args) if args else "{}"}
+                calls.append({"id": call_id, "type": "function", "function": function})
             out["tool_calls"] = calls
         if annotated:
             out["annotations"] = []  # read as []: no citations, and nothing else in it
