@@ -74,14 +74,17 @@ def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Mes
             source=dialect.source,
         )
     fast = fast_for(dialect, _FastReader).message
-    paused = pause_gc()
+    paused = pause_gc()  # the rules too: they make no cycles either (see pause_gc)
     try:
         messages = [fast(item) or _Reader(dialect, i).message(item) for i, item in enumerate(trace)]
+        validate(
+            messages,
+            allow_pending=allow_pending,
+            source=dialect.source,
+            origin=range(len(messages)),
+        )
     finally:
         resume_gc(paused)
-    validate(
-        messages, allow_pending=allow_pending, source=dialect.source, origin=range(len(messages))
-    )
     return messages
 
 

@@ -55,11 +55,10 @@ def write_trace(
     if unknown:
         raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
     typed = messages_of(messages)
-    validate(typed, allow_pending=True, source=dialect.source)
-    unanswered = unanswered_calls(typed)
     paused = pause_gc()
     try:
-        return _write_all(typed, dialect, drop, unanswered)
+        validate(typed, allow_pending=True, source=dialect.source)
+        return _write_all(typed, dialect, drop, unanswered_calls(typed))
     finally:
         resume_gc(paused)
 

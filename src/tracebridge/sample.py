@@ -86,7 +86,13 @@ class MultiTurnSample(BaseModel):
 
     @model_validator(mode="after")
     def _follows_the_rules(self) -> MultiTurnSample:
-        validate(self.messages)
+        # runs after the wrap validator has resumed the collector: paused again, or its
+        # first allocation would start a collection over every message just built
+        paused = pause_gc()
+        try:
+            validate(self.messages)
+        finally:
+            resume_gc(paused)
         return self
 
     def pretty_repr(self) -> str:
