@@ -34,6 +34,7 @@ __all__ = [
     "argument_items",
     "args_equal",
     "at_least",
+    "equal_keys",
     "json_key",
     "order_free_pairs",
     "pair_score",
@@ -114,6 +115,26 @@ def argument_items(args: dict[str, Any]) -> Items:
                 for key, value in args.items()
             ]
         )
+
+
+def equal_keys(left: dict[str, Any], right: dict[str, Any]) -> list[str]:
+    """The argument names two calls share with JSON-equal values (as ``argument_items``
+    compares them: a scalar by value and by being a boolean or not, an array or object by
+    ``json_key``), in ``left``'s order."""
+    same = []
+    for key, value in left.items():
+        if key in right:
+            other = right[key]
+            if value is other:
+                same.append(key)
+                continue
+            kind, other_kind = value.__class__, other.__class__
+            if kind is list or kind is dict or other_kind is list or other_kind is dict:
+                if json_key(value) == json_key(other):
+                    same.append(key)
+            elif value == other and (kind is bool) is (other_kind is bool):
+                same.append(key)
+    return same
 
 
 class Calls:

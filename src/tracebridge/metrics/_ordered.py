@@ -10,6 +10,10 @@ Computing the whole table costs O(n·m). Most of it is not needed when the calls
 follow the reference, so the walk first takes the steps it provably takes from the front
 and from the back (each proved below by an exchange argument, using only cheap bounds on
 the scores of the other calls), and runs the programme on what is left in the middle.
+
+Before any of that, ``forced_front`` takes the same front steps on the calls as they are,
+without preparing them (see its docstring): on a trajectory that follows its reference it
+is the whole pairing.
 """
 
 from __future__ import annotations
@@ -19,9 +23,20 @@ from bisect import bisect_left
 from itertools import accumulate
 from typing import Any
 
-from ._matching import Calls, Items, Pair, Score, above, at_least, pair_score
+from ..messages import ToolCall
+from ._matching import (
+    Calls,
+    Items,
+    Pair,
+    Score,
+    above,
+    argument_items,
+    at_least,
+    equal_keys,
+    pair_score,
+)
 
-__all__ = ["ordered_pairs"]
+__all__ = ["forced_front", "ordered_pairs"]
 
 _ONE: Score = (1, 1)
 _INDEXED = 8
@@ -297,3 +312,168 @@ def _item_index(
             else:
                 positions.append(offset)
     return offsets, index
+
+
+def forced_front(
+    predicted: list[ToolCall], reference: list[ToolCall]
+) -> tuple[int, int, list[Pair], dict[int, list[str]]]:
+    """The steps ``_front`` takes, on the calls as they are, and where they stop; with the
+    equal argument names (``equal_keys``) of each pair taken that is not identical, by its
+    predicted position.
+
+    The same three rules as ``_front``, with bounds that need no preparation of the calls
+    beyond their names and lengths, so a step costs about one comparison of two argument
+    dicts. A best pairing from the stopping point is the rest (the walk's later choices
+    depend only on the ``best`` values of later suffixes): ``ordered_pairs`` on the two
+    remainders, shifted.
+
+    * Names: a call has a partner in the rest of the other side when the last position of
+      its name there is not before the start (no call here has ``invalid_args``: the
+      caller takes the general route for those).
+    * Identical pairs: the dicts are equal in Python (which JSON-equal dicts always are)
+      and every value has the same class on both sides and is not an array or object (so
+      no ``True == 1`` and no nested one); otherwise the exact score decides.
+    * A bound on the score of a call with argument names ``K`` and any call of the other
+      side that is not identical to it, whose calls have at most ``L`` argument names: 0
+      when ``K`` is empty (the other has a name ``K`` lacks); else ``(|K| - 1) / |K|`` when
+      ``L <= |K|`` (a different set of at most ``|K|`` names misses one of ``K``; the same
+      set has an unequal value); else ``|K| / (|K| + 1)``.
+    * Identical calls ahead (a twin, scoring 1) are ruled out by the last position of each
+      call's name and arguments as a hashable key (Python equality: JSON-equal calls always
+      share one; a false alarm only stops the walk).
+    """
+    n, m = len(predicted), len(reference)
+    p_names = [call.name for call in predicted]
+    r_names = [call.name for call in reference]
+    p_args = [call.args for call in predicted]
+    r_args = [call.args for call in reference]
+    p_last = dict(zip(p_names, range(n), strict=True))
+    r_last = dict(zip(r_names, range(m), strict=True))
+    twins: _Twins | None = None
+    pairs: list[Pair] = []
+    sames: dict[int, list[str]] = {}
+    i = j = 0
+    while i < n and j < m:
+        name = p_names[i]
+        if name == r_names[j]:
+            left, right = p_args[i], r_args[j]
+            if left == right:
+                for key, value in left.items():
+                    kind = value.__class__
+                    if kind is not right[key].__class__ or kind is list or kind is dict:
+                        break
+                else:
+                    pairs.append((i, j, _ONE))
+                    i, j = i + 1, j + 1
+                    continue
+            same = equal_keys(left, right)
+            union = len(left) if left.keys() == right.keys() else len(left.keys() | right.keys())
+            if len(same) == union:
+                pairs.append((i, j, _ONE))
+                i, j = i + 1, j + 1
+                continue
+            score = (len(same), union)
+            if twins is None:
+                twins = _twin_index(p_names, p_args, r_names, r_args)
+            if not _unbeaten(score, i, j, (p_last[name], r_last[name]), twins, False):
+                break
+            pairs.append((i, j, score))
+            sames[i] = same
+            i, j = i + 1, j + 1
+            continue
+        if r_last.get(name, -1) < j:
+            i += 1
+            continue
+        if p_last.get(r_names[j], -1) >= i:
+            break
+        k = j + 1
+        while k < m and p_last.get(r_names[k], -1) < i:
+            k += 1
+        if k == m or r_names[k] != name:
+            break
+        left, right = p_args[i], r_args[k]
+        union = len(left.keys() | right.keys())
+        equal = len(equal_keys(left, right))
+        score = _ONE if equal == union else (equal, union)
+        if twins is None:
+            twins = _twin_index(p_names, p_args, r_names, r_args)
+        # reference[k]'s row may tie (>=); its column must lose (>), twins included
+        if not _unbeaten(score, i, k, (p_last[name], r_last[name]), twins, True):
+            break
+        j += 1
+    return i, j, pairs, sames
+
+
+_Twins = tuple[list[Any], dict[Any, int], list[Any], dict[Any, int], int, int]
+
+
+def _unbeaten(
+    score: Score, i: int, k: int, last: tuple[int, int], twins: _Twins, strict: bool
+) -> bool:
+    """Whether ``score``, of predicted[i] with reference[k], is >= every other score in its
+    row (the reference after k) and >= (``strict``: >) every other in its column (the
+    predicted calls after i), by the bounds of ``forced_front``. ``last``: the last
+    predicted and reference positions of the calls' name."""
+    p_keys, p_index, r_keys, r_index, p_most, r_most = twins
+    # a key's items are one per argument: their number is the call's number of arguments
+    if last[1] > k and score is not _ONE:  # nothing scores above 1
+        if r_index.get(p_keys[i], -1) > k:
+            return False  # maybe an identical call ahead (scoring 1)
+        if not _bounded(score, len(p_keys[i][1]), r_most, False):
+            return False
+    if last[0] > i:
+        if p_index.get(r_keys[k], -1) > i:
+            return False
+        return _bounded(score, len(r_keys[k][1]), p_most, strict)
+    return True
+
+
+def _bounded(score: Score, size: int, most: int, strict: bool) -> bool:
+    """Whether ``score`` is >= (``strict``: >) the score of a call with ``size`` argument
+    names and any call that is not identical to it, of a side whose calls have at most
+    ``most`` argument names (the bound of ``forced_front``)."""
+    if size == 0:
+        bound: Score = (0, 1)
+    elif most <= size:
+        bound = (size - 1, size)
+    else:
+        bound = (size, size + 1)
+    return above(score, bound) if strict else at_least(score, bound)
+
+
+def _twin_index(
+    p_names: list[str],
+    p_args: list[dict[str, Any]],
+    r_names: list[str],
+    r_args: list[dict[str, Any]],
+) -> _Twins:
+    """Each side's calls as hashable keys, the last position of each key, and the most
+    argument names a call of the side has."""
+    p_keys = _hashable(p_names, p_args)
+    r_keys = _hashable(r_names, r_args)
+    return (
+        p_keys,
+        dict(zip(p_keys, range(len(p_keys)), strict=True)),
+        r_keys,
+        dict(zip(r_keys, range(len(r_keys)), strict=True)),
+        max(map(len, p_args), default=0),
+        max(map(len, r_args), default=0),
+    )
+
+
+def _hashable(names: list[str], args: list[dict[str, Any]]) -> list[Any]:
+    """(name, arguments) keys that are equal for JSON-equal calls (and maybe for others)."""
+    try:
+        return list(zip(names, map(frozenset, map(dict.items, args)), strict=True))
+    except TypeError:  # an array or object among the values: not hashable as it is
+        # a call JSON-equal to one with such a value has one too, so it is keyed alike
+        return [
+            (name, _items_key(arguments)) for name, arguments in zip(names, args, strict=True)
+        ]
+
+
+def _items_key(args: dict[str, Any]) -> Any:
+    try:
+        return frozenset(args.items())
+    except TypeError:
+        return argument_items(args)

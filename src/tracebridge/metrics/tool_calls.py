@@ -14,8 +14,8 @@ from typing import Any
 
 from ..messages import ToolCall
 from ..sample import MultiTurnSample
-from ._matching import Calls, Pair, Score, argument_items, order_free_pairs
-from ._ordered import ordered_pairs
+from ._matching import Calls, Pair, Score, argument_items, equal_keys, order_free_pairs
+from ._ordered import forced_front, ordered_pairs
 from .base import Metric, MetricResult
 
 __all__ = ["PredictedCall", "ToolCallAccuracy", "ToolCallF1", "predicted_calls"]
@@ -97,13 +97,13 @@ class ToolCallAccuracy(_Deterministic):
         if reference is None:
             return self.failed(sample, _NO_REFERENCE)
         predicted = predicted_calls(sample)
-        ordered = self.strict_order
-        left = Calls([call for _, call in predicted], by_name=ordered)
-        right = Calls(reference, by_name=ordered)
-        pairing = ordered_pairs if self.strict_order else order_free_pairs
-        pairs = pairing(left, right)
-        longest = max(len(left), len(right))
-        described, numerator, denominator = _described_pairs(pairs, predicted, left, right)
+        calls = [call for _, call in predicted]
+        if self.strict_order:
+            pairs, sames = _ordered(calls, reference)
+        else:
+            pairs, sames = order_free_pairs(Calls(calls), Calls(reference)), {}
+        longest = max(len(calls), len(reference))
+        described, numerator, denominator = _described_pairs(pairs, predicted, reference, sames)
         # int / int is correctly rounded: the same float as float(Fraction(...))
         value = numerator / (denominator * longest) if longest else 1.0
         details = {
@@ -117,18 +117,40 @@ class ToolCallAccuracy(_Deterministic):
         return self.scored(sample, value, details)
 
 
+def _ordered(
+    predicted: list[ToolCall], reference: list[ToolCall]
+) -> tuple[list[Pair], dict[int, list[str]]]:
+    """``ordered_pairs``, after the steps ``forced_front`` takes on the calls as they are
+    (none when a call's arguments did not parse: those go the general way); with the equal
+    argument names ``forced_front`` found."""
+    if any(call.invalid_args is not None for call in predicted) or any(
+        call.invalid_args is not None for call in reference
+    ):
+        return ordered_pairs(Calls(predicted, by_name=True), Calls(reference, by_name=True)), {}
+    i, j, pairs, sames = forced_front(predicted, reference)
+    if i == len(predicted) or j == len(reference):
+        return pairs, sames
+    rest = ordered_pairs(Calls(predicted[i:], by_name=True), Calls(reference[j:], by_name=True))
+    if i == 0 and j == 0:
+        return rest, sames
+    return pairs + [(a + i, b + j, score) for a, b, score in rest], sames
+
+
 def _described_pairs(
-    pairs: list[Pair], predicted: list[PredictedCall], left: Calls, right: Calls
+    pairs: list[Pair],
+    predicted: list[PredictedCall],
+    reference: list[ToolCall],
+    sames: dict[int, list[str]],
 ) -> tuple[list[dict[str, Any]], int, int]:
     """Each pair as its details entry, and the sum of the pair scores as numerator and
-    denominator (exact)."""
-    names, l_items, l_keys = left.names, left.items, left.keys
-    r_items, r_keys = right.items, right.keys
+    denominator (exact). ``sames``: the equal argument names of pairs already compared,
+    by predicted position."""
     described: list[dict[str, Any]] = []
     append = described.append
     whole = 0
     parts: list[Score] = []
     for i, j, score in pairs:
+        message_index, call = predicted[i]
         e, u = score
         if e == u:  # every argument equal: the calls are identical, the pair scores 1
             whole += 1
@@ -136,25 +158,28 @@ def _described_pairs(
                 {
                     "predicted": i,
                     "reference": j,
-                    "message_index": predicted[i][0],
-                    "name": names[i],
+                    "message_index": message_index,
+                    "name": call.name,
                     "score": 1.0,
-                    "equal_args": sorted(l_keys[i]),
+                    "equal_args": sorted(call.args),
                     "different_args": [],
                 }
             )
             continue
-        same = {item[0] for item in l_items[i] & r_items[j]}  # type: ignore[operator]
+        args, other = call.args, reference[j].args
+        same = sames.get(i)
+        if same is None:
+            same = equal_keys(args, other)
         parts.append(score)
         append(
             {
                 "predicted": i,
                 "reference": j,
-                "message_index": predicted[i][0],
-                "name": names[i],
+                "message_index": message_index,
+                "name": call.name,
                 "score": e / u,
                 "equal_args": sorted(same),
-                "different_args": sorted((l_keys[i] | r_keys[j]) - same),
+                "different_args": sorted((args.keys() | other.keys()).difference(same)),
             }
         )
     if not parts:

@@ -1,0 +1,145 @@
+"""The tool-call metrics' fast paths against their general forms.
+
+``forced_front`` (the ordered pairing's first steps on the calls as they are) followed by
+``ordered_pairs`` on what is left gives exactly the pairs ``ordered_pairs`` gives alone, and
+``equal_keys`` names exactly the arguments whose items ``argument_items`` finds equal. The
+general forms are checked against the definitions in test_metrics_tool_calls.py.
+
+The calls are drawn so that the shortcuts' traps are common: few names and argument names,
+values that are equal in Python but not in JSON (``True``/``1``/``1.0``, ``[True]``/``[1]``),
+nested values, calls without arguments, calls of different sizes, repeated calls (twins
+ahead), broken calls, and references that are the predicted calls lightly edited.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tracebridge import ToolCall
+from tracebridge.metrics import tool_calls
+from tracebridge.metrics._matching import Calls, argument_items, equal_keys
+from tracebridge.metrics._ordered import forced_front, ordered_pairs
+
+values = st.sampled_from(
+    [0, 1, 1.0, True, False, "1", None, [1], [1.0], [True], {"a": 1}, {"a": True}, {"a": [0]}]
+)
+arguments = st.dictionaries(st.sampled_from(["a", "b", "c"]), values, max_size=3)
+plain_calls = st.builds(ToolCall, name=st.sampled_from(["s", "t"]), args=arguments)
+broken_calls = st.builds(ToolCall, name=st.sampled_from(["s", "t"]), invalid_args=st.just("{"))
+
+
+@st.composite
+def trajectories(
+    draw: st.DrawFn, calls: st.SearchStrategy[ToolCall], size: int
+) -> tuple[list[ToolCall], list[ToolCall]]:
+    """Predicted calls and a reference: unrelated, or the same calls edited (values
+    changed, calls dropped, inserted, repeated), the shape ``forced_front`` walks far on."""
+    predicted = draw(st.lists(calls, max_size=size))
+    if draw(st.integers(0, 4)) == 0:
+        return predicted, draw(st.lists(calls, max_size=size))
+    reference = list(predicted)
+    for _ in range(draw(st.integers(0, 4))):
+        action = draw(st.sampled_from(["change", "drop", "insert", "repeat", "edit"]))
+        if not reference or action == "insert":
+            reference.insert(draw(st.integers(0, len(reference))), draw(calls))
+        elif action == "drop":
+            del reference[draw(st.integers(0, len(reference) - 1))]
+        elif action == "change":
+            reference[draw(st.integers(0, len(reference) - 1))] = draw(calls)
+        elif action == "repeat":
+            reference.insert(
+                draw(st.integers(0, len(reference))),
+                reference[draw(st.integers(0, len(reference) - 1))],
+            )
+        else:  # one argument of one call changed
+            k = draw(st.integers(0, len(reference) - 1))
+            old = reference[k]
+            if old.invalid_args is None:
+                args = {**old.args, draw(st.sampled_from(["a", "b", "c"])): draw(values)}
+                reference[k] = old.model_copy(update={"args": args})
+    if draw(st.booleans()):
+        return reference, predicted
+    return predicted, reference
+
+
+def general(predicted: list[ToolCall], reference: list[ToolCall]) -> Any:
+    return ordered_pairs(Calls(predicted, by_name=True), Calls(reference, by_name=True))
+
+
+def check_ordered(predicted: list[ToolCall], reference: list[ToolCall]) -> None:
+    pairs, sames = tool_calls._ordered(predicted, reference)
+    assert pairs == general(predicted, reference)
+    for i, j, _ in pairs:
+        if i in sames:
+            assert sames[i] == equal_keys(predicted[i].args, reference[j].args)
+
+
+@given(lists=trajectories(plain_calls, 12))
+def test_forced_front_then_the_rest_is_the_general_pairing(
+    lists: tuple[list[ToolCall], list[ToolCall]],
+) -> None:
+    predicted, reference = lists
+    check_ordered(predicted, reference)
+    i, j, front, _ = forced_front(predicted, reference)
+    # the front it takes is where the general pairing starts, whatever stopped it
+    assert front == general(predicted, reference)[: len(front)]
+    assert all(a < i and b < j for a, b, _ in front)
+
+
+@given(lists=trajectories(st.one_of(plain_calls, broken_calls), 12))
+def test_broken_calls_take_the_general_way(
+    lists: tuple[list[ToolCall], list[ToolCall]],
+) -> None:
+    check_ordered(*lists)
+
+
+@given(lists=trajectories(plain_calls, 40))
+def test_long_trajectories_pair_as_the_general_pairing(
+    lists: tuple[list[ToolCall], list[ToolCall]],
+) -> None:
+    check_ordered(*lists)
+
+
+@given(left=arguments, right=arguments)
+def test_equal_keys_are_the_equal_items(left: dict[str, Any], right: dict[str, Any]) -> None:
+    same = equal_keys(left, right)
+    assert sorted(same) == sorted(k for k, _, _ in argument_items(left) & argument_items(right))
+    assert same == [k for k in left if k in same]  # in left's order
+
+
+def test_a_trajectory_is_walked_to_its_end() -> None:
+    """The common case the shortcut is for: every third call with one argument changed,
+    one extra call made and one expected call missed."""
+    predicted = [
+        ToolCall(name=f"t{k % 3}", args={"q": f"q{k}", "n": k % 2, "x": True}) for k in range(12)
+    ]
+    reference = [
+        call.model_copy(update={"args": {**call.args, "n": 9}}) if k % 3 == 0 else call
+        for k, call in enumerate(predicted)
+    ]
+    reference.insert(7, ToolCall(name="confirm", args={}))
+    predicted.insert(4, ToolCall(name="think", args={"note": "x"}))
+    i, j, front, sames = forced_front(predicted, reference)
+    assert (i, j) == (13, 13)
+    assert front == general(predicted, reference)
+    assert sames == {i: ["q", "x"] for i, _, score in front if score != (1, 1)}
+
+
+def test_a_twin_ahead_stops_the_walk() -> None:
+    """An identical call later in the reference could take the predicted call: the walk
+    stops before a pair that is not identical, and the general pairing decides."""
+    a = ToolCall(name="s", args={"q": 1})
+    b = ToolCall(name="s", args={"q": 2})
+    i, j, front, _ = forced_front([a], [b, a])
+    assert (i, j, front) == (0, 0, [])
+    assert tool_calls._ordered([a], [b, a])[0] == [(0, 1, (1, 1))]
+
+
+def test_true_is_not_one_in_the_walk() -> None:
+    """Equal in Python, unequal in JSON: the pair is not identical."""
+    predicted = [ToolCall(name="s", args={"x": True, "y": [True]})]
+    reference = [ToolCall(name="s", args={"x": 1, "y": [1]})]
+    assert tool_calls._ordered(predicted, reference)[0] == [(0, 0, (0, 2))]
