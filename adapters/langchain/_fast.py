@@ -36,8 +36,10 @@ class Plan:
     """What the fast path needs to know about one LangChain class."""
 
     kind: str
-    kept: tuple[tuple[str, Any], ...]
-    """The declared fields without a typed home, with their defaults, in declared order."""
+    kept: tuple[tuple[str, Any, bool], ...]
+    """The declared fields without a typed home, in declared order: each with its default
+    and whether that default is an empty plain dict (a value then equals it exactly when it
+    is an empty plain dict itself: no comparison needed)."""
 
 
 def plans(lc: Any, defaults: Any, mapped: frozenset[str], required: object) -> dict[type, Plan]:
@@ -51,8 +53,10 @@ def plans(lc: Any, defaults: Any, mapped: frozenset[str], required: object) -> d
         ("SystemMessage", "system"),
     ):
         cls = getattr(lc, name)
-        kept = tuple((k, v) for k, v in defaults(cls).items() if k not in mapped)
-        if all(default is not required for _, default in kept):
+        kept = tuple(
+            (k, v, type(v) is dict and not v) for k, v in defaults(cls).items() if k not in mapped
+        )
+        if all(default is not required for _, default, _ in kept):
             out[cls] = Plan(kind, kept)
     return out
 
@@ -61,7 +65,8 @@ def typed_fast(message: Any, plan: Plan, metadata_name: str) -> Message | None:
     """The typed message for ``message``, or None when the general reader must read it."""
     fields = message.__dict__
     content = fields["content"]
-    if type(content) is not str or message.__pydantic_extra__ or fields["type"] != plan.kind:
+    kind = plan.kind
+    if type(content) is not str or fields["type"] != kind or message.__pydantic_extra__:
         return None
     name = fields["name"]
     message_id = fields["id"]
@@ -71,33 +76,36 @@ def typed_fast(message: Any, plan: Plan, metadata_name: str) -> Message | None:
         return None
     kept: dict[str, Any] = {}
     try:
-        for key, default in plan.kept:
+        for key, default, empty_dict in plan.kept:
             value = fields[key]
-            if value is default or (value == default and type(value) is type(default)):
+            if empty_dict:
+                if not value and type(value) is dict:
+                    continue
+            elif value is default or (value == default and type(value) is type(default)):
                 continue
             kept[key] = value if type(value) is str else json_copy_checked(value)
     except NotPlainJson:
         return None  # a value that is not JSON: the general reader says where
-    kwargs: dict[str, Any] = kept.get("additional_kwargs", {})
-    if kwargs and plan.kind == "system" and DEVELOPER_KEY in kwargs:
-        return None
     metadata = {metadata_name: kept} if kept else None
-    if plan.kind == "ai":
-        return _ai(fields, kwargs, content, name, message_id, metadata)
-    if plan.kind == "tool":
+    if kind == "ai":
+        return _ai(fields, kept.get("additional_kwargs"), content, name, message_id, metadata)
+    if kind == "human":
+        return _build.human(content, name, message_id, metadata)
+    if kind == "tool":
         call_id = fields["tool_call_id"]
         if type(call_id) is not str:
             return None
         is_error = fields["status"] == "error"
         return _build.tool(content, call_id, name, is_error, message_id, metadata)
-    if plan.kind == "human":
-        return _build.human(content, name, message_id, metadata)
+    kwargs = kept.get("additional_kwargs")
+    if kwargs and DEVELOPER_KEY in kwargs:
+        return None
     return _build.system(content, "system", name, message_id, metadata)
 
 
 def _ai(
     fields: dict[str, Any],
-    kwargs: dict[str, Any],
+    kwargs: dict[str, Any] | None,
     content: str,
     name: str | None,
     message_id: str | None,
@@ -110,7 +118,7 @@ def _ai(
     calls = fields["tool_calls"]
     if not calls:
         return _build.ai(content, None, name, message_id, metadata)
-    raw = kwargs.get("tool_calls")
+    raw = kwargs.get("tool_calls") if kwargs else None
     if raw is not None and (type(raw) is not list or len(raw) != len(calls)):
         return None
     typed_calls: list[ToolCall] = []
