@@ -202,3 +202,29 @@ def test_a_call_without_parameters_reads_the_same_on_both_paths(arguments: str) 
     for dialect in (OPENAI, SWARM):
         trace = [{"role": "assistant", "content": "", "tool_calls": [call]}]
         assert _check_read(trace, dialect) == 1
+
+
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@given(
+    args=st.dictionaries(st.text(max_size=4), _JSON_VALUES, max_size=4),
+    separators=st.sampled_from([(", ", ": "), (",", ":"), (", ", ":"), (",", ": ")]),
+    ensure_ascii=st.booleans(),
+)
+def test_the_spelling_check_agrees_with_writing_the_arguments_out(
+    args: dict[str, Any], separators: tuple[str, str], ensure_ascii: bool
+) -> None:
+    raw = json.dumps(args, separators=separators, ensure_ascii=ensure_ascii)
+    parsed = _read.parse_arguments(raw)
+    assert parsed is not None
+    assert _read.spelled_as_dumps(parsed, raw) == (_read.dumps(parsed) == raw)

@@ -221,7 +221,7 @@ class _FastReader:
         args = parse_arguments(raw)
         if args is None:
             return None
-        if dumps(args) != raw:
+        if not spelled_as_dumps(args, raw):
             return _build.call(name, args, call_id, {self.source: {"arguments": raw}})
         return _build.call(name, args, call_id)
 
@@ -468,7 +468,7 @@ class _Reader(ReplyReader):
             return ToolCall(
                 name=name, id=call_id, invalid_args=raw, metadata=metadata if extra else {}
             )
-        if dumps(args) != raw:
+        if not spelled_as_dumps(args, raw):
             extra["arguments"] = raw  # the exact spelling (spacing, escapes) comes back out
         return ToolCall(name=name, args=args, id=call_id, metadata=metadata if extra else {})
 
@@ -487,6 +487,18 @@ def parse_arguments(raw: str) -> dict[str, Any] | None:
     except (ValueError, RecursionError, StopIteration):  # the scanner stops at bad JSON
         return None
     return value if type(value) is dict else None
+
+
+def spelled_as_dumps(args: dict[str, Any], raw: str) -> bool:
+    """Whether ``raw`` is ``dumps(args)`` (``args`` being what ``raw`` parsed to).
+
+    ``dumps`` writes ``"key": value`` for a first key, so text of a non-empty object without
+    ``": `` is spelled otherwise (the compact spelling most models reply with) without
+    writing it out.
+    """
+    if args and '": ' not in raw:
+        return False
+    return dumps(args) == raw
 
 
 def _not_json(token: str) -> NoReturn:
