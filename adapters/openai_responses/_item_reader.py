@@ -25,6 +25,7 @@ from tracebridge.messages import (
 
 from ..openai_chat import parse_arguments
 from ..openai_chat._parts import described
+from ..openai_chat._read import spelled_as_dumps
 from ._items import CALL_OUTPUTS, RESULT_KEYS, call_name
 from ._parts import ItemPartReader
 
@@ -186,7 +187,7 @@ class ItemReader(ItemPartReader):
         args = {} if raw == "" else parse_arguments(raw)
         if args is None:
             return ToolCall(name=name, id=call_id, invalid_args=raw)
-        if json.dumps(args) != raw:
+        if not spelled_as_dumps(args, raw):
             namespace["arguments"] = raw  # the exact spelling comes back out
         return ToolCall(name=name, args=args, id=call_id)
 
