@@ -30,6 +30,7 @@ from tracebridge.validation import validate
 
 from ._blocks import NAME, llama_types, not_representable
 from ._events import EVENT_TYPES, dump_events, events_to_messages
+from ._fast import read_item, writer
 from ._messages import (
     chat_message_dump,
     dump_from_message,
@@ -94,14 +95,15 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
             f"{short_repr(trace)}",
             source=NAME,
         )
-    paused = pause_gc()
+    paused = pause_gc()  # the rules too: they make no cycles either (see pause_gc)
     try:
         messages = [
-            message_from_dump(_dump(item), i, f"messages[{i}]") for i, item in enumerate(trace)
+            read_item(item) or message_from_dump(_dump(item), i, f"messages[{i}]")
+            for i, item in enumerate(trace)
         ]
+        validate(messages, allow_pending=allow_pending, source=NAME)
     finally:
         resume_gc(paused)
-    validate(messages, allow_pending=allow_pending, source=NAME)
     return messages
 
 
@@ -118,12 +120,21 @@ def from_messages(messages: Sequence[Message], *, drop: Collection[str] = ()) ->
         raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
     types = llama_types()
     losses = frozenset(drop)
+    fast = writer()
     built = []
-    for k, message in enumerate(messages):
-        try:
-            built.append(_chat_message(types, dump_from_message(message, k, losses), k))
-        except TraceError as error:
-            raise error.relocated(index=k) from None
+    paused = pause_gc()  # ChatMessages make no cycles either (see pause_gc)
+    try:
+        for k, message in enumerate(messages):
+            made = None if fast is None else fast(message, losses)
+            if made is not None:
+                built.append(made)
+                continue
+            try:
+                built.append(_chat_message(types, dump_from_message(message, k, losses), k))
+            except TraceError as error:
+                raise error.relocated(index=k) from None
+    finally:
+        resume_gc(paused)
     return built
 
 

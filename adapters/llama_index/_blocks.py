@@ -74,6 +74,30 @@ def llama_types() -> Any:
                    package="llama-index-core")
 
 
+class Llama:
+    """The LlamaIndex classes the fast paths compare with, looked up on first use."""
+
+    chat_message: Any = None
+    text_block: Any = None
+    tool_call_block: Any = None
+    role_type: Any = None
+    assistant: Any = None
+    roles: dict[str, Any] = {}  # noqa: RUF012 (class-level constants, set once)
+
+    @classmethod
+    def loaded(cls) -> type[Llama]:
+        """The class, its attributes set (importing llama_index on first use)."""
+        if cls.chat_message is None:
+            types = llama_types()
+            cls.text_block = types.TextBlock
+            cls.tool_call_block = types.ToolCallBlock
+            cls.role_type = types.MessageRole
+            cls.assistant = types.MessageRole.ASSISTANT
+            cls.roles = {member.value: member for member in types.MessageRole}
+            cls.chat_message = types.ChatMessage  # last: the others are set once this is
+        return cls
+
+
 def fail(code: Any, detail: str, index: int, path: str) -> TraceError:
     return TraceError(code, detail, index=index, path=path, source=NAME)
 

@@ -15,15 +15,16 @@ with other instructions).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from tracebridge import AIMessage, Message, ToolMessage, TraceError
+from tracebridge import AIMessage, Message, ToolMessage, TraceError, _build
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge.errors import short_repr
 from tracebridge.validation import validate
 
-from ._blocks import NAME, fail
+from ._blocks import NAME, Llama, fail
+from ._fast import dump_blocks, object_blocks, read_dump, response_read
 from ._messages import (
     ROLE_KIND,
     blocks_dump,
@@ -101,6 +102,7 @@ def _normalize(event: Any, e: int) -> tuple[str, dict[str, Any]]:
                        f"event; known: {', '.join(EVENT_TYPES)}", e, f"events[{e}]")
         _known(kind, e)
         _KNOWN_CLASSES[cls] = kind
+        _OBJECT_READERS[cls] = _READERS.get(kind)
     return kind, _event_fields(event, kind)
 
 
@@ -139,7 +141,12 @@ def _field(data: dict[str, Any], key: str, kind: type, e: int, path: str) -> Any
 
 def _role(item: Any) -> str | None:
     """The item's role when it is a LlamaIndex role, else None (the item is refused if read)."""
-    if type(item) is dict:
+    kind = type(item)
+    if kind is Llama.chat_message:  # the common case first (None until the first is read)
+        role = item.role
+        if type(role) is Llama.role_type:
+            return role if role in ROLE_KIND else None
+    elif kind is dict:
         role = item.get("role")
     elif is_chat_message(item):
         role = item.role  # a MessageRole: a str enum, equal to its value
@@ -172,20 +179,48 @@ class _Rebuild:
         self.origin.append(e)
 
     def agent_input(self, data: dict[str, Any], e: int) -> None:
-        """The new messages of an input. Only the items that decide what is new are looked
-        at (the leading system prompt, and from the end back to the last assistant-side
-        message), so a stream costs the length of its conversation, not its square."""
         path = f"events[{e}].data"
         items = _field(data, "input", list, e, path)
         _field(data, "current_agent_name", str, e, path)
+        self.new_items(items, e)
+
+    def input_object(self, event: Any, e: int) -> None:
+        """``agent_input`` of an AgentInput object, its fields read where they are."""
+        items = event.input
+        if type(items) is not list or type(event.current_agent_name) is not str:
+            self.agent_input(_event_fields(event, "AgentInput"), e)
+        else:
+            self.new_items(items, e)
+
+    def new_items(self, items: list[Any], e: int) -> None:
+        """The new messages of an input. Only the items that decide what is new are looked
+        at (the leading system prompt, and from the end back to the last assistant-side
+        message), so a stream costs the length of its conversation, not its square."""
+        count = len(items)
+        role = _role(items[0]) if count else None
+        if role is None or role in _SYSTEM_SIDE or self.prompt or not self.messages:
+            self.new_with_prompt(items, e, role)
+            return
+        # No system prompt now or before, and a conversation so far: what is new is what
+        # follows the last assistant-side message.
+        self.prompt = []
+        last = count - 1
+        while last >= 0 and _role(items[last]) not in _AGENT_SIDE:
+            last -= 1
+        self.read_items(items, range(last + 1, count), e)
+
+    def new_with_prompt(self, items: list[Any], e: int, role: str | None) -> None:
+        """``new_items`` for the first input, one with a system prompt, or one whose first
+        item is not a LlamaIndex ChatMessage."""
         count = len(items)
         lead = 0
-        while lead < count and _role(items[lead]) in _SYSTEM_SIDE:
+        while role in _SYSTEM_SIDE:
             lead += 1
-        if lead < count and _role(items[lead]) is None:
+            role = _role(items[lead]) if lead < count else None
+        if lead < count and role is None:
             # No role where the prompt may go on: read it, to refuse it where it is wrong.
-            message_from_dump(_as_dump(items[lead]), e, f"{path}.input[{lead}]")
-        prompt = list(items[:lead])
+            message_from_dump(_as_dump(items[lead]), e, f"events[{e}].data.input[{lead}]")
+        prompt = items[:lead]
         if not self.messages:
             new: Iterable[int] = range(count)
         else:
@@ -193,15 +228,43 @@ class _Rebuild:
             while last >= lead and _role(items[last]) not in _AGENT_SIDE:
                 last -= 1
             changed = bool(prompt or self.prompt) and not _same_prompt(prompt, self.prompt)
-            new = [*(range(lead) if changed else ()), *range(last + 1, count)]
+            new = [*range(lead), *range(last + 1, count)] if changed else range(last + 1, count)
         self.prompt = prompt
+        self.read_items(items, new, e)
+
+    def read_items(self, items: list[Any], new: Iterable[int], e: int) -> None:
+        messages, origin = self.messages, self.origin
         for j in new:
-            self.add(message_from_dump(_as_dump(items[j]), e, f"{path}.input[{j}]"), e)
+            dump = _as_dump(items[j])
+            messages.append(read_dump(dump) or message_from_dump(
+                dump, e, f"events[{e}].data.input[{j}]"))
+            origin.append(e)
 
     def agent_output(self, data: dict[str, Any], e: int) -> None:
         path = f"events[{e}].data"
         response = _field(data, "response", dict, e, path)
         agent = _field(data, "current_agent_name", str, e, path)
+        message = response_read(response, agent)
+        if message is not None:
+            self.add(message, e)
+        else:
+            self.response(response, agent, e, path)
+
+    def output_object(self, event: Any, e: int) -> None:
+        """``agent_output`` of an AgentOutput object, its fields read where they are."""
+        agent = event.current_agent_name
+        if type(agent) is not str:
+            self.agent_output(_event_fields(event, "AgentOutput"), e)
+            return
+        response = chat_message_dump(event.response)
+        message = response_read(response, agent)
+        if message is not None:
+            self.messages.append(message)
+            self.origin.append(e)
+        else:
+            self.response(response, agent, e, f"events[{e}].data")
+
+    def response(self, response: dict[str, Any], agent: str, e: int, path: str) -> None:
         cls, fields = message_fields(response, e, f"{path}.response")
         if cls is not AIMessage:
             raise fail("malformed_event", f"an AgentOutput response is an assistant message, "
@@ -221,15 +284,43 @@ class _Rebuild:
         blocks = _field(output, "blocks", list, e, f"{path}.tool_output")
         is_error = _field(output, "is_error", bool, e, f"{path}.tool_output")
         direct = _field(data, "return_direct", bool, e, path)
-        # The same ChatMessage FunctionAgent writes to memory for this result (its
-        # additional_kwargs, {"tool_call_id": tool_id}, give the call id, already checked).
-        dump = {"role": "tool", "blocks": blocks}
-        cls, fields = message_fields(dump, e, f"{path}.tool_output")
-        assert cls is ToolMessage
-        fields.update(tool_call_id=tool_id, name=tool_name, is_error=is_error)
-        if direct:
-            fields["metadata"] = {NAME: {"event": {"return_direct": True}}}
-        self.add(build_message(ToolMessage, fields), e)
+        fast = dump_blocks(blocks, False)
+        if fast is not None:
+            content = fast[0]
+        else:
+            # The same ChatMessage FunctionAgent writes to memory for this result (its
+            # additional_kwargs, {"tool_call_id": tool_id}, give the call id, already checked).
+            cls, fields = message_fields({"role": "tool", "blocks": blocks}, e,
+                                         f"{path}.tool_output")
+            assert cls is ToolMessage
+            content = fields["content"]
+        self.add(_build.tool(content, tool_id, tool_name, is_error, None,
+                             {NAME: {"event": {"return_direct": True}}} if direct else None), e)
+
+    def result_object(self, event: Any, e: int) -> None:
+        """``tool_result`` of a ToolCallResult object, its output's blocks read without a
+        dump where they are text."""
+        output = event.tool_output
+        blocks = getattr(output, "blocks", None)
+        fast = object_blocks(blocks, False) if type(blocks) is list else None
+        tool_id, tool_name, direct = event.tool_id, event.tool_name, event.return_direct
+        is_error = getattr(output, "is_error", None)
+        if (fast is None or type(tool_id) is not str or type(tool_name) is not str
+                or type(is_error) is not bool or type(direct) is not bool):
+            self.tool_result(_event_fields(event, "ToolCallResult"), e)
+            return
+        self.add(_build.tool(fast[0], tool_id, tool_name, is_error, None,
+                             {NAME: {"event": {"return_direct": True}}} if direct else None), e)
+
+
+_READERS: dict[str, Callable[[_Rebuild, Any, int], None]] = {
+    "AgentInput": _Rebuild.input_object,
+    "AgentOutput": _Rebuild.output_object,
+    "ToolCallResult": _Rebuild.result_object,
+}
+_OBJECT_READERS: dict[type, Callable[[_Rebuild, Any, int], None] | None] = {}
+"""The event classes in ``_KNOWN_CLASSES``, with what reads one (None: it contributes nothing)."""
+_UNSEEN: Any = object()
 
 
 def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Message]:
@@ -244,6 +335,11 @@ def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Mess
     paused = pause_gc()
     try:
         for e, event in enumerate(events):
+            read = _OBJECT_READERS.get(type(event), _UNSEEN)
+            if read is not _UNSEEN:  # an event object of a type seen before: read in place
+                if read is not None:
+                    read(rebuild, event, e)
+                continue  # every other known type contributes nothing (see EVENT_TYPES)
             kind, data = _normalize(event, e)
             if kind == "AgentInput":
                 rebuild.agent_input(data, e)
@@ -254,7 +350,8 @@ def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Mess
             elif kind not in EVENT_TYPES:
                 raise fail("unknown_role", f"unknown event type {kind!r}", e, f"events[{e}]")
             # every other known type contributes nothing, for the reason EVENT_TYPES gives
+        validate(rebuild.messages, allow_pending=allow_pending, source=NAME,
+                 origin=rebuild.origin)
     finally:
         resume_gc(paused)
-    validate(rebuild.messages, allow_pending=allow_pending, source=NAME, origin=rebuild.origin)
     return rebuild.messages

@@ -39,7 +39,15 @@ from tracebridge import (
 from tracebridge._optional import require
 from tracebridge.errors import short_repr
 
-from ._blocks import NAME, block_to_part, fail, json_checked, llama_types, not_representable
+from ._blocks import (
+    NAME,
+    Llama,
+    block_to_part,
+    fail,
+    json_checked,
+    llama_types,
+    not_representable,
+)
 from ._calls import block_call, blocks_with_calls, reconcile_calls
 from ._parts import part_to_block
 from ._reply import (
@@ -80,23 +88,38 @@ def chat_message_dump(message: Any) -> dict[str, Any]:
     that is plain: text blocks, tool-call blocks with text or flat arguments, and
     ``additional_kwargs`` of strings. Anything else is left to pydantic's serializer."""
     extra = message.additional_kwargs
-    if type(extra) is not dict or not all(type(value) is str for value in extra.values()):
-        dumped: dict[str, Any] = message.model_dump(mode="json")
-        return dumped
+    if type(extra) is not dict:
+        return _pydantic_dump(message)
+    if extra:
+        for value in extra.values():
+            if type(value) is not str:
+                return _pydantic_dump(message)
     role = message.role
-    return {"role": getattr(role, "value", role), "additional_kwargs": dict(extra),
-            "blocks": blocks_dump(message.blocks)}
+    role = role._value_ if type(role) is Llama.role_type else getattr(role, "value", role)
+    blocks = message.blocks
+    if type(blocks) is list and len(blocks) == 1:  # the common case, without a loop
+        block = blocks[0]
+        if type(block) is Llama.text_block and type(text := block.text) is str:
+            return {"role": role, "additional_kwargs": dict(extra),
+                    "blocks": [{"block_type": "text", "text": text}]}
+    return {"role": role, "additional_kwargs": dict(extra), "blocks": blocks_dump(blocks)}
+
+
+def _pydantic_dump(message: Any) -> dict[str, Any]:
+    dumped: dict[str, Any] = message.model_dump(mode="json")
+    return dumped
 
 
 def blocks_dump(blocks: list[Any]) -> list[Any]:
     """``[block.model_dump(mode="json") for block in blocks]``, by hand where it is plain."""
-    types = llama_types()
+    llama = Llama.loaded()
+    text_block, call_block = llama.text_block, llama.tool_call_block
     dumped: list[Any] = []
     for block in blocks:
         kind = type(block)
-        if kind is types.TextBlock and type(block.text) is str:
-            dumped.append({"block_type": "text", "text": block.text})
-        elif kind is types.ToolCallBlock and _plain_call(block):
+        if kind is text_block and type(text := block.text) is str:
+            dumped.append({"block_type": "text", "text": text})
+        elif kind is call_block and _plain_call(block):
             dumped.append({"block_type": "tool_call", "tool_call_id": block.tool_call_id,
                            "tool_name": block.tool_name, "tool_kwargs": block.tool_kwargs})
         else:
@@ -104,19 +127,23 @@ def blocks_dump(blocks: list[Any]) -> list[Any]:
     return dumped
 
 
-_FLAT = (str, int, bool, type(None))
+_FLAT = frozenset({str, int, bool, type(None)})
+_ID_TYPES = frozenset({str, type(None)})
 
 
 def _plain_call(block: Any) -> bool:
     """A ToolCallBlock whose JSON dump is its fields as they are."""
+    if type(block.tool_name) is not str or type(block.tool_call_id) not in _ID_TYPES:
+        return False
     kwargs = block.tool_kwargs
-    return (
-        type(block.tool_name) is str
-        and type(block.tool_call_id) in (str, type(None))
-        and (type(kwargs) is str or (type(kwargs) is dict and all(
-            type(key) is str and type(value) in _FLAT for key, value in kwargs.items()
-        )))
-    )
+    if type(kwargs) is str:
+        return True
+    if type(kwargs) is not dict:
+        return False
+    for key, value in kwargs.items():
+        if type(key) is not str or type(value) not in _FLAT:
+            return False
+    return True
 
 
 def message_from_dump(dump: Any, index: int, where: str) -> Message:
