@@ -148,14 +148,14 @@ def ai(
     metadata: dict[str, Any] | None = None,
 ) -> AIMessage:
     """An AI message without citations or audio (the fast paths leave those to the models)."""
-    if not tool_calls and name is None and id is None and not metadata:
+    if name is None and id is None and not metadata:  # the common cases, in one step
         fields: dict[str, Any] = {
-            "type": "ai", "content": content, "tool_calls": [], "name": None, "citations": [],
-            "audio": None, "id": None, "metadata": {},
+            "type": "ai", "content": content, "tool_calls": tool_calls or [], "name": None,
+            "citations": [], "audio": None, "id": None, "metadata": {},
         }
         plain: AIMessage = _new(AIMessage)
         _set_dict(plain, fields)
-        _set_fields_set(plain, {"content"})
+        _set_fields_set(plain, {"content", "tool_calls"} if tool_calls else {"content"})
         _set_extra(plain, None)
         _set_private(plain, None)
         return plain
