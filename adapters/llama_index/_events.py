@@ -56,6 +56,7 @@ EVENT_TYPES: dict[str, str] = {
 _MODULES = ("llama_index.", "workflows.")
 _AGENT_SIDE = frozenset(role for role, kind in ROLE_KIND.items() if kind in ("ai", "tool"))
 _SYSTEM_SIDE = frozenset(role for role, kind in ROLE_KIND.items() if kind == "system")
+_NOT_SYSTEM = frozenset(role for role, kind in ROLE_KIND.items() if kind != "system")
 
 
 def _event_fields(event: Any, kind: str) -> dict[str, Any]:
@@ -189,8 +190,26 @@ class _Rebuild:
         items = event.input
         if type(items) is not list or type(event.current_agent_name) is not str:
             self.agent_input(_event_fields(event, "AgentInput"), e)
-        else:
+            return
+        # new_items, with the roles of ChatMessage objects read in place (see _role)
+        chat_message, role_type = Llama.chat_message, Llama.role_type
+        first = items[0] if items else None
+        if (type(first) is not chat_message or type(role := first.role) is not role_type
+                or role not in _NOT_SYSTEM or self.prompt or not self.messages):
             self.new_items(items, e)
+            return
+        self.prompt = []
+        last = len(items) - 1
+        while last >= 0:
+            item = items[last]
+            if type(item) is chat_message and type(role := item.role) is role_type:
+                if role in _AGENT_SIDE:
+                    break
+            elif _role(item) in _AGENT_SIDE:
+                break
+            last -= 1
+        if last + 1 < len(items):
+            self.read_items(items, range(last + 1, len(items)), e)
 
     def new_items(self, items: list[Any], e: int) -> None:
         """The new messages of an input. Only the items that decide what is new are looked

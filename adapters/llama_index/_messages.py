@@ -80,7 +80,9 @@ _CHAT_MESSAGE_KEYS = frozenset({"role", "additional_kwargs", "blocks"})
 def is_chat_message(item: Any) -> bool:
     """A llama-index ``ChatMessage`` object, told without importing llama_index."""
     kind = type(item)
-    return kind.__name__ == "ChatMessage" and kind.__module__.startswith("llama_index.")
+    return kind is Llama.chat_message or (
+        kind.__name__ == "ChatMessage" and kind.__module__.startswith("llama_index.")
+    )
 
 
 def chat_message_dump(message: Any) -> dict[str, Any]:
@@ -112,7 +114,7 @@ def _pydantic_dump(message: Any) -> dict[str, Any]:
 
 def blocks_dump(blocks: list[Any]) -> list[Any]:
     """``[block.model_dump(mode="json") for block in blocks]``, by hand where it is plain."""
-    llama = Llama.loaded()
+    llama = Llama if Llama.chat_message is not None else Llama.loaded()
     text_block, call_block = llama.text_block, llama.tool_call_block
     dumped: list[Any] = []
     for block in blocks:
