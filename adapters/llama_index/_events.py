@@ -193,7 +193,7 @@ class _Rebuild:
             return
         # new_items, with the roles of ChatMessage objects read in place (see _role)
         chat_message, role_type = Llama.chat_message, Llama.role_type
-        first = items[0] if items else None
+        first: Any = items[0] if items else None
         if (type(first) is not chat_message or type(role := first.role) is not role_type
                 or role not in _NOT_SYSTEM or self.prompt or not self.messages):
             self.new_items(items, e)
@@ -201,7 +201,7 @@ class _Rebuild:
         self.prompt = []
         last = len(items) - 1
         while last >= 0:
-            item = items[last]
+            item: Any = items[last]
             if type(item) is chat_message and type(role := item.role) is role_type:
                 if role in _AGENT_SIDE:
                     break
