@@ -82,6 +82,7 @@ class Llama:
     tool_call_block: Any = None
     role_type: Any = None
     assistant: Any = None
+    user: Any = None
     roles: dict[str, Any] = {}  # noqa: RUF012 (class-level constants, set once)
 
     @classmethod
@@ -93,6 +94,7 @@ class Llama:
             cls.tool_call_block = types.ToolCallBlock
             cls.role_type = types.MessageRole
             cls.assistant = types.MessageRole.ASSISTANT
+            cls.user = types.MessageRole.USER
             cls.roles = {member.value: member for member in types.MessageRole}
             cls.chat_message = types.ChatMessage  # last: the others are set once this is
         return cls

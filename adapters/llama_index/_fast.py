@@ -221,6 +221,15 @@ def build(read: Read) -> Message | None:
 
 def read_item(item: Any) -> Message | None:
     """One ChatMessage (object or dict) in a common shape as a typed message, or None."""
+    if type(item) is Llama.chat_message and type(role := item.role) is Llama.role_type:
+        extra, blocks = item.additional_kwargs, item.blocks
+        if (type(extra) is dict and not extra and type(blocks) is list and len(blocks) == 1
+                and type(block := blocks[0]) is Llama.text_block
+                and type(text := block.text) is str):
+            if role is Llama.user:
+                return _build.human(text)
+            if role is Llama.assistant:
+                return _build.ai(text)
     if type(item) is dict:
         read = dump_read(item)
     elif is_chat_message(item):
