@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tracebridge import ToolCall
-from tracebridge.metrics import tool_calls
+from tracebridge.metrics import _ordered, tool_calls
 from tracebridge.metrics._matching import Calls, argument_items, equal_keys
 from tracebridge.metrics._ordered import forced_front, ordered_pairs
 
@@ -77,6 +78,7 @@ def check_ordered(predicted: list[ToolCall], reference: list[ToolCall]) -> None:
             assert sames[i] == equal_keys(predicted[i].args, reference[j].args)
 
 
+@settings(max_examples=300)  # the shortcuts' traps need many tries
 @given(lists=trajectories(plain_calls, 12))
 def test_forced_front_then_the_rest_is_the_general_pairing(
     lists: tuple[list[ToolCall], list[ToolCall]],
@@ -89,6 +91,7 @@ def test_forced_front_then_the_rest_is_the_general_pairing(
     assert all(a < i and b < j for a, b, _ in front)
 
 
+@settings(max_examples=300)  # the shortcuts' traps need many tries
 @given(lists=trajectories(st.one_of(plain_calls, broken_calls), 12))
 def test_broken_calls_take_the_general_way(
     lists: tuple[list[ToolCall], list[ToolCall]],
@@ -96,11 +99,23 @@ def test_broken_calls_take_the_general_way(
     check_ordered(*lists)
 
 
+@settings(max_examples=300)  # the shortcuts' traps need many tries
 @given(lists=trajectories(plain_calls, 40))
 def test_long_trajectories_pair_as_the_general_pairing(
     lists: tuple[list[ToolCall], list[ToolCall]],
 ) -> None:
     check_ordered(*lists)
+
+
+@settings(max_examples=300)  # the shortcuts' traps need many tries
+@given(lists=trajectories(st.one_of(plain_calls, plain_calls, broken_calls), 12))
+def test_the_indexes_of_calls_ahead_pair_as_the_general_pairing(
+    lists: tuple[list[ToolCall], list[ToolCall]],
+) -> None:
+    # short sides are looked through one by one; here every look goes through the indexes
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_ordered, "_SCAN", -1)
+        check_ordered(*lists)
 
 
 @given(left=arguments, right=arguments)
@@ -143,3 +158,13 @@ def test_true_is_not_one_in_the_walk() -> None:
     predicted = [ToolCall(name="s", args={"x": True, "y": [True]})]
     reference = [ToolCall(name="s", args={"x": 1, "y": [1]})]
     assert tool_calls._ordered(predicted, reference)[0] == [(0, 0, (0, 2))]
+
+
+def test_a_call_without_arguments_ties_at_zero() -> None:
+    """Passing a reference call needs the next one's column to lose strictly: a call
+    without arguments scores 0 with every other call of its name, a tie, so the walk stops."""
+    s_empty, s_a = ToolCall(name="s", args={}), ToolCall(name="s", args={"a": 0})
+    predicted = [s_empty, s_a, s_a]
+    reference = [s_empty, ToolCall(name="t", args={}), s_empty]
+    assert forced_front(predicted, reference)[:3] == (1, 1, [(0, 0, (1, 1))])
+    assert tool_calls._ordered(predicted, reference)[0] == [(0, 0, (1, 1)), (2, 2, (0, 1))]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from itertools import accumulate
+from itertools import accumulate, repeat
 from typing import Any
 
 from ..messages import ToolCall
@@ -347,9 +347,10 @@ def forced_front(
     r_names = [call.name for call in reference]
     p_args = [call.args for call in predicted]
     r_args = [call.args for call in reference]
-    p_last = dict(zip(p_names, range(n), strict=True))
-    r_last = dict(zip(r_names, range(m), strict=True))
-    twins: _Twins | None = None
+    # any argument name serves (a twin has the same values); one the calls have glances best
+    glanced = next((next(iter(args)) for args in p_args if args), "")
+    sides = (_Ahead(p_names, p_args, glanced), _Ahead(r_names, r_args, glanced))
+    p_last, r_last = sides[0].last, sides[1].last
     pairs: list[Pair] = []
     sames: dict[int, list[str]] = {}
     i = j = 0
@@ -373,9 +374,9 @@ def forced_front(
                 i, j = i + 1, j + 1
                 continue
             score = (len(same), union)
-            if twins is None:
-                twins = _twin_index(p_names, p_args, r_names, r_args)
-            if not _unbeaten(score, i, j, (p_last[name], r_last[name]), twins, False):
+            if sides[1].rival(sides[0], i, j, score, False) or sides[0].rival(
+                sides[1], j, i, score, False
+            ):
                 break
             pairs.append((i, j, score))
             sames[i] = same
@@ -395,70 +396,92 @@ def forced_front(
         union = len(left.keys() | right.keys())
         equal = len(equal_keys(left, right))
         score = _ONE if equal == union else (equal, union)
-        if twins is None:
-            twins = _twin_index(p_names, p_args, r_names, r_args)
         # reference[k]'s row may tie (>=); its column must lose (>), twins included
-        if not _unbeaten(score, i, k, (p_last[name], r_last[name]), twins, True):
+        if sides[1].rival(sides[0], i, k, score, False) or sides[0].rival(
+            sides[1], k, i, score, True
+        ):
             break
         j += 1
     return i, j, pairs, sames
 
 
-_Twins = tuple[list[Any], dict[Any, int], list[Any], dict[Any, int], int, int]
+_SCAN = 24
+"""Up to this many calls ahead, an identical call is looked for one by one; beyond, through
+indexes of every call of the side (made once)."""
+
+_ABSENT = object()
+"""The glance of a call without the glanced-at argument."""
 
 
-def _unbeaten(
-    score: Score, i: int, k: int, last: tuple[int, int], twins: _Twins, strict: bool
-) -> bool:
-    """Whether ``score``, of predicted[i] with reference[k], is >= every other score in its
-    row (the reference after k) and >= (``strict``: >) every other in its column (the
-    predicted calls after i), by the bounds of ``forced_front``. ``last``: the last
-    predicted and reference positions of the calls' name."""
-    p_keys, p_index, r_keys, r_index, p_most, r_most = twins
-    # a key's items are one per argument: their number is the call's number of arguments
-    if last[1] > k and score is not _ONE:  # nothing scores above 1
-        if r_index.get(p_keys[i], -1) > k:
-            return False  # maybe an identical call ahead (scoring 1)
-        if not _bounded(score, len(p_keys[i][1]), r_most, False):
+class _Ahead:
+    """One side's calls as ``forced_front`` sees them: names, argument dicts, the last
+    position of each name, the most arguments a call has, and (made on first use) two
+    indexes of the last position of each call: by its name and one argument's value (a
+    glance, cheap to make, with false alarms when the value is shared) and by the whole
+    call as a hashable key (asked only after an alarm)."""
+
+    __slots__ = ("_glances", "_index", "_keys", "_seen", "args", "glanced", "last", "most", "names")
+
+    def __init__(self, names: list[str], args: list[dict[str, Any]], glanced: str) -> None:
+        self.names, self.args, self.glanced = names, args, glanced
+        self.last = dict(zip(names, range(len(names)), strict=True))
+        self.most = max(map(len, args), default=0)
+        self._glances: list[Any] | None = None
+        self._seen: dict[Any, int] | None = None
+        self._keys: list[Any] | None = None
+        self._index: dict[Any, int] | None = None
+
+    def rival(self, other: _Ahead, k: int, after: int, score: Score, strict: bool) -> bool:
+        """Whether a call of this side after position ``after`` may score more than
+        ``score`` (``strict``: as much) with the call at ``k`` of the ``other`` side, by the
+        bounds of ``forced_front``."""
+        name, args = other.names[k], other.args[k]
+        if self.last[name] <= after or (score is _ONE and not strict):
+            return False  # no call of the name ahead; nothing scores above 1
+        if self.twin(other, k, after):
+            return True  # it may score 1
+        # the bound on a call that is not identical
+        size = len(args)
+        if size == 0:
+            bound: Score = (0, 1)  # it has an argument the call lacks
+        elif self.most <= size:
+            bound = (size - 1, size)
+        else:
+            bound = (size, size + 1)
+        return at_least(bound, score) if strict else above(bound, score)
+
+    def twin(self, other: _Ahead, k: int, after: int) -> bool:
+        """Whether a call after position ``after`` may be identical to the call at ``k`` of
+        the ``other`` side: one equal in Python (JSON-equal calls always are)."""
+        names = self.names
+        if self._seen is None:
+            if len(names) - after <= _SCAN:  # few to look at: one by one
+                name, args, mine = other.names[k], other.args[k], self.args
+                return any(
+                    names[c] == name and mine[c] == args for c in range(after + 1, len(names))
+                )
+            self._seen = dict(zip(self.glances(), range(len(names)), strict=True))
+        if self._seen.get(other.glances()[k], -1) <= after:
             return False
-    if last[0] > i:
-        if p_index.get(r_keys[k], -1) > i:
-            return False
-        return _bounded(score, len(r_keys[k][1]), p_most, strict)
-    return True
+        if self._index is None:
+            self._index = dict(zip(self.keys(), range(len(names)), strict=True))
+        return self._index.get(other.keys()[k], -1) > after
 
+    def glances(self) -> list[Any]:
+        """Each call as (name, the value of its argument ``glanced``), hashable."""
+        if self._glances is None:
+            values = list(map(dict.get, self.args, repeat(self.glanced), repeat(_ABSENT)))
+            kinds = set(map(type, values))
+            if list in kinds or dict in kinds:  # not hashable: all such values glance alike
+                values = [_ABSENT if type(v) is list or type(v) is dict else v for v in values]
+            self._glances = list(zip(self.names, values, strict=True))
+        return self._glances
 
-def _bounded(score: Score, size: int, most: int, strict: bool) -> bool:
-    """Whether ``score`` is >= (``strict``: >) the score of a call with ``size`` argument
-    names and any call that is not identical to it, of a side whose calls have at most
-    ``most`` argument names (the bound of ``forced_front``)."""
-    if size == 0:
-        bound: Score = (0, 1)
-    elif most <= size:
-        bound = (size - 1, size)
-    else:
-        bound = (size, size + 1)
-    return above(score, bound) if strict else at_least(score, bound)
-
-
-def _twin_index(
-    p_names: list[str],
-    p_args: list[dict[str, Any]],
-    r_names: list[str],
-    r_args: list[dict[str, Any]],
-) -> _Twins:
-    """Each side's calls as hashable keys, the last position of each key, and the most
-    argument names a call of the side has."""
-    p_keys = _hashable(p_names, p_args)
-    r_keys = _hashable(r_names, r_args)
-    return (
-        p_keys,
-        dict(zip(p_keys, range(len(p_keys)), strict=True)),
-        r_keys,
-        dict(zip(r_keys, range(len(r_keys)), strict=True)),
-        max(map(len, p_args), default=0),
-        max(map(len, r_args), default=0),
-    )
+    def keys(self) -> list[Any]:
+        """Each call as a hashable key (``_hashable``), made on first use."""
+        if self._keys is None:
+            self._keys = _hashable(self.names, self.args)
+        return self._keys
 
 
 def _hashable(names: list[str], args: list[dict[str, Any]]) -> list[Any]:
