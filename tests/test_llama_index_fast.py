@@ -189,6 +189,46 @@ def test_a_response_reads_as_the_general_path_reads_it() -> None:
         assert same(fast, rebuild.messages[0]), dump
 
 
+def _tool_output_blocks() -> list[list[Any]]:
+    """Block lists of every shape above, and of the golden messages (dicts)."""
+    found = [dump["blocks"] for dump in ODD_DUMPS
+             if isinstance(dump, dict) and isinstance(dump.get("blocks"), list)]
+    return found + [dump["blocks"] for trace in golden_traces() for dump in trace]
+
+
+def test_a_tool_output_reads_as_the_general_path_reads_it() -> None:
+    taken = 0
+    for blocks in _tool_output_blocks():
+        fast = _fast.dump_blocks(blocks, False)
+        try:
+            _, fields = general.message_fields({"role": "tool", "blocks": blocks}, 0, "x")
+        except TraceError:
+            assert fast is None
+            continue
+        if fast is not None:
+            taken += 1
+            assert fast[1] == []
+            assert same(fast[0], fields["content"]), blocks
+    assert taken >= 20
+
+
+def test_tool_output_objects_read_as_their_dumps() -> None:
+    taken = 0
+    for blocks in _tool_output_blocks():
+        try:
+            objects = ChatMessage.model_validate({"role": "tool", "blocks": blocks}).blocks
+        except ValueError:
+            continue
+        fast = _fast.object_blocks(objects, False)
+        if fast is not None:
+            taken += 1
+            dump = {"role": "tool", "blocks": general.blocks_dump(objects)}
+            _, fields = general.message_fields(dump, 0, "x")
+            assert fast[1] == []
+            assert same(fast[0], fields["content"]), blocks
+    assert taken >= 20
+
+
 def test_a_str_subclass_role_is_left_to_the_general_reader() -> None:
     role = llama_types().MessageRole.USER  # a str enum in a dict is not a JSON role
     dump = {"role": role, "additional_kwargs": {}, "blocks": [{"block_type": "text",
