@@ -256,6 +256,19 @@ def test_the_plain_history_takes_the_fast_paths_throughout() -> None:
     assert check_read([m.model_dump(mode="json") for m in history]) == len(history)
 
 
+def test_a_read_call_shares_no_dict_with_its_block() -> None:
+    block = {"block_type": "tool_call", "tool_call_id": "c", "tool_name": "f",
+             "tool_kwargs": {"a": {"b": 1}}}
+    dump = {"role": "assistant", "additional_kwargs": {}, "blocks": [block]}
+    for item in (dump, ChatMessage.model_validate(dump)):
+        read = _fast.read_item(item)
+        assert isinstance(read, AIMessage)
+        assert read.tool_calls[0].args == {"a": {"b": 1}}
+        kwargs = block["tool_kwargs"] if item is dump else item.blocks[0].tool_kwargs
+        assert read.tool_calls[0].args is not kwargs
+        assert read.tool_calls[0].args["a"] is not kwargs["a"]
+
+
 # --- writing ------------------------------------------------------------------------------
 
 
@@ -319,6 +332,15 @@ def test_the_fast_writer_takes_the_plain_history_and_the_goldens_it_can() -> Non
 )
 def test_the_fast_writer_hands_back_what_needs_the_general_writer(message: Message) -> None:
     assert _fast.write(message, frozenset()) is None
+
+
+def test_a_written_message_shares_no_dict_with_the_typed_message() -> None:
+    call = ToolCall(name="f", args={"a": 1}, id="c")
+    (fast,) = llama_index.from_messages([AIMessage(content="hi", tool_calls=[call])])
+    assert fast.blocks[1].tool_kwargs == call.args
+    assert fast.blocks[1].tool_kwargs is not call.args  # as the validator copies it
+    fast.blocks[1].tool_kwargs["a"] = 2
+    assert call.args == {"a": 1}
 
 
 def test_a_written_message_is_a_working_llama_index_object() -> None:
