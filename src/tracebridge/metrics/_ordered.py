@@ -457,9 +457,10 @@ class _Ahead:
         if self._seen is None:
             if len(names) - after <= _SCAN:  # few to look at: one by one
                 name, args, mine = other.names[k], other.args[k], self.args
-                return any(
-                    names[c] == name and mine[c] == args for c in range(after + 1, len(names))
-                )
+                for c in range(after + 1, len(names)):
+                    if names[c] == name and mine[c] == args:
+                        return True
+                return False
             self._seen = dict(zip(self.glances(), range(len(names)), strict=True))
         if self._seen.get(other.glances()[k], -1) <= after:
             return False

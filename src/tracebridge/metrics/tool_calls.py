@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from operator import itemgetter
 from typing import Any
 
 from ..messages import ToolCall
@@ -106,13 +107,15 @@ class ToolCallAccuracy(_Deterministic):
         described, numerator, denominator = _described_pairs(pairs, predicted, reference, sames)
         # int / int is correctly rounded: the same float as float(Fraction(...))
         value = numerator / (denominator * longest) if longest else 1.0
+        unmatched_predicted, unmatched_reference = _unmatched(predicted, reference, pairs)
         details = {
             "strict_order": self.strict_order,
             "total": numerator / denominator,
             "predicted_count": len(predicted),
             "reference_count": len(reference),
             "pairs": described,
-            **_unmatched(predicted, reference, pairs),
+            "unmatched_predicted": unmatched_predicted,
+            "unmatched_reference": unmatched_reference,
         }
         return self.scored(sample, value, details)
 
@@ -191,21 +194,17 @@ def _described_pairs(
 
 def _unmatched(
     predicted: list[PredictedCall], reference: list[ToolCall], pairs: list[Pair]
-) -> dict[str, list[dict[str, Any]]]:
-    paired_predicted = {i for i, _, _ in pairs}
-    paired_reference = {j for _, j, _ in pairs}
-    return {
-        "unmatched_predicted": [
-            _described({"predicted": i, "message_index": message_index}, call)
-            for i, (message_index, call) in enumerate(predicted)
-            if i not in paired_predicted
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The details entries of the calls in no pair, each side in order."""
+    left = sorted(set(range(len(predicted))).difference(map(itemgetter(0), pairs)))
+    right = sorted(set(range(len(reference))).difference(map(itemgetter(1), pairs)))
+    return (
+        [
+            _described({"predicted": i, "message_index": predicted[i][0]}, predicted[i][1])
+            for i in left
         ],
-        "unmatched_reference": [
-            _described({"reference": j}, call)
-            for j, call in enumerate(reference)
-            if j not in paired_reference
-        ],
-    }
+        [_described({"reference": j}, reference[j]) for j in right],
+    )
 
 
 class ToolCallF1(_Deterministic):
