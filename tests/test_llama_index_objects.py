@@ -16,6 +16,8 @@ from test_llama_index_events import agent_runs, stream
 from tracebridge import AIMessage, HumanMessage, Message, ToolCall, ToolMessage
 from tracebridge.adapters import llama_index
 from tracebridge.adapters.llama_index import _events
+from tracebridge.adapters.llama_index._fast import object_blocks as fast_object_blocks
+from tracebridge.adapters.llama_index._fast import read_item as fast_read_item
 from tracebridge.adapters.llama_index._messages import chat_message_dump
 
 from law_kits.llama_index import expressible
@@ -68,7 +70,7 @@ def test_event_objects_read_as_their_dumps(messages: list[Message]) -> None:
     )
 
 
-def test_an_event_stream_dumps_each_message_once(monkeypatch: Any) -> None:
+def test_an_event_stream_reads_each_new_message_once(monkeypatch: Any) -> None:
     history: list[Any] = [ChatMessage(role="user", content="go")]
     events: list[Any] = []
     for k in range(200):
@@ -85,16 +87,29 @@ def test_an_event_stream_dumps_each_message_once(monkeypatch: Any) -> None:
                                        additional_kwargs={"tool_call_id": f"c{k}"}),
                     ChatMessage(role="user", content=f"next {k}")]
     dumped: list[Any] = []
+    read: list[Any] = []
 
     def counting(message: Any) -> dict[str, Any]:
         dumped.append(message)
         return chat_message_dump(message)
 
+    def reading(item: Any) -> Any:
+        read.append(item)
+        return fast_read_item(item)
+
+    def reading_blocks(blocks: Any, response: bool) -> Any:
+        read.append(blocks)
+        return fast_object_blocks(blocks, response)
+
     monkeypatch.setattr(_events, "chat_message_dump", counting)
+    monkeypatch.setattr(_events, "read_item", reading)
+    monkeypatch.setattr(_events, "object_blocks", reading_blocks)
     messages = llama_index.events_to_messages(events)
-    # every AgentInput repeats the history (30,000 items in all), yet only what is new is
-    # dumped: the first user message, each later user turn, and each response
-    assert len(dumped) == 1 + 199 + 200
+    # every AgentInput repeats the history (30,000 items in all), yet each message of the
+    # conversation is read once, in place (these plain messages need no dump): the first
+    # user message and each later user turn from the inputs, each response and each tool
+    # result from its own event
+    assert (len(read), len(dumped)) == (1 + 199 + 200 + 200, 0)
     assert messages[:4] == [
         HumanMessage(content="go"),
         AIMessage(content=[], tool_calls=[ToolCall(name="f", args={"k": 0}, id="c0")],

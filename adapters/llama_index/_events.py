@@ -24,7 +24,7 @@ from tracebridge.errors import short_repr
 from tracebridge.validation import validate
 
 from ._blocks import NAME, Llama, fail
-from ._fast import dump_blocks, object_blocks, read_dump, response_read
+from ._fast import dump_blocks, object_blocks, read_item, response_read
 from ._messages import (
     ROLE_KIND,
     blocks_dump,
@@ -254,9 +254,9 @@ class _Rebuild:
     def read_items(self, items: list[Any], new: Iterable[int], e: int) -> None:
         messages, origin = self.messages, self.origin
         for j in new:
-            dump = _as_dump(items[j])
-            messages.append(read_dump(dump) or message_from_dump(
-                dump, e, f"events[{e}].data.input[{j}]"))
+            item = items[j]
+            messages.append(read_item(item) or message_from_dump(
+                _as_dump(item), e, f"events[{e}].data.input[{j}]"))
             origin.append(e)
 
     def agent_output(self, data: dict[str, Any], e: int) -> None:
@@ -275,7 +275,16 @@ class _Rebuild:
         if type(agent) is not str:
             self.agent_output(_event_fields(event, "AgentOutput"), e)
             return
-        response = chat_message_dump(event.response)
+        response = event.response
+        if (type(response) is Llama.chat_message and response.role is Llama.assistant
+                and type(response.additional_kwargs) is dict
+                and not response.additional_kwargs and type(response.blocks) is list):
+            fast = object_blocks(response.blocks, True)
+            if fast is not None:
+                self.messages.append(_build.ai(fast[0], fast[1], agent))
+                self.origin.append(e)
+                return
+        response = chat_message_dump(response)
         message = response_read(response, agent)
         if message is not None:
             self.messages.append(message)
