@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_metrics_tool_calls import slow_ordered
 
 from tracebridge import ToolCall
 from tracebridge.metrics import _ordered, tool_calls
@@ -168,3 +169,18 @@ def test_a_call_without_arguments_ties_at_zero() -> None:
     reference = [s_empty, ToolCall(name="t", args={}), s_empty]
     assert forced_front(predicted, reference)[:3] == (1, 1, [(0, 0, (1, 1))])
     assert tool_calls._ordered(predicted, reference)[0] == [(0, 0, (1, 1)), (2, 2, (0, 1))]
+
+
+@settings(max_examples=300)  # the shortcuts' traps need many tries
+@given(
+    predicted=st.lists(plain_calls, max_size=25),
+    reference=st.lists(plain_calls, max_size=25),
+)
+def test_the_programme_on_unrelated_calls_is_the_definition(
+    predicted: list[ToolCall], reference: list[ToolCall]
+) -> None:
+    """No order in common: the walks from the ends stop at once and the dynamic programme
+    (rows raised only where a cell beats those to its right) decides nearly everything."""
+    assert [(i, j) for i, j, _ in general(predicted, reference)] == slow_ordered(
+        predicted, reference
+    )

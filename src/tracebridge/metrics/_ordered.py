@@ -19,8 +19,9 @@ is the whole pairing.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
-from itertools import accumulate, repeat
+from bisect import bisect_left, bisect_right
+from itertools import repeat
+from operator import neg
 from typing import Any
 
 from ..messages import ToolCall
@@ -181,10 +182,14 @@ def _programme(left: Calls, right: Calls, i0: int, j0: int, n: int, m: int) -> l
     ``reference[j0:m]``.
 
     ``best[i][j]`` holds (total, count) as one integer ``total * scale * width + count``
-    (count < width), so comparing two is one comparison. A row is the row below raised
-    at its same-name cells, then a running maximum from the right; right of its last
-    same-name cell a row equals the row below (which is non-increasing already), so the
-    running maximum (in C) starts there.
+    (count < width), so comparing two is one comparison. Every row is non-increasing, and
+    a row is the row below where no same-name cell reaches: ``best[i][j]`` is the larger
+    of ``best[i+1][j]`` and ``top(j)``, the best ``best[i+1][c+1] + weight(i, c)`` over the
+    cells ``c >= j``. Going through the cells from the right, ``top`` changes only at a
+    cell that beats every cell to its right; there it holds from that cell leftwards as
+    far as the row below stays under it (found by bisection: the row below is sorted),
+    and is copied in at once. A cell that beats nothing to its right changes nothing: the
+    positions it reaches hold ``top`` already, or the row below is no lower than it.
     """
     rows, columns = n - i0, m - j0
     if rows <= 0 or columns <= 0:
@@ -194,20 +199,21 @@ def _programme(left: Calls, right: Calls, i0: int, j0: int, n: int, m: int) -> l
     for i in range(rows - 1, -1, -1):
         below = best[i + 1]
         row = weights[i]
-        if not row:
-            best[i] = below
-            continue
-        raised = below[:]
-        for j, weight in row.items():
-            value = below[j + 1] + weight
-            if value > raised[j]:
-                raised[j] = value
-        last = next(reversed(row))  # columns are in order
-        head = list(accumulate(reversed(raised[: last + 1]), max, initial=below[last + 1]))
-        head.pop(0)
-        head.reverse()
-        raised[: last + 1] = head
-        best[i] = raised
+        raised: list[int] | None = None
+        top = -1
+        for j in reversed(row):  # columns are in order
+            value = below[j + 1] + row[j]
+            if value <= top:
+                continue
+            top = value
+            if value <= below[j]:
+                continue
+            # the first position (<= j) where the row below is under ``value``
+            start = bisect_right(below, -value, 0, j + 1, key=neg)
+            if raised is None:
+                raised = below[:]
+            raised[start : j + 1] = [value] * (j + 1 - start)
+        best[i] = below if raised is None else raised
     pairs: list[Pair] = []
     i = j = 0
     while i < rows and j < columns:

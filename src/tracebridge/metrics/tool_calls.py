@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from ..messages import ToolCall
@@ -24,6 +24,7 @@ __all__ = ["PredictedCall", "ToolCallAccuracy", "ToolCallF1", "predicted_calls"]
 PredictedCall = tuple[int, ToolCall]
 """(index of the AIMessage in the conversation, the call)."""
 
+_INVALID = attrgetter("invalid_args")
 _NO_REFERENCE = "the sample has no reference_tool_calls (None); give [] to expect no calls"
 
 
@@ -126,9 +127,9 @@ def _ordered(
     """``ordered_pairs``, after the steps ``forced_front`` takes on the calls as they are
     (none when a call's arguments did not parse: those go the general way); with the equal
     argument names ``forced_front`` found."""
-    if any(call.invalid_args is not None for call in predicted) or any(
-        call.invalid_args is not None for call in reference
-    ):
+    if list(map(_INVALID, predicted)).count(None) != len(predicted) or list(
+        map(_INVALID, reference)
+    ).count(None) != len(reference):
         return ordered_pairs(Calls(predicted, by_name=True), Calls(reference, by_name=True)), {}
     i, j, pairs, sames = forced_front(predicted, reference)
     if i == len(predicted) or j == len(reference):
