@@ -276,14 +276,16 @@ class _Rebuild:
             self.agent_output(_event_fields(event, "AgentOutput"), e)
             return
         response = event.response
-        if (type(response) is Llama.chat_message and response.role is Llama.assistant
-                and type(response.additional_kwargs) is dict
-                and not response.additional_kwargs and type(response.blocks) is list):
-            fast = object_blocks(response.blocks, True)
-            if fast is not None:
-                self.messages.append(_build.ai(fast[0], fast[1], agent))
-                self.origin.append(e)
-                return
+        if type(response) is Llama.chat_message:
+            fields = response.__dict__  # the model's fields, read without attribute lookups
+            extra, blocks = fields["additional_kwargs"], fields["blocks"]
+            if (fields["role"] is Llama.assistant and type(extra) is dict and not extra
+                    and type(blocks) is list):
+                fast = object_blocks(blocks, True)
+                if fast is not None:
+                    self.messages.append(_build.ai(fast[0], fast[1], agent))
+                    self.origin.append(e)
+                    return
         response = chat_message_dump(response)
         message = response_read(response, agent)
         if message is not None:

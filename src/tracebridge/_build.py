@@ -148,14 +148,19 @@ def ai(
     metadata: dict[str, Any] | None = None,
 ) -> AIMessage:
     """An AI message without citations or audio (the fast paths leave those to the models)."""
-    if name is None and id is None and not metadata:  # the common cases, in one step
+    if id is None and not metadata:  # the common cases, in one step
+        if tool_calls:
+            plain_given = {"content", "tool_calls"} if name is None else {
+                "content", "tool_calls", "name"}
+        else:
+            plain_given = {"content"} if name is None else {"content", "name"}
         fields: dict[str, Any] = {
-            "type": "ai", "content": content, "tool_calls": tool_calls or [], "name": None,
+            "type": "ai", "content": content, "tool_calls": tool_calls or [], "name": name,
             "citations": [], "audio": None, "id": None, "metadata": {},
         }
         plain: AIMessage = _new(AIMessage)
         _set_dict(plain, fields)
-        _set_fields_set(plain, {"content", "tool_calls"} if tool_calls else {"content"})
+        _set_fields_set(plain, plain_given)
         _set_extra(plain, None)
         _set_private(plain, None)
         return plain
