@@ -186,10 +186,13 @@ def _programme(left: Calls, right: Calls, i0: int, j0: int, n: int, m: int) -> l
     a row is the row below where no same-name cell reaches: ``best[i][j]`` is the larger
     of ``best[i+1][j]`` and ``top(j)``, the best ``best[i+1][c+1] + weight(i, c)`` over the
     cells ``c >= j``. Going through the cells from the right, ``top`` changes only at a
-    cell that beats every cell to its right; there it holds from that cell leftwards as
-    far as the row below stays under it (found by bisection: the row below is sorted),
-    and is copied in at once. A cell that beats nothing to its right changes nothing: the
-    positions it reaches hold ``top`` already, or the row below is no lower than it.
+    cell that beats every cell to its right (a record); a record whose value is above the
+    row below at its own column holds from there leftwards as far as the row below stays
+    under it, or up to the next such record, which holds the rest (its value is higher);
+    each stretch is copied in at once, found by bisection (the row below is sorted) only
+    when it ends before the next record. A record under the row below at its column
+    changes nothing, nor does a cell that beats nothing to its right: the positions they
+    reach hold a higher value already, or the row below is no lower than them.
     """
     rows, columns = n - i0, m - j0
     if rows <= 0 or columns <= 0:
@@ -201,19 +204,31 @@ def _programme(left: Calls, right: Calls, i0: int, j0: int, n: int, m: int) -> l
         row = weights[i]
         raised: list[int] | None = None
         top = -1
-        for j in reversed(row):  # columns are in order
-            value = below[j + 1] + row[j]
+        held = -1  # the column of the last record whose stretch is not written yet
+        kept = 0  # its value
+        for j, weight in reversed(row.items()):  # columns are in order
+            value = below[j + 1] + weight
             if value <= top:
                 continue
             top = value
             if value <= below[j]:
                 continue
-            # the first position (<= j) where the row below is under ``value``
-            start = bisect_right(below, -value, 0, j + 1, key=neg)
             if raised is None:
                 raised = below[:]
-            raised[start : j + 1] = [value] * (j + 1 - start)
-        best[i] = below if raised is None else raised
+            elif held >= 0:
+                start = (
+                    j + 1
+                    if below[j + 1] < kept
+                    else bisect_right(below, -kept, j + 1, held + 1, key=neg)
+                )
+                raised[start : held + 1] = [kept] * (held + 1 - start)
+            kept, held = value, j
+        if raised is None:
+            best[i] = below
+            continue
+        start = bisect_right(below, -kept, 0, held + 1, key=neg)
+        raised[start : held + 1] = [kept] * (held + 1 - start)
+        best[i] = raised
     pairs: list[Pair] = []
     i = j = 0
     while i < rows and j < columns:
