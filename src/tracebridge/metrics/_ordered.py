@@ -359,9 +359,10 @@ def forced_front(
       when ``K`` is empty (the other has a name ``K`` lacks); else ``(|K| - 1) / |K|`` when
       ``L <= |K|`` (a different set of at most ``|K|`` names misses one of ``K``; the same
       set has an unequal value); else ``|K| / (|K| + 1)``.
-    * Identical calls ahead (a twin, scoring 1) are ruled out by the last position of each
-      call's name and arguments as a hashable key (Python equality: JSON-equal calls always
-      share one; a false alarm only stops the walk).
+    * Identical calls ahead (a twin, scoring 1) are ruled out by Python equality, which
+      JSON-equal calls always have: one by one when few calls are left, else through the
+      last position of each (name, one argument's value) and, only when that alarms, of
+      each (name, arguments) as a hashable key. A false alarm only stops the walk.
     """
     n, m = len(predicted), len(reference)
     p_names = [call.name for call in predicted]
