@@ -104,14 +104,17 @@ def tool(
     id: str | None = None,
     metadata: dict[str, Any] | None = None,
 ) -> ToolMessage:
-    if name is None and not is_error and id is None and not metadata and tool_call_id is not None:
+    if not is_error and id is None and not metadata and tool_call_id is not None:
         fields: dict[str, Any] = {
-            "type": "tool", "content": content, "tool_call_id": tool_call_id, "name": None,
+            "type": "tool", "content": content, "tool_call_id": tool_call_id, "name": name,
             "is_error": False, "id": None, "metadata": {},
         }
         plain: ToolMessage = _new(ToolMessage)
         _set_dict(plain, fields)
-        _set_fields_set(plain, {"content", "tool_call_id"})
+        _set_fields_set(
+            plain,
+            {"content", "tool_call_id"} if name is None else {"content", "tool_call_id", "name"},
+        )
         _set_extra(plain, None)
         _set_private(plain, None)
         return plain
