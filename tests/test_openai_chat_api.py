@@ -479,3 +479,24 @@ def test_the_droppable_losses_are_named() -> None:
         "unanswered_calls",
         "opaque_parts",
     )
+
+
+@pytest.mark.parametrize(
+    ("source", "form"),
+    [
+        ({"role": "assistant", "content": "", "refusal": ""}, None),
+        ({"role": "assistant", "content": None, "refusal": ""}, "null"),
+        ({"role": "assistant", "content": "", "refusal": "No."}, "empty"),
+        ({"role": "assistant", "content": None, "refusal": "No."}, None),
+    ],
+)
+def test_an_empty_refusal_is_written_with_content(source: dict[str, Any], form: Any) -> None:
+    # Beside an empty refusal a null content leaves nothing in the message, which the API
+    # refuses: a typed empty refusal is written with "" (and read back the same), while a
+    # source that did send null keeps it.
+    typed = AIMessage(content=[RefusalPart(text="")])
+    assert from_messages([typed]) == [{"role": "assistant", "content": "", "refusal": ""}]
+    assert api_problems(from_messages([HumanMessage(content=""), typed])) == []
+    read = to_messages([source])[0]
+    assert read.metadata == ({} if form is None else {"openai_chat": {"refusal": form}})
+    assert from_messages([read]) == [source]

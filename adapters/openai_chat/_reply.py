@@ -2,14 +2,19 @@
 
 A refusal is a ``RefusalPart`` at the end of ``AIMessage.content``. The form the API returns
 (``content: null`` and a ``refusal`` string) is the one written for a content of one plain
-refusal part; every other spelling is named in the message namespace under ``refusal``:
+refusal part, except for an empty refusal: beside an empty ``refusal``, a null content would
+leave a message with nothing in it, which the API refuses, so an empty refusal is written
+with ``content: ""``. Every other spelling is named in the message namespace under
+``refusal``:
 
 =================  =======================================  =========================
 ``refusal``        source                                   typed content
 =================  =======================================  =========================
-(not set)          ``content: null, refusal: r``            ``[Refusal(r)]``
+(not set)          ``content: null, refusal: r`` (r != "")  ``[Refusal(r)]``
+(not set)          ``content: "", refusal: ""``             ``[Refusal("")]``
+``"null"``         ``content: null, refusal: ""``           ``[Refusal("")]``
 ``"absent"``       no ``content``, ``refusal: r``           ``[Refusal(r)]``
-``"empty"``        ``content: "", refusal: r``              ``[Refusal(r)]``
+``"empty"``        ``content: "", refusal: r`` (r != "")    ``[Refusal(r)]``
 ``"after_text"``   ``content: t, refusal: r``               ``[Text(t), Refusal(r)]``
 ``"after_parts"``  ``content: [p...], refusal: r``          ``[p..., Refusal(r)]``
 ``"part"``         ``content: [{"type": "refusal", ...}]``  ``[Refusal(r)]``
@@ -69,10 +74,14 @@ class ReplyReader(PartReader):
             return [*content, refused]
         if spelled == "absent":
             namespace["refusal"] = "absent"
-        elif spelled is None:
-            namespace["refusal"] = "after_text" if content else "empty"
+        elif spelled is None:  # a string content
             if content:
+                namespace["refusal"] = "after_text"
                 return [TextPart(text=content), refused]
+            if refused.text:  # "" beside an empty refusal is that refusal's own spelling
+                namespace["refusal"] = "empty"
+        elif not refused.text:  # null beside an empty refusal
+            namespace["refusal"] = "null"
         return [refused]
 
     def lone_refusal(self, content: Content) -> bool:
@@ -151,8 +160,10 @@ class ReplyWriter(PartWriter):
             if form != "after_text" or not self.plain_text(before):
                 return False
             out["content"] = before[0].text  # type: ignore[union-attr]
-        elif form in (None, "empty"):
-            out["content"] = None if form is None else ""
+        elif form is None:
+            out["content"] = None if last.text else ""  # see the module docstring
+        elif form == "empty" or form == "null":
+            out["content"] = "" if form == "empty" else None
         elif form != "absent":
             return False
         out["refusal"] = last.text

@@ -141,8 +141,13 @@ def content(namespace: str, message: Message) -> st.SearchStrategy[Any]:
 @st.composite
 def refused(draw: st.DrawFn, namespace: str) -> tuple[list[Any], dict[str, Any]]:
     """An assistant content ending in a refusal, and the namespace that names its spelling."""
-    refusal = RefusalPart(text=draw(texts))
-    form = draw(st.sampled_from([None, "absent", "empty", "part", "after_text", "after_parts"]))
+    form = draw(
+        st.sampled_from([None, "absent", "empty", "null", "part", "after_text", "after_parts"])
+    )
+    # "empty" names a non-empty refusal's "" content, "null" an empty refusal's null one (the
+    # other spelling of each is its default, see adapters/openai_chat/_reply.py)
+    text = "" if form == "null" else draw(texts.filter(bool) if form == "empty" else texts)
+    refusal = RefusalPart(text=text)
     if form == "after_text":
         return [TextPart(text=draw(texts.filter(bool))), refusal], {"refusal": form}
     if form == "after_parts":
