@@ -195,6 +195,8 @@ def hungarian(scaled: list[list[int]], scale: int) -> list[tuple[int, int]]:
             owner[column] = row
         else:
             spare.append(row)
+    if spare:
+        spare = _tight_augment(spare, cost, u, owner, scale)
     for row in spare:
         # One search, with its potential changes applied lazily: ``lifted`` is the sum of
         # the steps so far; a column's slack is kept as slack + lifted, and a column
@@ -235,3 +237,86 @@ def hungarian(scaled: list[list[int]], scale: int) -> list[tuple[int, int]]:
     if transposed:
         assignment = [(c, r) for r, c in assignment]
     return sorted(assignment)
+
+
+_TIGHT_WORK = 64
+"""``_tight_augment`` looks for paths only while the tight cells it has listed stay under
+this many per row and column."""
+
+
+def _tight_augment(
+    spare: list[int], cost: list[list[int]], u: list[float], owner: list[int], scale: int
+) -> list[int]:
+    """The spare rows that are still spare after augmenting paths on tight cells.
+
+    With the starting potentials (each row's least cost, columns 0) a cell is tight when it
+    holds its row's best score. The first pass gave each row the first free tight column; a
+    row left without one may still get one by moving earlier rows to other tight columns of
+    theirs (Kuhn's augmenting paths). Every pair stays tight, so the potentials stay valid and
+    the Hungarian searches that follow (one per row still spare, each with its own potential
+    changes) reach the same optimum total; only fewer of them are needed. ``owner`` is
+    updated in place (1-based columns). A row with no score above 0 anywhere has every cell
+    tight: it moves to any free column. The search stops where the tight cells would be too
+    many to list cheaply, leaving the rest to the Hungarian searches.
+    """
+    m = len(owner) - 1
+    free = {j for j in range(1, m + 1) if owner[j] == 0}
+    tight: dict[int, list[int] | None] = {}
+    budget = _TIGHT_WORK * (len(cost) + m)
+
+    def tight_of(row: int) -> list[int] | None:
+        """The row's tight columns (1-based), or None when every column is tight."""
+        nonlocal budget
+        if row not in tight:
+            floor = u[row]
+            if floor == scale:
+                tight[row] = None
+            else:
+                listed = [j for j, c in enumerate(cost[row - 1], 1) if c == floor]
+                budget -= len(listed)
+                tight[row] = listed
+        return tight[row]
+
+    left: list[int] = []
+    for root in spare:
+        if budget < 0:
+            left.append(root)
+            continue
+        # depth-first over tight cells: stack[k] is a row, path[k] the column it would take
+        seen: set[int] = set()
+        stack = [root]
+        path: list[int] = []
+        iterators = [iter(tight_of(root) or ())]
+        found = 0
+        while stack:
+            row = stack[-1]
+            if tight_of(row) is None and free:
+                found = min(free)
+                break
+            for j in iterators[-1]:
+                if j in seen:
+                    continue
+                seen.add(j)
+                if owner[j] == 0:
+                    found = j
+                    break
+                stack.append(owner[j])
+                path.append(j)
+                iterators.append(iter(tight_of(owner[j]) or ()))
+                break
+            else:
+                stack.pop()
+                iterators.pop()
+                if path:
+                    path.pop()
+                continue
+            if found:
+                break
+        if not found:
+            left.append(root)
+            continue
+        path.append(found)
+        free.discard(found)
+        for row, column in zip(stack, path, strict=True):
+            owner[column] = row
+    return left
