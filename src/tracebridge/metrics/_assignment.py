@@ -240,8 +240,8 @@ def hungarian(scaled: list[list[int]], scale: int) -> list[tuple[int, int]]:
 
 
 _TIGHT_WORK = 64
-"""``_tight_augment`` looks for paths only while the tight cells it has listed stay under
-this many per row and column."""
+"""``_tight_augment`` looks for paths only while the tight cells it has listed and looked
+at stay under this many per row and column (the searches that follow do the rest)."""
 
 
 def _tight_augment(
@@ -294,6 +294,7 @@ def _tight_augment(
                 found = min(free)
                 break
             for j in iterators[-1]:
+                budget -= 1  # each cell looked at counts too: no root walks the whole graph
                 if j in seen:
                     continue
                 seen.add(j)
