@@ -283,14 +283,12 @@ class _Rebuild:
                     and type(blocks) is list):
                 fast = object_blocks(blocks, True)
                 if fast is not None:
-                    self.messages.append(_build.ai(fast[0], fast[1], agent))
-                    self.origin.append(e)
+                    self.add(_build.ai(fast[0], fast[1], agent), e)
                     return
         response = chat_message_dump(response)
         message = response_read(response, agent)
         if message is not None:
-            self.messages.append(message)
-            self.origin.append(e)
+            self.add(message, e)
         else:
             self.response(response, agent, e, f"events[{e}].data")
 
@@ -324,8 +322,7 @@ class _Rebuild:
                                          f"{path}.tool_output")
             assert cls is ToolMessage
             content = fields["content"]
-        self.add(_build.tool(content, tool_id, tool_name, is_error, None,
-                             {NAME: {"event": {"return_direct": True}}} if direct else None), e)
+        self.add(_build.tool(content, tool_id, tool_name, is_error, None, _returned(direct)), e)
 
     def result_object(self, event: Any, e: int) -> None:
         """``tool_result`` of a ToolCallResult object, its output's blocks read without a
@@ -339,8 +336,12 @@ class _Rebuild:
                 or type(is_error) is not bool or type(direct) is not bool):
             self.tool_result(_event_fields(event, "ToolCallResult"), e)
             return
-        self.add(_build.tool(fast[0], tool_id, tool_name, is_error, None,
-                             {NAME: {"event": {"return_direct": True}}} if direct else None), e)
+        self.add(_build.tool(fast[0], tool_id, tool_name, is_error, None, _returned(direct)), e)
+
+
+def _returned(direct: bool) -> dict[str, Any] | None:
+    """The metadata of a result its tool returned directly (``return_direct``)."""
+    return {NAME: {"event": {"return_direct": True}}} if direct else None
 
 
 _READERS: dict[str, Callable[[_Rebuild, Any, int], None]] = {

@@ -220,13 +220,13 @@ class _FastReader:
             return _build.call(name, {}, call_id, {self.source: {"arguments": ""}})
         if raw[:1] != "{":
             return None  # not an object, or space before it: the general reader decides
-        try:  # parse_arguments and spelled_as_dumps, inline for the usual one-object text
+        try:  # parse_arguments, inline for the usual one-object text
             args, end = _SCAN(raw, 0)
         except (ValueError, RecursionError, StopIteration):
             return None
         if end != len(raw) or type(args) is not dict:
             return None
-        if (args and '": ' not in raw) or dumps(args) != raw:
+        if not spelled_as_dumps(args, raw):
             return _build.call(name, args, call_id, {self.source: {"arguments": raw}})
         return _build.call(name, args, call_id)
 
