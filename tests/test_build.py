@@ -119,6 +119,23 @@ def test_defaults_are_fresh_objects() -> None:
     assert first.metadata is not second.metadata
 
 
+def test_a_shared_fields_set_is_never_changed_through_a_message() -> None:
+    """Messages of one shape share their fields-set: copying one with an update, and trying
+    to set a field, leave the others' as they were."""
+    first, second = _build.human("a"), _build.human("b")
+    assert first.model_fields_set is second.model_fields_set  # what the sharing saves
+    copied = first.model_copy(update={"name": "Ada"})
+    assert copied.model_fields_set == {"content", "name"}
+    with pytest.raises(ValueError, match="frozen"):
+        second.name = "Bo"  # type: ignore[misc]
+    assert first.model_fields_set == second.model_fields_set == {"content"}
+    assert _build.human("c").model_fields_set == {"content"}
+    call = _build.call("search", {"q": 1}, "c1")
+    deep = call.model_copy(update={"metadata": {"x": 1}}, deep=True)
+    assert deep.model_fields_set == {"name", "args", "id", "metadata"}
+    assert _build.call("search", {"q": 2}, "c2").model_fields_set == {"name", "args", "id"}
+
+
 @given(json_values)
 def test_json_copy_checked_copies_plain_json(value: Any) -> None:
     copied = json_copy_checked(value)
