@@ -159,10 +159,10 @@ class _FastReader:
         fields: dict[str, Any] = {}
         content = ""
         name = None
-        calls: list[ToolCall] = []
+        calls: list[ToolCall] | None = None  # made when there are calls
         if "content" not in item:
             namespace["content"] = "absent"
-        nullable = self.nullable
+        nullable, sender = self.nullable, self.assistant_name
         # the branches in the order the keys are most often met; None first (SDK dumps
         # carry several null keys)
         for key, value in item.items():
@@ -177,18 +177,19 @@ class _FastReader:
                 if type(value) is not str:
                     return None
                 content = value
+            elif key == "role":
+                continue
             elif key == "tool_calls":
                 if type(value) is not list or not value:
                     return None
                 call = self.call
+                calls = []
                 for raw_call in value:
                     read = call(raw_call)
                     if read is None:
                         return None
                     calls.append(read)
-            elif key == "role":
-                continue
-            elif key == self.assistant_name:
+            elif key == sender:
                 if type(value) is not str:
                     return None
                 name = value
