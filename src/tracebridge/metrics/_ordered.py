@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from itertools import repeat
-from operator import neg
+from operator import attrgetter, neg
 from typing import Any
 
 from ..messages import ToolCall
@@ -344,9 +344,10 @@ def forced_front(
 
     The same three rules as ``_front``, with bounds that need no preparation of the calls
     beyond their names and lengths, so a step costs about one comparison of two argument
-    dicts. A best pairing from the stopping point is the rest (the walk's later choices
-    depend only on the ``best`` values of later suffixes): ``ordered_pairs`` on the two
-    remainders, shifted.
+    dicts (identical pairs at the start need none at all: they are read off the calls
+    before their names and arguments are listed). A best pairing from the stopping point
+    is the rest (the walk's later choices depend only on the ``best`` values of later
+    suffixes): ``ordered_pairs`` on the two remainders, shifted.
 
     * Names: a call has a partner in the rest of the other side when the last position of
       its name there is not before the start (no call here has ``invalid_args``: the
@@ -360,22 +361,42 @@ def forced_front(
       ``L <= |K|`` (a different set of at most ``|K|`` names misses one of ``K``; the same
       set has an unequal value); else ``|K| / (|K| + 1)``.
     * Identical calls ahead (a twin, scoring 1) are ruled out by Python equality, which
-      JSON-equal calls always have: one by one when few calls are left, else through the
-      last position of each (name, one argument's value) and, only when that alarms, of
-      each (name, arguments) as a hashable key. A false alarm only stops the walk.
+      JSON-equal calls always have: by a scan of the rest when few calls are left, else
+      through the last position of each value of one argument and, only when that
+      alarms, of each (name, arguments) as a hashable key. A false alarm only stops the
+      walk. The bound is asked first: when it already beats the pair, no twin is looked
+      for (either one stops the walk).
     """
     n, m = len(predicted), len(reference)
-    p_names = [call.name for call in predicted]
-    r_names = [call.name for call in reference]
-    p_args = [call.args for call in predicted]
-    r_args = [call.args for call in reference]
+    # the identical pairs at the start, read off the calls themselves
+    i, stop = 0, min(n, m)
+    while i < stop:
+        call, wanted = predicted[i], reference[i]
+        left, right = call.args, wanted.args
+        if call.name != wanted.name or left != right:
+            break
+        for key, value in left.items():
+            kind = value.__class__
+            if kind is not right[key].__class__ or kind is list or kind is dict:
+                break
+        else:
+            i += 1
+            continue
+        break
+    pairs: list[Pair] = [(k, k, _ONE) for k in range(i)]
+    sames: dict[int, list[str]] = {}
+    if i == stop:
+        return i, i, pairs, sames
+    append = pairs.append
+    j = i
+    p_names = list(map(_NAME, predicted))
+    r_names = list(map(_NAME, reference))
+    p_args = list(map(_ARGS, predicted))
+    r_args = list(map(_ARGS, reference))
     # any argument name serves (a twin has the same values); one the calls have glances best
     glanced = next((next(iter(args)) for args in p_args if args), "")
     sides = (_Ahead(p_names, p_args, glanced), _Ahead(r_names, r_args, glanced))
     p_last, r_last = sides[0].last, sides[1].last
-    pairs: list[Pair] = []
-    sames: dict[int, list[str]] = {}
-    i = j = 0
     while i < n and j < m:
         name = p_names[i]
         if name == r_names[j]:
@@ -386,13 +407,13 @@ def forced_front(
                     if kind is not right[key].__class__ or kind is list or kind is dict:
                         break
                 else:
-                    pairs.append((i, j, _ONE))
+                    append((i, j, _ONE))
                     i, j = i + 1, j + 1
                     continue
             same = equal_keys(left, right)
             union = len(left) if left.keys() == right.keys() else len(left.keys() | right.keys())
             if len(same) == union:
-                pairs.append((i, j, _ONE))
+                append((i, j, _ONE))
                 i, j = i + 1, j + 1
                 continue
             score = (len(same), union)
@@ -400,7 +421,7 @@ def forced_front(
                 sides[1], j, i, score, False
             ):
                 break
-            pairs.append((i, j, score))
+            append((i, j, score))
             sames[i] = same
             i, j = i + 1, j + 1
             continue
@@ -427,9 +448,12 @@ def forced_front(
     return i, j, pairs, sames
 
 
+_NAME = attrgetter("name")
+_ARGS = attrgetter("args")
+
 _SCAN = 24
-"""Up to this many calls ahead, an identical call is looked for one by one; beyond, through
-indexes of every call of the side (made once)."""
+"""Up to this many calls ahead, an identical call is looked for by a scan of the rest;
+beyond, through indexes of every call of the side (made once)."""
 
 _ABSENT = object()
 """The glance of a call without the glanced-at argument."""
@@ -438,8 +462,8 @@ _ABSENT = object()
 class _Ahead:
     """One side's calls as ``forced_front`` sees them: names, argument dicts, the last
     position of each name, the most arguments a call has, and (made on first use) two
-    indexes of the last position of each call: by its name and one argument's value (a
-    glance, cheap to make, with false alarms when the value is shared) and by the whole
+    indexes of the last position of each call: by one argument's value (a glance, cheap
+    to make, with false alarms when the value is shared) and by the whole
     call as a hashable key (asked only after an alarm)."""
 
     __slots__ = ("_glances", "_index", "_keys", "_seen", "args", "glanced", "last", "most", "names")
@@ -457,47 +481,49 @@ class _Ahead:
         """Whether a call of this side after position ``after`` may score more than
         ``score`` (``strict``: as much) with the call at ``k`` of the ``other`` side, by the
         bounds of ``forced_front``."""
-        name, args = other.names[k], other.args[k]
-        if self.last[name] <= after or (score is _ONE and not strict):
+        if self.last[other.names[k]] <= after or (score is _ONE and not strict):
             return False  # no call of the name ahead; nothing scores above 1
-        if self.twin(other, k, after):
-            return True  # it may score 1
-        # the bound on a call that is not identical
-        size = len(args)
-        if size == 0:
-            bound: Score = (0, 1)  # it has an argument the call lacks
-        elif self.most <= size:
-            bound = (size - 1, size)
-        else:
-            bound = (size, size + 1)
-        return at_least(bound, score) if strict else above(bound, score)
-
-    def twin(self, other: _Ahead, k: int, after: int) -> bool:
-        """Whether a call after position ``after`` may be identical to the call at ``k`` of
-        the ``other`` side: one equal in Python (JSON-equal calls always are)."""
-        names = self.names
-        if self._seen is None:
-            if len(names) - after <= _SCAN:  # few to look at: one by one
-                name, args, mine = other.names[k], other.args[k], self.args
+        # the bound on a call that is not identical, cross-multiplied with the score
+        size = len(other.args[k])
+        e, u = score
+        if size == 0:  # (0, 1): it has an argument the call lacks
+            high, low = 0, e
+        elif self.most <= size:  # (size - 1, size)
+            high, low = (size - 1) * u, e * size
+        else:  # (size, size + 1)
+            high, low = size * u, e * (size + 1)
+        if high > low or (strict and high == low):
+            return True
+        # an identical call ahead (a twin, scoring 1): one equal in Python, as JSON-equal
+        # calls always are
+        seen = self._seen
+        if seen is None:
+            names = self.names
+            if len(names) - after <= _SCAN:  # few to look at: a scan in C, then one by one
+                args, mine = other.args[k], self.args
+                if args not in mine[after + 1 :]:
+                    return False
+                name = other.names[k]
                 for c in range(after + 1, len(names)):
                     if names[c] == name and mine[c] == args:
                         return True
                 return False
-            self._seen = dict(zip(self.glances(), range(len(names)), strict=True))
-        if self._seen.get(other.glances()[k], -1) <= after:
+            seen = self._seen = dict(zip(self.glances(), range(len(names)), strict=True))
+        if seen.get((other._glances or other.glances())[k], -1) <= after:
             return False
         if self._index is None:
-            self._index = dict(zip(self.keys(), range(len(names)), strict=True))
+            self._index = dict(zip(self.keys(), range(len(self.names)), strict=True))
         return self._index.get(other.keys()[k], -1) > after
 
     def glances(self) -> list[Any]:
-        """Each call as (name, the value of its argument ``glanced``), hashable."""
+        """Each call's value of its argument ``glanced`` (``_ABSENT`` when it has none, or
+        an array or object there: those are not hashable), made on first use."""
         if self._glances is None:
             values = list(map(dict.get, self.args, repeat(self.glanced), repeat(_ABSENT)))
             kinds = set(map(type, values))
-            if list in kinds or dict in kinds:  # not hashable: all such values glance alike
+            if list in kinds or dict in kinds:  # all such values glance alike
                 values = [_ABSENT if type(v) is list or type(v) is dict else v for v in values]
-            self._glances = list(zip(self.names, values, strict=True))
+            self._glances = values
         return self._glances
 
     def keys(self) -> list[Any]:
