@@ -36,6 +36,7 @@ __all__ = ["calls_of", "interleave", "parse_arguments", "source_kinds"]
 
 _INVALID_DEFAULT = {"type": "invalid_tool_call", "error": None}
 _VALID_KEYS = frozenset({"name", "args", "id", "type"})
+_REQUIRED_KEYS = frozenset({"name", "args", "id"})
 
 PartialParser = Callable[[str], Any]
 
@@ -117,14 +118,32 @@ def calls_of(
 
 
 def _valid_spec(call: dict[str, Any], at: str) -> dict[str, Any]:
-    if not set(call) <= _VALID_KEYS or call.get("type", "tool_call") != "tool_call":
+    if (
+        type(call) is not dict
+        or not _REQUIRED_KEYS <= call.keys() <= _VALID_KEYS
+        or call.get("type", "tool_call") != "tool_call"
+    ):
         raise TraceError(
             "malformed_event",
             f"a tool call has name, args, id and type 'tool_call'; got {short_repr(call)}",
             path=at,
         )
-    check_json(call["args"], f"{at}.args")
-    return {"name": call["name"], "args": call["args"], "id": call["id"]}
+    name, args, call_id = call["name"], call["args"], call["id"]
+    # a message changed after LangChain validated it may hold anything here
+    for key, value, wanted in (
+        ("name", name, isinstance(name, str)),
+        ("args", args, isinstance(args, dict)),
+        ("id", call_id, call_id is None or isinstance(call_id, str)),
+    ):
+        if not wanted:
+            raise TraceError(
+                "malformed_event",
+                f"a tool call's {key} must be "
+                f"{'an object' if key == 'args' else 'a string'}, got {short_repr(value)}",
+                path=f"{at}.{key}",
+            )
+    check_json(args, f"{at}.args")
+    return {"name": name, "args": args, "id": call_id}
 
 
 def _invalid_spec(call: dict[str, Any], at: str) -> dict[str, Any]:

@@ -14,6 +14,7 @@ message (a test holds both to that on every law-kit trace).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,9 +25,11 @@ from tracebridge.messages import Message, ToolCall
 from ._call_blocks import parse_arguments
 from ._homes import DEVELOPER_KEY
 
-__all__ = ["Plan", "plans", "typed_fast"]
+__all__ = ["Plan", "kwargs_copy", "plans", "typed_fast"]
 
 _CALL_KEYS = frozenset({"name", "args", "id", "type"})
+_ABSENT: Any = object()
+"""A key not there (of no type a value may have)."""
 _AI_HOMES = frozenset({"function_call", "annotations", "audio"})
 """``additional_kwargs`` keys that send an AI message to the general reader."""
 
@@ -36,10 +39,11 @@ class Plan:
     """What the fast path needs to know about one LangChain class."""
 
     kind: str
-    kept: tuple[tuple[str, Any, bool], ...]
-    """The declared fields without a typed home, in declared order: each with its default
-    and whether that default is an empty plain dict (a value then equals it exactly when it
-    is an empty plain dict itself: no comparison needed)."""
+    kept: tuple[tuple[str, Any, bool, Callable[[Any], Any]], ...]
+    """The declared fields without a typed home, in declared order: each with its default,
+    whether that default is an empty plain dict (a value then equals it exactly when it is
+    an empty plain dict itself: no comparison needed), and how a value is copied and checked
+    (``json_copy_checked``, or for an AIMessage's ``additional_kwargs`` ``kwargs_copy``)."""
 
 
 def plans(lc: Any, defaults: Any, mapped: frozenset[str], required: object) -> dict[type, Plan]:
@@ -54,9 +58,16 @@ def plans(lc: Any, defaults: Any, mapped: frozenset[str], required: object) -> d
     ):
         cls = getattr(lc, name)
         kept = tuple(
-            (k, v, type(v) is dict and not v) for k, v in defaults(cls).items() if k not in mapped
+            (
+                k,
+                v,
+                type(v) is dict and not v,
+                kwargs_copy if kind == "ai" and k == "additional_kwargs" else json_copy_checked,
+            )
+            for k, v in defaults(cls).items()
+            if k not in mapped
         )
-        if all(default is not required for _, default, _ in kept):
+        if all(default is not required for _, default, _, _ in kept):
             out[cls] = Plan(kind, kept)
     return out
 
@@ -76,14 +87,16 @@ def typed_fast(message: Any, plan: Plan, metadata_name: str) -> Message | None:
         return None
     kept: dict[str, Any] = {}
     try:
-        for key, default, empty_dict in plan.kept:
+        for key, default, empty_dict, copy in plan.kept:
             value = fields[key]
             if empty_dict:
-                if not value and type(value) is dict:
+                if type(value) is not dict:
+                    return None  # LangChain keeps a dict here: the general reader says why not
+                if not value:
                     continue
             elif value is default or (value == default and type(value) is type(default)):
                 continue
-            kept[key] = value if type(value) is str else json_copy_checked(value)
+            kept[key] = value if type(value) is str else copy(value)
     except NotPlainJson:
         return None  # a value that is not JSON: the general reader says where
     metadata = {metadata_name: kept} if kept else None
@@ -95,7 +108,10 @@ def typed_fast(message: Any, plan: Plan, metadata_name: str) -> Message | None:
         call_id = fields["tool_call_id"]
         if type(call_id) is not str:
             return None
-        is_error = fields["status"] == "error"
+        status = fields["status"]
+        if status != "success" and status != "error":
+            return None
+        is_error = status == "error"
         return _build.tool(content, call_id, name, is_error, message_id, metadata)
     kwargs = kept.get("additional_kwargs")
     if kwargs and DEVELOPER_KEY in kwargs:
@@ -113,12 +129,17 @@ def _ai(
 ) -> Message | None:
     if kwargs and (type(kwargs.get("refusal")) is str or not _AI_HOMES.isdisjoint(kwargs)):
         return None
-    if fields["invalid_tool_calls"]:
+    invalid = fields["invalid_tool_calls"]
+    if invalid or type(invalid) is not list:
         return None
     calls = fields["tool_calls"]
-    if not calls:
-        return _build.ai(content, None, name, message_id, metadata)
+    if type(calls) is not list:
+        return None
     raw = kwargs.get("tool_calls") if kwargs else None
+    if not calls:
+        if raw:
+            return None  # raw calls and no parsed ones: the general reader says which differ
+        return _build.ai(content, None, name, message_id, metadata)
     if raw is not None and (type(raw) is not list or len(raw) != len(calls)):
         return None
     typed_calls: list[ToolCall] = []
@@ -127,9 +148,9 @@ def _ai(
             return None
         if call.get("type", "tool_call") != "tool_call":
             return None
-        args = call["args"]
-        call_name = call["name"]
-        call_id = call["id"]
+        args = call.get("args", _ABSENT)
+        call_name = call.get("name", _ABSENT)
+        call_id = call.get("id", _ABSENT)
         if type(args) is not dict or type(call_name) is not str or (
             call_id is not None and type(call_id) is not str
         ):
@@ -141,6 +162,42 @@ def _ai(
         except NotPlainJson:
             return None
     return _build.ai(content, typed_calls, name, message_id, metadata)
+
+
+def kwargs_copy(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``json_copy_checked(kwargs)`` for an AIMessage's ``additional_kwargs`` dict, its raw
+    provider calls of the usual shape copied without a walk."""
+    raw = kwargs.get("tool_calls")
+    if type(raw) is list and len(kwargs) == 1:  # what ChatOpenAI leaves beside calls
+        return {"tool_calls": list(map(_raw_call_copy, raw))}
+    out = {}
+    for key, value in kwargs.items():
+        if type(key) is not str:
+            raise NotPlainJson(key)
+        if key == "tool_calls" and type(value) is list:
+            out[key] = list(map(_raw_call_copy, value))
+        else:
+            out[key] = json_copy_checked(value)
+    return out
+
+
+def _raw_call_copy(entry: Any) -> Any:
+    """``json_copy_checked(entry)``; for ``{"type": str, "id": str or None, "function":
+    {"name": str, "arguments": str}}`` (in any key order) two dict copies, since those keys
+    and values are plain JSON as they are."""
+    if type(entry) is dict and len(entry) == 3:
+        function = entry.get("function")
+        call_id = entry.get("id", entry)  # the entry itself stands for "absent"
+        if (
+            type(function) is dict
+            and len(function) == 2
+            and type(entry.get("type")) is str
+            and (type(call_id) is str or call_id is None)
+            and type(function.get("name")) is str
+            and type(function.get("arguments")) is str
+        ):
+            return {**entry, "function": {**function}}
+    return json_copy_checked(entry)
 
 
 def _names(entry: Any, call_id: Any, name: Any, args: Any) -> bool:

@@ -74,13 +74,86 @@ def read_trace(trace: Any, *, allow_pending: bool, drop_artifacts: bool) -> list
                 messages.append(one)
                 origin.append(i)
                 continue
-            typed = _typed(item, i, parse_partial, drop_artifacts)
+            try:
+                typed = _typed(item, i, parse_partial, drop_artifacts)
+            except (ValidationError, TypeError, AttributeError, KeyError, ValueError) as exc:
+                refused = _refused_by_langchain(item, i)
+                if refused is None:
+                    raise  # LangChain accepts the message: the fault is ours, shown as it is
+                raise refused from exc
         except TraceError as error:
             raise error.relocated(index=i, source=NAME) from None
         messages.extend(typed)
         origin.extend([i] * len(typed))
     validate(messages, allow_pending=allow_pending, source=NAME, origin=origin)
     return messages
+
+
+def _status(status: Any, at: str) -> str | None:
+    """A tool result's status: None for a class without one (FunctionMessage)."""
+    if status is not None and status != "success" and status != "error":
+        raise TraceError(
+            "malformed_event",
+            f"a ToolMessage's status is 'success' or 'error', got {short_repr(status)}",
+            path=f"{at}.status",
+        )
+    return None if status is None else str(status)
+
+
+def _refused_by_langchain(message: Any, i: int) -> TraceError | None:
+    """What LangChain's own validation finds wrong with a message object, as a TraceError at
+    the field; None when it finds nothing.
+
+    LangChain does not check a field set after the object was made, so a message object can
+    hold what no LangChain constructor accepts (a number as its name, None as its content,
+    a tool call without arguments). Such a message is refused as LangChain would refuse it
+    when built with those values.
+    """
+    values = dict(message.__dict__, **(message.__pydantic_extra__ or {}))
+    try:
+        validated = type(message).model_validate(values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = first["loc"][0] if first["loc"] else None
+        path = f"messages[{i}]" + (f".{field}" if isinstance(field, str) else "")
+        detail = first["msg"]
+    except (TypeError, AttributeError, KeyError, ValueError) as exc:  # a validator's own fall
+        path, detail = f"messages[{i}]", f"{type(exc).__name__}: {exc}"
+    else:
+        # accepted only by turning a value into another (a number id into text, say)
+        changed = _changed_field(values, validated.__dict__)
+        if changed is None:
+            return None
+        path = f"messages[{i}].{changed}"
+        detail = (
+            f"{changed} is {short_repr(values[changed])}, which LangChain would have stored as "
+            f"{short_repr(validated.__dict__[changed])}"
+        )
+    return TraceError(
+        "malformed_event",
+        f"this {type(message).__name__} holds what LangChain does not make (was a field changed "
+        f"after it was made?): "
+        f"{detail}",
+        path=path,
+    )
+
+
+def _changed_field(given: dict[str, Any], stored: dict[str, Any]) -> str | None:
+    """The first field whose stored value differs from the given one (in value or type)."""
+    for key, value in given.items():
+        if key in stored and not _same_json(value, stored[key]):
+            return key
+    return None
+
+
+def _same_json(left: Any, right: Any) -> bool:
+    if type(left) is not type(right):
+        return False
+    if type(left) is dict:
+        return left.keys() == right.keys() and all(_same_json(v, right[k]) for k, v in left.items())
+    if type(left) is list:
+        return len(left) == len(right) and all(map(_same_json, left, right))
+    return bool(left == right)
 
 
 @functools.cache
@@ -239,7 +312,7 @@ def _typed(message: Any, i: int, parse_partial: Any, drop_artifacts: bool) -> li
             ToolMessage(
                 content=content,
                 tool_call_id=data.get("tool_call_id"),
-                is_error=data.get("status") == "error",
+                is_error=_status(data.get("status"), at) == "error",
                 **common,
                 metadata=_metadata(kept),
             )
