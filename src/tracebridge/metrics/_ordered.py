@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from itertools import repeat
-from operator import attrgetter, neg
+from operator import attrgetter
 from typing import Any
 
 from ..messages import ToolCall
@@ -198,45 +198,43 @@ def _programme(left: Calls, right: Calls, i0: int, j0: int, n: int, m: int) -> l
     if rows <= 0 or columns <= 0:
         return []
     weights = _weights(left, right, i0, j0, n, m)
-    best: list[list[int]] = [[]] * rows + [[0] * (columns + 1)]
+    # each row held negated (``low[i][j] = -best[i][j]``): non-decreasing, so a stretch's
+    # end is a plain bisection, with no key to call on every probe
+    low: list[list[int]] = [[]] * rows + [[0] * (columns + 1)]
     for i in range(rows - 1, -1, -1):
-        below = best[i + 1]
+        below = low[i + 1]
         row = weights[i]
         raised: list[int] | None = None
-        top = -1
+        top = 1
         held = -1  # the column of the last record whose stretch is not written yet
-        kept = 0  # its value
+        kept = 0  # its (negated) value
         for j, weight in reversed(row.items()):  # columns are in order
-            value = below[j + 1] + weight
-            if value <= top:
+            value = below[j + 1] - weight
+            if value >= top:
                 continue
             top = value
-            if value <= below[j]:
+            if value >= below[j]:
                 continue
             if raised is None:
                 raised = below[:]
-            elif held >= 0:
-                start = (
-                    j + 1
-                    if below[j + 1] < kept
-                    else bisect_right(below, -kept, j + 1, held + 1, key=neg)
-                )
+            else:
+                start = j + 1 if below[j + 1] > kept else bisect_right(below, kept, j + 1, held + 1)
                 raised[start : held + 1] = [kept] * (held + 1 - start)
             kept, held = value, j
         if raised is None:
-            best[i] = below
+            low[i] = below
             continue
-        start = bisect_right(below, -kept, 0, held + 1, key=neg)
+        start = bisect_right(below, kept, 0, held + 1)
         raised[start : held + 1] = [kept] * (held + 1 - start)
-        best[i] = raised
+        low[i] = raised
     pairs: list[Pair] = []
     i = j = 0
     while i < rows and j < columns:
         cell = weights[i].get(j)
-        if cell is not None and best[i][j] == best[i + 1][j + 1] + cell:
+        if cell is not None and low[i][j] == low[i + 1][j + 1] - cell:
             pairs.append((i + i0, j + j0, pair_score(left, i + i0, right, j + j0)))
             i, j = i + 1, j + 1
-        elif best[i][j] == best[i + 1][j]:
+        elif low[i][j] == low[i + 1][j]:
             i += 1
         else:
             j += 1
