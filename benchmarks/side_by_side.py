@@ -1,6 +1,6 @@
 """tracebridge side by side with Ragas 0.4.3 (and pydantic floors), in one run.
 
-    .venv/bin/python benchmarks/side_by_side.py            # about 6-7 minutes on 2 cores
+    .venv/bin/python benchmarks/side_by_side.py            # about 2-3 minutes on 2 cores
     .venv/bin/python benchmarks/side_by_side.py --quick    # tiny sizes, seconds
     .venv/bin/python benchmarks/side_by_side.py --no-ragas # our side and the floors only
 
@@ -9,7 +9,9 @@ own, ``benchmarks/.ragas-venv`` (created on first use from PyPI: ragas 0.4.3 and
 langchain-core and llama-index-core versions we have, so both sides build the same framework
 objects), as a worker process. The inputs are written once to a temporary folder as JSON and
 each side loads the same files. Rounds are interleaved (every case, ours then the peer's,
-alternating who goes first), and each figure is the median of the rounds. Where Ragas has
+alternating who goes first), and each figure is the median of the rounds; a round's figure
+is the CPU time per call of the process that ran it (other work on a shared machine moves
+it less than wall time). Where Ragas has
 no converter for a format, the peer is a bare pydantic ``TypeAdapter`` of an equivalent
 minimal model (``_floors.py``).
 
