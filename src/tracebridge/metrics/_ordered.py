@@ -248,38 +248,57 @@ def _weights(
     cell, with ``scale`` the common denominator of every score there.
 
     A score's denominator is the size of the union of the two calls' argument names, so
-    the common denominator comes from the distinct name sets alone. When every reference
-    call of a name has the same argument names, a row counts its equal arguments through
-    an index of those calls' argument items: only the columns sharing an item with the row
-    are touched (an item every column holds counts for all of them at once).
+    the common denominator comes from the distinct name sets alone (found by comparing the
+    calls' key views, which compare as sets: no set is made per call when all reference
+    calls of a name have the same argument names). In that case a row counts its equal
+    arguments through an index of those calls' argument items: only the columns sharing an
+    item with the row are touched (an item every column holds counts for all at once).
     """
-    key_sets = [frozenset(keys) for keys in left.keys[i0:n]]
-    r_key_sets = [frozenset(keys) for keys in right.keys[j0:m]]
-    by_name: dict[str, set[frozenset[str]]] = {}
-    for k in range(j0, m):
-        if right.items[k] is not None:
-            by_name.setdefault(right.names[k], set()).add(r_key_sets[k - j0])
+    l_names, l_keys, l_items = left.names, left.keys, left.items
+    r_keys, r_items = right.keys, right.items
+    # per name of a row: its columns, and the distinct argument-name sets among them
+    columns_of: dict[str, tuple[list[int], list[frozenset[str]]]] = {}
+    for name in set(l_names[i0:n]):
+        columns = right.partners(name, j0, m)
+        if columns:
+            sets = [r_keys[k] for k in columns]
+            if sets.count(sets[0]) == len(sets):  # dict views compare as sets
+                columns_of[name] = (columns, [frozenset(sets[0])])
+            else:
+                columns_of[name] = (columns, list(set(map(frozenset, sets))))
     unions = {1}
+    row_unions: list[int] = []  # a row's union with its name's only set (else -1)
     for i in range(i0, n):
-        for other in by_name.get(left.names[i], ()):
-            unions.add(len(key_sets[i - i0] | other) or 1)
+        entry = columns_of.get(l_names[i])
+        if entry is None:
+            row_unions.append(-1)
+            continue
+        keys, shapes = l_keys[i], entry[1]
+        if len(shapes) == 1:
+            shape = shapes[0]
+            union = len(shape) if keys == shape else len(keys | shape)
+            row_unions.append(union)
+            unions.add(union or 1)
+            continue
+        row_unions.append(-1)
+        for shape in shapes:
+            unions.add(len(keys | shape) or 1)
     scale = math.lcm(*unions)
     width = min(n - i0, m - j0) + 1
     whole = scale * width + 1
-    r_items = right.items
     indexes: dict[str, tuple[list[int], dict[Any, list[int]]]] = {}
     weights: list[dict[int, int]] = []
     for i in range(i0, n):
-        items, name = left.items[i], left.names[i]
-        shapes = by_name.get(name)
-        if items is None or not shapes:
+        items, name = l_items[i], l_names[i]
+        entry = columns_of.get(name)
+        if items is None or entry is None:
             weights.append({})
             continue
-        if len(shapes) == 1:
-            union = len(key_sets[i - i0] | next(iter(shapes)))
+        union = row_unions[i - i0]
+        if union >= 0:
             found = indexes.get(name)
             if found is None:
-                found = indexes[name] = _item_index(right.partners(name, j0, m), r_items, j0)
+                found = indexes[name] = _item_index(entry[0], r_items, j0)
             offsets, index = found
             if union == 0:  # no arguments on either side: every pair scores 1
                 weights.append(dict.fromkeys(offsets, whole))
@@ -307,7 +326,7 @@ def _weights(
             weights.append(row)
             continue
         row = {}
-        for k in right.partners(name, j0, m):
+        for k in entry[0]:
             e, u = pair_score(left, i, right, k)
             row[k - j0] = e * (scale // u) * width + 1
         weights.append(row)
