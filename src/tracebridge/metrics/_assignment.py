@@ -22,8 +22,10 @@ from typing import Any
 
 __all__ = ["best_assignment", "class_assignment", "hungarian"]
 
-_SMALLER = 8
-"""Classes are used when row classes * column classes * this <= rows * columns."""
+_SMALLER = 120
+"""Classes are used when row classes * column classes * this <= rows * columns (each path of
+the transportation problem costs about row classes * column classes; with more classes the
+matching over the cells above 0, ``_sparse``, is faster)."""
 _WORTH = 40_000
 """Below this many (row, column) cells the assignment (which first gives every row a free
 column of its best score) is cheap enough: classes are not tried."""

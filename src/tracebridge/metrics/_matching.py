@@ -12,7 +12,9 @@ is linear on a trajectory that mostly follows its reference; what is left in the
 solved by the dynamic programme, O(n·m) with the inner scans in C. The order-free pairing
 pairs identical calls first (provably optimal, see ``order_free_pairs``) and solves an
 assignment only for the calls left over, per name: between classes of interchangeable calls
-when there are few, else by the Hungarian method (``_assignment``).
+when there are few (``_assignment``), else as a heaviest matching over the pairs that score
+above 0 (``_sparse``; most pairs of many calls of one tool share no equal argument), or, for
+a few calls, by the Hungarian method over every pair.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 from ..messages import ToolCall
 from ._assignment import class_assignment, hungarian
+from ._sparse import sparse_assignment
 
 __all__ = [
     "Calls",
@@ -47,6 +50,9 @@ Pair = tuple[int, int, Score]
 """(predicted index, reference index, score of the pair)."""
 
 _ONE: Score = (1, 1)
+_SPARSE = 1_000
+"""From this many (row, column) cells on, the assignment follows the cells above 0
+(``_sparse``) rather than every cell (the Hungarian method)."""
 
 
 class _JsonBool:
@@ -323,8 +329,11 @@ def order_free_pairs(left: Calls, right: Calls) -> list[Pair]:
             if len(rows) == 1 or len(columns) == 1:
                 pairs += _one_to_many(left, rows, right, columns)
                 continue
-            found = class_assignment(rows, columns, (l_items, r_items), (left.keys, right.keys))
-            if found is None:
+            sides = (l_items, r_items), (left.keys, right.keys)
+            found = class_assignment(rows, columns, *sides)
+            if found is None and len(rows) * len(columns) >= _SPARSE:
+                found = sparse_assignment(rows, columns, *sides)
+            elif found is None:
                 scaled, scale = _spare_scores(left, rows, right, columns)
                 found = [(rows[a], columns[b]) for a, b in hungarian(scaled, scale)]
             pairs += [(i, k, pair_score(left, i, right, k)) for i, k in found]
