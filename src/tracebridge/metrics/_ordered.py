@@ -229,15 +229,22 @@ def _programme(left: Calls, right: Calls, i0: int, j0: int, n: int, m: int) -> l
         low[i] = raised
     pairs: list[Pair] = []
     i = j = 0
-    while i < rows and j < columns:
-        cell = weights[i].get(j)
-        if cell is not None and low[i][j] == low[i + 1][j + 1] - cell:
+    here, down, cells = low[0], low[1], weights[0]
+    while True:
+        cell = cells.get(j)
+        if cell is not None and here[j] == down[j + 1] - cell:
             pairs.append((i + i0, j + j0, pair_score(left, i + i0, right, j + j0)))
             i, j = i + 1, j + 1
-        elif low[i][j] == low[i + 1][j]:
+        elif here[j] == down[j]:
             i += 1
         else:
             j += 1
+            if j < columns:
+                continue
+            break
+        if i == rows or j == columns:
+            break
+        here, down, cells = down, low[i + 1], weights[i]
     return pairs
 
 
@@ -305,9 +312,10 @@ def _weights(
                 continue
             factor = scale // union * width
             if len(offsets) < _INDEXED:
-                weights.append(
-                    {k: len(items & r_items[k + j0]) * factor + 1 for k in offsets}  # type: ignore[operator]
-                )
+                row = {}
+                for k in offsets:  # a loop, not a comprehension: no frame made per row
+                    row[k] = len(items & r_items[k + j0]) * factor + 1  # type: ignore[operator]
+                weights.append(row)
                 continue
             # identical calls need no special case: all union keys are equal, e / u = 1
             everywhere = 0
