@@ -29,6 +29,9 @@ _ALONE = -2
 """``column_of`` of a row that pairs with no cell above 0 (it is paired at 0 afterwards)."""
 
 _HEAVIEST_FIRST = itemgetter(1)
+_LONG = 4
+"""A row whose postings hold more than this many columns per column counts first and sorts
+the columns it reached (else it sorts the postings, which is faster on short ones)."""
 _FEW = 8
 """Rounds from all free rows at once go on while each pairs at least one free row in this
 many (see ``heaviest_matching``)."""
@@ -90,11 +93,17 @@ def nonzero_cells(
         if len(rows) == width:
             held = Counter(chain.from_iterable(l_items[i] & index.keys() for i in rows))
             dropped.update(item for item, count in held.items() if count == width)
-    counted = []
+    counted: list[dict[int, int]] = []  # per row: equal items by column, columns in order
     for i in rows:
         postings = [index[item] for item in l_items[i] & index.keys() if item not in dropped]
-        # sorted columns first: the cells' order never depends on how items hash
-        counted.append(Counter(sorted(chain.from_iterable(postings))))
+        reached = chain.from_iterable(postings)
+        # columns in order, so that the cells' order never depends on how items hash
+        if sum(map(len, postings)) <= _LONG * width:
+            counted.append(Counter(sorted(reached)))
+        else:  # sorting the columns reached costs less than sorting every posting
+            counts = Counter(reached)
+            order = sorted(counts)
+            counted.append(dict(zip(order, map(counts.__getitem__, order), strict=True)))
     if one_union:
         return [sorted(counts.items(), key=_HEAVIEST_FIRST, reverse=True) for counts in counted]
     bits: dict[str, int] = {}
@@ -108,11 +117,11 @@ def nonzero_cells(
     share = {union: scale // union for union in range(1, len(bits) + 1)}
     return [
         sorted(
-            zip(counts, map(mul, counts.values(), map(share.__getitem__, union_row)), strict=True),
+            zip(counts, map(mul, counts.values(), map(share.__getitem__, unions)), strict=True),
             key=_HEAVIEST_FIRST,
             reverse=True,
         )
-        for counts, union_row in zip(counted, union_rows, strict=True)
+        for counts, unions in zip(counted, union_rows, strict=True)
     ]
 
 
