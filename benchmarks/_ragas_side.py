@@ -1,22 +1,16 @@
-"""The peer's side of the side-by-side benchmark, run inside Ragas's own virtualenv.
-
-A worker: it reads one JSON request per line on standard input and answers one JSON line
-on standard output.
-    {"op": "load", "case": ID, "kind": KIND, "path": FILE}  -> {"ok": true, "produced": N}
-    {"op": "time", "case": ID, "budget": SECONDS}           -> {"seconds": S}
-    {"op": "freeze"}                                        -> {"ok": true} (``_timing.freeze``)
+"""The peer's side of the side-by-side benchmark, run inside Ragas's own virtualenv as a
+worker (``_worker.serve``: one JSON request per line in, one answer per line out).
 Only the standard library, Ragas and what Ragas's converters need are imported here.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
 
-from _timing import finish, freeze, seconds_per_call
+from _timing import finish
+from _worker import serve
 
 Work = Callable[[], Any]
 
@@ -67,29 +61,6 @@ def _metric(name: str, calls: dict[str, Any]) -> Work:
     return lambda: finish(metric.ascore(user_input=messages, reference_tool_calls=reference))
 
 
-def main() -> None:
-    warnings.simplefilter("ignore")  # Ragas warns on every length mismatch it scores
-    works: dict[str, Work] = {}
-    for line in sys.stdin:
-        request = json.loads(line)
-        try:
-            if request["op"] == "freeze":
-                freeze()
-                answer: dict[str, Any] = {"ok": True}
-            elif request["op"] == "load":
-                with open(request["path"], encoding="utf-8") as file:
-                    data = json.load(file)
-                work = prepare(request["kind"], data)
-                result = work()
-                works[request["case"]] = work
-                produced = len(result) if isinstance(result, list) else None
-                answer = {"ok": True, "produced": produced}
-            else:
-                answer = {"seconds": seconds_per_call(works[request["case"]], request["budget"])}
-        except Exception as error:  # reported in the table, the run goes on
-            answer = {"error": f"{type(error).__name__}: {error}"[:200]}
-        print(json.dumps(answer), flush=True)
-
-
 if __name__ == "__main__":
-    main()
+    warnings.simplefilter("ignore")  # Ragas warns on every length mismatch it scores
+    serve(prepare)

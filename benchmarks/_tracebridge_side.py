@@ -1,5 +1,8 @@
 """Our side of the side-by-side benchmark: each kind of case as a ready-to-time call.
 
+Run as a script, it is our worker (``_worker.serve``), which times the cases Ragas is timed
+on, in a process that holds the same inputs as Ragas's worker.
+
 ``prepare(kind, data)`` does everything that is not the measured work (building framework
 objects from the JSON, the sample a metric scores) and returns the work itself.
 ``prepare_floor(kind, data)`` does the same for the pydantic floor of a format.
@@ -98,3 +101,9 @@ def _metric(name: str, calls: dict[str, Any]) -> Work:
         "f1": ToolCallF1(),
     }[name]
     return lambda: finish(metric.ascore(sample))
+
+
+if __name__ == "__main__":
+    from _worker import serve
+
+    serve(prepare)

@@ -7,7 +7,8 @@
 Ragas cannot share our virtualenv (its langchain-openai needs openai<3), so it runs in its
 own, ``benchmarks/.ragas-venv`` (created on first use from PyPI: ragas 0.4.3 and the
 langchain-core and llama-index-core versions we have, so both sides build the same framework
-objects), as a worker process. The inputs are written once to a temporary folder as JSON and
+objects), as a worker process; where Ragas is the peer, our side runs as a worker of its own
+too, holding the same inputs. The inputs are written once to a temporary folder as JSON and
 each side loads the same files. Rounds are interleaved (every case, ours then the peer's,
 alternating who goes first), and each figure is the median of the rounds; a round's figure
 is the CPU time per call of the process that ran it (other work on a shared machine moves
@@ -38,6 +39,7 @@ import _inputs
 from _table import render
 from _timing import freeze, seconds_per_call
 from _tracebridge_side import prepare, prepare_floor
+from _worker import Worker
 
 HERE = Path(__file__).resolve().parent
 RAGAS_VENV = HERE / ".ragas-venv"
@@ -129,29 +131,6 @@ def cases(quick: bool) -> list[tuple[Case, Any]]:
     return out
 
 
-class RagasWorker:
-    """``_ragas_side.py`` running in the Ragas virtualenv, one JSON line per request."""
-
-    def __init__(self, python: Path) -> None:
-        self.process = subprocess.Popen(
-            [str(python), str(HERE / "_ragas_side.py")],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-        )
-
-    def ask(self, **request: Any) -> dict[str, Any]:
-        assert self.process.stdin is not None
-        assert self.process.stdout is not None
-        self.process.stdin.write(json.dumps(request) + "\n")
-        self.process.stdin.flush()
-        answer: dict[str, Any] = json.loads(self.process.stdout.readline())
-        return answer
-
-    def close(self) -> None:
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        self.process.wait(timeout=60)
-
-
 def ensure_ragas_venv(folder: Path) -> Path:
     """The Ragas virtualenv's python, creating the virtualenv when it is missing."""
     python = folder / "bin" / "python"
@@ -180,38 +159,44 @@ def run(
     work: dict[str, Any] = {}
     floors: dict[str, Any] = {}
     all_cases: list[Case] = []
-    for number, (case, data) in enumerate(cases(quick)):
-        if only is not None and only not in case.path:
-            continue
-        case.file = _inputs.write(folder, f"{number:02d}_{case.kind}_{case.n}", data)
-        loaded = json.loads(case.file.read_text(encoding="utf-8"))
-        try:
-            work[case.key] = prepare(case.kind, loaded)
-            work[case.key]()
-        except Exception as error:  # shown in the table; the exit status says it
-            case.error = f"{type(error).__name__}: {error}"[:160]
-        if case.peer == "floor":
-            floors[case.key] = prepare_floor(case.kind, loaded)
-        all_cases.append(case)
-    worker = RagasWorker(ragas_python) if ragas_python else None
+    # Where the peer is Ragas, each side runs in a worker process of its own holding the
+    # same inputs (the cases Ragas is timed on); the rest (ours beside a floor, ours alone)
+    # runs here, both sides in this one process.
+    ours = Worker(sys.executable, HERE / "_tracebridge_side.py")
+    peer = Worker(ragas_python, HERE / "_ragas_side.py") if ragas_python else None
     try:
-        for case in all_cases:
+        for number, (case, data) in enumerate(cases(quick)):
+            if only is not None and only not in case.path:
+                continue
+            case.file = _inputs.write(folder, f"{number:02d}_{case.kind}_{case.n}", data)
+            all_cases.append(case)
             if case.peer == "ragas":
-                if worker is None:
+                load = {"op": "load", "case": case.key, "kind": case.kind, "path": str(case.file)}
+                case.error = ours.ask(**load).get("error")
+                if peer is None:
                     case.peer_error = "not run (--no-ragas)"
-                    continue
-                answer = worker.ask(op="load", case=case.key, kind=case.kind, path=str(case.file))
-                case.peer_error = answer.get("error")
+                else:
+                    case.peer_error = peer.ask(**load).get("error")
+                continue
+            loaded = json.loads(case.file.read_text(encoding="utf-8"))
+            try:
+                work[case.key] = prepare(case.kind, loaded)
+                work[case.key]()
+            except Exception as error:  # shown in the table; the exit status says it
+                case.error = f"{type(error).__name__}: {error}"[:160]
+            if case.peer == "floor":
+                floors[case.key] = prepare_floor(case.kind, loaded)
         # Every input of every case stays loaded for the whole run; frozen, the garbage
         # collector leaves them alone, so a case pays for collecting its own objects only
         # (not for the others' inputs), on both sides alike.
         freeze()
-        if worker is not None:
-            worker.ask(op="freeze")
+        for worker in (ours, peer):
+            if worker is not None:
+                worker.ask(op="freeze")
         for round_number in range(rounds):
             for case in all_cases:
-                steps = [lambda c=case: _time_ours(c, work, budget),
-                         lambda c=case: _time_peer(c, worker, floors, budget)]
+                steps = [lambda c=case: _time_ours(c, work, ours, budget),
+                         lambda c=case: _time_peer(c, peer, floors, budget)]
                 for step in steps if round_number % 2 == 0 else reversed(steps):
                     step()
         imports = Case("import (fresh interpreter)", 0, "import", "ragas", "import")
@@ -223,24 +208,32 @@ def run(
                 imports.theirs.append(import_seconds(ragas_python, "ragas"))
         all_cases.append(imports)
     finally:
-        if worker is not None:
-            worker.close()
+        for worker in (ours, peer):
+            if worker is not None:
+                worker.close()
     return all_cases
 
 
-def _time_ours(case: Case, work: dict[str, Any], budget: float) -> None:
-    if case.error is None:
+def _time_ours(case: Case, work: dict[str, Any], ours: Worker, budget: float) -> None:
+    if case.error is not None:
+        return
+    if case.peer != "ragas":
         case.ours.append(seconds_per_call(work[case.key], budget))
+        return
+    answer = ours.ask(op="time", case=case.key, budget=budget)
+    if "error" in answer:
+        case.error = answer["error"]
+    else:
+        case.ours.append(answer["seconds"])
 
 
-def _time_peer(case: Case, worker: RagasWorker | None, floors: dict[str, Any],
-               budget: float) -> None:
+def _time_peer(case: Case, peer: Worker | None, floors: dict[str, Any], budget: float) -> None:
     if case.peer == "none":
         return
     if case.peer == "floor":
         case.theirs.append(seconds_per_call(floors[case.key], budget))
-    elif worker is not None and case.peer_error is None:
-        answer = worker.ask(op="time", case=case.key, budget=budget)
+    elif peer is not None and case.peer_error is None:
+        answer = peer.ask(op="time", case=case.key, budget=budget)
         if "error" in answer:
             case.peer_error = answer["error"]
         else:
