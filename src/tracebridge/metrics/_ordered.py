@@ -268,7 +268,7 @@ def _weights(
     for name in set(l_names[i0:n]):
         columns = right.partners(name, j0, m)
         if columns:
-            sets = [r_keys[k] for k in columns]
+            sets = list(map(r_keys.__getitem__, columns))
             if sets.count(sets[0]) == len(sets):  # dict views compare as sets
                 columns_of[name] = (columns, [frozenset(sets[0])])
             else:
@@ -346,7 +346,7 @@ def _item_index(
 ) -> tuple[list[int], dict[Any, list[int]]]:
     """The window offsets of ``columns`` and, per argument item, the offsets of the
     columns holding it (only when there are enough columns for the index to pay)."""
-    offsets = [k - j0 for k in columns]
+    offsets = [k - j0 for k in columns] if j0 else columns  # columns: a list of its own
     if len(offsets) < _INDEXED:
         return offsets, {}
     index: dict[Any, list[int]] = {}

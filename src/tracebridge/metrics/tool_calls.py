@@ -25,6 +25,7 @@ PredictedCall = tuple[int, ToolCall]
 """(index of the AIMessage in the conversation, the call)."""
 
 _INVALID = attrgetter("invalid_args")
+_CALL = itemgetter(1)
 _NO_REFERENCE = "the sample has no reference_tool_calls (None); give [] to expect no calls"
 
 
@@ -99,7 +100,7 @@ class ToolCallAccuracy(_Deterministic):
         if reference is None:
             return self.failed(sample, _NO_REFERENCE)
         predicted = predicted_calls(sample)
-        calls = [call for _, call in predicted]
+        calls = list(map(_CALL, predicted))
         if self.strict_order:
             pairs, sames = _ordered(calls, reference)
         else:
@@ -127,9 +128,7 @@ def _ordered(
     """``ordered_pairs``, after the steps ``forced_front`` takes on the calls as they are
     (none when a call's arguments did not parse: those go the general way); with the equal
     argument names ``forced_front`` found."""
-    if list(map(_INVALID, predicted)).count(None) != len(predicted) or list(
-        map(_INVALID, reference)
-    ).count(None) != len(reference):
+    if _broken(predicted) or _broken(reference):
         return ordered_pairs(Calls(predicted, by_name=True), Calls(reference, by_name=True)), {}
     i, j, pairs, sames = forced_front(predicted, reference)
     if i == len(predicted) or j == len(reference):
@@ -138,6 +137,11 @@ def _ordered(
     if i == 0 and j == 0:
         return rest, sames
     return pairs + [(a + i, b + j, score) for a, b, score in rest], sames
+
+
+def _broken(calls: list[ToolCall]) -> bool:
+    """Whether a call's arguments did not parse."""
+    return list(map(_INVALID, calls)).count(None) != len(calls)
 
 
 def _described_pairs(
@@ -197,8 +201,17 @@ def _unmatched(
     predicted: list[PredictedCall], reference: list[ToolCall], pairs: list[Pair]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The details entries of the calls in no pair, each side in order."""
-    left = sorted(set(range(len(predicted))).difference(map(itemgetter(0), pairs)))
-    right = sorted(set(range(len(reference))).difference(map(itemgetter(1), pairs)))
+    # pairs are one-to-one: a side with as many calls as pairs has none left over
+    left = (
+        sorted(set(range(len(predicted))).difference(map(itemgetter(0), pairs)))
+        if len(pairs) != len(predicted)
+        else []
+    )
+    right = (
+        sorted(set(range(len(reference))).difference(map(itemgetter(1), pairs)))
+        if len(pairs) != len(reference)
+        else []
+    )
     return (
         [
             _described({"predicted": i, "message_index": predicted[i][0]}, predicted[i][1])
