@@ -491,13 +491,12 @@ class _Ahead:
     to make, with false alarms when the value is shared) and by the whole
     call as a hashable key (asked only after an alarm)."""
 
-    __slots__ = ("_glances", "_index", "_keys", "_seen", "args", "glanced", "last", "most", "names")
+    __slots__ = ("_index", "_keys", "_seen", "args", "glanced", "last", "most", "names")
 
     def __init__(self, names: list[str], args: list[dict[str, Any]], glanced: str) -> None:
         self.names, self.args, self.glanced = names, args, glanced
         self.last = dict(zip(names, range(len(names)), strict=True))
         self.most = max(map(len, args), default=0)
-        self._glances: list[Any] | None = None
         self._seen: dict[Any, int] | None = None
         self._keys: list[Any] | None = None
         self._index: dict[Any, int] | None = None
@@ -533,23 +532,33 @@ class _Ahead:
                     if names[c] == name and mine[c] == args:
                         return True
                 return False
-            seen = self._seen = dict(zip(self.glances(), range(len(names)), strict=True))
-        if seen.get((other._glances or other.glances())[k], -1) <= after:
+            seen = self._seen = self._glances()
+        glance = other.args[k].get(self.glanced, _ABSENT)  # the other side glances alike
+        if glance.__class__ is list or glance.__class__ is dict:
+            glance = _ABSENT
+        if seen.get(glance, -1) <= after:
             return False
         if self._index is None:
             self._index = dict(zip(self.keys(), range(len(self.names)), strict=True))
         return self._index.get(other.keys()[k], -1) > after
 
-    def glances(self) -> list[Any]:
-        """Each call's value of its argument ``glanced`` (``_ABSENT`` when it has none, or
-        an array or object there: those are not hashable), made on first use."""
-        if self._glances is None:
-            values = list(map(dict.get, self.args, repeat(self.glanced), repeat(_ABSENT)))
-            kinds = set(map(type, values))
-            if list in kinds or dict in kinds:  # all such values glance alike
-                values = [_ABSENT if type(v) is list or type(v) is dict else v for v in values]
-            self._glances = values
-        return self._glances
+    def _glances(self) -> dict[Any, int]:
+        """The last position of each call's value of its argument ``glanced`` (``_ABSENT``
+        when it has none, or an array or object there: those are not hashable)."""
+        values = map(dict.get, self.args, repeat(self.glanced), repeat(_ABSENT))
+        try:
+            return dict(zip(values, range(len(self.args)), strict=True))
+        except TypeError:  # an array or object: all such values glance alike
+            return dict(
+                zip(
+                    [
+                        _ABSENT if type(v) is list or type(v) is dict else v
+                        for v in map(dict.get, self.args, repeat(self.glanced), repeat(_ABSENT))
+                    ],
+                    range(len(self.args)),
+                    strict=True,
+                )
+            )
 
     def keys(self) -> list[Any]:
         """Each call as a hashable key (``_hashable``), made on first use."""
