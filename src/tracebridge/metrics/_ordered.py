@@ -219,7 +219,10 @@ def _programme(left: Calls, right: Calls, i0: int, j0: int, n: int, m: int) -> l
                 raised = below[:]
             else:
                 start = j + 1 if below[j + 1] > kept else bisect_right(below, kept, j + 1, held + 1)
-                raised[start : held + 1] = [kept] * (held + 1 - start)
+                if start == held:  # the usual stretch: one column
+                    raised[held] = kept
+                else:
+                    raised[start : held + 1] = [kept] * (held + 1 - start)
             kept, held = value, j
         if raised is None:
             low[i] = below
