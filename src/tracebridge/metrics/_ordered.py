@@ -203,12 +203,16 @@ def _programme(left: Calls, right: Calls, i0: int, j0: int, n: int, m: int) -> l
     low: list[list[int]] = [[]] * rows + [[0] * (columns + 1)]
     for i in range(rows - 1, -1, -1):
         below = low[i + 1]
-        row = weights[i]
+        offsets, row = weights[i]
+        if not offsets:
+            low[i] = below
+            continue
         raised: list[int] | None = None
         top = 1
         held = -1  # the column of the last record whose stretch is not written yet
         kept = 0  # its (negated) value
-        for j, weight in reversed(row.items()):  # columns are in order
+        # one length by construction; a keyword to zip() is parsed on every row
+        for j, weight in zip(offsets, row):  # noqa: B905
             value = below[j + 1] - weight
             if value >= top:
                 continue
@@ -232,30 +236,41 @@ def _programme(left: Calls, right: Calls, i0: int, j0: int, n: int, m: int) -> l
         low[i] = raised
     pairs: list[Pair] = []
     i = j = 0
-    here, down, cells = low[0], low[1], weights[0]
+    here, down = low[0], low[1]
+    l_names, r_names = left.names, right.names
     while True:
-        cell = cells.get(j)
-        if cell is not None and here[j] == down[j + 1] - cell:
-            pairs.append((i + i0, j + j0, pair_score(left, i + i0, right, j + j0)))
-            i, j = i + 1, j + 1
-        elif here[j] == down[j]:
+        # a cell needs the same name (then its weight is looked up: it may still have none)
+        if l_names[i + i0] == r_names[j + j0]:
+            offsets, row = weights[i]
+            if j in offsets and here[j] == down[j + 1] - row[offsets.index(j)]:
+                pairs.append((i + i0, j + j0, pair_score(left, i + i0, right, j + j0)))
+                i, j = i + 1, j + 1
+                if i == rows or j == columns:
+                    break
+                here, down = down, low[i + 1]
+                continue
+        if here[j] == down[j]:
             i += 1
+            if i == rows:
+                break
+            here, down = down, low[i + 1]
         else:
             j += 1
-            if j < columns:
-                continue
-            break
-        if i == rows or j == columns:
-            break
-        here, down, cells = down, low[i + 1], weights[i]
+            if j == columns:
+                break
     return pairs
 
 
-def _weights(
-    left: Calls, right: Calls, i0: int, j0: int, n: int, m: int
-) -> list[dict[int, int]]:
-    """Per row of the window, ``{column: score * scale * width + 1}`` for each same-name
-    cell, with ``scale`` the common denominator of every score there.
+Cells = tuple[list[int], list[int]]
+"""A row's same-name cells: their columns (window offsets, last first, the order the
+programme reads them in) and their weights."""
+
+_NO_CELLS: Cells = ([], [])
+
+
+def _weights(left: Calls, right: Calls, i0: int, j0: int, n: int, m: int) -> list[Cells]:
+    """Per row of the window, its same-name cells with the weights
+    ``score * scale * width + 1``, ``scale`` the common denominator of every score there.
 
     A score's denominator is the size of the union of the two calls' argument names, so
     the common denominator comes from the distinct name sets alone (found by comparing the
@@ -297,12 +312,12 @@ def _weights(
     width = min(n - i0, m - j0) + 1
     whole = scale * width + 1
     indexes: dict[str, tuple[list[int], dict[Any, list[int]]]] = {}
-    weights: list[dict[int, int]] = []
+    weights: list[Cells] = []
     for i in range(i0, n):
         items, name = l_items[i], l_names[i]
         entry = columns_of.get(name)
         if items is None or entry is None:
-            weights.append({})
+            weights.append(_NO_CELLS)
             continue
         union = row_unions[i - i0]
         if union >= 0:
@@ -311,14 +326,14 @@ def _weights(
                 found = indexes[name] = _item_index(entry[0], r_items, j0)
             offsets, index = found
             if union == 0:  # no arguments on either side: every pair scores 1
-                weights.append(dict.fromkeys(offsets, whole))
+                weights.append((offsets, [whole] * len(offsets)))
                 continue
             factor = scale // union * width
             if len(offsets) < _INDEXED:
-                row = {}
+                row = []
                 for k in offsets:  # a loop, not a comprehension: no frame made per row
-                    row[k] = len(items & r_items[k + j0]) * factor + 1  # type: ignore[operator]
-                weights.append(row)
+                    row.append(len(items & r_items[k + j0]) * factor + 1)  # type: ignore[operator]
+                weights.append((offsets, row))
                 continue
             # identical calls need no special case: all union keys are equal, e / u = 1
             everywhere = 0
@@ -330,36 +345,38 @@ def _weights(
                         everywhere += 1
                     else:
                         postings.append(positions)
-            row = dict.fromkeys(offsets, everywhere * factor + 1)
+            row = [everywhere * factor + 1] * len(offsets)
             for positions in postings:
-                for k in positions:
-                    row[k] += factor
-            weights.append(row)
+                for b in positions:
+                    row[b] += factor
+            weights.append((offsets, row))
             continue
-        row = {}
-        for k in entry[0]:
+        row = []
+        for k in reversed(entry[0]):
             e, u = pair_score(left, i, right, k)
-            row[k - j0] = e * (scale // u) * width + 1
-        weights.append(row)
+            row.append(e * (scale // u) * width + 1)
+        weights.append(([k - j0 for k in reversed(entry[0])], row))
     return weights
 
 
 def _item_index(
     columns: list[int], r_items: list[Items | None], j0: int
 ) -> tuple[list[int], dict[Any, list[int]]]:
-    """The window offsets of ``columns`` and, per argument item, the offsets of the
-    columns holding it (only when there are enough columns for the index to pay)."""
-    offsets = [k - j0 for k in columns] if j0 else columns  # columns: a list of its own
+    """The window offsets of ``columns``, last first, and per argument item the places
+    (in that list) of the columns holding it (only when there are enough columns for the
+    index to pay)."""
+    columns = columns[::-1]
+    offsets = [k - j0 for k in columns] if j0 else columns
     if len(offsets) < _INDEXED:
         return offsets, {}
     index: dict[Any, list[int]] = {}
-    for k, offset in zip(columns, offsets, strict=True):
+    for b, k in enumerate(columns):
         for item in r_items[k]:  # type: ignore[union-attr]
             positions = index.get(item)
             if positions is None:
-                index[item] = [offset]
+                index[item] = [b]
             else:
-                positions.append(offset)
+                positions.append(b)
     return offsets, index
 
 
