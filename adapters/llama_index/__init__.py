@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tracebridge import AIMessage, Message, SystemMessage, ToolMessage, TraceError
+from tracebridge._changed import FELL, refusal
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge.errors import short_repr
 from tracebridge.validation import validate
@@ -97,13 +98,32 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
         )
     paused = pause_gc()  # the rules too: they make no cycles either (see pause_gc)
     try:
-        messages = [
-            read_item(item) or message_from_dump(_dump(item), i, f"messages[{i}]")
-            for i, item in enumerate(trace)
-        ]
+        try:
+            messages = [
+                read_item(item) or message_from_dump(_dump(item), i, f"messages[{i}]")
+                for i, item in enumerate(trace)
+            ]
+        except FELL:
+            messages = _read_one_by_one(trace)  # to say which message, and what is wrong
         validate(messages, allow_pending=allow_pending, source=NAME)
     finally:
         resume_gc(paused)
+    return messages
+
+
+def _read_one_by_one(trace: list[Any]) -> list[Message]:
+    """``to_messages``' reading, for a trace on which it fell with an exception of its own: a
+    ChatMessage object whose fields were changed after it was made is refused where LlamaIndex
+    would refuse it; if LlamaIndex accepts the object, the fault is ours, shown as it is."""
+    messages = []
+    for i, item in enumerate(trace):
+        try:
+            messages.append(read_item(item) or message_from_dump(_dump(item), i, f"messages[{i}]"))
+        except FELL as exc:
+            refused = refusal(item, f"messages[{i}]", "LlamaIndex", index=i, source=NAME)
+            if refused is None:
+                raise
+            raise refused from exc
     return messages
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from tracebridge import AIMessage, Message, ToolMessage, TraceError, _build
+from tracebridge._changed import FELL, refusal
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge.errors import short_repr
 from tracebridge.validation import validate
@@ -364,25 +365,39 @@ def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Mess
                          f"{type(events).__name__}", path="events", source=NAME)
     rebuild = _Rebuild()
     paused = pause_gc()
+    e = 0
     try:
-        for e, event in enumerate(events):
-            read = _OBJECT_READERS.get(type(event), _UNSEEN)
-            if read is not _UNSEEN:  # an event object of a type seen before: read in place
-                if read is not None:
-                    read(rebuild, event, e)
-                continue  # every other known type contributes nothing (see EVENT_TYPES)
-            kind, data = _normalize(event, e)
-            if kind == "AgentInput":
-                rebuild.agent_input(data, e)
-            elif kind == "AgentOutput":
-                rebuild.agent_output(data, e)
-            elif kind == "ToolCallResult":
-                rebuild.tool_result(data, e)
-            elif kind not in EVENT_TYPES:
-                raise fail("unknown_role", f"unknown event type {kind!r}", e, f"events[{e}]")
-            # every other known type contributes nothing, for the reason EVENT_TYPES gives
+        try:
+            for e, event in enumerate(events):
+                read = _OBJECT_READERS.get(type(event), _UNSEEN)
+                if read is not _UNSEEN:  # an event object of a type seen before: read in place
+                    if read is not None:
+                        read(rebuild, event, e)
+                    continue  # every other known type contributes nothing (see EVENT_TYPES)
+                kind, data = _normalize(event, e)
+                if kind == "AgentInput":
+                    rebuild.agent_input(data, e)
+                elif kind == "AgentOutput":
+                    rebuild.agent_output(data, e)
+                elif kind == "ToolCallResult":
+                    rebuild.tool_result(data, e)
+                elif kind not in EVENT_TYPES:
+                    raise fail("unknown_role", f"unknown event type {kind!r}", e, f"events[{e}]")
+                # every other known type contributes nothing, for the reason EVENT_TYPES gives
+        except FELL as exc:
+            refused = _refused(events[e], e)
+            if refused is None:
+                raise  # LlamaIndex accepts the event: the fault is ours, shown as it is
+            raise refused from exc
         validate(rebuild.messages, allow_pending=allow_pending, source=NAME,
                  origin=rebuild.origin)
     finally:
         resume_gc(paused)
     return rebuild.messages
+
+
+def _refused(event: Any, e: int) -> TraceError | None:
+    """What LlamaIndex finds wrong with an event (its objects, or those in its dict) on which
+    the reader fell with an exception of its own: a field changed after it was made."""
+    at = f"events[{e}]" if isinstance(event, dict) else f"events[{e}].data"
+    return refusal(event, at, "LlamaIndex", index=e, source=NAME)

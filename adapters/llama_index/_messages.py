@@ -109,7 +109,25 @@ def chat_message_dump(message: Any) -> dict[str, Any]:
 
 def _pydantic_dump(message: Any) -> dict[str, Any]:
     dumped: dict[str, Any] = message.model_dump(mode="json")
+    blocks, written = message.blocks, dumped.get("blocks")
+    if type(blocks) is list and type(written) is list and len(blocks) == len(written):
+        for block, block_dump in zip(blocks, written, strict=True):
+            _typed_by_class(block, block_dump)
     return dumped
+
+
+def _typed_by_class(block: Any, dumped: Any) -> None:
+    """A text or tool-call block's dump with the ``block_type`` of its class.
+
+    LlamaIndex tells these blocks by their class (``isinstance``), and so do the hand-written
+    dumps and the fast paths; a ``block_type`` changed after the block was made would
+    otherwise be read on some paths and not on others."""
+    llama = Llama.loaded()
+    if type(dumped) is dict:
+        if type(block) is llama.text_block:
+            dumped["block_type"] = "text"
+        elif type(block) is llama.tool_call_block:
+            dumped["block_type"] = "tool_call"
 
 
 def blocks_dump(blocks: list[Any]) -> list[Any]:
@@ -125,7 +143,8 @@ def blocks_dump(blocks: list[Any]) -> list[Any]:
             dumped.append({"block_type": "tool_call", "tool_call_id": block.tool_call_id,
                            "tool_name": block.tool_name, "tool_kwargs": block.tool_kwargs})
         else:
-            dumped.append(block.model_dump(mode="json"))
+            dumped.append(block_dump := block.model_dump(mode="json"))
+            _typed_by_class(block, block_dump)
     return dumped
 
 

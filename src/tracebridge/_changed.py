@@ -1,0 +1,163 @@
+"""Framework message objects whose fields were changed after they were made.
+
+Pydantic models of LangChain, LlamaIndex and the OpenAI SDK do not validate assignments, so
+an object can hold what no constructor of its class accepts (a number as a name, None as
+content, a list where a dict belongs). When an adapter's reader falls on such an object with
+an exception of its own (``FELL``), ``refusal`` asks the framework's own validation what is
+wrong, and names the field: the object is refused as its framework would refuse it when built
+with those values. A value the framework takes in a field of any type but pydantic cannot
+write as JSON (an ``object()`` in a dict of ``Any``) is ``unserializable_value`` there. When
+neither is found, the fault is the adapter's, and the caller lets the original exception show.
+
+The object may also be a dict or list holding such objects (an event dict whose ``data``
+holds ChatMessage objects): each is asked where it stands.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError, to_json
+
+from ._json import json_path
+from .errors import TraceError, short_repr
+
+__all__ = ["FELL", "refusal"]
+
+FELL = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+"""What a reader may raise on a value it did not expect (pydantic's ValidationError and
+PydanticSerializationError are ValueErrors)."""
+
+
+def refusal(
+    obj: Any, at: str, framework: str, *, index: int | None = None, source: str | None = None
+) -> TraceError | None:
+    """``malformed_event`` at the first field of ``obj`` (a pydantic model, or a dict or
+    list holding them) that its framework would refuse or store as another value; else
+    ``unserializable_value`` at the first value pydantic cannot write as JSON; else None.
+
+    Nested models are asked first, each by its own class, so the path goes down to the
+    field that is wrong (``at.blocks[1].text``).
+    """
+    found = _fault(obj, at)
+    if found is None:
+        return _unserializable(obj, at, index, source)
+    model, path, detail = found
+    return TraceError(
+        "malformed_event",
+        f"this {type(model).__name__} holds what {framework} does not make (was a field "
+        f"changed after it was made?): {detail}",
+        index=index,
+        path=path,
+        source=source,
+    )
+
+
+def _fault(value: Any, at: str) -> tuple[Any, str, str] | None:
+    if isinstance(value, BaseModel):
+        return _model_fault(value, at)
+    if type(value) is list or type(value) is tuple:
+        for k, item in enumerate(value):
+            found = _fault(item, f"{at}[{k}]")
+            if found is not None:
+                return found
+    elif type(value) is dict:
+        for key, item in value.items():
+            if type(key) is str:
+                found = _fault(item, json_path(at, key))
+                if found is not None:
+                    return found
+    return None
+
+
+def _model_fault(model: BaseModel, at: str) -> tuple[Any, str, str] | None:
+    values = dict(model.__dict__, **(model.__pydantic_extra__ or {}))
+    for key, value in values.items():
+        found = _fault(value, f"{at}.{key}")
+        if found is not None:
+            return found
+    try:
+        validated = type(model).model_validate(values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        return model, _located(at, values, first["loc"]), first["msg"]
+    except FELL as exc:  # a validator's own fall
+        return model, at, f"{type(exc).__name__}: {exc}"
+    stored = dict(validated.__dict__, **(validated.__pydantic_extra__ or {}))
+    for key, value in values.items():
+        if key in stored and not _same(value, stored[key]):
+            # accepted only by turning a value into another (a number id into text, say)
+            return model, f"{at}.{key}", (
+                f"{key} is {short_repr(value)}, which it would have stored as "
+                f"{short_repr(stored[key])}"
+            )
+    return None
+
+
+def _unserializable(
+    value: Any, at: str, index: int | None, source: str | None
+) -> TraceError | None:
+    """``unserializable_value`` at the first value in a field that takes anything (a dict of
+    ``Any``) which pydantic cannot write as JSON; None when there is none."""
+    if isinstance(value, BaseModel):
+        items: Any = dict(value.__dict__, **(value.__pydantic_extra__ or {})).items()
+    elif type(value) is dict:
+        items = value.items()
+    elif type(value) is list or type(value) is tuple:
+        items = enumerate(value)
+    else:
+        try:
+            to_json(value)
+        except PydanticSerializationError:
+            return TraceError(
+                "unserializable_value",
+                f"expected a JSON value, got {type(value).__name__} {short_repr(value)}",
+                index=index,
+                path=at,
+                source=source,
+            )
+        return None
+    for key, item in items:
+        if type(key) is str or type(key) is int:
+            found = _unserializable(item, json_path(at, key), index, source)
+            if found is not None:
+                return found
+    return None
+
+
+def _located(at: str, values: dict[str, Any], loc: tuple[Any, ...]) -> str:
+    """The path of a validation error's location, followed as far as it goes into the
+    values (a union's member names, which are in the location too, are not)."""
+    if not loc or type(loc[0]) is not str:
+        return at
+    path = f"{at}.{loc[0]}"
+    current: Any = values.get(loc[0])
+    for step in loc[1:]:
+        if type(step) is int and type(current) in (list, tuple) and 0 <= step < len(current):
+            path, current = f"{path}[{step}]", current[step]
+        elif type(step) is str and type(current) is dict and step in current:
+            path, current = f"{path}.{step}", current[step]
+        elif type(step) is str and isinstance(current, BaseModel) and step in current.__dict__:
+            path, current = f"{path}.{step}", current.__dict__[step]
+        else:
+            break
+    return path
+
+
+def _same(left: Any, right: Any) -> bool:
+    """Equal in value and type all the way down (a model: the same object, or equal fields)."""
+    if left is right:
+        return True
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, BaseModel):
+        return _same(left.__dict__, right.__dict__)
+    if type(left) is dict:
+        return left.keys() == right.keys() and all(_same(v, right[k]) for k, v in left.items())
+    if type(left) is list or type(left) is tuple:
+        return len(left) == len(right) and all(map(_same, left, right))
+    if type(left) is float and math.isnan(left):
+        return math.isnan(right)
+    return bool(left == right)
