@@ -43,7 +43,7 @@ from typing import Any
 
 from tracebridge.messages import Message
 
-from ._read import _MESSAGE_CLASSES, ROLES, Dialect, parse_arguments, read_trace
+from ._read import ROLES, Dialect, is_sdk_message, parse_arguments, read_trace
 from ._write import DROPPABLE, write_trace
 
 __all__ = [
@@ -102,7 +102,7 @@ def detect(trace: Any) -> bool:
     if not isinstance(trace, list) or not trace:
         return False
     for item in trace:
-        if type(item).__name__ in _MESSAGE_CLASSES and type(item).__module__.startswith("openai."):
+        if is_sdk_message(item):
             continue
         if not isinstance(item, dict) or item.get("role") not in ROLES:
             return False

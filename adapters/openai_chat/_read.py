@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
 from tracebridge import _build
+from tracebridge._changed import FELL, refusal
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge.errors import TraceError
 from tracebridge.messages import (
@@ -63,6 +64,14 @@ def fast_for(dialect: Dialect, kind: Callable[[Dialect], T]) -> T:
     made: T = entry[1]
     return made
 
+
+def is_sdk_message(item: Any) -> bool:
+    """An SDK message object: a ``ChatCompletionMessage``, or the
+    ``ParsedChatCompletionMessage[T]`` of a ``parse()`` call."""
+    kind = type(item)
+    return kind.__module__.startswith("openai.") and (
+        kind.__name__.partition("[")[0] in _MESSAGE_CLASSES
+    )
 
 
 def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Message]:
@@ -295,9 +304,13 @@ class _Reader(ReplyReader):
     def as_dict(self, item: Any) -> dict[str, Any]:
         kind = type(item)
         if kind.__module__.startswith("openai."):
-            if kind.__name__ in _MESSAGE_CLASSES:
+            if kind.__name__.partition("[")[0] in _MESSAGE_CLASSES:  # [T]: of a parse() call
                 # Only the keys the response really had; a full dump would invent nulls.
-                dumped: dict[str, Any] = item.model_dump(mode="json", exclude_unset=True)
+                try:
+                    dumped: dict[str, Any] = item.model_dump(mode="json", exclude_unset=True)
+                except FELL:
+                    self.refuse_changed(item)
+                    raise  # the SDK accepts the object: the fault is ours, shown as it is
                 return dumped
             if kind.__name__ in _CHUNK_CLASSES or kind.__module__.endswith("_chunk"):
                 self.fail(
@@ -319,6 +332,13 @@ class _Reader(ReplyReader):
                 f"expected a message object with 'role', got {described(item)}",
             )
         return dict(item)
+
+    def refuse_changed(self, item: Any) -> None:
+        """Refuse an SDK object whose fields were changed after it was made (pydantic does not
+        check assignments) where the SDK would refuse it; return if the SDK accepts it."""
+        refused = refusal(item, self.root, "the OpenAI SDK", index=self.index, source=self.source)
+        if refused is not None:
+            raise refused
 
     def reject_streaming(self, data: dict[str, Any]) -> None:
         if data.get("object") == "chat.completion.chunk" or "delta" in data:

@@ -1,0 +1,100 @@
+"""OpenAI SDK Responses items whose fields were changed after they were made.
+
+The SDK's pydantic models do not check assignments, so an item object can hold what the SDK
+never builds. Reading one gives the conversation or a ``TraceError`` at the field, never
+another exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from changed_objects import VALUES, change_one, outcome
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from openai.types.responses import (
+    ResponseFunctionToolCall,
+    ResponseOutputMessage,
+    ResponseReasoningItem,
+)
+from openai.types.responses.response_input_item import FunctionCallOutput
+
+from tracebridge import TraceError
+from tracebridge.adapters import openai_responses
+
+
+def items() -> list[Any]:
+    return [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "find q"},
+        ResponseReasoningItem.model_validate({
+            "type": "reasoning", "id": "r1",
+            "summary": [{"type": "summary_text", "text": "think"}]}),
+        ResponseFunctionToolCall.model_validate({
+            "type": "function_call", "id": "fc1", "call_id": "c1", "name": "s",
+            "arguments": '{"q": 1}', "status": "completed"}),
+        FunctionCallOutput.model_validate(
+            {"type": "function_call_output", "call_id": "c1", "output": "found"}),
+        ResponseOutputMessage.model_validate({
+            "type": "message", "id": "m1", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": "see", "annotations": [
+                {"type": "url_citation", "start_index": 0, "end_index": 3,
+                 "url": "https://x.test", "title": "X"}]}]}),
+        {"role": "user", "content": "more"},
+        ResponseOutputMessage.model_validate({
+            "type": "message", "id": "m2", "role": "assistant", "status": "completed",
+            "content": [{"type": "refusal", "refusal": "no"}]}),
+    ]
+
+
+_CHANGED = "holds what the OpenAI SDK does not make (was a field changed after it was made?)"
+
+
+@pytest.mark.parametrize(
+    ("change", "index", "path", "said"),
+    [
+        (lambda t: setattr(t[3], "arguments", object()), 3, "items[3].arguments",
+         f"this ResponseFunctionToolCall {_CHANGED}: Input should be a valid string"),
+        (lambda t: setattr(t[5], "id", object()), 5, "items[5].id",
+         f"this ResponseOutputMessage {_CHANGED}: Input should be a valid string"),
+        (lambda t: setattr(t[5].content[0], "text", object()), 5, "items[5].content[0].text",
+         f"this ResponseOutputText {_CHANGED}"),
+        (lambda t: t[5].content[0].annotations.__setitem__(0, object()), 5,
+         "items[5].content[0].annotations[0]", "Input should be a valid dictionary or instance"),
+        (lambda t: setattr(t[2].summary[0], "text", object()), 2, "items[2].summary[0].text",
+         f"this Summary {_CHANGED}"),
+        (lambda t: setattr(t[4], "output", object()), 4, "items[4].output",
+         f"this FunctionCallOutput {_CHANGED}"),
+        # what the SDK dumps as it is: refused by the reader, as the same dict would be
+        (lambda t: setattr(t[3], "arguments", 5), 3, "items[3].arguments",
+         "expected a JSON string, got int 5"),
+        (lambda t: setattr(t[5], "content", None), 5, "items[5].content",
+         "expected a string or a list of parts, got NoneType None"),
+    ],
+)
+@pytest.mark.filterwarnings("ignore")  # pydantic warns when dumping a changed field
+def test_a_changed_item_object_is_refused_where_it_is(
+    change: Callable[[list[Any]], None], index: int, path: str, said: str
+) -> None:
+    trace = items()
+    change(trace)
+    assert outcome(openai_responses.to_messages, trace) == ("malformed_event", index, path)
+    with pytest.raises(TraceError) as caught:
+        openai_responses.to_messages(trace)
+    assert said in str(caught.value)
+
+
+def test_unchanged_items_read() -> None:
+    assert len(openai_responses.to_messages(items())) == 7
+
+
+@settings(max_examples=200)
+@given(st.data(), VALUES, st.booleans())
+def test_any_changed_item_object_reads_or_is_refused(
+    data: st.DataObject, value: Any, remove: bool
+) -> None:
+    trace = items()
+    change_one(data, trace, value, remove)
+    outcome(openai_responses.to_messages, trace)  # any exception but a TraceError fails here
