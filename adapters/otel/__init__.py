@@ -54,7 +54,7 @@ from ._rebuild import (
     tool_runs,
     trace_sessions,
 )
-from ._spans import SOURCE, fail, normalize_id, spans_of
+from ._spans import SOURCE, fail, is_sdk_span, normalize_id, spans_of
 from ._write import DROPPABLE, write_document
 
 __all__ = ["DROPPABLE", "NAME", "CallView", "calls", "detect", "from_messages", "to_messages"]
@@ -136,7 +136,7 @@ def detect(trace: Any) -> bool:
             return isinstance(first.get("resourceSpans"), list) or (
                 isinstance(first.get("context"), dict) and "attributes" in first
             )
-        return all(hasattr(first, key) for key in ("context", "attributes", "parent", "name"))
+        return is_sdk_span(first)
     return False
 
 

@@ -95,7 +95,7 @@ def _spans(trace: Any) -> Iterator[Span]:
                 yield from _document(item, f"[{k}]", counter)
             elif isinstance(item, Mapping) and "context" in item:
                 yield _json_span(item, f"[{k}]", next(counter))
-            elif _is_sdk_span(item):
+            elif is_sdk_span(item):
                 yield _sdk_span(item, f"[{k}]", next(counter))
             else:
                 fail(
@@ -112,8 +112,16 @@ def _spans(trace: Any) -> Iterator[Span]:
     )
 
 
-def _is_sdk_span(item: Any) -> bool:
-    return all(hasattr(item, key) for key in ("context", "attributes", "name", "parent"))
+def is_sdk_span(item: Any) -> bool:
+    """Whether ``item`` has what an SDK ``ReadableSpan`` has."""
+    return all(_has(item, key) for key in ("context", "attributes", "name", "parent"))
+
+
+def _has(item: Any, key: str) -> bool:
+    try:
+        return hasattr(item, key)
+    except (TypeError, ValueError, KeyError):
+        return True  # there, but what it holds cannot be read: _sdk_span says where
 
 
 def _join(prefix: str, key: str) -> str:
@@ -326,28 +334,74 @@ def _iso(value: Any) -> int:
 
 
 def _sdk_span(item: Any, path: str, index: int) -> Span:
-    """An SDK ``ReadableSpan`` (read by attribute name; OpenTelemetry is not imported)."""
+    """An SDK ``ReadableSpan`` (read by attribute name; OpenTelemetry is not imported).
+
+    A span's fields can be changed after it was made (its private attributes, or a stand-in
+    object): each is checked to be what the SDK keeps there."""
     context = item.context
     parent = item.parent
+    trace_id = _sdk_id(getattr(context, "trace_id", None), f"{path}.context.trace_id")
+    span_id = _sdk_id(getattr(context, "span_id", None), f"{path}.context.span_id")
+    parent_id = None
+    if parent is not None:
+        parent_id = _sdk_id(getattr(parent, "span_id", None), f"{path}.parent.span_id")
     status = getattr(item, "status", None)
     code = getattr(getattr(status, "status_code", None), "name", None)
+    if status is not None and type(code) is not str:
+        fail("malformed_event", f"a span's status has a status_code (UNSET, OK or ERROR), got "
+             f"{short_repr(status)}", f"{path}.status")
     scope = getattr(item, "instrumentation_scope", None)
-    attributes = {
-        key: list(value) if isinstance(value, tuple) else value
-        for key, value in dict(item.attributes or {}).items()
-    }
+    scope_name = getattr(scope, "name", None)
+    if scope_name is not None and type(scope_name) is not str:
+        fail("malformed_event", f"an instrumentation scope's name is a string, got "
+             f"{short_repr(scope_name)}", f"{path}.instrumentation_scope.name")
+    name = item.name
+    if type(name) is not str:
+        fail("malformed_event", f"a span's name is a string, got {short_repr(name)}",
+             f"{path}.name")
+    try:
+        # ReadableSpan's property wraps whatever the span holds in a mapping proxy
+        entries = list((item.attributes or {}).items())
+    except (TypeError, AttributeError, ValueError):
+        fail("malformed_event", "a span's attributes are a mapping of names to values, got "
+             f"{short_repr(getattr(item, '_attributes', None))}", f"{path}.attributes")
+    attributes = {}
+    for key, value in entries:
+        if type(key) is not str:
+            fail("malformed_event", f"an attribute name is a string, got {short_repr(key)}",
+                 f"{path}.attributes")
+        attributes[key] = list(value) if isinstance(value, tuple) else value
     return Span(
         index=index,
         path=path,
-        trace_id=f"{context.trace_id:032x}",
-        span_id=f"{context.span_id:016x}",
-        parent_id=f"{parent.span_id:016x}" if parent is not None else None,
-        name=str(item.name),
-        start=int(getattr(item, "start_time", 0) or 0),
-        end=int(getattr(item, "end_time", 0) or 0),
+        trace_id=f"{trace_id:032x}",
+        span_id=f"{span_id:016x}",
+        parent_id=None if parent_id is None else f"{parent_id:016x}",
+        name=name,
+        start=_sdk_count(getattr(item, "start_time", 0), f"{path}.start_time"),
+        end=_sdk_count(getattr(item, "end_time", 0), f"{path}.end_time"),
         attributes=attributes,
-        dropped_attributes=int(getattr(item, "dropped_attributes", 0) or 0),
+        dropped_attributes=_sdk_count(
+            getattr(item, "dropped_attributes", 0), f"{path}.dropped_attributes"
+        ),
         error=code == "ERROR",
-        scope=str(getattr(scope, "name", "") or ""),
+        scope=scope_name or "",
         keys={key: f"{path}.attributes[{key!r}]" for key in attributes},
     )
+
+
+def _sdk_id(value: Any, path: str) -> int:
+    """A trace or span id of an SDK span: an int."""
+    if type(value) is not int or value < 0:
+        fail("malformed_event", f"an SDK span's ids are non-negative ints, got "
+             f"{short_repr(value)}", path)
+    return value
+
+
+def _sdk_count(value: Any, path: str) -> int:
+    """A time in nanoseconds or a count of an SDK span: an int, or None for 0."""
+    if value is None:
+        return 0
+    if type(value) is not int:
+        fail("malformed_event", f"expected an int or None, got {short_repr(value)}", path)
+    return value
