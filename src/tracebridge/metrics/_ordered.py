@@ -438,9 +438,7 @@ def forced_front(
     r_names = list(map(_NAME, reference))
     p_args = list(map(_ARGS, predicted))
     r_args = list(map(_ARGS, reference))
-    # any argument name serves (a twin has the same values); one the calls have glances best
-    glanced = next((next(iter(args)) for args in p_args if args), "")
-    sides = (_Ahead(p_names, p_args, glanced), _Ahead(r_names, r_args, glanced))
+    sides = (_Ahead(p_names, p_args), _Ahead(r_names, r_args))
     p_last, r_last = sides[0].last, sides[1].last
     while i < n and j < m:
         name = p_names[i]
@@ -513,10 +511,11 @@ class _Ahead:
 
     __slots__ = ("_index", "_keys", "_seen", "args", "glanced", "last", "most", "names")
 
-    def __init__(self, names: list[str], args: list[dict[str, Any]], glanced: str) -> None:
-        self.names, self.args, self.glanced = names, args, glanced
+    def __init__(self, names: list[str], args: list[dict[str, Any]]) -> None:
+        self.names, self.args = names, args
         self.last = dict(zip(names, range(len(names)), strict=True))
-        self.most = max(map(len, args), default=0)
+        self.most = max(map(len, args)) if args else 0
+        self.glanced = ""  # the argument glanced at (chosen with the index)
         self._seen: dict[Any, int] | None = None
         self._keys: list[Any] | None = None
         self._index: dict[Any, int] | None = None
@@ -553,7 +552,7 @@ class _Ahead:
                         return True
                 return False
             seen = self._seen = self._glances()
-        glance = other.args[k].get(self.glanced, _ABSENT)  # the other side glances alike
+        glance = other.args[k].get(self.glanced, _ABSENT)  # by this side's argument
         if glance.__class__ is list or glance.__class__ is dict:
             glance = _ABSENT
         if seen.get(glance, -1) <= after:
@@ -564,7 +563,11 @@ class _Ahead:
 
     def _glances(self) -> dict[Any, int]:
         """The last position of each call's value of its argument ``glanced`` (``_ABSENT``
-        when it has none, or an array or object there: those are not hashable)."""
+        when it has none, or an array or object there: those are not hashable).
+
+        Any argument name serves (a twin has the same values): one the calls have glances
+        best, the first of the first call that has one."""
+        self.glanced = next((next(iter(args)) for args in self.args if args), "")
         values = map(dict.get, self.args, repeat(self.glanced), repeat(_ABSENT))
         try:
             return dict(zip(values, range(len(self.args)), strict=True))

@@ -25,7 +25,7 @@ PredictedCall = tuple[int, ToolCall]
 """(index of the AIMessage in the conversation, the call)."""
 
 _INVALID = attrgetter("invalid_args")
-_CALL = itemgetter(1)
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _NO_REFERENCE = "the sample has no reference_tool_calls (None); give [] to expect no calls"
 
 
@@ -100,7 +100,7 @@ class ToolCallAccuracy(_Deterministic):
         if reference is None:
             return self.failed(sample, _NO_REFERENCE)
         predicted = predicted_calls(sample)
-        calls = list(map(_CALL, predicted))
+        calls = list(map(_SECOND, predicted))
         if self.strict_order:
             pairs, sames = _ordered(calls, reference)
         else:
@@ -203,12 +203,12 @@ def _unmatched(
     """The details entries of the calls in no pair, each side in order."""
     # pairs are one-to-one: a side with as many calls as pairs has none left over
     left = (
-        sorted(set(range(len(predicted))).difference(map(itemgetter(0), pairs)))
+        sorted(set(range(len(predicted))).difference(map(_FIRST, pairs)))
         if len(pairs) != len(predicted)
         else []
     )
     right = (
-        sorted(set(range(len(reference))).difference(map(itemgetter(1), pairs)))
+        sorted(set(range(len(reference))).difference(map(_SECOND, pairs)))
         if len(pairs) != len(reference)
         else []
     )
