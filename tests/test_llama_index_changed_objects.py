@@ -198,6 +198,24 @@ def test_a_text_or_call_block_is_what_its_class_says() -> None:
     assert both(llama_index.to_messages, trace) == both(llama_index.to_messages, history())
 
 
+def test_a_fall_of_ours_on_objects_llama_index_accepts_shows_as_it_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only what LlamaIndex refuses is blamed on the object."""
+
+    def falls(*args: Any) -> Any:
+        raise KeyError("ours")
+
+    monkeypatch.setattr(llama_index, "message_from_dump", falls)
+    with pytest.raises(KeyError, match="ours"):
+        llama_index.to_messages(history())
+    monkeypatch.setattr(_events, "message_fields", falls)
+    with pytest.raises(KeyError, match="ours"):
+        llama_index.events_to_messages([*events()[:1], workflow.AgentOutput(
+            response=ChatMessage(role="assistant", content="hi", additional_kwargs={"n": 1}),
+            tool_calls=[], raw=None, current_agent_name="a")])
+
+
 def test_unchanged_objects_read() -> None:
     assert len(both(llama_index.to_messages, history())) == 6
     assert len(both(llama_index.events_to_messages, events())) == 6

@@ -120,7 +120,8 @@ def _read_one_by_one(trace: list[Any]) -> list[Message]:
         try:
             messages.append(read_item(item) or message_from_dump(_dump(item), i, f"messages[{i}]"))
         except FELL as exc:
-            refused = refusal(item, f"messages[{i}]", "LlamaIndex", index=i, source=NAME)
+            refused = (refusal(item, f"messages[{i}]", "LlamaIndex", index=i, source=NAME)
+                       if is_chat_message(item) else None)
             if refused is None:
                 raise
             raise refused from exc
