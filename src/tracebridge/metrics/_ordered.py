@@ -436,6 +436,9 @@ def forced_front(
     j = i
     p_names = list(map(_NAME, predicted))
     r_names = list(map(_NAME, reference))
+    name = p_names[i]
+    if name != r_names[j] and name in r_names[j:] and r_names[j] in p_names[i:]:
+        return i, j, pairs, sames  # both have partners ahead: no rule passes either
     p_args = list(map(_ARGS, predicted))
     r_args = list(map(_ARGS, reference))
     sides = (_Ahead(p_names, p_args), _Ahead(r_names, r_args))
