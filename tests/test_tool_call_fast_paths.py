@@ -184,3 +184,19 @@ def test_the_programme_on_unrelated_calls_is_the_definition(
     assert [(i, j) for i, j, _ in general(predicted, reference)] == slow_ordered(
         predicted, reference
     )
+
+
+@settings(max_examples=60)  # long rows: each example walks a 60 x 60 table by Fractions
+@given(
+    predicted=st.lists(plain_calls, min_size=20, max_size=60),
+    reference=st.lists(st.one_of(plain_calls, plain_calls, broken_calls), min_size=20, max_size=60),
+)
+def test_the_programme_on_long_rows_is_the_definition(
+    predicted: list[ToolCall], reference: list[ToolCall]
+) -> None:
+    """Rows of many same-name cells (counted through the item index, held as lists of
+    columns and weights, read back by the walk only where the names agree), with broken
+    reference calls among them that share a row's name but are no cell."""
+    assert [(i, j) for i, j, _ in general(predicted, reference)] == slow_ordered(
+        predicted, reference
+    )
