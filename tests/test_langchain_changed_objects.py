@@ -15,6 +15,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from changed_objects import places
 from hypothesis import given
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
@@ -130,18 +131,6 @@ _VALUES = st.sampled_from(
 )
 
 
-def _places(value: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    """Every key path inside a field's value."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield (*prefix, key)
-            yield from _places(item, (*prefix, key))
-    elif isinstance(value, list):
-        for position, item in enumerate(value):
-            yield (*prefix, position)
-            yield from _places(item, (*prefix, position))
-
-
 @given(st.data(), _VALUES, st.booleans())
 def test_any_changed_value_reads_or_is_refused_the_same_on_both_paths(
     data: st.DataObject, value: Any, remove: bool
@@ -150,9 +139,9 @@ def test_any_changed_value_reads_or_is_refused_the_same_on_both_paths(
     position = data.draw(st.integers(0, len(messages) - 1))
     fields = messages[position].__dict__
     field = data.draw(st.sampled_from(sorted(fields)))
-    places = list(_places(fields[field]))
-    if places and data.draw(st.booleans()):
-        place = data.draw(st.sampled_from(places))
+    spots = list(places(fields[field]))
+    if spots and data.draw(st.booleans()):
+        place = data.draw(st.sampled_from(spots))
         holder = fields[field]
         for step in place[:-1]:
             holder = holder[step]
