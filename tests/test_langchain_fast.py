@@ -4,6 +4,7 @@ path) for every broken one, and copies rather than the source's own dicts."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,7 +19,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 
 from tracebridge import TraceError
 from tracebridge.adapters import langchain
-from tracebridge.adapters.langchain import _read
+from tracebridge.adapters.langchain import _fast, _read
 
 from law_kits.langchain import KIT
 
@@ -34,6 +35,18 @@ def general_only() -> Iterator[None]:
         yield
 
 
+@contextmanager
+def generic_only() -> Iterator[None]:
+    """The fast path read from each class's plan (``typed_fast``), as it is for a LangChain
+    version whose classes declare other fields than the written-out readers know."""
+    import langchain_core.messages as lc
+
+    generic = _fast.plans(lc, _read._field_defaults, _read._MAPPED, _read._REQUIRED,
+                          langchain.NAME, special=False)
+    with mock.patch.object(_read, "_fast_plans", return_value=generic):
+        yield
+
+
 def outcome(trace: Any) -> Any:
     try:
         return langchain.to_messages(trace)
@@ -42,7 +55,11 @@ def outcome(trace: Any) -> Any:
 
 
 def both(trace: Any) -> tuple[Any, Any]:
+    """What the fast path and the general reader give; the fast path read from the plans
+    must give what the written-out readers give."""
     fast = outcome(trace)
+    with generic_only():
+        assert outcome(trace) == fast
     with general_only():
         general = outcome(trace)
     return fast, general
@@ -91,6 +108,37 @@ def test_plain_objects_take_the_fast_path() -> None:
         assert typed == langchain.to_messages(PLAIN)
     assert typed[3].is_error is True
     assert typed[2].metadata["langchain"]["additional_kwargs"]["tool_calls"] == RAW
+
+
+def test_the_installed_classes_get_the_written_out_readers() -> None:
+    import langchain_core.messages as lc
+
+    readers = _read._fast_plans(lc)
+    assert set(readers) == {lc.HumanMessage, lc.AIMessage, lc.ToolMessage, lc.SystemMessage}
+    assert all(reader.__qualname__ == "_special.<locals>.read" for reader in readers.values())
+
+
+def test_a_class_with_another_field_is_read_from_its_plan() -> None:
+    import langchain_core.messages as lc
+
+    def defaults(cls: type) -> dict[str, Any]:
+        found = dict(_read._field_defaults(cls))
+        return found | {"example": False} if cls is lc.HumanMessage else found
+
+    readers = _fast.plans(lc, defaults, _read._MAPPED, _read._REQUIRED, langchain.NAME)
+    generic = readers[lc.HumanMessage]
+    assert isinstance(generic, functools.partial)
+    assert generic.func is _fast.typed_fast
+    assert readers[lc.AIMessage].__qualname__ == "_special.<locals>.read"
+    message = HumanMessage("hi", name="u", additional_kwargs={"k": [1]})
+    message.__dict__["example"] = True  # what a version declaring the field would hold
+    typed = generic(message)
+    assert typed is not None
+    assert typed.metadata == {"langchain": {"additional_kwargs": {"k": [1]}, "example": True}}
+    message.__dict__["example"] = False
+    typed = generic(message)
+    assert typed is not None
+    assert typed.metadata == {"langchain": {"additional_kwargs": {"k": [1]}}}
 
 
 def test_what_the_fast_path_keeps_is_a_copy() -> None:

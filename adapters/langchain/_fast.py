@@ -14,6 +14,7 @@ message (a test holds both to that on every law-kit trace).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +26,7 @@ from tracebridge.messages import Message, ToolCall
 from ._call_blocks import parse_arguments
 from ._homes import DEVELOPER_KEY
 
-__all__ = ["Plan", "kwargs_copy", "plans", "typed_fast"]
+__all__ = ["Plan", "Reader", "kwargs_copy", "plans", "typed_fast"]
 
 _CALL_KEYS = frozenset({"name", "args", "id", "type"})
 _ABSENT: Any = object()
@@ -46,10 +47,27 @@ class Plan:
     (``json_copy_checked``, or for an AIMessage's ``additional_kwargs`` ``kwargs_copy``)."""
 
 
-def plans(lc: Any, defaults: Any, mapped: frozenset[str], required: object) -> dict[type, Plan]:
-    """The fast path's plan for each class it takes (those whose every field without a typed
-    home has a default)."""
-    out = {}
+Reader = Callable[[Any], "Message | None"]
+"""The fast path for one class: the typed message, or None when the general reader must
+read it."""
+
+
+def plans(
+    lc: Any,
+    defaults: Any,
+    mapped: frozenset[str],
+    required: object,
+    metadata_name: str,
+    *,
+    special: bool = True,
+) -> dict[type, Reader]:
+    """The fast path for each class it takes (those whose every field without a typed home
+    has a default).
+
+    A class whose fields without a typed home are the ones LangChain declares today gets a
+    reader written out for them (``special``); any other (a LangChain version that adds a
+    field) gets ``typed_fast`` with its plan, which reads the same way from the plan."""
+    out: dict[type, Reader] = {}
     for name, kind in (
         ("HumanMessage", "human"),
         ("AIMessage", "ai"),
@@ -67,8 +85,15 @@ def plans(lc: Any, defaults: Any, mapped: frozenset[str], required: object) -> d
             for k, v in defaults(cls).items()
             if k not in mapped
         )
-        if all(default is not required for _, default, _, _ in kept):
-            out[cls] = Plan(kind, kept)
+        if any(default is required for _, default, _, _ in kept):
+            continue
+        shape = tuple((k, type(v), v) for k, v, _, _ in kept)
+        if special and shape == tuple((k, type(v), v) for k, v in _DECLARED[kind]):
+            out[cls] = _special(kind, metadata_name)
+        else:
+            out[cls] = functools.partial(
+                typed_fast, plan=Plan(kind, kept), metadata_name=metadata_name
+            )
     return out
 
 
@@ -119,6 +144,91 @@ def typed_fast(message: Any, plan: Plan, metadata_name: str) -> Message | None:
     return _build.system(content, "system", name, message_id, metadata)
 
 
+def _special(kind: str, metadata_name: str) -> Reader:
+    """The reader of one class whose fields without a typed home are ``_DECLARED[kind]``:
+    what ``typed_fast`` does with that plan, written out for those fields."""
+    third = _THIRD.get(kind)
+    system = kind == "system"
+
+    def read(message: Any) -> Message | None:
+        fields = message.__dict__
+        content = fields["content"]
+        if type(content) is not str or fields["type"] != kind or message.__pydantic_extra__:
+            return None
+        name = fields["name"]
+        message_id = fields["id"]
+        if (name is not None and type(name) is not str) or (
+            message_id is not None and type(message_id) is not str
+        ):
+            return None
+        kwargs = fields["additional_kwargs"]
+        response = fields["response_metadata"]
+        if type(kwargs) is not dict or type(response) is not dict:
+            return None  # LangChain keeps a dict here: the general reader says why not
+        extra = None if third is None else fields[third]
+        metadata = None
+        if kwargs or response or extra is not None:
+            metadata = _kept(kind, kwargs, response, third, extra, metadata_name)
+            if metadata is None:
+                return None
+        if kind == "ai":
+            return _ai(fields, kwargs or None, content, name, message_id, metadata)
+        if kind == "human":
+            return _build.human(content, name, message_id, metadata)
+        if kind == "tool":
+            call_id = fields["tool_call_id"]
+            if type(call_id) is not str:
+                return None
+            status = fields["status"]
+            if status == "success":
+                return _build.tool(content, call_id, name, False, message_id, metadata)
+            if status == "error":
+                return _build.tool(content, call_id, name, True, message_id, metadata)
+            return None
+        if system and kwargs and DEVELOPER_KEY in kwargs:
+            return None
+        return _build.system(content, "system", name, message_id, metadata)
+
+    return read
+
+
+def _kept(
+    kind: str,
+    kwargs: dict[str, Any],
+    response: dict[str, Any],
+    third: str | None,
+    extra: Any,
+    metadata_name: str,
+) -> dict[str, Any] | None:
+    """The metadata of the fields kept as they are (copied and checked), in declared order;
+    None when a value is not plain JSON."""
+    kept: dict[str, Any] = {}
+    try:
+        if kwargs:
+            kept["additional_kwargs"] = (
+                kwargs_copy(kwargs) if kind == "ai" else json_copy_checked(kwargs)
+            )
+        if response:
+            kept["response_metadata"] = json_copy_checked(response)
+        if extra is not None:
+            kept[third] = extra if type(extra) is str else json_copy_checked(extra)  # type: ignore[index]
+    except NotPlainJson:
+        return None  # a value that is not JSON: the general reader says where
+    return {metadata_name: kept}
+
+
+_DICTS: tuple[tuple[str, Any], ...] = (("additional_kwargs", {}), ("response_metadata", {}))
+_THIRD = {"ai": "usage_metadata", "tool": "artifact"}
+"""The field beside the two dicts, defaulting to None, that a class declares."""
+_DECLARED: dict[str, tuple[tuple[str, Any], ...]] = {
+    "human": _DICTS,
+    "system": _DICTS,
+    "ai": (*_DICTS, ("usage_metadata", None)),
+    "tool": (*_DICTS, ("artifact", None)),
+}
+"""The fields without a typed home (with their defaults) that ``_special`` is written for."""
+
+
 def _ai(
     fields: dict[str, Any],
     kwargs: dict[str, Any] | None,
@@ -155,8 +265,16 @@ def _ai(
             call_id is not None and type(call_id) is not str
         ):
             return None
-        if raw is not None and not _names(raw[k], call_id, call_name, args):
-            return None
+        if raw is not None:  # the raw provider call must name this call
+            entry = raw[k]
+            function = entry.get("function") if type(entry) is dict else None
+            if (
+                type(function) is not dict
+                or entry.get("id") != call_id
+                or function.get("name") != call_name
+                or parse_arguments(function.get("arguments")) != args
+            ):
+                return None
         try:
             typed_calls.append(_build.call(call_name, json_copy_checked(args), call_id))
         except NotPlainJson:
@@ -198,14 +316,3 @@ def _raw_call_copy(entry: Any) -> Any:
         ):
             return {**entry, "function": {**function}}
     return json_copy_checked(entry)
-
-
-def _names(entry: Any, call_id: Any, name: Any, args: Any) -> bool:
-    """Whether one raw provider call names the parsed call (id, name and arguments)."""
-    function = entry.get("function") if type(entry) is dict else None
-    return (
-        type(function) is dict
-        and entry.get("id") == call_id
-        and function.get("name") == name
-        and parse_arguments(function.get("arguments")) == args
-    )

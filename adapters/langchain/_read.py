@@ -43,7 +43,7 @@ from ._classes import (
     langchain_core_messages,
     partial_parser,
 )
-from ._fast import Plan, plans, typed_fast
+from ._fast import Reader, plans
 from ._homes import audio_of, citation_of, citations_of, is_developer, refusal_of
 from ._results import has_tool_results, read_tool_results
 
@@ -59,34 +59,51 @@ _MAPPED = frozenset(
 def read_trace(trace: Any, *, allow_pending: bool, drop_artifacts: bool) -> list[Message]:
     items = _items_of(trace)
     lc = langchain_core_messages()
-    parse_partial = partial_parser()
-    messages: list[Message] = []
-    origin: list[int] = []
     fast = _fast_plans(lc)
+    messages: list[Message] = []
+    append = messages.append
+    # origin[k]: the item message k came from; made at the first item that gives other than
+    # one message (until then, k itself)
+    origin: list[int] | None = None
     for i, item in enumerate(items):
-        try:
-            plan = fast.get(type(item))
-            if plan is None:  # a dict (loaded first) or a class the fast path leaves alone
-                item = _loaded(item, i, lc)
-                plan = fast.get(type(item))
-            one = None if plan is None else typed_fast(item, plan, NAME)
-            if one is not None:
-                messages.append(one)
+        read = fast.get(type(item))
+        one = None if read is None else read(item)
+        if one is not None:
+            append(one)
+            if origin is not None:
                 origin.append(i)
-                continue
-            try:
-                typed = _typed(item, i, parse_partial, drop_artifacts)
-            except (ValidationError, TypeError, AttributeError, KeyError, ValueError) as exc:
-                refused = _refused_by_langchain(item, i)
-                if refused is None:
-                    raise  # LangChain accepts the message: the fault is ours, shown as it is
-                raise refused from exc
-        except TraceError as error:
-            raise error.relocated(index=i, source=NAME) from None
+            continue
+        typed = _read_item(item, i, lc, fast, drop_artifacts)
+        if origin is None and len(typed) != 1:
+            origin = list(range(len(messages)))
+        if origin is not None:
+            origin.extend([i] * len(typed))
         messages.extend(typed)
-        origin.extend([i] * len(typed))
     validate(messages, allow_pending=allow_pending, source=NAME, origin=origin)
     return messages
+
+
+def _read_item(
+    item: Any, i: int, lc: Any, fast: dict[type, Reader], drop_artifacts: bool
+) -> list[Message]:
+    """The typed messages of an item the fast path did not read: a dict (loaded first, then
+    offered to the fast path), or a message the general reader reads."""
+    try:
+        if type(item) not in fast:
+            item = _loaded(item, i, lc)
+            read = fast.get(type(item))
+            one = None if read is None else read(item)
+            if one is not None:
+                return [one]
+        try:
+            return _typed(item, i, partial_parser(), drop_artifacts)
+        except (ValidationError, TypeError, AttributeError, KeyError, ValueError) as exc:
+            refused = _refused_by_langchain(item, i)
+            if refused is None:
+                raise  # LangChain accepts the message: the fault is ours, shown as it is
+            raise refused from exc
+    except TraceError as error:
+        raise error.relocated(index=i, source=NAME) from None
 
 
 def _status(status: Any, at: str) -> str | None:
@@ -157,8 +174,8 @@ def _same_json(left: Any, right: Any) -> bool:
 
 
 @functools.cache
-def _fast_plans(lc: Any) -> dict[type, Plan]:
-    return plans(lc, _field_defaults, _MAPPED, _REQUIRED)
+def _fast_plans(lc: Any) -> dict[type, Reader]:
+    return plans(lc, _field_defaults, _MAPPED, _REQUIRED, NAME)
 
 
 def _items_of(trace: Any) -> list[Any]:
