@@ -74,8 +74,8 @@ def outcome(messages: list[Any]) -> Any:
     [
         (1, "name", 5, "messages[1].name", "Input should be a valid string"),
         (1, "content", None, "messages[1].content", "Input should be a valid string"),
-        (1, "id", 7, "messages[1].id", "id is 7, which LangChain would have stored as '7'"),
-        (3, "content", 1.5, "messages[3].content", "which LangChain would have stored as '1.5'"),
+        (1, "id", 7, "messages[1].id", "id is 7, which it would have stored as '7'"),
+        (3, "content", 1.5, "messages[3].content", "which it would have stored as '1.5'"),
         (3, "tool_call_id", 5, "messages[3].tool_call_id", "stored as '5'"),
         (3, "status", "weird", "messages[3].status", "'success' or 'error', got 'weird'"),
         (2, "additional_kwargs", "x", "messages[2].additional_kwargs", "a valid dictionary"),

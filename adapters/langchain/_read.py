@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 from typing_extensions import assert_never
 
+from tracebridge._changed import FELL, refusal
 from tracebridge._gc import gc_paused
 from tracebridge._json import check_json
 from tracebridge.errors import TraceError, short_repr
@@ -97,8 +98,10 @@ def _read_item(
                 return [one]
         try:
             return _typed(item, i, partial_parser(), drop_artifacts)
-        except (ValidationError, TypeError, AttributeError, KeyError, ValueError) as exc:
-            refused = _refused_by_langchain(item, i)
+        except FELL as exc:
+            # LangChain does not check a field set after the object was made: such a
+            # message is refused as LangChain would refuse it when built with those values
+            refused = refusal(item, f"messages[{i}]", "LangChain")
             if refused is None:
                 raise  # LangChain accepts the message: the fault is ours, shown as it is
             raise refused from exc
@@ -115,62 +118,6 @@ def _status(status: Any, at: str) -> str | None:
             path=f"{at}.status",
         )
     return None if status is None else str(status)
-
-
-def _refused_by_langchain(message: Any, i: int) -> TraceError | None:
-    """What LangChain's own validation finds wrong with a message object, as a TraceError at
-    the field; None when it finds nothing.
-
-    LangChain does not check a field set after the object was made, so a message object can
-    hold what no LangChain constructor accepts (a number as its name, None as its content,
-    a tool call without arguments). Such a message is refused as LangChain would refuse it
-    when built with those values.
-    """
-    values = dict(message.__dict__, **(message.__pydantic_extra__ or {}))
-    try:
-        validated = type(message).model_validate(values)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = first["loc"][0] if first["loc"] else None
-        path = f"messages[{i}]" + (f".{field}" if isinstance(field, str) else "")
-        detail = first["msg"]
-    except (TypeError, AttributeError, KeyError, ValueError) as exc:  # a validator's own fall
-        path, detail = f"messages[{i}]", f"{type(exc).__name__}: {exc}"
-    else:
-        # accepted only by turning a value into another (a number id into text, say)
-        changed = _changed_field(values, validated.__dict__)
-        if changed is None:
-            return None
-        path = f"messages[{i}].{changed}"
-        detail = (
-            f"{changed} is {short_repr(values[changed])}, which LangChain would have stored as "
-            f"{short_repr(validated.__dict__[changed])}"
-        )
-    return TraceError(
-        "malformed_event",
-        f"this {type(message).__name__} holds what LangChain does not make (was a field changed "
-        f"after it was made?): "
-        f"{detail}",
-        path=path,
-    )
-
-
-def _changed_field(given: dict[str, Any], stored: dict[str, Any]) -> str | None:
-    """The first field whose stored value differs from the given one (in value or type)."""
-    for key, value in given.items():
-        if key in stored and not _same_json(value, stored[key]):
-            return key
-    return None
-
-
-def _same_json(left: Any, right: Any) -> bool:
-    if type(left) is not type(right):
-        return False
-    if type(left) is dict:
-        return left.keys() == right.keys() and all(_same_json(v, right[k]) for k, v in left.items())
-    if type(left) is list:
-        return len(left) == len(right) and all(map(_same_json, left, right))
-    return bool(left == right)
 
 
 @functools.cache
