@@ -216,3 +216,78 @@ def test_parse_arguments_on_edge_texts(text: str) -> None:
 
     # compared as JSON text: NaN is unequal to itself
     assert json.dumps(parse_arguments(text)) == json.dumps(_decoded(text))
+
+
+class _Text(str):
+    """A string of another class (equal to the plain one, but not plain JSON)."""
+
+
+def _raw(call_id: Any = "c1", name: Any = "w", arguments: Any = '{"c": ["P"]}', **more: Any) -> Any:
+    entry: dict[str, Any] = {"type": "function", "function": {"name": name, "arguments": arguments}}
+    if call_id is not _NO_ID:
+        entry["id"] = call_id
+    return entry | more
+
+
+_NO_ID = object()
+
+
+@pytest.mark.parametrize(
+    ("raw", "call_id", "code"),
+    [
+        ([_raw()], "c1", None),
+        ([_raw(arguments='{"c":["P"]}')], "c1", None),  # another spelling of the same arguments
+        ([_raw(call_id=None)], None, None),
+        ([_raw(call_id=_NO_ID)], None, None),
+        ([_raw(call_id=_Text("c1"))], "c1", "unserializable_value"),
+        ([_raw(name=_Text("w"))], "c1", "unserializable_value"),
+        ([_raw(index=0)], "c1", None),
+        ([{**_raw(), "function": {"name": "w", "arguments": '{"c": ["P"]}', "x": 1}}], "c1", None),
+        ([_raw(arguments='{"c": ["Q"]}')], "c1", "conflicting_fields"),
+        ([_raw(arguments=None)], "c1", "conflicting_fields"),
+        ([_raw(call_id="c2")], "c1", "conflicting_fields"),
+        ([_raw(name="v")], "c1", "conflicting_fields"),
+        ([_raw(), _raw(call_id="c2")], "c1", "conflicting_fields"),
+        (["not a call"], "c1", "conflicting_fields"),
+    ],
+)
+def test_raw_provider_calls_beside_the_parsed_ones_read_the_same_on_both_paths(
+    raw: list[Any], call_id: str | None, code: str | None
+) -> None:
+    message = AIMessage(
+        "", tool_calls=[{"name": "w", "args": {"c": ["P"]}, "id": call_id}],
+        additional_kwargs={"tool_calls": raw},
+    )
+    trace = [HumanMessage("weather?"), message]  # the call left pending: ids may be None
+
+    def read() -> Any:
+        try:
+            return langchain.to_messages(trace, allow_pending=True)
+        except TraceError as error:
+            return (error.code, error.index, error.path, str(error))
+
+    fast = read()
+    with generic_only():
+        assert read() == fast
+    with general_only():
+        assert read() == fast
+    if code is None:
+        assert type(fast) is list
+        assert fast[1].metadata == {"langchain": {"additional_kwargs": {"tool_calls": raw}}}
+    else:
+        assert fast[:2] == (code, 1)
+
+
+def test_the_usual_raw_calls_take_the_fast_path() -> None:
+    trace = [
+        HumanMessage("weather?"),
+        AIMessage("", tool_calls=[{"name": "w", "args": {"c": ["P"]}, "id": "c1"}],
+                  additional_kwargs={"tool_calls": [_raw()]}),
+        ToolMessage("18C", tool_call_id="c1"),
+    ]
+    with mock.patch.object(_read, "_typed", side_effect=AssertionError("general reader used")):
+        typed = langchain.to_messages(trace)
+    raw = typed[1].metadata["langchain"]["additional_kwargs"]["tool_calls"]
+    assert raw == [_raw()]
+    assert raw[0] is not trace[1].additional_kwargs["tool_calls"][0]
+    assert raw[0]["function"] is not trace[1].additional_kwargs["tool_calls"][0]["function"]

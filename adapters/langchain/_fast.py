@@ -166,6 +166,15 @@ def _special(kind: str, metadata_name: str) -> Reader:
         if type(kwargs) is not dict or type(response) is not dict:
             return None  # LangChain keeps a dict here: the general reader says why not
         extra = None if third is None else fields[third]
+        if (
+            kind == "ai"
+            and len(kwargs) == 1
+            and not response
+            and extra is None
+            and type(raw := kwargs.get("tool_calls")) is list
+            and raw
+        ):
+            return _ai_raw_calls(fields, raw, content, name, message_id, metadata_name)
         metadata = None
         if kwargs or response or extra is not None:
             metadata = _kept(kind, kwargs, response, third, extra, metadata_name)
@@ -227,6 +236,62 @@ _DECLARED: dict[str, tuple[tuple[str, Any], ...]] = {
     "tool": (*_DICTS, ("artifact", None)),
 }
 """The fields without a typed home (with their defaults) that ``_special`` is written for."""
+
+
+def _ai_raw_calls(
+    fields: dict[str, Any],
+    raw: list[Any],
+    content: str,
+    name: str | None,
+    message_id: str | None,
+    metadata_name: str,
+) -> Message | None:
+    """What ``_ai`` gives for the usual AIMessage with calls: ``additional_kwargs`` holding
+    only the provider's raw calls, each ``{"type", "id", "function": {"name", "arguments"}}``
+    with strings, one per parsed call, each checked against its call and copied in one look.
+    Anything else gives None (the general reader)."""
+    calls = fields["tool_calls"]
+    invalid = fields["invalid_tool_calls"]
+    if type(calls) is not list or len(calls) != len(raw) or invalid or type(invalid) is not list:
+        return None
+    typed_calls: list[ToolCall] = []
+    copies = []
+    for call, entry in zip(calls, raw, strict=True):
+        if type(call) is not dict or not call.keys() <= _CALL_KEYS:
+            return None
+        if call.get("type", "tool_call") != "tool_call":
+            return None
+        args = call.get("args", _ABSENT)
+        call_name = call.get("name", _ABSENT)
+        call_id = call.get("id", _ABSENT)
+        if type(args) is not dict or type(call_name) is not str or (
+            call_id is not None and type(call_id) is not str
+        ):
+            return None
+        if type(entry) is not dict or len(entry) != 3:
+            return None
+        function = entry.get("function")
+        raw_id = entry.get("id", _ABSENT)
+        if (
+            type(function) is not dict
+            or len(function) != 2
+            or type(entry.get("type")) is not str
+            or raw_id != call_id
+            or type(raw_id) is not type(call_id)
+            or function.get("name", _ABSENT) != call_name
+            or type(function["name"]) is not str
+        ):
+            return None
+        arguments = function.get("arguments")
+        if type(arguments) is not str or parse_arguments(arguments) != args:
+            return None
+        try:
+            typed_calls.append(_build.call(call_name, json_copy_checked(args), call_id))
+        except NotPlainJson:
+            return None
+        copies.append({**entry, "function": {**function}})
+    metadata = {metadata_name: {"additional_kwargs": {"tool_calls": copies}}}
+    return _build.ai(content, typed_calls, name, message_id, metadata)
 
 
 def _ai(
