@@ -89,6 +89,13 @@ _CHANGED = "holds what the OpenAI SDK does not make (was a field changed after i
          "messages[5].annotations[0].url_citation.url", f"this AnnotationURLCitation {_CHANGED}"),
         (lambda t: setattr(t[7].audio, "data", object()), 7, "messages[7].audio.data",
          f"this ChatCompletionAudio {_CHANGED}"),
+        # a role the class does not allow would read as another kind of message
+        (lambda t: setattr(t[2], "role", "user"), 2, "messages[2].role",
+         f"this ChatCompletionMessage {_CHANGED}: Input should be 'assistant'"),
+        (lambda t: setattr(t[5], "role", "tool"), 5, "messages[5].role",
+         f"this ChatCompletionMessage {_CHANGED}: Input should be 'assistant'"),
+        (lambda t: setattr(t[5], "role", None), 5, "messages[5].role",
+         f"this ChatCompletionMessage {_CHANGED}: Input should be 'assistant'"),
         # what the SDK dumps as it is: refused by the reader, as the same dict would be
         (lambda t: setattr(t[2], "content", 5), 2, "messages[2].content",
          "expected a string, None or a list of parts, got int 5"),

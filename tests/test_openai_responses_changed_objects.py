@@ -67,6 +67,13 @@ _CHANGED = "holds what the OpenAI SDK does not make (was a field changed after i
          f"this Summary {_CHANGED}"),
         (lambda t: setattr(t[4], "output", object()), 4, "items[4].output",
          f"this FunctionCallOutput {_CHANGED}"),
+        # a role or type the class does not allow would read as another kind of item
+        (lambda t: setattr(t[5], "role", "user"), 5, "items[5].role",
+         f"this ResponseOutputMessage {_CHANGED}: Input should be 'assistant'"),
+        (lambda t: setattr(t[3], "type", "custom_tool_call"), 3, "items[3].type",
+         f"this ResponseFunctionToolCall {_CHANGED}: Input should be 'function_call'"),
+        (lambda t: setattr(t[4], "type", "message"), 4, "items[4].type",
+         f"this FunctionCallOutput {_CHANGED}: Input should be 'function_call_output'"),
         # what the SDK dumps as it is: refused by the reader, as the same dict would be
         (lambda t: setattr(t[3], "arguments", 5), 3, "items[3].arguments",
          "expected a JSON string, got int 5"),

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
 from tracebridge import _build
-from tracebridge._changed import FELL, refusal
+from tracebridge._changed import FELL, drifted, refusal
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge.errors import TraceError
 from tracebridge.messages import (
@@ -305,6 +305,8 @@ class _Reader(ReplyReader):
         kind = type(item)
         if kind.__module__.startswith("openai."):
             if kind.__name__.partition("[")[0] in _MESSAGE_CLASSES:  # [T]: of a parse() call
+                if drifted(item):  # a role the class does not allow, set after it was made
+                    self.refuse_changed(item)
                 # Only the keys the response really had; a full dump would invent nulls.
                 try:
                     dumped: dict[str, Any] = item.model_dump(mode="json", exclude_unset=True)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tracebridge._changed import FELL, refusal
+from tracebridge._changed import FELL, drifted, refusal
 from tracebridge.errors import TraceError
 from tracebridge.messages import (
     AIMessage,
@@ -68,10 +68,15 @@ def read_items(items: Any, *, source: str, allow_pending: bool = False) -> list[
 def item_dict(item: Any, source: str, index: int) -> dict[str, Any]:
     """The item as a plain dict: an SDK object as the keys it was given (``exclude_unset``)."""
     if is_sdk_item(item):
+        # pydantic does not check assignments: a field changed after the object was made
+        if drifted(item):  # a role or type the class does not allow: it would pass for another
+            refused = refusal(item, f"items[{index}]", "the OpenAI SDK", index=index,
+                              source=source)
+            if refused is not None:
+                raise refused
         try:
             dumped: dict[str, Any] = item.model_dump(mode="json", exclude_unset=True)
         except FELL:
-            # pydantic does not check assignments: a field changed after the object was made
             refused = refusal(item, f"items[{index}]", "the OpenAI SDK", index=index,
                               source=source)
             if refused is None:

@@ -15,8 +15,9 @@ holds ChatMessage objects): each is asked where it stands.
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
@@ -24,7 +25,7 @@ from pydantic_core import PydanticSerializationError, to_json
 from ._json import json_path
 from .errors import TraceError, short_repr
 
-__all__ = ["FELL", "refusal"]
+__all__ = ["FELL", "drifted", "refusal"]
 
 FELL = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 """What a reader may raise on a value it did not expect (pydantic's ValidationError and
@@ -161,3 +162,33 @@ def _same(left: Any, right: Any) -> bool:
     if type(left) is float and math.isnan(left):
         return math.isnan(right)
     return bool(left == right)
+
+
+_KIND_FIELDS = ("role", "type")
+"""The fields that tell what an object is (and so how a reader reads it)."""
+
+
+def drifted(obj: Any) -> bool:
+    """Whether a field telling what ``obj`` (a pydantic model) is — its ``role`` or ``type``
+    — holds a value its class does not allow (``role="user"`` set on an assistant-only
+    class): read as it stands, such an object would pass for another kind without any
+    error. A field its class does not declare as a ``Literal`` is not looked at."""
+    fields = obj.__dict__
+    for field in _KIND_FIELDS:
+        allowed = _literal_values(obj.__class__, field)
+        if allowed is not None and field in fields:
+            value = fields[field]
+            if type(value) is not str or value not in allowed:
+                return True
+    return False
+
+
+@functools.cache
+def _literal_values(cls: Any, field: str) -> frozenset[str] | None:
+    """The strings a ``Literal`` annotation of ``cls.field`` allows; None when it is not a
+    ``Literal`` of strings."""
+    info = getattr(cls, "model_fields", {}).get(field)
+    if info is None or get_origin(info.annotation) is not Literal:
+        return None
+    values = get_args(info.annotation)
+    return frozenset(values) if all(type(v) is str for v in values) else None
