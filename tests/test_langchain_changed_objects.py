@@ -73,6 +73,10 @@ def outcome(messages: list[Any]) -> Any:
     ("position", "field", "value", "path", "said"),
     [
         (1, "name", 5, "messages[1].name", "Input should be a valid string"),
+        # a type the class does not allow would read as another kind of message
+        (1, "type", "ai", "messages[1].type", "this HumanMessage holds what LangChain does not"),
+        (2, "type", "human", "messages[2].type", "Input should be 'ai'"),
+        (3, "type", "system", "messages[3].type", "Input should be 'tool'"),
         (1, "content", None, "messages[1].content", "Input should be a valid string"),
         (1, "id", 7, "messages[1].id", "id is 7, which it would have stored as '7'"),
         (3, "content", 1.5, "messages[3].content", "which it would have stored as '1.5'"),

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 from typing_extensions import assert_never
 
-from tracebridge._changed import FELL, refusal
+from tracebridge._changed import FELL, drifted, refusal
 from tracebridge._gc import gc_paused
 from tracebridge._json import check_json
 from tracebridge.errors import TraceError, short_repr
@@ -96,6 +96,10 @@ def _read_item(
             one = None if read is None else read(item)
             if one is not None:
                 return [one]
+        if drifted(item):  # a type its class does not allow: it would read as another kind
+            refused = refusal(item, f"messages[{i}]", "LangChain")
+            if refused is not None:
+                raise refused
         try:
             return _typed(item, i, partial_parser(), drop_artifacts)
         except FELL as exc:
