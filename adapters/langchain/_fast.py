@@ -254,42 +254,10 @@ def _ai_raw_calls(
     invalid = fields["invalid_tool_calls"]
     if type(calls) is not list or len(calls) != len(raw) or invalid or type(invalid) is not list:
         return None
-    typed_calls: list[ToolCall] = []
-    copies = []
-    for call, entry in zip(calls, raw, strict=True):
-        if type(call) is not dict or not call.keys() <= _CALL_KEYS:
-            return None
-        if call.get("type", "tool_call") != "tool_call":
-            return None
-        args = call.get("args", _ABSENT)
-        call_name = call.get("name", _ABSENT)
-        call_id = call.get("id", _ABSENT)
-        if type(args) is not dict or type(call_name) is not str or (
-            call_id is not None and type(call_id) is not str
-        ):
-            return None
-        if type(entry) is not dict or len(entry) != 3:
-            return None
-        function = entry.get("function")
-        raw_id = entry.get("id", _ABSENT)
-        if (
-            type(function) is not dict
-            or len(function) != 2
-            or type(entry.get("type")) is not str
-            or raw_id != call_id
-            or type(raw_id) is not type(call_id)
-            or function.get("name", _ABSENT) != call_name
-            or type(function["name"]) is not str
-        ):
-            return None
-        arguments = function.get("arguments")
-        if type(arguments) is not str or parse_arguments(arguments) != args:
-            return None
-        try:
-            typed_calls.append(_build.call(call_name, json_copy_checked(args), call_id))
-        except NotPlainJson:
-            return None
-        copies.append({**entry, "function": {**function}})
+    copies: list[Any] = []
+    typed_calls = _typed_calls(calls, raw, copies)
+    if typed_calls is None:
+        return None
     metadata = {metadata_name: {"additional_kwargs": {"tool_calls": copies}}}
     return _build.ai(content, typed_calls, name, message_id, metadata)
 
@@ -317,6 +285,19 @@ def _ai(
         return _build.ai(content, None, name, message_id, metadata)
     if raw is not None and (type(raw) is not list or len(raw) != len(calls)):
         return None
+    typed_calls = _typed_calls(calls, raw, None)
+    if typed_calls is None:
+        return None
+    return _build.ai(content, typed_calls, name, message_id, metadata)
+
+
+def _typed_calls(
+    calls: list[Any], raw: list[Any] | None, copies: list[Any] | None
+) -> list[ToolCall] | None:
+    """The typed calls of LangChain's parsed call dicts, each checked against the raw
+    provider call at its position when there are ``raw`` calls; None when the general reader
+    must read the message. With ``copies``, only raw calls of the usual shape are taken, and
+    each is copied there as it is checked."""
     typed_calls: list[ToolCall] = []
     for k, call in enumerate(calls):
         if type(call) is not dict or not call.keys() <= _CALL_KEYS:
@@ -340,11 +321,23 @@ def _ai(
                 or parse_arguments(function.get("arguments")) != args
             ):
                 return None
+            if copies is not None:
+                raw_id = entry.get("id", _ABSENT)
+                if (
+                    len(entry) != 3
+                    or len(function) != 2
+                    or type(entry.get("type")) is not str
+                    or type(raw_id) is not type(call_id)
+                    or type(function["name"]) is not str
+                    or type(function["arguments"]) is not str
+                ):
+                    return None
+                copies.append({**entry, "function": {**function}})
         try:
             typed_calls.append(_build.call(call_name, json_copy_checked(args), call_id))
         except NotPlainJson:
             return None
-    return _build.ai(content, typed_calls, name, message_id, metadata)
+    return typed_calls
 
 
 def kwargs_copy(kwargs: dict[str, Any]) -> dict[str, Any]:
