@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_metrics_tool_calls import slow_ordered
+from test_metrics_tool_calls import sample_with_broken, slow_ordered
 
 from tracebridge import ToolCall
-from tracebridge.metrics import _ordered, tool_calls
+from tracebridge.metrics import ToolCallAccuracy, _assignment, _ordered, tool_calls
 from tracebridge.metrics._matching import Calls, argument_items, equal_keys
 from tracebridge.metrics._ordered import forced_front, ordered_pairs
 
@@ -200,3 +200,63 @@ def test_the_programme_on_long_rows_is_the_definition(
     assert [(i, j) for i, j, _ in general(predicted, reference)] == slow_ordered(
         predicted, reference
     )
+
+
+def first_free_best(scaled: list[list[int]]) -> list[tuple[int, int]] | None:
+    """The assignment's start by its definition: each row of the shorter side in turn takes
+    the first free column of its best score; None when a row finds none."""
+    transposed = len(scaled) > len(scaled[0])
+    rows = [list(column) for column in zip(*scaled, strict=True)] if transposed else scaled
+    taken: set[int] = set()
+    pairs = []
+    for r, row in enumerate(rows):
+        free = [c for c in range(len(row)) if c not in taken and row[c] == max(row)]
+        if not free:
+            return None
+        taken.add(free[0])
+        pairs.append((free[0], r) if transposed else (r, free[0]))
+    return sorted(pairs)
+
+
+@settings(max_examples=300)
+@given(
+    st.integers(1, 6).flatmap(
+        lambda width: st.lists(
+            st.lists(st.integers(0, 3), min_size=width, max_size=width), min_size=1, max_size=6
+        )
+    )
+)
+def test_the_assignment_keeps_its_start_when_every_row_finds_a_best_column(
+    scaled: list[list[int]],
+) -> None:
+    """When every row gets a free column of its best score, that start is the assignment
+    (it is optimal: each row has its best); the searches only run for rows that find none."""
+    start = first_free_best(scaled)
+    if start is not None:
+        assert _assignment.hungarian(scaled, 3) == start
+
+
+@settings(max_examples=200)
+@given(lists=trajectories(st.one_of(plain_calls, plain_calls, broken_calls), 12))
+def test_details_list_the_differences_and_the_calls_left_over(
+    lists: tuple[list[ToolCall], list[ToolCall]],
+) -> None:
+    """Both pairings: each pair's different arguments are the union of the names less the
+    equal ones, sorted; the calls in no pair are the rest of each side, in order."""
+    predicted, reference = lists
+    sample = sample_with_broken(predicted, reference)
+    for strict in (True, False):
+        details = ToolCallAccuracy(strict_order=strict).score(sample).details
+        for pair in details["pairs"]:
+            p, r = predicted[pair["predicted"]].args, reference[pair["reference"]].args
+            union = sorted(p.keys() | r.keys())
+            assert pair["equal_args"] == sorted(equal_keys(p, r))
+            assert pair["different_args"] == [k for k in union if k not in pair["equal_args"]]
+        paired = {pair["predicted"] for pair in details["pairs"]}
+        expected = {pair["reference"] for pair in details["pairs"]}
+        assert [u["predicted"] for u in details["unmatched_predicted"]] == [
+            i for i in range(len(predicted)) if i not in paired
+        ]
+        assert [u["reference"] for u in details["unmatched_reference"]] == [
+            j for j in range(len(reference)) if j not in expected
+        ]

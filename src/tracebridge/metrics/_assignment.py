@@ -195,31 +195,38 @@ def hungarian(scaled: list[list[int]], scale: int) -> list[tuple[int, int]]:
     for scores given as integers out of ``scale``.
 
     The Hungarian method with potentials, O(n^2 m), on the integer cost ``scale - score``
-    (exact). Rows first take a free column of their best score (the potentials start at
-    the row maxima), so only the rows left over search.
+    (exact). Rows first take the first free column of their best score (the potentials
+    start at the row maxima), so only the rows left over search; when none is left over,
+    that start is the answer and no cost matrix is made.
     """
     transposed = len(scaled) > len(scaled[0])
     if transposed:
         scaled = [list(column) for column in zip(*scaled, strict=True)]
-    n, m = len(scaled), len(scaled[0])
-    cost = [[scale - s for s in row] for row in scaled]
-    # potentials are integers; typed float only because the slack starts at infinity
-    u: list[float] = [0, *(min(row) for row in cost)]
-    v: list[float] = [0] * (m + 1)
+    m = len(scaled[0])
     owner = [0] * (m + 1)  # owner[j]: the row (1-based) assigned to column j; 0 = free
-    way = [0] * (m + 1)
     spare: list[int] = []
-    for row in range(1, n + 1):
-        costs, floor = cost[row - 1], u[row]
-        column = next(
-            (j for j in range(1, m + 1) if owner[j] == 0 and costs[j - 1] == floor), 0
-        )
-        if column:
-            owner[column] = row
+    tops = list(map(max, scaled))
+    for row, scores in enumerate(scaled, 1):
+        top = tops[row - 1]
+        # the first free column of the row's best score (a cell of the least cost)
+        j = scores.index(top) + 1
+        while owner[j]:
+            if top not in scores[j:]:
+                j = 0
+                break
+            j = scores.index(top, j) + 1
+        if j:
+            owner[j] = row
         else:
             spare.append(row)
-    if spare:
-        spare = _tight_augment(spare, cost, u, owner, scale)
+    if not spare:  # every row has its best: nothing to search
+        return _listed(owner, transposed)
+    cost = [[scale - s for s in row] for row in scaled]
+    # potentials are integers; typed float only because the slack starts at infinity
+    u: list[float] = [0, *(scale - top for top in tops)]
+    v: list[float] = [0] * (m + 1)
+    way = [0] * (m + 1)
+    spare = _tight_augment(spare, cost, u, owner, scale)
     for row in spare:
         # One search, with its potential changes applied lazily: ``lifted`` is the sum of
         # the steps so far; a column's slack is kept as slack + lifted, and a column
@@ -256,7 +263,13 @@ def hungarian(scaled: list[list[int]], scale: int) -> list[tuple[int, int]]:
             previous = way[column]
             owner[column] = owner[previous]
             column = previous
-    assignment = [(owner[j] - 1, j - 1) for j in range(1, m + 1) if owner[j] != 0]
+    return _listed(owner, transposed)
+
+
+def _listed(owner: list[int], transposed: bool) -> list[tuple[int, int]]:
+    """The (row, column) pairs of ``owner`` (1-based, 0 for a free column), sorted; in the
+    caller's orientation when the matrix was transposed."""
+    assignment = [(row - 1, j) for j, row in enumerate(owner[1:]) if row]
     if transposed:
         assignment = [(c, r) for r, c in assignment]
     return sorted(assignment)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from itertools import compress
 from operator import attrgetter, itemgetter
 from typing import Any
 
@@ -25,7 +26,7 @@ PredictedCall = tuple[int, ToolCall]
 """(index of the AIMessage in the conversation, the call)."""
 
 _INVALID = attrgetter("invalid_args")
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_SECOND = itemgetter(1)
 _NO_REFERENCE = "the sample has no reference_tool_calls (None); give [] to expect no calls"
 
 
@@ -187,7 +188,11 @@ def _described_pairs(
                 "name": call.name,
                 "score": e / u,
                 "equal_args": sorted(same),
-                "different_args": sorted((args.keys() | other.keys()).difference(same)),
+                # u is the size of the union of the argument names: when both calls have
+                # that many, they have the same names
+                "different_args": sorted(args.keys() - same)
+                if len(args) == u == len(other)
+                else sorted((args.keys() | other.keys()).difference(same)),
             }
         )
     if not parts:
@@ -202,16 +207,18 @@ def _unmatched(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The details entries of the calls in no pair, each side in order."""
     # pairs are one-to-one: a side with as many calls as pairs has none left over
-    left = (
-        sorted(set(range(len(predicted))).difference(map(_FIRST, pairs)))
-        if len(pairs) != len(predicted)
-        else []
-    )
-    right = (
-        sorted(set(range(len(reference))).difference(map(_SECOND, pairs)))
-        if len(pairs) != len(reference)
-        else []
-    )
+    left: list[int] = []
+    right: list[int] = []
+    if len(pairs) != len(predicted):
+        free = bytearray(b"\x01") * len(predicted)
+        for i, _, _ in pairs:
+            free[i] = 0
+        left = list(compress(range(len(predicted)), free))
+    if len(pairs) != len(reference):
+        free = bytearray(b"\x01") * len(reference)
+        for _, j, _ in pairs:
+            free[j] = 0
+        right = list(compress(range(len(reference)), free))
     return (
         [
             _described({"predicted": i, "message_index": predicted[i][0]}, predicted[i][1])
