@@ -582,6 +582,13 @@ def test_split_current_turn_of_nothing_is_an_empty_conversation() -> None:
     [
         ([{"input": "q", "actual_output": "a"}], True),
         ([{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}], True),
+        ([{"role": "user", "content": "q", "retrieval_context": "r", "metadata": {"k": 1}}],
+         True),
+        # Chat Completions keys: an OpenAI chat history, not Galtea role turns
+        ([{"role": "user", "content": "q"},
+          {"role": "assistant", "content": "a", "refusal": None, "annotations": []}], False),
+        ([{"role": "user", "content": "q", "name": "ann"}], False),
+        ([{"role": "assistant", "content": "", "tool_calls": None}], False),
         ([{"role": "system", "content": "s"}], False),
         ([{"role": "user", "content": None}], False),
         ([{"input": "q", "actual_output": "a"}, {"role": "user", "content": "q"}], False),

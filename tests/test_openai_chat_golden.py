@@ -49,25 +49,7 @@ def test_golden_trace_lossless_roundtrip(name: str, path: Path) -> None:
     assert adapter.from_messages(adapter.to_messages(golden["trace"])) == golden["trace"]
 
 
-# galtea.detect claims a list of user/assistant messages with string content even when they
-# carry Chat Completions keys (annotations, refusal, audio); galtea keeps the annotations as
-# metadata where openai_chat reads citations, so the two readings differ. Fixed in galtea.
-GALTEA_CLAIMS = {"openai_chat/valid/url_citations"}
-
-
-def detected_cases() -> list[Any]:
-    marked = []
-    for case in cases("valid"):
-        if case.id in GALTEA_CLAIMS:
-            reason = "galtea.detect claims it (see GALTEA_CLAIMS)"
-            case = pytest.param(
-                *case.values, id=case.id, marks=pytest.mark.xfail(strict=True, reason=reason)
-            )
-        marked.append(case)
-    return marked
-
-
-@pytest.mark.parametrize(("name", "path"), detected_cases())
+@pytest.mark.parametrize(("name", "path"), cases("valid"))
 def test_golden_trace_is_detected_as_its_own_format_only(name: str, path: Path) -> None:
     assert detect_format(load(path)["trace"]) == name
 

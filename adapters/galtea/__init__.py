@@ -187,4 +187,12 @@ def _looks_like_role_turn(turn: dict[str, Any]) -> bool:
         and "input" not in turn
         and "actual_output" not in turn
         and "type" not in turn  # a Responses message item (openai_responses)
+        and _CHAT_ONLY.isdisjoint(turn)
     )
+
+
+_CHAT_ONLY = frozenset(
+    ("name", "refusal", "annotations", "audio", "function_call", "tool_calls", "tool_call_id")
+)
+"""Keys of a Chat Completions message that no Galtea turn has: a list with them is a chat
+history (``openai_chat``), not role turns."""
