@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 from collections import Counter
 from heapq import heapify, heappop, heappush
-from itertools import chain
 from operator import itemgetter, mul
 from typing import Any
 
@@ -90,20 +89,28 @@ def nonzero_cells(
     dropped: set[Any] = set()
     if one_union:
         dropped = {item for item, positions in index.items() if len(positions) == width}
-        if len(rows) == width:
-            held = Counter(chain.from_iterable(l_items[i] & index.keys() for i in rows))
-            dropped.update(item for item, count in held.items() if count == width)
+        if len(rows) == width:  # the items every row holds, among those of the columns
+            held = l_items[rows[0]].intersection(*[l_items[i] for i in rows[1:]])
+            dropped.update(item for item in held if item in index)
     counted: list[dict[int, int]] = []  # per row: equal items by column, columns in order
+    long = _LONG * width
     for i in rows:
-        postings = [index[item] for item in l_items[i] & index.keys() if item not in dropped]
-        reached = chain.from_iterable(postings)
+        reached: list[int] = []
+        for item in l_items[i]:
+            positions = index.get(item)
+            if positions is not None and item not in dropped:
+                reached += positions
         # columns in order, so that the cells' order never depends on how items hash
-        if sum(map(len, postings)) <= _LONG * width:
-            counted.append(Counter(sorted(reached)))
+        if len(reached) <= long:
+            reached.sort()
+            counts: dict[int, int] = {}
+            for b in reached:  # a loop costs less than a Counter on a few columns
+                counts[b] = counts.get(b, 0) + 1
+            counted.append(counts)
         else:  # sorting the columns reached costs less than sorting every posting
-            counts = Counter(reached)
-            order = sorted(counts)
-            counted.append(dict(zip(order, map(counts.__getitem__, order), strict=True)))
+            many = Counter(reached)
+            order = sorted(many)
+            counted.append(dict(zip(order, map(many.__getitem__, order), strict=True)))
     if one_union:
         return [sorted(counts.items(), key=_HEAVIEST_FIRST, reverse=True) for counts in counted]
     bits: dict[str, int] = {}
