@@ -61,7 +61,7 @@ def _field(item: Any, key: str) -> Any:
 def is_model_item(item: Any) -> bool:
     """True for an item a model response produced (an assistant message, a call, reasoning)."""
     kind = _field(item, "type")
-    if kind in MODEL_ITEM_TYPES:
+    if isinstance(kind, str) and kind in MODEL_ITEM_TYPES:  # (a changed type may be a dict)
         return True
     return kind in ("message", None) and _field(item, "role") == "assistant"
 

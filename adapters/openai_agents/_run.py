@@ -13,8 +13,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
+from tracebridge._changed import FELL
+from tracebridge._json import check_json
 from tracebridge._optional import require
-from tracebridge.errors import TraceError
+from tracebridge.errors import TraceError, short_repr
+
+from ._bridge import read
 
 NAME = "openai_agents"
 
@@ -41,6 +47,9 @@ RESULT_CLASSES = ("RunResult", "RunResultStreaming", "RunErrorDetails")
 
 APPROVAL = "tool_approval_item"
 """A call waiting for approval: its call is also a ``tool_call_item``; it is no input item."""
+
+_TOOL_ITEMS = frozenset({"tool_call_item", "tool_call_output_item", APPROVAL})
+"""The RunItem types with a ``tool_origin`` (and ``custom_data``, ``tool_lookup_key``)."""
 
 
 @dataclass(frozen=True)
@@ -91,10 +100,19 @@ def entries(trace: Any, given_input: Any) -> list[Entry]:
                 "the end, then read it (an unfinished run has not produced all its items)",
                 source=NAME,
             )
-        found = [*_input_entries(trace.input), *_listed(trace.new_items, "new_items")]
+        found = [*_input_entries(_held(trace, "input")),
+                 *_listed(_held(trace, "new_items"), "new_items", True)]
         if not hasattr(trace, "to_input_list"):
             return found  # an exception's run_data: input and items are all there is
-        return _as_replayed(found, trace.to_input_list())
+        try:
+            replay = trace.to_input_list()
+        except FELL:
+            # The SDK's own listing fell on an item changed after it was made (a raw item's
+            # type that is no string): the reading of the items says where. When it finds
+            # nothing wrong, the fault is ours, and the fall shows as it is.
+            _read_or_fail(found)
+            raise
+        return _as_replayed(found, replay)
     if isinstance(trace, str) or not isinstance(trace, list):
         raise TraceError(
             "malformed_event",
@@ -104,6 +122,19 @@ def entries(trace: Any, given_input: Any) -> list[Entry]:
         )
     found = [] if given_input is None else _input_entries(given_input)
     return [*found, *_listed(trace, "items")]
+
+
+def _held(result: Any, field: str) -> Any:
+    """A field of a run result (refused when it was deleted from the object)."""
+    try:
+        return getattr(result, field)
+    except AttributeError:
+        raise TraceError(
+            "malformed_event",
+            f"this {type(result).__name__} has no {field} (was it deleted after the run?)",
+            path=field,
+            source=NAME,
+        ) from None
 
 
 def _as_replayed(found: list[Entry], replay: list[Any]) -> list[Entry]:
@@ -150,7 +181,17 @@ def _input_entries(given: Any) -> list[Entry]:
     return [Entry(item, None, None, None, f"input[{i}]") for i, item in enumerate(given)]
 
 
-def _listed(items: Any, where: str) -> list[Entry]:
+def _read_or_fail(found: list[Entry]) -> None:
+    """Read the entries as ``to_messages`` would, for the ``TraceError`` that says what is
+    wrong with them."""
+    kept = [entry for entry in found if not entry.approval]
+    read([e.item for e in kept], [e.path for e in kept], [e.index for e in kept],
+         allow_pending=True)
+
+
+def _listed(items: Any, where: str, objects_only: bool = False) -> list[Entry]:
+    """The entries of a list of items; ``objects_only``: a result's ``new_items``, which
+    hold RunItem objects only."""
     if not isinstance(items, list):
         raise TraceError(
             "malformed_event",
@@ -161,19 +202,29 @@ def _listed(items: Any, where: str) -> list[Entry]:
     found = []
     for i, item in enumerate(items):
         path = f"{where}[{i}]"
-        if isinstance(item, dict) and "raw_item" in item:
-            found.append(_stored_run_item(item, i, path))
-        elif is_run_item(item):
-            found.append(_run_item(item, i, path))
-        elif type(item).__module__.startswith("agents."):
+        if objects_only and not type(item).__module__.startswith("agents."):
             raise TraceError(
-                "unknown_role",
-                f"{type(item).__name__} is not a RunItem this adapter knows "
-                f"(openai-agents 0.24 RunItem types: {', '.join(RUN_ITEM_TYPES)})",
+                "malformed_event",
+                f"{where} of a run result holds RunItem objects, not "
+                f"{type(item).__name__} {short_repr(item)} (was it changed after the run?)",
                 index=i,
                 path=path,
                 source=NAME,
             )
+        if isinstance(item, dict) and "raw_item" in item:
+            found.append(_stored_run_item(item, i, path))
+        elif type(item).__module__.startswith("agents."):
+            # A RunItem by its class (an object's type may have been changed after it was made)
+            if _declared_type(type(item)) not in RUN_ITEM_TYPES:
+                raise TraceError(
+                    "unknown_role",
+                    f"{type(item).__name__} is not a RunItem this adapter knows "
+                    f"(openai-agents 0.24 RunItem types: {', '.join(RUN_ITEM_TYPES)})",
+                    index=i,
+                    path=path,
+                    source=NAME,
+                )
+            found.append(_run_item(item, i, path))
         else:
             found.append(Entry(item, None, None, i, path))
     return found
@@ -204,10 +255,20 @@ def _stored_run_item(item: dict[str, Any], index: int, path: str) -> Entry:
     raw = item["raw_item"]
     if kind == APPROVAL:
         record["raw_item"] = raw  # no input item of its own: the whole wrapper is kept
-        return Entry(None, agent["name"], record, index, path, approval=True)
+        return Entry(None, agent["name"], _kept(record, index, path), index, path,
+                     approval=True)
     if isinstance(raw, dict):
         raw = _as_input(raw, kind, record)
-    return Entry(raw, agent["name"], record, index, path)
+    elif not isinstance(raw, BaseModel):  # refused here, as the object's own raw item is
+        raise TraceError(
+            "malformed_event",
+            f"expected the raw Responses item (a dict), got {type(raw).__name__} "
+            f"{short_repr(raw)}",
+            index=index,
+            path=f"{path}.raw_item",
+            source=NAME,
+        )
+    return Entry(raw, agent["name"], _kept(record, index, path), index, path)
 
 
 def _as_input(raw: dict[str, Any], kind: str, record: dict[str, Any]) -> dict[str, Any]:
@@ -227,12 +288,30 @@ def _run_item(item: Any, index: int, path: str) -> Entry:
     state = require("agents.run_state", adapter=NAME, extra="agents", package="openai-agents")
     # RunState's own serializer, so that an object and its stored dict read alike. It uses
     # nothing of the state, only the item.
-    record: dict[str, Any] = state.RunState._serialize_item(None, item)
+    try:
+        record: dict[str, Any] = state.RunState._serialize_item(None, item)
+    except FELL:
+        refused = _serializer_fault(state, item, index, path)
+        if refused is None:
+            raise  # the SDK writes each field alone: the fault is ours, shown as it is
+        raise refused from None
+    # The SDK's dataclasses do not check assignments: a field changed after the item was made
+    # holds anything. What the serializer wrote says most of it.
+    kind = record["type"]
+    if kind != _declared_type(type(item)):
+        raise _changed(item, "type", f"{short_repr(kind)}, not {_declared_type(type(item))!r}",
+                       index, path)
     agent = record["agent"]["name"]
+    if type(agent) is not str:
+        raise _changed(item, "agent.name", f"{short_repr(agent)}, not a string", index, path)
+    if kind in _TOOL_ITEMS:
+        dropped = _dropped(item, kind, record, state)
+        if dropped is not None:
+            raise _changed(item, *dropped, index, path)
     raw = record.pop("raw_item")
-    if item.type == APPROVAL:
+    if kind == APPROVAL:
         record["raw_item"] = raw
-        return Entry(None, agent, record, index, path, approval=True)
+        return Entry(None, agent, _kept(record, index, path), index, path, approval=True)
     if not isinstance(raw, dict):
         raise TraceError(
             "malformed_event",
@@ -242,4 +321,100 @@ def _run_item(item: Any, index: int, path: str) -> Entry:
             path=f"{path}.raw_item",
             source=NAME,
         )
-    return Entry(_as_input(raw, item.type, record), agent, record, index, path)
+    raw = _as_input(raw, kind, record)
+    return Entry(raw, agent, _kept(record, index, path), index, path)
+
+
+_DECLARED: dict[type, Any] = {}
+
+
+def _declared_type(cls: type) -> Any:
+    """The ``type`` a RunItem class makes (None for a class that declares none)."""
+    try:
+        return _DECLARED[cls]
+    except KeyError:
+        declared = getattr(cls, "__dataclass_fields__", {}).get("type")
+        found = _DECLARED[cls] = None if declared is None else declared.default
+        return found
+
+
+def _kept(record: dict[str, Any], index: int, path: str) -> dict[str, Any]:
+    """``record``, the wrapper kept as metadata; ``unserializable_value`` where it holds
+    what is no JSON (a field changed after the item was made, a tool's NaN output)."""
+    try:
+        check_json(record, path)
+    except TraceError as error:
+        raise TraceError(error.code, error.detail, index=index, path=error.path,
+                         source=NAME) from None
+    return record
+
+
+_LOOKUP_KEYS = {"bare": 2, "namespaced": 3, "deferred_top_level": 2}
+"""The kinds of a ``FunctionToolLookupKey`` tuple, with its length."""
+
+
+def _dropped(item: Any, kind: str, record: dict[str, Any], state: Any) -> tuple[str, str] | None:
+    """A field of a tool item that RunState's serializer left out of ``record`` or turned into
+    another value, because it holds what the SDK does not make: its name and what it holds;
+    None when there is none. (The serializer writes the other fields as they are: whatever
+    they hold is kept, and ``_kept`` checks it.)"""
+    if "tool_origin" not in record:  # written when it is a ToolOrigin
+        origin = item.tool_origin
+        if origin is not None:
+            return "tool_origin", f"{type(origin).__name__} {short_repr(origin)}, not a ToolOrigin"
+    if kind == "tool_call_output_item" and "custom_data" not in record:  # written when a dict
+        data = item.custom_data
+        if data is not None and not isinstance(data, dict):
+            return "custom_data", f"{type(data).__name__} {short_repr(data)}, not a dict"
+    if kind == APPROVAL:
+        key = item.tool_lookup_key
+        if key is not None and not (
+            type(key) is tuple and key and _LOOKUP_KEYS.get(key[0]) == len(key)
+            and all(type(part) is str for part in key)
+        ):
+            return "tool_lookup_key", f"{short_repr(key)}, not a FunctionToolLookupKey"
+    return None
+
+
+def _changed(item: Any, field: str, got: str, index: int, path: str) -> TraceError:
+    return TraceError(
+        "malformed_event",
+        f"this {type(item).__name__} holds what the Agents SDK does not make (was a field "
+        f"changed after it was made?): {field} is {got}",
+        index=index,
+        path=f"{path}.{field}",
+        source=NAME,
+    )
+
+
+def _serializer_fault(state: Any, item: Any, index: int, path: str) -> TraceError | None:
+    """Why ``RunState``'s serializer fell on ``item``: a field deleted from it, or else the
+    first field that falls when the SDK's own code writes it alone. None when there is none.
+
+    (A raw item's model is dumped in Python mode, which does not fall on a changed field: the
+    Responses reader refuses what it then holds at the field, ``new_items[2].arguments``.)"""
+
+    def origin(value: Any) -> Any:
+        return value.to_json_dict() if isinstance(value, state.ToolOrigin) else None
+
+    writers = (
+        ("raw_item", state._serialize_raw_item_value),
+        ("agent", state._serialize_agent_reference),
+        ("source_agent", state._serialize_agent_reference),
+        ("target_agent", state._serialize_agent_reference),
+        ("tool_origin", origin),
+        ("tool_lookup_key", state.serialize_function_tool_lookup_key),
+    )
+    for field in type(item).__dataclass_fields__:
+        if not field.startswith("_") and not hasattr(item, field):
+            return _changed(item, field, "missing (deleted from the object)", index, path)
+    for field, write in writers:
+        if not hasattr(item, field):
+            continue
+        value = getattr(item, field)
+        try:
+            write(value)
+        except FELL as exc:
+            return _changed(item, field, f"a {type(value).__name__} the SDK's serializer falls "
+                            f"on ({type(exc).__name__}: {exc})", index, path)
+    return None
