@@ -150,6 +150,11 @@ _SHAPE_PAIRS = 4_096
 
 def _one_union(row_keys: list[Any], column_keys: list[Any]) -> bool:
     """Whether every (row, column) pair has the same number of argument names in all."""
+    # dict key views compare as sets: one name set a side, no set made
+    if row_keys.count(row_keys[0]) == len(row_keys) and column_keys.count(
+        column_keys[0]
+    ) == len(column_keys):
+        return True
     row_shapes = set(map(frozenset, row_keys))
     column_shapes = set(map(frozenset, column_keys))
     if len(row_shapes) * len(column_shapes) > _SHAPE_PAIRS:
