@@ -22,7 +22,13 @@ from test_metrics_tool_calls import sample_with_broken, slow_ordered
 
 from tracebridge import ToolCall
 from tracebridge.metrics import ToolCallAccuracy, _assignment, _ordered, tool_calls
-from tracebridge.metrics._matching import Calls, argument_items, equal_keys
+from tracebridge.metrics._matching import (
+    Calls,
+    argument_items,
+    equal_keys,
+    order_free_pairs,
+    pair_score,
+)
 from tracebridge.metrics._ordered import forced_front, ordered_pairs
 
 values = st.sampled_from(
@@ -260,3 +266,16 @@ def test_details_list_the_differences_and_the_calls_left_over(
         assert [u["reference"] for u in details["unmatched_reference"]] == [
             j for j in range(len(reference)) if j not in expected
         ]
+
+
+@settings(max_examples=300)
+@given(lists=trajectories(st.one_of(plain_calls, plain_calls, broken_calls), 12))
+def test_order_free_pairs_carry_their_pair_scores(
+    lists: tuple[list[ToolCall], list[ToolCall]],
+) -> None:
+    """The pairs an assignment finds are scored without asking whether the calls are
+    identical (none left over for it is): each score is still ``pair_score``'s."""
+    for predicted, reference in (lists, lists[::-1]):
+        left, right = Calls(predicted), Calls(reference)
+        for i, k, score in order_free_pairs(left, right):
+            assert score == pair_score(left, i, right, k)
