@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Sequence
+from itertools import islice
 from typing import Any
 
 from ..messages import ToolCall
@@ -154,11 +155,17 @@ class Calls:
         self.names = [call.name for call in calls]
         arguments = [call.args for call in calls]
         self.keys = list(map(dict.keys, arguments))
-        try:  # the common case in one pass: every value a scalar
-            items: list[Items | None] = [
-                frozenset([(key, value, value.__class__ is bool) for key, value in args.items()])
+        # every call's items in one list, then each call's share of it: one comprehension
+        # for all the calls rather than one per call
+        flat = iter(
+            [
+                (key, value, value.__class__ is bool)
                 for args in arguments
+                for key, value in args.items()
             ]
+        )
+        try:  # the common case: every value a scalar
+            items: list[Items | None] = [frozenset(islice(flat, len(args))) for args in arguments]
         except TypeError:  # an array or object among the values: not hashable as it is
             items = [argument_items(args) for args in arguments]
         raw = [call.invalid_args for call in calls]
