@@ -210,11 +210,11 @@ def hungarian(scaled: list[list[int]], scale: int) -> list[tuple[int, int]]:
         top = tops[row - 1]
         # the first free column of the row's best score (a cell of the least cost)
         j = scores.index(top) + 1
-        while owner[j]:
-            if top not in scores[j:]:
-                j = 0
-                break
-            j = scores.index(top, j) + 1
+        try:  # each look starts where the last stopped: one pass over the row at most
+            while owner[j]:
+                j = scores.index(top, j) + 1
+        except ValueError:  # every column of its best score is taken
+            j = 0
         if j:
             owner[j] = row
         else:
