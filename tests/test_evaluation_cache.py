@@ -33,6 +33,7 @@ from tracebridge.metrics import (
     Metric,
     MetricResult,
     OpenAIJudge,
+    ToolCallF1,
     TopicAdherence,
     Usage,
 )
@@ -436,3 +437,10 @@ def test_the_docstring_examples_run() -> None:
 
     failed, attempted = doctest.testmod(cache)
     assert (failed, attempted > 0) == (0, True)
+
+
+def test_a_reference_with_a_lone_surrogate_has_a_key_of_its_own() -> None:
+    metric = ToolCallF1()
+    lone = cache_key(metric, {}, "tb1:00", {"reference": '"a\ud800"'})
+    assert len(lone) == 64
+    assert lone != cache_key(metric, {}, "tb1:00", {"reference": '"a\ufffd"'})

@@ -24,6 +24,7 @@ from tracebridge import (
     SystemMessage,
     TextPart,
     ToolCall,
+    ToolMessage,
     transcript_hash,
 )
 from tracebridge.hashing import canonical_json, hashed_messages
@@ -184,3 +185,42 @@ def test_a_sample_hashes_once_and_a_copy_with_other_messages_hashes_anew() -> No
     same = sample.model_copy(update={"reference": "greet"})
     assert same.transcript_hash() == first
     assert same == sample.model_copy(update={"reference": "greet"})  # the cache is not a field
+
+
+@given(conversations(max_turns=4))
+def test_fields_read_off_a_message_hash_as_its_json_dump_does(messages: list[Any]) -> None:
+    from tracebridge.hashing import _dumped_fields, _hashed_fields
+
+    for message in messages:
+        assert canonical_json(_hashed_fields(message)) == canonical_json(_dumped_fields(message))
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        SystemMessage(content="be brief", role="developer", name="ops", id="s1"),
+        AIMessage(content="", tool_calls=[
+            ToolCall(name="f", args={"n": 1.0, "b": True, "l": [1, {"x": None}]}, id="c1"),
+            ToolCall(name="g", args={}, invalid_args="{oops", id="c2"),
+            ToolCall(name="h", args={"input": "free text"}, kind="custom", id="c3"),
+        ], name="agent", metadata={"k": [1]}),
+        AIMessage(content="see",
+                  citations=[Citation(url="https://x.test", start_index=0, end_index=3)]),
+        AIMessage(content="hear", audio=AudioReference(id="a1")),
+        ToolMessage(content="err", tool_call_id="c1", is_error=True, name="f", id="t1"),
+        HumanMessage(content=[TextPart(text="one part")], name="u"),
+    ],
+)
+def test_each_kind_of_message_hashes_its_fields_as_its_dump(message: Any) -> None:
+    from tracebridge.hashing import _dumped_fields, _hashed_fields
+
+    assert canonical_json(_hashed_fields(message)) == canonical_json(_dumped_fields(message))
+
+
+def test_a_lone_surrogate_hashes_as_its_code_points_bytes() -> None:
+    # JSON text may hold one as an escape; Python reads it into the string as it is
+    lone = HumanMessage(content=json.loads('"a\\ud800b"'))
+    assert canonical_json(lone.content) == b'"a\xed\xa0\x80b"'
+    assert transcript_hash([lone]) == transcript_hash([HumanMessage(content="a\ud800b")])
+    assert transcript_hash([lone]) != transcript_hash([HumanMessage(content="a\ufffdb")])
+    assert transcript_hash([lone]) != transcript_hash([HumanMessage(content="ab")])

@@ -39,10 +39,15 @@ _LEAVE_OUT = {"metadata", "id"}
 
 
 def canonical_json(value: Any) -> bytes:
-    """Sorted keys, compact separators, UTF-8; refuses NaN and non-JSON values."""
+    """Sorted keys, compact separators, UTF-8; refuses NaN and non-JSON values.
+
+    A lone surrogate (JSON text may hold one as an escape, ``"\\ud800"``, and Python reads it
+    into a string) has no UTF-8 form: it is written as the three bytes of its code point
+    (``surrogatepass``), which no valid UTF-8 text holds, so no other string hashes alike.
+    """
     return json.dumps(
         value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
+    ).encode("utf-8", "surrogatepass")
 
 
 def transcript_hash(conversation: Any) -> str:
@@ -61,6 +66,34 @@ def hashed_messages(messages: Iterable[AnyMessage]) -> list[Any]:
 
 
 def _hashed_fields(message: AnyMessage) -> dict[str, Any]:
+    """What the hash covers of one message: ``_dumped_fields``, read straight from the
+    message's fields when its content is text and it holds no citation or audio reference (its
+    field values are then JSON already: validated strings, flags and JSON arguments)."""
+    values = message.__dict__
+    if type(values["content"]) is not str:
+        return _dumped_fields(message)
+    fields = {key: value for key, value in values.items() if key not in _LEAVE_OUT}
+    kind = fields["type"]
+    if kind == "ai":
+        if fields["citations"] or fields["audio"] is not None:
+            return _dumped_fields(message)
+        del fields["citations"], fields["audio"]
+        fields["tool_calls"] = [_call_fields(call.__dict__) for call in fields["tool_calls"]]
+    elif kind == "system" and fields["role"] == "system":
+        del fields["role"]
+    return fields
+
+
+def _call_fields(values: dict[str, Any]) -> dict[str, Any]:
+    """``_hashed_call`` of a call's dump, from the call's field values."""
+    call = {key: value for key, value in values.items() if key != "metadata"}
+    if call["kind"] == "function":
+        del call["kind"]
+    return call
+
+
+def _dumped_fields(message: AnyMessage) -> dict[str, Any]:
+    """What the hash covers of one message, from its JSON dump (the definition)."""
     fields = message.model_dump(mode="json", exclude=_LEAVE_OUT)
     content = fields["content"]
     if isinstance(content, list):

@@ -85,7 +85,7 @@ def cache_key(
         "judge": judge_settings,
         "transcript": transcript_hash,
         "references": {
-            field: None if value is None else _sha256(value.encode("utf-8"))
+            field: None if value is None else _sha256(value.encode("utf-8", "surrogatepass"))
             for field, value in references.items()
         },
     }

@@ -340,5 +340,7 @@ def _references(case: LoadedCase, metric: str) -> dict[str, str | None]:
         value = getattr(case.case, name)
         if isinstance(value, list):
             value = [v.model_dump(mode="json") if isinstance(v, BaseModel) else v for v in value]
-        values[name] = None if value is None else canonical_json(value).decode("utf-8")
+        if value is not None:  # a lone surrogate's bytes (see canonical_json) read back as it
+            value = canonical_json(value).decode("utf-8", "surrogatepass")
+        values[name] = value
     return values
