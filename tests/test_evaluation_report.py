@@ -85,3 +85,15 @@ def test_a_run_dir_that_is_not_one_is_a_one_line_error(tmp_path: Path) -> None:
     assert (code, err) == (4, f"tracebridge report: {tmp_path} is not a run directory (no "
                               "summary.json)\n")
     assert not (tmp_path / "r.html").exists()
+
+
+def test_a_lone_surrogate_is_shown_as_its_escape(tmp_path: Path, server: FakeOpenAI) -> None:
+    cut = case("cut", human_adjudication={"goal_achieved": True, "reason": "ok \ud83c"})
+    cut["transcript"][0]["content"] += " \ud83c"
+    out = make_run(tmp_path, server, [cut], [])  # the judge is not asked: no UTF-8 prompt
+    page = tmp_path / "report.html"
+    assert run("report", str(out), "-o", str(page)) == (
+        0, "", f"tracebridge report: wrote {page}\n")
+    text = page.read_text()
+    assert "[0] human: " in text
+    assert text.count(" \\ud83c") == 2

@@ -355,3 +355,46 @@ def test_a_metric_that_gives_no_value_puts_the_case_up_for_review(
     assert (row["state"], row["reasons"]) == ("review", [
         'role_adherence gave no value: no role to adhere to: the sample has no system message '
         'text and no rubrics["role"]'])
+
+
+def test_a_lone_surrogate_reaches_the_judge_as_an_error_not_as_a_changed_prompt(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    # JSON text may hold a lone surrogate as an escape (a pair cut by a broken producer): the
+    # transcript is read, hashed and recorded, but a UTF-8 request body cannot carry it; no
+    # request is sent, so the sample is unscorable (like one that lacks what the metric needs)
+    # and the case goes up for review
+    server.add(goal(True))
+    broken = case("cut", reference="One billing ticket is created.")
+    broken["transcript"][0]["content"] += " \ud83c"
+    path = write_cases(tmp_path, [broken])
+    out = tmp_path / "run"
+    code, _, err = run_cases(path, out, server.base_url, "--cache", str(tmp_path / "c.db"))
+    assert (code, err, server.requests) == (0, "", [])
+    [row] = rows(out, "cases.jsonl")
+    [reason] = row["reasons"]
+    assert (row["state"], row["values"]) == ("review", {WITH_REFERENCE: None})
+    assert reason.startswith(
+        f"{WITH_REFERENCE} gave no value: the judge request was not sent: its prompt holds a "
+        "lone surrogate U+D83C at character ")
+    assert reason.endswith(", which UTF-8 cannot carry")
+    assert row["transcript_hash"].startswith("tb1:")
+
+
+def test_a_lone_surrogate_in_tool_arguments_is_scored_and_recorded(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    cut = {"category": "billing \ud83c"}
+    broken = case("cut", reference_tool_calls=[{"name": "create_ticket", "args": cut}])
+    broken["transcript"][1]["tool_calls"][0]["args"] = cut
+    path = write_cases(tmp_path, [broken])
+    out = tmp_path / "run"
+    code, _, err = run_cases(path, out, server.base_url, "--cache", str(tmp_path / "c.db"),
+                             metrics=("tool_call_f1",))
+    assert (code, err) == (0, "")
+    [row] = rows(out, "cases.jsonl")
+    assert (row["state"], row["values"]) == ("passed", {"tool_call_f1": 1.0})
+    [result] = rows(out, "results.jsonl")  # written back as the JSON escape it was read from
+    assert result["details"]["matched"] == [
+        {"predicted": 0, "message_index": 1, "name": "create_ticket", "args": cut}]
+    assert "billing \\ud83c" in (out / "results.jsonl").read_text()

@@ -271,3 +271,17 @@ def test_importing_the_metrics_does_not_import_openai() -> None:
         capture_output=True, text=True, check=True, timeout=60,
     )
     assert json.loads(out.stdout) is False
+
+
+@pytest.mark.parametrize("part", ["instructions", "prompt"])
+async def test_a_lone_surrogate_is_refused_before_anything_is_sent(
+    server: FakeOpenAI, judge: OpenAIJudge, part: str
+) -> None:
+    texts = {"instructions": "Judge it.", "prompt": "<transcript/>"}
+    texts[part] = "ab\udc80c"
+    with pytest.raises(JudgeError) as raised:
+        await judge.ask(JudgeRequest(answer=Answer, **texts))
+    assert str(raised.value) == (
+        f"the judge request was not sent: its {part} holds a lone surrogate U+DC80 at "
+        "character 2, which UTF-8 cannot carry")
+    assert (raised.value.usage, server.requests) == (Usage(), [])

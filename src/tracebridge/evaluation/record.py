@@ -24,6 +24,7 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
+from .._cli_output import JSON_SAFE
 from ..metrics.base import MetricResult, Usage
 
 __all__ = ["RecordError", "RunRecord"]
@@ -65,9 +66,12 @@ class RunRecord:
         done = self._resume(header)
         self.write_summary({**header, "status": "running"})
         try:
-            self._results = open(self.path / RESULTS, "a", encoding="utf-8")  # noqa: SIM115
+            # JSON_SAFE: a lone surrogate (from a JSON escape) is written back as its escape
+            self._results = open(  # noqa: SIM115
+                self.path / RESULTS, "a", encoding="utf-8", errors=JSON_SAFE)
             # the states are worked out again from the results; the end rewrites the file whole
-            self._cases = open(self.path / CASES, "w", encoding="utf-8")  # noqa: SIM115
+            self._cases = open(  # noqa: SIM115
+                self.path / CASES, "w", encoding="utf-8", errors=JSON_SAFE)
         except OSError as exc:
             raise RecordError(f"cannot write {self.path}: {exc}") from None
         return done
@@ -179,7 +183,7 @@ def _replace(path: Path, text: str) -> None:
     """Write ``path`` whole or not at all (a temporary file renamed over it)."""
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
+        with os.fdopen(handle, "w", encoding="utf-8", errors=JSON_SAFE) as out:
             out.write(text)
         os.replace(temporary, path)
     except OSError as exc:

@@ -76,7 +76,10 @@ _CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inlin
 
 
 def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    # A lone surrogate (read from a JSON escape) has no UTF-8 spelling: the page shows it as
+    # its escape, as `tracebridge show` prints it.
+    text = html.escape(str(value), quote=True)
+    return text if text.isascii() else text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def report_html(run: RunDir, cases: CaseSet, calibration: dict[str, Any],

@@ -224,6 +224,7 @@ class OpenAIJudge:
                 "strict": True,
             },
         }
+        _check_sendable(request)
         options = self._options()
         usage = Usage()
         problem = ""
@@ -348,6 +349,25 @@ def _usage_of(response: Any) -> Usage:
 
 
 _USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
+def _check_sendable(request: JudgeRequest[Any]) -> None:
+    """Refuse, before anything is sent, a prompt that UTF-8 cannot carry.
+
+    A transcript read from JSON may hold a lone surrogate (an escaped half of a pair that a
+    producer cut). The request body goes out as UTF-8, which has no spelling for it; rather
+    than send a prompt with the character changed, the case errors and says where.
+    """
+    for part, text in (("instructions", request.instructions), ("prompt", request.prompt)):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise JudgeError(
+                f"the judge request was not sent: its {part} holds a lone surrogate "
+                f"U+{ord(text[exc.start]):04X} at character {exc.start}, which UTF-8 "
+                "cannot carry",
+                Usage(),
+            ) from None
 
 
 def _request_failed(exc: Exception, usage: Usage) -> JudgeError:
