@@ -12,6 +12,8 @@ from tracebridge import (
     RefusalPart,
     SystemMessage,
     TextPart,
+    ToolCall,
+    ToolMessage,
     TraceError,
 )
 from tracebridge.adapters import galtea
@@ -77,6 +79,31 @@ def test_several_text_parts_are_one_turn_only_by_name() -> None:
     assert galtea.from_messages(messages, drop=["part_boundaries"])[0] == {
         "role": "user", "content": "\n"
     }
+
+
+@pytest.mark.parametrize("kind", [HumanMessage, AIMessage])
+def test_content_of_no_parts_is_empty_text_only_by_name(kind: type) -> None:
+    # Read back, the turn's "" is a string, not a list of no parts: a different transcript.
+    messages = [HumanMessage(content="hi"), kind(content=[])]
+    error = refused(messages)
+    assert (error.index, error.path, error.detail) == (
+        1, "messages[1].content",
+        "content of no parts: a Galtea turn holds one text; drop=['part_boundaries'] leaves it "
+        "out (recorded in omitted)")
+    omitted: list[Omission] = []
+    turns = galtea.from_messages(messages, drop=["part_boundaries"], omitted=omitted)
+    assert turns[1] == {"role": "user" if kind is HumanMessage else "assistant", "content": ""}
+    assert [(o.index, o.what, o.detail) for o in omitted] == [
+        (1, "part_boundaries", "content of no parts written as empty text")]
+
+
+def test_an_answer_of_no_parts_whose_calls_are_folded_needs_no_other_option() -> None:
+    calls = [ToolCall(name="lookup", args={}, id="c1")]
+    messages = [HumanMessage(content="hi"), AIMessage(content=[], tool_calls=calls),
+                ToolMessage(content="found", tool_call_id="c1"), AIMessage(content="done")]
+    omitted: list[Omission] = []
+    galtea.from_messages(messages, fold_tools=True, omitted=omitted)
+    assert [(o.index, o.what) for o in omitted] == [(1, "tool_calls"), (2, "tool_result")]
 
 
 def test_one_text_part_is_its_text() -> None:

@@ -54,8 +54,8 @@ DROPPABLE = ("refusals", "citations", "audio_replies", "part_boundaries", "part_
 * ``refusals``: a refusal is written as the answer's plain text (that it was a refusal is lost);
 * ``citations``: an answer's citations are left out;
 * ``audio_replies``: an answer's audio reply is left out;
-* ``part_boundaries``: several text parts are written as one text, joined by newlines (and an
-  empty text part beside files is left out);
+* ``part_boundaries``: several text parts are written as one text, joined by newlines (an
+  empty text part beside files is left out, content of no parts is written as empty text);
 * ``part_order``: a turn's files are written after its text, input files before output files;
 * ``retrieval_context``: a turn's retrieval context, where the shape has no place for it;
 * ``turn_metadata``: a turn's ``metadata`` and other keys, where the shape has no place for them;
@@ -291,15 +291,20 @@ def _content(message: HumanMessage | AIMessage, entry: Entry, shape: Shape, opti
                   "a Galtea turn holds its text, then its input files, then its output files")
     several = len(texts) > 1 and not changed
     empty_beside_files = texts == [""] and entry.files and not changed
-    if several or empty_beside_files:
-        # Several parts become one string (or an empty part disappears beside files): the
-        # boundaries are part of what the hash covers.
-        detail = (f"{len(texts)} text parts joined by newlines" if several
-                  else "an empty text part beside files left out")
+    # (an answer's tool calls, when it has them, are left out by an option already named)
+    no_parts = not message.content and not (isinstance(message, AIMessage) and message.tool_calls)
+    if several or empty_beside_files or no_parts:
+        # Several parts become one string, an empty part disappears beside files, or a list of
+        # no parts reads back as empty text: the boundaries are part of what the hash covers.
+        detail, what = (
+            (f"{len(texts)} text parts joined by newlines", "several text parts") if several
+            else ("an empty text part beside files left out", "an empty text part")
+            if empty_beside_files
+            else ("content of no parts written as empty text", "content of no parts")
+        )
         leave_out("part_boundaries" in options.drop,
                   Omission(i, "part_boundaries", "drop=part_boundaries", detail),
-                  found, at, "several text parts" if several else "an empty text part",
-                  "a Galtea turn holds one text")
+                  found, at, what, "a Galtea turn holds one text")
 
 
 def _attachable(part: FilePart, shape: Shape) -> bool:
