@@ -205,7 +205,7 @@ class _Writer(PartWriter):
         elif isinstance(part, RefusalPart):
             out = {"type": "refusal", "content": self.text(part.text, path)}
         elif isinstance(part, (ImagePart, AudioPart, FilePart)):
-            out = self.media(part)
+            out = self.media(part, path)
         elif isinstance(part, OpaquePart):
             value = part.value
             if (
@@ -230,7 +230,17 @@ class _Writer(PartWriter):
             )
         return text
 
-    def media(self, part: ImagePart | AudioPart | FilePart) -> dict[str, Any]:
+    def media(self, part: ImagePart | AudioPart | FilePart, path: str) -> dict[str, Any]:
+        file_id = part.file_id if isinstance(part, FilePart) else None
+        given = [name for name, value in (("file_id", file_id), ("url", part.url),
+                                          ("data", part.data)) if value is not None]
+        if len(given) > 1:
+            # a GenAI part is a file id, a URI or a blob: one source, never two
+            self.refuse(
+                f"a GenAI media part holds one of a file id, a URI or inline data; this "
+                f"{part.type} part has {' and '.join(given)}",
+                path,
+            )
         if isinstance(part, ImagePart):
             modality = "image"
         elif isinstance(part, AudioPart):

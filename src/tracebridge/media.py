@@ -41,11 +41,21 @@ __all__ = [
     "split_data_url",
 ]
 
-_DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
+_DATA_URL = re.compile(r"data:([^,]*);base64,(.*)", re.DOTALL)
 
 
 def split_data_url(text: str) -> tuple[str, str] | None:
-    """``(mime_type, base64 data)`` of a base64 ``data:`` URL; None for any other text."""
+    """``(mime_type, base64 data)`` of a base64 ``data:`` URL; None for any other text.
+
+    The mime type is everything before ``;base64,``: it may be empty (``data:;base64,...``)
+    or carry parameters (``text/plain;charset=utf-8``), so ``data_url`` of any mime type
+    without a comma reads back as itself.
+
+    >>> split_data_url("data:;base64,AA==")
+    ('', 'AA==')
+    >>> split_data_url("data:text/plain;charset=utf-8;base64,AA==")
+    ('text/plain;charset=utf-8', 'AA==')
+    """
     found = _DATA_URL.fullmatch(text)
     return None if found is None else (found[1], found[2])
 

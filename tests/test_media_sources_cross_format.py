@@ -1,0 +1,115 @@
+"""Media parts across formats: a part's source (file id, URL, inline data) and its mime type
+arrive whole or the writer refuses; nothing is picked and the rest left behind."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tracebridge import AIMessage, HumanMessage, TraceError, transcript_hash
+from tracebridge.cli import to_json
+from tracebridge.media import data_url, split_data_url
+from tracebridge.messages import AudioPart, FilePart, ImagePart, TextPart
+from tracebridge.registry import get_adapter
+
+PNG = "iVBORw0KGgo="
+PDF = "JVBERi0xLjQ="
+
+
+def conversation(part: Any) -> list[Any]:
+    return [HumanMessage(content=[TextPart(text="see"), part]), AIMessage(content="ok")]
+
+
+def through(target: str, messages: list[Any]) -> list[Any]:
+    """``messages`` written to ``target``, stored as JSON, read back."""
+    written = get_adapter(target).from_messages(messages)
+    return list(get_adapter(target).to_messages(json.loads(json.dumps(to_json(target, written)))))
+
+
+@pytest.mark.parametrize(
+    ("part", "given"),
+    [
+        (ImagePart(url="https://example.com/a.png", data=PNG, mime_type="image/png"),
+         "url and data"),
+        (AudioPart(url="https://example.com/a.wav", data="UklGRg==", mime_type="audio/wav"),
+         "url and data"),
+        (FilePart(url="https://example.com/a.pdf", data=PDF, mime_type="application/pdf"),
+         "url and data"),
+        (FilePart(file_id="file-1", data=PDF, mime_type="application/pdf"), "file_id and data"),
+        (FilePart(file_id="file-1", url="https://example.com/a.pdf"), "file_id and url"),
+    ],
+)
+def test_otel_refuses_a_media_part_with_two_sources(part: Any, given: str) -> None:
+    # A GenAI part is a file id, a URI or a blob: writing one would leave the other behind.
+    with pytest.raises(TraceError) as caught:
+        get_adapter("otel").from_messages(conversation(part))
+    error = caught.value
+    assert (error.code, error.index, error.path) == (
+        "not_representable", 0, "messages[0].content[1]"
+    )
+    assert f"this {part.type} part has {given}" in str(error)
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        ImagePart(url="https://example.com/a.png", mime_type="image/png"),
+        ImagePart(data=PNG, mime_type="image/png"),
+        FilePart(file_id="file-1"),
+    ],
+)
+def test_otel_still_writes_a_media_part_with_one_source(part: Any) -> None:
+    messages = conversation(part)
+    assert transcript_hash(through("otel", messages)) == transcript_hash(messages)
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("data:image/png;base64,AA==", ("image/png", "AA==")),
+        ("data:;base64,AA==", ("", "AA==")),
+        ("data:text/plain;charset=utf-8;base64,AA==", ("text/plain;charset=utf-8", "AA==")),
+        ("data:image/png,AA==", None),  # not base64
+        ("https://example.com/a.png", None),
+    ],
+)
+def test_a_data_url_splits_at_its_base64_marker(url: str, expected: Any) -> None:
+    assert split_data_url(url) == expected
+    if expected is not None:
+        assert data_url(*expected) == url
+
+
+@pytest.mark.parametrize("target", ["openai_chat", "swarm", "openai_responses", "openai_agents",
+                                    "langchain"])
+@pytest.mark.parametrize(
+    "part",
+    [
+        ImagePart(data=PNG, mime_type=""),
+        ImagePart(data=PNG, mime_type="image/png;q=1"),
+        FilePart(data=PDF, mime_type="", filename="a.pdf"),
+        FilePart(data=PDF, mime_type="text/plain;charset=utf-8", filename="a.txt"),
+    ],
+    ids=["image-empty-mime", "image-mime-params", "file-empty-mime", "file-mime-params"],
+)
+def test_inline_data_keeps_an_empty_or_parameterised_mime_type(target: str, part: Any) -> None:
+    # Written as a data: URL, it used to read back as a URL (or as data holding the whole
+    # URL text) when the mime type was empty or had parameters.
+    messages = conversation(part)
+    again = through(target, messages)
+    assert again[0].content[1].data == part.data
+    assert again[0].content[1].mime_type == part.mime_type
+    assert transcript_hash(again) == transcript_hash(messages)
+
+
+def test_chat_completions_reads_a_data_url_without_a_mime_type_as_data() -> None:
+    trace = [
+        {"role": "user", "content": [
+            {"type": "image_url", "image_url": {"url": "data:;base64,AA=="}},
+        ]},
+    ]
+    messages = get_adapter("openai_chat").to_messages(trace)
+    part = messages[0].content[0]
+    assert (type(part), part.data, part.mime_type, part.url) == (ImagePart, "AA==", "", None)
+    assert get_adapter("openai_chat").from_messages(messages) == trace
