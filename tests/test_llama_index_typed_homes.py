@@ -254,7 +254,6 @@ def test_a_url_llama_index_would_rewrite_is_refused() -> None:
         ("ogg", "audio/ogg", {}),
         ("mpeg", "audio/mpeg", {NS: {"format": "mpeg"}}),
         ("x-wav", "audio/x-wav", {NS: {"format": "x-wav"}}),
-        ("", None, {NS: {"format": ""}}),
         (None, None, {}),
     ],
 )

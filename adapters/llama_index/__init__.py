@@ -53,18 +53,25 @@ __all__ = [
     "to_messages",
 ]
 
-DROPPABLE = ("is_error", "refusals", "mime_types", "citations", "opaque_parts", "file_ids")
+DROPPABLE = (
+    "is_error", "refusals", "mime_types", "citations", "opaque_parts", "file_ids", "filenames"
+)
 """What ``from_messages(drop=...)`` may leave out, each where a ChatMessage has no place for it:
 
 * ``is_error``: a tool result's error flag;
 * ``refusals``: a ``RefusalPart`` that is not the last part of an assistant message's content
   (LlamaIndex keeps one refusal, in ``additional_kwargs["refusal"]``);
-* ``mime_types``: an audio part's mime type that names no audio format; and an image by URL
+* ``mime_types``: an audio part's mime type that names no audio format; an image by URL
   whose mime type is the one LlamaIndex derives from the URL (written, but read back as None);
+  and an empty mime type (or kept audio format) that LlamaIndex would replace by its own
+  guess (written as none);
 * ``citations``: a citation with cited text (an OpenAI ``url_citation`` has no field for it);
 * ``opaque_parts``: an ``OpaquePart`` that is not a LlamaIndex block;
 * ``file_ids``: a ``FilePart`` named only by a provider file id (a block needs data, a URL or
-  a path). A file id beside data or a URL is refused, not dropped.
+  a path). A file id beside data or a URL is refused, not dropped;
+* ``filenames``: a ``FilePart``'s filename that no block reads back as itself: ``""`` and
+  ``"input_document"`` (the title LlamaIndex gives a document without one, also for ``""``,
+  which reads as no filename), and any filename of a video (a VideoBlock has no title).
 """
 
 
@@ -134,7 +141,10 @@ def from_messages(messages: Sequence[Message], *, drop: Collection[str] = ()) ->
     What a ChatMessage has no place for raises ``not_representable`` unless ``drop`` names
     it (``DROPPABLE``). Message ids are provenance (like other adapters' metadata) and are not
     written. Mimetypes are set exactly as the parts give them, except that an image by URL
-    without one gets the type LlamaIndex derives from the URL (it reads back as None).
+    without one gets the type LlamaIndex derives from the URL (it reads back as None). A
+    media block LlamaIndex would not hold as written (data that is not base64 text, an empty
+    mimetype it replaces, a path that names no file here) is ``not_representable`` at the
+    part's field.
     """
     unknown = sorted(set(drop) - set(DROPPABLE))
     if unknown:

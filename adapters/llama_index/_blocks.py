@@ -6,12 +6,18 @@ purpose. What a block holds that the part has no field for stays under the part'
 whose ``kind`` is the block type. ``tool_call`` blocks are not parts: the message converter
 turns them into ``ToolCall``s. The way back is in ``_parts``.
 
+Every block but text and thinking blocks is read as LlamaIndex holds it (``_held``): what
+LlamaIndex would refuse, drop or change (data that is not base64 text, an empty mimetype it
+replaces by its guess, a path that names no file, a key it has no field for, also in a nested
+block) is ``malformed_event`` where it is, and what it fills in (a missing ``url``, the title
+``"input_document"``, a derived mimetype) is read filled in.
+
 Two values LlamaIndex fills in itself are read so that they mean what a user means:
 
 * an ``ImageBlock`` without data whose ``image_mimetype`` is exactly what LlamaIndex derives
   from its URL (or path) reads as ``mime_type=None``: the type was never given, and writing
-  the part back lets LlamaIndex derive it again. A block without a mimetype although one would
-  be derived keeps ``image_mimetype: null`` in the part's metadata;
+  the part back lets LlamaIndex derive it again. A block whose mimetype is null although one
+  would be derived keeps ``image_mimetype: null`` in the part's metadata;
 * ``AudioBlock.format`` is a format name (``"wav"``); it maps to ``AudioPart.mime_type``
   through ``tracebridge.media``, and a spelling the table writes differently (``"mpeg"``) is
   kept as ``format`` in the part's metadata.
@@ -36,6 +42,8 @@ from tracebridge._optional import require
 from tracebridge.errors import short_repr
 from tracebridge.media import audio_format, audio_mime_type
 from tracebridge.messages import Part
+
+from ._held import Difference, hold, located
 
 NAME = "llama_index"
 
@@ -160,24 +168,44 @@ def derived_image_mimetype(url: str | None, path: str | None) -> str | None:
     return mimetype
 
 
-_BLOCK_CLASSES = {
+BLOCK_CLASSES = {
     "text": "TextBlock",
     "image": "ImageBlock",
     "audio": "AudioBlock",
     "video": "VideoBlock",
     "document": "DocumentBlock",
+    "cache": "CachePoint",
+    "citable": "CitableBlock",
+    "citation": "CitationBlock",
     "thinking": "ThinkingBlock",
+    "tool_call": "ToolCallBlock",
 }
+"""The LlamaIndex class of each ``block_type``."""
+
+
+@cache
+def block_class(kind: str) -> Any:
+    """The installed LlamaIndex's class for blocks of this kind."""
+    return getattr(llama_types(), BLOCK_CLASSES[kind])
 
 
 @cache
 def block_fields(kind: str) -> frozenset[str]:
     """The fields the installed LlamaIndex gives a block of this kind (``block_type`` too)."""
-    fields: frozenset[str] = frozenset(getattr(llama_types(), _BLOCK_CLASSES[kind]).model_fields)
+    fields: frozenset[str] = frozenset(block_class(kind).model_fields)
     return fields
 
 
-def _no_unknown_fields(block: dict[str, Any], kind: str, index: int, path: str) -> None:
+def held_block(block: dict[str, Any], index: int, path: str) -> dict[str, Any]:
+    """The block as LlamaIndex holds it (``_held``); where LlamaIndex would refuse, drop or
+    change what it gives is ``malformed_event`` at that place."""
+    found = hold(block, block_class(block["block_type"]))
+    if isinstance(found, Difference):
+        raise fail("malformed_event", found.detail, index, located(path, found.at))
+    return found
+
+
+def no_unknown_fields(block: dict[str, Any], kind: str, index: int, path: str) -> None:
     """A key the block's class does not have would be dropped by LlamaIndex: refuse it."""
     unknown = block.keys() - block_fields(kind)
     if unknown:
@@ -194,8 +222,8 @@ def _no_unknown_fields(block: dict[str, Any], kind: str, index: int, path: str) 
 def block_to_part(block: dict[str, Any], index: int, path: str) -> Part:
     """One block (not a ``tool_call``) as a content part."""
     kind = block["block_type"]
-    if kind in _BLOCK_CLASSES and (kind != "text" or len(block) != 2):
-        _no_unknown_fields(block, kind, index, path)
+    if kind in BLOCK_CLASSES and (kind != "text" or len(block) != 2):
+        no_unknown_fields(block, kind, index, path)
     if kind == "text":
         text = block.get("text")
         if type(text) is not str:
@@ -212,7 +240,7 @@ def block_to_part(block: dict[str, Any], index: int, path: str) -> Part:
         return _reasoning_part(block, index, path)
     if kind in OPAQUE_BLOCKS or kind == "tool_call":
         json_checked(block, index, path)
-        return OpaquePart(kind=kind, value=block)
+        return OpaquePart(kind=kind, value=held_block(block, index, path))
     raise fail(
         "malformed_event",
         f"unknown block_type {kind!r}; known: {', '.join(BLOCK_TYPES)}",
@@ -228,19 +256,19 @@ def _media_part(block: dict[str, Any], index: int, path: str) -> Part:
     url = optional_str(block, "url", index, path)
     for key in ("path", "detail", "format", "title", *MIME_FIELDS.values()):
         optional_str(block, key, index, path)
+    fps = block.get("fps")
+    if fps is not None and type(fps) is not int:
+        raise fail("malformed_event", f"'fps' must be an int or null, got {fps!r}", index,
+                   f"{path}.fps")
+    block = held_block(block, index, path)  # data, path, mimetypes as LlamaIndex holds them
     if data is None and url is None:
         # A local path (or nothing at all): no part field says "a file on this machine".
-        json_checked(block, index, path)
         return OpaquePart(kind=kind, value=block)
     if kind == "image":
         return _image_part(block, url, data)
     if kind == "audio":
         return _audio_part(block, url, data)
     if kind == "video":
-        fps = block.get("fps")
-        if fps is not None and type(fps) is not int:
-            raise fail("malformed_event", f"'fps' must be an int or null, got {fps!r}", index,
-                       f"{path}.fps")
         extras = {"block_type": "video", **_extras(block, ("path", "detail", "fps"))}
         return FilePart(
             url=url, data=data, mime_type=block.get("video_mimetype"), metadata={NAME: extras}

@@ -27,7 +27,7 @@ from typing import Any
 from tracebridge import AIMessage, ToolCall, TraceError
 from tracebridge.errors import short_repr
 
-from ._blocks import NAME, fail, json_checked, optional_str
+from ._blocks import NAME, fail, json_checked, no_unknown_fields, optional_str
 
 
 def _reject_constant(name: str) -> Any:
@@ -55,6 +55,9 @@ def parse_args(raw: Any, index: int, path: str) -> tuple[dict[str, Any], str | N
 
 
 def block_call(block: dict[str, Any], index: int, path: str) -> ToolCall:
+    """The call a ``ToolCallBlock`` dict holds; a key its class has no field for is refused
+    (LlamaIndex would drop it, so it would not be written back)."""
+    no_unknown_fields(block, "tool_call", index, path)
     name = block.get("tool_name")
     if type(name) is not str:
         raise fail("malformed_event", f"a tool_call block needs 'tool_name' as a string, got "

@@ -406,7 +406,7 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
         blocks = [block for block in written if block is not None]
     if isinstance(message, AIMessage):
         blocks = blocks_with_calls(message, blocks, kept, extra)
-        blocks = put_audio(message, blocks, extra, where)
+        blocks = put_audio(message, blocks, extra, where, drop)
         put_citations(message, extra, drop, where)
     elif isinstance(message, ToolMessage):
         if message.is_error and "is_error" not in drop:

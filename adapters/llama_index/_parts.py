@@ -5,8 +5,11 @@ Each part becomes the block ``_blocks`` reads back as the same part. A key left 
 image block (``image_mimetype``) is one LlamaIndex fills in itself; ``restore_mimetypes`` undoes
 its guessing wherever the part said the type. A URL that LlamaIndex would rewrite, a mimetype
 it would derive although the part says it was given, an audio mime type that names no format,
-a file named only by a provider id and an ``OpaquePart`` that is not a LlamaIndex block are
-refused by name, or left out when ``drop`` names them.
+a file named only by a provider id, a filename a document block cannot hold (``""``,
+``"input_document"``), a media block LlamaIndex would not hold as written (``held_as_given``:
+data that is not base64 text, an empty mimetype it would replace, a path it refuses) and an
+``OpaquePart`` that is not a LlamaIndex block reading back as itself are refused by name, or
+left out when ``drop`` names them.
 """
 
 from __future__ import annotations
@@ -32,13 +35,16 @@ from tracebridge.messages import Part
 
 from ._blocks import (
     BLOCK_TYPES,
+    DEFAULT_DOCUMENT_TITLE,
     MIME_FIELDS,
     NAME,
+    block_class,
     block_to_part,
     derived_image_mimetype,
     llama_types,
     not_representable,
 )
+from ._held import KEPT_NULL, Difference, hold, located
 
 
 @lru_cache(maxsize=1024)
@@ -82,7 +88,7 @@ def part_to_block(
             "file_ids" in drop
         ):
             return None
-        return _file_block(part, kept, where)
+        return _file_block(part, kept, where, drop)
     if isinstance(part, ReasoningPart):
         return {
             "block_type": "thinking",
@@ -146,7 +152,7 @@ def _image_block(
         block["image_mimetype"] = part.mime_type
     elif "image_mimetype" in kept:
         block["image_mimetype"] = None
-    return block
+    return held_as_given(block, where, drop)
 
 
 def _audio_block(
@@ -167,11 +173,13 @@ def _audio_block(
             audio_mime_type(stored)
         ) == canonical_audio_mime_type(part.mime_type):
             name = stored
-    return {"block_type": "audio", "audio": part.data, "url": part.url,
-            "path": kept.get("path"), "format": name}
+    return held_as_given({"block_type": "audio", "audio": part.data, "url": part.url,
+                          "path": kept.get("path"), "format": name}, where, drop)
 
 
-def _file_block(part: FilePart, kept: dict[str, Any], where: str) -> dict[str, Any]:
+def _file_block(
+    part: FilePart, kept: dict[str, Any], where: str, drop: Collection[str]
+) -> dict[str, Any]:
     if part.file_id is not None:
         raise not_representable(
             f"LlamaIndex blocks cannot refer to a provider file id ({part.file_id!r}); "
@@ -179,9 +187,11 @@ def _file_block(part: FilePart, kept: dict[str, Any], where: str) -> dict[str, A
             f"part that only a file id names",
             f"{where}.file_id",
         )
-    if kept.get("block_type") == "video":
+    is_video = kept.get("block_type") == "video"
+    filename = _filename(part, is_video, where, drop)
+    if is_video:
         check_url(part.url, where)
-        return {
+        return held_as_given({
             "block_type": "video",
             "video": part.data,
             "url": part.url,
@@ -189,15 +199,72 @@ def _file_block(part: FilePart, kept: dict[str, Any], where: str) -> dict[str, A
             "video_mimetype": part.mime_type,
             "detail": kept.get("detail"),
             "fps": kept.get("fps"),
-        }
-    return {
+        }, where, drop)
+    return held_as_given({
         "block_type": "document",
         "data": part.data,
         "url": part.url,
         "path": kept.get("path"),
-        "title": part.filename,
+        "title": filename,
         "document_mimetype": part.mime_type,
-    }
+    }, where, drop)
+
+
+def _filename(part: FilePart, is_video: bool, where: str, drop: Collection[str]) -> str | None:
+    """The title a document block is written with: the part's filename, unless it would not
+    read back as itself (None then, when ``drop`` names ``filenames``)."""
+    filename = part.filename
+    if filename is None or not (is_video or filename in ("", DEFAULT_DOCUMENT_TITLE)):
+        return filename
+    if "filenames" in drop:
+        return None
+    if is_video:
+        detail = "a VideoBlock has no field for a file name"
+    else:
+        detail = (
+            f"a DocumentBlock cannot hold the filename {filename!r}: LlamaIndex titles a "
+            f"document without a title (also one titled '') {DEFAULT_DOCUMENT_TITLE!r}, and "
+            f"that title reads back as filename=None"
+        )
+    raise not_representable(f"{detail}; drop=['filenames'] writes no filename",
+                            f"{where}.filename")
+
+
+_PART_FIELDS = {
+    "image": {"image": "data", "url": "url", "image_mimetype": "mime_type", "detail": "detail"},
+    "audio": {"audio": "data", "url": "url", "format": "mime_type"},
+    "video": {"video": "data", "url": "url", "video_mimetype": "mime_type"},
+    "document": {"data": "data", "url": "url", "title": "filename",
+                 "document_mimetype": "mime_type"},
+}
+"""The part field each field of a media block is written from (the others come from the
+part's metadata)."""
+
+
+def held_as_given(
+    block: dict[str, Any], where: str, drop: Collection[str],
+    fields: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """``block`` when LlamaIndex holds it as given (``_held``), so that it reads back as the
+    part it was written from. An empty mimetype or audio format that LlamaIndex would replace
+    by its guess is ``not_representable`` unless ``drop`` names ``mime_types`` (then it is
+    written as null); anything else LlamaIndex would refuse or change (data that is not base64
+    text, a path that names no file here, ...) is ``not_representable`` at the part's field
+    (``fields`` maps block fields to part fields; by default those of ``_PART_FIELDS``)."""
+    kind = block["block_type"]
+    found = hold(block, block_class(kind))
+    if not isinstance(found, Difference):
+        return block
+    key = found.at[0] if found.at else None
+    names = _PART_FIELDS[kind] if fields is None else fields
+    field = names.get(key) if type(key) is str else None
+    at = where if field is None else f"{where}.{field}"
+    detail = f"the {kind} block's {located('', found.at)[1:] or 'fields'}: {found.detail}"
+    if key in KEPT_NULL and found.given == "":
+        if "mime_types" in drop:
+            return held_as_given({**block, key: None}, where, drop, fields)
+        raise not_representable(f"{detail}; drop=['mime_types'] writes no mimetype", at)
+    raise not_representable(f"{detail}; a ChatMessage cannot hold the part as it is", at)
 
 
 def restore_mimetypes(built: Any, blocks: list[dict[str, Any]]) -> None:

@@ -29,7 +29,8 @@ from typing import Any
 from tracebridge import AIMessage, AudioReference, Citation, RefusalPart
 from tracebridge.errors import short_repr
 
-from ._blocks import NAME, fail, not_representable, optional_str
+from ._blocks import NAME, fail, held_block, no_unknown_fields, not_representable, optional_str
+from ._parts import held_as_given
 
 REPLY_FIELDS = {"transcript": str, "data": str, "expires_at": int}
 CITATION_FIELDS = {"url": str, "title": str, "start_index": int, "end_index": int}
@@ -87,7 +88,9 @@ def take_audio(
     del extra["reference_audio_id"]
     if not blocks or not is_reply_audio(blocks[-1], index, f"{where}.blocks[{len(blocks) - 1}]"):
         return AudioReference(id=reference), blocks
-    last = blocks[-1]
+    last_path = f"{where}.blocks[{len(blocks) - 1}]"
+    no_unknown_fields(blocks[-1], "audio", index, last_path)
+    last = held_block(blocks[-1], index, last_path)  # as LlamaIndex holds it, or refused
     kept = {} if last.get("format") == "mp3" else {"format": last.get("format")}
     reply = AudioReference(id=reference, data=last["audio"], metadata={NAME: kept} if kept else {})
     return reply, blocks[:-1]
@@ -145,8 +148,9 @@ def put_refusal(message: AIMessage, extra: dict[str, Any], drop: Collection[str]
 
 
 def put_audio(message: AIMessage, blocks: list[dict[str, Any]], extra: dict[str, Any],
-              where: str) -> list[dict[str, Any]]:
-    """The blocks, with the reply's data block when it goes in the first form."""
+              where: str, drop: Collection[str]) -> list[dict[str, Any]]:
+    """The blocks, with the reply's data block when it goes in the first form (refused where
+    LlamaIndex would not hold it as given: data that is not base64 text, say)."""
     reply = message.audio
     if reply is None:
         return blocks
@@ -164,8 +168,9 @@ def put_audio(message: AIMessage, blocks: list[dict[str, Any]], extra: dict[str,
         return blocks
     stored_name = kept.get("format", "mp3")
     name = stored_name if stored_name is None or type(stored_name) is str else "mp3"
-    return [*blocks, {"block_type": "audio", "audio": reply.data, "url": None, "path": None,
-                      "format": name}]
+    block = {"block_type": "audio", "audio": reply.data, "url": None, "path": None,
+             "format": name}
+    return [*blocks, held_as_given(block, f"{where}.audio", drop, {"audio": "data"})]
 
 
 def put_citations(message: AIMessage, extra: dict[str, Any], drop: Collection[str],
