@@ -113,3 +113,84 @@ def test_chat_completions_reads_a_data_url_without_a_mime_type_as_data() -> None
     part = messages[0].content[0]
     assert (type(part), part.data, part.mime_type, part.url) == (ImagePart, "AA==", "", None)
     assert get_adapter("openai_chat").from_messages(messages) == trace
+
+
+@pytest.mark.parametrize("target", ["openai_chat", "swarm", "openai_responses", "openai_agents"])
+@pytest.mark.parametrize(
+    ("part", "field"),
+    [
+        (ImagePart(url="data:image/png;base64,AA=="), "url"),
+        (ImagePart(url="data:;base64,AA=="), "url"),
+        (FilePart(data="data:application/pdf;base64,AA==", filename="a.pdf"), "data"),
+    ],
+    ids=["image-url", "image-url-empty-mime", "file-data-without-mime"],
+)
+def test_a_data_url_held_as_a_url_or_as_bare_data_is_refused(
+    target: str, part: Any, field: str
+) -> None:
+    # These formats spell inline data as a data: URL, so this text would read back as inline
+    # data with a mime type: another part. (LlamaIndex, Galtea and OpenTelemetry parts keep a
+    # URL apart from data, and read it back as the URL it is.)
+    with pytest.raises(TraceError) as caught:
+        get_adapter(target).from_messages(conversation(part))
+    error = caught.value
+    assert (error.code, error.index, error.path) == (
+        "not_representable", 0, f"messages[0].content[1].{field}"
+    )
+
+
+@pytest.mark.parametrize("target", ["langchain", "llama_index", "otel"])
+def test_a_data_url_held_as_a_url_reads_back_as_that_url(target: str) -> None:
+    messages = conversation(ImagePart(url="data:image/png;base64,AA=="))
+    assert transcript_hash(through(target, messages)) == transcript_hash(messages)
+
+
+@pytest.mark.parametrize("target", ["openai_chat", "swarm", "openai_responses", "openai_agents"])
+@pytest.mark.parametrize(
+    "part",
+    [ImagePart(data=PNG, mime_type="image/png,x"), FilePart(data=PDF, mime_type="a,b")],
+    ids=["image", "file"],
+)
+def test_a_mime_type_with_a_comma_is_refused_where_data_is_a_data_url(
+    target: str, part: Any
+) -> None:
+    # "data:a,b;base64,..." would read back as mime type "a" and other data.
+    with pytest.raises(TraceError) as caught:
+        get_adapter(target).from_messages(conversation(part))
+    error = caught.value
+    assert (error.code, error.index, error.path) == (
+        "not_representable", 0, "messages[0].content[1].mime_type"
+    )
+
+
+IMAGE_BLOCK = {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG}"}}
+FILE_BLOCK = {"type": "file", "file": {"file_data": f"data:application/pdf;base64,{PDF}",
+                                       "filename": "a.pdf"}}
+
+
+@pytest.mark.parametrize(
+    ("block", "shape", "update", "path"),
+    [(IMAGE_BLOCK, "image_url_data", {"mime_type": "image/png,x"}, "mime_type"),
+     (FILE_BLOCK, "openai_file", {"mime_type": "a,b"}, "mime_type"),
+     (FILE_BLOCK, "openai_file", {"mime_type": None, "data": "data:a/b;base64,AA=="}, "data")],
+    ids=["image-comma-in-mime-type", "file-comma-in-mime-type", "file-data-that-is-a-data-url"],
+)
+def test_langchain_refuses_data_its_data_url_block_would_read_back_otherwise(
+    block: dict[str, Any], shape: str, update: dict[str, Any], path: str
+) -> None:
+    # An OpenAI-style block read from LangChain, written back in its own layout after an edit.
+    trace = [{"type": "human", "data": {"content": [{"type": "text", "text": "see"}, block]}},
+             {"type": "ai", "data": {"content": "ok"}}]
+    messages = list(get_adapter("langchain").to_messages(trace))
+    part = messages[0].content[1]
+    assert (part.data, part.metadata["langchain"]["shape"]) == (PNG if block is IMAGE_BLOCK
+                                                                  else PDF, shape)
+    assert get_adapter("langchain").from_messages(messages)[0].content[1] == block
+    messages[0] = messages[0].model_copy(update={"content": [
+        messages[0].content[0], part.model_copy(update=update)
+    ]})
+    with pytest.raises(TraceError) as caught:
+        get_adapter("langchain").from_messages(messages)
+    assert (caught.value.code, caught.value.path) == (
+        "not_representable", f"messages[0].content[1].{path}"
+    )

@@ -31,7 +31,14 @@ from tracebridge.messages import ToolCall
 
 from ._classes import NAME
 
-__all__ = ["CALL_BLOCKS", "CUSTOM_ARG", "CallBlock", "call_block", "link_content_blocks"]
+__all__ = [
+    "CALL_BLOCKS",
+    "CUSTOM_ARG",
+    "CallBlock",
+    "block_reads_back",
+    "call_block",
+    "link_content_blocks",
+]
 
 CUSTOM_ARG = "__arg1"
 """The one argument LangChain gives a free-text (custom) call in ``tool_calls``."""
@@ -267,6 +274,22 @@ def _block_args(block: dict[str, Any], key: str, where: str) -> Any:
 
 
 # --- the way back --------------------------------------------------------------------------
+
+
+def block_reads_back(call: ToolCall, block: dict[str, Any], *, in_content: bool) -> bool:
+    """Whether the reader gives back a call with ``invalid_args`` from the ``block`` written
+    for it (by ``call_block``): as the call only the block names (``in_content``), or as
+    the block that repeats a call of ``invalid_tool_calls``. Asked of the reader's own
+    functions, so the two cannot disagree."""
+    kind = CALL_BLOCKS[block["type"]]
+    if in_content:
+        return bool(_content_spec(block, kind, "").get("invalid_args") == call.invalid_args)
+    spec = {"name": call.name, "id": call.id, "invalid_args": call.invalid_args}
+    try:
+        _agree(spec, block, kind, "")
+    except TraceError:
+        return False
+    return True
 
 
 def call_block(call: ToolCall, link: dict[str, Any], at: str) -> dict[str, Any]:

@@ -14,10 +14,11 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from tracebridge.errors import TraceError
+from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import ToolCall
 
-from ._call_blocks import CUSTOM_ARG, call_block
+from ._call_blocks import CUSTOM_ARG, block_reads_back, call_block
+from ._calls import read_invalid_args
 from ._classes import NAME
 from ._copy import json_copy
 
@@ -70,11 +71,25 @@ def lists_of(
             continue  # it lives in additional_kwargs["function_call"], kept with the message
         link = kept.get("content_block")
         if link is not None:
-            out.blocks.append((link.get("at"), call_block(call, link, where)))
+            block = call_block(call, link, where)
+            if call.invalid_args is not None and not block_reads_back(
+                call, block, in_content=place == 1
+            ):
+                raise _not_representable(
+                    f"tool call {call.name!r} has arguments that did not parse "
+                    f"(invalid_args={call.invalid_args!r}), but the {block['type']} content "
+                    "block it is kept with (metadata.langchain.content_block) does not read "
+                    "back as them",
+                    f"{where}.invalid_args",
+                )
+            out.blocks.append((link.get("at"), block))
         if place == 1:
             continue
         if call.invalid_args is not None or "invalid_tool_call" in kept:
-            out.invalid_tool_calls.append(_invalid_entry(call, kept))
+            entry = _invalid_entry(call, kept)
+            if call.invalid_args is not None:
+                _check_reads_back(call, entry, where)
+            out.invalid_tool_calls.append(entry)
             out.kinds.append(True)
             continue
         args = json_copy(call.args)
@@ -95,6 +110,24 @@ def _invalid_entry(call: ToolCall, kept: dict[str, Any]) -> dict[str, Any]:
     }
     entry.update(json_copy(kept.get("invalid_tool_call", {})))
     return entry
+
+
+def _check_reads_back(call: ToolCall, entry: dict[str, Any], where: str) -> None:
+    """Refuse an ``invalid_tool_calls`` entry that reads back as another call."""
+    read = read_invalid_args(entry["args"])
+    if read == call.invalid_args:
+        return
+    back = (
+        "a call with args {} (empty text is no arguments to parse_tool_call)"
+        if read is None
+        else f"invalid_args={read!r}"
+    )
+    raise _not_representable(
+        f"tool call {call.name!r} has arguments that did not parse "
+        f"(invalid_args={call.invalid_args!r}), but its invalid_tool_calls entry, with args "
+        f"{short_repr(entry['args'])}, reads back as {back}",
+        f"{where}.invalid_args",
+    )
 
 
 def _custom_args(

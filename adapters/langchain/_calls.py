@@ -32,7 +32,7 @@ from tracebridge.messages import ToolCall
 from ._call_blocks import link_content_blocks, parse_arguments
 from ._classes import NAME
 
-__all__ = ["calls_of", "interleave", "parse_arguments", "source_kinds"]
+__all__ = ["calls_of", "interleave", "parse_arguments", "read_invalid_args", "source_kinds"]
 
 _INVALID_DEFAULT = {"type": "invalid_tool_call", "error": None}
 _VALID_KEYS = frozenset({"name", "args", "id", "type"})
@@ -146,17 +146,28 @@ def _valid_spec(call: dict[str, Any], at: str) -> dict[str, Any]:
     return {"name": name, "args": args, "id": call_id}
 
 
+def read_invalid_args(args: Any) -> str | None:
+    """The ``invalid_args`` of a call read from an ``invalid_tool_calls`` entry whose ``args``
+    are ``args``: the text, ``""`` for a value that is not text (kept in the metadata), or
+    None for empty text, which is a call without arguments (``args={}``): filed as invalid by
+    ``default_tool_parser``, ``parse_tool_call`` reads it as no arguments. The writer asks it
+    too, so that an entry it writes reads back as the call it was written for."""
+    if args == "":
+        return None
+    return args if type(args) is str else ""
+
+
 def _invalid_spec(call: dict[str, Any], at: str) -> dict[str, Any]:
     name, args = call.get("name"), call.get("args")
     spec: dict[str, Any] = {"name": name if type(name) is str else "", "id": call.get("id")}
     rest = {k: v for k, v in call.items() if k not in ("id", "name", "args")}
     rest.update({k: v for k, v in (("name", name), ("args", args)) if type(v) is not str})
-    if args == "":
-        # Filed as invalid by default_tool_parser; parse_tool_call reads it as no arguments.
+    invalid_args = read_invalid_args(args)
+    if invalid_args is None:
         spec["args"] = {}
         rest["args"] = ""
     else:
-        spec["invalid_args"] = args if type(args) is str else ""
+        spec["invalid_args"] = invalid_args
     if rest != _INVALID_DEFAULT:
         check_json(rest, at)
         spec["metadata"] = {NAME: {"invalid_tool_call": rest}}

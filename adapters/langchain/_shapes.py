@@ -170,6 +170,17 @@ class BlockShape:
                     "type; the part has none",
                     path=f"{at}.mime_type",
                 )
+            if (mime is None and split_data_url(part.data) is not None) or (
+                mime is not None and "," in mime
+            ):
+                # read back, the text would split elsewhere: other data, another mime type
+                raise TraceError(
+                    "not_representable",
+                    f"a {self.name} block holds its data as a data: URL, which cannot spell "
+                    + (f"the mime type {mime!r} (a comma ends its header)" if mime is not None
+                       else "data that is itself a data: URL, with no mime type"),
+                    path=f"{at}.mime_type" if mime is not None else f"{at}.data",
+                )
             _put(
                 block,
                 self.data_url,

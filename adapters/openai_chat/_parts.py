@@ -37,6 +37,7 @@ from tracebridge.messages import (
     ReasoningPart,
     RefusalPart,
     TextPart,
+    ToolCall,
 )
 
 __all__ = ["PART_TYPES", "PartReader", "PartWriter", "described", "is_plain"]
@@ -239,6 +240,17 @@ class PartWriter:
         self.lose(what, path, None)
         raise AssertionError  # lose() without an option always raises
 
+    def refuse_read_back(self, call: ToolCall, read_back: Any, path: str) -> NoReturn:
+        """Refuse a call whose unparsed argument text (``invalid_args``) the reader takes as
+        the arguments ``read_back``: written, it would come back as another call. No option
+        fits: leaving the call out orphans its result, and writing it "fixes" it."""
+        self.refuse(
+            f"tool call {call.name!r} has arguments that did not parse "
+            f"(invalid_args={call.invalid_args!r}), but this format reads that text as the "
+            f"arguments {short_repr(read_back)}: it has no spelling that reads back unparsed",
+            path,
+        )
+
     def namespace(self, metadata: Mapping[str, Any]) -> dict[str, Any]:
         """This adapter's kept source fields (``{}`` when there are none)."""
         kept = metadata.get(self.source, {})
@@ -332,6 +344,7 @@ class PartWriter:
 
     def source_url(self, part: ImagePart, path: str) -> str:
         if part.url is not None and part.data is None:
+            self.not_a_data_url(part.url, "url", path)
             if part.mime_type is not None:
                 self.lose(
                     f"an image_url part given by URL has no mime_type field (found "
@@ -341,13 +354,34 @@ class PartWriter:
                 )
             return part.url
         if part.data is not None and part.url is None and part.mime_type is not None:
-            return data_url(part.mime_type, part.data)
+            return self.data_url(part, part.mime_type, part.data, path)
         self.refuse(
             "an image_url part needs a URL, or base64 data with a mime_type (found "
             f"url={part.url!r}, data set: {part.data is not None}, "
             f"mime_type={part.mime_type!r})",
             path,
         )
+
+    def data_url(self, part: Part, mime_type: str, data: str, path: str) -> str:
+        """The base64 ``data:`` URL of inline data; refused for a mime type it cannot spell
+        (a comma ends a data: URL's header: the type would read back cut there)."""
+        if "," in mime_type:
+            self.refuse(
+                f"a {part.type} part's mime type {mime_type!r} has a comma, which a data: URL "
+                f"cannot hold",
+                f"{path}.mime_type",
+            )
+        return data_url(mime_type, data)
+
+    def not_a_data_url(self, text: str, field: str, path: str) -> None:
+        """Refuse ``text`` where a base64 ``data:`` URL would read back as inline data and
+        its mime type rather than as the ``field`` it is."""
+        if split_data_url(text) is not None:
+            self.refuse(
+                f"the part's {field} is a base64 data: URL ({short_repr(text)}), which this "
+                f"format reads back as inline data with its mime type",
+                f"{path}.{field}",
+            )
 
     def audio_data(self, part: AudioPart, path: str) -> str:
         if part.data is None or part.url is not None:
@@ -376,8 +410,12 @@ class PartWriter:
             self.refuse(f"a file part holds data or a file_id, not a URL ({part.url!r})", path)
         out: dict[str, Any] = {}
         if part.data is not None:
+            if part.mime_type is None:
+                self.not_a_data_url(part.data, "data", path)
             out["file_data"] = (
-                part.data if part.mime_type is None else data_url(part.mime_type, part.data)
+                part.data
+                if part.mime_type is None
+                else self.data_url(part, part.mime_type, part.data, path)
             )
         elif part.mime_type is not None:
             self.lose(

@@ -488,9 +488,7 @@ class _Reader(ReplyReader):
         raw = self.string(function, "arguments", path)
         if function:
             extra["inner"] = self.kept(function, path)
-        # "" is how OpenRouter, vLLM and others spell the arguments of a tool without
-        # parameters: no arguments, not a malformed call.
-        args = {} if raw == "" else parse_arguments(raw)
+        args = read_arguments(raw)
         metadata = {self.dialect.source: extra}
         if args is None:
             return ToolCall(
@@ -499,6 +497,17 @@ class _Reader(ReplyReader):
         if not spelled_as_dumps(args, raw):
             extra["arguments"] = raw  # the exact spelling (spacing, escapes) comes back out
         return ToolCall(name=name, args=args, id=call_id, metadata=metadata if extra else {})
+
+
+def read_arguments(raw: str) -> dict[str, Any] | None:
+    """A function call's argument text as the reader takes it: its JSON object, or None
+    when the text is not one (the call keeps it as ``invalid_args``).
+
+    ``""`` is ``{}``: it is how OpenRouter, vLLM and others spell the arguments of a tool
+    without parameters (no arguments, not a malformed call). Writers ask this too, so that a
+    call whose ``invalid_args`` would read back as arguments is refused, never written.
+    """
+    return {} if raw == "" else parse_arguments(raw)
 
 
 def parse_arguments(raw: str) -> dict[str, Any] | None:

@@ -21,7 +21,7 @@ from tracebridge.messages import (
 )
 from tracebridge.validation import validate
 
-from ._read import Dialect, dumps, fast_for, parse_arguments
+from ._read import Dialect, dumps, fast_for, parse_arguments, read_arguments
 from ._reply import ReplyWriter
 
 DROPPABLE = (
@@ -341,7 +341,9 @@ class _Writer(ReplyWriter):
                     f".tool_calls[{k}].id",
                     "custom_calls",
                 )
-            out["function_call"] = self.function(call, self.namespace(call.metadata))
+            out["function_call"] = self.function(
+                call, self.namespace(call.metadata), f".tool_calls[{k}]"
+            )
         else:
             self.refuse(
                 f"{len(kept)} tool calls without ids: only the legacy function_call "
@@ -375,12 +377,17 @@ class _Writer(ReplyWriter):
             custom = {**inner, "name": call.name, "input": call.args["input"]}
             out = {"id": call.id, "type": "custom", "custom": custom}
         else:
-            out = {"id": call.id, "type": "function", "function": self.function(call, namespace)}
+            function = self.function(call, namespace, path)
+            out = {"id": call.id, "type": "function", "function": function}
         for key, value in namespace.get("fields", {}).items():
             out.setdefault(key, value)
         return out
 
-    def function(self, call: ToolCall, namespace: Mapping[str, Any]) -> dict[str, Any]:
+    def function(self, call: ToolCall, namespace: Mapping[str, Any], path: str) -> dict[str, Any]:
+        if call.invalid_args is not None:
+            read_back = read_arguments(call.invalid_args)  # what the reader makes of the text
+            if read_back is not None:
+                self.refuse_read_back(call, read_back, f"{path}.invalid_args")
         return {
             **namespace.get("inner", {}),
             "name": call.name,

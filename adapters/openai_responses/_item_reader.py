@@ -23,9 +23,8 @@ from tracebridge.messages import (
     ToolMessage,
 )
 
-from ..openai_chat import parse_arguments
 from ..openai_chat._parts import described
-from ..openai_chat._read import spelled_as_dumps
+from ..openai_chat._read import read_arguments, spelled_as_dumps
 from ._items import CALL_OUTPUTS, RESULT_KEYS, call_name
 from ._parts import ItemPartReader
 
@@ -184,7 +183,7 @@ class ItemReader(ItemPartReader):
                 f"expected a JSON string, got {described(data['arguments'])}",
             )
         raw = self.string(data, "arguments", self.root)
-        args = {} if raw == "" else parse_arguments(raw)
+        args = read_arguments(raw)
         if args is None:
             return ToolCall(name=name, id=call_id, invalid_args=raw)
         if not spelled_as_dumps(args, raw):

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from tracebridge.media import data_url, split_data_url
+from tracebridge.media import split_data_url
 from tracebridge.messages import (
     AudioPart,
     Content,
@@ -232,8 +232,12 @@ class ItemPartWriter(PartWriter):
         if part.file_id is not None:
             out["file_id"] = part.file_id
         if part.data is not None:
+            if part.mime_type is None:
+                self.not_a_data_url(part.data, "data", path)
             out["file_data"] = (
-                part.data if part.mime_type is None else data_url(part.mime_type, part.data)
+                part.data
+                if part.mime_type is None
+                else self.data_url(part, part.mime_type, part.data, path)
             )
         elif part.mime_type is not None:
             self.lose(

@@ -23,8 +23,9 @@ from tracebridge.messages import (
     ToolMessage,
 )
 
+from ..openai_chat._read import read_arguments
 from ..openai_chat._write import _arguments
-from ._items import CALL_OUTPUTS, HOSTED_CALLS
+from ._items import CALL_OUTPUTS, HOSTED_CALLS, call_name
 from ._parts import ItemPartWriter
 from ._read import is_item_part, would_write_message
 
@@ -238,6 +239,15 @@ class ReplyWriter(ItemPartWriter):
             self.refuse("a Responses call item needs a call id", f"{path}.id")
         namespace = self.namespace(call.metadata)
         kind = item_of(call, self.source)
+        if kind is not None and call.name != call_name(kind):
+            # the item type names the tool: another name would read back as this one
+            self.refuse(
+                f"a {kind} item names its tool by its type ({call_name(kind)!r}); this call "
+                f"is named {call.name!r}",
+                f"{path}.name",
+            )
+        if call.invalid_args is not None:
+            self.unparsed(call, call.invalid_args, kind, f"{path}.invalid_args")
         out: dict[str, Any]
         if kind in HOSTED_CALLS:
             return self.hosted(call, kind, path, result)
@@ -262,6 +272,19 @@ class ReplyWriter(ItemPartWriter):
         if "id" in namespace:
             out["id"] = namespace["id"]
         return self.with_fields(out, namespace)
+
+    def unparsed(self, call: ToolCall, text: str, kind: str | None, path: str) -> None:
+        """Refuse a call whose unparsed argument ``text`` the reader would give back as
+        arguments."""
+        if kind in HOSTED_CALLS or kind in CALL_OUTPUTS:
+            self.refuse(
+                f"a {kind} item holds its input as fields, with no place for arguments that "
+                f"did not parse (invalid_args={text!r})",
+                path,
+            )
+        read_back = read_arguments(text)  # what the reader makes of the text
+        if read_back is not None:
+            self.refuse_read_back(call, read_back, path)
 
     def hosted(
         self, call: ToolCall, kind: str, path: str, result: ToolMessage | None

@@ -34,7 +34,7 @@ from tracebridge.messages import (
     ToolMessage,
 )
 
-from ..openai_chat._read import dumps, parse_arguments
+from ..openai_chat._read import dumps, read_arguments
 from ._spans import SOURCE, Span
 
 INPUT = "gen_ai.input.messages"
@@ -222,7 +222,7 @@ class _MessageReader:
         if isinstance(arguments, dict):
             return ToolCall(name=name, args=arguments, id=call_id, metadata=_ns(namespace))
         if isinstance(arguments, str):
-            parsed = parse_arguments(arguments) if arguments else {}
+            parsed = read_arguments(arguments)
             if parsed is None:
                 return ToolCall(
                     name=name, id=call_id, invalid_args=arguments, metadata=_ns(namespace)

@@ -36,7 +36,7 @@ from tracebridge.messages import (
 from tracebridge.validation import validate
 
 from ..openai_chat._parts import PartWriter
-from ..openai_chat._read import dumps, parse_arguments
+from ..openai_chat._read import dumps, parse_arguments, read_arguments
 from ._calls import REDACTED
 from ._genai import INPUT, KNOWN_PART_TYPES, OUTPUT, SYSTEM
 from ._spans import SOURCE
@@ -275,7 +275,15 @@ class _Writer(PartWriter):
         if call.id is not None:
             out["id"] = call.id
         out["name"] = call.name
-        out["arguments"] = _arguments(call, namespace.get("arguments"))
+        arguments = _arguments(call, namespace.get("arguments"))
+        if call.invalid_args is not None:
+            # What the reader makes of them: an object is the arguments, text is parsed.
+            read_back = arguments if isinstance(arguments, dict) else (
+                read_arguments(arguments) if isinstance(arguments, str) else None
+            )
+            if read_back is not None:
+                self.refuse_read_back(call, read_back, f".tool_calls[{k}].invalid_args")
+        out["arguments"] = arguments
         for key, value in namespace.get("fields", {}).items():
             out.setdefault(key, value)
         return out
