@@ -48,7 +48,7 @@ from ._blocks import (
     llama_types,
     not_representable,
 )
-from ._calls import block_call, blocks_with_calls, reconcile_calls
+from ._calls import block_call, blocks_with_calls, parse_args, reconcile_calls
 from ._parts import part_to_block
 from ._reply import (
     put_audio,
@@ -378,6 +378,21 @@ def _lift_result_id(extra: dict[str, Any], kept: dict[str, Any], index: int, whe
 # --- the way back -------------------------------------------------------------------------
 
 
+def _reads_back_unparsed(call: ToolCall, where: str) -> None:
+    """Refuse a call whose unparsed argument text (``invalid_args``) the reader would take as
+    arguments (a JSON object): written, it would come back as another call. No option fits:
+    leaving the call out orphans its result, and writing it parsed "fixes" it."""
+    assert call.invalid_args is not None
+    args, invalid = parse_args(call.invalid_args, 0, where)
+    if invalid is None:
+        raise not_representable(
+            f"tool call {call.name!r} has arguments that did not parse "
+            f"(invalid_args={call.invalid_args!r}), but LlamaIndex reads that text as the "
+            f"arguments {short_repr(args)}: it has no spelling that reads back unparsed",
+            where,
+        )
+
+
 def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[str, Any]:
     """The ChatMessage dict for one typed message (read from its own namespace only).
 
@@ -405,6 +420,9 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
                    for j, part in enumerate(content)]
         blocks = [block for block in written if block is not None]
     if isinstance(message, AIMessage):
+        for j, call in enumerate(message.tool_calls):
+            if call.invalid_args is not None:
+                _reads_back_unparsed(call, f"{where}.tool_calls[{j}].invalid_args")
         blocks = blocks_with_calls(message, blocks, kept, extra)
         blocks = put_audio(message, blocks, extra, where, drop)
         put_citations(message, extra, drop, where)
