@@ -111,8 +111,11 @@ class ItemReader(ItemPartReader):
         if data.get("type") != "url_citation":
             return None
         del data["type"]
+        absent = [key for key, _ in _CITATION_KEYS if key not in data]
         fields = {key: self.optional(data, key, kind, path) for key, kind in _CITATION_KEYS}
         namespace: dict[str, Any] = {}
+        if absent:  # written back without them (the writer asks for all four otherwise)
+            namespace["absent"] = absent
         if data:
             namespace["fields"] = self.kept(data, path)
         if part != self.first_text:

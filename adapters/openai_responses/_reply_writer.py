@@ -183,6 +183,15 @@ class ReplyWriter(ItemPartWriter):
             key: getattr(citation, key) for key in ("url", "title", "start_index", "end_index")
         }
         missing = [key for key, value in fields.items() if value is None]
+        namespace = self.namespace(citation.metadata)
+        kept = namespace.get("fields", {})
+        if missing and set(missing) <= {
+            *namespace.get("absent", []), *(key for key in kept if kept[key] is None)
+        }:
+            # read so from this format (absent, or null and kept): written back as it was
+            for key in missing:
+                del fields[key]
+            missing = []
         if missing or citation.cited_text is not None:
             what = (
                 f"a url_citation annotation needs {', '.join(missing)}"
@@ -194,7 +203,7 @@ class ReplyWriter(ItemPartWriter):
             if missing:
                 return None
         out: dict[str, Any] = {"type": "url_citation", **fields}
-        return self.with_fields(out, self.namespace(citation.metadata))
+        return self.with_fields(out, namespace)
 
     def output_text(self, part: TextPart, namespace: dict[str, Any], out: dict[str, Any]) -> None:
         cited = self.annotations.get(self.part_at, [])
