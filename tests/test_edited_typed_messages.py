@@ -47,3 +47,23 @@ def test_a_renamed_call_of_an_item_that_names_its_tool_is_refused(
         "not_representable", index, f"messages[{index}].tool_calls[0].name"
     )
     assert f"names its tool by its type ({name!r}); this call is named 'renamed'" in str(error)
+
+
+@pytest.mark.parametrize("name", [None, "renamed"])
+def test_a_hosted_call_result_renamed_after_reading_is_refused(name: str | None) -> None:
+    # A hosted item holds its call and its result; the result reads back named for the call.
+    trace = json.loads((ROOT / "golden_traces" / "openai_responses" / "hosted_tools.json")
+                       .read_text(encoding="utf-8"))["trace"]
+    adapter = get_adapter("openai_responses")
+    messages = list(adapter.to_messages(trace))
+    index = next(k for k, m in enumerate(messages) if m.type == "tool")
+    result = messages[index]
+    caller, call = next((k, c) for k, m in enumerate(messages) if m.type == "ai"
+                        for c in m.tool_calls if c.id == result.tool_call_id)
+    assert result.name == call.name
+    messages[index] = result.model_copy(update={"name": name})
+    with pytest.raises(TraceError) as caught:
+        adapter.from_messages(messages)
+    error = caught.value
+    assert (error.code, error.index) == ("not_representable", caller)
+    assert f"is named for its call ({call.name!r}), not {name!r}" in str(error)

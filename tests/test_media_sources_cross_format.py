@@ -194,3 +194,18 @@ def test_langchain_refuses_data_its_data_url_block_would_read_back_otherwise(
     assert (caught.value.code, caught.value.path) == (
         "not_representable", f"messages[0].content[1].{path}"
     )
+
+
+@pytest.mark.parametrize("url", ["data:image/png;base64,AA==", "data:;base64,AA=="])
+def test_langchain_refuses_a_data_url_as_the_url_of_an_image_url_block(url: str) -> None:
+    # With a detail, the image is written as an OpenAI-style image_url block, whose reader
+    # takes a base64 data: URL there for inline data; a standard image block keeps it a URL.
+    image = ImagePart(url=url, detail="low")
+    with pytest.raises(TraceError) as caught:
+        get_adapter("langchain").from_messages(conversation(image))
+    assert (caught.value.code, caught.value.path) == (
+        "not_representable", "messages[0].content[1].url"
+    )
+    assert "whose URL is a base64 data: URL reads back as inline data" in str(caught.value)
+    plain = conversation(ImagePart(url=url))
+    assert transcript_hash(through("langchain", plain)) == transcript_hash(plain)

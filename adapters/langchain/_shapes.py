@@ -195,6 +195,16 @@ class BlockShape:
                     f"the part has {field} {short_repr(getattr(part, field))}",
                     path=f"{at}.{field}",
                 )
+        if not self.data_url_only:
+            for other in _DATA_URL_ONLY.get(self.tag, ()):
+                # read first, that shape would take the URL for inline data
+                if other.data_url is not None and _is_data_url(get(block, other.data_url)):
+                    raise TraceError(
+                        "not_representable",
+                        f"a block of type {self.tag!r} whose URL is a base64 data: URL reads "
+                        "back as inline data with its mime type, not as that URL",
+                        path=f"{at}.url",
+                    )
         return block
 
 
@@ -364,6 +374,12 @@ SHAPES: tuple[BlockShape, ...] = (
 """Tried in order; the first shape that reads a block wins."""
 
 SHAPES_BY_NAME = {shape.name: shape for shape in SHAPES}
+_DATA_URL_ONLY: dict[str | None, tuple[BlockShape, ...]] = {
+    shape.tag: tuple(s for s in SHAPES if s.tag == shape.tag and s.data_url_only)
+    for shape in SHAPES
+    if shape.data_url_only
+}
+"""By block type, the shapes that read a base64 ``data:`` URL at their path as inline data."""
 
 
 def default_shape(part: MappedPart) -> BlockShape:

@@ -303,7 +303,7 @@ class ReplyWriter(ItemPartWriter):
         result_path = f"{path} (result)"
         if result.is_error:
             self.lose(f"a {kind} item has no error flag (is_error=True)", result_path, "is_error")
-        if result.name not in (None, call.name):
+        if result.name != call.name:  # the item names its result for its call, always
             self.refuse(
                 f"the result of a {kind} item is named for its call ({call.name!r}), not "
                 f"{result.name!r}",
