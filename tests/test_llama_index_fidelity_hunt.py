@@ -501,3 +501,44 @@ def _written_or_refused(messages: list[Any]) -> Any:
         return llama_index.from_messages(messages)
     except TraceError as error:
         return error
+
+
+# --- event wrappers -------------------------------------------------------------------------
+
+
+def _events(name: str) -> list[Any]:
+    document = json.loads((ROOT / "golden_traces" / "llama_index" / f"{name}.json")
+                          .read_text(encoding="utf-8"))
+    events: list[Any] = document["events"]
+    return events
+
+
+def test_an_event_dict_with_a_key_beside_event_and_data_is_refused() -> None:
+    events = copy.deepcopy(_events("function_agent_two_turns"))
+    assert llama_index.events_to_messages(events)  # as dump_events writes them: read
+    events[1]["received_at"] = "2026-12-02T12:00:00Z"  # would be dropped without a word
+    with pytest.raises(TraceError) as caught:
+        llama_index.events_to_messages(events)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "malformed_event", 1, "events[1].received_at"
+    )
+
+
+@pytest.mark.parametrize(("key", "value"), [("received_at", "now"), ("__is_pydantic", False)])
+def test_a_serialized_event_with_another_key_or_not_pydantic_is_refused(
+    key: str, value: Any
+) -> None:
+    events: list[Any] = [
+        {"__is_pydantic": True, "value": e["data"],
+         "qualified_name": f"llama_index.core.agent.workflow.workflow_events.{e['event']}"}
+        for e in _events("function_agent_two_turns")
+    ]
+    assert llama_index.events_to_messages(events) == llama_index.events_to_messages(
+        _events("function_agent_two_turns")
+    )
+    events[2][key] = value
+    with pytest.raises(TraceError) as caught:
+        llama_index.events_to_messages(events)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "malformed_event", 2, f"events[2].{key}"
+    )

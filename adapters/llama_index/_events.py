@@ -93,6 +93,10 @@ def _normalize(event: Any, e: int) -> tuple[str, dict[str, Any]]:
         if type(kind) is not str or type(data) is not dict:
             raise fail("malformed_event", f"an event dict is {{'event': <type name>, 'data': "
                        f"{{...}}}}, got {short_repr(event)}", e, f"events[{e}]")
+        if len(event) != 2:  # what dump_events writes, and nothing else would be read
+            key = sorted(event.keys() - {"event", "data"}, key=str)[0]
+            raise fail("malformed_event", f"an event dict holds 'event' and 'data' only; "
+                       f"found {key!r} too", e, f"events[{e}].{key}")
         _known(kind, e)
         return kind, data
     cls = type(event)
@@ -108,6 +112,9 @@ def _normalize(event: Any, e: int) -> tuple[str, dict[str, Any]]:
     return kind, _event_fields(event, kind)
 
 
+_SERIALIZED_KEYS = frozenset({"__is_pydantic", "value", "qualified_name"})
+"""The keys of an event the workflow's ``JsonSerializer`` wrote."""
+
 _KNOWN_CLASSES: dict[type, str] = {}
 """Event classes already found to be LlamaIndex's, with their event type."""
 
@@ -119,6 +126,12 @@ def _serialized(event: dict[str, Any], e: int) -> tuple[str, dict[str, Any]]:
     if type(name) is not str or type(data) is not dict:
         raise fail("malformed_event", f"a serialized event needs 'qualified_name' and a dict "
                    f"'value', got {short_repr(event)}", e, f"events[{e}]")
+    extra = event.keys() - _SERIALIZED_KEYS
+    if extra or event.get("__is_pydantic", True) is not True:
+        key = sorted(extra, key=str)[0] if extra else "__is_pydantic"
+        raise fail("malformed_event", f"a serialized event holds "
+                   f"{', '.join(sorted(_SERIALIZED_KEYS))} (__is_pydantic true) only; found "
+                   f"{key!r}: {short_repr(event[key])}", e, f"events[{e}].{key}")
     module, _, kind = name.rpartition(".")
     if not (module + ".").startswith(_MODULES):
         raise fail("unknown_role", f"{name} is not a LlamaIndex workflow event; known: "
