@@ -94,10 +94,13 @@ def from_messages(
     """LangChain messages for typed ones, in the ``form`` asked for (see ``FORMS``).
 
     Reads only ``metadata["langchain"]``. A tool result without ``tool_call_id`` but with a
-    name becomes a ``FunctionMessage``. Raises ``not_representable`` for what LangChain
-    cannot hold: a tool result with neither, an invalid call placed before a valid one when
-    nothing records that order, an opaque part that is not a block dict, and (unless
-    ``drop=["custom_calls"]``) a custom call without id.
+    name becomes a ``FunctionMessage``. The provider's copies of a call kept with its message
+    (raw ``additional_kwargs["tool_calls"]``, ``tool_call_chunks``, a legacy
+    ``function_call``) are rewritten from a call edited after reading. Raises
+    ``not_representable`` for what LangChain cannot hold: a tool result with neither, an
+    invalid call placed before a valid one when nothing records that order, an opaque part
+    that is not a block dict, (unless ``drop=["custom_calls"]``) a custom call without id,
+    and an edit a kept copy cannot follow (calls added or removed beside it).
     """
     if form not in FORMS:
         raise ValueError(f"form must be one of {FORMS}, not {form!r}")

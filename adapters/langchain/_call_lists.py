@@ -33,10 +33,14 @@ class CallLists:
     invalid_tool_calls: list[dict[str, Any]] = field(default_factory=list)
     kinds: list[bool] = field(default_factory=list)
     """Invalid (True) or valid (False), for each call of the two lists, in typed order."""
+    positions: list[int] = field(default_factory=list)
+    """The typed position of each call of the two lists, in typed order."""
     blocks: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     """Call blocks with the content position they came from."""
     tail: list[dict[str, Any]] = field(default_factory=list)
     """Blocks of custom calls from elsewhere, written after the rest of the content."""
+    from_function_call: list[int] = field(default_factory=list)
+    """The typed positions of calls marked as the legacy ``additional_kwargs.function_call``."""
 
 
 def _not_representable(detail: str, path: str) -> TraceError:
@@ -68,7 +72,8 @@ def lists_of(
             )
         rank = place
         if place == 2:
-            continue  # it lives in additional_kwargs["function_call"], kept with the message
+            out.from_function_call.append(k)  # in additional_kwargs["function_call"]
+            continue
         link = kept.get("content_block")
         if link is not None:
             block = call_block(call, link, where)
@@ -87,16 +92,17 @@ def lists_of(
             continue
         if call.invalid_args is not None or "invalid_tool_call" in kept:
             entry = _invalid_entry(call, kept)
-            if call.invalid_args is not None:
-                _check_reads_back(call, entry, where)
+            _check_reads_back(call, entry, where)
             out.invalid_tool_calls.append(entry)
             out.kinds.append(True)
+            out.positions.append(k)
             continue
         args = json_copy(call.args)
         if call.kind == "custom":
             args = _custom_args(call, link, out, where, drop, custom_blocks)
         out.tool_calls.append({"name": call.name, "args": args, "id": call.id, "type": "tool_call"})
         out.kinds.append(False)
+        out.positions.append(k)
     return out
 
 
@@ -113,21 +119,49 @@ def _invalid_entry(call: ToolCall, kept: dict[str, Any]) -> dict[str, Any]:
 
 
 def _check_reads_back(call: ToolCall, entry: dict[str, Any], where: str) -> None:
-    """Refuse an ``invalid_tool_calls`` entry that reads back as another call."""
+    """Refuse an ``invalid_tool_calls`` entry that reads back as another call: its kept
+    marker (``metadata.langchain.invalid_tool_call``) may hold a ``name`` or ``args`` that
+    no longer fit a call edited after reading."""
     read = read_invalid_args(entry["args"])
-    if read == call.invalid_args:
-        return
-    back = (
-        "a call with args {} (empty text is no arguments to parse_tool_call)"
-        if read is None
-        else f"invalid_args={read!r}"
-    )
-    raise _not_representable(
-        f"tool call {call.name!r} has arguments that did not parse "
-        f"(invalid_args={call.invalid_args!r}), but its invalid_tool_calls entry, with args "
-        f"{short_repr(entry['args'])}, reads back as {back}",
-        f"{where}.invalid_args",
-    )
+    if call.invalid_args is None and read is None:
+        if call.args:
+            raise _not_representable(
+                f"tool call {call.name!r} is kept as an invalid_tool_calls entry with empty "
+                f"argument text (metadata.langchain.invalid_tool_call), which reads back as no "
+                f"arguments; the call has args {short_repr(call.args)} (without that marker it "
+                "goes to tool_calls)",
+                f"{where}.args",
+            )
+    elif read != call.invalid_args:
+        back = (
+            "a call with args {} (empty text is no arguments to parse_tool_call)"
+            if read is None
+            else f"invalid_args={read!r}"
+        )
+        raise _not_representable(
+            f"tool call {call.name!r} has arguments that did not parse "
+            f"(invalid_args={call.invalid_args!r}), but its invalid_tool_calls entry, with args "
+            f"{short_repr(entry['args'])}, reads back as {back}"
+            if call.invalid_args is not None
+            else f"tool call {call.name!r} has parsed arguments, but it is kept as an "
+            f"invalid_tool_calls entry (metadata.langchain.invalid_tool_call) with args "
+            f"{short_repr(entry['args'])}, which reads back as {back}",
+            f"{where}.invalid_args",
+        )
+    name = entry["name"]
+    if (name if type(name) is str else "") != call.name:
+        raise _not_representable(
+            f"tool call {call.name!r} is kept as an invalid_tool_calls entry named "
+            f"{short_repr(name)} (metadata.langchain.invalid_tool_call.name), which reads back "
+            "as a call named ''",
+            f"{where}.name",
+        )
+    if entry["id"] != call.id:
+        raise _not_representable(
+            f"tool call {call.name!r} has id {call.id!r}, but its invalid_tool_calls entry "
+            f"keeps id {short_repr(entry['id'])} (metadata.langchain.invalid_tool_call.id)",
+            f"{where}.id",
+        )
 
 
 def _custom_args(

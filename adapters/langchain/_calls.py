@@ -14,8 +14,9 @@ filed such a call as invalid (its fallback ``default_tool_parser`` does), the ca
 ``args={}`` and remembers the list it came from.
 
 Two other places name the same calls and are cross-checked, never trusted over
-``tool_calls``: the raw ``additional_kwargs["tool_calls"]`` (kept verbatim with the message)
-and call blocks in the content (``_call_blocks``). A legacy
+``tool_calls``: the raw ``additional_kwargs["tool_calls"]`` (kept verbatim with the message;
+the way back rewrites an entry whose call was edited, asking ``raw_disagreement`` as the
+cross-check does) and call blocks in the content (``_call_blocks``). A legacy
 ``additional_kwargs["function_call"]`` becomes one more call at the end.
 """
 
@@ -32,7 +33,17 @@ from tracebridge.messages import ToolCall
 from ._call_blocks import link_content_blocks, parse_arguments
 from ._classes import NAME
 
-__all__ = ["calls_of", "interleave", "parse_arguments", "read_invalid_args", "source_kinds"]
+__all__ = [
+    "calls_of",
+    "chunk_args",
+    "function_call_spec",
+    "interleave",
+    "listed_spec",
+    "parse_arguments",
+    "raw_disagreement",
+    "read_invalid_args",
+    "source_kinds",
+]
 
 _INVALID_DEFAULT = {"type": "invalid_tool_call", "error": None}
 _VALID_KEYS = frozenset({"name", "args", "id", "type"})
@@ -41,14 +52,22 @@ _REQUIRED_KEYS = frozenset({"name", "args", "id"})
 PartialParser = Callable[[str], Any]
 
 
+def chunk_args(chunk: dict[str, Any], parse_partial: PartialParser) -> dict[str, Any] | None:
+    """The args LangChain gives the call it rebuilds from one ``tool_call_chunk``
+    (``AIMessageChunk.init_tool_calls``), or None when it files the chunk as an invalid call."""
+    text = chunk.get("args")
+    if not text:
+        return {}
+    try:
+        args = parse_partial(text)
+    except json.JSONDecodeError:
+        return None
+    return args if type(args) is dict else None
+
+
 def _chunk_is_invalid(chunk: dict[str, Any], parse_partial: PartialParser) -> bool:
     """LangChain's own test for one ``tool_call_chunk`` (``AIMessageChunk.init_tool_calls``)."""
-    if not chunk.get("args"):
-        return False
-    try:
-        return type(parse_partial(chunk["args"])) is not dict
-    except json.JSONDecodeError:
-        return True
+    return chunk_args(chunk, parse_partial) is None
 
 
 def source_kinds(
@@ -220,31 +239,61 @@ def _cross_check_raw(specs: list[dict[str, Any]], raw: Any, at: str) -> None:
     for spec, (k, entry) in zip(specs, entries, strict=True):
         where = f"{at}.additional_kwargs.tool_calls[{k}]"
         function = entry["function"]
-        if entry.get("id") != spec["id"]:
+        disagreement = raw_disagreement(entry, spec)
+        if disagreement == "id":
             raise _conflict(
                 f"id {entry.get('id')!r} but the parsed call has id {spec['id']!r}", f"{where}.id"
             )
-        if function.get("name") != _source_name(spec):
+        if disagreement == "function.name":
             raise _conflict(
                 f"name {function.get('name')!r} but the parsed call {spec['id']!r} is named "
                 f"{_source_name(spec)!r}",
                 f"{where}.function.name",
             )
-        arguments = function.get("arguments")
-        if "invalid_args" in spec:
-            agrees = arguments == _source_invalid_args(spec)
-        else:
-            agrees = parse_arguments(arguments) == spec["args"]
-        if not agrees:
+        if disagreement == "function.arguments":
             raise _conflict(
-                f"arguments {short_repr(arguments)} disagree with the parsed call {spec['id']!r} "
-                f"({short_repr(spec.get('args', spec.get('invalid_args')))})",
+                f"arguments {short_repr(function.get('arguments'))} disagree with the parsed call "
+                f"{spec['id']!r} ({short_repr(spec.get('args', spec.get('invalid_args')))})",
                 f"{where}.function.arguments",
             )
 
 
+def raw_disagreement(entry: dict[str, Any], spec: dict[str, Any]) -> str | None:
+    """Where one raw provider call (a dict with a ``function`` dict) disagrees with the call
+    LangChain's lists give (``spec``, as ``calls_of`` builds it, or ``listed_spec``): ``"id"``,
+    ``"function.name"`` or ``"function.arguments"``; None when it names that call. The reader's
+    cross-check and the writer (which brings a kept raw call in line with an edited call) both
+    ask it, so the two cannot disagree."""
+    function = entry["function"]
+    if entry.get("id") != spec["id"]:
+        return "id"
+    name = spec["name"] if "metadata" not in spec else _source_name(spec)
+    if function.get("name") != name:
+        return "function.name"
+    arguments = function.get("arguments")
+    if "invalid_args" in spec:
+        agrees = arguments == _source_invalid_args(spec)
+    else:
+        agrees = parse_arguments(arguments) == spec["args"]
+    return None if agrees else "function.arguments"
+
+
+def listed_spec(entry: dict[str, Any], invalid: bool, at: str) -> dict[str, Any]:
+    """What ``calls_of`` makes of an entry the writer puts in ``tool_calls`` (it has the keys
+    of a spec already) or, ``invalid``, in ``invalid_tool_calls``."""
+    return _invalid_spec(entry, at) if invalid else entry
+
+
+def function_call_spec(function_call: Any, at: str) -> dict[str, Any]:
+    """The call the reader makes of a legacy ``additional_kwargs["function_call"]`` (the
+    writer checks that the one it writes reads back as its typed call)."""
+    return _function_call_spec(function_call, at)
+
+
 def _source_name(spec: dict[str, Any]) -> Any:
-    kept = spec.get("metadata", {}).get(NAME, {}).get("invalid_tool_call", {})
+    if "metadata" not in spec:
+        return spec["name"]  # the usual parsed call: nothing kept
+    kept = spec["metadata"].get(NAME, {}).get("invalid_tool_call", {})
     return kept["name"] if "name" in kept else spec["name"]
 
 

@@ -1,8 +1,10 @@
 """Typed messages -> LangChain ``BaseMessage`` objects (the ``langchain`` adapter's way back).
 
 Reads only ``metadata["langchain"]``: the class tag, the kept fields and extras go back
-verbatim; tool calls are split into LangChain's two lists and their blocks; parts become
-content blocks; the typed homes LangChain keeps in ``additional_kwargs`` go back there.
+verbatim, except the provider's copies of calls edited after reading, which are rewritten
+from the typed calls (``_call_copies``); tool calls are split into LangChain's two lists and
+their blocks; parts become content blocks; the typed homes LangChain keeps in
+``additional_kwargs`` go back there.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from tracebridge.messages import (
 
 from ._blocks import AnyPart, block_of
 from ._call_blocks import CALL_BLOCKS
+from ._call_copies import bring_copies_in_line
 from ._call_lists import CallLists, lists_of
 from ._calls import interleave, source_kinds
 from ._classes import CHAT_ROLES, CLASSES, NAME, PLAIN_CLASS, partial_parser
@@ -185,7 +188,7 @@ def _ai_fields(
                 f"{at}.tool_calls",
             )
     else:
-        _call_fields(message, fields, lists, at)
+        _call_fields(message, fields, lists, cls_name, at)
     fields["content"] = _with_call_blocks(content, lists, at)
     if "citations" not in drop:
         _put_citations(message.citations, fields, at)
@@ -213,12 +216,18 @@ def _split_refusal(content: Content) -> tuple[Content | list[AnyPart], str | Non
     return rest, last.text
 
 
-def _call_fields(message: AIMessage, fields: dict[str, Any], lists: CallLists, at: str) -> None:
+def _call_fields(
+    message: AIMessage, fields: dict[str, Any], lists: CallLists, cls_name: str, at: str
+) -> None:
     fields["tool_calls"] = lists.tool_calls
     fields["invalid_tool_calls"] = lists.invalid_tool_calls
+    # LangChain rebuilds only an AIMessageChunk's calls from tool_call_chunks; the reader
+    # reads the order from them on that class alone
+    parse_partial = partial_parser() if cls_name == "AIMessageChunk" else None
+    bring_copies_in_line(fields, lists, message.tool_calls, parse_partial, at)
     order = interleave(
         source_kinds(
-            fields, partial_parser(), len(lists.tool_calls), len(lists.invalid_tool_calls)
+            fields, parse_partial, len(lists.tool_calls), len(lists.invalid_tool_calls)
         ),
         len(lists.tool_calls),
         len(lists.invalid_tool_calls),
@@ -227,16 +236,7 @@ def _call_fields(message: AIMessage, fields: dict[str, Any], lists: CallLists, a
         raise _not_representable(
             "LangChain keeps invalid tool calls in their own list after the valid ones; this "
             "message has an invalid call before a valid one and no raw provider calls "
-            "(additional_kwargs.tool_calls) that record the order",
-            f"{at}.tool_calls",
-        )
-    has_function_call = any(
-        call.metadata.get(NAME, {}).get("from") == "function_call" for call in message.tool_calls
-    )
-    if has_function_call and "function_call" not in fields.get("additional_kwargs", {}):
-        raise _not_representable(
-            "a call marked as from additional_kwargs.function_call, but the message keeps no "
-            "additional_kwargs.function_call",
+            "(additional_kwargs.tool_calls, tool_call_chunks) that record the order",
             f"{at}.tool_calls",
         )
 

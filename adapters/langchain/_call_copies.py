@@ -1,0 +1,315 @@
+"""The provider's own copies of an AI message's calls, brought in line with the typed calls
+on the way back (used by ``_write``).
+
+The reader keeps three such copies with the message, verbatim: the raw
+``additional_kwargs["tool_calls"]`` (``{"id", "type", "function": {"name", "arguments"}}``),
+an aggregated ``AIMessageChunk``'s ``tool_call_chunks`` (from which LangChain rebuilds the
+message's calls) and a legacy ``additional_kwargs["function_call"]``. Typed calls are
+authoritative: a copy that still names its call is written as it was kept; one that no longer
+does (the call was renamed, its arguments redacted, its id changed after reading) is rewritten
+from the call, in the provider's spelling (arguments as ``json.dumps`` text, unparsed ones
+verbatim), or refused where LangChain cannot hold the call that way. "Names its call" is asked
+of the reader's own functions, so what is written reads back as the typed calls.
+
+A copy that names more or fewer calls than the message now has is refused: which kept raw
+call belongs to which typed call is then a guess.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tracebridge.errors import TraceError, short_repr
+from tracebridge.messages import ToolCall
+
+from ._call_lists import CallLists
+from ._calls import (
+    PartialParser,
+    chunk_args,
+    function_call_spec,
+    listed_spec,
+    parse_arguments,
+    raw_disagreement,
+)
+
+__all__ = ["bring_copies_in_line"]
+
+
+def _not_representable(detail: str, path: str) -> TraceError:
+    return TraceError("not_representable", detail, path=path)
+
+
+def bring_copies_in_line(
+    fields: dict[str, Any],
+    lists: CallLists,
+    calls: list[ToolCall],
+    parse_partial: PartialParser | None,
+    at: str,
+) -> None:
+    """Rewrite, in ``fields`` (a copy of what was kept), each kept copy of a call that no
+    longer names its typed call; ``parse_partial`` is given for an ``AIMessageChunk``, whose
+    calls LangChain rebuilds from its ``tool_call_chunks``."""
+    kwargs = fields.get("additional_kwargs")
+    if type(kwargs) is not dict:
+        kwargs = {}  # LangChain refuses another value: the constructor says why
+    raw = kwargs.get("tool_calls")
+    if type(raw) is list:
+        _raw_in_line(raw, lists, at)
+    _function_call_in_line(kwargs, lists, calls, at)
+    chunks = fields.get("tool_call_chunks")
+    if parse_partial is not None and type(chunks) is list and chunks:
+        _chunks_in_line(chunks, lists, parse_partial, at)
+
+
+def _listed(lists: CallLists) -> list[tuple[bool, dict[str, Any], int]]:
+    """The calls of the two lists in typed order: invalid or not, the entry, typed position."""
+    seen = {False: 0, True: 0}
+    out = []
+    for invalid, k in zip(lists.kinds, lists.positions, strict=True):
+        entry = (lists.invalid_tool_calls if invalid else lists.tool_calls)[seen[invalid]]
+        seen[invalid] += 1
+        out.append((invalid, entry, k))
+    return out
+
+
+def _count_refusal(copy: str, kept: int, now: int, at: str) -> TraceError:
+    return _not_representable(
+        f"metadata.langchain.{copy} keeps the provider's {kept} call(s) of this message as "
+        f"it was read, and it now has {now} call(s) in tool_calls and invalid_tool_calls; "
+        "which kept call goes with which is not known (remove that copy from the message's "
+        "metadata to write the calls without it)",
+        f"{at}.tool_calls",
+    )
+
+
+# --- additional_kwargs["tool_calls"] -------------------------------------------------------
+
+
+def _raw_in_line(raw: list[Any], lists: CallLists, at: str) -> None:
+    """Each raw function call, in order, must name the call of the two lists at its place
+    (what the reader cross-checks); one that does not is rewritten from that call. One pass,
+    and nothing built, for raw calls that name their calls (every unedited message)."""
+    kinds, valid, invalid = lists.kinds, iter(lists.tool_calls), iter(lists.invalid_tool_calls)
+    functions = 0
+    for j, kept in enumerate(raw):
+        if type(kept) is not dict or type(kept.get("function")) is not dict:
+            continue  # not a function call: the reader does not pair it with a call either
+        p = functions
+        functions += 1
+        if p >= len(kinds):
+            continue  # more raw calls than calls: refused below
+        is_invalid = kinds[p]
+        entry = next(invalid) if is_invalid else next(valid)
+        spec = (
+            listed_spec(entry, True, f"{at}.tool_calls[{lists.positions[p]}]")
+            if is_invalid
+            else entry
+        )
+        if raw_disagreement(kept, spec) is not None:
+            raw[j] = _raw_call_for(kept, entry, spec, is_invalid, j, lists.positions[p], at)
+    if functions != len(kinds):
+        raise _count_refusal("additional_kwargs.tool_calls", functions, len(kinds), at)
+
+
+def _raw_call_for(
+    kept: dict[str, Any],
+    entry: dict[str, Any],
+    spec: dict[str, Any],
+    is_invalid: bool,
+    j: int,
+    k: int,
+    at: str,
+) -> dict[str, Any]:
+    """The raw call ``kept`` with what no longer names its call rewritten from ``entry``, the
+    call's entry in LangChain's lists (``spec``: what the reader makes of it)."""
+    function = {**kept["function"]}
+    fixed = {**kept, "function": function}
+    if kept.get("id") != spec["id"]:
+        fixed["id"] = spec["id"]
+    if function.get("name") != entry["name"]:
+        function["name"] = entry["name"]
+    if is_invalid:
+        function["arguments"] = entry["args"]  # the text that did not parse, verbatim
+    elif parse_arguments(function.get("arguments")) != entry["args"]:
+        function["arguments"] = json.dumps(entry["args"])  # as a provider sends arguments
+    if raw_disagreement(fixed, spec) is not None:
+        raise _not_representable(
+            f"the provider's raw call additional_kwargs.tool_calls[{j}] cannot be made to "
+            f"name tool call {entry['name']!r} ({short_repr(entry)})",
+            f"{at}.tool_calls[{k}]",
+        )
+    return fixed
+
+
+# --- an aggregated AIMessageChunk's tool_call_chunks ---------------------------------------
+
+
+def _rebuilt(chunk: dict[str, Any], parse_partial: PartialParser) -> tuple[bool, dict[str, Any]]:
+    """Invalid or not, and the entry LangChain's ``AIMessageChunk`` makes of one chunk."""
+    args = chunk_args(chunk, parse_partial)
+    if args is None:
+        return True, {
+            "name": chunk.get("name"),
+            "args": chunk.get("args"),
+            "id": chunk.get("id"),
+            "error": None,
+            "type": "invalid_tool_call",
+        }
+    return False, {
+        "name": chunk.get("name") or "",
+        "args": args,
+        "id": chunk.get("id"),
+        "type": "tool_call",
+    }
+
+
+def _chunks_in_line(
+    chunks: list[Any], lists: CallLists, parse_partial: PartialParser, at: str
+) -> None:
+    """LangChain rebuilds an ``AIMessageChunk``'s two lists from its chunks (ignoring the
+    lists it is given): each chunk, in order, must rebuild the call at its place exactly."""
+    listed = _listed(lists)
+    if len(chunks) != len(listed):
+        raise _count_refusal("tool_call_chunks", len(chunks), len(listed), at)
+    for p, (invalid, entry, k) in enumerate(listed):
+        kept = chunks[p]
+        if type(kept) is dict and _same(_rebuilt(kept, parse_partial), (invalid, entry)):
+            continue  # the usual case: the chunk rebuilds its call, written as it was kept
+        fixed = {**kept} if type(kept) is dict else {"index": p, "type": "tool_call_chunk"}
+        if (fixed.get("name") or "") != entry["name"] or invalid:
+            fixed["name"] = entry["name"]
+        if invalid:
+            fixed["args"] = entry["args"]
+        elif not _same(chunk_args(fixed, parse_partial), entry["args"]):
+            fixed["args"] = json.dumps(entry["args"])
+        if fixed.get("id") != entry["id"]:
+            fixed["id"] = entry["id"]
+        if not _same(_rebuilt(fixed, parse_partial), (invalid, entry)):
+            raise _chunk_refusal(fixed, invalid, entry, parse_partial, f"{at}.tool_calls[{k}]")
+        chunks[p] = fixed
+
+
+def _chunk_refusal(
+    chunk: dict[str, Any],
+    invalid: bool,
+    entry: dict[str, Any],
+    parse_partial: PartialParser,
+    where: str,
+) -> TraceError:
+    base = (
+        "LangChain rebuilds an aggregated AIMessageChunk's calls from its tool_call_chunks "
+        "(metadata.langchain.tool_call_chunks)"
+    )
+    args = chunk_args(chunk, parse_partial)
+    if invalid and args is not None:
+        reading = (
+            "a chunk without argument text as a call without arguments"
+            if not entry["args"]
+            else f"that text with its partial JSON parser as the arguments {short_repr(args)}"
+        )
+        return _not_representable(
+            f"tool call {entry['name']!r} has arguments that did not parse "
+            f"(invalid_tool_calls args {short_repr(entry['args'])}), but {base}, and it reads "
+            + reading,
+            f"{where}.invalid_args",
+        )
+    if invalid:
+        extra = {k: v for k, v in entry.items() if k not in ("name", "args", "id", "type")}
+        return _not_representable(
+            f"tool call {entry['name']!r} keeps {short_repr(extra)} from an invalid_tool_calls "
+            f"entry (metadata.langchain.invalid_tool_call), but {base}, with error None",
+            f"{where}.metadata",
+        )
+    return _not_representable(
+        f"no tool_call_chunk rebuilds tool call {entry['name']!r} ({short_repr(entry)}): {base}",
+        where,
+    )
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON, types included (``1``, ``1.0`` and ``True`` are three values here)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(_same(v, b[key]) for key, v in a.items())
+    if type(a) in (list, tuple):
+        return len(a) == len(b) and all(map(_same, a, b))
+    return bool(a == b)
+
+
+# --- the legacy additional_kwargs["function_call"] -----------------------------------------
+
+
+def _function_call_in_line(
+    kwargs: dict[str, Any], lists: CallLists, calls: list[ToolCall], at: str
+) -> None:
+    """The one call marked as from ``function_call`` and the kept ``function_call`` go
+    together; the kept one is rewritten from the call when it no longer reads back as it."""
+    marked = lists.from_function_call
+    kept = kwargs.get("function_call")
+    if not marked:
+        if kept is not None:
+            raise _not_representable(
+                "metadata.langchain.additional_kwargs.function_call keeps a legacy call, and "
+                "no call of this message is marked as from it (metadata.langchain.from): it "
+                "would read back as one more call",
+                f"{at}.tool_calls",
+            )
+        return
+    if len(marked) > 1:
+        raise _not_representable(
+            "additional_kwargs holds one legacy function_call, and this call is a second one "
+            "marked as from it (metadata.langchain.from)",
+            f"{at}.tool_calls[{marked[1]}]",
+        )
+    if kept is None:
+        raise _not_representable(
+            "a call marked as from additional_kwargs.function_call, but the message keeps no "
+            "additional_kwargs.function_call",
+            f"{at}.tool_calls",
+        )
+    if type(kept) is not dict:
+        return  # not a function_call: the reader refuses it as malformed, where it is
+    k = marked[0]
+    call, where = calls[k], f"{at}.tool_calls[{k}]"
+    if call.id is not None:
+        raise _not_representable(
+            f"a legacy function_call (additional_kwargs.function_call) has no id; this call has "
+            f"id {call.id!r}",
+            f"{where}.id",
+        )
+    if call.kind != "function":
+        raise _not_representable(
+            "a legacy function_call (additional_kwargs.function_call) is a function call; "
+            f"this call is {call.kind}",
+            f"{where}.kind",
+        )
+    if _reads_back(kept, call):
+        return
+    fixed = {**kept, "name": call.name}
+    if call.invalid_args is not None:
+        fixed["arguments"] = call.invalid_args
+    elif not _same(parse_arguments(kept.get("arguments")), call.args):
+        fixed["arguments"] = json.dumps(call.args)
+    if not _reads_back(fixed, call):
+        raise _not_representable(
+            f"tool call {call.name!r} has arguments that did not parse "
+            f"(invalid_args={call.invalid_args!r}), but a function_call's arguments with that "
+            f"text read back as {short_repr(parse_arguments(call.invalid_args))}",
+            f"{where}.invalid_args",
+        )
+    kwargs["function_call"] = fixed
+
+
+def _reads_back(function_call: dict[str, Any], call: ToolCall) -> bool:
+    """Whether the reader makes ``call`` (name, arguments) of ``function_call``."""
+    name, arguments = function_call.get("name"), function_call.get("arguments")
+    if type(name) is not str or type(arguments) is not str:
+        return False
+    spec = function_call_spec(function_call, "")
+    return (
+        spec["name"] == call.name
+        and spec.get("invalid_args") == call.invalid_args
+        and _same(spec.get("args", {}), call.args)
+    )
