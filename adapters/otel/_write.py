@@ -301,7 +301,14 @@ class _Writer(PartWriter):
                 except ValueError:
                     response = content
         else:
-            response = self.parts(content, "")
+            # a list with a part type the reader does not know reads as a tool's JSON output:
+            # an opaque part that would be written as its own value is wrapped instead
+            response = [
+                {"type": "opaque", "kind": part.kind, "value": part.value}
+                if isinstance(part, OpaquePart) and written.get("type") not in KNOWN_PART_TYPES
+                else written
+                for part, written in zip(content, self.parts(content, ""), strict=True)
+            ]
         out["response"] = response
         for key, value in namespace.get("part_fields", {}).items():
             out.setdefault(key, value)
