@@ -354,7 +354,7 @@ class PartWriter:
                 )
             return part.url
         if part.data is not None and part.url is None and part.mime_type is not None:
-            return self.data_url(part, part.mime_type, part.data, path)
+            return self.inline_data_url(part, part.mime_type, part.data, path)
         self.refuse(
             "an image_url part needs a URL, or base64 data with a mime_type (found "
             f"url={part.url!r}, data set: {part.data is not None}, "
@@ -362,7 +362,7 @@ class PartWriter:
             path,
         )
 
-    def data_url(self, part: Part, mime_type: str, data: str, path: str) -> str:
+    def inline_data_url(self, part: Part, mime_type: str, data: str, path: str) -> str:
         """The base64 ``data:`` URL of inline data; refused for a mime type it cannot spell
         (a comma ends a data: URL's header: the type would read back cut there)."""
         if "," in mime_type:
@@ -415,7 +415,7 @@ class PartWriter:
             out["file_data"] = (
                 part.data
                 if part.mime_type is None
-                else self.data_url(part, part.mime_type, part.data, path)
+                else self.inline_data_url(part, part.mime_type, part.data, path)
             )
         elif part.mime_type is not None:
             self.lose(

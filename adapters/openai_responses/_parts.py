@@ -237,7 +237,7 @@ class ItemPartWriter(PartWriter):
             out["file_data"] = (
                 part.data
                 if part.mime_type is None
-                else self.data_url(part, part.mime_type, part.data, path)
+                else self.inline_data_url(part, part.mime_type, part.data, path)
             )
         elif part.mime_type is not None:
             self.lose(
