@@ -80,9 +80,21 @@ def _event_fields(event: Any, kind: str) -> dict[str, Any]:
 
 
 def dump_events(events: Iterable[Any]) -> list[dict[str, Any]]:
-    """Event objects as JSON dicts ``{"event": <class name>, "data": model_dump(mode="json")}``."""
-    return [{"event": type(event).__name__, "data": event.model_dump(mode="json")}
-            for event in events]
+    """Event objects as JSON dicts ``{"event": <class name>, "data": model_dump(mode="json")}``.
+
+    An event LlamaIndex cannot write as JSON (a media block holding a stream of bytes that
+    are not UTF-8 text) is ``unserializable_value`` at its field."""
+    dumped = []
+    for e, event in enumerate(events):
+        try:
+            data = event.model_dump(mode="json")
+        except FELL as exc:
+            refused = refusal(event, f"events[{e}].data", "LlamaIndex", index=e, source=NAME)
+            if refused is None:
+                raise
+            raise refused from exc
+        dumped.append({"event": type(event).__name__, "data": data})
+    return dumped
 
 
 def _normalize(event: Any, e: int) -> tuple[str, dict[str, Any]]:

@@ -44,7 +44,8 @@ def refusal(
     """
     found = _fault(obj, at)
     if found is None:
-        return _unserializable(obj, at, index, source)
+        return _unserializable(obj, at, index, source) or _unwritable(
+            obj, at, framework, index, source)
     model, path, detail = found
     return TraceError(
         "malformed_event",
@@ -125,6 +126,59 @@ def _unserializable(
             found = _unserializable(item, json_path(at, key), index, source)
             if found is not None:
                 return found
+    return None
+
+
+def _unwritable(
+    obj: Any, at: str, framework: str, index: int | None, source: str | None
+) -> TraceError | None:
+    """``unserializable_value`` at the first field whose own serializer (the framework's)
+    cannot write it as JSON (a stream of bytes that are not UTF-8 text, which a LlamaIndex
+    media block writes as text); None when the whole object writes."""
+    found = _unwritten(obj, at)
+    if found is None:
+        return None
+    model, path, exc = found
+    return TraceError(
+        "unserializable_value",
+        f"{framework} cannot write this {type(model).__name__} as JSON: "
+        f"{type(exc).__name__}: {exc}",
+        index=index,
+        path=path,
+        source=source,
+    )
+
+
+def _unwritten(value: Any, at: str) -> tuple[Any, str, Exception] | None:
+    """The innermost model under ``value`` that its serializer falls on, the path of the
+    field that makes it fall, and what it raised."""
+    if type(value) is list or type(value) is tuple:
+        for k, item in enumerate(value):
+            found = _unwritten(item, f"{at}[{k}]")
+            if found is not None:
+                return found
+        return None
+    if type(value) is dict:
+        for key, item in value.items():
+            found = _unwritten(item, json_path(at, key)) if type(key) is str else None
+            if found is not None:
+                return found
+        return None
+    if not isinstance(value, BaseModel):
+        return None
+    try:
+        value.model_dump(mode="json")
+    except FELL as exc:
+        for key, item in value.__dict__.items():
+            found = _unwritten(item, f"{at}.{key}")
+            if found is not None:
+                return found
+        for key in value.__dict__:
+            try:
+                value.model_dump(mode="json", include={key})
+            except FELL as inner:
+                return value, f"{at}.{key}", inner
+        return value, at, exc
     return None
 
 
