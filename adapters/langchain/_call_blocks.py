@@ -25,7 +25,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tracebridge._json import check_json
+from tracebridge._json import check_json, same_json
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import ToolCall
 
@@ -196,14 +196,15 @@ def _agree(spec: dict[str, Any], block: dict[str, Any], kind: CallBlock, where: 
     value = block[kind.args_key]
     if kind.encoding == "json_text":
         agrees = (
-            value == spec["invalid_args"] if invalid else parse_arguments(value) == spec["args"]
+            value == spec["invalid_args"] if invalid
+            else same_json(parse_arguments(value), spec["args"])
         )
     elif kind.encoding == "custom_text":
         agrees = type(value) is str and spec["args"] == {CUSTOM_ARG: value}
         if agrees:
             spec.update(args={"input": value}, kind="custom")
     else:
-        agrees = _block_args(block, kind.args_key, where) == spec["args"]
+        agrees = same_json(_block_args(block, kind.args_key, where), spec["args"])
     if not agrees:
         raise _conflict(
             f"the {kind.tag} block's {kind.args_key} {short_repr(value)} disagree with "
@@ -322,7 +323,9 @@ def call_block(call: ToolCall, link: dict[str, Any], at: str) -> dict[str, Any]:
     else:
         text = block.get(kind.args_key)
         wanted = call.invalid_args if call.invalid_args is not None else call.args
-        if (text if call.invalid_args is not None else parse_arguments(text)) != wanted:
+        if not same_json(
+            text if call.invalid_args is not None else parse_arguments(text), wanted
+        ):
             block[kind.args_key] = (
                 call.invalid_args if call.invalid_args is not None else json.dumps(call.args)
             )

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tracebridge._json import same_json
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import ToolCall
 
@@ -131,7 +132,7 @@ def _raw_call_for(
         function["name"] = entry["name"]
     if is_invalid:
         function["arguments"] = entry["args"]  # the text that did not parse, verbatim
-    elif parse_arguments(function.get("arguments")) != entry["args"]:
+    elif not same_json(parse_arguments(function.get("arguments")), entry["args"]):
         function["arguments"] = json.dumps(entry["args"])  # as a provider sends arguments
     if raw_disagreement(fixed, spec) is not None:
         raise _not_representable(
@@ -174,18 +175,18 @@ def _chunks_in_line(
         raise _count_refusal("tool_call_chunks", len(chunks), len(listed), at)
     for p, (invalid, entry, k) in enumerate(listed):
         kept = chunks[p]
-        if type(kept) is dict and _same(_rebuilt(kept, parse_partial), (invalid, entry)):
+        if type(kept) is dict and same_json(_rebuilt(kept, parse_partial), (invalid, entry)):
             continue  # the usual case: the chunk rebuilds its call, written as it was kept
         fixed = {**kept} if type(kept) is dict else {"index": p, "type": "tool_call_chunk"}
         if (fixed.get("name") or "") != entry["name"] or invalid:
             fixed["name"] = entry["name"]
         if invalid:
             fixed["args"] = entry["args"]
-        elif not _same(chunk_args(fixed, parse_partial), entry["args"]):
+        elif not same_json(chunk_args(fixed, parse_partial), entry["args"]):
             fixed["args"] = json.dumps(entry["args"])
         if fixed.get("id") != entry["id"]:
             fixed["id"] = entry["id"]
-        if not _same(_rebuilt(fixed, parse_partial), (invalid, entry)):
+        if not same_json(_rebuilt(fixed, parse_partial), (invalid, entry)):
             raise _chunk_refusal(fixed, invalid, entry, parse_partial, f"{at}.tool_calls[{k}]")
         chunks[p] = fixed
 
@@ -225,17 +226,6 @@ def _chunk_refusal(
         f"no tool_call_chunk rebuilds tool call {entry['name']!r} ({short_repr(entry)}): {base}",
         where,
     )
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Equal as JSON, types included (``1``, ``1.0`` and ``True`` are three values here)."""
-    if type(a) is not type(b):
-        return False
-    if type(a) is dict:
-        return a.keys() == b.keys() and all(_same(v, b[key]) for key, v in a.items())
-    if type(a) in (list, tuple):
-        return len(a) == len(b) and all(map(_same, a, b))
-    return bool(a == b)
 
 
 # --- the legacy additional_kwargs["function_call"] -----------------------------------------
@@ -290,7 +280,7 @@ def _function_call_in_line(
     fixed = {**kept, "name": call.name}
     if call.invalid_args is not None:
         fixed["arguments"] = call.invalid_args
-    elif not _same(parse_arguments(kept.get("arguments")), call.args):
+    elif not same_json(parse_arguments(kept.get("arguments")), call.args):
         fixed["arguments"] = json.dumps(call.args)
     if not _reads_back(fixed, call):
         raise _not_representable(
@@ -311,5 +301,5 @@ def _reads_back(function_call: dict[str, Any], call: ToolCall) -> bool:
     return (
         spec["name"] == call.name
         and spec.get("invalid_args") == call.invalid_args
-        and _same(spec.get("args", {}), call.args)
+        and same_json(spec.get("args", {}), call.args)
     )

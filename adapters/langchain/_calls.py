@@ -26,7 +26,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from tracebridge._json import check_json
+from tracebridge._json import check_json, same_json
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import ToolCall
 
@@ -274,7 +274,7 @@ def raw_disagreement(entry: dict[str, Any], spec: dict[str, Any]) -> str | None:
     if "invalid_args" in spec:
         agrees = arguments == _source_invalid_args(spec)
     else:
-        agrees = parse_arguments(arguments) == spec["args"]
+        agrees = same_json(parse_arguments(arguments), spec["args"])
     return None if agrees else "function.arguments"
 
 

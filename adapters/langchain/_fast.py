@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracebridge import _build
-from tracebridge._json import NotPlainJson, json_copy_checked
+from tracebridge._json import NotPlainJson, json_copy_checked, same_json
 from tracebridge.messages import Message, ToolCall
 
 from ._call_blocks import parse_arguments
@@ -318,7 +318,7 @@ def _typed_calls(
                 type(function) is not dict
                 or entry.get("id") != call_id
                 or function.get("name") != call_name
-                or parse_arguments(function.get("arguments")) != args
+                or not same_json(parse_arguments(function.get("arguments")), args)
             ):
                 return None
             if copies is not None:

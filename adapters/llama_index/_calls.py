@@ -25,6 +25,7 @@ import json
 from typing import Any
 
 from tracebridge import AIMessage, ToolCall, TraceError
+from tracebridge._json import same_json
 from tracebridge.errors import short_repr
 
 from ._blocks import NAME, fail, json_checked, no_unknown_fields, optional_str
@@ -202,9 +203,8 @@ def _merged_with_entries(
         if pos in merged:
             raise fail("duplicate_tool_call_id", f"two entries name the call id {found.id!r}",
                        index, f"{path}.id")
-        if (block.name, block.args, block.invalid_args) != (
-            found.name, found.args, found.invalid_args
-        ):
+        if not same_json((block.name, block.args, block.invalid_args),
+                         (found.name, found.args, found.invalid_args)):
             raise fail(
                 "conflicting_fields",
                 f"call {found.id!r} is {found.name}({found.invalid_args or found.args}) here "
@@ -320,7 +320,7 @@ def _same_args(raw: Any, call: ToolCall) -> bool:
     if type(raw) is not str and type(raw) is not dict:
         return False
     try:
-        return parse_args(raw, 0, "") == (call.args, call.invalid_args)
+        return same_json(parse_args(raw, 0, ""), (call.args, call.invalid_args))
     except TraceError:  # stored arguments that are not JSON any more are simply stale
         return False
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Mapping
 from typing import Any
 
 from typing_extensions import assert_never
 
 from tracebridge._gc import pause_gc, resume_gc
+from tracebridge._json import same_json
 from tracebridge.errors import TraceError
 from tracebridge.messages import (
     AIMessage,
@@ -401,12 +401,7 @@ def _arguments(call: ToolCall, spelled: Any) -> str:
         return call.invalid_args
     if spelled == "" and call.args == {}:
         return ""
-    if isinstance(spelled, str) and _same_json(parse_arguments(spelled), call.args):
+    if isinstance(spelled, str) and same_json(parse_arguments(spelled), call.args):
         return spelled
     return dumps(call.args)
 
-
-def _same_json(left: Any, right: Any) -> bool:
-    if left is None:
-        return False
-    return json.dumps(left, sort_keys=True) == json.dumps(right, sort_keys=True)

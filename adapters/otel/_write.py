@@ -15,6 +15,7 @@ from typing import Any
 
 from typing_extensions import assert_never
 
+from tracebridge._json import same_json
 from tracebridge.messages import (
     AIMessage,
     AnyMessage,
@@ -324,6 +325,6 @@ def _arguments(call: ToolCall, spelled: Any) -> Any:
         return call.invalid_args
     if spelled == "text":
         return dumps(call.args)
-    if isinstance(spelled, str) and parse_arguments(spelled) == call.args:
+    if isinstance(spelled, str) and same_json(parse_arguments(spelled), call.args):
         return spelled
     return call.args

@@ -16,6 +16,7 @@ __all__ = [
     "check_json_object",
     "json_copy_checked",
     "json_path",
+    "same_json",
 ]
 
 
@@ -127,3 +128,15 @@ def check_json_object(value: Any, path: str) -> dict[str, Any]:
     if value:
         check_json(value, path)
     return value
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Equal as JSON, types included (``1``, ``1.0`` and ``True`` are three values here, as
+    they are to a tool; Python's ``==`` takes them for one)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(same_json(v, b[key]) for key, v in a.items())
+    if type(a) is list or type(a) is tuple:
+        return len(a) == len(b) and all(map(same_json, a, b))
+    return bool(a == b)
