@@ -319,3 +319,19 @@ def test_broken_items_are_refused_where_they_break(
     assert (caught.value.code, caught.value.index, caught.value.path, caught.value.source) == (
         code, index, path, NS
     )
+
+
+def test_a_reply_message_item_with_a_null_type_after_a_hosted_call_is_written_back_as_read() -> None:
+    # A message item's type may be absent or, as here, null: it is a message item either
+    # way, so it starts a reply of its own after a hosted call's item (as the reader reads it)
+    # and the writer must not take it for a call joining that reply.
+    search = {"id": "ws_1", "action": {"type": "search", "query": "Oslo news"},
+              "status": "completed", "type": "web_search_call"}
+    reply = {"id": "msg_2", "role": "assistant", "status": "completed", "type": None,
+             "content": [{"type": "output_text", "text": "A library opened.", "annotations": []}]}
+    items = [{"role": "user", "content": "Any news?"}, search, reply]
+    messages = to_messages(items)
+    assert [type(m).__name__ for m in messages] == [
+        "HumanMessage", "AIMessage", "ToolMessage", "AIMessage"]
+    assert messages[3].content == [TextPart(text="A library opened.")]
+    assert from_messages(messages) == items

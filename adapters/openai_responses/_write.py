@@ -92,8 +92,8 @@ def _joins(previous: list[dict[str, Any]], first: dict[str, Any]) -> bool:
     spoke = any(item.get("role") == "assistant" for item in previous)
     last = previous[-1].get("type")
     called = last not in ("message", "reasoning", None) and last not in _KEPT_WHOLE
-    kind = first.get("type", "message")
-    if kind in ("message", "reasoning"):
+    kind = first.get("type")
+    if kind is None or kind in ("message", "reasoning"):  # a message item: type absent or null
         return not spoke and not called
     if kind in _KEPT_WHOLE:
         return not called
