@@ -321,7 +321,7 @@ def test_broken_items_are_refused_where_they_break(
     )
 
 
-def test_a_reply_message_item_with_a_null_type_after_a_hosted_call_is_written_back_as_read() -> None:
+def test_a_reply_message_item_with_a_null_type_after_a_hosted_call_writes_back_as_read() -> None:
     # A message item's type may be absent or, as here, null: it is a message item either
     # way, so it starts a reply of its own after a hosted call's item (as the reader reads it)
     # and the writer must not take it for a call joining that reply.
