@@ -480,6 +480,7 @@ def media_parts(draw: st.DrawFn) -> Any:
 
 @given(st.lists(media_parts().filter(lambda part: part is not None), min_size=1,
                 max_size=3))
+@example([ImagePart(url="https://example.com/a", metadata={NS: {"image_mimetype": None}})])
 @example([ImagePart(data="x")])
 @example([FilePart(data="JVBERi0=", filename="")])
 @example([ImagePart(url="https://example.com/a.png", mime_type="")])

@@ -151,6 +151,13 @@ def _image_block(
             )
         block["image_mimetype"] = part.mime_type
     elif "image_mimetype" in kept:
+        if derived_image_mimetype(part.url, kept.get("path")) is None:
+            raise not_representable(
+                "metadata['llama_index']['image_mimetype'] = None says the block has no "
+                "mimetype where LlamaIndex would derive one from its URL or path, but it "
+                "derives none from these: no block reads back with it",
+                f"{where}.metadata.llama_index.image_mimetype",
+            )
         block["image_mimetype"] = None
     return held_as_given(block, where, drop)
 
