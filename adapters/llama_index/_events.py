@@ -15,16 +15,18 @@ with other instructions).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from tracebridge import AIMessage, Message, ToolMessage, TraceError, _build
+from tracebridge import AIMessage, Message, ToolCall, ToolMessage, TraceError, _build
 from tracebridge._changed import FELL, refusal
 from tracebridge._gc import pause_gc, resume_gc
+from tracebridge._json import same_json
 from tracebridge.errors import short_repr
 from tracebridge.validation import validate
 
-from ._blocks import NAME, Llama, fail
+from ._blocks import NAME, Llama, fail, json_checked
 from ._fast import dump_blocks, object_blocks, read_item, response_read
 from ._messages import (
     ROLE_KIND,
@@ -38,14 +40,18 @@ from ._messages import (
 
 EVENT_TYPES: dict[str, str] = {
     "AgentInput": "the messages that are new in its input (see the module docstring)",
-    "AgentOutput": "one AIMessage: the response with its tool calls, named current_agent_name",
+    "AgentOutput": "one AIMessage: the response with its tool calls, named current_agent_name; "
+    "a structured_response kept as metadata['llama_index']['event']; its tool_calls "
+    "(ToolSelections) must each be one of the response's calls, and the ToolCallResults "
+    "FunctionAgent appends to the final output after the run each one already read",
     "ToolCallResult": "one ToolMessage: the tool output's blocks, tool_id, tool_name, "
     "is_error from the output; return_direct kept as metadata['llama_index']['event']",
     "AgentSetup": "nothing: its input is the next AgentInput's input (system prompt included)",
     "AgentStream": "nothing: partial deltas of the response the next AgentOutput carries whole",
     "AgentStreamStructuredOutput": "nothing: a structured rendering of the final answer "
     "made by a separate call, not a conversation message (AgentOutput.structured_response)",
-    "ToolCall": "nothing: the call is already in the AgentOutput response before it",
+    "ToolCall": "nothing: the call is already in the AgentOutput response before it (which "
+    "is checked: a ToolCall naming no call of that response is conflicting_fields)",
     "StartEvent": "nothing: user_msg and chat_history reappear in the first AgentInput",
     "AgentWorkflowStartEvent": "nothing: user_msg and chat_history reappear in the first "
     "AgentInput",
@@ -67,12 +73,18 @@ def _event_fields(event: Any, kind: str) -> dict[str, Any]:
         return {"input": event.input, "current_agent_name": event.current_agent_name}
     if kind == "AgentOutput":
         return {"response": chat_message_dump(event.response),
-                "current_agent_name": event.current_agent_name}
+                "current_agent_name": event.current_agent_name,
+                "tool_calls": event.tool_calls,
+                "structured_response": event.structured_response}
+    if kind == "ToolCall":
+        return {"tool_id": event.tool_id, "tool_name": event.tool_name,
+                "tool_kwargs": event.tool_kwargs}
     if kind == "ToolCallResult":
         output = event.tool_output
         return {
             "tool_id": event.tool_id,
             "tool_name": event.tool_name,
+            "tool_kwargs": event.tool_kwargs,
             "tool_output": {"blocks": blocks_dump(output.blocks), "is_error": output.is_error},
             "return_direct": event.return_direct,
         }
@@ -200,6 +212,9 @@ class _Rebuild:
         self.messages: list[Message] = []
         self.origin: list[int] = []
         self.prompt: list[Any] | None = None  # the leading system messages of the last input
+        self.calls: dict[str, ToolCall] = {}  # the calls of the last AgentOutput, by id
+        self.results: dict[str, tuple[str, Any]] = {}
+        """The tool name and arguments of each ToolCallResult read, by call id."""
 
     def add(self, message: Message, e: int) -> None:
         self.messages.append(message)
@@ -294,6 +309,7 @@ class _Rebuild:
             self.add(message, e)
         else:
             self.response(response, agent, e, path)
+        self.output_extras(data.get("tool_calls"), data.get("structured_response"), e)
 
     def output_object(self, event: Any, e: int) -> None:
         """``agent_output`` of an AgentOutput object, its fields read where they are."""
@@ -310,6 +326,7 @@ class _Rebuild:
                 fast = object_blocks(blocks, True)
                 if fast is not None:
                     self.add(_build.ai(fast[0], fast[1], agent), e)
+                    self.output_extras(event.tool_calls, event.structured_response, e)
                     return
         response = chat_message_dump(response)
         message = response_read(response, agent)
@@ -317,6 +334,71 @@ class _Rebuild:
             self.add(message, e)
         else:
             self.response(response, agent, e, f"events[{e}].data")
+        self.output_extras(event.tool_calls, event.structured_response, e)
+
+    def output_extras(self, selections: Any, structured: Any, e: int) -> None:
+        """What an AgentOutput says besides its response (just read, the last message):
+        ``tool_calls`` checked against it, a ``structured_response`` kept."""
+        message = self.messages[-1]
+        assert isinstance(message, AIMessage)
+        self.calls = {call.id: call for call in message.tool_calls if call.id is not None}
+        path = f"events[{e}].data"
+        if selections:  # None (an event dict without the key) or [] says nothing more
+            if type(selections) is not list:
+                raise fail("malformed_event", f"'tool_calls' must be a list, found "
+                           f"{short_repr(selections)}", e, f"{path}.tool_calls")
+            for k, entry in enumerate(selections):
+                self.selection(entry, e, f"{path}.tool_calls[{k}]")
+        if structured is not None:
+            json_checked(structured, e, f"{path}.structured_response")
+            kept = copy.deepcopy(structured)  # the event's own dict stays the event's
+            self.messages[-1] = message.model_copy(update={"metadata": _with_event(
+                message.metadata, {"structured_response": kept})})
+
+    def selection(self, entry: Any, e: int, where: str) -> None:
+        """One entry of an AgentOutput's ``tool_calls``: a ToolSelection the agent acts on,
+        or (appended to the final output after the run) a ToolCallResult already read."""
+        fields = _entry_fields(entry)
+        if fields is None:
+            raise fail("malformed_event", f"an AgentOutput's tool_calls hold ToolSelections "
+                       f"(and, after a run, ToolCallResults); found {short_repr(entry)}", e,
+                       where)
+        tool_id = fields["tool_id"]
+        if type(tool_id) is str and tool_id in self.calls and "tool_output" not in fields:
+            self.named_call(fields, e, where, "this AgentOutput's response")
+            return
+        # A result of the run, which an output's dump writes as a ToolSelection (the type
+        # its tool_calls declare): it must be one already read.
+        seen = self.results.get(tool_id) if type(tool_id) is str else None
+        name, kwargs = fields["tool_name"], fields["tool_kwargs"]
+        if seen is None or seen[0] != name or not same_json(seen[1], kwargs):
+            raise fail("conflicting_fields", f"call {tool_id!r} is {name}({short_repr(kwargs)}) "
+                       f"here, but it is neither a call of this AgentOutput's response nor a "
+                       f"ToolCallResult read before it; both must agree", e, where)
+
+    def named_call(self, fields: dict[str, Any], e: int, where: str, holder: str) -> None:
+        """A call named by its id, name and arguments, which must be one of ``self.calls``."""
+        tool_id, name, kwargs = fields["tool_id"], fields["tool_name"], fields["tool_kwargs"]
+        call = self.calls.get(tool_id) if type(tool_id) is str else None
+        if call is None or call.name != name or (
+            call.invalid_args is None and not same_json(call.args, kwargs)
+        ):
+            found = ("no call with that id" if call is None
+                     else f"{call.name}({call.invalid_args or call.args})")
+            raise fail("conflicting_fields", f"call {tool_id!r} is {name}({short_repr(kwargs)}) "
+                       f"here, but {holder} has {found}; both must agree", e, where)
+
+    def tool_call(self, data: dict[str, Any], e: int) -> None:
+        """A ToolCall event: one of the calls of the AgentOutput before it."""
+        path = f"events[{e}].data"
+        for key in ("tool_id", "tool_name"):
+            _field(data, key, str, e, path)
+        _field(data, "tool_kwargs", dict, e, path)
+        self.named_call(data, e, path, "the AgentOutput before it")
+
+    def call_object(self, event: Any, e: int) -> None:
+        """``tool_call`` of a ToolCall object."""
+        self.tool_call(_event_fields(event, "ToolCall"), e)
 
     def response(self, response: dict[str, Any], agent: str, e: int, path: str) -> None:
         cls, fields = message_fields(response, e, f"{path}.response")
@@ -349,6 +431,7 @@ class _Rebuild:
             assert cls is ToolMessage
             content = fields["content"]
         self.add(_build.tool(content, tool_id, tool_name, is_error, None, _returned(direct)), e)
+        self.results[tool_id] = (tool_name, data.get("tool_kwargs"))
 
     def result_object(self, event: Any, e: int) -> None:
         """``tool_result`` of a ToolCallResult object, its output's blocks read without a
@@ -363,6 +446,33 @@ class _Rebuild:
             self.tool_result(_event_fields(event, "ToolCallResult"), e)
             return
         self.add(_build.tool(fast[0], tool_id, tool_name, is_error, None, _returned(direct)), e)
+        self.results[tool_id] = (tool_name, event.tool_kwargs)
+
+
+_SELECTION_KEYS = frozenset({"tool_id", "tool_name", "tool_kwargs"})
+_RESULT_KEYS = frozenset({*_SELECTION_KEYS, "tool_output", "return_direct"})
+
+
+def _entry_fields(entry: Any) -> dict[str, Any] | None:
+    """The fields of a ToolSelection or ToolCallResult (an object or its dump); None when
+    the entry is neither."""
+    if type(entry) is dict:
+        keys = entry.keys()
+        return entry if keys in (_SELECTION_KEYS, _RESULT_KEYS) else None
+    name = type(entry).__name__
+    if name in ("ToolSelection", "ToolCallResult") and type(entry).__module__.startswith(_MODULES):
+        fields = {key: getattr(entry, key) for key in _SELECTION_KEYS}
+        if name == "ToolCallResult":
+            fields["tool_output"] = entry.tool_output
+        return fields
+    return None
+
+
+def _with_event(metadata: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:
+    """``metadata`` with ``facts`` added under ``metadata["llama_index"]["event"]``."""
+    kept = dict(metadata.get(NAME, {}))
+    kept["event"] = {**kept.get("event", {}), **facts}
+    return {**metadata, NAME: kept}
 
 
 def _returned(direct: bool) -> dict[str, Any] | None:
@@ -373,6 +483,7 @@ def _returned(direct: bool) -> dict[str, Any] | None:
 _READERS: dict[str, Callable[[_Rebuild, Any, int], None]] = {
     "AgentInput": _Rebuild.input_object,
     "AgentOutput": _Rebuild.output_object,
+    "ToolCall": _Rebuild.call_object,
     "ToolCallResult": _Rebuild.result_object,
 }
 _OBJECT_READERS: dict[type, Callable[[_Rebuild, Any, int], None] | None] = {}
@@ -406,6 +517,8 @@ def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Mess
                     rebuild.agent_output(data, e)
                 elif kind == "ToolCallResult":
                     rebuild.tool_result(data, e)
+                elif kind == "ToolCall":
+                    rebuild.tool_call(data, e)
                 elif kind not in EVENT_TYPES:
                     raise fail("unknown_role", f"unknown event type {kind!r}", e, f"events[{e}]")
                 # every other known type contributes nothing, for the reason EVENT_TYPES gives
