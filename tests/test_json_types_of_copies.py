@@ -166,3 +166,21 @@ def test_an_otel_argument_text_that_no_longer_says_the_edited_call_is_rewritten(
     again = otel.to_messages(json.loads(json.dumps(to_json("otel", otel.from_messages(edited)))))
     assert again[1].tool_calls[0].args == {"a": True}  # type: ignore[union-attr]
     assert transcript_hash(again) == transcript_hash(edited)
+
+
+@pytest.mark.parametrize(("left", "right", "same"), [
+    ({"a": 1, "b": ["x", None]}, {"b": ["x", None], "a": 1}, True),  # key order is no matter
+    ({"a": 1}, {"a": True}, False),
+    ({"a": 1}, {"a": 1.0}, False),
+    ({"a": [0, {"b": 2}]}, {"a": [0, {"b": 2.0}]}, False),
+    ({"a": [0]}, {"a": [False]}, False),
+    ({"a": 1}, {"a": 1, "b": 2}, False),
+    ({}, None, False),
+    ((1, "x"), (1, "x"), True),
+    ((1,), (True,), False),
+])
+def test_same_json_tells_json_types_apart(left: Any, right: Any, same: bool) -> None:
+    from tracebridge._json import same_json
+
+    assert same_json(left, right) is same
+    assert same_json(right, left) is same

@@ -22,7 +22,7 @@ from typing import Any
 from tracebridge import AIMessage, Message, ToolCall, ToolMessage, TraceError, _build
 from tracebridge._changed import FELL, refusal
 from tracebridge._gc import pause_gc, resume_gc
-from tracebridge._json import same_json
+from tracebridge._json import same_classes, same_json
 from tracebridge.errors import short_repr
 from tracebridge.validation import validate
 
@@ -212,7 +212,7 @@ class _Rebuild:
         self.messages: list[Message] = []
         self.origin: list[int] = []
         self.prompt: list[Any] | None = None  # the leading system messages of the last input
-        self.calls: dict[str, ToolCall] = {}  # the calls of the last AgentOutput, by id
+        self.calls: list[ToolCall] = []  # the calls of the last AgentOutput
         self.results: dict[str, tuple[str, Any]] = {}
         """The tool name and arguments of each ToolCallResult read, by call id."""
 
@@ -341,48 +341,56 @@ class _Rebuild:
         ``tool_calls`` checked against it, a ``structured_response`` kept."""
         message = self.messages[-1]
         assert isinstance(message, AIMessage)
-        self.calls = {call.id: call for call in message.tool_calls if call.id is not None}
-        path = f"events[{e}].data"
+        calls = self.calls = message.tool_calls
         if selections:  # None (an event dict without the key) or [] says nothing more
             if type(selections) is not list:
                 raise fail("malformed_event", f"'tool_calls' must be a list, found "
-                           f"{short_repr(selections)}", e, f"{path}.tool_calls")
+                           f"{short_repr(selections)}", e, f"events[{e}].data.tool_calls")
+            count = len(calls)
             for k, entry in enumerate(selections):
-                self.selection(entry, e, f"{path}.tool_calls[{k}]")
+                kind = type(entry)
+                fields = entry if kind is dict else (
+                    entry.__dict__ if kind in _SELECTIONS else None)
+                if fields is not None and len(fields) == 3 and k < count:
+                    # the usual case, inline: the response's call at the same place
+                    call, kwargs = calls[k], fields.get("tool_kwargs")
+                    if (call.id == fields.get("tool_id") and call.name == fields.get("tool_name")
+                            and call.invalid_args is None and kwargs.__class__ is dict
+                            and call.args == kwargs and same_classes(call.args, kwargs)):
+                        continue
+                self.selection(entry, e, f"events[{e}].data.tool_calls[{k}]")
         if structured is not None:
-            json_checked(structured, e, f"{path}.structured_response")
+            json_checked(structured, e, f"events[{e}].data.structured_response")
             kept = copy.deepcopy(structured)  # the event's own dict stays the event's
             self.messages[-1] = message.model_copy(update={"metadata": _with_event(
                 message.metadata, {"structured_response": kept})})
 
     def selection(self, entry: Any, e: int, where: str) -> None:
-        """One entry of an AgentOutput's ``tool_calls``: a ToolSelection the agent acts on,
-        or (appended to the final output after the run) a ToolCallResult already read."""
+        """One entry of an AgentOutput's ``tool_calls`` that is not simply one of the
+        response's calls: a result of the run (appended to the final output after the run;
+        a dump writes it as a ToolSelection, the type the field declares), which must be one
+        already read; else the error, placed."""
         fields = _entry_fields(entry)
         if fields is None:
             raise fail("malformed_event", f"an AgentOutput's tool_calls hold ToolSelections "
                        f"(and, after a run, ToolCallResults); found {short_repr(entry)}", e,
                        where)
-        tool_id = fields["tool_id"]
-        if type(tool_id) is str and tool_id in self.calls and "tool_output" not in fields:
+        tool_id, name, kwargs = fields["tool_id"], fields["tool_name"], fields["tool_kwargs"]
+        if "tool_output" not in fields and _by_id(self.calls, tool_id) is not None:
             self.named_call(fields, e, where, "this AgentOutput's response")
             return
-        # A result of the run, which an output's dump writes as a ToolSelection (the type
-        # its tool_calls declare): it must be one already read.
         seen = self.results.get(tool_id) if type(tool_id) is str else None
-        name, kwargs = fields["tool_name"], fields["tool_kwargs"]
         if seen is None or seen[0] != name or not same_json(seen[1], kwargs):
             raise fail("conflicting_fields", f"call {tool_id!r} is {name}({short_repr(kwargs)}) "
                        f"here, but it is neither a call of this AgentOutput's response nor a "
                        f"ToolCallResult read before it; both must agree", e, where)
 
     def named_call(self, fields: dict[str, Any], e: int, where: str, holder: str) -> None:
-        """A call named by its id, name and arguments, which must be one of ``self.calls``."""
+        """A call named by its id, name and arguments, which must be one of ``self.calls``;
+        else ``conflicting_fields`` at ``where``."""
         tool_id, name, kwargs = fields["tool_id"], fields["tool_name"], fields["tool_kwargs"]
-        call = self.calls.get(tool_id) if type(tool_id) is str else None
-        if call is None or call.name != name or (
-            call.invalid_args is None and not same_json(call.args, kwargs)
-        ):
+        if _called(self.calls, 0, tool_id, name, kwargs) is None:
+            call = _by_id(self.calls, tool_id)
             found = ("no call with that id" if call is None
                      else f"{call.name}({call.invalid_args or call.args})")
             raise fail("conflicting_fields", f"call {tool_id!r} is {name}({short_repr(kwargs)}) "
@@ -397,8 +405,17 @@ class _Rebuild:
         self.named_call(data, e, path, "the AgentOutput before it")
 
     def call_object(self, event: Any, e: int) -> None:
-        """``tool_call`` of a ToolCall object."""
-        self.tool_call(_event_fields(event, "ToolCall"), e)
+        """``tool_call`` of a ToolCall object, its fields read where they are."""
+        fields = event.__dict__
+        tool_id, kwargs = fields.get("tool_id"), fields.get("tool_kwargs")
+        for call in self.calls:
+            if call.id == tool_id:
+                if (call.name == fields.get("tool_name") and call.invalid_args is None
+                        and kwargs.__class__ is dict and call.args == kwargs
+                        and same_classes(call.args, kwargs)):
+                    return  # the usual case, inline
+                break
+        self.tool_call(_event_fields(event, "ToolCall"), e)  # the general check
 
     def response(self, response: dict[str, Any], agent: str, e: int, path: str) -> None:
         cls, fields = message_fields(response, e, f"{path}.response")
@@ -453,19 +470,51 @@ _SELECTION_KEYS = frozenset({"tool_id", "tool_name", "tool_kwargs"})
 _RESULT_KEYS = frozenset({*_SELECTION_KEYS, "tool_output", "return_direct"})
 
 
+def _called(
+    calls: list[ToolCall], k: int, tool_id: Any, name: Any, kwargs: Any
+) -> ToolCall | None:
+    """The call of ``calls`` with this id, name and arguments (the same JSON; any, when the
+    call's did not parse), looked for at ``k`` first (a selection's place is its call's);
+    None when there is none."""
+    call = calls[k] if k < len(calls) else None
+    if call is None or call.id != tool_id:
+        call = _by_id(calls, tool_id)
+    if call is None or call.name != name or type(name) is not str:
+        return None
+    if call.invalid_args is None and not same_json(call.args, kwargs):
+        return None
+    return call
+
+
+def _by_id(calls: list[ToolCall], tool_id: Any) -> ToolCall | None:
+    if type(tool_id) is not str:
+        return None
+    for call in calls:
+        if call.id == tool_id:
+            return call
+    return None
+
+
 def _entry_fields(entry: Any) -> dict[str, Any] | None:
     """The fields of a ToolSelection or ToolCallResult (an object or its dump); None when
     the entry is neither."""
     if type(entry) is dict:
         keys = entry.keys()
         return entry if keys in (_SELECTION_KEYS, _RESULT_KEYS) else None
-    name = type(entry).__name__
-    if name in ("ToolSelection", "ToolCallResult") and type(entry).__module__.startswith(_MODULES):
+    kind = type(entry)
+    name = kind.__name__
+    if name in ("ToolSelection", "ToolCallResult") and kind.__module__.startswith(_MODULES):
         fields = {key: getattr(entry, key) for key in _SELECTION_KEYS}
         if name == "ToolCallResult":
             fields["tool_output"] = entry.tool_output
+        else:
+            _SELECTIONS.add(kind)
         return fields
     return None
+
+
+_SELECTIONS: set[type] = set()
+"""The ToolSelection classes met (LlamaIndex's), whose objects' fields are read in place."""
 
 
 def _with_event(metadata: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:

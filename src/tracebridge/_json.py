@@ -16,6 +16,7 @@ __all__ = [
     "check_json_object",
     "json_copy_checked",
     "json_path",
+    "same_classes",
     "same_json",
 ]
 
@@ -133,10 +134,25 @@ def check_json_object(value: Any, path: str) -> dict[str, Any]:
 def same_json(a: Any, b: Any) -> bool:
     """Equal as JSON, types included (``1``, ``1.0`` and ``True`` are three values here, as
     they are to a tool; Python's ``==`` takes them for one)."""
-    if type(a) is not type(b):
+    if a.__class__ is not b.__class__ or a != b:  # one comparison in C for most answers
         return False
-    if type(a) is dict:
-        return a.keys() == b.keys() and all(same_json(v, b[key]) for key, v in a.items())
-    if type(a) is list or type(a) is tuple:
-        return len(a) == len(b) and all(map(same_json, a, b))
-    return bool(a == b)
+    return same_classes(a, b)
+
+
+def same_classes(a: Any, b: Any) -> bool:
+    """For two values of one class that are equal in Python: whether every value inside has
+    one class too (``same_json`` once ``==`` has said yes)."""
+    kind = a.__class__
+    if kind is dict:
+        pairs: Any = zip(a.values(), map(b.__getitem__, a), strict=True)
+    elif kind is list or kind is tuple:
+        pairs = zip(a, b, strict=True)
+    else:
+        return True
+    for value, other in pairs:
+        inner = value.__class__
+        if inner is not other.__class__ or (
+            (inner is dict or inner is list or inner is tuple) and not same_classes(value, other)
+        ):
+            return False
+    return True
