@@ -187,6 +187,7 @@ def test_a_text_or_call_block_is_what_its_class_says() -> None:
             trace = events()
             reply = trace[1].response
             reply.blocks[0].tool_kwargs = kwargs
+            trace[2].tool_kwargs = kwargs  # the result's copy of its call, as LlamaIndex's is
             reply.blocks[0].block_type = "text"
             reply.additional_kwargs = extra
             read = both(llama_index.events_to_messages, trace)

@@ -2,11 +2,12 @@
 checked against the response that holds them, and an ``AgentOutput``'s structured response
 is kept.
 
-A stream says which calls the agent acts on in three places: the response's own calls, the
-output's ``tool_calls`` (``ToolSelection``s) and one ``ToolCall`` event per call. Only the
-response's become typed calls; the other two must agree with it (id, name, and arguments as
-the same JSON), or the stream is ``conflicting_fields`` where they differ: a call only they
-name would otherwise be lost without a word. After a run, FunctionAgent appends the run's
+A stream says which calls the agent acts on in four places: the response's own calls, the
+output's ``tool_calls`` (``ToolSelection``s), one ``ToolCall`` event per call, and each
+``ToolCallResult``'s ``tool_name`` and ``tool_kwargs``. Only the response's become typed
+calls; the others must agree with it (id, name, and arguments as the same JSON), or the
+stream is ``conflicting_fields`` where they differ: a call only they name would otherwise be
+lost without a word. After a run, FunctionAgent appends the run's
 ``ToolCallResult``s to the final output's ``tool_calls`` (objects; a dump writes them as
 ``ToolSelection``s): each must be a result already read.
 
@@ -184,3 +185,36 @@ def test_a_structured_response_that_is_not_json_is_refused_where_it_is() -> None
     error = _refused(objects)
     assert (error.code, error.index, error.path) == (
         "unserializable_value", 7, "events[7].data.structured_response.when")
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("change", [
+    pytest.param({"tool_kwargs": {"a": 2, "b": 3.0}}, id="float-for-int"),
+    pytest.param({"tool_kwargs": {}}, id="no-arguments"),
+    pytest.param({"tool_name": "subtract"}, id="other-name"),
+])
+def test_a_result_whose_copy_of_its_call_differs_conflicts(
+    form: Form, change: dict[str, Any]
+) -> None:
+    events = copy.deepcopy(RUN)
+    events[4]["data"].update(change)
+    if "tool_name" in change:  # the output's own copy of the name goes along
+        events[4]["data"]["tool_output"]["tool_name"] = change["tool_name"]
+    error = _refused(form(events))
+    assert (error.code, error.index, error.path) == ("conflicting_fields", 4, "events[4].data")
+
+
+def test_a_result_dict_without_its_call_arguments_is_malformed() -> None:
+    events = copy.deepcopy(RUN)
+    del events[4]["data"]["tool_kwargs"]
+    error = _refused(events)
+    assert (error.code, error.index, error.path) == (
+        "malformed_event", 4, "events[4].data.tool_kwargs")
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_result_of_no_call_of_the_output_before_it_is_left_to_the_rules(form: Form) -> None:
+    events = copy.deepcopy(RUN)
+    events[4]["data"]["tool_id"] = "call_x"
+    error = _refused(form(events))
+    assert (error.code, error.index) == ("orphan_tool_result", 4)

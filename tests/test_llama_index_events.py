@@ -30,7 +30,7 @@ def event(kind: str, **data: Any) -> dict[str, Any]:
 def stream(messages: list[Message], agent: str) -> list[dict[str, Any]]:
     history = [m.model_dump(mode="json")
                for m in llama_index.from_messages(messages, drop={"is_error"})]
-    calls = {c.id: c.name for m in messages if isinstance(m, AIMessage) for c in m.tool_calls}
+    calls = {c.id: c for m in messages if isinstance(m, AIMessage) for c in m.tool_calls}
     events: list[dict[str, Any]] = []
     for k, (typed, dump) in enumerate(zip(messages, history, strict=True)):
         if isinstance(typed, AIMessage):
@@ -43,8 +43,9 @@ def stream(messages: list[Message], agent: str) -> list[dict[str, Any]]:
         elif isinstance(typed, ToolMessage):
             assert typed.tool_call_id is not None
             output = {"blocks": dump["blocks"], "is_error": typed.is_error}
-            events.append(event("ToolCallResult", tool_name=calls[typed.tool_call_id],
-                                tool_kwargs={}, tool_id=typed.tool_call_id, tool_output=output,
+            call = calls[typed.tool_call_id]  # the result names its call, as FunctionAgent's do
+            events.append(event("ToolCallResult", tool_name=call.name, tool_kwargs=call.args,
+                                tool_id=typed.tool_call_id, tool_output=output,
                                 return_direct=False))
     if isinstance(messages[-1], HumanMessage):
         events.append(event("AgentInput", input=[PROMPT, *history], current_agent_name=agent))

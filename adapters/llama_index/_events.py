@@ -45,7 +45,9 @@ EVENT_TYPES: dict[str, str] = {
     "(ToolSelections) must each be one of the response's calls, and the ToolCallResults "
     "FunctionAgent appends to the final output after the run each one already read",
     "ToolCallResult": "one ToolMessage: the tool output's blocks, tool_id, tool_name, "
-    "is_error from the output; return_direct kept as metadata['llama_index']['event']",
+    "is_error from the output; return_direct kept as metadata['llama_index']['event']; its "
+    "tool_name and tool_kwargs must be those of the call it answers (of the AgentOutput "
+    "before it)",
     "AgentSetup": "nothing: its input is the next AgentInput's input (system prompt included)",
     "AgentStream": "nothing: partial deltas of the response the next AgentOutput carries whole",
     "AgentStreamStructuredOutput": "nothing: a structured rendering of the final answer "
@@ -437,6 +439,8 @@ class _Rebuild:
         blocks = _field(output, "blocks", list, e, f"{path}.tool_output")
         is_error = _field(output, "is_error", bool, e, f"{path}.tool_output")
         direct = _field(data, "return_direct", bool, e, path)
+        kwargs = _field(data, "tool_kwargs", dict, e, path)
+        self.answers(tool_id, tool_name, kwargs, e, path)
         fast = dump_blocks(blocks, False)
         if fast is not None:
             content = fast[0]
@@ -448,7 +452,7 @@ class _Rebuild:
             assert cls is ToolMessage
             content = fields["content"]
         self.add(_build.tool(content, tool_id, tool_name, is_error, None, _returned(direct)), e)
-        self.results[tool_id] = (tool_name, data.get("tool_kwargs"))
+        self.results[tool_id] = (tool_name, kwargs)
 
     def result_object(self, event: Any, e: int) -> None:
         """``tool_result`` of a ToolCallResult object, its output's blocks read without a
@@ -458,12 +462,29 @@ class _Rebuild:
         fast = object_blocks(blocks, False) if type(blocks) is list else None
         tool_id, tool_name, direct = event.tool_id, event.tool_name, event.return_direct
         is_error = getattr(output, "is_error", None)
+        kwargs = event.tool_kwargs
         if (fast is None or type(tool_id) is not str or type(tool_name) is not str
-                or type(is_error) is not bool or type(direct) is not bool):
+                or type(is_error) is not bool or type(direct) is not bool
+                or type(kwargs) is not dict):
             self.tool_result(_event_fields(event, "ToolCallResult"), e)
             return
+        self.answers(tool_id, tool_name, kwargs, e, f"events[{e}].data")
         self.add(_build.tool(fast[0], tool_id, tool_name, is_error, None, _returned(direct)), e)
-        self.results[tool_id] = (tool_name, event.tool_kwargs)
+        self.results[tool_id] = (tool_name, kwargs)
+
+    def answers(self, tool_id: str, name: str, kwargs: dict[str, Any], e: int, path: str) -> None:
+        """A result's own copy of its call (``tool_name``, ``tool_kwargs``) must be the call
+        of the last AgentOutput it answers (one that answers none is left to the rules)."""
+        for call in self.calls:
+            if call.id == tool_id:
+                if call.name != name or (
+                    call.invalid_args is None and not same_json(call.args, kwargs)
+                ):
+                    raise fail("conflicting_fields", f"the result of call {tool_id!r} names "
+                               f"{name}({short_repr(kwargs)}), but the call is "
+                               f"{call.name}({call.invalid_args or call.args}); both must "
+                               f"agree", e, path)
+                return
 
 
 _SELECTION_KEYS = frozenset({"tool_id", "tool_name", "tool_kwargs"})
