@@ -218,3 +218,12 @@ def test_a_result_of_no_call_of_the_output_before_it_is_left_to_the_rules(form: 
     events[4]["data"]["tool_id"] = "call_x"
     error = _refused(form(events))
     assert (error.code, error.index) == ("orphan_tool_result", 4)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_result_whose_output_names_another_tool_conflicts(form: Form) -> None:
+    events = copy.deepcopy(RUN)
+    events[4]["data"]["tool_output"]["tool_name"] = "subtract"
+    error = _refused(form(events))
+    assert (error.code, error.index, error.path) == (
+        "conflicting_fields", 4, "events[4].data.tool_output.tool_name")

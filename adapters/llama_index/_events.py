@@ -87,7 +87,8 @@ def _event_fields(event: Any, kind: str) -> dict[str, Any]:
             "tool_id": event.tool_id,
             "tool_name": event.tool_name,
             "tool_kwargs": event.tool_kwargs,
-            "tool_output": {"blocks": blocks_dump(output.blocks), "is_error": output.is_error},
+            "tool_output": {"blocks": blocks_dump(output.blocks), "is_error": output.is_error,
+                            "tool_name": output.tool_name},
             "return_direct": event.return_direct,
         }
     return {}
@@ -441,6 +442,10 @@ class _Rebuild:
         direct = _field(data, "return_direct", bool, e, path)
         kwargs = _field(data, "tool_kwargs", dict, e, path)
         self.answers(tool_id, tool_name, kwargs, e, path)
+        if output.get("tool_name", tool_name) != tool_name:  # the output's own copy
+            raise fail("conflicting_fields", f"the output is of tool "
+                       f"{short_repr(output['tool_name'])} but the result is of {tool_name!r}",
+                       e, f"{path}.tool_output.tool_name")
         fast = dump_blocks(blocks, False)
         if fast is not None:
             content = fast[0]
@@ -465,7 +470,7 @@ class _Rebuild:
         kwargs = event.tool_kwargs
         if (fast is None or type(tool_id) is not str or type(tool_name) is not str
                 or type(is_error) is not bool or type(direct) is not bool
-                or type(kwargs) is not dict):
+                or type(kwargs) is not dict or output.tool_name != tool_name):
             self.tool_result(_event_fields(event, "ToolCallResult"), e)
             return
         self.answers(tool_id, tool_name, kwargs, e, f"events[{e}].data")
