@@ -184,7 +184,7 @@ def _otlp_span(span: Any, path: str, index: int, scope: str) -> Span:
         keys[attribute["key"]] = where
     status = span.get("status") or {}
     code = status.get("code") if isinstance(status, Mapping) else None
-    dropped = span.get("droppedAttributesCount", 0)
+    dropped = span.get("droppedAttributesCount")
     return Span(
         index=index,
         path=path,
@@ -194,21 +194,40 @@ def _otlp_span(span: Any, path: str, index: int, scope: str) -> Span:
         if span.get("parentSpanId")
         else None,
         name=str(span.get("name", "")),
-        start=_int(span.get("startTimeUnixNano", 0)),
-        end=_int(span.get("endTimeUnixNano", 0)),
+        start=_count(span.get("startTimeUnixNano"), f"{path}.startTimeUnixNano", index),
+        end=_count(span.get("endTimeUnixNano"), f"{path}.endTimeUnixNano", index),
         attributes=attributes,
-        dropped_attributes=_int(dropped),
+        dropped_attributes=_count(dropped, f"{path}.droppedAttributesCount", index),
         error=code in ("STATUS_CODE_ERROR", 2),
         scope=scope,
         keys=keys,
     )
 
 
-def _int(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
+def _count(value: Any, path: str, index: int) -> int:
+    """A count or a time in nanoseconds: a number, or its digits as text (64-bit integers in
+    OTLP/JSON); absent is 0, as in the protocol."""
+    if value is None:
         return 0
+    if (type(value) is int and value >= 0) or (
+        type(value) is str and value.isascii() and value.isdigit()
+    ):
+        return int(value)
+    raise TraceError(
+        "malformed_event", f"expected a count (a whole number, or its digits as text), got "
+        f"{short_repr(value)}", index=index, path=path, source=SOURCE,
+    )
+
+
+def _integer(value: Any, path: str, index: int) -> int:
+    """An ``intValue``: a number, or its digits (and sign) as text."""
+    text = value[1:] if type(value) is str and value[:1] == "-" else value
+    if type(value) is int or (type(text) is str and text.isascii() and text.isdigit()):
+        return int(value)
+    raise TraceError(
+        "malformed_event", f"expected an integer, got {short_repr(value)}",
+        index=index, path=path, source=SOURCE,
+    )
 
 
 def _any_value(value: Any, path: str, index: int) -> Any:
@@ -225,7 +244,7 @@ def _any_value(value: Any, path: str, index: int) -> Any:
     if "boolValue" in value:
         return value["boolValue"]
     if "intValue" in value:
-        return _int(value["intValue"])
+        return _integer(value["intValue"], f"{path}.value.intValue", index)
     if "doubleValue" in value:
         return value["doubleValue"]
     if "bytesValue" in value:
@@ -313,23 +332,29 @@ def _json_span(item: Mapping[str, Any], path: str, index: int) -> Span:
         if item.get("parent_id")
         else None,
         name=str(item.get("name", "")),
-        start=_iso(item.get("start_time")),
-        end=_iso(item.get("end_time")),
+        start=_iso(item.get("start_time"), f"{path}.start_time", index),
+        end=_iso(item.get("end_time"), f"{path}.end_time", index),
         attributes=dict(attributes),
-        dropped_attributes=_int(item.get("dropped_attributes", 0)),
+        dropped_attributes=_count(item.get("dropped_attributes"), f"{path}.dropped_attributes",
+                                  index),
         error=isinstance(status, Mapping) and status.get("status_code") == "ERROR",
         scope=str(scope.get("name", "")) if isinstance(scope, Mapping) else "",
         keys={key: f"{path}.attributes[{key!r}]" for key in attributes},
     )
 
 
-def _iso(value: Any) -> int:
-    if not isinstance(value, str):
+def _iso(value: Any, path: str, index: int) -> int:
+    """A time as ``to_json`` writes it (``2026-12-02T15:04:05.123456Z``) in nanoseconds;
+    absent (None) is 0."""
+    if value is None:
         return 0
     try:
         moment = datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
-    except ValueError:
-        return 0
+    except (TypeError, ValueError):
+        raise TraceError(
+            "malformed_event", f"expected a time like 2026-12-02T15:04:05.123456Z, got "
+            f"{short_repr(value)}", index=index, path=path, source=SOURCE,
+        ) from None
     return int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000
 
 

@@ -1,0 +1,116 @@
+"""OpenTelemetry spans: times, counts and integer attributes are read as what they say, or
+refused where they are.
+
+A span's start time orders the model calls and places each tool run after its call; a dropped
+attribute count tells a truncated trace. A value that is not a number there used to be read as
+0 without a word (a trace that dropped attributes would pass for a whole one). Now: absent is
+0, as in the protocol; a number, or its digits as text (OTLP/JSON writes 64-bit integers so),
+is that number; anything else is ``malformed_event`` at the field.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tracebridge import TraceError
+from tracebridge.adapters import otel
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden_traces" / "otel"
+TRACE = json.loads((GOLDEN / "openai_v2_tool_loop.json").read_text(encoding="utf-8"))["trace"]
+SPANS = "resourceSpans[0].scopeSpans[0].spans"
+
+
+def _with(field: str, value: Any, span: int = 0) -> dict[str, Any]:
+    trace = copy.deepcopy(TRACE)
+    item = trace["resourceSpans"][0]["scopeSpans"][0]["spans"][span]
+    if value is None:
+        item.pop(field, None)
+    else:
+        item[field] = value
+    return trace
+
+
+def _refused(trace: Any) -> TraceError:
+    with pytest.raises(TraceError) as caught:
+        otel.to_messages(trace)
+    return caught.value
+
+
+@pytest.mark.parametrize("field", ["startTimeUnixNano", "endTimeUnixNano",
+                                   "droppedAttributesCount"])
+@pytest.mark.parametrize("value", ["soon", "", "-1", "1.5", -1, 1.5, True, [], "\uff11\uff12"])
+def test_a_count_that_is_not_a_whole_number_is_malformed(field: str, value: Any) -> None:
+    error = _refused(_with(field, value))
+    assert (error.code, error.index, error.path) == (
+        "malformed_event", 0, f"{SPANS}[0].{field}")
+
+
+@pytest.mark.parametrize("field", ["startTimeUnixNano", "endTimeUnixNano"])
+@pytest.mark.parametrize("form", [str, int, None], ids=["digits", "number", "absent"])
+def test_a_time_as_digits_a_number_or_absent_is_read(field: str, form: Any) -> None:
+    held = TRACE["resourceSpans"][0]["scopeSpans"][0]["spans"][0][field]
+    assert otel.to_messages(_with(field, None if form is None else form(held))) == (
+        otel.to_messages(TRACE))
+
+
+@pytest.mark.parametrize("value", ["3", 3])
+def test_dropped_attributes_as_digits_or_a_number_tell_a_truncated_trace(value: Any) -> None:
+    error = _refused(_with("droppedAttributesCount", value))
+    assert (error.code, error.index) == ("truncated_trace", 0)
+
+
+def _int_attribute(trace: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """The position and value of the first span attribute that holds an ``intValue``."""
+    attributes = trace["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["attributes"]
+    for a, attribute in enumerate(attributes):
+        if "intValue" in attribute["value"]:
+            return a, attribute["value"]
+    raise AssertionError("the golden span has an integer attribute")
+
+
+@pytest.mark.parametrize("value", ["many", "1e3", "", 2.5, None, "--1"])
+def test_an_int_value_that_is_not_an_integer_is_malformed(value: Any) -> None:
+    trace = copy.deepcopy(TRACE)
+    a, held = _int_attribute(trace)
+    held["intValue"] = value
+    error = _refused(trace)
+    assert (error.code, error.index, error.path) == (
+        "malformed_event", 0, f"{SPANS}[0].attributes[{a}].value.intValue")
+
+
+@pytest.mark.parametrize("value", ["-5", -5, "100", 100])
+def test_an_int_value_as_digits_or_a_number_is_read(value: Any) -> None:
+    trace = copy.deepcopy(TRACE)
+    _, held = _int_attribute(trace)
+    held["intValue"] = value
+    assert otel.to_messages(trace) == otel.to_messages(TRACE)
+
+
+def test_a_json_span_time_that_is_not_an_iso_time_is_malformed() -> None:
+    spans = [json.loads(line) for line in _json_spans()]
+    assert otel.to_messages(spans)  # as ReadableSpan.to_json() writes them: read
+    spans[0]["start_time"] = "yesterday"
+    error = _refused(spans)
+    assert (error.code, error.index, error.path) == ("malformed_event", 0, "[0].start_time")
+
+
+def _json_spans() -> list[str]:
+    sdk = pytest.importorskip("opentelemetry.sdk.trace")
+    memory = pytest.importorskip("opentelemetry.sdk.trace.export.in_memory_span_exporter")
+    export = pytest.importorskip("opentelemetry.sdk.trace.export")
+    exporter = memory.InMemorySpanExporter()
+    provider = sdk.TracerProvider()
+    provider.add_span_processor(export.SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("test")
+    with tracer.start_as_current_span("chat") as current:
+        current.set_attribute("gen_ai.operation.name", "chat")
+        current.set_attribute("gen_ai.input.messages", json.dumps(
+            [{"role": "user", "parts": [{"type": "text", "content": "hi"}]}]))
+        current.set_attribute("gen_ai.output.messages", json.dumps(
+            [{"role": "assistant", "parts": [{"type": "text", "content": "hello"}]}]))
+    return [span.to_json() for span in exporter.get_finished_spans()]
