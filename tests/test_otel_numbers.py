@@ -5,7 +5,9 @@ A span's start time orders the model calls and places each tool run after its ca
 attribute count tells a truncated trace. A value that is not a number there used to be read as
 0 without a word (a trace that dropped attributes would pass for a whole one). Now: absent is
 0, as in the protocol; a number, or its digits as text (OTLP/JSON writes 64-bit integers so),
-is that number; anything else is ``malformed_event`` at the field.
+is that number; anything else is ``malformed_event`` at the field. Likewise a span status
+(which says whether a tool run failed) whose code is not one of the enum's: it used to read
+as "did not fail".
 """
 
 from __future__ import annotations
@@ -114,3 +116,31 @@ def _json_spans() -> list[str]:
         current.set_attribute("gen_ai.output.messages", json.dumps(
             [{"role": "assistant", "parts": [{"type": "text", "content": "hello"}]}]))
     return [span.to_json() for span in exporter.get_finished_spans()]
+
+
+# --- a span's status: whether it failed (a tool run's is_error) --------------------------
+
+
+@pytest.mark.parametrize("status", [
+    "ERROR", ["STATUS_CODE_ERROR"], {"code": "ERROR"}, {"code": "STATUS_CODE_FAILED"},
+    {"code": 3}, {"code": True}, {"code": ["STATUS_CODE_ERROR"]}, {"code": {}},
+])
+def test_a_status_that_is_not_one_is_malformed(status: Any) -> None:
+    error = _refused(_with("status", status))
+    assert (error.code, error.index, error.path) == ("malformed_event", 0, f"{SPANS}[0].status")
+
+
+@pytest.mark.parametrize("status", [
+    None, {}, {"code": "STATUS_CODE_UNSET"}, {"code": "STATUS_CODE_OK"}, {"code": 0},
+    {"code": 1}, {"code": "STATUS_CODE_OK", "message": "fine"},
+])
+def test_a_status_that_did_not_fail_reads_as_before(status: Any) -> None:
+    assert otel.to_messages(_with("status", status)) == otel.to_messages(TRACE)
+
+
+def test_a_json_span_status_that_is_not_one_is_malformed() -> None:
+    spans = [json.loads(line) for line in _json_spans()]
+    assert spans[0]["status"] == {"status_code": "UNSET"}
+    spans[0]["status"] = {"status_code": "STATUS_CODE_ERROR"}  # OTLP's name, not to_json's
+    error = _refused(spans)
+    assert (error.code, error.index, error.path) == ("malformed_event", 0, "[0].status")

@@ -182,8 +182,7 @@ def _otlp_span(span: Any, path: str, index: int, scope: str) -> Span:
             )
         attributes[attribute["key"]] = _any_value(attribute.get("value", {}), where, index)
         keys[attribute["key"]] = where
-    status = span.get("status") or {}
-    code = status.get("code") if isinstance(status, Mapping) else None
+    error = _failed(span.get("status"), "code", _OTLP_CODES, f"{path}.status", index)
     dropped = span.get("droppedAttributesCount")
     return Span(
         index=index,
@@ -198,10 +197,35 @@ def _otlp_span(span: Any, path: str, index: int, scope: str) -> Span:
         end=_count(span.get("endTimeUnixNano"), f"{path}.endTimeUnixNano", index),
         attributes=attributes,
         dropped_attributes=_count(dropped, f"{path}.droppedAttributesCount", index),
-        error=code in ("STATUS_CODE_ERROR", 2),
+        error=error,
         scope=scope,
         keys=keys,
     )
+
+
+_OTLP_CODES = {None: False, "STATUS_CODE_UNSET": False, "STATUS_CODE_OK": False,
+               "STATUS_CODE_ERROR": True, 0: False, 1: False, 2: True}
+"""A span status code in OTLP/JSON (the enum's name, or its number), and whether it failed."""
+_JSON_CODES = {None: False, "UNSET": False, "OK": False, "ERROR": True}
+"""The same in ``ReadableSpan.to_json()``."""
+
+
+def _failed(status: Any, key: str, codes: dict[Any, bool], path: str, index: int) -> bool:
+    """Whether a span's status says it failed; a status that is not one is malformed."""
+    if status is None:
+        return False
+    code = status.get(key) if isinstance(status, Mapping) else _NO_CODE
+    if type(code) not in _CODE_TYPES or code not in codes:  # (True == 1: a bool is no code)
+        raise TraceError(
+            "malformed_event", f"expected a status with {key!r} one of "
+            f"{', '.join(repr(c) for c in codes if c is not None)}, got {short_repr(status)}",
+            index=index, path=path, source=SOURCE,
+        )
+    return codes[code]
+
+
+_NO_CODE = object()
+_CODE_TYPES = frozenset({str, int, type(None)})
 
 
 def _count(value: Any, path: str, index: int) -> int:
@@ -321,7 +345,7 @@ def _json_span(item: Mapping[str, Any], path: str, index: int) -> Span:
             "malformed_event", "expected an attribute object", index=index,
             path=f"{path}.attributes", source=SOURCE,
         )
-    status = item.get("status") or {}
+    error = _failed(item.get("status"), "status_code", _JSON_CODES, f"{path}.status", index)
     scope = item.get("instrumentation_scope") or item.get("instrumentation_info") or {}
     return Span(
         index=index,
@@ -337,7 +361,7 @@ def _json_span(item: Mapping[str, Any], path: str, index: int) -> Span:
         attributes=dict(attributes),
         dropped_attributes=_count(item.get("dropped_attributes"), f"{path}.dropped_attributes",
                                   index),
-        error=isinstance(status, Mapping) and status.get("status_code") == "ERROR",
+        error=error,
         scope=str(scope.get("name", "")) if isinstance(scope, Mapping) else "",
         keys={key: f"{path}.attributes[{key!r}]" for key in attributes},
     )
