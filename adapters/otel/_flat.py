@@ -64,7 +64,9 @@ def flat_messages(span: Span, prefix: str, *, openinference: bool) -> list[Messa
     for position, item in enumerate(listed):
         number = position + (1 if skip_first else 0)
         where = f"{prefix}.{number}"
-        entry = item.get("message", item) if openinference and isinstance(item, dict) else item
+        entry = item
+        if openinference and isinstance(item, dict) and "message" in item:
+            entry, where = _unwrapped(item, "message", span, where)
         if not isinstance(entry, dict):
             span.fail("malformed_event", f"expected message attributes under {where}", where)
         chat = _chat_dict(entry, span, where, openinference=openinference)
@@ -75,10 +77,25 @@ def flat_messages(span: Span, prefix: str, *, openinference: bool) -> list[Messa
     return messages
 
 
+def _unwrapped(node: dict[str, Any], wrapper: str, span: Span, where: str) -> tuple[Any, str]:
+    """What OpenInference keeps under ``{where}.{wrapper}``, and that attribute prefix; an
+    attribute beside the wrapper is refused (nothing would read it)."""
+    for key in node:
+        if key != wrapper:
+            span.fail("malformed_event", f"an attribute beside {where}.{wrapper}.*: "
+                      f"OpenInference keeps everything under {wrapper!r}", f"{where}.{key}")
+    return node[wrapper], f"{where}.{wrapper}"
+
+
 def _moved(error: TraceError, span: Span, where: str, number: int) -> TraceError:
     root = f"messages[{number}]"
     suffix = error.path[len(root):] if error.path and error.path.startswith(root) else ""
+    if _FIELDS.fullmatch(suffix):  # a message field (.role, .name): an attribute of its own
+        return error.relocated(index=span.index, path=span.at(f"{where}{suffix}"))
     return error.relocated(index=span.index, path=f"{span.at(where)}{suffix}")
+
+
+_FIELDS = re.compile(r"(\.[A-Za-z_]+)+")
 
 
 def _place(tree: dict[str, Any], parts: list[str], value: Any) -> None:
@@ -138,8 +155,8 @@ def _chat_dict(
         elif not (plain and text == "".join(part["text"] for part in parts)):
             span.fail(
                 "conflicting_fields",
-                f"{where}.message.content says {text!r} but its contents parts say otherwise",
-                f"{where}.message.content",
+                f"{where}.content says {text!r} but its contents parts say otherwise",
+                f"{where}.content",
             )
     if chat.get("role") == "assistant" and "content" not in chat and "tool_calls" not in chat:
         chat["content"] = None
@@ -161,7 +178,9 @@ def _legacy_content(value: str) -> Any:
 
 
 def _call(call: Any, span: Span, where: str, *, openinference: bool) -> dict[str, Any]:
-    inner = call.get("tool_call", call) if openinference and isinstance(call, dict) else call
+    inner = call
+    if openinference and isinstance(call, dict) and "tool_call" in call:
+        inner, where = _unwrapped(call, "tool_call", span, where)
     if not isinstance(inner, dict):
         span.fail("malformed_event", f"expected tool call attributes under {where}", where)
     fields = dict(inner)
@@ -177,14 +196,34 @@ def _call(call: Any, span: Span, where: str, *, openinference: bool) -> dict[str
 
 
 def _content(item: Any, span: Span, where: str) -> dict[str, Any]:
-    part = item.get("message_content", item) if isinstance(item, dict) else None
+    """One ``message_content``: ``type`` text with its ``text`` (left out when empty, as
+    OpenInference leaves it out), or ``type`` image with its ``image.image.url``."""
+    part = item
+    if isinstance(item, dict) and "message_content" in item:
+        part, where = _unwrapped(item, "message_content", span, where)
     if not isinstance(part, dict):
         span.fail("malformed_event", f"expected content attributes under {where}", where)
     kind = part.get("type")
     if kind == "text":
+        _only(part, ("type", "text"), span, where)
         return {"type": "text", "text": part.get("text", "")}
     if kind == "image":
-        image = part.get("image", {})
-        url = image.get("image", {}).get("url") if isinstance(image, dict) else None
-        return {"type": "image_url", "image_url": {"url": url}}
+        _only(part, ("type", "image"), span, where)
+        holder = part.get("image")
+        if not (isinstance(holder, dict) and "image" in holder):
+            span.fail("malformed_event", "an image content needs image.image.url",
+                      f"{where}.image")
+        image, at = _unwrapped(holder, "image", span, f"{where}.image")
+        if not isinstance(image, dict):
+            span.fail("malformed_event", "an image content needs image.image.url", at)
+        _only(image, ("url",), span, at)
+        return {"type": "image_url", "image_url": {"url": image.get("url")}}
     span.fail("malformed_event", f"unknown message_content type {kind!r}", f"{where}.type")
+
+
+def _only(node: dict[str, Any], known: tuple[str, ...], span: Span, where: str) -> None:
+    """Refuse an attribute under ``where`` that is none of ``known`` (nothing would read it)."""
+    for key in node:
+        if key not in known:
+            span.fail("malformed_event", f"an attribute OpenInference does not write here "
+                      f"(expected {', '.join(known)})", f"{where}.{key}")
