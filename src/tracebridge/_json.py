@@ -143,16 +143,23 @@ def same_classes(a: Any, b: Any) -> bool:
     """For two values of one class that are equal in Python: whether every value inside has
     one class too (``same_json`` once ``==`` has said yes)."""
     kind = a.__class__
-    if kind is dict:
-        pairs: Any = zip(a.values(), map(b.__getitem__, a), strict=True)
-    elif kind is list or kind is tuple:
-        pairs = zip(a, b, strict=True)
-    else:
+    if kind is dict:  # the usual case (arguments), in one loop without calls
+        for key, value in a.items():
+            inner = value.__class__
+            other = b[key]
+            if inner is not other.__class__ or (
+                (inner is dict or inner is list or inner is tuple)
+                and not same_classes(value, other)
+            ):
+                return False
         return True
-    for value, other in pairs:
-        inner = value.__class__
-        if inner is not other.__class__ or (
-            (inner is dict or inner is list or inner is tuple) and not same_classes(value, other)
-        ):
-            return False
+    if kind is list or kind is tuple:
+        return all(map(_same_class, a, b))
     return True
+
+
+def _same_class(value: Any, other: Any) -> bool:
+    inner = value.__class__
+    return inner is other.__class__ and (
+        not (inner is dict or inner is list or inner is tuple) or same_classes(value, other)
+    )
