@@ -24,6 +24,7 @@ from _table import Row, quick_flag, show
 from llama_index.core.base.llms.types import TextBlock, ThinkingBlock, ToolCallBlock
 from llama_index.core.llms import ChatMessage
 
+from tracebridge import AIMessage
 from tracebridge.adapters import llama_index
 
 STEPS = 100
@@ -56,6 +57,9 @@ def history(steps: int) -> list[ChatMessage]:
 def events(messages: list[ChatMessage]) -> list[dict[str, Any]]:
     """The stream a FunctionAgent would write for this history, as ``dump_events`` dicts."""
     dumped = [m.model_dump(mode="json") for m in messages]
+    # each result names its call (tool name and arguments), as FunctionAgent's results do
+    calls = {call.id: call for typed in llama_index.to_messages(messages)
+             if isinstance(typed, AIMessage) for call in typed.tool_calls}
     stream: list[dict[str, Any]] = []
     for k, message in enumerate(dumped):
         if message["role"] == "assistant":
@@ -64,9 +68,11 @@ def events(messages: list[ChatMessage]) -> list[dict[str, Any]]:
             stream.append({"event": "AgentOutput",
                            "data": {"response": message, "current_agent_name": "planner"}})
         elif message["role"] == "tool":
+            call = calls[message["additional_kwargs"]["tool_call_id"]]
             stream.append({"event": "ToolCallResult", "data": {
-                "tool_id": message["additional_kwargs"]["tool_call_id"],
-                "tool_name": "search",
+                "tool_id": call.id,
+                "tool_name": call.name,
+                "tool_kwargs": call.args,
                 "tool_output": {"blocks": message["blocks"], "is_error": False},
                 "return_direct": False,
             }})
