@@ -11,6 +11,9 @@ lost without a word. After a run, FunctionAgent appends the run's
 ``ToolCallResult``s to the final output's ``tool_calls`` (objects; a dump writes them as
 ``ToolSelection``s): each must be a result already read.
 
+An ``AgentStreamStructuredOutput`` carries the final output's structured response (the
+output's own field is set only after it is streamed): it is kept with that reply.
+
 Every case runs on the three forms a stream comes in: event objects, ``dump_events`` dicts
 and the workflow ``JsonSerializer``'s output.
 """
@@ -227,3 +230,44 @@ def test_a_result_whose_output_names_another_tool_conflicts(form: Form) -> None:
     error = _refused(form(events))
     assert (error.code, error.index, error.path) == (
         "conflicting_fields", 4, "events[4].data.tool_output.tool_name")
+
+
+# --- AgentStreamStructuredOutput: the structured response, as streamed -------------------
+
+
+def _structured(output: Any, at: int = 8) -> list[dict[str, Any]]:
+    """The golden run with an AgentStreamStructuredOutput streamed at ``at`` (after the
+    final output, before its StopEvent, as FunctionAgent streams it)."""
+    events = copy.deepcopy(RUN)
+    events.insert(at, {"event": "AgentStreamStructuredOutput", "data": {"output": output}})
+    return events
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_streamed_structured_output_is_kept_with_the_reply_before_it(form: Form) -> None:
+    # As a stream logged event by event holds it: the output's own structured_response is
+    # still None (FunctionAgent sets it after streaming the output).
+    structured = {"sum": 5, "product": 20}
+    messages = llama_index.events_to_messages(form(_structured(structured)))
+    assert messages[5].metadata == {"llama_index": {"event": {"structured_response": structured}}}
+    assert llama_index.strip_event_extras(messages) == llama_index.strip_event_extras(
+        llama_index.events_to_messages(RUN))
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_structured_output_said_twice_is_kept_once_when_both_agree(form: Form) -> None:
+    structured = {"sum": 5}
+    events = _structured(structured)
+    events[7]["data"]["structured_response"] = structured  # the output object, after the run
+    messages = llama_index.events_to_messages(form(events))
+    assert messages[5].metadata == {"llama_index": {"event": {"structured_response": structured}}}
+    events[7]["data"]["structured_response"] = {"sum": 5.0}
+    error = _refused(form(events))
+    assert (error.code, error.index, error.path) == (
+        "conflicting_fields", 8, "events[8].data.output")
+
+
+def test_a_structured_output_before_any_output_is_malformed() -> None:
+    error = _refused(_structured({"sum": 5}, at=1))
+    assert (error.code, error.index, error.path) == (
+        "malformed_event", 1, "events[1].data.output")

@@ -50,8 +50,9 @@ EVENT_TYPES: dict[str, str] = {
     "before it)",
     "AgentSetup": "nothing: its input is the next AgentInput's input (system prompt included)",
     "AgentStream": "nothing: partial deltas of the response the next AgentOutput carries whole",
-    "AgentStreamStructuredOutput": "nothing: a structured rendering of the final answer "
-    "made by a separate call, not a conversation message (AgentOutput.structured_response)",
+    "AgentStreamStructuredOutput": "no message: its output (a structured rendering of the "
+    "final answer, made by a separate call) is the structured_response of the AgentOutput "
+    "before it, kept as that reply's metadata['llama_index']['event']",
     "ToolCall": "nothing: the call is already in the AgentOutput response before it (which "
     "is checked: a ToolCall naming no call of that response is conflicting_fields)",
     "StartEvent": "nothing: user_msg and chat_history reappear in the first AgentInput",
@@ -81,6 +82,8 @@ def _event_fields(event: Any, kind: str) -> dict[str, Any]:
     if kind == "ToolCall":
         return {"tool_id": event.tool_id, "tool_name": event.tool_name,
                 "tool_kwargs": event.tool_kwargs}
+    if kind == "AgentStreamStructuredOutput":
+        return {"output": event.output}
     if kind == "ToolCallResult":
         output = event.tool_output
         return {
@@ -216,6 +219,7 @@ class _Rebuild:
         self.origin: list[int] = []
         self.prompt: list[Any] | None = None  # the leading system messages of the last input
         self.calls: list[ToolCall] = []  # the calls of the last AgentOutput
+        self.last_output: int | None = None  # where its message is in ``messages``
         self.results: dict[str, tuple[str, Any]] = {}
         """The tool name and arguments of each ToolCallResult read, by call id."""
 
@@ -345,6 +349,7 @@ class _Rebuild:
         message = self.messages[-1]
         assert isinstance(message, AIMessage)
         calls = self.calls = message.tool_calls
+        self.last_output = len(self.messages) - 1
         if selections:  # None (an event dict without the key) or [] says nothing more
             if type(selections) is not list:
                 raise fail("malformed_event", f"'tool_calls' must be a list, found "
@@ -363,10 +368,37 @@ class _Rebuild:
                         continue
                 self.selection(entry, e, f"events[{e}].data.tool_calls[{k}]")
         if structured is not None:
-            json_checked(structured, e, f"events[{e}].data.structured_response")
-            kept = copy.deepcopy(structured)  # the event's own dict stays the event's
-            self.messages[-1] = message.model_copy(update={"metadata": _with_event(
-                message.metadata, {"structured_response": kept})})
+            self.keep_structured(structured, e, f"events[{e}].data.structured_response")
+
+    def keep_structured(self, structured: Any, e: int, where: str) -> None:
+        """The last AgentOutput's structured response, kept with its reply; said twice (the
+        output after the run, and AgentStreamStructuredOutput), it must be the same."""
+        json_checked(structured, e, where)
+        if self.last_output is None:
+            raise fail("malformed_event", "a structured output with no AgentOutput before it",
+                       e, where)
+        message = self.messages[self.last_output]
+        kept = message.metadata.get(NAME, {}).get("event", {})
+        if "structured_response" in kept:
+            if not same_json(kept["structured_response"], structured):
+                raise fail("conflicting_fields", f"the structured output "
+                           f"{short_repr(structured)} is not the AgentOutput's "
+                           f"{short_repr(kept['structured_response'])}", e, where)
+            return
+        self.messages[self.last_output] = message.model_copy(update={"metadata": _with_event(
+            message.metadata, {"structured_response": copy.deepcopy(structured)})})
+
+    def structured_output(self, data: dict[str, Any], e: int) -> None:
+        """An AgentStreamStructuredOutput: the structured response of the output before it."""
+        if "output" not in data:
+            raise fail("malformed_event", "'output' must be a dict, found nothing", e,
+                       f"events[{e}].data.output")
+        if data["output"] is not None:
+            self.keep_structured(data["output"], e, f"events[{e}].data.output")
+
+    def structured_object(self, event: Any, e: int) -> None:
+        """``structured_output`` of an AgentStreamStructuredOutput object."""
+        self.structured_output({"output": event.output}, e)
 
     def selection(self, entry: Any, e: int, where: str) -> None:
         """One entry of an AgentOutput's ``tool_calls`` that is not simply one of the
@@ -560,6 +592,7 @@ _READERS: dict[str, Callable[[_Rebuild, Any, int], None]] = {
     "AgentOutput": _Rebuild.output_object,
     "ToolCall": _Rebuild.call_object,
     "ToolCallResult": _Rebuild.result_object,
+    "AgentStreamStructuredOutput": _Rebuild.structured_object,
 }
 _OBJECT_READERS: dict[type, Callable[[_Rebuild, Any, int], None] | None] = {}
 """The event classes in ``_KNOWN_CLASSES``, with what reads one (None: it contributes nothing)."""
@@ -594,6 +627,8 @@ def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Mess
                     rebuild.tool_result(data, e)
                 elif kind == "ToolCall":
                     rebuild.tool_call(data, e)
+                elif kind == "AgentStreamStructuredOutput":
+                    rebuild.structured_output(data, e)
                 elif kind not in EVENT_TYPES:
                     raise fail("unknown_role", f"unknown event type {kind!r}", e, f"events[{e}]")
                 # every other known type contributes nothing, for the reason EVENT_TYPES gives
