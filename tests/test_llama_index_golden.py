@@ -65,6 +65,7 @@ def test_the_folder_has_the_cases_the_issue_asks_for() -> None:
         "multi_agent_handoff",
         "refusal_and_audio_reply",
         "return_direct_tool",
+        "structured_output",
     ]
     assert len(INVALID) == 7
 
@@ -256,3 +257,16 @@ def test_a_live_run_seen_two_ways_agrees() -> None:
     serializer = JsonSerializer()
     serialized = [json.loads(serializer.serialize(event)) for event in events]
     assert llama_index.events_to_messages(serialized) == from_events
+
+
+def test_golden_structured_output_is_kept_with_the_answer() -> None:
+    case = load(GOLDEN / "structured_output.json")
+    kinds = [event["event"] for event in case["events"]]
+    assert kinds.index("AgentStreamStructuredOutput") == kinds.index("StopEvent") - 1
+    outputs = [e["data"] for e in case["events"] if e["event"] == "AgentOutput"]
+    assert [o["structured_response"] for o in outputs] == [None, None]  # set after streaming
+    messages = llama_index.events_to_messages(case["events"])
+    answer = messages[-1]
+    assert (answer.type, answer.content) == ("ai", "40 + 2 = 42.")
+    assert answer.metadata == {
+        "llama_index": {"event": {"structured_response": {"sum": 42, "terms": [40, 2]}}}}

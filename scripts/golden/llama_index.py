@@ -243,6 +243,17 @@ def legacy_function_call_history() -> tuple[list[ChatMessage], list[Any]]:
     return asyncio.run(run_turns(agent, ["And in Paris?"], chat_history=history))
 
 
+def structured_output() -> tuple[list[ChatMessage], list[Any]]:
+    """A FunctionAgent with a structured output function: the structured response is
+    streamed (AgentStreamStructuredOutput) after the final output, whose own field is set
+    only after it was streamed."""
+    llm = scripted_llm([calls(call("call_add_9", "add", a=40, b=2)), say("40 + 2 = 42.")])
+    agent = FunctionAgent(tools=[add], llm=llm, system_prompt="Add, then report.",
+                          streaming=False,
+                          structured_output_fn=lambda messages: {"sum": 42, "terms": [40, 2]})
+    return asyncio.run(run_turns(agent, ["What is 40 + 2?"]))
+
+
 CASES: dict[str, tuple[str, Callable[[], tuple[list[ChatMessage], list[Any]]], str | None]] = {
     "function_agent_two_turns": (
         "FunctionAgent, two user turns: parallel calls, then an image input and a tool that "
@@ -283,6 +294,12 @@ CASES: dict[str, tuple[str, Callable[[], tuple[list[ChatMessage], list[Any]]], s
         "chat_history in OpenAI's deprecated function calling (function_call, then a function "
         "message), then a new turn.",
         legacy_function_call_history,
+        None,
+    ),
+    "structured_output": (
+        "FunctionAgent with structured_output_fn: a call, the answer, then the structured "
+        "response streamed as AgentStreamStructuredOutput (kept with the answer).",
+        structured_output,
         None,
     ),
 }
