@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_otel import sdk_spans
 
 from tracebridge import TraceError
 from tracebridge.adapters import otel
@@ -102,20 +103,8 @@ def test_a_json_span_time_that_is_not_an_iso_time_is_malformed() -> None:
 
 
 def _json_spans() -> list[str]:
-    sdk = pytest.importorskip("opentelemetry.sdk.trace")
-    memory = pytest.importorskip("opentelemetry.sdk.trace.export.in_memory_span_exporter")
-    export = pytest.importorskip("opentelemetry.sdk.trace.export")
-    exporter = memory.InMemorySpanExporter()
-    provider = sdk.TracerProvider()
-    provider.add_span_processor(export.SimpleSpanProcessor(exporter))
-    tracer = provider.get_tracer("test")
-    with tracer.start_as_current_span("chat") as current:
-        current.set_attribute("gen_ai.operation.name", "chat")
-        current.set_attribute("gen_ai.input.messages", json.dumps(
-            [{"role": "user", "parts": [{"type": "text", "content": "hi"}]}]))
-        current.set_attribute("gen_ai.output.messages", json.dumps(
-            [{"role": "assistant", "parts": [{"type": "text", "content": "hello"}]}]))
-    return [span.to_json() for span in exporter.get_finished_spans()]
+    """Spans of a run the OpenTelemetry SDK recorded, as ``ReadableSpan.to_json()`` writes."""
+    return [span.to_json() for span in sdk_spans()]
 
 
 # --- a span's status: whether it failed (a tool run's is_error) --------------------------

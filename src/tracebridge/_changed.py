@@ -23,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
 from ._json import json_path
-from .errors import TraceError, short_repr
+from .errors import ErrorCode, TraceError, short_repr
 
 __all__ = ["FELL", "drifted", "refusal"]
 
@@ -42,19 +42,26 @@ def refusal(
     Nested models are asked first, each by its own class, so the path goes down to the
     field that is wrong (``at.blocks[1].text``).
     """
+    code: ErrorCode = "malformed_event"
     found = _fault(obj, at)
-    if found is None:
-        return _unserializable(obj, at, index, source) or _unwritable(
-            obj, at, framework, index, source)
-    model, path, detail = found
-    return TraceError(
-        "malformed_event",
-        f"this {type(model).__name__} holds what {framework} does not make (was a field "
-        f"changed after it was made?): {detail}",
-        index=index,
-        path=path,
-        source=source,
-    )
+    if found is not None:
+        model, path, said = found
+        detail = (f"this {type(model).__name__} holds what {framework} does not make (was a "
+                  f"field changed after it was made?): {said}")
+    else:
+        unserializable = _unserializable(obj, at, index, source)
+        if unserializable is not None:
+            return unserializable
+        # a field whose own serializer (the framework's) cannot write it as JSON: a stream
+        # of bytes that are not UTF-8 text, which a LlamaIndex media block writes as text
+        unwritten = _unwritten(obj, at)
+        if unwritten is None:
+            return None
+        model, path, exc = unwritten
+        code = "unserializable_value"
+        detail = (f"{framework} cannot write this {type(model).__name__} as JSON: "
+                  f"{type(exc).__name__}: {exc}")
+    return TraceError(code, detail, index=index, path=path, source=source)
 
 
 def _fault(value: Any, at: str) -> tuple[Any, str, str] | None:
@@ -127,26 +134,6 @@ def _unserializable(
             if found is not None:
                 return found
     return None
-
-
-def _unwritable(
-    obj: Any, at: str, framework: str, index: int | None, source: str | None
-) -> TraceError | None:
-    """``unserializable_value`` at the first field whose own serializer (the framework's)
-    cannot write it as JSON (a stream of bytes that are not UTF-8 text, which a LlamaIndex
-    media block writes as text); None when the whole object writes."""
-    found = _unwritten(obj, at)
-    if found is None:
-        return None
-    model, path, exc = found
-    return TraceError(
-        "unserializable_value",
-        f"{framework} cannot write this {type(model).__name__} as JSON: "
-        f"{type(exc).__name__}: {exc}",
-        index=index,
-        path=path,
-        source=source,
-    )
 
 
 def _unwritten(value: Any, at: str) -> tuple[Any, str, Exception] | None:
