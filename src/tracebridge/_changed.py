@@ -6,7 +6,9 @@ content, a list where a dict belongs). When an adapter's reader falls on such an
 an exception of its own (``FELL``), ``refusal`` asks the framework's own validation what is
 wrong, and names the field: the object is refused as its framework would refuse it when built
 with those values. A value the framework takes in a field of any type but pydantic cannot
-write as JSON (an ``object()`` in a dict of ``Any``) is ``unserializable_value`` there. When
+write as JSON (an ``object()`` in a dict of ``Any``), or one the framework's own serializer
+cannot write (a LlamaIndex media block holding a stream of bytes that are not UTF-8 text), is
+``unserializable_value`` there. When
 neither is found, the fault is the adapter's, and the caller lets the original exception show.
 
 The object may also be a dict or list holding such objects (an event dict whose ``data``
@@ -37,7 +39,8 @@ def refusal(
 ) -> TraceError | None:
     """``malformed_event`` at the first field of ``obj`` (a pydantic model, or a dict or
     list holding them) that its framework would refuse or store as another value; else
-    ``unserializable_value`` at the first value pydantic cannot write as JSON; else None.
+    ``unserializable_value`` at the first value pydantic cannot write as JSON, or at the
+    first field the framework's own serializer falls on; else None.
 
     Nested models are asked first, each by its own class, so the path goes down to the
     field that is wrong (``at.blocks[1].text``).
