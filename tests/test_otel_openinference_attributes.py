@@ -5,7 +5,9 @@ OpenInference keeps a message under ``llm.input_messages.{i}.message.*``, a call
 ``...message.tool_calls.{j}.tool_call.*`` and a content part under
 ``...message.contents.{k}.message_content.{type, text, image.image.url}``. An attribute
 beside those wrappers, or a content attribute it does not write, used to be dropped without a
-word; now it is ``malformed_event`` at that attribute.
+word; now it is ``malformed_event`` at that attribute. An error the message reader finds in a
+message field, a call or a content part names the attribute that holds it (the Traceloop
+convention's ``gen_ai.completion.{i}.tool_calls.{j}.name`` too).
 """
 
 from __future__ import annotations
@@ -38,11 +40,15 @@ def _trace(**changes: Any) -> dict[str, Any]:
     span = {
         "traceId": f"{1:032x}", "spanId": f"{1:016x}", "name": "llm",
         "startTimeUnixNano": "1", "endTimeUnixNano": "2",
-        "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in attributes.items()
+        "attributes": [{"key": k, "value": _value(v)} for k, v in attributes.items()
                        if v is not None],
     }
     return {"resourceSpans": [{"resource": {}, "scopeSpans": [
         {"scope": {"name": "test"}, "spans": [span]}]}]}
+
+
+def _value(value: Any) -> dict[str, Any]:
+    return {"intValue": str(value)} if type(value) is int else {"stringValue": value}
 
 
 def test_what_openinference_writes_is_read() -> None:
@@ -94,3 +100,39 @@ def test_an_error_in_a_message_names_its_attribute() -> None:
     error = caught.value
     assert (error.code, error.index, error.path) == (
         "unknown_role", 0, f"{SPAN}.attributes['llm.input_messages.0.message.role']")
+
+
+@pytest.mark.parametrize(("change", "key"), [
+    ({"llm.output_messages.0.message.tool_calls.0.tool_call.function.name": None},
+     "llm.output_messages.0.message.tool_calls.0.tool_call.function.name"),
+    ({"llm.output_messages.0.message.tool_calls.0.tool_call.id": 7},
+     "llm.output_messages.0.message.tool_calls.0.tool_call.id"),
+    ({"llm.input_messages.0.message.contents.0.message_content.text": 5},
+     "llm.input_messages.0.message.contents.0.message_content.text"),
+])
+def test_an_error_in_a_call_or_a_part_names_its_attribute(change: dict[str, Any],
+                                                          key: str) -> None:
+    with pytest.raises(TraceError) as caught:
+        otel.to_messages(_trace(**change), allow_pending=True)
+    error = caught.value
+    assert (error.code, error.index, error.path) == (
+        "malformed_event", 0, f"{SPAN}.attributes['{key}']")
+
+
+def test_an_error_in_a_traceloop_call_names_its_attribute() -> None:
+    legacy = {
+        "gen_ai.prompt.0.role": "user",
+        "gen_ai.prompt.0.content": "Weather in Paris?",
+        "gen_ai.completion.0.role": "assistant",
+        "gen_ai.completion.0.tool_calls.0.id": "call_1",
+        "gen_ai.completion.0.tool_calls.0.name": 7,
+        "gen_ai.completion.0.tool_calls.0.arguments": '{"city": "Paris"}',
+    }
+    trace = _trace()
+    span = trace["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
+    span["attributes"] = [{"key": k, "value": _value(v)} for k, v in legacy.items()]
+    with pytest.raises(TraceError) as caught:
+        otel.to_messages(trace, allow_pending=True)
+    error = caught.value
+    assert (error.code, error.index, error.path) == (
+        "malformed_event", 0, f"{SPAN}.attributes['gen_ai.completion.0.tool_calls.0.name']")

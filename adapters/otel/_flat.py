@@ -73,7 +73,7 @@ def flat_messages(span: Span, prefix: str, *, openinference: bool) -> list[Messa
         try:
             messages.append(_Reader(OTEL, number).message(chat))
         except TraceError as error:
-            raise _moved(error, span, where, number) from None
+            raise _moved(error, span, where, number, openinference=openinference) from None
     return messages
 
 
@@ -87,15 +87,45 @@ def _unwrapped(node: dict[str, Any], wrapper: str, span: Span, where: str) -> tu
     return node[wrapper], f"{where}.{wrapper}"
 
 
-def _moved(error: TraceError, span: Span, where: str, number: int) -> TraceError:
+def _moved(
+    error: TraceError, span: Span, where: str, number: int, *, openinference: bool
+) -> TraceError:
+    """The reader's error at the attribute that holds what it points at (the Chat Completions
+    path spelled as the convention's flat key), or below the message's attributes."""
     root = f"messages[{number}]"
     suffix = error.path[len(root):] if error.path and error.path.startswith(root) else ""
-    if _FIELDS.fullmatch(suffix):  # a message field (.role, .name): an attribute of its own
-        return error.relocated(index=span.index, path=span.at(f"{where}{suffix}"))
+    key = _flat_key(suffix, openinference)
+    if key is not None:
+        return error.relocated(index=span.index, path=span.at(f"{where}{key}"))
     return error.relocated(index=span.index, path=f"{span.at(where)}{suffix}")
 
 
+def _flat_key(suffix: str, openinference: bool) -> str | None:
+    """A message's Chat Completions path (``.role``, ``.tool_calls[0].function.name``,
+    ``.content[1].image_url.url``) as the flat key below the message; None when no one
+    attribute holds it."""
+    if _FIELDS.fullmatch(suffix):  # a message field (.role, .name): an attribute of its own
+        return suffix
+    found = _CALL_FIELD.fullmatch(suffix)
+    if found is not None:
+        number, field = found.groups()
+        if openinference:
+            return f".tool_calls.{number}.tool_call{field}"
+        return f".tool_calls.{number}{field.removeprefix('.function')}"
+    found = _PART_FIELD.fullmatch(suffix)
+    if found is not None and openinference:
+        number, field = found.groups()
+        inner = _PART_KEYS.get(field)
+        return None if inner is None else f".contents.{number}.message_content{inner}"
+    return None
+
+
 _FIELDS = re.compile(r"(\.[A-Za-z_]+)+")
+_CALL_FIELD = re.compile(r"\.tool_calls\[(\d+)\]((?:\.function)?\.[A-Za-z_]+)")
+_PART_FIELD = re.compile(r"\.content\[(\d+)\]((?:\.[A-Za-z_]+)*)")
+_PART_KEYS = {"": "", ".type": ".type", ".text": ".text", ".image_url": ".image.image",
+              ".image_url.url": ".image.image.url"}
+"""A Chat Completions part's fields, as OpenInference spells them below ``message_content``."""
 
 
 def _place(tree: dict[str, Any], parts: list[str], value: Any) -> None:
