@@ -517,3 +517,20 @@ def test_an_edited_call_reads_back_as_edited_or_is_refused(data: st.DataObject) 
     assert changed <= 1
     # what was written is a conversation the writer writes as it is
     assert langchain.to_messages(written(back), **options) == back
+
+
+@pytest.mark.parametrize("tag", ["tool_use", "tool_call"])
+def test_a_call_kept_with_its_content_block_cannot_lose_its_id(tag: str) -> None:
+    # The block repeats a call of tool_calls, which LangChain's lists link by id: a call
+    # edited to have none would be written with a block that names no call.
+    block = {"type": tag, "id": "c1", "name": "f", ("input" if tag == "tool_use" else "args"):
+             {"a": 1}}
+    ai = AIMessage(content=[{"type": "text", "text": "hi"}, block],
+                   tool_calls=[{"name": "f", "args": {"a": 1}, "id": "c1"}])
+    typed = langchain.to_messages([HumanMessage("q"), ai], allow_pending=True)
+    assert langchain.from_messages(typed)[1].content == ai.content  # unedited: as it was
+    with pytest.raises(TraceError) as caught:
+        langchain.from_messages(edited(typed, 1, 0, id=None))
+    error = caught.value
+    assert (error.code, error.index, error.path) == (
+        "not_representable", 1, "messages[1].tool_calls[0].id")

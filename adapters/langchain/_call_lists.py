@@ -17,7 +17,7 @@ from typing import Any
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import ToolCall
 
-from ._call_blocks import CUSTOM_ARG, block_reads_back, call_block
+from ._call_blocks import CALL_BLOCKS, CUSTOM_ARG, block_reads_back, call_block
 from ._calls import read_invalid_args
 from ._classes import NAME
 from ._copy import json_copy
@@ -77,6 +77,14 @@ def lists_of(
         link = kept.get("content_block")
         if link is not None:
             block = call_block(call, link, where)
+            if place == 0 and block.get(CALL_BLOCKS[block["type"]].id_key) is None:
+                raise _not_representable(
+                    f"the {block['type']} content block this call is kept with "
+                    "(metadata.langchain.content_block) repeats a call of tool_calls, which "
+                    "LangChain's lists link by id; this call has none, so the block would name "
+                    "no call",
+                    f"{where}.id",
+                )
             if call.invalid_args is not None and not block_reads_back(
                 call, block, in_content=place == 1
             ):
