@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_otel import sdk_spans
+from test_otel import ASK, CALLING, document, genai, sdk_spans, span
 
 from tracebridge import TraceError
 from tracebridge.adapters import otel
@@ -133,3 +133,21 @@ def test_a_json_span_status_that_is_not_one_is_malformed() -> None:
     spans[0]["status"] = {"status_code": "STATUS_CODE_ERROR"}  # OTLP's name, not to_json's
     error = _refused(spans)
     assert (error.code, error.index, error.path) == ("malformed_event", 0, "[0].status")
+
+
+# --- a tool span's own name and call id --------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ["gen_ai.tool.call.id", "gen_ai.tool.name", "tool_call.id",
+                                 "tool.name"])
+def test_a_tool_span_name_or_call_id_that_is_not_text_is_malformed(key: str) -> None:
+    # it would pair the tool run (its result, its error flag) with no call, or another one
+    attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather",
+                  "gen_ai.tool.call.id": "call_1", "gen_ai.tool.call.result": "18 C"}
+    counterpart = {"tool_call.id": "gen_ai.tool.call.id", "tool.name": "gen_ai.tool.name"}
+    attributes.pop(counterpart.get(key, key))  # OpenInference's key stands in for GenAI's
+    attributes[key] = 7
+    tool = span(5, attributes)
+    error = _refused(document(genai(1, [ASK], [CALLING]), tool))
+    assert (error.code, error.index, error.path) == (
+        "malformed_event", 1, f"{SPANS}[1].attributes['{key}']")

@@ -188,8 +188,8 @@ class ToolRun:
 
 def read_tool(span: Span) -> ToolRun:
     attributes = span.attributes
-    name = _text_or_none(attributes.get("gen_ai.tool.name", attributes.get("tool.name")))
-    call_id = _text_or_none(attributes.get("gen_ai.tool.call.id", attributes.get("tool_call.id")))
+    name = _text_or_none(span, "gen_ai.tool.name", "tool.name")
+    call_id = _text_or_none(span, "gen_ai.tool.call.id", "tool_call.id")
     given = attributes.get("gen_ai.tool.call.arguments", attributes.get("input.value"))
     args = _json_or_text(given)
     result = attributes.get("gen_ai.tool.call.result", attributes.get("output.value"))
@@ -200,14 +200,27 @@ def read_tool(span: Span) -> ToolRun:
     ):
         # LangChain's ToolMessage, as OpenInference's LangChain instrumentation records it.
         data = parsed["data"]
-        call_id = call_id or _text_or_none(data.get("tool_call_id"))
+        given_id = data.get("tool_call_id")
+        if given_id is not None and not isinstance(given_id, str):
+            span.fail("malformed_event", f"the ToolMessage's tool_call_id must be a string, "
+                      f"got {given_id!r}", "output.value")
+        call_id = call_id or given_id
         result = data.get("content")
         error = error or data.get("status") == "error"
     return ToolRun(span, name, call_id, args, result, error)
 
 
-def _text_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
+def _text_or_none(span: Span, key: str, fallback: str) -> str | None:
+    """The text of the first of two attributes the span has; a value that is not text is
+    malformed there (it would pair a tool run with no call, or with the wrong one)."""
+    for attribute in (key, fallback):
+        if attribute in span.attributes:
+            value = span.attributes[attribute]
+            if value is not None and not isinstance(value, str):  # (None: an empty value)
+                span.fail("malformed_event", f"{attribute} must be a string, got {value!r}",
+                          attribute)
+            return value
+    return None
 
 
 def _json_or_text(value: Any) -> Any:
