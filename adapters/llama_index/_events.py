@@ -22,7 +22,7 @@ from typing import Any
 from tracebridge import AIMessage, Message, ToolCall, ToolMessage, TraceError, _build
 from tracebridge._changed import FELL, refusal
 from tracebridge._gc import pause_gc, resume_gc
-from tracebridge._json import same_classes, same_json
+from tracebridge._json import same_json
 from tracebridge.errors import short_repr
 from tracebridge.validation import validate
 
@@ -360,11 +360,11 @@ class _Rebuild:
                 fields = entry if kind is dict else (
                     entry.__dict__ if kind in _SELECTIONS else None)
                 if fields is not None and len(fields) == 3 and k < count:
-                    # the usual case, inline: the response's call at the same place
-                    call, kwargs = calls[k], fields.get("tool_kwargs")
-                    if (call.id == fields.get("tool_id") and call.name == fields.get("tool_name")
-                            and call.invalid_args is None and kwargs.__class__ is dict
-                            and call.args == kwargs and same_classes(call.args, kwargs)):
+                    # the usual case: the response's call at the same place
+                    call = calls[k]
+                    if call.id == fields.get("tool_id") and _agrees(
+                        call, fields.get("tool_name"), fields.get("tool_kwargs")
+                    ):
                         continue
                 self.selection(entry, e, f"events[{e}].data.tool_calls[{k}]")
         if structured is not None:
@@ -424,8 +424,8 @@ class _Rebuild:
         """A call named by its id, name and arguments, which must be one of ``self.calls``;
         else ``conflicting_fields`` at ``where``."""
         tool_id, name, kwargs = fields["tool_id"], fields["tool_name"], fields["tool_kwargs"]
-        if _called(self.calls, 0, tool_id, name, kwargs) is None:
-            call = _by_id(self.calls, tool_id)
+        call = _by_id(self.calls, tool_id)
+        if call is None or not _agrees(call, name, kwargs):
             found = ("no call with that id" if call is None
                      else f"{call.name}({call.invalid_args or call.args})")
             raise fail("conflicting_fields", f"call {tool_id!r} is {name}({short_repr(kwargs)}) "
@@ -442,15 +442,9 @@ class _Rebuild:
     def call_object(self, event: Any, e: int) -> None:
         """``tool_call`` of a ToolCall object, its fields read where they are."""
         fields = event.__dict__
-        tool_id, kwargs = fields.get("tool_id"), fields.get("tool_kwargs")
-        for call in self.calls:
-            if call.id == tool_id:
-                if (call.name == fields.get("tool_name") and call.invalid_args is None
-                        and kwargs.__class__ is dict and call.args == kwargs
-                        and same_classes(call.args, kwargs)):
-                    return  # the usual case, inline
-                break
-        self.tool_call(_event_fields(event, "ToolCall"), e)  # the general check
+        call = _by_id(self.calls, fields.get("tool_id"))
+        if call is None or not _agrees(call, fields.get("tool_name"), fields.get("tool_kwargs")):
+            self.tool_call(_event_fields(event, "ToolCall"), e)  # to say what is wrong
 
     def response(self, response: dict[str, Any], agent: str, e: int, path: str) -> None:
         cls, fields = message_fields(response, e, f"{path}.response")
@@ -512,36 +506,22 @@ class _Rebuild:
     def answers(self, tool_id: str, name: str, kwargs: dict[str, Any], e: int, path: str) -> None:
         """A result's own copy of its call (``tool_name``, ``tool_kwargs``) must be the call
         of the last AgentOutput it answers (one that answers none is left to the rules)."""
-        for call in self.calls:
-            if call.id == tool_id:
-                if call.name != name or (
-                    call.invalid_args is None and not same_json(call.args, kwargs)
-                ):
-                    raise fail("conflicting_fields", f"the result of call {tool_id!r} names "
-                               f"{name}({short_repr(kwargs)}), but the call is "
-                               f"{call.name}({call.invalid_args or call.args}); both must "
-                               f"agree", e, path)
-                return
+        call = _by_id(self.calls, tool_id)
+        if call is not None and not _agrees(call, name, kwargs):
+            raise fail("conflicting_fields", f"the result of call {tool_id!r} names "
+                       f"{name}({short_repr(kwargs)}), but the call is "
+                       f"{call.name}({call.invalid_args or call.args}); both must agree",
+                       e, path)
 
 
 _SELECTION_KEYS = frozenset({"tool_id", "tool_name", "tool_kwargs"})
 _RESULT_KEYS = frozenset({*_SELECTION_KEYS, "tool_output", "return_direct"})
 
 
-def _called(
-    calls: list[ToolCall], k: int, tool_id: Any, name: Any, kwargs: Any
-) -> ToolCall | None:
-    """The call of ``calls`` with this id, name and arguments (the same JSON; any, when the
-    call's did not parse), looked for at ``k`` first (a selection's place is its call's);
-    None when there is none."""
-    call = calls[k] if k < len(calls) else None
-    if call is None or call.id != tool_id:
-        call = _by_id(calls, tool_id)
-    if call is None or call.name != name or type(name) is not str:
-        return None
-    if call.invalid_args is None and not same_json(call.args, kwargs):
-        return None
-    return call
+def _agrees(call: ToolCall, name: Any, kwargs: Any) -> bool:
+    """Whether another copy of ``call`` (a tool name and arguments) says the same: the name,
+    and the arguments as the same JSON (any, when the call's did not parse)."""
+    return call.name == name and (call.invalid_args is not None or same_json(call.args, kwargs))
 
 
 def _by_id(calls: list[ToolCall], tool_id: Any) -> ToolCall | None:

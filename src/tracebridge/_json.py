@@ -16,7 +16,6 @@ __all__ = [
     "check_json_object",
     "json_copy_checked",
     "json_path",
-    "same_classes",
     "same_json",
 ]
 
@@ -136,12 +135,12 @@ def same_json(a: Any, b: Any) -> bool:
     they are to a tool; Python's ``==`` takes them for one)."""
     if a.__class__ is not b.__class__ or a != b:  # one comparison in C for most answers
         return False
-    return same_classes(a, b)
+    return _same_classes(a, b)
 
 
-def same_classes(a: Any, b: Any) -> bool:
+def _same_classes(a: Any, b: Any) -> bool:
     """For two values of one class that are equal in Python: whether every value inside has
-    one class too (``same_json`` once ``==`` has said yes)."""
+    one class too (what ``same_json`` asks once ``==`` has said yes)."""
     kind = a.__class__
     if kind is dict:  # the usual case (arguments), in one loop without calls
         for key, value in a.items():
@@ -149,7 +148,7 @@ def same_classes(a: Any, b: Any) -> bool:
             other = b[key]
             if inner is not other.__class__ or (
                 (inner is dict or inner is list or inner is tuple)
-                and not same_classes(value, other)
+                and not _same_classes(value, other)
             ):
                 return False
         return True
@@ -161,5 +160,5 @@ def same_classes(a: Any, b: Any) -> bool:
 def _same_class(value: Any, other: Any) -> bool:
     inner = value.__class__
     return inner is other.__class__ and (
-        not (inner is dict or inner is list or inner is tuple) or same_classes(value, other)
+        not (inner is dict or inner is list or inner is tuple) or _same_classes(value, other)
     )
