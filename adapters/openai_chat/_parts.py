@@ -263,14 +263,20 @@ class PartWriter:
             ]
         for value, where in shapes:
             if not isinstance(value, dict):
-                raise TraceError(
-                    "malformed_event",
-                    f"{where} must be an object, as to_messages writes it; got {described(value)}",
-                    index=self.index,
-                    path=f"messages[{self.index}]",
-                    source=self.source,
+                self.malformed(
+                    f"{where} must be an object, as to_messages writes it; got {described(value)}"
                 )
         return kept  # type: ignore[no-any-return]
+
+    def malformed(self, what: str, path: str = "") -> NoReturn:
+        """Raise ``malformed_event`` at this message (``path`` below it, as ``.metadata.x``)."""
+        raise TraceError(
+            "malformed_event",
+            what,
+            index=self.index,
+            path=f"messages[{self.index}]{path}",
+            source=self.source,
+        )
 
     def content(self, content: Content, role: str) -> str | list[dict[str, Any]]:
         if isinstance(content, str):

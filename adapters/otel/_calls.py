@@ -4,12 +4,13 @@ convention the span carries, after checking nothing was lost on the way."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tracebridge.hashing import hashed_messages
 from tracebridge.messages import Message, SystemMessage
 
+from ..openai_chat._read import dumps
 from ._flat import (
     LEGACY_INPUT,
     LEGACY_OUTPUT,
@@ -176,7 +177,8 @@ def _holds_redacted(value: Any) -> bool:
 
 @dataclass(frozen=True)
 class ToolRun:
-    """A tool span: the call it ran (by id, or by name and arguments), its result, its status."""
+    """A tool span: the call it ran (by id, or by name and arguments), its result, its status;
+    ``namespace``: what the result says beyond those, for ``metadata["otel"]``."""
 
     span: Span
     name: str | None
@@ -184,6 +186,16 @@ class ToolRun:
     args: Any
     result: Any
     error: bool
+    namespace: dict[str, Any] = field(default_factory=dict)
+
+
+TOOL_MESSAGE_DEFAULTS: dict[str, Any] = {
+    "id": None, "artifact": None, "additional_kwargs": {}, "response_metadata": {}
+}
+"""Fields of LangChain's ``ToolMessage`` JSON that say nothing when they hold these values."""
+
+TOOL_MESSAGE_OWN = ("type", "content", "tool_call_id", "status", "name")
+"""Fields of that JSON the tool message itself holds (the rest is kept verbatim)."""
 
 
 def read_tool(span: Span) -> ToolRun:
@@ -191,23 +203,73 @@ def read_tool(span: Span) -> ToolRun:
     name = _text_or_none(span, "gen_ai.tool.name", "tool.name")
     call_id = _text_or_none(span, "gen_ai.tool.call.id", "tool_call.id")
     given = attributes.get("gen_ai.tool.call.arguments", attributes.get("input.value"))
-    args = _json_or_text(given)
-    result = attributes.get("gen_ai.tool.call.result", attributes.get("output.value"))
-    error = span.error
-    parsed = _json_or_text(result)
-    if isinstance(parsed, dict) and parsed.get("type") == "tool" and isinstance(
-        parsed.get("data"), dict
-    ):
-        # LangChain's ToolMessage, as OpenInference's LangChain instrumentation records it.
-        data = parsed["data"]
-        given_id = data.get("tool_call_id")
-        if given_id is not None and not isinstance(given_id, str):
-            span.fail("malformed_event", f"the ToolMessage's tool_call_id must be a string, "
-                      f"got {given_id!r}", "output.value")
-        call_id = call_id or given_id
-        result = data.get("content")
-        error = error or data.get("status") == "error"
-    return ToolRun(span, name, call_id, args, result, error)
+    args = json_or_text(given)
+    where = "gen_ai.tool.call.result" if "gen_ai.tool.call.result" in attributes else "output.value"
+    result = attributes.get(where)
+    parsed = json_or_text(result)
+    if is_tool_message(parsed):
+        return _tool_message(span, parsed, where, name, call_id, args)
+    return ToolRun(span, name, call_id, args, result, span.error)
+
+
+def is_tool_message(value: Any) -> bool:
+    """Whether a tool span's result (parsed when it is JSON text) is LangChain's
+    ``ToolMessage`` JSON, ``{"type": "tool", "data": {...}}``."""
+    return (
+        isinstance(value, dict)
+        and value.keys() == {"type", "data"}
+        and value["type"] == "tool"
+        and isinstance(value["data"], dict)
+    )
+
+
+def _tool_message(
+    span: Span, parsed: dict[str, Any], where: str, name: str | None, call_id: str | None,
+    args: Any,
+) -> ToolRun:
+    """A result that is LangChain's ``ToolMessage`` JSON, as OpenInference's LangChain
+    instrumentation records it: its content, call id and status read; every other field
+    that says something (an artifact, an id, kwargs, a name other than the span's) kept."""
+    data = parsed["data"]
+    given_id = data.get("tool_call_id")
+    if given_id is not None and not isinstance(given_id, str):
+        span.fail("malformed_event", f"the ToolMessage's tool_call_id must be a string, "
+                  f"got {given_id!r}", where)
+    if call_id is not None and given_id is not None and given_id != call_id:
+        span.fail("conflicting_fields", f"the span runs call {call_id!r}, its ToolMessage "
+                  f"answers {given_id!r}", where)
+    status = data.get("status", "success")
+    if status not in ("success", "error"):
+        span.fail("malformed_event", "the ToolMessage's status is 'success' or 'error', got "
+                  f"{status!r}", where)
+    if data.get("type", "tool") != "tool":
+        span.fail("malformed_event", f"the ToolMessage's data has type {data['type']!r}", where)
+    content = data.get("content")
+    if not isinstance(content, (str, list)):
+        span.fail("malformed_event", "a ToolMessage's content is a string or a list of blocks, "
+                  f"got {content!r}", where)
+    given_name = data.get("name")
+    if given_name is not None and not isinstance(given_name, str):
+        span.fail("malformed_event", f"the ToolMessage's name must be a string, got "
+                  f"{given_name!r}", where)
+    kept = {
+        key: value
+        for key, value in data.items()
+        if key not in TOOL_MESSAGE_OWN
+        and not (key in TOOL_MESSAGE_DEFAULTS and value == TOOL_MESSAGE_DEFAULTS[key])
+    }
+    if name is None:
+        name = given_name
+    elif given_name is not None and given_name != name:
+        kept["name"] = given_name
+    namespace: dict[str, Any] = {"tool_message": kept} if kept else {}
+    if isinstance(content, list):  # content blocks: their JSON text, written back as the list
+        content = dumps(content)
+        namespace["response"] = "json"
+    return ToolRun(
+        span, name, call_id or given_id, args, content, span.error or status == "error",
+        namespace,
+    )
 
 
 def _text_or_none(span: Span, key: str, fallback: str) -> str | None:
@@ -223,7 +285,7 @@ def _text_or_none(span: Span, key: str, fallback: str) -> str | None:
     return None
 
 
-def _json_or_text(value: Any) -> Any:
+def json_or_text(value: Any) -> Any:
     if isinstance(value, str) and value[:1] in ("{", "["):
         try:
             return json.loads(value)

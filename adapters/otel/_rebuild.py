@@ -213,6 +213,7 @@ def with_results(
                 tool_call_id=run.call_id,
                 name=run.name if isinstance(run.name, str) else None,
                 is_error=run.error,
+                metadata={SOURCE: run.namespace} if run.namespace else {},
             )
         )
         origin.append((run.span, "attributes"))

@@ -38,7 +38,7 @@ from tracebridge.validation import validate
 
 from ..openai_chat._parts import PartWriter
 from ..openai_chat._read import dumps, parse_arguments, read_arguments
-from ._calls import REDACTED
+from ._calls import REDACTED, TOOL_MESSAGE_OWN, is_tool_message, json_or_text
 from ._genai import INPUT, KNOWN_PART_TYPES, OUTPUT, SYSTEM
 from ._spans import SOURCE
 
@@ -120,11 +120,7 @@ def _tool_spans(
         if message.name is not None:
             attributes.append(_attr("gen_ai.tool.name", message.name))
         if trailing:
-            if not isinstance(message.content, str):
-                writer.refuse(
-                    "a tool span's result is text; this result has content parts", ".content"
-                )
-            attributes.append(_attr("gen_ai.tool.call.result", message.content))
+            attributes.append(_attr("gen_ai.tool.call.result", writer.tool_result(message)))
         spans.append(_span(number, "execute_tool", attributes, error=message.is_error))
         number += 1
     return spans
@@ -288,6 +284,43 @@ class _Writer(PartWriter):
         for key, value in namespace.get("fields", {}).items():
             out.setdefault(key, value)
         return out
+
+    def tool_result(self, message: ToolMessage) -> str:
+        """A tool span's result: the text, or LangChain's ``ToolMessage`` JSON when the
+        reader kept fields of one (``metadata["otel"]["tool_message"]``), read content blocks
+        (``"response": "json"``), or would take the text for such JSON."""
+        content = message.content
+        if not isinstance(content, str):
+            self.refuse("a tool span's result is text; this result has content parts", ".content")
+        content = self.text(content, ".content")
+        namespace = self.namespace(message.metadata)
+        kept = namespace.get("tool_message", {})
+        where = f".metadata.{SOURCE}.tool_message"
+        if not isinstance(kept, dict):
+            self.malformed(f"{where[1:]} must be an object, as to_messages writes it", where)
+        blocks = json_or_text(content) if namespace.get("response") == "json" else None
+        if not (kept or isinstance(blocks, list) or is_tool_message(json_or_text(content))):
+            return content
+        for key in TOOL_MESSAGE_OWN:
+            if key in kept and key != "name":
+                self.malformed(f"{where[1:]}.{key} is a field the tool message itself holds",
+                               f"{where}.{key}")
+        if "name" in kept and message.name is None:
+            self.refuse(
+                "the ToolMessage JSON's own name is kept, and the message has none: the "
+                "reader would take the kept name for the message's",
+                ".name",
+            )
+        data: dict[str, Any] = {
+            "content": blocks if isinstance(blocks, list) else content,
+            "type": "tool",
+            "tool_call_id": message.tool_call_id,
+            "status": "error" if message.is_error else "success",
+        }
+        if message.name is not None:
+            data["name"] = message.name
+        data.update(kept)
+        return json.dumps({"type": "tool", "data": data})
 
     def result(self, message: ToolMessage, namespace: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {"type": "tool_call_response"}

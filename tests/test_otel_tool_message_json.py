@@ -1,0 +1,199 @@
+"""OpenTelemetry tool spans whose result is LangChain's ``ToolMessage`` JSON.
+
+OpenInference's LangChain instrumentation records a tool run's output as the ``ToolMessage``
+it returned, ``{"type": "tool", "data": {...}}``; that is where a result after the last model
+call is read from. Only its content, call id and status were read: an artifact
+(``response_format="content_and_artifact"``), a message id, kwargs and a name other than the
+span's were dropped without a word, content blocks became their JSON text for good, a call
+id other than the span's lost to the span's, and an unknown status read as success. Now the
+fields that say something are kept in ``metadata["otel"]["tool_message"]`` and written back
+as that JSON; content blocks are kept as ``"response": "json"``; disagreements and shapes
+LangChain does not write are refused where they are.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from langchain_core.messages import ToolMessage as LangChainToolMessage
+from langchain_core.messages import message_to_dict
+from test_otel import ASK, CALLING, document, genai, span
+
+from tracebridge import AIMessage, HumanMessage, ToolCall, ToolMessage, TraceError
+from tracebridge.adapters import otel
+
+SPANS = "resourceSpans[0].scopeSpans[0].spans"
+
+
+def _tool_span(output: Any, **more: str) -> dict[str, Any]:
+    """An OpenInference tool span running call_1 (get_weather), after the model's call."""
+    attributes = {"openinference.span.kind": "TOOL", "tool.name": "get_weather",
+                  "tool_call.id": "call_1", "input.value": '{"city": "Paris"}',
+                  "output.value": output if isinstance(output, str) else json.dumps(output)}
+    attributes.update(more)
+    return span(5, attributes)
+
+
+def _read(output: Any, **more: str) -> list[Any]:
+    return otel.to_messages(document(genai(1, [ASK], [CALLING]), _tool_span(output, **more)))
+
+
+def _refused(output: Any, **more: str) -> TraceError:
+    with pytest.raises(TraceError) as caught:
+        _read(output, **more)
+    return caught.value
+
+
+def _tool_message(**fields: Any) -> dict[str, Any]:
+    """A real LangChain ToolMessage, as OpenInference dumps it."""
+    return message_to_dict(LangChainToolMessage(tool_call_id="call_1", **fields))
+
+
+def _round_trip(messages: list[Any]) -> list[Any]:
+    return otel.to_messages(json.loads(json.dumps(otel.from_messages(messages))))
+
+
+def test_a_plain_tool_message_reads_as_before_and_keeps_nothing() -> None:
+    result = _read(_tool_message(content="18 C", name="get_weather"))[-1]
+    assert result == ToolMessage(content="18 C", tool_call_id="call_1", name="get_weather")
+
+
+def test_an_artifact_an_id_and_kwargs_are_kept_and_written_back() -> None:
+    given = _tool_message(
+        content="18 C", name="get_weather", artifact={"raw": [18, "C"]}, id="run-7",
+        additional_kwargs={"source": "met"}, response_metadata={"ms": 12},
+    )
+    messages = _read(given)
+    assert messages[-1] == ToolMessage(
+        content="18 C", tool_call_id="call_1", name="get_weather",
+        metadata={"otel": {"tool_message": {
+            "artifact": {"raw": [18, "C"]}, "id": "run-7", "additional_kwargs": {"source": "met"},
+            "response_metadata": {"ms": 12},
+        }}},
+    )
+    assert _round_trip(messages) == messages
+    written = otel.from_messages(messages)["resourceSpans"][0]["scopeSpans"][0]["spans"][1]
+    result = {a["key"]: a["value"]["stringValue"] for a in written["attributes"]}
+    data = json.loads(result["gen_ai.tool.call.result"])["data"]
+    assert (data["artifact"], data["id"], data["status"]) == ({"raw": [18, "C"]}, "run-7",
+                                                              "success")
+
+
+def test_a_name_other_than_the_spans_is_kept() -> None:
+    messages = _read(_tool_message(content="18 C", name="weather_v2"))
+    assert messages[-1].name == "get_weather"
+    assert messages[-1].metadata == {"otel": {"tool_message": {"name": "weather_v2"}}}
+    assert _round_trip(messages) == messages
+
+
+def test_the_name_is_the_tool_messages_when_the_span_has_none() -> None:
+    given = json.dumps(_tool_message(content="18 C", name="get_weather"))
+    trace = document(genai(1, [ASK], [CALLING]), span(5, {
+        "openinference.span.kind": "TOOL", "tool_call.id": "call_1", "output.value": given}))
+    assert otel.to_messages(trace)[-1] == ToolMessage(
+        content="18 C", tool_call_id="call_1", name="get_weather")
+
+
+def test_content_blocks_are_kept_as_their_list() -> None:
+    blocks = [{"type": "text", "text": "18 C"}, {"type": "text", "text": "sunny"}]
+    messages = _read(_tool_message(content=blocks, name="get_weather"))
+    assert messages[-1] == ToolMessage(
+        content=json.dumps(blocks), tool_call_id="call_1", name="get_weather",
+        metadata={"otel": {"response": "json"}},
+    )
+    assert _round_trip(messages) == messages
+
+
+def test_a_failed_tool_message_is_an_error_and_written_back_as_one() -> None:
+    messages = _read(_tool_message(content="boom", name="get_weather", status="error",
+                                   artifact=[1]))
+    assert messages[-1].is_error is True
+    assert _round_trip(messages) == messages
+
+
+def test_a_result_text_that_is_tool_message_json_reads_back_as_that_text() -> None:
+    # the writer used to put it in the span as it is, and the reader took it for a ToolMessage
+    text = json.dumps({"type": "tool", "data": {"content": "x"}})
+    messages = [
+        HumanMessage(content="go"),
+        AIMessage(tool_calls=[ToolCall(name="echo", args={}, id="call_1")]),
+        ToolMessage(content=text, tool_call_id="call_1", name="echo"),
+    ]
+    assert _round_trip(messages) == messages
+
+
+def test_json_with_more_than_type_and_data_is_a_plain_result() -> None:
+    output = {"type": "tool", "data": {"content": "x"}, "note": "mine"}
+    assert _read(output)[-1].content == json.dumps(output)
+
+
+def test_a_call_id_other_than_the_spans_conflicts() -> None:
+    given = message_to_dict(LangChainToolMessage(content="18 C", tool_call_id="call_9"))
+    error = _refused(given)
+    assert (error.code, error.index, error.path) == (
+        "conflicting_fields", 1, f"{SPANS}[1].attributes['output.value']")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"status": "done"}, {"content": None}, {"content": 18}, {"type": "ai"}, {"name": 7}],
+)
+def test_a_tool_message_langchain_does_not_write_is_malformed(change: dict[str, Any]) -> None:
+    given = _tool_message(content="18 C")
+    given["data"].update(change)
+    error = _refused(given)
+    assert (error.code, error.index, error.path) == (
+        "malformed_event", 1, f"{SPANS}[1].attributes['output.value']")
+
+
+def test_a_tool_message_without_content_is_malformed() -> None:
+    given = _tool_message(content="18 C")
+    del given["data"]["content"]
+    assert _refused(given).code == "malformed_event"
+
+
+def test_the_result_attribute_of_the_genai_convention_is_named() -> None:
+    edited = _tool_message(content="18 C")
+    edited["data"]["status"] = "unknown"
+    given = json.dumps(edited)
+    trace = document(genai(1, [ASK], [CALLING]), span(5, {
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.id": "call_1",
+        "gen_ai.tool.call.result": given}))
+    with pytest.raises(TraceError) as caught:
+        otel.to_messages(trace)
+    assert caught.value.path == f"{SPANS}[1].attributes['gen_ai.tool.call.result']"
+
+
+def _ending_with(result: ToolMessage) -> list[Any]:
+    return [HumanMessage(content="go"),
+            AIMessage(tool_calls=[ToolCall(name="get_weather", args={}, id="call_1")]), result]
+
+
+@pytest.mark.parametrize("key", ["content", "status", "tool_call_id", "type"])
+def test_writing_a_kept_field_the_message_holds_is_malformed(key: str) -> None:
+    result = ToolMessage(content="18 C", tool_call_id="call_1", name="get_weather",
+                         metadata={"otel": {"tool_message": {key: "x"}}})
+    with pytest.raises(TraceError) as caught:
+        otel.from_messages(_ending_with(result))
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "malformed_event", 2, f"messages[2].metadata.otel.tool_message.{key}")
+
+
+def test_writing_kept_fields_that_are_not_an_object_is_malformed() -> None:
+    result = ToolMessage(content="18 C", tool_call_id="call_1",
+                         metadata={"otel": {"tool_message": ["artifact"]}})
+    with pytest.raises(TraceError) as caught:
+        otel.from_messages(_ending_with(result))
+    assert (caught.value.code, caught.value.path) == (
+        "malformed_event", "messages[2].metadata.otel.tool_message")
+
+
+def test_writing_a_kept_name_without_the_messages_own_is_refused() -> None:
+    # the reader would take the kept name for the message's
+    result = ToolMessage(content="18 C", tool_call_id="call_1",
+                         metadata={"otel": {"tool_message": {"name": "weather_v2"}}})
+    with pytest.raises(TraceError) as caught:
+        otel.from_messages(_ending_with(result))
+    assert (caught.value.code, caught.value.path) == ("not_representable", "messages[2].name")
