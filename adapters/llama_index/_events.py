@@ -19,7 +19,7 @@ import copy
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from tracebridge import AIMessage, Message, ToolCall, ToolMessage, TraceError, _build
+from tracebridge import AIMessage, Message, TextPart, ToolCall, ToolMessage, TraceError, _build
 from tracebridge._changed import FELL, refusal
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge._json import same_json
@@ -58,8 +58,9 @@ EVENT_TYPES: dict[str, str] = {
     "StartEvent": "nothing: user_msg and chat_history reappear in the first AgentInput",
     "AgentWorkflowStartEvent": "nothing: user_msg and chat_history reappear in the first "
     "AgentInput",
-    "StopEvent": "nothing: its result repeats the last AgentOutput, or (return_direct) copies "
-    "the tool output that the ToolCallResult already gives",
+    "StopEvent": "nothing: its result (the run's AgentOutput) repeats the last AgentOutput, "
+    "or (return_direct) the text of the tool output the ToolCallResult already gives; "
+    "checked (conflicting_fields where it says otherwise), a structured_response kept",
 }
 """Every event type ``events_to_messages`` accepts, and what it contributes."""
 
@@ -84,6 +85,8 @@ def _event_fields(event: Any, kind: str) -> dict[str, Any]:
                 "tool_kwargs": event.tool_kwargs}
     if kind == "AgentStreamStructuredOutput":
         return {"output": event.output}
+    if kind == "StopEvent":
+        return {"result": event.result}
     if kind == "ToolCallResult":
         output = event.tool_output
         return {
@@ -222,6 +225,9 @@ class _Rebuild:
         self.last_output: int | None = None  # where its message is in ``messages``
         self.results: dict[str, tuple[str, Any]] = {}
         """The tool name and arguments of each ToolCallResult read, by call id."""
+        self.stops: list[tuple[dict[str, Any], int, int | None, list[ToolCall],
+                               dict[str, tuple[str, Any]]]] = []
+        """Each StopEvent, with the last output, its calls and the results read before it."""
 
     def add(self, message: Message, e: int) -> None:
         self.messages.append(message)
@@ -312,10 +318,7 @@ class _Rebuild:
         response = _field(data, "response", dict, e, path)
         agent = _field(data, "current_agent_name", str, e, path)
         message = response_read(response, agent)
-        if message is not None:
-            self.add(message, e)
-        else:
-            self.response(response, agent, e, path)
+        self.add(message or self.response(response, agent, e, path), e)
         self.output_extras(data.get("tool_calls"), data.get("structured_response"), e)
 
     def output_object(self, event: Any, e: int) -> None:
@@ -337,10 +340,7 @@ class _Rebuild:
                     return
         response = chat_message_dump(response)
         message = response_read(response, agent)
-        if message is not None:
-            self.add(message, e)
-        else:
-            self.response(response, agent, e, f"events[{e}].data")
+        self.add(message or self.response(response, agent, e, f"events[{e}].data"), e)
         self.output_extras(event.tool_calls, event.structured_response, e)
 
     def output_extras(self, selections: Any, structured: Any, e: int) -> None:
@@ -348,27 +348,33 @@ class _Rebuild:
         ``tool_calls`` checked against it, a ``structured_response`` kept."""
         message = self.messages[-1]
         assert isinstance(message, AIMessage)
-        calls = self.calls = message.tool_calls
+        self.calls = message.tool_calls
         self.last_output = len(self.messages) - 1
         if selections:  # None (an event dict without the key) or [] says nothing more
-            if type(selections) is not list:
-                raise fail("malformed_event", f"'tool_calls' must be a list, found "
-                           f"{short_repr(selections)}", e, f"events[{e}].data.tool_calls")
-            count = len(calls)
-            for k, entry in enumerate(selections):
-                kind = type(entry)
-                fields = entry if kind is dict else (
-                    entry.__dict__ if kind in _SELECTIONS else None)
-                if fields is not None and len(fields) == 3 and k < count:
-                    # the usual case: the response's call at the same place
-                    call = calls[k]
-                    if call.id == fields.get("tool_id") and _agrees(
-                        call, fields.get("tool_name"), fields.get("tool_kwargs")
-                    ):
-                        continue
-                self.selection(entry, e, f"events[{e}].data.tool_calls[{k}]")
+            self.selections(selections, e, f"events[{e}].data")
         if structured is not None:
             self.keep_structured(structured, e, f"events[{e}].data.structured_response")
+
+    def selections(self, selections: Any, e: int, path: str) -> None:
+        """An output's ``tool_calls``: each one of the last response's calls, or a result
+        already read."""
+        if type(selections) is not list:
+            raise fail("malformed_event", f"'tool_calls' must be a list, found "
+                       f"{short_repr(selections)}", e, f"{path}.tool_calls")
+        calls = self.calls
+        count = len(calls)
+        for k, entry in enumerate(selections):
+            kind = type(entry)
+            fields = entry if kind is dict else (
+                entry.__dict__ if kind in _SELECTIONS else None)
+            if fields is not None and len(fields) == 3 and k < count:
+                # the usual case: the response's call at the same place
+                call = calls[k]
+                if call.id == fields.get("tool_id") and _agrees(
+                    call, fields.get("tool_name"), fields.get("tool_kwargs")
+                ):
+                    continue
+            self.selection(entry, e, f"{path}.tool_calls[{k}]")
 
     def keep_structured(self, structured: Any, e: int, where: str) -> None:
         """The last AgentOutput's structured response, kept with its reply; said twice (the
@@ -446,7 +452,8 @@ class _Rebuild:
         if call is None or not _agrees(call, fields.get("tool_name"), fields.get("tool_kwargs")):
             self.tool_call(_event_fields(event, "ToolCall"), e)  # to say what is wrong
 
-    def response(self, response: dict[str, Any], agent: str, e: int, path: str) -> None:
+    def response(self, response: dict[str, Any], agent: str, e: int, path: str) -> AIMessage:
+        """An AgentOutput's response (its dump) as the AIMessage it is, named ``agent``."""
         cls, fields = message_fields(response, e, f"{path}.response")
         if cls is not AIMessage:
             raise fail("malformed_event", f"an AgentOutput response is an assistant message, "
@@ -456,7 +463,7 @@ class _Rebuild:
             raise fail("conflicting_fields", f"the response is named {name!r} but "
                        f"current_agent_name is {agent!r}", e, f"{path}.current_agent_name")
         fields["name"] = agent
-        self.add(build_message(AIMessage, fields), e)
+        return build_message(AIMessage, fields)  # type: ignore[return-value]
 
     def tool_result(self, data: dict[str, Any], e: int) -> None:
         path = f"events[{e}].data"
@@ -503,6 +510,67 @@ class _Rebuild:
         self.add(_build.tool(fast[0], tool_id, tool_name, is_error, None, _returned(direct)), e)
         self.results[tool_id] = (tool_name, kwargs)
 
+    def stop(self, data: dict[str, Any], e: int) -> None:
+        """A StopEvent: checked once the conversation is (see ``stopped``), so that a fault
+        of the run it repeats is told where the run has it; what it is checked against now."""
+        self.stops.append((data, e, self.last_output, self.calls, dict(self.results)))
+
+    def stopped(self) -> None:
+        """Each StopEvent's result is the run's AgentOutput, which says again what the
+        stream said (the last output, or the text of the tool that returned directly)."""
+        for data, e, last, calls, results in self.stops:
+            self.last_output, self.calls, self.results = last, calls, results
+            self.check_stop(data, e)
+
+    def check_stop(self, data: dict[str, Any], e: int) -> None:
+        path = f"events[{e}].data.result"
+        result = data.get("result")
+        if result is None:
+            return  # a stop with no result says nothing
+        if type(result) is not dict:
+            kind = type(result)
+            if kind.__name__ != "AgentOutput" or not kind.__module__.startswith(_MODULES):
+                raise fail("malformed_event", f"a StopEvent's result is the run's AgentOutput; "
+                           f"found {short_repr(result)}", e, path)
+            result = _event_fields(result, "AgentOutput")
+        last = self.last_output
+        if last is None:
+            raise fail("malformed_event", "a StopEvent with no AgentOutput before it", e, path)
+        response = _field(result, "response", dict, e, path)
+        agent = _field(result, "current_agent_name", str, e, path)
+        output = self.messages[last]
+        if agent != output.name:
+            raise fail("conflicting_fields", f"the run's result is of agent {agent!r}, its last "
+                       f"output of {output.name!r}", e, f"{path}.current_agent_name")
+        said = response_read(response, agent) or self.response(response, agent, e, path)
+        if not (_same_reply(said, output) or self._returned_directly(said, last)):
+            raise fail("conflicting_fields", "the run's result is neither its last AgentOutput "
+                       "nor the text of a tool that returned directly after it", e,
+                       f"{path}.response")
+        if result.get("tool_calls"):
+            self.selections(result["tool_calls"], e, path)
+        if result.get("structured_response") is not None:
+            self.keep_structured(result["structured_response"], e,
+                                 f"{path}.structured_response")
+
+    def stop_object(self, event: Any, e: int) -> None:
+        """``stop`` of a StopEvent object."""
+        self.stop({"result": event.result}, e)
+
+    def _returned_directly(self, said: AIMessage, last: int) -> bool:
+        """Whether ``said`` is what FunctionAgent answers when a tool returned directly: the
+        text of the first such result after the last output that did not fail."""
+        if said.tool_calls or not isinstance(said.content, str):
+            return False
+        for message in self.messages[last + 1:]:
+            if (isinstance(message, ToolMessage) and not message.is_error
+                    and message.metadata.get(NAME, {}).get("event", {}).get("return_direct")):
+                content = message.content
+                text = content if isinstance(content, str) else "\n".join(
+                    part.text for part in content if isinstance(part, TextPart))
+                return said.content == text
+        return False
+
     def answers(self, tool_id: str, name: str, kwargs: dict[str, Any], e: int, path: str) -> None:
         """A result's own copy of its call (``tool_name``, ``tool_kwargs``) must be the call
         of the last AgentOutput it answers (one that answers none is left to the rules)."""
@@ -512,6 +580,20 @@ class _Rebuild:
                        f"{name}({short_repr(kwargs)}), but the call is "
                        f"{call.name}({call.invalid_args or call.args}); both must agree",
                        e, path)
+
+
+def _same_reply(said: AIMessage, output: Message) -> bool:
+    """Whether a result's response is the output read: all but what the stream's events
+    kept beside it (``metadata["llama_index"]["event"]``)."""
+    return said == output.model_copy(update={"metadata": _without_event(output.metadata)})
+
+
+def _without_event(metadata: dict[str, Any]) -> dict[str, Any]:
+    kept = metadata.get(NAME)
+    if not isinstance(kept, dict) or "event" not in kept:
+        return metadata
+    rest = {key: value for key, value in kept.items() if key != "event"}
+    return {**{k: v for k, v in metadata.items() if k != NAME}, **({NAME: rest} if rest else {})}
 
 
 _SELECTION_KEYS = frozenset({"tool_id", "tool_name", "tool_kwargs"})
@@ -573,6 +655,7 @@ _READERS: dict[str, Callable[[_Rebuild, Any, int], None]] = {
     "ToolCall": _Rebuild.call_object,
     "ToolCallResult": _Rebuild.result_object,
     "AgentStreamStructuredOutput": _Rebuild.structured_object,
+    "StopEvent": _Rebuild.stop_object,
 }
 _OBJECT_READERS: dict[type, Callable[[_Rebuild, Any, int], None] | None] = {}
 """The event classes in ``_KNOWN_CLASSES``, with what reads one (None: it contributes nothing)."""
@@ -609,6 +692,8 @@ def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Mess
                     rebuild.tool_call(data, e)
                 elif kind == "AgentStreamStructuredOutput":
                     rebuild.structured_output(data, e)
+                elif kind == "StopEvent":
+                    rebuild.stop(data, e)
                 elif kind not in EVENT_TYPES:
                     raise fail("unknown_role", f"unknown event type {kind!r}", e, f"events[{e}]")
                 # every other known type contributes nothing, for the reason EVENT_TYPES gives
@@ -619,6 +704,7 @@ def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Mess
             raise refused from exc
         validate(rebuild.messages, allow_pending=allow_pending, source=NAME,
                  origin=rebuild.origin)
+        rebuild.stopped()
     finally:
         resume_gc(paused)
     return rebuild.messages
