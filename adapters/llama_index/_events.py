@@ -39,7 +39,8 @@ from ._messages import (
 )
 
 EVENT_TYPES: dict[str, str] = {
-    "AgentInput": "the messages that are new in its input (see the module docstring)",
+    "AgentInput": "the messages that are new in its input (see the module docstring); the "
+    "next AgentOutput must be of its current_agent_name",
     "AgentOutput": "one AIMessage: the response with its tool calls, named current_agent_name; "
     "a structured_response kept as metadata['llama_index']['event']; its tool_calls "
     "(ToolSelections) must each be one of the response's calls, and the ToolCallResults "
@@ -225,6 +226,8 @@ class _Rebuild:
         self.last_output: int | None = None  # where its message is in ``messages``
         self.results: dict[str, tuple[str, Any]] = {}
         """The tool name and arguments of each ToolCallResult read, by call id."""
+        self.agent: str | None = None
+        """The agent the last AgentInput was for: the next output is that agent's."""
         self.stops: list[tuple[dict[str, Any], int, int | None, list[ToolCall],
                                dict[str, tuple[str, Any]]]] = []
         """Each StopEvent, with the last output, its calls and the results read before it."""
@@ -236,15 +239,17 @@ class _Rebuild:
     def agent_input(self, data: dict[str, Any], e: int) -> None:
         path = f"events[{e}].data"
         items = _field(data, "input", list, e, path)
-        _field(data, "current_agent_name", str, e, path)
+        self.agent = _field(data, "current_agent_name", str, e, path)
         self.new_items(items, e)
 
     def input_object(self, event: Any, e: int) -> None:
         """``agent_input`` of an AgentInput object, its fields read where they are."""
         items = event.input
-        if type(items) is not list or type(event.current_agent_name) is not str:
+        agent = event.current_agent_name
+        if type(items) is not list or type(agent) is not str:
             self.agent_input(_event_fields(event, "AgentInput"), e)
             return
+        self.agent = agent
         # new_items, with the roles of ChatMessage objects read in place (see _role)
         chat_message, role_type = Llama.chat_message, Llama.role_type
         first: Any = items[0] if items else None
@@ -348,6 +353,10 @@ class _Rebuild:
         ``tool_calls`` checked against it, a ``structured_response`` kept."""
         message = self.messages[-1]
         assert isinstance(message, AIMessage)
+        if message.name != self.agent and self.agent is not None:
+            raise fail("conflicting_fields", f"the output is of agent {message.name!r}, but the "
+                       f"AgentInput before it is for {self.agent!r}", e,
+                       f"events[{e}].data.current_agent_name")
         self.calls = message.tool_calls
         self.last_output = len(self.messages) - 1
         if selections:  # None (an event dict without the key) or [] says nothing more
