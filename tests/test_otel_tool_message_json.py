@@ -197,3 +197,34 @@ def test_writing_a_kept_name_without_the_messages_own_is_refused() -> None:
     with pytest.raises(TraceError) as caught:
         otel.from_messages(_ending_with(result))
     assert (caught.value.code, caught.value.path) == ("not_representable", "messages[2].name")
+
+
+def _answered(result: ToolMessage) -> list[Any]:
+    """The result no longer after the last model call: it is written in a message list."""
+    return [*_ending_with(result), AIMessage(content="18 C in Paris.")]
+
+
+def test_kept_fields_of_a_result_before_the_last_call_are_refused() -> None:
+    # a message list has no place for them, and tool spans are read only after the last call
+    result = ToolMessage(content="18 C", tool_call_id="call_1", name="get_weather",
+                         metadata={"otel": {"tool_message": {"artifact": [18]}}})
+    with pytest.raises(TraceError) as caught:
+        otel.from_messages(_answered(result))
+    assert (caught.value.code, caught.value.path) == (
+        "not_representable", "messages[2].metadata.otel.tool_message")
+
+
+def test_content_blocks_before_the_last_call_are_refused() -> None:
+    # GenAI would read the list back as content parts (its own reader refused the document)
+    blocks = [{"type": "text", "text": "18 C"}]
+    result = ToolMessage(content=json.dumps(blocks), tool_call_id="call_1", name="get_weather",
+                         metadata={"otel": {"response": "json"}})
+    with pytest.raises(TraceError) as caught:
+        otel.from_messages(_answered(result))
+    assert (caught.value.code, caught.value.path) == ("not_representable", "messages[2].content")
+
+
+def test_a_json_output_that_is_not_parts_is_still_written_before_the_last_call() -> None:
+    result = ToolMessage(content=json.dumps([{"celsius": 18}]), tool_call_id="call_1",
+                         name="get_weather", metadata={"otel": {"response": "json"}})
+    assert _round_trip(_answered(result)) == _answered(result)

@@ -12,7 +12,7 @@ and any other ``type`` (kept whole). The writer also uses ``refusal`` (``content
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeGuard
 
 from pydantic import ValidationError
 
@@ -250,15 +250,7 @@ class _MessageReader:
         content: Content
         if isinstance(response, str):
             content = response
-        elif (
-            isinstance(response, list)
-            and response
-            and all(
-                isinstance(p, dict) and isinstance(p.get("type"), str)
-                and p["type"] in KNOWN_PART_TYPES
-                for p in response
-            )
-        ):
+        elif reads_as_parts(response):
             content = self.content(response, f"{where}.response")
             if isinstance(content, str):
                 content = [TextPart(text=content)]
@@ -268,6 +260,20 @@ class _MessageReader:
         return ToolMessage(
             content=content, tool_call_id=call_id, name=name, metadata=_ns(namespace)
         )
+
+
+def reads_as_parts(response: Any) -> TypeGuard[list[Any]]:
+    """Whether a tool result's ``response`` is read as content parts (a non-empty list of
+    parts of known types), not as a tool's JSON output."""
+    return (
+        isinstance(response, list)
+        and bool(response)
+        and all(
+            isinstance(p, dict) and isinstance(p.get("type"), str)
+            and p["type"] in KNOWN_PART_TYPES
+            for p in response
+        )
+    )
 
 
 def _ns(namespace: dict[str, Any]) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from tracebridge.validation import validate
 from ..openai_chat._parts import PartWriter
 from ..openai_chat._read import dumps, parse_arguments, read_arguments
 from ._calls import REDACTED, TOOL_MESSAGE_OWN, is_tool_message, json_or_text
-from ._genai import INPUT, KNOWN_PART_TYPES, OUTPUT, SYSTEM
+from ._genai import INPUT, KNOWN_PART_TYPES, OUTPUT, SYSTEM, reads_as_parts
 from ._spans import SOURCE
 
 DROPPABLE = ("is_error", "citations", "audio_replies", "custom_calls")
@@ -326,6 +326,13 @@ class _Writer(PartWriter):
         out: dict[str, Any] = {"type": "tool_call_response"}
         if message.tool_call_id is not None:
             out["id"] = message.tool_call_id
+        if "tool_message" in namespace:
+            self.refuse(
+                "the kept fields of LangChain's ToolMessage are written in a tool span's "
+                "result, which is read only for a result after the last model call; remove "
+                f"metadata.{SOURCE}.tool_message to write the result without them",
+                f".metadata.{SOURCE}.tool_message",
+            )
         content = message.content
         if isinstance(content, str):
             response: Any = self.text(content, ".content")
@@ -334,6 +341,13 @@ class _Writer(PartWriter):
                     response = json.loads(content)
                 except ValueError:
                     response = content
+                if reads_as_parts(response):
+                    self.refuse(
+                        "this JSON output is a list of what GenAI reads as content parts: "
+                        "in a message list it would read back as parts, not as its text (a "
+                        "tool span's result keeps it only after the last model call)",
+                        ".content",
+                    )
         else:
             # a list with a part type the reader does not know reads as a tool's JSON output:
             # an opaque part that would be written as its own value is wrapped instead
