@@ -17,12 +17,16 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from langchain_core.messages import ToolMessage as LangChainToolMessage
 from langchain_core.messages import message_to_dict
 from test_otel import ASK, CALLING, document, genai, span
 
 from tracebridge import AIMessage, HumanMessage, ToolCall, ToolMessage, TraceError
 from tracebridge.adapters import otel
+
+from strategies import json_objects, json_values, maybe_names, texts
 
 SPANS = "resourceSpans[0].scopeSpans[0].spans"
 
@@ -228,3 +232,44 @@ def test_a_json_output_that_is_not_parts_is_still_written_before_the_last_call()
     result = ToolMessage(content=json.dumps([{"celsius": 18}]), tool_call_id="call_1",
                          name="get_weather", metadata={"otel": {"response": "json"}})
     assert _round_trip(_answered(result)) == _answered(result)
+
+
+_BLOCKS = st.lists(
+    st.fixed_dictionaries({"type": st.just("text"), "text": texts}) | texts, min_size=1,
+    max_size=3)
+
+
+@given(
+    content=texts | _BLOCKS, artifact=json_values, message_id=maybe_names,
+    kwargs=json_objects, response_metadata=json_objects, name=maybe_names,
+    span_name=maybe_names, status=st.sampled_from(["success", "error"]),
+)
+def test_every_tool_message_reads_as_itself_and_round_trips(
+    content: Any, artifact: Any, message_id: str | None, kwargs: dict[str, Any],
+    response_metadata: dict[str, Any], name: str | None, span_name: str | None, status: str,
+) -> None:
+    given_message = LangChainToolMessage(
+        content=content, tool_call_id="call_1", artifact=artifact, id=message_id,
+        additional_kwargs=kwargs, response_metadata=response_metadata, name=name, status=status)
+    attributes = {"openinference.span.kind": "TOOL", "tool_call.id": "call_1",
+                  "output.value": json.dumps(message_to_dict(given_message))}
+    if span_name is not None:
+        attributes["tool.name"] = span_name
+    messages = otel.to_messages(document(genai(1, [ASK], [CALLING]), span(5, attributes)))
+    result = messages[-1]
+    # LangChain's defaults say nothing: None for these two, {} for the dicts
+    expected_kept = {key: value for key, value in (
+        ("artifact", artifact), ("id", message_id)) if value is not None}
+    expected_kept.update({key: value for key, value in (
+        ("additional_kwargs", kwargs), ("response_metadata", response_metadata)) if value})
+    if span_name is not None and name is not None and name != span_name:
+        expected_kept["name"] = name
+    own: dict[str, Any] = {"tool_message": expected_kept} if expected_kept else {}
+    if isinstance(content, list):
+        own["response"] = "json"
+    assert result == ToolMessage(
+        content=content if isinstance(content, str) else json.dumps(content),
+        tool_call_id="call_1", name=span_name if span_name is not None else name,
+        is_error=status == "error", metadata={"otel": own} if own else {},
+    )
+    assert _round_trip(messages) == messages
