@@ -10,7 +10,7 @@ from typing_extensions import assert_never
 
 from tracebridge._json import json_path
 from tracebridge.errors import short_repr
-from tracebridge.messages import AIMessage, AnyMessage, HumanMessage
+from tracebridge.messages import AIMessage, AnyMessage, HumanMessage, messages_of
 
 from ._files import FILE_FIELDS
 from ._write import (
@@ -96,6 +96,7 @@ def write_turns(
             f"join_consecutive must be a separator string or None, "
             f"got {short_repr(options.join_consecutive)}"
         )
+    messages = messages_of(messages, NAME)
     found: list[Omission] = []
     if options.join_consecutive is None and shape != "pairs":
         written = _one_turn_each(messages, shape, options, found)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any, Literal
 
-from tracebridge.messages import Message
+from tracebridge.messages import Message, checked_messages
 
 from ._classes import NAME, langchain_core_messages
 from ._read import read_trace
@@ -108,7 +108,7 @@ def from_messages(
     if unknown:
         raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
     lc = langchain_core_messages()
-    out = write_trace(messages, lc, drop)
+    out = write_trace(checked_messages(messages, NAME), lc, drop)
     if form == "dicts":
         return lc.messages_to_dict(out)
     if form == "model_dump":

@@ -27,6 +27,7 @@ from tracebridge import AIMessage, Message, SystemMessage, ToolMessage, TraceErr
 from tracebridge._changed import FELL, refusal
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge.errors import short_repr
+from tracebridge.messages import checked_messages
 from tracebridge.validation import validate
 
 from ._blocks import NAME, llama_types, not_representable
@@ -155,7 +156,7 @@ def from_messages(messages: Sequence[Message], *, drop: Collection[str] = ()) ->
     built = []
     paused = pause_gc()  # ChatMessages make no cycles either (see pause_gc)
     try:
-        for k, message in enumerate(messages):
+        for k, message in enumerate(checked_messages(messages, NAME)):
             made = None if fast is None else fast(message, losses)
             if made is not None:
                 built.append(made)

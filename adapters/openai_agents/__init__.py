@@ -41,7 +41,14 @@ from collections.abc import Collection
 from typing import Any
 
 from tracebridge.errors import TraceError
-from tracebridge.messages import AIMessage, HumanMessage, Message, SystemMessage, ToolMessage
+from tracebridge.messages import (
+    AIMessage,
+    HumanMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    checked_messages,
+)
 
 from .. import openai_responses, swarm
 from ._agents import attributed, groups
@@ -98,7 +105,7 @@ def from_messages(
     names input items have no place for: an assistant turn's agent, a person's name, a tool's
     name on an output other than a function's. Without it they are ``not_representable``.
     """
-    typed: list[Message] = list(getattr(messages, "messages", messages))
+    typed: list[Message] = checked_messages(messages, NAME)
     unnamed = []
     for i, message in enumerate(typed):
         if isinstance(message, AIMessage) and message.name is not None:

@@ -54,7 +54,7 @@ def write_trace(
     unknown = sorted(set(drop) - set(DROPPABLE)) if drop else None
     if unknown:
         raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
-    typed = messages_of(messages)
+    typed = messages_of(messages, dialect.source)
     paused = pause_gc()
     try:
         validate(typed, allow_pending=True, source=dialect.source)

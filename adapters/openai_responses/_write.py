@@ -55,7 +55,7 @@ def write_items(
     unknown = sorted(set(drop) - set(DROPPABLE))
     if unknown:
         raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
-    typed = messages_of(messages)
+    typed = messages_of(messages, source)
     validate(typed, allow_pending=True, source=source)
     unanswered = unanswered_calls(typed)
     answered, hosted = _pairs(typed, source)

@@ -53,7 +53,7 @@ def write_document(messages: Any, *, drop: Collection[str] = ()) -> dict[str, An
     unknown = sorted(set(drop) - set(DROPPABLE))
     if unknown:
         raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
-    typed = messages_of(messages)
+    typed = messages_of(messages, SOURCE)
     validate(typed, allow_pending=True, source=SOURCE)
     split = _output_position(typed)
     attributes: list[dict[str, Any]] = [_attr("gen_ai.operation.name", "chat")]

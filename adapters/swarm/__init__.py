@@ -128,7 +128,7 @@ def handoffs(messages: Any) -> list[Handoff]:
     found: list[Handoff] = []
     active: str | None = None
     seen_agent = False
-    typed = messages_of(messages)
+    typed = messages_of(messages, NAME)
     if not all(isinstance(m, (AIMessage, ToolMessage, HumanMessage, SystemMessage)) for m in typed):
         typed = to_messages(messages)  # a Swarm history as stored; its errors say what is wrong
     for index, message in enumerate(typed):

@@ -22,6 +22,7 @@ from pydantic import (
 
 from ._conversation import messages_of
 from ._json import check_json
+from .errors import TraceError
 from .render import render_message
 
 __all__ = [
@@ -374,3 +375,20 @@ Message = Annotated[
 
 AnyMessage = HumanMessage | AIMessage | ToolMessage | SystemMessage
 """The plain union of the four message classes (``Message`` is the same, annotated)."""
+
+
+def checked_messages(conversation: Any, source: str | None = None) -> list[AnyMessage]:
+    """``messages_of``, with each item a tracebridge message (``malformed_event`` at the first
+    that is not, as ``validate`` says it), for writers that read every message's fields."""
+    messages = messages_of(conversation, source)
+    for i, message in enumerate(messages):
+        if not isinstance(message, (HumanMessage, AIMessage, ToolMessage, SystemMessage)):
+            raise TraceError(
+                "malformed_event",
+                f"expected a tracebridge message (human, ai, tool or system), got "
+                f"{type(message).__name__}",
+                index=i,
+                path=f"messages[{i}]",
+                source=source,
+            )
+    return messages
