@@ -10,6 +10,7 @@ import pytest
 
 from tracebridge import (
     AIMessage,
+    FilePart,
     HumanMessage,
     ImagePart,
     ReasoningPart,
@@ -481,12 +482,23 @@ def test_an_extra_key_that_would_replace_a_turn_field_is_refused() -> None:
         ({"context": "d"}, "messages[0].metadata.galtea.context"),
         ({"retrieval_context": 3}, "messages[0].metadata.galtea.retrieval_context"),
         ({"extra": [1]}, "messages[0].metadata.galtea.extra"),
+        # items that are not names (they are not hashable: a TypeError escaped)
+        ({"empty_files": [{"a": 1}]}, "messages[0].metadata.galtea.empty_files"),
+        ({"aliases": [["x"]]}, "messages[0].metadata.galtea.aliases"),
     ],
 )
 def test_a_malformed_galtea_namespace_is_malformed(namespace: Any, path: str) -> None:
     messages = [AIMessage(content="a", metadata={"galtea": namespace})]
     error = error_of(galtea.from_messages, messages, shape="roles")
     assert (error.code, error.index, error.path) == ("malformed_event", 0, path)
+
+
+def test_a_file_parts_absent_keys_that_are_not_names_are_malformed() -> None:
+    file = FilePart(url="https://example.com/a.pdf", metadata={"galtea": {"absent": [{"a": 1}]}})
+    messages = [HumanMessage(content=[TextPart(text="hi"), file])]
+    error = error_of(galtea.from_messages, messages, shape="roles")
+    assert (error.code, error.index, error.path) == (
+        "malformed_event", 0, "messages[0].content[1].metadata.galtea.absent")
 
 
 def test_other_adapters_metadata_is_not_read() -> None:

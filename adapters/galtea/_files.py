@@ -144,7 +144,8 @@ def write_file(part: FilePart, index: int, at: str) -> dict[str, Any]:
     if namespace.get("field", "input_files") not in FILE_FIELDS:
         raise bad(f"expected one of {FILE_FIELDS}, got {short_repr(namespace['field'])}", "field")
     absent = namespace.get("absent", [])
-    if type(absent) is not list or not set(absent) <= set(_FILE_KEYS[1:]):
+    if (type(absent) is not list or not all(type(key) is str for key in absent)
+            or not set(absent) <= set(_FILE_KEYS[1:])):
         raise bad(f"expected a list of {_FILE_KEYS[1:]}, got {short_repr(absent)}", "absent")
     aliases = namespace.get("aliases", [])
     if aliases not in ([], ["mimeType"]):

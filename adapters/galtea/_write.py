@@ -227,7 +227,8 @@ def read_namespace(message: HumanMessage | AIMessage, i: int) -> dict[str, Any]:
             raise bad(f"expected {noun}, got {short_repr(namespace[key])}", key)
     for key, allowed in (("empty_files", FILE_FIELDS), ("aliases", ALIASES)):
         value = namespace.get(key, [])
-        listed = type(value) is list and set(value) <= set(allowed)
+        listed = (type(value) is list and all(type(v) is str for v in value)
+                  and set(value) <= set(allowed))
         if not listed or (key in namespace and not value) or len(set(value)) != len(value):
             raise bad(f"expected a non-empty list of {allowed}, got {short_repr(value)}", key)
     return {key: value for key, value in namespace.items() if key != "shape"}
