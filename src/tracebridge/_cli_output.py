@@ -11,6 +11,7 @@ object in ``--errors FILE``), and the run ends with ``N ok, M failed``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -86,11 +87,17 @@ class Output:
             self.stream.flush()
             return
         assert self.path is not None
-        self.stream.close()
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(self._temp, 0o666 & ~umask)  # as if OUT had been created directly
-        os.replace(self._temp, self.path)
+        try:
+            self.stream.close()
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(self._temp, 0o666 & ~umask)  # as if OUT had been created directly
+            os.replace(self._temp, self.path)
+        except BaseException:  # OUT cannot be put in place (a directory, a full disk)
+            with contextlib.suppress(OSError):
+                os.unlink(self._temp)  # no stray copy of the output is left beside it
+            self._temp = None
+            raise
         self._temp = None
 
     def abandon(self) -> None:

@@ -15,18 +15,20 @@
 FILE is one JSON trace, a JSON array of traces, or JSONL with one trace per line (``-`` reads
 standard input); records are read, converted and written one at a time, in the input's shape.
 Exit codes: 0 success, 1 a trace is invalid (or, with --keep-going, some were), 2 the request
-or the input is unusable, 70 an internal error (a bug), 130 interrupted. Errors are one line
-each, never a traceback.
+or the input is unusable (a standard stream it needs closed, OUT not writable: nothing is left
+beside OUT), 70 an internal error (a bug), 130 interrupted, 141 the reader of standard output
+went away. Errors are one line each, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from ._cli_commands import (
     Streams,
@@ -230,6 +232,8 @@ def main(
 
 def _stdin() -> TextIO:
     """Standard input as UTF-8 whatever the locale (a byte-order mark is skipped)."""
+    if sys.stdin is None:  # the process was started with its standard input closed
+        return _closed("input")
     # not a text file (replaced, closed, or already read): use it as it is
     with contextlib.suppress(AttributeError, ValueError, OSError):
         sys.stdin.reconfigure(encoding="utf-8-sig")  # type: ignore[union-attr]
@@ -238,9 +242,34 @@ def _stdin() -> TextIO:
 
 def _stdout() -> TextIO:
     """Standard output, writing what UTF-8 cannot hold as a JSON escape (see JSON_SAFE)."""
+    if sys.stdout is None:
+        return _closed("output")
     with contextlib.suppress(AttributeError, ValueError, OSError):
         sys.stdout.reconfigure(errors=JSON_SAFE)  # type: ignore[union-attr]
     return sys.stdout
+
+
+def _closed(which: str) -> TextIO:
+    """A standard stream the process was started without (``>&-``): using it is an error
+    of the command line (exit 2), not of the program; a run that does not use it is not
+    stopped by it."""
+    hint = "give a file instead" if which == "input" else "give -o FILE instead"
+    return cast(TextIO, _Closed(f"standard {which} is closed; {hint}"))
+
+
+class _Closed(io.TextIOBase):
+    def __init__(self, why: str) -> None:
+        super().__init__()
+        self.why = why
+
+    def read(self, size: int | None = -1) -> str:
+        raise OSError(self.why)
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        raise OSError(self.why)
+
+    def write(self, text: str) -> int:
+        raise OSError(self.why)
 
 
 def _quiet(stdout: TextIO) -> None:
