@@ -138,17 +138,22 @@ class _Conversation:
             message_id = reply.message["id"]
             namespace = reply.message["namespace"]
             text = reply.message["string"]
+            at = reply.message["at"]
             if text is not None:
                 if not reply.content:
                     content = text
                 else:
                     namespace["content"] = "string"
-                    if text:
-                        content = [*reply.content, TextPart(text=text)]
+                    if text:  # where the message stood among the reply's other items
+                        content = [*reply.content[:at], TextPart(text=text), *reply.content[at:]]
+            parts = content if isinstance(content, list) else []
+            # The writer places the message item at its first text part, else at the end:
+            # elsewhere (no text, items after it), or not written at all, its place is kept.
+            placed = any(not is_item_part(part, self.source) for part in parts)
             if not would_write_message(
                 content, message_id, reply.citations, reply.calls, self.source
-            ):
-                namespace["message"] = reply.message["at"]
+            ) or (not placed and at != len(parts)):
+                namespace["message"] = at
         self.call_items[reply.first] = reply.call_items
         self.add(
             AIMessage(
