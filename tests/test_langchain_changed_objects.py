@@ -97,6 +97,40 @@ def test_a_changed_field_is_refused_where_it_is(
     assert said in str(caught.value)
 
 
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize(
+    ("position", "field", "value", "path"),
+    [
+        # each was read as it stood: a result with no status as a success, one with no call
+        # id as a FunctionMessage's, a dict as its keys, counts as text, and so on
+        (3, "status", None, "messages[3].status"),
+        (3, "tool_call_id", None, "messages[3].tool_call_id"),
+        (1, "content", {"type": "text", "text": "x"}, "messages[1].content"),
+        (6, "content", {"answer": "done"}, "messages[6].content"),
+        (0, "additional_kwargs", None, "messages[0].additional_kwargs"),
+        (1, "response_metadata", [], "messages[1].response_metadata"),
+        (6, "usage_metadata", {"input_tokens": "1", "output_tokens": 2, "total_tokens": 3},
+         "messages[6].usage_metadata"),
+        (6, "usage_metadata", {}, "messages[6].usage_metadata"),
+        (2, "invalid_tool_calls", "", "messages[2].invalid_tool_calls"),
+    ],
+)
+def test_a_changed_field_the_reader_took_as_it_stood_is_refused(
+    position: int, field: str, value: Any, path: str
+) -> None:
+    messages = conversation()
+    messages[position].__dict__[field] = value
+    assert outcome(messages) == _general(messages) == ("malformed_event", position, path)
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_a_tool_call_without_its_type_is_refused() -> None:
+    messages = conversation()
+    del messages[2].tool_calls[0]["type"]
+    assert outcome(messages) == _general(messages)
+    assert outcome(messages)[:2] == ("malformed_event", 2)
+
+
 def _general(messages: list[Any]) -> Any:
     with general_only():
         return outcome(messages)

@@ -166,6 +166,8 @@ def _special(kind: str, metadata_name: str) -> Reader:
         if type(kwargs) is not dict or type(response) is not dict:
             return None  # LangChain keeps a dict here: the general reader says why not
         extra = None if third is None else fields[third]
+        if kind == "ai" and extra is not None and not _counts(extra):
+            return None  # LangChain would store it as another value: the general reader says
         if (
             kind == "ai"
             and len(kwargs) == 1
@@ -199,6 +201,23 @@ def _special(kind: str, metadata_name: str) -> Reader:
         return _build.system(content, "system", name, message_id, metadata)
 
     return read
+
+
+_USAGE_KEYS = frozenset({"input_tokens", "output_tokens", "total_tokens"})
+"""What LangChain's ``UsageMetadata`` requires."""
+
+
+def _counts(usage: Any) -> bool:
+    """Whether ``usage_metadata`` holds counts as LangChain stores them: whole numbers, and
+    dicts of them (the token details); ``"1"`` would be stored as ``1``."""
+    if type(usage) is not dict or not usage.keys() >= _USAGE_KEYS:
+        return False
+    for value in usage.values():
+        if type(value) is not int and not (
+            type(value) is dict and all(type(count) is int for count in value.values())
+        ):
+            return False
+    return True
 
 
 def _kept(
@@ -302,7 +321,7 @@ def _typed_calls(
     for k, call in enumerate(calls):
         if type(call) is not dict or not call.keys() <= _CALL_KEYS:
             return None
-        if call.get("type", "tool_call") != "tool_call":
+        if call.get("type") != "tool_call":  # LangChain's constructor always sets it
             return None
         args = call.get("args", _ABSENT)
         call_name = call.get("name", _ABSENT)

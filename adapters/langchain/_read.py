@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 from typing_extensions import assert_never
 
-from tracebridge._changed import FELL, drifted, refusal
+from tracebridge._changed import FELL, drifted, refusal, unmade
 from tracebridge._gc import gc_paused
 from tracebridge._json import check_json
 from tracebridge.errors import TraceError, short_repr
@@ -90,6 +90,7 @@ def _read_item(
     """The typed messages of an item the fast path did not read: a dict (loaded first, then
     offered to the fast path), or a message the general reader reads."""
     try:
+        given = item
         if type(item) not in fast:
             item = _loaded(item, i, lc)
             read = fast.get(type(item))
@@ -101,7 +102,7 @@ def _read_item(
             if refused is not None:
                 raise refused
         try:
-            return _typed(item, i, partial_parser(), drop_artifacts)
+            typed = _typed(item, i, partial_parser(), drop_artifacts)
         except FELL as exc:
             # LangChain does not check a field set after the object was made: such a
             # message is refused as LangChain would refuse it when built with those values
@@ -109,6 +110,15 @@ def _read_item(
             if refused is None:
                 raise  # LangChain accepts the message: the fault is ours, shown as it is
             raise refused from exc
+        if item is given:
+            # An object as the caller made it (a dict was just loaded, so checked) that this
+            # reader took as it stands, which does not make it one LangChain makes (a status
+            # of None, content that is a dict): refused as LangChain would refuse it, or
+            # store it as another value.
+            refused = unmade(item, f"messages[{i}]", "LangChain")
+            if refused is not None:
+                raise refused
+        return typed
     except TraceError as error:
         raise error.relocated(index=i, source=NAME) from None
 

@@ -25,9 +25,9 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
 from ._json import json_path
-from .errors import ErrorCode, TraceError, short_repr
+from .errors import TraceError, short_repr
 
-__all__ = ["FELL", "drifted", "refusal"]
+__all__ = ["FELL", "drifted", "refusal", "unmade"]
 
 FELL = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 """What a reader may raise on a value it did not expect (pydantic's ValidationError and
@@ -45,26 +45,36 @@ def refusal(
     Nested models are asked first, each by its own class, so the path goes down to the
     field that is wrong (``at.blocks[1].text``).
     """
-    code: ErrorCode = "malformed_event"
-    found = _fault(obj, at)
+    found = unmade(obj, at, framework, index=index, source=source)
     if found is not None:
-        model, path, said = found
-        detail = (f"this {type(model).__name__} holds what {framework} does not make (was a "
-                  f"field changed after it was made?): {said}")
-    else:
-        unserializable = _unserializable(obj, at, index, source)
-        if unserializable is not None:
-            return unserializable
-        # a field whose own serializer (the framework's) cannot write it as JSON: a stream
-        # of bytes that are not UTF-8 text, which a LlamaIndex media block writes as text
-        unwritten = _unwritten(obj, at)
-        if unwritten is None:
-            return None
-        model, path, exc = unwritten
-        code = "unserializable_value"
-        detail = (f"{framework} cannot write this {type(model).__name__} as JSON: "
-                  f"{type(exc).__name__}: {exc}")
-    return TraceError(code, detail, index=index, path=path, source=source)
+        return found
+    unserializable = _unserializable(obj, at, index, source)
+    if unserializable is not None:
+        return unserializable
+    # a field whose own serializer (the framework's) cannot write it as JSON: a stream
+    # of bytes that are not UTF-8 text, which a LlamaIndex media block writes as text
+    unwritten = _unwritten(obj, at)
+    if unwritten is None:
+        return None
+    model, path, exc = unwritten
+    detail = (f"{framework} cannot write this {type(model).__name__} as JSON: "
+              f"{type(exc).__name__}: {exc}")
+    return TraceError("unserializable_value", detail, index=index, path=path, source=source)
+
+
+def unmade(
+    obj: Any, at: str, framework: str, *, index: int | None = None, source: str | None = None
+) -> TraceError | None:
+    """``malformed_event`` at the first field of ``obj`` that its framework would refuse or
+    store as another value (what ``refusal`` finds first); None when there is none. For a
+    reader that took the object as it stands and must know it is one the framework makes."""
+    found = _fault(obj, at)
+    if found is None:
+        return None
+    model, path, said = found
+    detail = (f"this {type(model).__name__} holds what {framework} does not make (was a "
+              f"field changed after it was made?): {said}")
+    return TraceError("malformed_event", detail, index=index, path=path, source=source)
 
 
 def _fault(value: Any, at: str) -> tuple[Any, str, str] | None:
