@@ -35,8 +35,8 @@ class CallLists:
     """Invalid (True) or valid (False), for each call of the two lists, in typed order."""
     positions: list[int] = field(default_factory=list)
     """The typed position of each call of the two lists, in typed order."""
-    blocks: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-    """Call blocks with the content position they came from."""
+    blocks: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)
+    """Call blocks with the content position they came from and their call's typed position."""
     tail: list[dict[str, Any]] = field(default_factory=list)
     """Blocks of custom calls from elsewhere, written after the rest of the content."""
     from_function_call: list[int] = field(default_factory=list)
@@ -95,7 +95,7 @@ def lists_of(
                     "back as them",
                     f"{where}.invalid_args",
                 )
-            out.blocks.append((link.get("at"), block))
+            out.blocks.append((link.get("at"), k, block))
         if place == 1:
             continue
         if call.invalid_args is not None or "invalid_tool_call" in kept:

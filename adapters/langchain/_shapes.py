@@ -414,5 +414,8 @@ def get(block: Any, path: Path) -> Any:
 
 def _put(block: dict[str, Any], path: Path, value: str) -> None:
     for key in path[:-1]:
-        block = block.setdefault(key, {})
+        inner = block.get(key)
+        if inner is None:  # absent, or None as LangChain allows (``"extras": None``)
+            inner = block[key] = {}
+        block = inner
     block[path[-1]] = value

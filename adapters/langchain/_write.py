@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from tracebridge._changed import FELL
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AIMessage,
@@ -61,9 +62,43 @@ def write_trace(messages: Sequence[Message], lc: Any, drop: Collection[str]) -> 
                 written, i_next = native(message, i, lc, drop), i + 1
         except TraceError as error:
             raise error.relocated(index=i, source=NAME) from None
+        except FELL as exc:
+            # The typed message was validated when it was made; what this writer reads
+            # besides is metadata["langchain"], which may hold anything JSON allows.
+            kept = _kept_at(message)
+            if kept is None:
+                raise  # nothing of it was read: the fault is the writer's, shown as it is
+            raise TraceError(
+                "malformed_event",
+                f"{kept[1:]} is not what to_messages writes there "
+                f"({type(exc).__name__}: {exc})",
+                index=i,
+                path=f"messages[{i}]{kept}",
+                source=NAME,
+            ) from exc
         out.append(written)
         i = i_next
     return out
+
+
+def _kept_at(message: Message) -> str | None:
+    """Where ``message`` holds this adapter's metadata (on it, its parts, calls, citations
+    or audio reply): the first place whose namespace is not an object, else the first
+    place; None when it holds none."""
+    places: list[tuple[str, Any]] = [("", message)]
+    if not isinstance(message.content, str):
+        places += [(f".content[{j}]", part) for j, part in enumerate(message.content)]
+    if isinstance(message, AIMessage):
+        places += [(f".tool_calls[{k}]", call) for k, call in enumerate(message.tool_calls)]
+        places += [(f".citations[{k}]", cited) for k, cited in enumerate(message.citations)]
+        if message.audio is not None:
+            places.append((".audio", message.audio))
+    found = [(f"{where}.metadata.{NAME}", held.metadata[NAME])
+             for where, held in places if NAME in held.metadata]
+    for where, namespace in found:
+        if not isinstance(namespace, dict):
+            return where
+    return found[0][0] if found else None
 
 
 def _in_group(i: int, lc: Any, drop: Collection[str]) -> Callable[[Message, Any], Any]:
@@ -253,12 +288,14 @@ def _with_call_blocks(content: Any, lists: CallLists, at: str) -> Any:
                 f"{at}.content",
             )
         content = [{"type": "text", "text": content}] if content else []
-    for position, block in sorted(lists.blocks, key=lambda pair: pair[0]):
+    for position, k, block in sorted(lists.blocks, key=lambda entry: entry[0]):
         if type(position) is not int or not 0 <= position <= len(content):
+            # (a call edited to keep no block of its own leaves a gap before the later ones)
             raise _not_representable(
-                f"a call's content block belongs at position {short_repr(position)}, outside "
-                f"the message's {len(content)} other content elements",
-                f"{at}.content",
+                f"this call's content block (metadata.langchain.content_block) belongs at "
+                f"position {short_repr(position)}, outside the message's {len(content)} other "
+                f"content elements",
+                f"{at}.tool_calls[{k}]",
             )
         content.insert(position, block)
     return [*content, *lists.tail]
