@@ -681,3 +681,15 @@ def test_an_inline_image_url_needs_a_mime_type_to_be_written_back() -> None:
         langchain.from_messages(broken)
     assert (caught.value.code, caught.value.index, caught.value.path) == (
         "not_representable", 0, "messages[0].content[0].mime_type")
+
+
+def test_a_v1_image_by_data_url_with_a_detail_is_read_and_written_back() -> None:
+    # LangChain takes it; the reader asked the default way back (OpenAI's image_url block,
+    # which would read a data URL back as inline data) and let its refusal out of to_messages
+    block = {"type": "image", "url": "data:image/png;base64,iVBORw0KGgo=",
+             "extras": {"detail": "low"}}
+    trace = [HumanMessage(content=[{"type": "text", "text": "what is this?"}, block])]
+    part = langchain.to_messages(trace)[0].content[1]
+    assert isinstance(part, tb.ImagePart)
+    assert (part.url, part.detail, part.data) == ("data:image/png;base64,iVBORw0KGgo=", "low", None)
+    assert langchain.from_messages(langchain.to_messages(trace)) == trace

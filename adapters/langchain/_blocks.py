@@ -68,13 +68,25 @@ def part_of(item: Any, path: str) -> AnyPart:
         if values is None:
             continue  # not this layout; the next shape (or OpaquePart) takes the block
         plain = shape.part(**values)
-        default = default_shape(plain)
-        if not raw and default.write({"type": default.tag}, plain, path) == item:
+        if not raw and _default_block(plain, path) == item:
             return plain
         kept = {"shape": shape.name, "block": shape.template(item, values), **kept_bytes}
         return shape.part(**values, metadata={NAME: kept})
     kind = tag if type(tag) is str else _untyped_kind(item)
     return OpaquePart(kind=kind, value=item, metadata={NAME: kept_bytes} if raw else {})
+
+
+def _default_block(part: MappedPart, path: str) -> dict[str, Any] | None:
+    """The block the way back writes for ``part`` when it carries no metadata; None when
+    that way cannot write it (an image by a ``data:`` URL with a detail, which the default
+    ``image_url`` block would read back as inline data): the block read is kept instead."""
+    default = default_shape(part)
+    try:
+        return default.write({"type": default.tag}, part, path)
+    except TraceError as error:
+        if error.code != "not_representable":
+            raise
+        return None
 
 
 def _untyped_kind(block: dict[str, Any]) -> str:
