@@ -79,6 +79,18 @@ def test_a_chat_message_keeps_its_role_and_the_typed_role_must_agree() -> None:
     assert refused([edited]) == ("not_representable", 0, "messages[0].role")
 
 
+def test_a_system_chat_message_with_the_developer_marker_is_a_system_message() -> None:
+    # ChatOpenAI sends a ChatMessage as its role, marker or not (the marker is a
+    # SystemMessage's). It was read as the developer role, then refused on the way back.
+    trace = [ChatMessage("be brief", role="system",
+                         additional_kwargs={"__openai_role__": "developer"})]
+    assert convert_to_openai_messages(trace) == [{"role": "system", "content": "be brief"}]
+    [typed] = langchain.to_messages(trace)
+    assert typed.role == "system"
+    assert typed.metadata[LC]["additional_kwargs"] == {"__openai_role__": "developer"}
+    assert roundtrip(trace) == messages_to_dict(trace)
+
+
 # --- refusals ------------------------------------------------------------------------------
 
 ASK = HumanMessage("Help me pick a lock.")

@@ -298,7 +298,9 @@ def _typed(message: Any, i: int, parse_partial: Any, drop_artifacts: bool) -> li
     if kind == "human":
         return [HumanMessage(content=content, **common, metadata=_metadata(kept))]
     if kind == "system":
-        developer = kept.get("role") == "developer" or is_developer(kwargs)
+        # a ChatMessage says its role itself; ChatOpenAI's developer marker is a
+        # SystemMessage's (it sends a ChatMessage as its role, marker or not)
+        developer = kept["role"] == "developer" if "role" in kept else is_developer(kwargs)
         return [
             SystemMessage(
                 content=content,
