@@ -8,6 +8,7 @@ reader.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable
 from typing import Any
 from unittest import mock
@@ -18,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionMessage
 from openai.types.chat.parsed_chat_completion import ParsedChatCompletionMessage
+from pydantic import BaseModel
 
 from tracebridge import TraceError
 from tracebridge.adapters import openai_chat
@@ -146,3 +148,49 @@ def test_any_changed_message_object_reads_or_is_refused(
     trace = conversation()
     change_one(data, trace, value, remove)
     both(trace)  # any exception but a TraceError fails here
+
+
+# --- fields the SDK does not declare -----------------------------------------------------
+
+ASK = {"role": "user", "content": "hi"}
+
+
+@pytest.mark.parametrize(
+    "value", [float("nan"), float("inf"), (1, 2), {1, 2}, b"ab", {1: "a"}],
+    ids=["nan", "inf", "tuple", "set", "bytes", "int-key"],
+)
+def test_a_vendor_field_json_cannot_hold_is_unserializable(value: Any) -> None:
+    # the SDK keeps a field it does not declare as it is (a NaN json.loads read from a
+    # vendor's response): a JSON dump wrote it as null, a list, text
+    message = ChatCompletionMessage.model_validate(
+        {"role": "assistant", "content": "x", "vendor_field": value})
+    with pytest.raises(TraceError) as caught:
+        openai_chat.to_messages([ASK, message])
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "unserializable_value", 1, "messages[1].vendor_field")
+
+
+def test_a_vendor_field_of_a_call_is_checked_where_it_is() -> None:
+    message = ChatCompletionMessage.model_validate({
+        "role": "assistant", "content": None,
+        "tool_calls": [{"id": "c1", "type": "function", "score": float("nan"),
+                        "function": {"name": "f", "arguments": "{}"}}]})
+    with pytest.raises(TraceError) as caught:
+        openai_chat.to_messages([ASK, message])
+    assert (caught.value.code, caught.value.path) == (
+        "unserializable_value", "messages[1].tool_calls[0].score")
+
+
+def test_a_vendor_field_json_holds_is_kept_and_a_parsed_model_is_written_as_itself() -> None:
+    class Meeting(BaseModel):
+        at: datetime.date
+
+    message = ChatCompletionMessage.model_validate(
+        {"role": "assistant", "content": "x", "vendor_field": [1, {"a": None}]})
+    assert openai_chat.to_messages([ASK, message])[1].metadata == {
+        "openai_chat": {"fields": {"vendor_field": [1, {"a": None}]}}}
+    parsed = ParsedChatCompletionMessage[Meeting].model_validate(
+        {"role": "assistant", "content": '{"at": "2026-12-02"}', "refusal": None,
+         "parsed": Meeting(at=datetime.date(2026, 12, 2))})
+    fields = openai_chat.to_messages([ASK, parsed])[1].metadata["openai_chat"]["fields"]
+    assert fields["parsed"] == {"at": "2026-12-02"}

@@ -8,6 +8,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
+from pydantic import BaseModel
+
 from tracebridge import _build
 from tracebridge._changed import FELL, drifted, refusal
 from tracebridge._gc import pause_gc, resume_gc
@@ -313,6 +315,7 @@ class _Reader(ReplyReader):
                 except FELL:
                     self.refuse_changed(item)
                     raise  # the SDK accepts the object: the fault is ours, shown as it is
+                self.check_extras(item, self.root)
                 return dumped
             if kind.__name__ in _CHUNK_CLASSES or kind.__module__.endswith("_chunk"):
                 self.fail(
@@ -334,6 +337,29 @@ class _Reader(ReplyReader):
                 f"expected a message object with 'role', got {described(item)}",
             )
         return dict(item)
+
+    def check_extras(self, model: Any, path: str) -> None:
+        """Fields the SDK does not declare (a vendor's) hold what the response said, as
+        ``json.loads`` made it: a JSON dump would write a NaN there as null, a tuple as a
+        list. Each must be JSON as it is (``unserializable_value`` where it is not); a field
+        the SDK would refuse is told so first. The SDK's own fields are typed, and
+        ``parsed`` (a ``parse()`` call's) is the application's model, written as it writes
+        itself."""
+        for key, value in (model.__pydantic_extra__ or {}).items():
+            try:
+                self.kept(value, f"{path}.{key}")
+            except TraceError:
+                self.refuse_changed(model)
+                raise
+        for key, value in model.__dict__.items():
+            if key == "parsed":
+                continue
+            if isinstance(value, BaseModel):
+                self.check_extras(value, f"{path}.{key}")
+            elif type(value) is list:
+                for k, entry in enumerate(value):
+                    if isinstance(entry, BaseModel):
+                        self.check_extras(entry, f"{path}.{key}[{k}]")
 
     def refuse_changed(self, item: Any) -> None:
         """Refuse an SDK object whose fields were changed after it was made (pydantic does not
