@@ -271,16 +271,41 @@ def _stored_run_item(item: dict[str, Any], index: int, path: str) -> Entry:
     return Entry(raw, agent["name"], _kept(record, index, path), index, path)
 
 
+_SHELL_OUTPUT_ONLY = ("status", "shell_output", "provider_data")
+"""What a ``shell_call_output`` carries for the SDK's book-keeping and does not replay."""
+
+
 def _as_input(raw: dict[str, Any], kind: str, record: dict[str, Any]) -> dict[str, Any]:
-    """The input form the SDK replays (``run_item_to_input_item``); what it strips is kept."""
+    """The input form the SDK replays (``run_item_to_input_item``); what it strips is kept.
+
+    It drops ``created_by`` (output-only) and a null ``status``; of a ``shell_call_output``
+    also its status, ``shell_output`` and ``provider_data``, and each output chunk's
+    ``created_by`` (the original ``output`` is then kept whole)."""
     if kind == "compaction_item":
         return raw
     stripped = {key: raw[key] for key in ("created_by",) if key in raw}
     if "status" in raw and raw["status"] is None:
         stripped["status"] = None
+    replayed: dict[str, Any] = {}
+    if kind == "tool_call_output_item" and raw.get("type") == "shell_call_output":
+        stripped.update({key: raw[key] for key in _SHELL_OUTPUT_ONLY if key in raw})
+        chunks = raw.get("output")
+        if type(chunks) is list and any(
+            type(chunk) is dict and "created_by" in chunk for chunk in chunks
+        ):
+            stripped["output"] = chunks
+            replayed["output"] = [
+                {key: value for key, value in chunk.items() if key != "created_by"}
+                if type(chunk) is dict else chunk
+                for chunk in chunks
+            ]
     if stripped:
         record["stripped"] = stripped
-    return {key: value for key, value in raw.items() if key not in stripped}
+    return {
+        key: replayed.get(key, value)
+        for key, value in raw.items()
+        if key not in stripped or key in replayed
+    }
 
 
 def _run_item(item: Any, index: int, path: str) -> Entry:
