@@ -14,6 +14,7 @@ from tracebridge import (
     HumanMessage,
     ImagePart,
     ReasoningPart,
+    RefusalPart,
     SystemMessage,
     TextPart,
     ToolCall,
@@ -362,12 +363,27 @@ def test_non_text_parts_are_not_representable_unless_dropped_by_name() -> None:
         "a image part: Galtea turns hold only user and assistant text and files; "
         "drop_non_text=True leaves it out (recorded in omitted)"
     )
+    # the two text parts left become one text: a loss of its own, accepted by its own name
+    error = error_of(galtea.from_messages, messages, drop_non_text=True)
+    assert (error.code, error.index, error.path) == ("not_representable", 0, "messages[0].content")
+    assert "drop=['part_boundaries']" in error.detail
     omitted: list[Omission] = []
-    assert galtea.from_messages(messages, drop_non_text=True, omitted=omitted) == [
+    assert galtea.from_messages(messages, drop_non_text=True, drop=["part_boundaries"],
+                                omitted=omitted) == [
         {"role": "user", "content": "look\nhere"},
         {"role": "assistant", "content": ""},
     ]
-    assert [(o.index, o.what) for o in omitted] == [(0, "non_text_part"), (1, "non_text_part")]
+    assert [(o.index, o.what) for o in omitted] == [
+        (0, "non_text_part"), (0, "part_boundaries"), (1, "non_text_part")]
+
+
+def test_a_refusal_beside_text_is_two_losses_each_by_its_name() -> None:
+    messages = [HumanMessage(content="q"),
+                AIMessage(content=[TextPart(text="Sorry."), RefusalPart(text="I can't.")])]
+    error = error_of(galtea.from_messages, messages, drop=["refusals"])
+    assert (error.code, error.index, error.path) == ("not_representable", 1, "messages[1].content")
+    assert galtea.from_messages(messages, drop=["refusals", "part_boundaries"]) == [
+        {"role": "user", "content": "q"}, {"role": "assistant", "content": "Sorry.\nI can't."}]
 
 
 def test_names_are_not_representable_unless_dropped_by_name() -> None:

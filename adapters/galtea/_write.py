@@ -290,7 +290,8 @@ def _content(message: HumanMessage | AIMessage, entry: Entry, shape: Shape, opti
                            "files written after the text, input files first"),
                   found, at, "text or input files after files",
                   "a Galtea turn holds its text, then its input files, then its output files")
-    several = len(texts) > 1 and not changed
+    # each option accepts its own loss: joined text parts are one more, whatever else went
+    several = len(texts) > 1
     empty_beside_files = texts == [""] and entry.files and not changed
     # (an answer's tool calls, when it has them, are left out by an option already named)
     no_parts = not message.content and not (isinstance(message, AIMessage) and message.tool_calls)
