@@ -3,9 +3,10 @@
 A ``Trace`` is one stored turn (``traces.list`` / ``traces.get``): the user's input, the
 agent's output, their files, and the record (id, index, status, error, latency, usage, cost).
 A list of them reads the way the SDK itself rebuilds a conversation for an agent
-(``TraceService._execute_agent``): a user message when the input is not empty (its text is
-``user_message``, its other keys the message's ``metadata``, its files ``input_files``), then an
-assistant message when there is an output or output files; the message carries
+(``TraceService._execute_agent``), leaving nothing out: a user message when the input is not
+empty or has files (its text is ``user_message``, its other keys the message's ``metadata``,
+its files ``input_files``), then an assistant message when there is an output (even empty
+text) or output files; what two fields say twice must agree; the message carries
 ``retrieval_context: None`` as the SDK's does (the API does not return it). So a pending trace
 (no output yet) is a user message alone, and a file-only input is a user message with files
 and no text. The record's other fields are kept, verbatim, under ``metadata["galtea"]["trace"]``
@@ -72,12 +73,15 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _field(record: dict[str, Any], name: str) -> tuple[str | None, Any]:
-    """(key as spelled, value) of a mapped field, or (None, None) when absent."""
-    for key in (name, _MAPPED[name]):
-        if key in record:
-            return key, record[key]
-    return None, None
+def _field(record: dict[str, Any], name: str, i: int) -> tuple[str | None, Any]:
+    """(key as spelled, value) of a mapped field, or (None, None) when absent; spelled both
+    ways with two values, ``conflicting_fields`` (one would be lost)."""
+    found = [(key, record[key]) for key in (name, _MAPPED[name]) if key in record]
+    if len(found) == 2 and found[0][1] != found[1][1]:
+        raise error("conflicting_fields", f"{found[0][0]} is {short_repr(found[0][1])} but "
+                    f"{found[1][0]} is {short_repr(found[1][1])}", i, found[1][0],
+                    base="traces")
+    return found[0] if found else (None, None)
 
 
 def _envelope_files(envelope: dict[str, Any]) -> list[dict[str, Any]]:
@@ -101,21 +105,49 @@ def _envelope_files(envelope: dict[str, Any]) -> list[dict[str, Any]]:
     return files
 
 
+_FILE_PART_KEYS = frozenset({"type", "uri", "filename", "mimeType"})
+
+
+def _only_files(parts: Any) -> bool:
+    """Whether an envelope's ``content`` holds file parts alone, each all read as a file."""
+    return type(parts) is list and all(
+        type(part) is dict and part.keys() <= _FILE_PART_KEYS and "uri" in part
+        and part.get("type") == "file"
+        and all(type(value) is str and value for value in part.values())
+        for part in parts
+    )
+
+
 def _turns_of(record: dict[str, Any], i: int) -> list[dict[str, Any]]:
-    """The record as the ``ConversationMessage`` dumps the SDK would build from it."""
-    input_key, raw_input = _field(record, "input")
-    data_key, input_data = _field(record, "input_data")
-    files_key, input_files = _field(record, "input_files")
-    output_key, output = _field(record, "actual_output")
-    out_files_key, output_files = _field(record, "actual_output_files")
+    """The record as the ``ConversationMessage`` dumps the SDK would build from it, except
+    that nothing of it is left out: an input of files alone, or an empty answer, is a
+    message too, and what two fields say twice must agree."""
+    input_key, raw_input = _field(record, "input", i)
+    data_key, input_data = _field(record, "input_data", i)
+    files_key, input_files = _field(record, "input_files", i)
+    output_key, output = _field(record, "actual_output", i)
+    out_files_key, output_files = _field(record, "actual_output_files", i)
     input_files = [] if files_key is None else input_files
     output_files = [] if out_files_key is None else output_files
     if type(raw_input) is dict:  # the API's own JSON: the envelope itself
-        input_data = raw_input if input_data is None else input_data
+        if input_data is not None and input_data != raw_input:
+            raise error("conflicting_fields", f"the input {short_repr(raw_input)} is not "
+                        f"{data_key} {short_repr(input_data)}", i, input_key, base="traces")
+        input_data = raw_input
         raw_input = raw_input.get("user_message")
         input_files = _envelope_files(input_data) if files_key is None else input_files
+    elif type(raw_input) is str and type(input_data) is dict and raw_input != (
+        input_data.get("user_message") or ""
+    ):
+        raise error("conflicting_fields", f"the input {short_repr(raw_input)} is not "
+                    f"{data_key}.user_message {short_repr(input_data.get('user_message'))}",
+                    i, input_key, base="traces")
+    answer: dict[str, Any] | None = None
     if type(output) is dict:
         output_files = _envelope_files(output) if out_files_key is None else output_files
+        answer = {key: value for key, value in output.items() if key != "assistant_message"}
+        if answer.keys() == {"content"} and _only_files(answer["content"]):
+            answer = None  # its files, read as such, are all it says besides the text
         output = output.get("assistant_message")
     source = input_data if input_data is not None else raw_input
     if source is not None and type(source) not in (str, dict):
@@ -127,23 +159,27 @@ def _turns_of(record: dict[str, Any], i: int) -> list[dict[str, Any]]:
                     f"{type(output).__name__} {short_repr(output)}", i,
                     output_key, base="traces")
     turns: list[dict[str, Any]] = []
-    if source:
+    if source or input_files:
+        metadata: dict[str, Any] | None = None
         if type(source) is dict:
-            text = source.get("user_message") or ""
-            if type(text) is not str:
+            text = source.get("user_message")
+            if text is not None and type(text) is not str:
                 raise error("malformed_event", f"expected the user_message as a string, got "
                             f"{short_repr(text)}", i, json_path(data_key or "input",
                                                                 "user_message"), base="traces")
-            rest = {key: value for key, value in source.items() if key != "user_message"}
-            metadata: dict[str, Any] | None = rest or None
+            # a null user_message stays with the rest: it is not the empty text
+            rest = {key: value for key, value in source.items()
+                    if key != "user_message" or text is None}
+            metadata = rest or None
+            text = text or ""
         else:
-            text, metadata = source, None
+            text = source or ""
         turns.append({"role": "user", "content": text, "retrieval_context": None,
                       "metadata": metadata, "input_files": input_files,
                       "output_files": []})
-    if output or output_files:
+    if output is not None or output_files:
         turns.append({"role": "assistant", "content": output or "", "retrieval_context": None,
-                      "metadata": None, "input_files": [],
+                      "metadata": answer or None, "input_files": [],
                       "output_files": output_files})
     return turns
 
