@@ -9,7 +9,7 @@ one item it was read from). ``_write`` adds the other messages and the order rul
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from tracebridge.messages import (
@@ -25,7 +25,7 @@ from tracebridge.messages import (
 
 from ..openai_chat._read import read_arguments
 from ..openai_chat._write import _arguments
-from ._items import CALL_OUTPUTS, HOSTED_CALLS, call_name
+from ._items import CALL_OUTPUTS, HOSTED_CALLS, RESULT_KEYS, call_name
 from ._parts import ItemPartWriter
 from ._read import is_item_part, would_write_message
 
@@ -72,11 +72,20 @@ class ReplyWriter(ItemPartWriter):
         return content
 
     def json_text(self, content: Any, path: str) -> Any:
+        """The JSON value a text read from one stands for. It must be spelled as the reader
+        spells it, and not be a string (the reader takes a string item value as text)."""
         text = self.text(content, path, "JSON output")
         try:
-            return json.loads(text)
+            value = json.loads(text)
         except ValueError:
             self.refuse(f"the output was read as JSON and is no longer JSON: {text[:60]!r}", path)
+        if isinstance(value, str):
+            self.refuse(f"the output was read as JSON and is now a JSON string ({text[:60]!r}), "
+                        "which reads back as its text", path)
+        if json.dumps(value, ensure_ascii=False) != text:
+            self.refuse(f"the output was read as JSON and is now spelled otherwise "
+                        f"({text[:60]!r}): it reads back as the reader spells it", path)
+        return value
 
     # -- replies --
 
@@ -260,7 +269,11 @@ class ReplyWriter(ItemPartWriter):
         out: dict[str, Any]
         if kind in HOSTED_CALLS:
             return self.hosted(call, kind, path, result)
-        if kind in CALL_OUTPUTS:
+        if kind is not None and call.kind == "custom":
+            self.refuse(f"a {kind} item holds a call with input fields, not a custom (free-text) "
+                        "call", f"{path}.kind")
+        if kind is not None and kind in CALL_OUTPUTS:
+            self.own_keys(call.args, ("type", "call_id", "id", "status"), kind, f"{path}.args")
             out = {"type": kind, "call_id": call.id, **call.args}
             if "status" in namespace:
                 out["status"] = namespace["status"]
@@ -309,9 +322,23 @@ class ReplyWriter(ItemPartWriter):
                 f"{result.name!r}",
                 result_path,
             )
+        if set(self.namespace(call.metadata)) != {"item"} or self.namespace(result.metadata):
+            self.refuse(f"a {kind} item keeps its call and result as it is: there is no place "
+                        f"for other {self.source} metadata on them", path)
+        self.own_keys(call.args, ("type", "id", *RESULT_KEYS), kind, f"{path}.args")
         fields = self.json_text(result.content, result_path)
         if not isinstance(fields, dict):
             self.refuse(f"the result of a {kind} item must be a JSON object", result_path)
+        if not set(fields) <= set(RESULT_KEYS):
+            other = sorted(set(fields) - set(RESULT_KEYS))[0]
+            self.refuse(f"the result of a {kind} item holds its {', '.join(RESULT_KEYS)}; "
+                        f"{other!r} would read back as the call's input", result_path)
         return {"type": kind, "id": call.id, **call.args, **fields}
 
-
+    def own_keys(self, args: dict[str, Any], own: Sequence[str], kind: str, path: str) -> None:
+        """Refuse call input holding a key the item keeps elsewhere (it would read back
+        there, or overwrite it)."""
+        for key in own:
+            if key in args:
+                self.refuse(f"a {kind} item keeps {key!r} beside the call's input, which "
+                            f"holds one too", f"{path}.{key}")
