@@ -99,3 +99,27 @@ def test_a_call_edited_to_keep_no_block_names_the_block_left_without_a_place() -
         langchain.from_messages(edited)
     assert (caught.value.code, caught.value.index, caught.value.path) == (
         "not_representable", 1, "messages[1].tool_calls[2]")
+
+
+def test_a_namespace_on_a_later_result_of_one_human_message_is_named_there() -> None:
+    # Anthropic's tool results come back in one human message, written from several typed
+    # results at once: the malformed namespace is on the second, not on the first
+    both = [{"name": "f", "args": {}, "id": f"c{k}", "type": "tool_call"} for k in (1, 2)]
+    trace = [
+        LangChainHuman(content="go"),
+        LangChainAI(content=[{"type": "tool_use", "id": f"c{k}", "name": "f", "input": {}}
+                             for k in (1, 2)], tool_calls=both),
+        LangChainHuman(content=[
+            {"type": "tool_result", "tool_use_id": "c1", "content": "ok"},
+            {"type": "tool_result", "tool_use_id": "c2",
+             "content": [{"type": "text", "text": "fine"}]}]),
+    ]
+    typed = langchain.to_messages(trace)
+    assert [m.type for m in typed] == ["human", "ai", "tool", "tool"]
+    assert langchain.from_messages(typed) == trace
+    broken = typed[3].model_copy(
+        update={"content": [TextPart(text="fine", metadata={"langchain": 5})]})
+    with pytest.raises(TraceError) as caught:
+        langchain.from_messages([*typed[:3], broken])
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "malformed_event", 3, "messages[3].content[0].metadata.langchain")

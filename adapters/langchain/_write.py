@@ -65,15 +65,16 @@ def write_trace(messages: Sequence[Message], lc: Any, drop: Collection[str]) -> 
         except FELL as exc:
             # The typed message was validated when it was made; what this writer reads
             # besides is metadata["langchain"], which may hold anything JSON allows.
-            kept = _kept_at(message)
-            if kept is None:
+            found = _kept_in(messages, i)
+            if found is None:
                 raise  # nothing of it was read: the fault is the writer's, shown as it is
+            j, kept = found
             raise TraceError(
                 "malformed_event",
                 f"{kept[1:]} is not what to_messages writes there "
                 f"({type(exc).__name__}: {exc})",
-                index=i,
-                path=f"messages[{i}]{kept}",
+                index=j,
+                path=f"messages[{j}]{kept}",
                 source=NAME,
             ) from exc
         out.append(written)
@@ -81,10 +82,26 @@ def write_trace(messages: Sequence[Message], lc: Any, drop: Collection[str]) -> 
     return out
 
 
-def _kept_at(message: Message) -> str | None:
-    """Where ``message`` holds this adapter's metadata (on it, its parts, calls, citations
-    or audio reply): the first place whose namespace is not an object, else the first
-    place; None when it holds none."""
+def _kept_in(messages: Sequence[Message], i: int) -> tuple[int, str] | None:
+    """Where the message at ``i`` holds this adapter's metadata (on it, its parts, calls,
+    citations or audio reply), with the tool results written back with it into one human
+    message: the first place whose namespace is not an object, else the first place; None
+    when none holds any."""
+    group = [i]
+    for j in range(i + 1, len(messages)):
+        own = messages[j].metadata.get(NAME)
+        if not (isinstance(own, dict) and not own.keys().isdisjoint(_GROUP_MARKERS)):
+            break
+        group.append(j)
+    found = [(j, where, namespace) for j in group for where, namespace in _kept(messages[j])]
+    for j, where, namespace in found:
+        if not isinstance(namespace, dict):
+            return j, where
+    return (found[0][0], found[0][1]) if found else None
+
+
+def _kept(message: Message) -> list[tuple[str, Any]]:
+    """Each place of ``message`` holding this adapter's namespace, with the namespace."""
     places: list[tuple[str, Any]] = [("", message)]
     if not isinstance(message.content, str):
         places += [(f".content[{j}]", part) for j, part in enumerate(message.content)]
@@ -93,12 +110,8 @@ def _kept_at(message: Message) -> str | None:
         places += [(f".citations[{k}]", cited) for k, cited in enumerate(message.citations)]
         if message.audio is not None:
             places.append((".audio", message.audio))
-    found = [(f"{where}.metadata.{NAME}", held.metadata[NAME])
-             for where, held in places if NAME in held.metadata]
-    for where, namespace in found:
-        if not isinstance(namespace, dict):
-            return where
-    return found[0][0] if found else None
+    return [(f"{where}.metadata.{NAME}", held.metadata[NAME])
+            for where, held in places if NAME in held.metadata]
 
 
 def _in_group(i: int, lc: Any, drop: Collection[str]) -> Callable[[Message, Any], Any]:
