@@ -44,3 +44,15 @@ def test_an_output_of_another_agent_than_its_input_conflicts(form: Form) -> None
     output = _agents(events)[3][0]
     assert (caught.value.code, caught.value.index, caught.value.path) == (
         "conflicting_fields", output, f"events[{output}].data.current_agent_name")
+
+
+@pytest.mark.parametrize("empty", ["", {}, set()])
+def test_blocks_set_to_an_empty_non_list_are_malformed(empty: Any) -> None:
+    # LlamaIndex refuses them; they were read as no content (a tool's result as empty)
+    from llama_index.core.llms import ChatMessage
+
+    message = ChatMessage(role="user", content="hi")
+    message.__dict__["blocks"] = empty
+    with pytest.raises(TraceError) as caught:
+        llama_index.to_messages([message])
+    assert (caught.value.code, caught.value.path) == ("malformed_event", "messages[0].blocks")

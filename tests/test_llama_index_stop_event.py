@@ -157,3 +157,26 @@ def test_a_fault_of_the_run_is_told_where_the_run_has_it() -> None:
     events[4]["data"]["tool_id"] = "call_x"
     error = _refused(events)
     assert (error.code, error.index) == ("orphan_tool_result", 4)
+
+
+def test_a_returned_direct_reply_with_more_than_the_text_conflicts() -> None:
+    # FunctionAgent makes that reply of the tool's text alone
+    events = copy.deepcopy(DIRECT)
+    _result(events, 4)["response"]["additional_kwargs"] = {"note": "only here"}
+    error = _refused(events)
+    assert (error.code, error.index, error.path) == (
+        "conflicting_fields", 4, "events[4].data.result.response")
+
+
+@pytest.mark.parametrize("value", ["", 0, {}, False])
+def test_tool_calls_of_another_type_are_malformed_even_when_empty(value: Any) -> None:
+    events = copy.deepcopy(RUN)
+    events[1]["data"]["tool_calls"] = value
+    error = _refused(events)
+    assert (error.code, error.index, error.path) == (
+        "malformed_event", 1, "events[1].data.tool_calls")
+    events = copy.deepcopy(RUN)
+    _result(events, 8)["tool_calls"] = value
+    error = _refused(events)
+    assert (error.code, error.index, error.path) == (
+        "malformed_event", 8, "events[8].data.result.tool_calls")

@@ -359,7 +359,7 @@ class _Rebuild:
                        f"events[{e}].data.current_agent_name")
         self.calls = message.tool_calls
         self.last_output = len(self.messages) - 1
-        if selections:  # None (an event dict without the key) or [] says nothing more
+        if selections is not None and selections != []:  # absent or [] says nothing more
             self.selections(selections, e, f"events[{e}].data")
         if structured is not None:
             self.keep_structured(structured, e, f"events[{e}].data.structured_response")
@@ -556,7 +556,7 @@ class _Rebuild:
             raise fail("conflicting_fields", "the run's result is neither its last AgentOutput "
                        "nor the text of a tool that returned directly after it", e,
                        f"{path}.response")
-        if result.get("tool_calls"):
+        if result.get("tool_calls") is not None and result["tool_calls"] != []:
             self.selections(result["tool_calls"], e, path)
         if result.get("structured_response") is not None:
             self.keep_structured(result["structured_response"], e,
@@ -569,7 +569,8 @@ class _Rebuild:
     def _returned_directly(self, said: AIMessage, last: int) -> bool:
         """Whether ``said`` is what FunctionAgent answers when a tool returned directly: the
         text of the first such result after the last output that did not fail."""
-        if said.tool_calls or not isinstance(said.content, str):
+        # FunctionAgent makes it of the text alone: anything else it says is its own
+        if said.tool_calls or not isinstance(said.content, str) or said.metadata:
             return False
         for message in self.messages[last + 1:]:
             if (isinstance(message, ToolMessage) and not message.is_error

@@ -131,7 +131,12 @@ def _typed_by_class(block: Any, dumped: Any) -> None:
 
 
 def blocks_dump(blocks: list[Any]) -> list[Any]:
-    """``[block.model_dump(mode="json") for block in blocks]``, by hand where it is plain."""
+    """``[block.model_dump(mode="json") for block in blocks]``, by hand where it is plain.
+
+    Anything but a list (set after the message was made) falls here, so that the caller
+    asks LlamaIndex what is wrong with it: an empty string or dict was read as no blocks."""
+    if type(blocks) is not list:
+        raise TypeError(f"blocks must be a list, got {type(blocks).__name__}")
     llama = Llama if Llama.chat_message is not None else Llama.loaded()
     text_block, call_block = llama.text_block, llama.tool_call_block
     dumped: list[Any] = []
