@@ -15,7 +15,7 @@ from tracebridge import convert
 from tracebridge._cli_commands import to_json
 from tracebridge.errors import FormatError
 from tracebridge.evaluation.budget import Budget, Price
-from tracebridge.evaluation.cache import cache_key
+from tracebridge.evaluation.cache import cache_key, judge_part
 from tracebridge.metrics.cli import JUDGED
 from tracebridge.ray_data import (
     CONVERT_COLUMNS,
@@ -147,7 +147,7 @@ def test_score_batch_judges_with_the_cache_key_of_the_evaluation_runner(server) 
 
         hashed = MultiTurnSample.model_validate(sample(city)).transcript_hash()
         assert row["transcript_hash"] == hashed
-        assert row["key"] == cache_key(metric, judge.settings, hashed, {})
+        assert row["key"] == cache_key(metric, judge_part(judge.name, judge.settings), hashed, {})
     cached = {rows[0]["key"]: (rows[0]["result"], rows[0]["scored_at"])}
     again = score_batch(batch(records), metrics=[GOAL], judge=spec(server),
                         cached=cached).to_pylist()

@@ -20,6 +20,7 @@ import hashlib
 import os
 import sqlite3
 import threading
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
@@ -41,7 +42,7 @@ __all__ = [
 ]
 
 DEFAULT_PATH = ".tracebridge/cache.sqlite"
-KEY_SCHEME = "tbcache1"
+KEY_SCHEME = "tbcache2"
 """Changes whenever what a key covers changes, so old keys cannot match new questions."""
 _SCHEMA_VERSION = 1
 _APPLICATION_ID = 0x74626331  # "tbc1": marks the file as a tracebridge cache
@@ -50,6 +51,12 @@ _MARK = "cached"
 
 class CacheError(Exception):
     """The cache database cannot be used; the message is one line and names the file."""
+
+
+def judge_part(name: str, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """A judge's part of a cache key: its name and its request settings (a judge may have
+    no settings: the protocol asks for a name and ``ask`` only)."""
+    return {"name": name, **settings}
 
 
 def cache_key(

@@ -33,7 +33,7 @@ from ..metrics.cli import DETERMINISTIC, JUDGED, verdict
 from ..metrics.judge import Judge
 from ..sample import MultiTurnSample
 from .budget import Budget, BudgetedJudge, Estimate, estimate, exhausted_reason
-from .cache import NoCache, ResultCache, cache_key
+from .cache import NoCache, ResultCache, cache_key, judge_part
 from .cases import CaseSet, ControlRole, LoadedCase
 from .checks import UserCheck, check_case, reference_fields
 from .outcome import GOAL_METRICS, case_row
@@ -173,8 +173,11 @@ class Runner:
             metric = self.metrics[name]
             job = Job(case, metric, sample, judged=name in JUDGED)
             if job.judged:
-                job.key = cache_key(metric, self.judge_settings, case.transcript_hash or "",
-                                    _references(case, name))
+                assert self.judge is not None  # judged metrics need one (checked above)
+                # by its name too: a judge with no settings had no part in the key, and
+                # another such judge was given its cached results
+                job.key = cache_key(metric, judge_part(self.judge.name, self.judge_settings),
+                                    case.transcript_hash or "", _references(case, name))
             jobs.append(job)
         return jobs
 

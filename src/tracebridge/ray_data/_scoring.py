@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from ..errors import TraceError
 from ..evaluation.budget import Budget, BudgetedJudge, exhausted_reason
-from ..evaluation.cache import CacheError, cache_key
+from ..evaluation.cache import CacheError, cache_key, judge_part
 from ..evaluation.cases import LoadedCase
 from ..evaluation.runner import _references
 from ..metrics.base import Metric, MetricResult, run_sync
@@ -141,6 +141,8 @@ class Scorer:
         self.concurrency = concurrency
         found = getattr(judge, "settings", None)
         self.judge_settings: dict[str, Any] = dict(found) if isinstance(found, dict) else {}
+        if judge is not None:  # its part of a cache key, as a run's
+            self.judge_settings = judge_part(judge.name, self.judge_settings)
         self.metrics: dict[str, Metric] = {}
         for name in self.names:
             if name in DETERMINISTIC:
