@@ -21,7 +21,14 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from .._jsonstream import JsonDocuments, UnreadableInput, is_jsonl_name
 from ..errors import FormatError, TraceError
@@ -49,6 +56,8 @@ SOURCES: tuple[str, ...] = (roles.ROLES, *FORMATS)
 """What a case's ``source`` may name: the role/``call_id`` form, or any format."""
 
 _CONFIG = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+RESERVED_SLICES = ("(all)", "(no slice)")
+"""Names calibration and the report give to every case and to cases without a slice."""
 
 
 class ControlRole(str, Enum):
@@ -130,7 +139,8 @@ class Case(BaseModel):
     source: str | None = None
     """The transcript's format (``roles`` or a format name); told from its shape when absent."""
     slice: str | None = None
-    """The group the case belongs to, for counts per slice."""
+    """The group the case belongs to, for counts per slice (not ``(all)`` or ``(no slice)``,
+    the names of the rows for every case and for cases without a slice)."""
     critical: bool = False
     """Critical cases run right after the controls."""
     session_id: str | None = None
@@ -155,6 +165,15 @@ class Case(BaseModel):
     """Set on a control case: what it must come out as."""
     metadata: Metadata = Field(default_factory=dict)
     """Anything else about the case, as JSON."""
+
+    @field_validator("slice")
+    @classmethod
+    def _not_a_reserved_name(cls, value: str | None) -> str | None:
+        if value in RESERVED_SLICES:
+            raise ValueError(f"{value!r} names the calibration row of "
+                             f"{'every case' if value == '(all)' else 'cases without a slice'}; "
+                             "choose another slice name")
+        return value
 
     @model_validator(mode="after")
     def _control_and_label_agree(self) -> Case:

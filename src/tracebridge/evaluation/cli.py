@@ -151,6 +151,8 @@ def _runner(args: argparse.Namespace, cases: CaseSet, checks: list[UserCheck],
         raise UsageError(f"--retries must be 0 or more, got {args.retries}")
     if args.timeout <= 0:
         raise UsageError(f"--timeout must be more than 0, got {args.timeout}")
+    if not 0.0 <= args.pass_threshold <= 1.0:  # (nan too: no value is below it, all pass)
+        raise UsageError(f"--pass-threshold must be from 0 to 1, got {args.pass_threshold}")
     judge = _judge(args)
     budget = Budget(args.max_requests, args.max_tokens, args.max_cost, prices)
     cache = NoCache() if args.no_cache else ResultCache(args.cache)

@@ -32,6 +32,8 @@ from .cases import ControlRole
 __all__ = ["EVIDENCE_FIELDS", "Policy", "PolicyError", "SlicePolicy", "load_policy"]
 
 _CONFIG = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+# Counts, switches and the cost are strict: TOML has its own booleans and numbers, and
+# ``true`` is not a count of 1 (nor 1 a switch).
 
 EvidenceField = Literal[
     "reference_version", "session_id", "human_goal_achieved", "transcript_hash", "source_hash"
@@ -49,7 +51,7 @@ class SlicePolicy(BaseModel):
 
     model_config = _CONFIG
 
-    max_failures: int = Field(ge=0)
+    max_failures: int = Field(ge=0, strict=True)
     """Failed cases allowed in the slice (controls are judged by their own rule)."""
 
 
@@ -60,13 +62,13 @@ class Policy(BaseModel):
 
     slices: dict[str, SlicePolicy] = {}
     """Each slice's limits; a slice of the run with no entry blocks."""
-    review_blocks: bool = True
+    review_blocks: bool = Field(default=True, strict=True)
     """Whether a case in ``review`` blocks."""
-    max_evaluator_errors: int = Field(default=0, ge=0)
+    max_evaluator_errors: int = Field(default=0, ge=0, strict=True)
     """Results with a judge or provider failure allowed in the whole run."""
-    max_unrun: int = Field(default=0, ge=0)
+    max_unrun: int = Field(default=0, ge=0, strict=True)
     """Cases left unrun (or errored) allowed; a critical one always blocks."""
-    max_cost: float | None = Field(default=None, ge=0)
+    max_cost: float | None = Field(default=None, ge=0, strict=True)
     """Dollars the run may have cost; the run must know its cost (``--price``)."""
     required_slices: list[str] = []
     """Slices the run must have cases in."""

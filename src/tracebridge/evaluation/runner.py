@@ -105,6 +105,9 @@ class Runner:
             raise UsageError(f"judged metrics ({', '.join(judged)}) need a judge (--model)")
         if settings.concurrency < 1:
             raise UsageError(f"concurrency must be 1 or more, got {settings.concurrency}")
+        if not 0.0 <= settings.pass_threshold <= 1.0:  # nan: no value is below it, all pass
+            raise UsageError(f"pass_threshold must be from 0 to 1, got "
+                             f"{settings.pass_threshold}")
         self.record = record
         self.judge = judge
         self.budget = budget if budget is not None else Budget()
