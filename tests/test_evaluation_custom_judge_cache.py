@@ -1,8 +1,8 @@
-"""The result cache keys a judged result by its judge's name, not only its settings.
+"""Judges of one's own (the ``Judge`` protocol: a name and ``ask``) in evaluation runs.
 
-A judge may have no ``settings`` (the ``Judge`` protocol asks for a name and ``ask``): its part
-of the key was empty, so another such judge sharing the cache was given the first one's
-results without being asked.
+Such a judge may have no ``settings``: its part of a cache key was empty, so another such judge
+sharing the cache was given the first one's results without being asked. And one that reports
+no usage was charged nothing, so it was asked past ``max_requests``.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from typing import Any
 
 from evaluation_helpers import WITH_REFERENCE, case, write_cases
 
+from tracebridge.evaluation.budget import Budget
 from tracebridge.evaluation.cache import ResultCache
 from tracebridge.evaluation.cases import load_cases
 from tracebridge.evaluation.record import RunRecord
-from tracebridge.evaluation.runner import Runner
+from tracebridge.evaluation.runner import Runner, RunSettings
 from tracebridge.metrics.base import Usage
 from tracebridge.metrics.judge import JudgeReply
 
@@ -57,3 +58,25 @@ def test_two_judges_without_settings_do_not_share_results(tmp_path: Path) -> Non
     assert _run(cases, tmp_path / "three", cache, again) == {
         "a": (1.0, "always"), "b": (1.0, "always")}
     assert again.asked == 0
+
+
+class QuietJudge(FixedJudge):
+    """Reports no usage at all (``Usage()``): it does not know what it spent."""
+
+    async def ask(self, request: Any) -> JudgeReply[Any]:
+        reply = await super().ask(request)
+        return JudgeReply(answer=reply.answer, usage=Usage())
+
+
+def test_a_judge_that_reports_no_usage_is_charged_a_request_per_ask(tmp_path: Path) -> None:
+    # it was charged the zero it reported, and asked past max_requests
+    cases = write_cases(tmp_path, [case(name) for name in "abcd"])
+    judge, budget = QuietJudge("quiet", True), Budget(max_requests=1)
+    runner = Runner(load_cases(str(cases)), [WITH_REFERENCE], RunRecord(str(tmp_path / "run")),
+                    judge=judge, model="quiet", budget=budget,
+                    settings=RunSettings(allow_partial=True, concurrency=1))
+    summary = asyncio.run(runner.run())
+    assert judge.asked == 1
+    assert budget.spent.requests == 1
+    assert (summary["status"], summary["counts"]["passed"], summary["counts"]["unrun"]) == (
+        "incomplete", 1, 3)

@@ -235,6 +235,16 @@ class Budget:
             self._tokens += input_tokens + output_tokens
 
 
+def _one_at_least(usage: Usage) -> Usage:
+    """What an ``ask`` of a judge of our own making is charged: what it reports, but at
+    least the one request it was (a judge that reports none would otherwise ask for free,
+    past ``max_requests``); a request it reports no tokens for is of unknown size."""
+    if usage.requests >= 1:
+        return usage
+    counted = usage.prompt_tokens or usage.completion_tokens or usage.total_tokens
+    return usage.model_copy(update={"requests": 1, "requests_without_usage": 0 if counted else 1})
+
+
 class BudgetExhausted(JudgeError):
     """The remaining budget does not cover the next request; it was not sent."""
 
@@ -301,9 +311,9 @@ class BudgetedJudge:
         usage = Usage(requests=1, requests_without_usage=1)
         try:
             reply = await self.judge.ask(request)
-            usage = reply.usage
+            usage = _one_at_least(reply.usage)
         except JudgeError as exc:
-            usage = exc.usage
+            usage = _one_at_least(exc.usage)
             raise
         finally:
             self.leave(reservation, usage)
