@@ -160,7 +160,7 @@ _FLAT = ("llm.input_messages.", "llm.output_messages.", "gen_ai.prompt.", "gen_a
 def _parsed(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # (nested past Python's depth: not read as JSON)
         return None  # the reader says what is wrong with it
 
 
@@ -289,6 +289,6 @@ def json_or_text(value: Any) -> Any:
     if isinstance(value, str) and value[:1] in ("{", "["):
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # the text, as it is
             return value
     return value

@@ -26,7 +26,9 @@ from ._spans import SOURCE, Span
 
 OTEL = Dialect(SOURCE, {role: "name" for role in ROLES})
 
-_DIGITS = re.compile(r"^\d+$")
+_DIGITS = re.compile(r"(0|[1-9][0-9]*)\Z")
+"""An index as OpenInference and Traceloop write one (ASCII digits, no leading zero): any
+other spelling (``01``, a second ``0`` as ``00``) is not one of their messages."""
 
 OPENINFERENCE_INPUT = "llm.input_messages"
 OPENINFERENCE_OUTPUT = "llm.output_messages"
@@ -198,7 +200,7 @@ def _legacy_content(value: str) -> Any:
     if value.startswith("[{"):
         try:
             parts = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # the text, as it is
             return value
         if isinstance(parts, list) and all(
             isinstance(part, dict) and "type" in part for part in parts

@@ -65,6 +65,8 @@ def json_attribute(span: Span, key: str) -> list[Any] | None:
             value = json.loads(value)
         except ValueError as error:
             span.fail("malformed_event", f"{key} is not JSON ({error})", key)
+        except RecursionError:
+            span.fail("malformed_event", f"{key} is JSON nested too deeply to read", key)
     if not isinstance(value, list):
         span.fail("malformed_event", f"{key} must be a JSON list, got {type(value).__name__}", key)
     return value

@@ -180,7 +180,11 @@ def _otlp_span(span: Any, path: str, index: int, scope: str) -> Span:
                 "malformed_event", f"expected {{'key', 'value'}}, got {short_repr(attribute)}",
                 index=index, path=where, source=SOURCE,
             )
-        attributes[attribute["key"]] = _any_value(attribute.get("value", {}), where, index)
+        try:
+            attributes[attribute["key"]] = _any_value(attribute.get("value", {}), where, index)
+        except RecursionError:
+            raise TraceError("malformed_event", "a value nested too deeply to read",
+                             index=index, path=where, source=SOURCE) from None
         keys[attribute["key"]] = where
     error = _failed(span.get("status"), "code", _OTLP_CODES, f"{path}.status", index)
     dropped = span.get("droppedAttributesCount")
@@ -228,13 +232,18 @@ _NO_CODE = object()
 _CODE_TYPES = frozenset({str, int, type(None)})
 
 
+_DIGITS = 20
+"""Digits of a 64-bit integer at most (longer text is no OTLP integer, and Python refuses to
+read one of thousands of digits)."""
+
+
 def _count(value: Any, path: str, index: int) -> int:
     """A count or a time in nanoseconds: a number, or its digits as text (64-bit integers in
     OTLP/JSON); absent is 0, as in the protocol."""
     if value is None:
         return 0
     if (type(value) is int and value >= 0) or (
-        type(value) is str and value.isascii() and value.isdigit()
+        type(value) is str and value.isascii() and value.isdigit() and len(value) <= _DIGITS
     ):
         return int(value)
     raise TraceError(
@@ -246,7 +255,9 @@ def _count(value: Any, path: str, index: int) -> int:
 def _integer(value: Any, path: str, index: int) -> int:
     """An ``intValue``: a number, or its digits (and sign) as text."""
     text = value[1:] if type(value) is str and value[:1] == "-" else value
-    if type(value) is int or (type(text) is str and text.isascii() and text.isdigit()):
+    if type(value) is int or (
+        type(text) is str and text.isascii() and text.isdigit() and len(text) <= _DIGITS
+    ):
         return int(value)
     raise TraceError(
         "malformed_event", f"expected an integer, got {short_repr(value)}",
@@ -325,6 +336,8 @@ def _id(value: Any, size: int, path: str, index: int) -> str:
 
 def normalize_id(value: str, size: int) -> str:
     """A filter value (hex or base64) as the hex the spans are keyed by."""
+    if not isinstance(value, str):
+        raise ValueError(f"an id filter is the id's hex or base64 text, got {short_repr(value)}")
     try:
         return _id(value, size, "", 0)
     except TraceError:

@@ -1,0 +1,80 @@
+"""OpenTelemetry spans with values no instrumentation writes are refused where they are.
+
+Each of these let a raw exception out of ``to_messages``: message indexes spelled otherwise
+than ``0``, ``1``, ... (``00``, ``01``, other scripts' digits) failed a lookup; JSON nested past
+Python's depth in an attribute raised ``RecursionError``; a count or integer of thousands of
+digits raised ``ValueError``. And an id filter that is not text raised ``AttributeError``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from test_otel import ASK, CALLING, document, genai, span
+
+from tracebridge import TraceError
+from tracebridge.adapters import otel
+
+SPAN = "resourceSpans[0].scopeSpans[0].spans[0]"
+
+
+def _refused(trace: Any) -> TraceError:
+    with pytest.raises(TraceError) as caught:
+        otel.to_messages(trace)
+    return caught.value
+
+
+def _openinference(indexes: list[str]) -> dict[str, Any]:
+    attributes: dict[str, Any] = {"openinference.span.kind": "LLM"}
+    for index in indexes:
+        attributes[f"llm.input_messages.{index}.message.role"] = "user"
+        attributes[f"llm.input_messages.{index}.message.content"] = "hi"
+    attributes["llm.output_messages.0.message.role"] = "assistant"
+    attributes["llm.output_messages.0.message.content"] = "hello"
+    return document(span(1, attributes))
+
+
+@pytest.mark.parametrize("indexes", [["0", "00"], ["0", "01"], ["00"], ["\u0660"], ["0\n"]])
+def test_a_message_index_spelled_otherwise_is_malformed(indexes: list[str]) -> None:
+    error = _refused(_openinference(indexes))
+    assert (error.code, error.index, error.path) == (
+        "malformed_event", 0, f"{SPAN}.attributes['llm.input_messages']")
+
+
+def test_indexes_as_written_are_read() -> None:
+    assert [m.text for m in otel.to_messages(_openinference(["0", "1"]))] == ["hi", "hi", "hello"]
+
+
+def test_json_nested_past_pythons_depth_is_malformed() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    trace = document(span(1, {"gen_ai.operation.name": "chat", "gen_ai.input.messages": deep}))
+    error = _refused(trace)
+    assert (error.code, error.path) == (
+        "malformed_event", f"{SPAN}.attributes['gen_ai.input.messages']")
+
+
+def test_an_attribute_value_nested_past_pythons_depth_is_malformed() -> None:
+    value: dict[str, Any] = {"stringValue": "x"}
+    for _ in range(5_000):
+        value = {"arrayValue": {"values": [value]}}
+    trace = json.loads(json.dumps(document(genai(1, [ASK], [CALLING]))))
+    listed = trace["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["attributes"]
+    listed.append({"key": "deep", "value": value})
+    error = _refused(trace)
+    assert (error.code, error.path) == ("malformed_event", f"{SPAN}.attributes[{len(listed) - 1}]")
+
+
+@pytest.mark.parametrize("field", ["startTimeUnixNano", "droppedAttributesCount"])
+def test_a_count_of_more_digits_than_64_bits_hold_is_malformed(field: str) -> None:
+    trace = json.loads(json.dumps(document(genai(1, [ASK], [CALLING]))))
+    trace["resourceSpans"][0]["scopeSpans"][0]["spans"][0][field] = "9" * 5_000
+    error = _refused(trace)
+    assert (error.code, error.path) == ("malformed_event", f"{SPAN}.{field}")
+
+
+@pytest.mark.parametrize("option", ["trace_id", "span_id"])
+def test_an_id_filter_that_is_not_text_is_a_value_error(option: str) -> None:
+    with pytest.raises(ValueError, match="an id filter is the id's hex or base64 text"):
+        otel.to_messages(document(genai(1, [ASK], [CALLING])), **{option: 1})
