@@ -78,3 +78,31 @@ def test_a_count_of_more_digits_than_64_bits_hold_is_malformed(field: str) -> No
 def test_an_id_filter_that_is_not_text_is_a_value_error(option: str) -> None:
     with pytest.raises(ValueError, match="an id filter is the id's hex or base64 text"):
         otel.to_messages(document(genai(1, [ASK], [CALLING])), **{option: 1})
+
+
+def test_a_detail_on_an_audio_part_is_kept_and_written_back() -> None:
+    # an audio part has no detail of its own: it was dropped
+    given = [{"role": "user", "parts": [{"type": "blob", "modality": "audio",
+                                         "mime_type": "audio/wav", "content": "UklGRg==",
+                                         "detail": "high"}]},
+             {"role": "assistant", "parts": [{"type": "text", "content": "a beep"}]}]
+    trace = document(span(1, {"gen_ai.operation.name": "chat",
+                              "gen_ai.input.messages": json.dumps(given[:1]),
+                              "gen_ai.output.messages": json.dumps(given[1:])}))
+    messages = otel.to_messages(trace)
+    assert messages[0].content[0].metadata == {"otel": {"fields": {"detail": "high"}}}
+    assert otel.to_messages(json.loads(json.dumps(otel.from_messages(messages)))) == messages
+
+
+@pytest.mark.parametrize(("key", "value"), [("type", "custom"), ("type", "web_search")])
+def test_a_recorded_call_type_other_than_function_is_malformed(key: str, value: str) -> None:
+    # it was overwritten with "function"
+    prefix = "llm.output_messages.0.message.tool_calls.0.tool_call"
+    attributes = {"openinference.span.kind": "LLM",
+                  "llm.input_messages.0.message.role": "user",
+                  "llm.input_messages.0.message.content": "hi",
+                  "llm.output_messages.0.message.role": "assistant",
+                  f"{prefix}.id": "c1", f"{prefix}.function.name": "f",
+                  f"{prefix}.function.arguments": "{}", f"{prefix}.{key}": value}
+    error = _refused(document(span(1, attributes)))
+    assert (error.code, error.path) == ("malformed_event", f"{SPAN}.attributes['{prefix}.{key}']")

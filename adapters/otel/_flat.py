@@ -18,7 +18,7 @@ import json
 import re
 from typing import Any
 
-from tracebridge.errors import TraceError
+from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import Message
 
 from ..openai_chat._read import ROLES, Dialect, _Reader
@@ -224,6 +224,11 @@ def _call(call: Any, span: Span, where: str, *, openinference: bool) -> dict[str
     function = dict(function)
     # OpenInference leaves out the arguments of a call made without any ("{}").
     function.setdefault("arguments", "{}")
+    for key, allowed in (("type", "function"), ("function", None)):
+        if key in fields and fields[key] != allowed:  # (a recorded one would be overwritten)
+            span.fail("malformed_event", f"a tool call attribute {key} = "
+                      f"{short_repr(fields[key])} is not one this convention records",
+                      f"{where}.{key}")
     return {**fields, "type": "function", "function": function}
 
 

@@ -204,6 +204,8 @@ class _MessageReader:
         if modality == "image" and "file_id" not in source and "filename" not in part:
             return ImagePart(**source, detail=part.get("detail"), metadata=metadata)
         if modality == "audio" and "file_id" not in source and "filename" not in part:
+            if "detail" in part:  # an audio part has no detail of its own: kept beside it
+                metadata = {SOURCE: {"fields": {**extra, "detail": part["detail"]}}}
             return AudioPart(**source, metadata=metadata)
         if "detail" in part:
             metadata = {SOURCE: {"fields": {**extra, "detail": part["detail"]}}}
