@@ -257,3 +257,22 @@ def test_the_cache_is_consulted_before_the_budget(tmp_path: Path, server: FakeOp
                            "--max-requests", "0")
     assert (code, len(server.requests)) == (0, 1)  # answered from the cache: nothing to fit
     assert states(tmp_path / "two") == {"a": "passed"}
+
+
+def test_what_a_job_stopped_by_the_budget_spent_is_counted_after_a_resume(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    # The first answer is not JSON; its retry does not fit the budget, so the job ends with
+    # no result. Its request was counted in memory only, and a resume (which sums what the
+    # run directory holds) lost it: the gate's max_cost could pass a run that went over.
+    path, out = write_cases(tmp_path, [case("a")]), tmp_path / "run"
+    server.add("not json")
+    code, _, _ = run_cases(path, out, server.base_url, "--retries", "1", "--max-requests", "1",
+                           "--allow-partial")
+    first = json.loads((out / "summary.json").read_text())
+    assert (code, first["status"], first["usage"]["requests"]) == (3, "incomplete", 1)
+    server.add(goal(True))
+    assert run_cases(path, out, server.base_url)[0] == 0
+    resumed = json.loads((out / "summary.json").read_text())
+    assert (len(server.requests), resumed["usage"]["requests"]) == (2, 2)
+    assert [row["name"] for row in rows(out, "spent.jsonl")] == [WITH_REFERENCE]

@@ -30,6 +30,9 @@ from ..metrics.base import MetricResult, Usage
 __all__ = ["RecordError", "RunRecord"]
 
 RESULTS, CASES, SUMMARY = "results.jsonl", "cases.jsonl", "summary.json"
+SPENT = "spent.jsonl"
+"""What the judge spent on jobs that left no result (stopped by the budget mid-way): a resumed
+run counts it as well as the results' own usage."""
 _ROW_KEYS = ("case_id", "cached")
 """What a results row holds besides the ``MetricResult`` fields."""
 _SAME_RUN = ("manifest_hash", "metrics", "judge")
@@ -47,6 +50,7 @@ class RunRecord:
         self.path = Path(path)
         self._results: TextIO | None = None
         self._cases: TextIO | None = None
+        self._spent_rows: TextIO | None = None
         self.usage = Usage()
         """What the judge spent on this RUN_DIR's results, resumed runs included (cache hits
         cost nothing)."""
@@ -72,6 +76,8 @@ class RunRecord:
             # the states are worked out again from the results; the end rewrites the file whole
             self._cases = open(  # noqa: SIM115
                 self.path / CASES, "w", encoding="utf-8", errors=JSON_SAFE)
+            self._spent_rows = open(  # noqa: SIM115
+                self.path / SPENT, "a", encoding="utf-8", errors=JSON_SAFE)
         except OSError as exc:
             raise RecordError(f"cannot write {self.path}: {exc}") from None
         return done
@@ -94,7 +100,22 @@ class RunRecord:
                     f"{self.path} holds a run with another {key.replace('_', ' ')}; resuming "
                     "would mix two runs: use a new --out"
                 )
-        return self._rows(results)
+        rows = self._rows(results)
+        self._spent_before(self.path / SPENT)
+        return rows
+
+    def _spent_before(self, spent: Path) -> None:
+        """The usage of jobs that left no result, written by earlier invocations."""
+        if not spent.exists():
+            return
+        _drop_cut_line(spent)
+        with open(spent, encoding="utf-8") as lines:
+            for number, text in enumerate(lines, 1):
+                try:
+                    self.usage += Usage.model_validate(json.loads(text)["usage"])
+                except (ValueError, KeyError, TypeError) as exc:
+                    raise RecordError(f"{spent}: line {number} is not a spent row ({exc}); "
+                                      "use a new --out") from None
 
     def _rows(self, results: Path) -> dict[tuple[str, str], dict[str, Any]]:
         if not results.exists():
@@ -129,6 +150,12 @@ class RunRecord:
         if row.get("cached") is None and row.get("usage") is not None:
             self.usage += Usage.model_validate(row["usage"])
 
+    def write_spent(self, case_id: str, name: str, usage: Usage) -> None:
+        """Append what a job spent before it was stopped without a result, and count it."""
+        self._append(self._spent_rows, {"case_id": case_id, "name": name,
+                                        "usage": usage.model_dump(mode="json")})
+        self.usage += usage
+
     def write_case(self, row: dict[str, Any]) -> None:
         """Append one case's state as it settles."""
         self._append(self._cases, row)
@@ -151,10 +178,10 @@ class RunRecord:
         _replace(self.path / SUMMARY, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
 
     def close(self) -> None:
-        for stream in (self._results, self._cases):
+        for stream in (self._results, self._cases, self._spent_rows):
             if stream is not None:
                 stream.close()
-        self._results = self._cases = None
+        self._results = self._cases = self._spent_rows = None
 
 
 def _drop_cut_line(path: Path) -> None:

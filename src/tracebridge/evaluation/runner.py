@@ -290,8 +290,9 @@ class Runner:
             if refused is not None:
                 self._stop(f"budget: {refused}", "incomplete")
                 self.unrun[(job.case.case_id, job.metric.name)] = f"budget: {refused}"
-                if result.usage is not None:  # spent before the refusal: not lost from the sums
-                    self.record.usage += result.usage
+                if result.usage is not None:  # spent before the refusal: counted, and kept
+                    # for a resumed run, which sums what the run directory holds
+                    self.record.write_spent(job.case.case_id, job.metric.name, result.usage)
             else:
                 self._keep(job, result)
         finally:
