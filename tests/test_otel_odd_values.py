@@ -106,3 +106,30 @@ def test_a_recorded_call_type_other_than_function_is_malformed(key: str, value: 
                   f"{prefix}.function.arguments": "{}", f"{prefix}.{key}": value}
     error = _refused(document(span(1, attributes)))
     assert (error.code, error.path) == ("malformed_event", f"{SPAN}.attributes['{prefix}.{key}']")
+
+
+def test_a_masked_image_is_content_not_captured() -> None:
+    # OpenInference writes __REDACTED__ for a base64 image over 32,000 characters by default:
+    # it was read as an image whose URL is the marker
+    url = "llm.input_messages.0.message.contents.1.message_content.image.image.url"
+    attributes = {"openinference.span.kind": "LLM",
+                  "llm.input_messages.0.message.role": "user",
+                  "llm.input_messages.0.message.contents.0.message_content.type": "text",
+                  "llm.input_messages.0.message.contents.0.message_content.text": "What is it?",
+                  "llm.input_messages.0.message.contents.1.message_content.type": "image",
+                  url: "__REDACTED__",
+                  "llm.output_messages.0.message.role": "assistant",
+                  "llm.output_messages.0.message.content": "A cat."}
+    error = _refused(document(span(1, attributes)))
+    assert (error.code, error.path) == ("content_not_captured", f"{SPAN}.attributes['{url}']")
+    assert "OPENINFERENCE_BASE64_IMAGE_MAX_LENGTH" in error.detail
+
+
+@pytest.mark.parametrize("key", ["output.value", "gen_ai.tool.call.result"])
+def test_a_masked_tool_output_is_content_not_captured(key: str) -> None:
+    # OPENINFERENCE_HIDE_OUTPUTS masks it: it was read as the result's text
+    tool = span(5, {"openinference.span.kind": "TOOL", "tool.name": "get_weather",
+                    "tool_call.id": "call_1", key: "__REDACTED__"})
+    error = _refused(document(genai(1, [ASK], [CALLING]), tool))
+    assert (error.code, error.index, error.path) == (
+        "content_not_captured", 1, f"resourceSpans[0].scopeSpans[0].spans[1].attributes['{key}']")

@@ -36,6 +36,12 @@ CAPTURE_SWITCHES = (
 )
 
 
+IMAGE_SWITCHES = (
+    "OpenInference masks an image when OPENINFERENCE_HIDE_INPUT_IMAGES is set, and a base64 "
+    "image longer than OPENINFERENCE_BASE64_IMAGE_MAX_LENGTH (32,000 characters unless raised)"
+)
+
+
 @dataclass(frozen=True)
 class Call:
     """One model call: the span, what it was sent and what it answered."""
@@ -143,6 +149,13 @@ def _refuse_redacted(span: Span) -> None:
             found = _holds_redacted(value if not isinstance(value, str) else _parsed(value))
         elif key.startswith(_FLAT) and key.endswith((".content", ".text", ".arguments")):
             found = value == REDACTED
+        elif key.startswith(_FLAT) and key.endswith(".url") and value == REDACTED:
+            span.fail(
+                "content_not_captured",
+                f"{key} holds {REDACTED!r}: the instrumentation masked the image. "
+                + IMAGE_SWITCHES,
+                key,
+            )
         else:
             continue
         if found:
@@ -206,6 +219,9 @@ def read_tool(span: Span) -> ToolRun:
     args = json_or_text(given)
     where = "gen_ai.tool.call.result" if "gen_ai.tool.call.result" in attributes else "output.value"
     result = attributes.get(where)
+    if result == REDACTED:  # OPENINFERENCE_HIDE_OUTPUTS masks a tool's output too
+        span.fail("content_not_captured", f"{where} holds {REDACTED!r}: the instrumentation "
+                  "masked the tool's output. " + CAPTURE_SWITCHES, where)
     parsed = json_or_text(result)
     if is_tool_message(parsed):
         return _tool_message(span, parsed, where, name, call_id, args)
