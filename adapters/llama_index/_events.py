@@ -564,7 +564,7 @@ class _Rebuild:
 
     def stop_object(self, event: Any, e: int) -> None:
         """``stop`` of a StopEvent object."""
-        self.stop({"result": event.result}, e)
+        self.stop(_event_fields(event, "StopEvent"), e)
 
     def _returned_directly(self, said: AIMessage, last: int) -> bool:
         """Whether ``said`` is what FunctionAgent answers when a tool returned directly: the
@@ -667,6 +667,15 @@ _READERS: dict[str, Callable[[_Rebuild, Any, int], None]] = {
     "AgentStreamStructuredOutput": _Rebuild.structured_object,
     "StopEvent": _Rebuild.stop_object,
 }
+_DATA_READERS: dict[str, Callable[[_Rebuild, dict[str, Any], int], None]] = {
+    "AgentInput": _Rebuild.agent_input,
+    "AgentOutput": _Rebuild.agent_output,
+    "ToolCall": _Rebuild.tool_call,
+    "ToolCallResult": _Rebuild.tool_result,
+    "AgentStreamStructuredOutput": _Rebuild.structured_output,
+    "StopEvent": _Rebuild.stop,
+}
+"""What reads each event type's JSON fields (``_READERS``: its objects)."""
 _OBJECT_READERS: dict[type, Callable[[_Rebuild, Any, int], None] | None] = {}
 """The event classes in ``_KNOWN_CLASSES``, with what reads one (None: it contributes nothing)."""
 _UNSEEN: Any = object()
@@ -691,21 +700,10 @@ def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Mess
                     if read is not None:
                         read(rebuild, event, e)
                     continue  # every other known type contributes nothing (see EVENT_TYPES)
-                kind, data = _normalize(event, e)
-                if kind == "AgentInput":
-                    rebuild.agent_input(data, e)
-                elif kind == "AgentOutput":
-                    rebuild.agent_output(data, e)
-                elif kind == "ToolCallResult":
-                    rebuild.tool_result(data, e)
-                elif kind == "ToolCall":
-                    rebuild.tool_call(data, e)
-                elif kind == "AgentStreamStructuredOutput":
-                    rebuild.structured_output(data, e)
-                elif kind == "StopEvent":
-                    rebuild.stop(data, e)
-                elif kind not in EVENT_TYPES:
-                    raise fail("unknown_role", f"unknown event type {kind!r}", e, f"events[{e}]")
+                kind, data = _normalize(event, e)  # (an unknown type is refused there)
+                read_data = _DATA_READERS.get(kind)
+                if read_data is not None:
+                    read_data(rebuild, data, e)
                 # every other known type contributes nothing, for the reason EVENT_TYPES gives
         except FELL as exc:
             refused = _refused(events[e], e)
