@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from tracebridge.messages import AIMessage, Message
 
@@ -114,13 +114,28 @@ def calls(
         yield CallView(call.span.trace_id, call.span.span_id, call.input, call.output)
 
 
-def from_messages(messages: Any, *, drop: Collection[str] = ()) -> dict[str, Any]:
-    """One synthetic model-call span in OTLP/JSON, GenAI convention (plus tool spans for
-    results after the last call and failed results). ``drop`` accepts, by name, what the
-    convention cannot hold (see ``DROPPABLE``): ``citations``, ``audio_replies``,
-    ``custom_calls`` (written as a function call with args ``{"input": text}``) and
-    ``is_error`` (on a result without ``tool_call_id``). Message ids are not written."""
-    return write_document(messages, drop=drop)
+def from_messages(
+    messages: Any,
+    *,
+    drop: Collection[str] = (),
+    convention: Literal["auto", "genai", "openinference"] = "auto",
+) -> dict[str, Any]:
+    """One synthetic model-call span in OTLP/JSON (plus tool spans for results after the
+    last call and failed results, and a call for each AI message made under other system
+    messages, ``metadata["otel"]["instructions"]``).
+
+    ``convention``: ``genai`` writes ``gen_ai.input.messages`` / ``gen_ai.output.messages``;
+    ``openinference`` writes OpenInference's flat ``llm.input_messages.{i}.message.*``
+    attributes (content parts: text and image URLs; function calls only); ``auto`` writes
+    OpenInference when a message keeps what the reader takes from flat messages only (a
+    reply whose content was left out or null, a refusal's place, a function's other fields),
+    GenAI otherwise. What the reader keeps from the other convention only is refused.
+
+    ``drop`` accepts, by name, what GenAI cannot hold (see ``DROPPABLE``): ``citations``,
+    ``audio_replies``, ``custom_calls`` (written as a function call with args
+    ``{"input": text}``) and ``is_error`` (on a result without ``tool_call_id``). Message
+    ids are not written."""
+    return write_document(messages, drop=drop, convention=convention)
 
 
 def detect(trace: Any) -> bool:

@@ -1,10 +1,12 @@
-"""Typed messages as one synthetic model-call span in OTLP/JSON (GenAI convention).
+"""Typed messages as one synthetic model-call span in OTLP/JSON.
 
 The last ``AIMessage`` (when the conversation ends with it, or with the tool results that
-answer it) is the call's output, everything before it the input. Tool results after it, and
-results whose ``is_error`` is set, become ``execute_tool`` spans (``gen_ai.tool.call.id``,
-``gen_ai.tool.call.result``, status ERROR for a failed one): that is where the reader finds
-them, since GenAI message parts have no error flag.
+answer it) is the call's output, everything before it the input, in the GenAI convention
+here or OpenInference's flat attributes (``_write_flat``). Tool results after it, and
+results whose ``is_error`` is set, become tool spans (``gen_ai.tool.call.id`` /
+``tool_call.id``, the result, status ERROR for a failed one): that is where the reader finds
+them, since message parts have no error flag. An AI message made under other system messages
+(``metadata["otel"]["instructions"]``) gets the model call that made it, before the last.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ import json
 from collections.abc import Collection
 from typing import Any
 
+from pydantic import ValidationError
 from typing_extensions import assert_never
 
 from tracebridge._json import same_json
+from tracebridge.errors import short_repr
 from tracebridge.messages import (
     AIMessage,
     AnyMessage,
@@ -38,9 +42,10 @@ from tracebridge.validation import validate
 
 from ..openai_chat._parts import PartWriter
 from ..openai_chat._read import dumps, parse_arguments, read_arguments
-from ._calls import REDACTED, TOOL_MESSAGE_OWN, is_tool_message, json_or_text
-from ._genai import INPUT, KNOWN_PART_TYPES, OUTPUT, SYSTEM, reads_as_parts
+from ._calls import REDACTED, TOOL_MESSAGE_OWN, is_tool_message, json_or_text, same
+from ._genai import _PART_KEYS, INPUT, KNOWN_PART_TYPES, OUTPUT, SYSTEM, reads_as_parts
 from ._spans import SOURCE
+from ._write_flat import FLAT_MARKERS, GENAI_MARKERS, flat_attributes, markers_in
 
 DROPPABLE = ("is_error", "citations", "audio_replies", "custom_calls")
 """What ``from_messages(drop=...)`` may leave out: the GenAI convention has no place for them."""
@@ -49,28 +54,36 @@ TRACE_ID = "0" * 31 + "1"
 SCOPE = "tracebridge"
 
 
-def write_document(messages: Any, *, drop: Collection[str] = ()) -> dict[str, Any]:
+CONVENTIONS = ("auto", "genai", "openinference")
+
+
+def write_document(
+    messages: Any, *, drop: Collection[str] = (), convention: str = "auto"
+) -> dict[str, Any]:
     unknown = sorted(set(drop) - set(DROPPABLE))
     if unknown:
         raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention={convention!r} is none of {CONVENTIONS}")
     typed = messages_of(messages, SOURCE)
     validate(typed, allow_pending=True, source=SOURCE)
+    if convention == "auto":
+        flat = next(markers_in(typed, FLAT_MARKERS), None) is not None
+        convention = "openinference" if flat else "genai"
     split = _output_position(typed)
-    attributes: list[dict[str, Any]] = [_attr("gen_ai.operation.name", "chat")]
-    first = 0
-    if typed and isinstance(typed[0], SystemMessage) and _marked(typed[0], "system_instructions"):
-        writer = _Writer(0, drop)
-        parts = writer.parts(typed[0].content, "")
-        attributes.append(_attr(SYSTEM, json.dumps(parts)))
-        first = 1
     end = split if split is not None else len(typed)
-    given = [_Writer(i, drop).message(typed[i]) for i in range(first, end)]
-    attributes.append(_attr(INPUT, json.dumps([m for ms in given for m in ms])))
-    if split is not None:
-        answered = _Writer(split, drop).message(typed[split])
-        attributes.append(_attr(OUTPUT, json.dumps(answered)))
-    spans = [_span(1, "chat", attributes, error=False)]
-    spans += _tool_spans(typed, split, drop, start=len(spans) + 1)
+    openinference = convention == "openinference"
+    _refuse_markers(typed, GENAI_MARKERS if openinference else FLAT_MARKERS, convention)
+    spans = [
+        _span(number, "chat", call, error=False)
+        for number, call in enumerate(_earlier_calls(typed, end, drop, openinference), 1)
+    ]
+    if openinference:
+        attributes = flat_attributes(typed, end, split, drop)
+    else:
+        attributes = _genai_attributes(typed, end, split, drop)
+    spans.append(_span(len(spans) + 1, "chat", attributes, error=False))
+    spans += _tool_spans(typed, split, drop, len(spans) + 1, openinference)
     return {
         "resourceSpans": [
             {
@@ -79,6 +92,126 @@ def write_document(messages: Any, *, drop: Collection[str] = ()) -> dict[str, An
             }
         ]
     }
+
+
+def _genai_attributes(
+    typed: list[AnyMessage], end: int, split: int | None, drop: Collection[str]
+) -> list[dict[str, Any]]:
+    """The GenAI attributes of one call: input ``typed[:end]``, output ``typed[split]``."""
+    attributes: list[dict[str, Any]] = [_attr("gen_ai.operation.name", "chat")]
+    first = 0
+    for i, message in enumerate(typed[:end]):
+        if "system_instructions" in _own(message.metadata):
+            _system_instructions(message, i)
+    if typed and isinstance(typed[0], SystemMessage) and _marked(typed[0], "system_instructions"):
+        writer = _Writer(0, drop)
+        parts = writer.parts(typed[0].content, "")
+        attributes.append(_attr(SYSTEM, json.dumps(parts)))
+        first = 1
+    given = [_Writer(i, drop).message(typed[i]) for i in range(first, end)]
+    attributes.append(_attr(INPUT, json.dumps([m for ms in given for m in ms])))
+    if split is not None:
+        answered = _Writer(split, drop).message(typed[split])
+        attributes.append(_attr(OUTPUT, json.dumps(answered)))
+    return attributes
+
+
+_INSTRUCTED = {SOURCE: {"system_instructions": True}}
+
+
+def _system_instructions(message: AnyMessage, i: int) -> None:
+    """A message marked as read from ``gen_ai.system_instructions``, which holds the parts of
+    one system message, first, with nothing else: refused when it says more, or is elsewhere."""
+    if i == 0 and isinstance(message, SystemMessage) and message.role == "system" and (
+        message.name is None and message.metadata == _INSTRUCTED
+    ):
+        return
+    _Writer(i, ()).refuse(
+        f"gen_ai.system_instructions holds the parts of a first system message and nothing "
+        f"else (no name, no developer role, no other metadata, {_INSTRUCTED} as its "
+        f"metadata): this one would be read back otherwise; remove "
+        f"metadata.{SOURCE}.system_instructions to write it in the message list",
+        f".metadata.{SOURCE}.system_instructions",
+    )
+
+
+def _refuse_markers(
+    typed: list[AnyMessage], markers: dict[str, tuple[str, ...]], convention: str
+) -> None:
+    """Refuse what the reader keeps from the other convention only: written in this one,
+    it would be lost."""
+    for i, path, key in markers_in(typed, markers):
+        other = "GenAI" if convention == "openinference" else "OpenInference (flat)"
+        _Writer(i, ()).refuse(
+            f"metadata.{SOURCE}.{key} was kept from {other} messages and has no place in "
+            f"the {convention} convention; write convention="
+            f"{'genai' if convention == 'openinference' else 'openinference'!r}, or "
+            "remove it",
+            path,
+        )
+
+
+def _own(metadata: dict[str, Any]) -> dict[str, Any]:
+    own = metadata.get(SOURCE)
+    return own if isinstance(own, dict) else {}
+
+
+def _earlier_calls(
+    typed: list[AnyMessage], end: int, drop: Collection[str], openinference: bool
+) -> list[list[dict[str, Any]]]:
+    """A model call for each AI message the reader marked as made under other system
+    messages (``metadata["otel"]["instructions"]``): those messages, the conversation before
+    it (after the leading system messages), and it as the output. The reader proves each a
+    prefix of the last call and keeps the instructions again."""
+    systems = 0
+    while systems < len(typed) and isinstance(typed[systems], SystemMessage):
+        systems += 1
+    calls = []
+    for i, message in enumerate(typed):
+        kept = _own(message.metadata).get("instructions")
+        if kept is None:
+            continue
+        where = f".metadata.{SOURCE}.instructions"
+        writer = _Writer(i, drop)
+        if not isinstance(message, AIMessage):
+            writer.malformed("only an AI message is made under instructions", where)
+        if i >= end:
+            writer.refuse(
+                "the last call's reply is made under the last call's system messages: other "
+                "instructions kept on it have no call to be written in",
+                where,
+            )
+        instructions = _instructions(kept, writer, where)
+        if same(instructions) == same(list(typed[:systems])):
+            writer.malformed(
+                f"{where[1:]} names the system messages the conversation starts with: the "
+                "reader keeps only others",
+                where,
+            )
+        own = {k: v for k, v in _own(message.metadata).items() if k != "instructions"}
+        metadata = {k: v for k, v in message.metadata.items() if k != SOURCE}
+        if own:
+            metadata[SOURCE] = own
+        made = [*instructions, *typed[systems:i], message.model_copy(update={"metadata": metadata})]
+        if openinference:
+            calls.append(flat_attributes(made, len(made) - 1, len(made) - 1, drop))
+        else:
+            calls.append(_genai_attributes(made, len(made) - 1, len(made) - 1, drop))
+    return calls
+
+
+def _instructions(kept: Any, writer: _Writer, where: str) -> list[AnyMessage]:
+    if not isinstance(kept, list):
+        writer.malformed(f"{where[1:]} must be a list of system messages, as to_messages "
+                         "writes it", where)
+    found: list[AnyMessage] = []
+    for k, item in enumerate(kept):
+        try:
+            found.append(SystemMessage.model_validate(item))
+        except ValidationError:
+            writer.malformed(f"{where[1:]}[{k}] must be a system message's JSON, as "
+                             "to_messages writes it", f"{where}[{k}]")
+    return found
 
 
 def _output_position(typed: list[AnyMessage]) -> int | None:
@@ -93,7 +226,11 @@ def _output_position(typed: list[AnyMessage]) -> int | None:
 
 
 def _tool_spans(
-    typed: list[AnyMessage], split: int | None, drop: Collection[str], start: int
+    typed: list[AnyMessage],
+    split: int | None,
+    drop: Collection[str],
+    start: int,
+    openinference: bool,
 ) -> list[dict[str, Any]]:
     spans = []
     number = start
@@ -113,17 +250,24 @@ def _tool_spans(
                 )
             writer.lose("an error flag on a result without tool_call_id", ".is_error", "is_error")
             continue
+        keys = _OPENINFERENCE_TOOL if openinference else _GENAI_TOOL
         attributes = [
-            _attr("gen_ai.operation.name", "execute_tool"),
-            _attr("gen_ai.tool.call.id", message.tool_call_id),
+            _attr(keys[0], keys[1]),
+            _attr(keys[2], message.tool_call_id),
         ]
         if message.name is not None:
-            attributes.append(_attr("gen_ai.tool.name", message.name))
+            attributes.append(_attr(keys[3], message.name))
         if trailing:
-            attributes.append(_attr("gen_ai.tool.call.result", writer.tool_result(message)))
+            attributes.append(_attr(keys[4], writer.tool_result(message)))
         spans.append(_span(number, "execute_tool", attributes, error=message.is_error))
         number += 1
     return spans
+
+
+_GENAI_TOOL = ("gen_ai.operation.name", "execute_tool", "gen_ai.tool.call.id", "gen_ai.tool.name",
+               "gen_ai.tool.call.result")
+_OPENINFERENCE_TOOL = ("openinference.span.kind", "TOOL", "tool_call.id", "tool.name",
+                       "output.value")
 
 
 def _attr(key: str, value: str) -> dict[str, Any]:
@@ -169,9 +313,23 @@ class _Writer(PartWriter):
             assert_never(message)
         if message.name is not None:
             out["name"] = message.name
-        for key, value in namespace.get("fields", {}).items():
-            out.setdefault(key, value)
+        self.extra(out, namespace.get("fields", {}), ("role", "parts", "name"), "fields")
         return [out]
+
+    def extra(
+        self, out: dict[str, Any], kept: dict[str, Any], taken: Collection[str], key: str,
+        path: str = "",
+    ) -> None:
+        """Write the kept keys beside ``out``'s own; one the reader gives a meaning (``taken``)
+        would be read back as that, not kept, so it is refused."""
+        for name, value in kept.items():
+            if name in taken or name in out:
+                self.refuse(
+                    f"metadata.{SOURCE}.{key} holds {name!r}, a key GenAI gives a meaning of "
+                    "its own: it would be read back as that, not kept",
+                    f"{path}.metadata.{SOURCE}.{key}.{name}",
+                )
+            out[name] = value
 
     def reply(self, message: AIMessage) -> list[dict[str, Any]]:
         if message.citations:
@@ -204,6 +362,12 @@ class _Writer(PartWriter):
         elif isinstance(part, (ImagePart, AudioPart, FilePart)):
             out = self.media(part, path)
         elif isinstance(part, OpaquePart):
+            if fields:
+                self.refuse(
+                    f"metadata.{SOURCE}.fields on an opaque part: the reader keeps a part of "
+                    "a type it does not know whole, as the part's value",
+                    f"{path}.metadata.{SOURCE}.fields",
+                )
             value = part.value
             if (
                 isinstance(value, dict)
@@ -214,8 +378,10 @@ class _Writer(PartWriter):
             return {"type": "opaque", "kind": part.kind, "value": value}
         else:
             assert_never(part)
-        for key, value in fields.items():
-            out.setdefault(key, value)
+        taken = _PART_KEYS.get(out["type"], {"type"})
+        if not isinstance(part, ImagePart):  # the reader keeps their detail beside them
+            taken = taken - {"detail"}
+        self.extra(out, fields, taken, "fields", path)
         return out
 
     def text(self, text: str, path: str) -> str:
@@ -243,7 +409,15 @@ class _Writer(PartWriter):
         elif isinstance(part, AudioPart):
             modality = "audio"
         else:
-            modality = str(self.namespace(part.metadata).get("modality", "file"))
+            modality = self.namespace(part.metadata).get("modality", "file")
+            if (modality == "file" and "modality" in self.namespace(part.metadata)) or not (
+                isinstance(modality, str)
+            ):
+                self.malformed(
+                    f"metadata.{SOURCE}.modality must be a modality other than 'file' (text), "
+                    f"as to_messages keeps it; got {modality!r}",
+                    f"{path}.metadata.{SOURCE}.modality",
+                )
         out: dict[str, Any]
         if isinstance(part, FilePart) and part.file_id is not None:
             out = {"type": "file", "modality": modality, "file_id": part.file_id}
@@ -255,8 +429,10 @@ class _Writer(PartWriter):
             out["mime_type"] = part.mime_type
         if isinstance(part, ImagePart) and part.detail is not None:
             out["detail"] = part.detail
-        if isinstance(part, FilePart) and part.filename is not None:
-            out["filename"] = part.filename
+        if isinstance(part, FilePart) and (
+            part.filename is not None or (part.file_id is None and modality in ("image", "audio"))
+        ):
+            out["filename"] = part.filename  # (a null one keeps it a file when read back)
         return out
 
     def call(self, call: ToolCall, k: int) -> dict[str, Any]:
@@ -272,7 +448,7 @@ class _Writer(PartWriter):
         if call.id is not None:
             out["id"] = call.id
         out["name"] = call.name
-        arguments = _arguments(call, namespace.get("arguments"))
+        arguments = _arguments(call, namespace.get("arguments"), "arguments" in namespace)
         if call.invalid_args is not None:
             # What the reader makes of them: an object is the arguments, text is parsed.
             read_back = arguments if isinstance(arguments, dict) else (
@@ -281,8 +457,8 @@ class _Writer(PartWriter):
             if read_back is not None:
                 self.refuse_read_back(call, read_back, f".tool_calls[{k}].invalid_args")
         out["arguments"] = arguments
-        for key, value in namespace.get("fields", {}).items():
-            out.setdefault(key, value)
+        self.extra(out, namespace.get("fields", {}), ("type", "id", "name", "arguments"),
+                   "fields", f".tool_calls[{k}]")
         return out
 
     def tool_result(self, message: ToolMessage) -> str:
@@ -298,7 +474,19 @@ class _Writer(PartWriter):
         where = f".metadata.{SOURCE}.tool_message"
         if not isinstance(kept, dict):
             self.malformed(f"{where[1:]} must be an object, as to_messages writes it", where)
+        for key in ("fields", "part_fields"):
+            if key in namespace:
+                self.refuse(f"a tool span's result has no place for metadata.{SOURCE}.{key} "
+                            "(a result after the last model call is read from its tool span)",
+                            f".metadata.{SOURCE}.{key}")
         blocks = json_or_text(content) if namespace.get("response") == "json" else None
+        if "response" in namespace and not isinstance(blocks, list):
+            self.refuse(
+                "a tool span's result is text: it keeps a JSON response only as the content "
+                "blocks of LangChain's ToolMessage (a result after the last model call is "
+                "read from its tool span)",
+                f".metadata.{SOURCE}.response",
+            )
         if not (kept or isinstance(blocks, list) or is_tool_message(json_or_text(content))):
             return content
         for key in TOOL_MESSAGE_OWN:
@@ -336,11 +524,8 @@ class _Writer(PartWriter):
         content = message.content
         if isinstance(content, str):
             response: Any = self.text(content, ".content")
-            if namespace.get("response") == "json":
-                try:
-                    response = json.loads(content)
-                except ValueError:
-                    response = content
+            if "response" in namespace:
+                response = _json_response(content, namespace["response"], self)
                 if reads_as_parts(response):
                     self.refuse(
                         "this JSON output is a list of what GenAI reads as content parts: "
@@ -358,15 +543,36 @@ class _Writer(PartWriter):
                 for part, written in zip(content, self.parts(content, ""), strict=True)
             ]
         out["response"] = response
-        for key, value in namespace.get("part_fields", {}).items():
-            out.setdefault(key, value)
+        self.extra(out, namespace.get("part_fields", {}), ("type", "id", "response"),
+                   "part_fields")
         return out
 
 
-def _arguments(call: ToolCall, spelled: Any) -> Any:
+def _json_response(content: str, marker: Any, writer: _Writer) -> Any:
+    """The JSON value a result's text spells (``"response": "json"``): refused when the
+    reader would give other text back (a string, which reads as text, or another spelling)."""
+    where = f".metadata.{SOURCE}.response"
+    if marker != "json":
+        writer.malformed(f"metadata.{SOURCE}.response is 'json' when to_messages keeps it; got "
+                         f"{marker!r}", where)
+    try:
+        value = json.loads(content)
+    except (ValueError, RecursionError):
+        writer.refuse("the result is marked as a JSON response, but its text is not JSON", where)
+    if isinstance(value, str) or dumps(value) != content:
+        writer.refuse(
+            "the result is marked as a JSON response, which the reader gives back as "
+            f"{short_repr(dumps(value) if not isinstance(value, str) else value)}, not as "
+            "this text",
+            where,
+        )
+    return value
+
+
+def _arguments(call: ToolCall, spelled: Any, kept: bool) -> Any:
     """The arguments as the span holds them: an object, or the text that was recorded."""
     if call.invalid_args is not None:
-        recorded = spelled is not None and not isinstance(spelled, str)
+        recorded = kept and not isinstance(spelled, str)
         if recorded and dumps(spelled) == call.invalid_args:
             return spelled
         return call.invalid_args

@@ -1,0 +1,199 @@
+"""Typed messages as one OpenInference ``LLM`` span's flat attributes.
+
+OpenInference records Chat Completions messages spelled flat (see ``_flat``), and its reader
+keeps what the Chat Completions reader keeps (a tool-call-only reply whose content was left
+out, a refusal beside the text, a function's other fields). Those have no GenAI spelling, so
+a conversation holding them is written here: each message by the ``openai_chat`` writer (in
+the ``otel`` dialect, so it reads ``metadata["otel"]``), then spelled as the attributes
+``_flat`` reads back. A value that is not text (an audio reply, annotations, a kept field) is
+one attribute holding an OTLP ``AnyValue`` (``kvlistValue``, ``arrayValue``; an empty one for
+null), which the span reader turns back into the same JSON value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+from typing import Any
+
+from tracebridge.messages import (
+    AnyMessage,
+    ImagePart,
+    RefusalPart,
+    TextPart,
+    ToolMessage,
+)
+
+from ..openai_chat._write import _Writer as _ChatWriter
+from ._flat import OPENINFERENCE_INPUT, OPENINFERENCE_OUTPUT, OTEL
+from ._spans import SOURCE
+
+FLAT_MARKERS = {
+    "message": ("content", "refusal", "annotations"),
+    "call": ("inner",),
+    "part": ("inner", "format"),
+}
+"""What the reader keeps from flat messages only (``metadata["otel"]`` keys): a conversation
+holding any of them is written as OpenInference attributes by ``convention="auto"``."""
+
+GENAI_MARKERS = {
+    "message": ("system_instructions", "part_fields", "response", "tool_message"),
+    "part": ("modality",),
+}
+"""What the reader keeps from GenAI messages only."""
+
+_INT64 = range(-(2**63), 2**63)
+
+
+def markers_in(
+    typed: list[AnyMessage], markers: dict[str, tuple[str, ...]]
+) -> Iterator[tuple[int, str, str]]:
+    """``(index, path below the message, key)`` of each of ``markers`` that a message, one
+    of its parts or one of its calls keeps under ``metadata["otel"]``, in order."""
+    for i, message in enumerate(typed):
+        for key in _kept(message.metadata, markers.get("message", ())):
+            yield i, f".metadata.{SOURCE}.{key}", key
+        if isinstance(message.content, list):
+            for k, part in enumerate(message.content):
+                for key in _kept(part.metadata, markers.get("part", ())):
+                    yield i, f".content[{k}].metadata.{SOURCE}.{key}", key
+        for k, call in enumerate(getattr(message, "tool_calls", ())):
+            for key in _kept(call.metadata, markers.get("call", ())):
+                yield i, f".tool_calls[{k}].metadata.{SOURCE}.{key}", key
+
+
+def _kept(metadata: dict[str, Any], keys: tuple[str, ...]) -> list[str]:
+    own = metadata.get(SOURCE)
+    return [key for key in keys if key in own] if isinstance(own, dict) else []
+
+
+def flat_attributes(
+    typed: list[AnyMessage], end: int, split: int | None, drop: Collection[str]
+) -> list[dict[str, Any]]:
+    """``openinference.span.kind`` and the input (``typed[:end]``) and output (``split``)
+    messages as ``llm.input_messages.{i}.message.*`` / ``llm.output_messages.0.message.*``."""
+    attributes = [attribute("openinference.span.kind", "LLM")]
+    for i in range(end):
+        attributes += _FlatWriter(i, drop).flat(typed[i], f"{OPENINFERENCE_INPUT}.{i}")
+    if split is not None:
+        attributes += _FlatWriter(split, drop).flat(typed[split], f"{OPENINFERENCE_OUTPUT}.0")
+    return attributes
+
+
+def attribute(key: str, value: Any) -> dict[str, Any]:
+    return {"key": key, "value": any_value(value)}
+
+
+def any_value(value: Any) -> dict[str, Any]:
+    """A JSON value as an OTLP ``AnyValue`` (the span reader's ``_any_value`` inverts it)."""
+    if value is None:
+        return {}
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    if isinstance(value, float):
+        return {"doubleValue": value}
+    if isinstance(value, str):
+        return {"stringValue": value}
+    if isinstance(value, list):
+        return {"arrayValue": {"values": [any_value(item) for item in value]}}
+    return {
+        "kvlistValue": {
+            "values": [{"key": key, "value": any_value(item)} for key, item in value.items()]
+        }
+    }
+
+
+class _FlatWriter(_ChatWriter):
+    """The Chat Completions writer of one message, whose dict is then spelled flat."""
+
+    FORMAT = "OpenInference"
+
+    def __init__(self, index: int, drop: Collection[str]) -> None:
+        # Of the GenAI writer's drop names only custom_calls means something here: is_error
+        # is written in a tool span, and citations and audio replies have a place.
+        super().__init__(OTEL, index, [name for name in drop if name == "custom_calls"], ())
+
+    def flat(self, message: AnyMessage, prefix: str) -> list[dict[str, Any]]:
+        if isinstance(message.content, list):
+            if not message.content:
+                self.refuse("an empty part list has no OpenInference spelling", ".content")
+            for k, part in enumerate(message.content):
+                if not isinstance(part, (TextPart, ImagePart, RefusalPart)):
+                    self.refuse(
+                        f"OpenInference message contents hold text and images; a {part.type} "
+                        "part has no place there (convention='genai' writes it)",
+                        f".content[{k}]",
+                    )
+        if isinstance(message, ToolMessage) and message.is_error:
+            message = message.model_copy(update={"is_error": False})  # (in its tool span)
+        chat = self.message(message)
+        attributes = []
+        where = f"{prefix}.message"
+        for key, value in chat.items():
+            self.flat_key(key, f".{key}")
+            if key == "content" and isinstance(value, list):
+                for k, part in enumerate(value):
+                    attributes += self.flat_part(part, f"{where}.contents.{k}.message_content", k)
+            elif key == "tool_calls":
+                for j, call in enumerate(value):
+                    attributes += self.flat_call(call, f"{where}.tool_calls.{j}.tool_call", j)
+            else:
+                attributes.append(self.flat_attribute(f"{where}.{key}", value, f".{key}"))
+        return attributes
+
+    def flat_part(self, part: dict[str, Any], where: str, k: int) -> list[dict[str, Any]]:
+        if set(part) == {"type", "text"} and part["type"] == "text":
+            return [attribute(f"{where}.type", "text"), attribute(f"{where}.text", part["text"])]
+        image = part.get("image_url")
+        if set(part) == {"type", "image_url"} and isinstance(image, dict) and set(image) == {"url"}:
+            return [attribute(f"{where}.type", "image"),
+                    attribute(f"{where}.image.image.url", image["url"])]
+        self.refuse(
+            "OpenInference message contents hold a text or an image URL, and nothing beside "
+            f"them; this part is written {sorted(part)} (convention='genai' writes it)",
+            f".content[{k}]",
+        )
+
+    def flat_call(self, call: dict[str, Any], where: str, j: int) -> list[dict[str, Any]]:
+        path = f".tool_calls[{j}]"
+        if call.get("type") != "function":
+            self.lose("OpenInference records function calls only; this one is custom", path,
+                      "custom_calls")
+        attributes = []
+        for key, value in call.items():
+            self.flat_key(key, f"{path}.{key}")
+            if key == "function":
+                for name, item in value.items():
+                    self.flat_key(name, f"{path}.function.{name}")
+                    attributes.append(self.flat_attribute(f"{where}.function.{name}", item,
+                                                     f"{path}.function.{name}"))
+            elif key != "type":
+                attributes.append(self.flat_attribute(f"{where}.{key}", value, f"{path}.{key}"))
+        return attributes
+
+    def flat_key(self, key: str, path: str) -> None:
+        if "." in key or key in ("contents", "message", "tool_call", "message_content"):
+            self.refuse(
+                f"the key {key!r} has no flat spelling: OpenInference attribute names are "
+                "dotted, and the reader gives this one a meaning of its own",
+                path,
+            )
+
+    def flat_attribute(self, key: str, value: Any, path: str) -> dict[str, Any]:
+        for item in _leaves(value):
+            if isinstance(item, int) and not isinstance(item, bool) and item not in _INT64:
+                self.refuse(f"the number {item} is past what an OTLP intValue holds (64 bits)",
+                            path)
+        return attribute(key, value)
+
+
+def _leaves(value: Any) -> Any:
+    if isinstance(value, list):
+        for item in value:
+            yield from _leaves(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _leaves(item)
+    else:
+        yield value
