@@ -373,3 +373,74 @@ def test_openinference_writer_is_faithful(messages: list[Message], data: st.Data
     document = otel.from_messages(marked, convention="openinference")
     assert not any(key.startswith("gen_ai.") for span in span_keys(document) for key in span)
     assert otel.to_messages(document, allow_pending=True) == marked
+
+
+# --- what an earlier call's output said that the later call's input does not ---------------
+
+
+def test_an_earlier_calls_output_fields_are_kept_and_written_back() -> None:
+    case = golden(FOLDER / "openai_v2_tool_loop.json")
+    messages = otel.to_messages(case["trace"])
+    assert messages[2].metadata == {"otel": {"output": {"fields": {"finish_reason": "tool_calls"}}}}
+    first = next(otel.calls(case["trace"])).output[0]
+    assert first.metadata == {"otel": {"fields": {"finish_reason": "tool_calls"}}}
+    document = otel.from_messages(messages)
+    assert [s["name"] for s in document["resourceSpans"][0]["scopeSpans"][0]["spans"]] == [
+        "chat", "chat"
+    ]
+    assert back(messages) == messages
+
+
+def genai_span(number: int, given: list[Any], answered: list[Any]) -> dict[str, Any]:
+    return {
+        "traceId": "0" * 31 + "1", "spanId": f"{number:016x}", "name": "chat",
+        "startTimeUnixNano": str(number), "endTimeUnixNano": str(number),
+        "attributes": [
+            {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+            {"key": "gen_ai.input.messages", "value": {"stringValue": json.dumps(given)}},
+            {"key": "gen_ai.output.messages", "value": {"stringValue": json.dumps(answered)}},
+        ],
+    }
+
+
+def test_an_earlier_output_that_says_other_fields_than_the_later_input_conflicts() -> None:
+    ask = {"role": "user", "parts": [{"type": "text", "content": "q"}]}
+    said = {"role": "assistant", "parts": [{"type": "text", "content": "a"}], "name": "bot"}
+    renamed = {**said, "parts": [{"type": "text", "content": "a", "annotated": True}]}
+    again = {"role": "user", "parts": [{"type": "text", "content": "more"}]}
+    final = {"role": "assistant", "parts": [{"type": "text", "content": "b"}]}
+    agreeing = {"resourceSpans": [{"scopeSpans": [{"spans": [
+        genai_span(1, [ask], [said]), genai_span(2, [ask, said, again], [final])
+    ]}]}]}
+    assert otel.to_messages(agreeing)[1] == AIMessage(content="a", name="bot")
+    document = {"resourceSpans": [{"scopeSpans": [{"spans": [
+        genai_span(1, [ask], [renamed]), genai_span(2, [ask, said, again], [final])
+    ]}]}]}
+    with pytest.raises(TraceError) as caught:
+        otel.to_messages(document)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "conflicting_fields", 0, "resourceSpans[0].scopeSpans[0].spans[0]"
+    )
+
+
+def test_a_kept_output_that_cannot_be_written_is_refused() -> None:
+    def marked(output: Any, at: int = 1) -> list[Message]:
+        messages: list[Message] = [H, AIMessage(content="a"), HumanMessage(content="more"),
+                                   AIMessage(content="b")]
+        messages[at] = messages[at].model_copy(update={"metadata": {"otel": {"output": output}}})
+        return messages
+
+    finished = {"fields": {"finish_reason": "stop"}}
+    assert back(marked(finished)) == marked(finished)
+    assert refusal(marked(finished, at=3)) == (
+        "not_representable", 3, "messages[3].metadata.otel.output"
+    )
+    for wrong in ("stop", {}):
+        assert refusal(marked(wrong)) == ("malformed_event", 1, "messages[1].metadata.otel.output")
+    absent = [H, AIMessage(tool_calls=[ToolCall(name="f", id="c1")],
+                           metadata={"otel": {"output": {"content": "absent"}}}),
+              ToolMessage(content="r", tool_call_id="c1"), AIMessage(content="b")]
+    assert refusal(absent, convention="genai") == (
+        "not_representable", 1, "messages[1].metadata.otel.output.content"
+    )
+    assert back(absent) == absent

@@ -27,6 +27,8 @@ message's or part's other keys, such as ``finish_reason``), ``arguments`` (how a
 arguments were spelled when recorded as text), ``response: "json"`` (a tool response that
 was JSON, not text), ``system_instructions`` (read from ``gen_ai.system_instructions``),
 ``instructions`` (an AI message made under other system messages than the last call's),
+``output`` (what an earlier call's output said in ``metadata["otel"]`` that the later call's
+input does not, such as its ``finish_reason``),
 ``modality`` (of a file part), and what the ``openai_chat`` reader keeps for flat messages.
 
 >>> from tracebridge.adapters import otel

@@ -165,14 +165,8 @@ def conversation(calls: list[Call], tools: list[ToolRun], *, allow_pending: bool
     messages = list(systems)
     for position, message in enumerate(rest):
         maker = produced.get(position)
-        if (
-            maker is not None
-            and isinstance(message, AIMessage)
-            and same(maker.input[: maker.systems]) != same(systems)
-        ):
-            own = dict(message.metadata.get(SOURCE, {}))
-            own["instructions"] = [m.model_dump(mode="json") for m in maker.input[: maker.systems]]
-            message = message.model_copy(update={"metadata": {**message.metadata, SOURCE: own}})
+        if maker is not None and maker is not last:
+            message = _as_made(message, maker, position, systems)
         messages.append(message)
     messages = with_results(messages, tools, origin, last.span)
     messages = with_errors(messages, tools)
@@ -181,6 +175,27 @@ def conversation(calls: list[Call], tools: list[ToolRun], *, allow_pending: bool
     except TraceError as error:
         raise moved(error, origin) from None
     return messages
+
+
+def _as_made(message: Message, maker: Call, position: int, systems: list[Message]) -> Message:
+    """The message as the last call was sent it, keeping what the earlier call that made it
+    said otherwise: its other system messages (``instructions``) and its output's own
+    ``metadata["otel"]`` (``output``: a ``finish_reason``, say). The rest must agree."""
+    made = maker.output[position - (len(maker.input) - maker.systems)]
+    own = dict(message.metadata.get(SOURCE, {}))
+    if isinstance(message, AIMessage) and same(maker.input[: maker.systems]) != same(systems):
+        own["instructions"] = [m.model_dump(mode="json") for m in maker.input[: maker.systems]]
+    if made != message:
+        if made.model_copy(update={"metadata": message.metadata}) != message:
+            maker.span.fail(
+                "conflicting_fields",
+                f"the call's output[{position - (len(maker.input) - maker.systems)}] and a "
+                "later call's input record that message with different fields",
+            )
+        own["output"] = made.metadata.get(SOURCE, {})
+    if own == message.metadata.get(SOURCE, {}):
+        return message
+    return message.model_copy(update={"metadata": {**message.metadata, SOURCE: own}})
 
 
 def moved(error: TraceError, origin: list[tuple[Span, str]]) -> TraceError:

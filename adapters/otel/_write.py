@@ -12,7 +12,7 @@ them, since message parts have no error flag. An AI message made under other sys
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from pydantic import ValidationError
@@ -67,22 +67,26 @@ def write_document(
         raise ValueError(f"convention={convention!r} is none of {CONVENTIONS}")
     typed = messages_of(messages, SOURCE)
     validate(typed, allow_pending=True, source=SOURCE)
-    if convention == "auto":
-        flat = next(markers_in(typed, FLAT_MARKERS), None) is not None
-        convention = "openinference" if flat else "genai"
     split = _output_position(typed)
     end = split if split is not None else len(typed)
+    sent = [_as_sent(message) for message in typed]
+    earlier = _earlier_calls(typed, sent, end)
+    if convention == "auto":
+        flat = next(_markers(typed, earlier, FLAT_MARKERS), None) is not None
+        convention = "openinference" if flat else "genai"
     openinference = convention == "openinference"
-    _refuse_markers(typed, GENAI_MARKERS if openinference else FLAT_MARKERS, convention)
-    spans = [
-        _span(number, "chat", call, error=False)
-        for number, call in enumerate(_earlier_calls(typed, end, drop, openinference), 1)
+    _refuse_markers(typed, earlier, GENAI_MARKERS if openinference else FLAT_MARKERS, convention)
+    calls: list[tuple[list[AnyMessage], int, int | None]] = [
+        (made, len(made) - 1, len(made) - 1) for _, made in earlier
     ]
-    if openinference:
-        attributes = flat_attributes(typed, end, split, drop)
-    else:
-        attributes = _genai_attributes(typed, end, split, drop)
-    spans.append(_span(len(spans) + 1, "chat", attributes, error=False))
+    calls.append((sent, end, split))
+    spans = []
+    for number, (given, stop, output) in enumerate(calls, 1):
+        if openinference:
+            attributes = flat_attributes(given, stop, output, drop)
+        else:
+            attributes = _genai_attributes(given, stop, output, drop)
+        spans.append(_span(number, "chat", attributes, error=False))
     spans += _tool_spans(typed, split, drop, len(spans) + 1, openinference)
     return {
         "resourceSpans": [
@@ -92,6 +96,22 @@ def write_document(
             }
         ]
     }
+
+
+_MADE = ("instructions", "output")
+"""What the reader keeps of the earlier call that made a message (``_rebuild._as_made``)."""
+
+
+def _as_sent(message: AnyMessage) -> AnyMessage:
+    """The message as the last call was sent it: without what its maker said otherwise."""
+    own = _own(message.metadata)
+    if not any(key in own for key in _MADE):
+        return message
+    left = {key: value for key, value in own.items() if key not in _MADE}
+    metadata = {key: value for key, value in message.metadata.items() if key != SOURCE}
+    if left:
+        metadata[SOURCE] = left
+    return message.model_copy(update={"metadata": metadata})
 
 
 def _genai_attributes(
@@ -135,12 +155,34 @@ def _system_instructions(message: AnyMessage, i: int) -> None:
     )
 
 
+def _markers(
+    typed: list[AnyMessage],
+    earlier: list[tuple[int, list[AnyMessage]]],
+    markers: dict[str, tuple[str, ...]],
+) -> Iterator[tuple[int, str, str]]:
+    """``(index, path, key)`` of each of ``markers`` kept on a message, or on what an earlier
+    call that made it said: its system messages (``instructions``), its output's ``output``."""
+    yield from markers_in(typed, markers)
+    for i, made in earlier:
+        own = _own(typed[i].metadata)
+        instructions = made[: len(own["instructions"])] if "instructions" in own else []
+        for position, path, key in markers_in(instructions, markers):
+            yield i, f".metadata.{SOURCE}.instructions[{position}]{path}", key
+        output = _own(made[-1].metadata) if "output" in own else {}
+        for key in markers.get("message", ()):
+            if key in output:
+                yield i, f".metadata.{SOURCE}.output.{key}", key
+
+
 def _refuse_markers(
-    typed: list[AnyMessage], markers: dict[str, tuple[str, ...]], convention: str
+    typed: list[AnyMessage],
+    earlier: list[tuple[int, list[AnyMessage]]],
+    markers: dict[str, tuple[str, ...]],
+    convention: str,
 ) -> None:
     """Refuse what the reader keeps from the other convention only: written in this one,
     it would be lost."""
-    for i, path, key in markers_in(typed, markers):
+    for i, path, key in _markers(typed, earlier, markers):
         other = "GenAI" if convention == "openinference" else "OpenInference (flat)"
         _Writer(i, ()).refuse(
             f"metadata.{SOURCE}.{key} was kept from {other} messages and has no place in "
@@ -157,47 +199,63 @@ def _own(metadata: dict[str, Any]) -> dict[str, Any]:
 
 
 def _earlier_calls(
-    typed: list[AnyMessage], end: int, drop: Collection[str], openinference: bool
-) -> list[list[dict[str, Any]]]:
-    """A model call for each AI message the reader marked as made under other system
-    messages (``metadata["otel"]["instructions"]``): those messages, the conversation before
-    it (after the leading system messages), and it as the output. The reader proves each a
-    prefix of the last call and keeps the instructions again."""
+    typed: list[AnyMessage], sent: list[AnyMessage], end: int
+) -> list[tuple[int, list[AnyMessage]]]:
+    """The model call that made each message the reader marked with what that call said
+    otherwise (``_MADE``): its system messages (``instructions``, else the conversation's),
+    the conversation before the message (after the leading system messages), and the
+    message as it answered (its ``output`` namespace, when kept). The reader proves each a
+    prefix of the last call and keeps what it said again."""
     systems = 0
-    while systems < len(typed) and isinstance(typed[systems], SystemMessage):
+    while systems < len(sent) and isinstance(sent[systems], SystemMessage):
         systems += 1
     calls = []
     for i, message in enumerate(typed):
-        kept = _own(message.metadata).get("instructions")
-        if kept is None:
+        own = _own(message.metadata)
+        found = [key for key in _MADE if key in own]
+        if not found:
             continue
-        where = f".metadata.{SOURCE}.instructions"
-        writer = _Writer(i, drop)
-        if not isinstance(message, AIMessage):
-            writer.malformed("only an AI message is made under instructions", where)
-        if i >= end:
+        writer = _Writer(i, ())
+        if i >= end or i < systems:
             writer.refuse(
-                "the last call's reply is made under the last call's system messages: other "
-                "instructions kept on it have no call to be written in",
-                where,
+                f"metadata.{SOURCE}.{found[0]} says what an earlier model call that made this "
+                "message said otherwise; "
+                + ("the last call's reply is made by the last call" if i >= end else
+                   "the system messages the conversation starts with are not made by a call"),
+                f".metadata.{SOURCE}.{found[0]}",
             )
-        instructions = _instructions(kept, writer, where)
-        if same(instructions) == same(list(typed[:systems])):
-            writer.malformed(
-                f"{where[1:]} names the system messages the conversation starts with: the "
-                "reader keeps only others",
-                where,
-            )
-        own = {k: v for k, v in _own(message.metadata).items() if k != "instructions"}
-        metadata = {k: v for k, v in message.metadata.items() if k != SOURCE}
-        if own:
-            metadata[SOURCE] = own
-        made = [*instructions, *typed[systems:i], message.model_copy(update={"metadata": metadata})]
-        if openinference:
-            calls.append(flat_attributes(made, len(made) - 1, len(made) - 1, drop))
-        else:
-            calls.append(_genai_attributes(made, len(made) - 1, len(made) - 1, drop))
+        given = list(sent[:systems])
+        if "instructions" in own:
+            where = f".metadata.{SOURCE}.instructions"
+            if not isinstance(message, AIMessage):
+                writer.malformed("only an AI message is made under instructions", where)
+            given = _instructions(own["instructions"], writer, where)
+            if same(given) == same(list(sent[:systems])):
+                writer.malformed(
+                    f"{where[1:]} names the system messages the conversation starts with: "
+                    "the reader keeps only others",
+                    where,
+                )
+        calls.append((i, [*given, *sent[systems:i], _as_output(sent[i], own, writer)]))
     return calls
+
+
+def _as_output(message: AnyMessage, own: dict[str, Any], writer: _Writer) -> AnyMessage:
+    """The message as the call that made it answered: its ``output`` namespace, if kept."""
+    if "output" not in own:
+        return message
+    kept = own["output"]
+    where = f".metadata.{SOURCE}.output"
+    if not isinstance(kept, dict) or kept == _own(message.metadata):
+        writer.malformed(
+            f"{where[1:]} is the metadata.{SOURCE} of the call's output when it differs from "
+            f"the message's, as to_messages keeps it; got {short_repr(kept)}",
+            where,
+        )
+    metadata = {key: value for key, value in message.metadata.items() if key != SOURCE}
+    if kept:
+        metadata[SOURCE] = kept
+    return message.model_copy(update={"metadata": metadata})
 
 
 def _instructions(kept: Any, writer: _Writer, where: str) -> list[AnyMessage]:
