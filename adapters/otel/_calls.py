@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from tracebridge.errors import short_repr
 from tracebridge.hashing import hashed_messages
 from tracebridge.messages import Message, SystemMessage
 
@@ -215,10 +216,10 @@ def read_tool(span: Span) -> ToolRun:
     attributes = span.attributes
     name = _text_or_none(span, "gen_ai.tool.name", "tool.name")
     call_id = _text_or_none(span, "gen_ai.tool.call.id", "tool_call.id")
-    given = attributes.get("gen_ai.tool.call.arguments", attributes.get("input.value"))
+    given = _one_of(span, "gen_ai.tool.call.arguments", "input.value")
     args = json_or_text(given)
+    result = _one_of(span, "gen_ai.tool.call.result", "output.value")
     where = "gen_ai.tool.call.result" if "gen_ai.tool.call.result" in attributes else "output.value"
-    result = attributes.get(where)
     if result == REDACTED:  # OPENINFERENCE_HIDE_OUTPUTS masks a tool's output too
         span.fail("content_not_captured", f"{where} holds {REDACTED!r}: the instrumentation "
                   "masked the tool's output. " + CAPTURE_SWITCHES, where)
@@ -288,17 +289,25 @@ def _tool_message(
     )
 
 
+def _one_of(span: Span, key: str, other: str) -> Any:
+    """The value of ``key`` (GenAI) or ``other`` (OpenInference), whichever the span has;
+    when it has both they must agree (``conflicting_fields`` at ``other``)."""
+    attributes = span.attributes
+    if key in attributes and other in attributes and attributes[key] != attributes[other]:
+        span.fail("conflicting_fields", f"the span's {key} and {other} record different "
+                  f"values ({short_repr(attributes[key])} and {short_repr(attributes[other])})",
+                  other)
+    return attributes.get(key, attributes.get(other))
+
+
 def _text_or_none(span: Span, key: str, fallback: str) -> str | None:
     """The text of the first of two attributes the span has; a value that is not text is
     malformed there (it would pair a tool run with no call, or with the wrong one)."""
-    for attribute in (key, fallback):
-        if attribute in span.attributes:
-            value = span.attributes[attribute]
-            if value is not None and not isinstance(value, str):  # (None: an empty value)
-                span.fail("malformed_event", f"{attribute} must be a string, got {value!r}",
-                          attribute)
-            return value
-    return None
+    value = _one_of(span, key, fallback)
+    if value is not None and not isinstance(value, str):  # (None: an empty value)
+        attribute = key if key in span.attributes else fallback
+        span.fail("malformed_event", f"{attribute} must be a string, got {value!r}", attribute)
+    return value
 
 
 def json_or_text(value: Any) -> Any:

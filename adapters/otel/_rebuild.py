@@ -22,7 +22,16 @@ from tracebridge.messages import AIMessage, Message, ToolMessage
 from tracebridge.validation import validate
 
 from ..openai_chat._read import dumps
-from ._calls import Call, ToolRun, is_inference, is_tool, read_call, read_tool, same
+from ._calls import (
+    CAPTURE_SWITCHES,
+    Call,
+    ToolRun,
+    is_inference,
+    is_tool,
+    read_call,
+    read_tool,
+    same,
+)
 from ._spans import SOURCE, Span, fail, normalize_id
 
 SESSION_KEYS = (
@@ -222,6 +231,13 @@ def with_results(
     )
     added = list(messages)
     for run in runs:
+        if run.result is None:
+            run.span.fail(
+                "content_not_captured",
+                f"the tool span that ran call {run.call_id!r} recorded no result "
+                "(gen_ai.tool.call.result, or OpenInference's output.value): "
+                + CAPTURE_SWITCHES,
+            )
         added.append(
             ToolMessage(
                 content=_text(run.result),

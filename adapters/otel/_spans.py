@@ -180,6 +180,12 @@ def _otlp_span(span: Any, path: str, index: int, scope: str) -> Span:
                 "malformed_event", f"expected {{'key', 'value'}}, got {short_repr(attribute)}",
                 index=index, path=where, source=SOURCE,
             )
+        if attribute["key"] in keys:
+            raise TraceError(
+                "malformed_event", f"the attribute {attribute['key']!r} is listed twice (first "
+                f"at {keys[attribute['key']]}): a span's attribute keys are unique",
+                index=index, path=where, source=SOURCE,
+            )
         try:
             attributes[attribute["key"]] = _any_value(attribute.get("value", {}), where, index)
         except RecursionError:
@@ -274,6 +280,11 @@ def _any_value(value: Any, path: str, index: int) -> Any:
         )
     if not value:
         return None
+    if len(value) > 1:
+        raise TraceError(
+            "malformed_event", f"an AnyValue holds one value; this one has {sorted(value)}",
+            index=index, path=path, source=SOURCE,
+        )
     if "stringValue" in value:
         return value["stringValue"]
     if "boolValue" in value:
@@ -295,6 +306,11 @@ def _any_value(value: Any, path: str, index: int) -> Any:
                 raise TraceError(
                     "malformed_event", f"expected {{'key', 'value'}}, got {short_repr(pair)}",
                     index=index, path=path, source=SOURCE,
+                )
+            if pair["key"] in found:
+                raise TraceError(
+                    "malformed_event", f"the key {pair['key']!r} is listed twice in one "
+                    "kvlistValue", index=index, path=path, source=SOURCE,
                 )
             found[pair["key"]] = _any_value(pair.get("value", {}), path, index)
         return found

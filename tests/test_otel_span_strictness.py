@@ -1,0 +1,122 @@
+"""Span documents that say one thing twice, or leave out what a result needs: an attribute
+key listed twice, an AnyValue holding two values, a kvlist key listed twice, a tool span whose
+GenAI and OpenInference attributes disagree, and a tool span with no result for a call the
+conversation needs answered are refused where they are (each used to be resolved silently:
+one value taken, the other dropped, or an empty result made up)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tracebridge import TraceError
+from tracebridge.adapters import otel
+
+SPANS = "resourceSpans[0].scopeSpans[0].spans"
+ASK = [{"role": "user", "parts": [{"type": "text", "content": "weather?"}]}]
+CALL = [{"role": "assistant",
+         "parts": [{"type": "tool_call", "id": "c1", "name": "f", "arguments": {}}]}]
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"stringValue": value}
+
+
+def span(number: int, attributes: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    return {
+        "traceId": "0" * 31 + "1", "spanId": f"{number:016x}", "name": "s",
+        "startTimeUnixNano": str(number), "endTimeUnixNano": str(number),
+        "attributes": [{"key": key, "value": value} for key, value in attributes],
+    }
+
+
+def chat(*extra: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    return span(1, [
+        ("gen_ai.operation.name", text("chat")),
+        ("gen_ai.input.messages", text(json.dumps(ASK))),
+        ("gen_ai.output.messages", text(json.dumps(CALL))),
+        *extra,
+    ])
+
+
+def tool(*attributes: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    return span(2, [("gen_ai.operation.name", text("execute_tool")), *attributes])
+
+
+def document(*spans: dict[str, Any]) -> dict[str, Any]:
+    return {"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]}
+
+
+def refused(trace: dict[str, Any]) -> tuple[str, int | None, str | None]:
+    with pytest.raises(TraceError) as caught:
+        otel.to_messages(trace)
+    return caught.value.code, caught.value.index, caught.value.path
+
+
+def test_an_attribute_listed_twice_is_malformed() -> None:
+    again = ("gen_ai.input.messages", text(json.dumps([
+        {"role": "user", "parts": [{"type": "text", "content": "another"}]}
+    ])))
+    assert refused(document(chat(again))) == (
+        "malformed_event", 0, f"{SPANS}[0].attributes[3]"
+    )
+
+
+def test_an_any_value_holding_two_values_is_malformed() -> None:
+    two = ("session.id", {"stringValue": "a", "arrayValue": {"values": []}})
+    assert refused(document(chat(two))) == ("malformed_event", 0, f"{SPANS}[0].attributes[3]")
+
+
+def test_a_kvlist_key_listed_twice_is_malformed() -> None:
+    pairs = [{"key": "k", "value": text("A")}, {"key": "k", "value": text("B")}]
+    listed = ("extra", {"kvlistValue": {"values": pairs}})
+    assert refused(document(chat(listed))) == ("malformed_event", 0, f"{SPANS}[0].attributes[3]")
+
+
+RESULT = [("gen_ai.tool.call.id", text("c1")), ("gen_ai.tool.name", text("f")),
+          ("gen_ai.tool.call.result", text("18 C"))]
+
+
+def test_agreeing_conventions_on_a_tool_span_read_as_one() -> None:
+    both = tool(*RESULT, ("tool_call.id", text("c1")), ("tool.name", text("f")),
+                ("output.value", text("18 C")))
+    messages = otel.to_messages(document(chat(), both))
+    assert (messages[-1].content, messages[-1].tool_call_id, messages[-1].name) == (
+        "18 C", "c1", "f"
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("tool_call.id", "c2"), ("tool.name", "g"), ("output.value", "19 C"),
+     ("input.value", '{"city": "Paris"}')],
+)
+def test_disagreeing_conventions_on_a_tool_span_conflict(key: str, value: str) -> None:
+    extra = [("gen_ai.tool.call.arguments", text("{}"))] if key == "input.value" else []
+    trace = document(chat(), tool(*RESULT, *extra, (key, text(value))))
+    assert refused(trace) == ("conflicting_fields", 1, f"{SPANS}[1].attributes[{key!r}]")
+
+
+def test_a_tool_span_without_a_result_is_not_a_result() -> None:
+    trace = document(chat(), tool(*RESULT[:2]))
+    code, index, path = refused(trace)
+    assert (code, index, path) == ("content_not_captured", 1, f"{SPANS}[1]")
+    empty = document(chat(), tool(*RESULT[:2], ("gen_ai.tool.call.result", {})))
+    assert refused(empty) == ("content_not_captured", 1, f"{SPANS}[1]")
+    with_one = otel.to_messages(document(chat(), tool(*RESULT)))
+    assert with_one[-1].content == "18 C"
+
+
+def test_a_tool_span_read_for_its_error_flag_alone_needs_no_result() -> None:
+    answered = [*ASK, *CALL, {"role": "tool", "parts": [
+        {"type": "tool_call_response", "id": "c1", "response": "boom"}]}]
+    final = [{"role": "assistant", "parts": [{"type": "text", "content": "sorry"}]}]
+    call = span(1, [("gen_ai.operation.name", text("chat")),
+                    ("gen_ai.input.messages", text(json.dumps(answered))),
+                    ("gen_ai.output.messages", text(json.dumps(final)))])
+    failed = tool(*RESULT[:2])
+    failed["status"] = {"code": "STATUS_CODE_ERROR"}
+    messages = otel.to_messages(document(call, failed))
+    assert [(m.type, m.is_error) for m in messages if m.type == "tool"] == [("tool", True)]
