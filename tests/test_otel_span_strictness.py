@@ -120,3 +120,55 @@ def test_a_tool_span_read_for_its_error_flag_alone_needs_no_result() -> None:
     failed["status"] = {"code": "STATUS_CODE_ERROR"}
     messages = otel.to_messages(document(call, failed))
     assert [(m.type, m.is_error) for m in messages if m.type == "tool"] == [("tool", True)]
+
+
+@pytest.mark.parametrize(
+    ("value", "content"),
+    [({"intValue": "42"}, "42"), ({"boolValue": True}, "true"), ({"doubleValue": 1.5}, "1.5"),
+     ({"arrayValue": {"values": [text("a"), {"intValue": "1"}]}}, '["a", 1]'),
+     ({"kvlistValue": {"values": [{"key": "temp", "value": {"intValue": "18"}}]}},
+      '{"temp": 18}')],
+)
+def test_a_result_that_is_a_value_reads_as_its_json_and_is_written_back_so(
+    value: dict[str, Any], content: str
+) -> None:
+    trace = document(chat(), tool(*RESULT[:2], ("gen_ai.tool.call.result", value)))
+    messages = otel.to_messages(trace)
+    assert (messages[-1].content, messages[-1].metadata) == (
+        content, {"otel": {"response": "value"}}
+    )
+    written = otel.from_messages(messages)
+    spans = written["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    result = {a["key"]: a["value"] for a in spans[-1]["attributes"]}["gen_ai.tool.call.result"]
+    assert otel.to_messages(written) == messages
+    assert "stringValue" not in result
+
+
+def test_a_value_result_the_writer_cannot_give_back_is_refused() -> None:
+    messages = otel.to_messages(document(chat(), tool(*RESULT[:2], (
+        "gen_ai.tool.call.result", {"intValue": "42"}))))
+    for content in (" 42", '"42"', "forty-two"):
+        edited = [*messages[:-1], messages[-1].model_copy(update={"content": content})]
+        with pytest.raises(TraceError) as caught:
+            otel.from_messages(edited)
+        assert (caught.value.code, caught.value.path) == (
+            "not_representable", "messages[2].metadata.otel.response"
+        )
+    answered = [*messages, otel.to_messages(document(chat()), allow_pending=True)[0]]
+    with pytest.raises(TraceError) as caught:
+        otel.from_messages(answered)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable", 2, "messages[2].metadata.otel.response"
+    )
+
+
+def test_a_trailing_tool_message_json_is_written_in_either_convention() -> None:
+    data = {"content": "18 C", "type": "tool", "tool_call_id": "c1", "status": "success",
+            "artifact": {"raw": 18}}
+    trace = document(chat(), tool(*RESULT[:2], ("output.value", text(json.dumps(
+        {"type": "tool", "data": data})))))
+    messages = otel.to_messages(trace)
+    assert messages[-1].metadata == {"otel": {"tool_message": {"artifact": {"raw": 18}}}}
+    for convention in ("genai", "openinference"):
+        written = otel.from_messages(messages, convention=convention)  # type: ignore[arg-type]
+        assert otel.to_messages(written) == messages

@@ -238,13 +238,16 @@ def with_results(
                 "(gen_ai.tool.call.result, or OpenInference's output.value): "
                 + CAPTURE_SWITCHES,
             )
+        namespace = dict(run.namespace)
+        if not isinstance(run.result, str):  # a number, a list...: its JSON, marked so
+            namespace["response"] = "value"
         added.append(
             ToolMessage(
                 content=_text(run.result),
                 tool_call_id=run.call_id,
                 name=run.name if isinstance(run.name, str) else None,
                 is_error=run.error,
-                metadata={SOURCE: run.namespace} if run.namespace else {},
+                metadata={SOURCE: namespace} if namespace else {},
             )
         )
         origin.append((run.span, "attributes"))
@@ -252,11 +255,7 @@ def with_results(
 
 
 def _text(result: Any) -> str:
-    if isinstance(result, str):
-        return result
-    if result is None:
-        return ""
-    return dumps(result)
+    return result if isinstance(result, str) else dumps(result)
 
 
 def with_errors(messages: list[Message], tools: list[ToolRun]) -> list[Message]:

@@ -45,7 +45,7 @@ from ..openai_chat._read import dumps, parse_arguments, read_arguments
 from ._calls import REDACTED, TOOL_MESSAGE_OWN, is_tool_message, json_or_text, same
 from ._genai import _PART_KEYS, INPUT, KNOWN_PART_TYPES, OUTPUT, SYSTEM, reads_as_parts
 from ._spans import SOURCE
-from ._write_flat import FLAT_MARKERS, GENAI_MARKERS, flat_attributes, markers_in
+from ._write_flat import FLAT_MARKERS, GENAI_MARKERS, attribute, flat_attributes, markers_in
 
 DROPPABLE = ("is_error", "citations", "audio_replies", "custom_calls")
 """What ``from_messages(drop=...)`` may leave out: the GenAI convention has no place for them."""
@@ -75,7 +75,8 @@ def write_document(
         flat = next(_markers(typed, earlier, FLAT_MARKERS), None) is not None
         convention = "openinference" if flat else "genai"
     openinference = convention == "openinference"
-    _refuse_markers(typed, earlier, GENAI_MARKERS if openinference else FLAT_MARKERS, convention)
+    markers = GENAI_MARKERS if openinference else FLAT_MARKERS
+    _refuse_markers(typed, earlier, markers, convention, split)
     calls: list[tuple[list[AnyMessage], int, int | None]] = [
         (made, len(made) - 1, len(made) - 1) for _, made in earlier
     ]
@@ -174,15 +175,22 @@ def _markers(
                 yield i, f".metadata.{SOURCE}.output.{key}", key
 
 
+_TOOL_SPAN_MARKERS = ("response", "tool_message")
+
+
 def _refuse_markers(
     typed: list[AnyMessage],
     earlier: list[tuple[int, list[AnyMessage]]],
     markers: dict[str, tuple[str, ...]],
     convention: str,
+    split: int | None,
 ) -> None:
     """Refuse what the reader keeps from the other convention only: written in this one,
-    it would be lost."""
+    it would be lost. (A result after the last call is written in a tool span, which keeps
+    its ``response`` and ``tool_message`` in either.)"""
     for i, path, key in _markers(typed, earlier, markers):
+        if split is not None and i > split and key in _TOOL_SPAN_MARKERS:
+            continue
         other = "GenAI" if convention == "openinference" else "OpenInference (flat)"
         _Writer(i, ()).refuse(
             f"metadata.{SOURCE}.{key} was kept from {other} messages and has no place in "
@@ -316,7 +324,7 @@ def _tool_spans(
         if message.name is not None:
             attributes.append(_attr(keys[3], message.name))
         if trailing:
-            attributes.append(_attr(keys[4], writer.tool_result(message)))
+            attributes.append(attribute(keys[4], writer.tool_result(message)))
         spans.append(_span(number, "execute_tool", attributes, error=message.is_error))
         number += 1
     return spans
@@ -519,8 +527,9 @@ class _Writer(PartWriter):
                    "fields", f".tool_calls[{k}]")
         return out
 
-    def tool_result(self, message: ToolMessage) -> str:
-        """A tool span's result: the text, or LangChain's ``ToolMessage`` JSON when the
+    def tool_result(self, message: ToolMessage) -> Any:
+        """A tool span's result: the text, the value a non-text result was (``"response":
+        "value"``: its JSON is the content), or LangChain's ``ToolMessage`` JSON when the
         reader kept fields of one (``metadata["otel"]["tool_message"]``), read content blocks
         (``"response": "json"``), or would take the text for such JSON."""
         content = message.content
@@ -528,6 +537,8 @@ class _Writer(PartWriter):
             self.refuse("a tool span's result is text; this result has content parts", ".content")
         content = self.text(content, ".content")
         namespace = self.namespace(message.metadata)
+        if namespace.get("response") == "value":
+            return self.result_value(content, namespace)
         kept = namespace.get("tool_message", {})
         where = f".metadata.{SOURCE}.tool_message"
         if not isinstance(kept, dict):
@@ -567,6 +578,25 @@ class _Writer(PartWriter):
             data["name"] = message.name
         data.update(kept)
         return json.dumps({"type": "tool", "data": data})
+
+    def result_value(self, content: str, namespace: dict[str, Any]) -> Any:
+        """The non-text value a tool span's result held, from its JSON (the content)."""
+        where = f".metadata.{SOURCE}.response"
+        if set(namespace) != {"response"}:
+            others = sorted(set(namespace) - {"response"})
+            self.refuse(f"a tool span's result that was a value holds nothing else; "
+                        f"metadata.{SOURCE} also keeps {others}", where)
+        try:
+            value = json.loads(content)
+        except (ValueError, RecursionError):
+            self.refuse("the result is marked as a value, but its text is not JSON", where)
+        if isinstance(value, str) or dumps(value) != content or is_tool_message(value):
+            self.refuse(
+                "the result is marked as a value that is not text, which the reader gives "
+                "back as its JSON: this text would come back otherwise",
+                where,
+            )
+        return value
 
     def result(self, message: ToolMessage, namespace: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {"type": "tool_call_response"}
@@ -610,6 +640,9 @@ def _json_response(content: str, marker: Any, writer: _Writer) -> Any:
     """The JSON value a result's text spells (``"response": "json"``): refused when the
     reader would give other text back (a string, which reads as text, or another spelling)."""
     where = f".metadata.{SOURCE}.response"
+    if marker == "value":
+        writer.refuse("a result that was a value, not text, is kept only in the tool span of "
+                      "a result after the last model call", where)
     if marker != "json":
         writer.malformed(f"metadata.{SOURCE}.response is 'json' when to_messages keeps it; got "
                          f"{marker!r}", where)
