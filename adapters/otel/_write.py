@@ -586,16 +586,10 @@ class _Writer(PartWriter):
             others = sorted(set(namespace) - {"response"})
             self.refuse(f"a tool span's result that was a value holds nothing else; "
                         f"metadata.{SOURCE} also keeps {others}", where)
-        try:
-            value = json.loads(content)
-        except (ValueError, RecursionError):
-            self.refuse("the result is marked as a value, but its text is not JSON", where)
-        if isinstance(value, str) or dumps(value) != content or is_tool_message(value):
-            self.refuse(
-                "the result is marked as a value that is not text, which the reader gives "
-                "back as its JSON: this text would come back otherwise",
-                where,
-            )
+        value = _json_value(content, self, "a value that is not text")
+        if is_tool_message(value):
+            self.refuse("this value is LangChain's ToolMessage JSON: the reader would take it "
+                        "for one", where)
         return value
 
     def result(self, message: ToolMessage, namespace: dict[str, Any]) -> dict[str, Any]:
@@ -646,13 +640,21 @@ def _json_response(content: str, marker: Any, writer: _Writer) -> Any:
     if marker != "json":
         writer.malformed(f"metadata.{SOURCE}.response is 'json' when to_messages keeps it; got "
                          f"{marker!r}", where)
+    return _json_value(content, writer, "a JSON response")
+
+
+def _json_value(content: str, writer: _Writer, what: str) -> Any:
+    """The value whose JSON ``content`` is, as the reader writes JSON: refused when the
+    reader would give other text back (not JSON, a string, which reads as text, or another
+    spelling)."""
+    where = f".metadata.{SOURCE}.response"
     try:
         value = json.loads(content)
     except (ValueError, RecursionError):
-        writer.refuse("the result is marked as a JSON response, but its text is not JSON", where)
+        writer.refuse(f"the result is marked as {what}, but its text is not JSON", where)
     if isinstance(value, str) or dumps(value) != content:
         writer.refuse(
-            "the result is marked as a JSON response, which the reader gives back as "
+            f"the result is marked as {what}, which the reader gives back as "
             f"{short_repr(dumps(value) if not isinstance(value, str) else value)}, not as "
             "this text",
             where,
