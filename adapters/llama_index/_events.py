@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NoReturn
 
 from tracebridge import AIMessage, Message, TextPart, ToolCall, ToolMessage, TraceError, _build
 from tracebridge._changed import FELL, refusal
@@ -698,11 +698,17 @@ def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Mess
                 read = _OBJECT_READERS.get(type(event), _UNSEEN)
                 if read is not _UNSEEN:  # an event object of a type seen before: read in place
                     if read is not None:
+                        if event.__pydantic_private__["_data"]:
+                            _refuse_extra(event.__pydantic_private__["_data"], e, "._data")
                         read(rebuild, event, e)
                     continue  # every other known type contributes nothing (see EVENT_TYPES)
                 kind, data = _normalize(event, e)  # (an unknown type is refused there)
                 read_data = _DATA_READERS.get(kind)
                 if read_data is not None:
+                    if isinstance(event, dict):
+                        _undeclared(kind, data, e)
+                    elif event.__pydantic_private__["_data"]:
+                        _refuse_extra(event.__pydantic_private__["_data"], e, "._data")
                     read_data(rebuild, data, e)
                 # every other known type contributes nothing, for the reason EVENT_TYPES gives
         except FELL as exc:
@@ -716,6 +722,44 @@ def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Mess
     finally:
         resume_gc(paused)
     return rebuild.messages
+
+
+_DECLARED: dict[str, frozenset[str]] = {
+    "AgentInput": frozenset(("input", "current_agent_name")),
+    "AgentOutput": frozenset(("response", "structured_response", "current_agent_name", "raw",
+                              "tool_calls", "retry_messages")),
+    "ToolCall": frozenset(("tool_name", "tool_kwargs", "tool_id")),
+    "ToolCallResult": frozenset(("tool_name", "tool_kwargs", "tool_id", "tool_output",
+                                 "return_direct")),
+    "AgentStreamStructuredOutput": frozenset(("output",)),
+    "StopEvent": frozenset(("result",)),
+}
+"""The fields each event type that is read declares (and its dump writes)."""
+
+
+def _undeclared(kind: str, data: dict[str, Any], e: int) -> None:
+    """Refuse what an event's JSON holds beside its declared fields: the extras it was made
+    with (``_data``, which its dump writes when there are any) or a key of no field."""
+    declared = _DECLARED[kind]
+    for key in data:
+        if key not in declared:
+            if key == "_data" and type(data[key]) is dict:
+                if data[key]:
+                    _refuse_extra(data[key], e, "._data")
+                continue
+            _refuse_extra({key: data[key]}, e, "")
+
+
+def _refuse_extra(extra: dict[str, Any], e: int, where: str) -> NoReturn:
+    key = sorted(extra, key=str)[0]
+    raise fail(
+        "malformed_event",
+        f"the event holds {key!r} = {short_repr(extra[key])}, a field its type does not declare "
+        "(an extra it was made with): AgentWorkflow makes none, and no message has a place "
+        "for it",
+        e,
+        f"events[{e}].data{where}.{key}",
+    )
 
 
 def _refused(event: Any, e: int) -> TraceError | None:
