@@ -156,3 +156,18 @@ def test_json_copy_checked_refuses_what_check_json_refuses(value: Any) -> None:
     with pytest.raises(TraceError) as raised:
         check_json(value, "metadata")
     assert raised.value.code == "unserializable_value"
+
+
+@pytest.mark.parametrize("bottom", [None, "x", (1, 2), float("nan"), {1: "x"}])
+def test_check_json_takes_values_nested_past_pythons_depth(bottom: Any) -> None:
+    from tracebridge._json import check_json
+
+    value: Any = bottom
+    for depth in range(3000):
+        value = [value] if depth % 2 else {"k": value}
+    if bottom is None or bottom == "x":
+        check_json(value, "metadata")  # plain: no error (it raised RecursionError)
+        return
+    with pytest.raises(TraceError) as raised:
+        check_json(value, "metadata")
+    assert (raised.value.code, raised.value.path) == ("unserializable_value", "metadata")

@@ -444,3 +444,126 @@ def test_a_kept_output_that_cannot_be_written_is_refused() -> None:
         "not_representable", 1, "messages[1].metadata.otel.output.content"
     )
     assert back(absent) == absent
+
+
+# --- found by a fuzz of the writer: each was written and then refused, or read otherwise ---
+
+
+def test_masked_text_is_refused_by_the_openinference_writer_too() -> None:
+    flat = {"convention": "openinference"}
+    assert refusal([HumanMessage(content="__REDACTED__")], **flat) == (
+        "not_representable", 0, "messages[0].content"
+    )
+    image = [HumanMessage(content=[TextPart(text="t"), ImagePart(url="__REDACTED__")])]
+    assert refusal(image, **flat) == ("not_representable", 0, "messages[0].content[1].url")
+    unparsed = [H, AIMessage(tool_calls=[ToolCall(name="f", id="c", invalid_args="__REDACTED__")])]
+    assert refusal(unparsed, **flat) == (
+        "not_representable", 1, "messages[1].tool_calls[0].function.arguments"
+    )
+
+
+def test_the_masking_marker_is_looked_for_in_message_texts_only() -> None:
+    for messages in (
+        [H, AIMessage(tool_calls=[ToolCall(name="save", args={"content": "__REDACTED__"},
+                                           id="c")]),
+         ToolMessage(content="ok", tool_call_id="c")],
+        [HumanMessage(content=[OpaquePart(kind="k", value={"response": "__REDACTED__"})])],
+        [HumanMessage(content="x", metadata={"otel": {"fields": {"content": "__REDACTED__"}}})],
+    ):
+        assert back(messages) == messages
+
+
+def test_values_nested_past_pythons_depth_are_read_or_refused_never_raised() -> None:
+    deep: Any = []
+    for _ in range(330):
+        deep = [deep]
+    messages = [H, AIMessage(tool_calls=[ToolCall(name="f", args={"a": deep}, id="c")]),
+                ToolMessage(content="r", tool_call_id="c")]
+    for convention in ("genai", "openinference"):
+        assert back(messages, convention=convention) == messages
+    spans = [{"traceId": "0" * 31 + "1", "spanId": "0" * 15 + "1", "attributes": [
+        {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+        {"key": "gen_ai.input.messages", "value": {"stringValue": "[" * 400 + "]" * 400}},
+    ]}]
+    document = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    with pytest.raises(TraceError) as caught:
+        list(otel.calls(document))
+    assert (caught.value.code, caught.value.index) == ("malformed_event", 0)
+
+
+def test_an_sdk_span_dict_with_an_attribute_name_that_is_not_text_is_malformed() -> None:
+    span = {"context": {"trace_id": "0x" + "1" * 32, "span_id": "0x" + "1" * 16},
+            "attributes": {5: "chat"}}
+    with pytest.raises(TraceError) as caught:
+        otel.to_messages([span])
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "malformed_event", 0, "[0].attributes"
+    )
+
+
+def test_a_conversation_that_starts_with_the_reply_is_genai_only() -> None:
+    reply = [AIMessage(content="hi")]
+    assert back(reply) == reply
+    assert refusal(reply, convention="openinference") == ("not_representable", 0, "messages[0]")
+
+
+def test_markers_flat_messages_never_make_are_refused() -> None:
+    flat = {"convention": "openinference"}
+    for marker in ("absent", "null"):
+        assert refusal([HumanMessage(content="", metadata={"otel": {"content": marker}})],
+                       **flat) == ("not_representable", 0, "messages[0].metadata.otel.content")
+    absent = [H, AIMessage(content="", metadata={"otel": {"content": "absent"}})]
+    assert refusal(absent) == ("not_representable", 1, "messages[1].metadata.otel.content")
+    null = [H, AIMessage(content="", metadata={"otel": {"content": "null"}})]
+    assert back(null) == null
+    for key in ("role", "content", "tool_calls", "name"):
+        named = [H, AIMessage(content="a", metadata={"otel": {"content": "absent",
+                                                              "fields": {key: "x"}}})]
+        assert refusal(named, **flat)[2] == f"messages[1].metadata.otel.fields.{key}"
+    genai_args = [H, AIMessage(tool_calls=[ToolCall(name="f", id="c", invalid_args="[1, 2]",
+                                                    metadata={"otel": {"arguments": [1, 2]}})],
+                               metadata={"otel": {"content": "absent"}})]
+    assert refusal(genai_args) == (
+        "not_representable", 1, "messages[1].tool_calls[0].metadata.otel.arguments"
+    )
+
+
+def test_made_by_markers_say_only_what_the_reader_keeps() -> None:
+    on_human = [HumanMessage(content="q", metadata={"otel": {"output": {"fields": {"a": 1}}}}),
+                AIMessage(content="a")]
+    assert refusal(on_human) == ("malformed_event", 0, "messages[0].metadata.otel.output")
+    nested = [H, AIMessage(content="a", metadata={"otel": {"output": {"instructions": []}}}),
+              HumanMessage(content="more"), AIMessage(content="b")]
+    assert refusal(nested) == (
+        "malformed_event", 1, "messages[1].metadata.otel.output.instructions"
+    )
+    system = SystemMessage(content="x").model_dump(mode="json")
+    for wrong in ({**system, "id": "m1"}, {"type": "system", "content": "x"},
+                  {**system, "metadata": {"langchain": {"a": 1}}}):
+        wrong_dump = [H, AIMessage(content="a", metadata={"otel": {"instructions": [wrong]}}),
+                      HumanMessage(content="more"), AIMessage(content="b")]
+        if wrong == {"type": "system", "content": "x"}:
+            assert SystemMessage.model_validate(wrong).model_dump(mode="json") != wrong
+        assert refusal(wrong_dump) == (
+            "malformed_event", 1, "messages[1].metadata.otel.instructions[0]"
+        )
+    one_part = SystemMessage(content=[TextPart(text="x")]).model_dump(mode="json")
+    lone = [H, AIMessage(content="a", metadata={"otel": {"instructions": [one_part]}}),
+            HumanMessage(content="more"), AIMessage(content="b")]
+    assert refusal(lone, convention="genai") == (
+        "not_representable", 1, "messages[1].metadata.otel.instructions[0].content"
+    )
+    assert back(lone, convention="openinference") == lone
+
+
+def test_a_fault_is_told_at_the_conversations_message_not_the_made_calls() -> None:
+    made = {"otel": {"instructions": [SystemMessage(content="x").model_dump(mode="json")]}}
+    empty = [HumanMessage(content=[]), AIMessage(content="a", metadata=made),
+             HumanMessage(content="q"), AIMessage(content="b")]
+    assert refusal(empty, convention="genai") == ("not_representable", 0, "messages[0].content")
+    bad = {"otel": {"instructions": [SystemMessage(content=[]).model_dump(mode="json")]}}
+    inside = [H, AIMessage(content="a", metadata=bad), HumanMessage(content="q"),
+              AIMessage(content="b")]
+    assert refusal(inside, convention="genai") == (
+        "not_representable", 1, "messages[1].metadata.otel.instructions[0].content"
+    )

@@ -20,7 +20,7 @@ from ._flat import (
     flat_messages,
     has_flat,
 )
-from ._genai import INPUT, OUTPUT, SYSTEM, genai_messages, system_instructions
+from ._genai import INPUT, OUTPUT, SYSTEM, genai_messages, reads_as_parts, system_instructions
 from ._spans import Span
 
 INFERENCE_OPERATIONS = frozenset(("chat", "text_completion", "generate_content"))
@@ -179,13 +179,31 @@ def _parsed(text: str) -> Any:
 
 
 def _holds_redacted(value: Any) -> bool:
-    """A message text (a part's ``content``, a result's ``response``) that is the marker."""
-    if isinstance(value, list):
-        return any(_holds_redacted(item) for item in value)
-    if isinstance(value, dict):
-        if value.get("content") == REDACTED or value.get("response") == REDACTED:
+    """Whether a GenAI message list (or ``gen_ai.system_instructions``' part list) holds a
+    message text that is the marker: a text, reasoning or refusal part's ``content``, or a
+    tool result's ``response`` (or a text part of it). Nothing else is looked into: a
+    call's arguments, an opaque part's value or a kept field may say anything."""
+    if not isinstance(value, list):
+        return False
+    parts: list[Any] = []
+    for item in value:
+        if isinstance(item, dict) and isinstance(item.get("parts"), list):
+            parts.extend(item["parts"])  # a message
+        else:
+            parts.append(item)  # a part of the system instructions
+    while parts:
+        part = parts.pop()
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        if kind in ("text", "reasoning", "refusal") and part.get("content") == REDACTED:
             return True
-        return any(_holds_redacted(item) for item in value.values())
+        if kind == "tool_call_response":
+            response = part.get("response")
+            if response == REDACTED:
+                return True
+            if reads_as_parts(response):
+                parts.extend(response)
     return False
 
 

@@ -16,6 +16,7 @@ from typing import Any, TypeGuard
 
 from pydantic import ValidationError
 
+from tracebridge.errors import short_repr
 from tracebridge.messages import (
     AIMessage,
     AudioPart,
@@ -114,7 +115,8 @@ class _MessageReader:
 
     def _message(self, item: Any, where: str) -> list[Message]:
         if not isinstance(item, dict):
-            self.fail("malformed_event", f"expected a message object, got {item!r}", where)
+            self.fail("malformed_event", f"expected a message object, got {short_repr(item)}",
+                      where)
         data = dict(item)
         role = data.pop("role", None)
         parts = data.pop("parts", None)
@@ -175,7 +177,8 @@ class _MessageReader:
 
     def part(self, part: Any, where: str) -> Part:
         if not isinstance(part, dict) or not isinstance(part.get("type"), str):
-            self.fail("malformed_event", f"expected a part with a 'type', got {part!r}", where)
+            self.fail("malformed_event",
+                      f"expected a part with a 'type', got {short_repr(part)}", where)
         kind = part["type"]
         if kind == "opaque" and set(part) == {"type", "kind", "value"}:
             return OpaquePart(kind=part["kind"], value=part["value"])

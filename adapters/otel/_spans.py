@@ -374,6 +374,12 @@ def _json_span(item: Mapping[str, Any], path: str, index: int) -> Span:
             "malformed_event", "expected an attribute object", index=index,
             path=f"{path}.attributes", source=SOURCE,
         )
+    for key in attributes:
+        if not isinstance(key, str):
+            raise TraceError(
+                "malformed_event", f"an attribute name is text, got {short_repr(key)}",
+                index=index, path=f"{path}.attributes", source=SOURCE,
+            )
     error = _failed(item.get("status"), "status_code", _JSON_CODES, f"{path}.status", index)
     scope = item.get("instrumentation_scope") or item.get("instrumentation_info") or {}
     return Span(

@@ -12,14 +12,14 @@ them, since message parts have no error flag. An AI message made under other sys
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 from pydantic import ValidationError
 from typing_extensions import assert_never
 
 from tracebridge._json import same_json
-from tracebridge.errors import short_repr
+from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AIMessage,
     AnyMessage,
@@ -77,17 +77,11 @@ def write_document(
     openinference = convention == "openinference"
     markers = GENAI_MARKERS if openinference else FLAT_MARKERS
     _refuse_markers(typed, earlier, markers, convention, split)
-    calls: list[tuple[list[AnyMessage], int, int | None]] = [
-        (made, len(made) - 1, len(made) - 1) for _, made in earlier
-    ]
-    calls.append((sent, end, split))
-    spans = []
-    for number, (given, stop, output) in enumerate(calls, 1):
-        if openinference:
-            attributes = flat_attributes(given, stop, output, drop)
-        else:
-            attributes = _genai_attributes(given, stop, output, drop)
-        spans.append(_span(number, "chat", attributes, error=False))
+    write = flat_attributes if openinference else _genai_attributes
+    last = write(sent, end, split, drop)  # first: a fault of the conversation is told there
+    made_calls = [_made_call(typed, i, made, write, drop) for i, made in earlier]
+    spans = [_span(number, "chat", call, error=False)
+             for number, call in enumerate([*made_calls, last], 1)]
     spans += _tool_spans(typed, split, drop, len(spans) + 1, openinference)
     return {
         "resourceSpans": [
@@ -254,6 +248,14 @@ def _as_output(message: AnyMessage, own: dict[str, Any], writer: _Writer) -> Any
         return message
     kept = own["output"]
     where = f".metadata.{SOURCE}.output"
+    if not isinstance(message, AIMessage):
+        writer.malformed("only an AI message is a model call's output", where)
+    if isinstance(kept, dict):
+        for key in _MADE:
+            if key in kept:
+                writer.malformed(f"{where[1:]} holds {key!r}: what the call that made the "
+                                 "message said is kept beside it, not in it",
+                                 f"{where}.{key}")
     if not isinstance(kept, dict) or kept == _own(message.metadata):
         writer.malformed(
             f"{where[1:]} is the metadata.{SOURCE} of the call's output when it differs from "
@@ -266,6 +268,40 @@ def _as_output(message: AnyMessage, own: dict[str, Any], writer: _Writer) -> Any
     return message.model_copy(update={"metadata": metadata})
 
 
+def _made_call(
+    typed: list[AnyMessage],
+    i: int,
+    made: list[AnyMessage],
+    write: Callable[[list[AnyMessage], int, int | None, Collection[str]], list[dict[str, Any]]],
+    drop: Collection[str],
+) -> list[dict[str, Any]]:
+    """The attributes of the earlier call that made ``typed[i]`` (``made``: its input, then
+    it), with a fault told at the conversation's message: its kept instructions, or it."""
+    kept = _own(typed[i].metadata).get("instructions")
+    instructions = len(kept) if isinstance(kept, list) else 0  # (checked: a list, when kept)
+    for k in range(instructions):  # a lone text part would come back as the plain text
+        content = made[k].content
+        if write is _genai_attributes and isinstance(content, list) and len(content) == 1 and (
+            isinstance(content[0], TextPart) and not content[0].metadata
+        ):
+            _Writer(i, drop).refuse(
+                "a GenAI message of one text part reads back as its plain text",
+                f".metadata.{SOURCE}.instructions[{k}].content",
+            )
+    try:
+        return write(made, len(made) - 1, len(made) - 1, drop)
+    except TraceError as error:
+        if error.index is None or error.path is None:
+            raise
+        at = f"messages[{error.index}]"
+        suffix = error.path[len(at):] if error.path.startswith(at) else ""
+        if error.index < instructions:
+            path = f"messages[{i}].metadata.{SOURCE}.instructions[{error.index}]{suffix}"
+        else:
+            path = f"messages[{i}]{suffix}"
+        raise error.relocated(index=i, path=path) from None
+
+
 def _instructions(kept: Any, writer: _Writer, where: str) -> list[AnyMessage]:
     if not isinstance(kept, list):
         writer.malformed(f"{where[1:]} must be a list of system messages, as to_messages "
@@ -273,10 +309,20 @@ def _instructions(kept: Any, writer: _Writer, where: str) -> list[AnyMessage]:
     found: list[AnyMessage] = []
     for k, item in enumerate(kept):
         try:
-            found.append(SystemMessage.model_validate(item))
+            system = SystemMessage.model_validate(item)
         except ValidationError:
+            system = None
+        if (
+            system is None
+            or system.model_dump(mode="json") != item
+            or system.id is not None  # (never written: the reader gives none)
+            or set(system.metadata) - {SOURCE}
+        ):
             writer.malformed(f"{where[1:]}[{k}] must be a system message's JSON, as "
-                             "to_messages writes it", f"{where}[{k}]")
+                             "to_messages writes it (every field, as it dumps itself; no id, "
+                             f"no metadata but metadata.{SOURCE})",
+                             f"{where}[{k}]")
+        found.append(system)
     return found
 
 

@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterator
 from typing import Any
 
 from tracebridge.messages import (
+    AIMessage,
     AnyMessage,
     ImagePart,
     RefusalPart,
@@ -24,6 +25,7 @@ from tracebridge.messages import (
 )
 
 from ..openai_chat._write import _Writer as _ChatWriter
+from ._calls import REDACTED
 from ._flat import OPENINFERENCE_INPUT, OPENINFERENCE_OUTPUT, OTEL
 from ._spans import SOURCE
 
@@ -71,6 +73,13 @@ def flat_attributes(
 ) -> list[dict[str, Any]]:
     """``openinference.span.kind`` and the input (``typed[:end]``) and output (``split``)
     messages as ``llm.input_messages.{i}.message.*`` / ``llm.output_messages.0.message.*``."""
+    if end == 0:
+        _FlatWriter(0, drop).refuse(
+            "an OpenInference model call records its input, and this conversation starts "
+            "with the reply (the reader takes an output without input for a truncated "
+            "trace); convention='genai' writes an empty input",
+            "",
+        )
     attributes = [attribute("openinference.span.kind", "LLM")]
     for i in range(end):
         attributes += _FlatWriter(i, drop).flat(typed[i], f"{OPENINFERENCE_INPUT}.{i}")
@@ -125,6 +134,7 @@ class _FlatWriter(_ChatWriter):
                         "part has no place there (convention='genai' writes it)",
                         f".content[{k}]",
                     )
+        self.own_keys(message)
         if isinstance(message, ToolMessage) and message.is_error:
             message = message.model_copy(update={"is_error": False})  # (in its tool span)
         chat = self.message(message)
@@ -142,13 +152,51 @@ class _FlatWriter(_ChatWriter):
                 attributes.append(self.flat_attribute(f"{where}.{key}", value, f".{key}"))
         return attributes
 
+    def own_keys(self, message: AnyMessage) -> None:
+        """Refuse what the reader would read otherwise: a content marker where flat messages
+        never leave content out (any message but a reply; a reply without calls reads as
+        null), kept fields named as the message's or a call's own keys, and arguments kept
+        as GenAI recorded them (not text, or marked ``"text"``)."""
+        own = self.namespace(message.metadata)
+        if "content" in own and message.content == "" and not (
+            isinstance(message, AIMessage) and (message.tool_calls or own["content"] == "null")
+        ):
+            self.refuse(
+                f"metadata.{SOURCE}.content says the content was {own['content']}: flat "
+                "messages leave it out only on a reply that calls tools, and read a reply's "
+                "missing content as null otherwise",
+                f".metadata.{SOURCE}.content",
+            )
+        for key in own.get("fields", {}):
+            if key in _CHAT_KEYS:
+                self.refuse(f"metadata.{SOURCE}.fields holds {key!r}, a key of the message "
+                            "itself: it would be read back as that, not kept",
+                            f".metadata.{SOURCE}.fields.{key}")
+        for k, call in enumerate(getattr(message, "tool_calls", ())):
+            kept = self.namespace(call.metadata)
+            where = f".tool_calls[{k}].metadata.{SOURCE}"
+            taken = [(f"fields.{key}", key) for key in kept.get("fields", {})
+                     if key in ("id", "type", "function")]
+            taken += [(f"inner.{key}", key) for key in kept.get("inner", {})
+                      if key in ("name", "arguments")]
+            if taken:
+                self.refuse(f"a call's kept {taken[0][1]!r} is a key of the call itself: it "
+                            "would be read back as that, not kept", f"{where}.{taken[0][0]}")
+            spelled = kept.get("arguments", "")
+            if "arguments" in kept and (not isinstance(spelled, str) or spelled == "text"):
+                self.refuse("the arguments are kept as GenAI recorded them, which flat "
+                            "messages (text) cannot say (convention='genai' writes them)",
+                            f"{where}.arguments")
+
     def flat_part(self, part: dict[str, Any], where: str, k: int) -> list[dict[str, Any]]:
+        path = f".content[{k}]"
         if set(part) == {"type", "text"} and part["type"] == "text":
-            return [attribute(f"{where}.type", "text"), attribute(f"{where}.text", part["text"])]
+            return [attribute(f"{where}.type", "text"),
+                    self.flat_attribute(f"{where}.text", part["text"], f"{path}.text")]
         image = part.get("image_url")
         if set(part) == {"type", "image_url"} and isinstance(image, dict) and set(image) == {"url"}:
             return [attribute(f"{where}.type", "image"),
-                    attribute(f"{where}.image.image.url", image["url"])]
+                    self.flat_attribute(f"{where}.image.image.url", image["url"], f"{path}.url")]
         self.refuse(
             "OpenInference message contents hold a text or an image URL, and nothing beside "
             f"them; this part is written {sorted(part)} (convention='genai' writes it)",
@@ -181,6 +229,12 @@ class _FlatWriter(_ChatWriter):
             )
 
     def flat_attribute(self, key: str, value: Any, path: str) -> dict[str, Any]:
+        if value == REDACTED and key.endswith(_READ_FOR_MASKS):
+            self.refuse(
+                f"the text {REDACTED!r} is how OpenInference marks masked content: the reader "
+                "would refuse it as content not captured",
+                path,
+            )
         for item in _leaves(value):
             if isinstance(item, int) and not isinstance(item, bool) and item not in _INT64:
                 self.refuse(f"the number {item} is past what an OTLP intValue holds (64 bits)",
@@ -188,12 +242,22 @@ class _FlatWriter(_ChatWriter):
         return attribute(key, value)
 
 
-def _leaves(value: Any) -> Any:
-    if isinstance(value, list):
-        for item in value:
-            yield from _leaves(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _leaves(item)
-    else:
-        yield value
+_READ_FOR_MASKS = (".content", ".text", ".arguments", ".url")
+"""Flat attributes whose value the reader refuses when it is ``__REDACTED__``."""
+
+_CHAT_KEYS = frozenset(("role", "content", "contents", "name", "tool_calls", "tool_call_id",
+                        "refusal", "audio", "annotations", "function_call"))
+"""The Chat Completions message keys the writer writes or the reader gives a meaning."""
+
+
+def _leaves(value: Any) -> Iterator[Any]:
+    """The scalars in a JSON value (with a stack of its own: values may nest deep)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        else:
+            yield item

@@ -39,8 +39,33 @@ def check_json(value: Any, path: str) -> None:
     Tuples, sets, NaN and objects are refused rather than converted: converting them
     would make the JSON round trip lie about what was stored.
     """
-    if not _is_plain(value):
-        _check_at(value, path)  # walks again, building paths, to say where
+    try:
+        plain = _is_plain(value)
+    except RecursionError:  # nested past Python's depth: the same test without recursion
+        plain = _is_plain_deep(value)
+    if not plain:
+        try:
+            _check_at(value, path)  # walks again, building paths, to say where
+        except RecursionError:
+            raise TraceError("unserializable_value", "a value that is not plain JSON, nested "
+                             "past Python's depth", path=path) from None
+
+
+def _is_plain_deep(value: Any) -> bool:
+    """``_is_plain`` with a stack of its own: for values nested deeper than recursion goes."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            if any(type(key) is not str for key in item):
+                return False
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif kind not in _SCALARS and not (kind is float and math.isfinite(item)):
+            return False
+    return True
 
 
 def _is_plain(value: Any) -> bool:
