@@ -136,8 +136,9 @@ def llama_events(size: int) -> list[dict[str, Any]]:
                 for s in selections
             ]
         elif isinstance(message, ToolMessage):
-            output = ToolOutput(
-                content=message.text, tool_name=message.name or "", raw_input={},
+            output = ToolOutput(  # raw_input and raw_output as FunctionTool records them
+                content=message.text, tool_name=message.name or "",
+                raw_input={"args": [], "kwargs": arguments[message.tool_call_id]},
                 raw_output=message.text,
             )
             events.append(

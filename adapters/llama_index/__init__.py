@@ -197,7 +197,8 @@ def strip_event_extras(messages: Iterable[Message]) -> list[Message]:
     ``AIMessage.name`` (the agent name), ``ToolMessage.name`` (the tool name) and
     ``ToolMessage.is_error`` of results with a call id (every ``ToolCallResult`` has one; an
     id-less ``function`` result comes from the history, name and all), and
-    ``metadata["llama_index"]["event"]`` (``return_direct``, ``structured_response``).
+    ``metadata["llama_index"]["event"]`` (``return_direct``, ``structured_response``, a tool
+    output's ``raw_output`` and ``raw_input``).
     """
     stripped: list[Message] = []
     for message in messages:

@@ -46,7 +46,8 @@ EVENT_TYPES: dict[str, str] = {
     "(ToolSelections) must each be one of the response's calls, and the ToolCallResults "
     "FunctionAgent appends to the final output after the run each one already read",
     "ToolCallResult": "one ToolMessage: the tool output's blocks, tool_id, tool_name, "
-    "is_error from the output; return_direct kept as metadata['llama_index']['event']; its "
+    "is_error from the output; return_direct, and the output's raw_output and raw_input "
+    "where they say more than the result, kept as metadata['llama_index']['event']; its "
     "tool_name and tool_kwargs must be those of the call it answers (of the AgentOutput "
     "before it)",
     "AgentSetup": "nothing: its input is the next AgentInput's input (system prompt included)",
@@ -95,7 +96,7 @@ def _event_fields(event: Any, kind: str) -> dict[str, Any]:
             "tool_name": event.tool_name,
             "tool_kwargs": event.tool_kwargs,
             "tool_output": {"blocks": blocks_dump(output.blocks), "is_error": output.is_error,
-                            "tool_name": output.tool_name},
+                            "tool_name": output.tool_name, **_raw_dump(output)},
             "return_direct": event.return_direct,
         }
     return {}
@@ -498,14 +499,23 @@ class _Rebuild:
                                          f"{path}.tool_output")
             assert cls is ToolMessage
             content = fields["content"]
-        self.add(_build.tool(content, tool_id, tool_name, is_error, None, _returned(direct)), e)
+        for key in output:
+            if key not in _OUTPUT_KEYS:
+                _refuse_extra({key: output[key]}, e, ".tool_output")
+        facts = _raw_facts(output.get("raw_input"), output.get("raw_output"), content, kwargs,
+                           blocks)
+        if facts:
+            json_checked(facts, e, f"{path}.tool_output")
+            facts = copy.deepcopy(facts)
+        self.add(_build.tool(content, tool_id, tool_name, is_error, None,
+                             _result_metadata(direct, facts)), e)
         self.results[tool_id] = (tool_name, kwargs)
 
     def result_object(self, event: Any, e: int) -> None:
         """``tool_result`` of a ToolCallResult object, its output's blocks read without a
         dump where they are text."""
         output = event.tool_output
-        blocks = getattr(output, "blocks", None)
+        blocks: Any = getattr(output, "blocks", None)
         fast = object_blocks(blocks, False) if type(blocks) is list else None
         tool_id, tool_name, direct = event.tool_id, event.tool_name, event.return_direct
         is_error = getattr(output, "is_error", None)
@@ -516,7 +526,13 @@ class _Rebuild:
             self.tool_result(_event_fields(event, "ToolCallResult"), e)
             return
         self.answers(tool_id, tool_name, kwargs, e, f"events[{e}].data")
-        self.add(_build.tool(fast[0], tool_id, tool_name, is_error, None, _returned(direct)), e)
+        facts = _raw_facts(output.raw_input, output.raw_output, fast[0], kwargs, blocks)
+        if facts:  # kept as LlamaIndex's JSON writes them, and asked again in that form
+            dumped = _raw_dump(output)
+            facts = _raw_facts(dumped["raw_input"], dumped["raw_output"], fast[0], kwargs,
+                               blocks_dump(blocks))
+        self.add(_build.tool(fast[0], tool_id, tool_name, is_error, None,
+                             _result_metadata(direct, facts)), e)
         self.results[tool_id] = (tool_name, kwargs)
 
     def stop(self, data: dict[str, Any], e: int) -> None:
@@ -654,9 +670,67 @@ def _with_event(metadata: dict[str, Any], facts: dict[str, Any]) -> dict[str, An
     return {**metadata, NAME: kept}
 
 
-def _returned(direct: bool) -> dict[str, Any] | None:
-    """The metadata of a result its tool returned directly (``return_direct``)."""
-    return {NAME: {"event": {"return_direct": True}}} if direct else None
+def _result_metadata(direct: bool, facts: dict[str, Any]) -> dict[str, Any] | None:
+    """The metadata of a result: ``return_direct`` when its tool returned directly, and what
+    its output's raw values say beyond it (``_raw_facts``)."""
+    if not direct and not facts:
+        return None
+    return {NAME: {"event": {"return_direct": True, **facts} if direct else facts}}
+
+
+_OUTPUT_KEYS = frozenset(("blocks", "tool_name", "raw_input", "raw_output", "is_error"))
+"""The fields of a ToolOutput's JSON."""
+
+
+def _raw_facts(raw_input: Any, raw_output: Any, content: Any, kwargs: dict[str, Any],
+               blocks: list[Any]) -> dict[str, Any]:
+    """What a tool output's ``raw_input`` and ``raw_output`` say beyond its result: nothing
+    when the output is the text of its blocks (a tool that returned that text), or those
+    blocks (one that returned blocks), or None (no value), and the input is the call's
+    arguments (``{"args": [], "kwargs": <tool_kwargs>}``, as ``FunctionTool`` records them,
+    or the arguments themselves, as a failed call's output does) or None (none recorded);
+    else the value that says more."""
+    facts: dict[str, Any] = {}
+    if raw_output is not None and not (
+        (type(raw_output) is str and raw_output == _text(content))
+        or _same_items(raw_output, blocks)
+        or (len(blocks) == 1 and _same_items([raw_output], blocks))
+    ):
+        facts["raw_output"] = raw_output
+    if raw_input is not None and not _plain_input(raw_input, kwargs):
+        facts["raw_input"] = raw_input
+    return facts
+
+
+def _text(content: Any) -> str:
+    """A result's text as LlamaIndex's ``ToolOutput.content`` gives it: its text parts, one
+    per line."""
+    if type(content) is str:
+        return content
+    return "\n".join([part.text for part in content if isinstance(part, TextPart)])
+
+
+def _same_items(items: Any, blocks: list[Any]) -> bool:
+    """Whether ``items`` is a list of the ``blocks`` (the same objects, or the same JSON)."""
+    if type(items) is not list or len(items) != len(blocks):
+        return False
+    return all(a is b or same_json(a, b) for a, b in zip(items, blocks, strict=True))
+
+
+def _plain_input(raw_input: Any, kwargs: dict[str, Any]) -> bool:
+    if type(raw_input) is not dict:
+        return False
+    if len(raw_input) == 2 and "kwargs" in raw_input:
+        args = raw_input.get("args")
+        if type(args) in (list, tuple) and not args:
+            return same_json(raw_input["kwargs"], kwargs)
+    return same_json(raw_input, kwargs)
+
+
+def _raw_dump(output: Any) -> dict[str, Any]:
+    """A ToolOutput's ``raw_input`` and ``raw_output`` as its JSON dump writes them (a value
+    it cannot write falls, and is told where by the reader's refusal)."""
+    return dict(output.model_dump(mode="json", include={"raw_input", "raw_output"}))
 
 
 _READERS: dict[str, Callable[[_Rebuild, Any, int], None]] = {
