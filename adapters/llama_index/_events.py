@@ -16,13 +16,16 @@ with other instructions).
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
+
+from pydantic_core import to_jsonable_python
 
 from tracebridge import AIMessage, Message, TextPart, ToolCall, ToolMessage, TraceError, _build
 from tracebridge._changed import FELL, refusal
 from tracebridge._gc import pause_gc, resume_gc
-from tracebridge._json import same_json
+from tracebridge._json import json_path, same_json
 from tracebridge.errors import short_repr
 from tracebridge.validation import validate
 
@@ -106,7 +109,8 @@ def dump_events(events: Iterable[Any]) -> list[dict[str, Any]]:
     """Event objects as JSON dicts ``{"event": <class name>, "data": model_dump(mode="json")}``.
 
     An event LlamaIndex cannot write as JSON (a media block holding a stream of bytes that
-    are not UTF-8 text) is ``unserializable_value`` at its field."""
+    are not UTF-8 text), or holding a NaN or an infinity (which its dump writes as null), is
+    ``unserializable_value`` at its field."""
     dumped = []
     for e, event in enumerate(events):
         try:
@@ -116,8 +120,30 @@ def dump_events(events: Iterable[Any]) -> list[dict[str, Any]]:
             if refused is None:
                 raise
             raise refused from exc
+        where = _non_finite(event.model_dump(), f"events[{e}].data")
+        if where is not None:
+            raise TraceError("unserializable_value", "NaN or an infinity, which JSON has no "
+                             "form for (LlamaIndex's dump writes null in its place)", index=e,
+                             path=where, source=NAME)
         dumped.append({"event": type(event).__name__, "data": data})
     return dumped
+
+
+def _non_finite(value: Any, at: str) -> str | None:
+    """The path of the first NaN or infinity in a Python dump, or None."""
+    stack: list[tuple[Any, str]] = [(value, at)]
+    while stack:
+        item, where = stack.pop()
+        kind = type(item)
+        if kind is float:
+            if not math.isfinite(item):
+                return where
+        elif kind is dict:
+            stack.extend((inner, json_path(where, key if type(key) is str else str(key)))
+                         for key, inner in reversed(item.items()))
+        elif kind is list or kind is tuple:
+            stack.extend((inner, f"{where}[{k}]") for k, inner in reversed(list(enumerate(item))))
+    return None
 
 
 def _normalize(event: Any, e: int) -> tuple[str, dict[str, Any]]:
@@ -225,12 +251,13 @@ class _Rebuild:
         self.prompt: list[Any] | None = None  # the leading system messages of the last input
         self.calls: list[ToolCall] = []  # the calls of the last AgentOutput
         self.last_output: int | None = None  # where its message is in ``messages``
-        self.results: dict[str, tuple[str, Any]] = {}
-        """The tool name and arguments of each ToolCallResult read, by call id."""
+        self.results: dict[str | None, tuple[str | None, Any, int]] = {}
+        """The tool name, arguments and message position of each ToolCallResult read, by
+        call id."""
         self.agent: str | None = None
         """The agent the last AgentInput was for: the next output is that agent's."""
         self.stops: list[tuple[dict[str, Any], int, int | None, list[ToolCall],
-                               dict[str, tuple[str, Any]]]] = []
+                               dict[str | None, tuple[str | None, Any, int]]]] = []
         """Each StopEvent, with the last output, its calls and the results read before it."""
 
     def add(self, message: Message, e: int) -> None:
@@ -435,6 +462,14 @@ class _Rebuild:
             raise fail("conflicting_fields", f"call {tool_id!r} is {name}({short_repr(kwargs)}) "
                        f"here, but it is neither a call of this AgentOutput's response nor a "
                        f"ToolCallResult read before it; both must agree", e, where)
+        if "tool_output" in fields:  # a ToolCallResult: the result read, said again whole
+            data = entry if type(entry) is dict else _event_fields(entry, "ToolCallResult")
+            repeated, _ = self.result_message(data, e, where, answering=False)
+            if repeated != self.messages[seen[2]]:
+                raise fail("conflicting_fields", f"the result of call {tool_id!r} repeated "
+                           f"here is not the one read at events[{self.origin[seen[2]]}] (its "
+                           f"output, error flag, return_direct or raw values differ); both "
+                           f"must agree", e, where)
 
     def named_call(self, fields: dict[str, Any], e: int, where: str, holder: str) -> None:
         """A call named by its id, name and arguments, which must be one of ``self.calls``;
@@ -476,7 +511,14 @@ class _Rebuild:
         return build_message(AIMessage, fields)  # type: ignore[return-value]
 
     def tool_result(self, data: dict[str, Any], e: int) -> None:
-        path = f"events[{e}].data"
+        message, kwargs = self.result_message(data, e, f"events[{e}].data", answering=True)
+        self.add(message, e)
+        self.results[message.tool_call_id] = (message.name, kwargs, len(self.messages) - 1)
+
+    def result_message(self, data: dict[str, Any], e: int, path: str,
+                       answering: bool) -> tuple[ToolMessage, dict[str, Any]]:
+        """The ToolMessage of a ToolCallResult's JSON fields at ``path``, and its
+        ``tool_kwargs`` (``answering``: checked against the call it answers)."""
         tool_id = _field(data, "tool_id", str, e, path)
         tool_name = _field(data, "tool_name", str, e, path)
         output = _field(data, "tool_output", dict, e, path)
@@ -484,7 +526,8 @@ class _Rebuild:
         is_error = _field(output, "is_error", bool, e, f"{path}.tool_output")
         direct = _field(data, "return_direct", bool, e, path)
         kwargs = _field(data, "tool_kwargs", dict, e, path)
-        self.answers(tool_id, tool_name, kwargs, e, path)
+        if answering:
+            self.answers(tool_id, tool_name, kwargs, e, path)
         if output.get("tool_name", tool_name) != tool_name:  # the output's own copy
             raise fail("conflicting_fields", f"the output is of tool "
                        f"{short_repr(output['tool_name'])} but the result is of {tool_name!r}",
@@ -501,15 +544,18 @@ class _Rebuild:
             content = fields["content"]
         for key in output:
             if key not in _OUTPUT_KEYS:
-                _refuse_extra({key: output[key]}, e, ".tool_output")
-        facts = _raw_facts(output.get("raw_input"), output.get("raw_output"), content, kwargs,
-                           blocks)
+                raise fail("malformed_event", f"the tool output holds {key!r} = "
+                           f"{short_repr(output[key])}, a field ToolOutput does not declare",
+                           e, f"{path}.tool_output.{key}")
+        raw_input = output.get("raw_input")
+        if raw_input is not None:
+            _check_raw_input(raw_input, e, f"{path}.tool_output.raw_input")
+        facts = _raw_facts(raw_input, output.get("raw_output"), content, kwargs, blocks)
         if facts:
             json_checked(facts, e, f"{path}.tool_output")
             facts = copy.deepcopy(facts)
-        self.add(_build.tool(content, tool_id, tool_name, is_error, None,
-                             _result_metadata(direct, facts)), e)
-        self.results[tool_id] = (tool_name, kwargs)
+        return _build.tool(content, tool_id, tool_name, is_error, None,
+                           _result_metadata(direct, facts)), kwargs
 
     def result_object(self, event: Any, e: int) -> None:
         """``tool_result`` of a ToolCallResult object, its output's blocks read without a
@@ -526,26 +572,42 @@ class _Rebuild:
             self.tool_result(_event_fields(event, "ToolCallResult"), e)
             return
         self.answers(tool_id, tool_name, kwargs, e, f"events[{e}].data")
-        facts = _raw_facts(output.raw_input, output.raw_output, fast[0], kwargs, blocks)
+        raw_input = output.raw_input
+        facts = _raw_facts(raw_input, output.raw_output, fast[0], kwargs, blocks)
         if facts:  # kept as LlamaIndex's JSON writes them, and asked again in that form
+            if "raw_input" in facts:  # (changed after it was made: LlamaIndex refuses it)
+                _check_raw_input(raw_input, e, f"events[{e}].data.tool_output.raw_input")
             dumped = _raw_dump(output)
             facts = _raw_facts(dumped["raw_input"], dumped["raw_output"], fast[0], kwargs,
                                blocks_dump(blocks))
+            if facts:
+                json_checked(facts, e, f"events[{e}].data.tool_output")
         self.add(_build.tool(fast[0], tool_id, tool_name, is_error, None,
                              _result_metadata(direct, facts)), e)
-        self.results[tool_id] = (tool_name, kwargs)
+        self.results[tool_id] = (tool_name, kwargs, len(self.messages) - 1)
 
     def stop(self, data: dict[str, Any], e: int) -> None:
         """A StopEvent: checked once the conversation is (see ``stopped``), so that a fault
         of the run it repeats is told where the run has it; what it is checked against now."""
         self.stops.append((data, e, self.last_output, self.calls, dict(self.results)))
 
-    def stopped(self) -> None:
+    def stopped(self, events: list[Any]) -> None:
         """Each StopEvent's result is the run's AgentOutput, which says again what the
         stream said (the last output, or the text of the tool that returned directly)."""
         for data, e, last, calls, results in self.stops:
             self.last_output, self.calls, self.results = last, calls, results
-            self.check_stop(data, e)
+            try:
+                self.check_stop(data, e)
+            except FELL as exc:
+                refused = _refused(events[e], e)
+                if refused is None and not isinstance(events[e], dict):
+                    # a StopEvent keeps its result aside (a private attribute): asked alone
+                    refused = refusal(getattr(events[e], "result", None),
+                                      f"events[{e}].data.result", "LlamaIndex", index=e,
+                                      source=NAME)
+                if refused is None:
+                    raise  # LlamaIndex accepts the event: the fault is ours, shown as it is
+                raise refused from exc
 
     def check_stop(self, data: dict[str, Any], e: int) -> None:
         path = f"events[{e}].data.result"
@@ -557,7 +619,12 @@ class _Rebuild:
             if kind.__name__ != "AgentOutput" or not kind.__module__.startswith(_MODULES):
                 raise fail("malformed_event", f"a StopEvent's result is the run's AgentOutput; "
                            f"found {short_repr(result)}", e, path)
+            extra = (result.__pydantic_private__ or {}).get("_data")
+            if extra:
+                _refuse_extra(extra, e, ".result._data")
             result = _event_fields(result, "AgentOutput")
+        else:
+            _undeclared("AgentOutput", result, e, ".result")
         last = self.last_output
         if last is None:
             raise fail("malformed_event", "a StopEvent with no AgentOutput before it", e, path)
@@ -710,6 +777,13 @@ def _text(content: Any) -> str:
     return "\n".join([part.text for part in content if isinstance(part, TextPart)])
 
 
+def _check_raw_input(raw_input: Any, e: int, where: str) -> None:
+    """A ToolOutput's ``raw_input`` is a dict of named values (``Dict[str, Any]``)."""
+    if type(raw_input) is not dict or any(type(key) is not str for key in raw_input):
+        raise fail("malformed_event", f"a tool output's 'raw_input' is a dict with text keys, "
+                   f"found {short_repr(raw_input)}", e, where)
+
+
 def _same_items(items: Any, blocks: list[Any]) -> bool:
     """Whether ``items`` is a list of the ``blocks`` (the same objects, or the same JSON)."""
     if type(items) is not list or len(items) != len(blocks):
@@ -728,9 +802,12 @@ def _plain_input(raw_input: Any, kwargs: dict[str, Any]) -> bool:
 
 
 def _raw_dump(output: Any) -> dict[str, Any]:
-    """A ToolOutput's ``raw_input`` and ``raw_output`` as its JSON dump writes them (a value
-    it cannot write falls, and is told where by the reader's refusal)."""
-    return dict(output.model_dump(mode="json", include={"raw_input", "raw_output"}))
+    """A ToolOutput's ``raw_input`` and ``raw_output`` as its JSON dump writes them, but for
+    a NaN or an infinity, which stays as it is (the dump would write null) to be refused by
+    the JSON check; a value it cannot write falls, and is told where by the reader's
+    refusal."""
+    return {key: to_jsonable_python(getattr(output, key), inf_nan_mode="constants")
+            for key in ("raw_input", "raw_output")}
 
 
 _READERS: dict[str, Callable[[_Rebuild, Any, int], None]] = {
@@ -792,7 +869,7 @@ def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Mess
             raise refused from exc
         validate(rebuild.messages, allow_pending=allow_pending, source=NAME,
                  origin=rebuild.origin)
-        rebuild.stopped()
+        rebuild.stopped(events)
     finally:
         resume_gc(paused)
     return rebuild.messages
@@ -811,17 +888,18 @@ _DECLARED: dict[str, frozenset[str]] = {
 """The fields each event type that is read declares (and its dump writes)."""
 
 
-def _undeclared(kind: str, data: dict[str, Any], e: int) -> None:
-    """Refuse what an event's JSON holds beside its declared fields: the extras it was made
-    with (``_data``, which its dump writes when there are any) or a key of no field."""
+def _undeclared(kind: str, data: dict[str, Any], e: int, where: str = "") -> None:
+    """Refuse what an event's JSON (at ``events[e].data<where>``) holds beside its declared
+    fields: the extras it was made with (``_data``, which its dump writes when there are
+    any) or a key of no field."""
     declared = _DECLARED[kind]
     for key in data:
         if key not in declared:
             if key == "_data" and type(data[key]) is dict:
                 if data[key]:
-                    _refuse_extra(data[key], e, "._data")
+                    _refuse_extra(data[key], e, f"{where}._data")
                 continue
-            _refuse_extra({key: data[key]}, e, "")
+            _refuse_extra({key: data[key]}, e, where)
 
 
 def _refuse_extra(extra: dict[str, Any], e: int, where: str) -> NoReturn:
