@@ -10,7 +10,10 @@ text) or output files; what two fields say twice must agree; the message carries
 ``retrieval_context: None`` as the SDK's does (the API does not return it). So a pending trace
 (no output yet) is a user message alone, and a file-only input is a user message with files
 and no text. The record's other fields are kept, verbatim, under ``metadata["galtea"]["trace"]``
-of the turn's first message. Accepted forms: ``Trace`` objects, their dumps in either spelling
+of the turn's first message, and so is an input or output that gave no message but is not null
+(``""``, ``{}``, an output envelope with no ``assistant_message`` text nor files, which the SDK
+keeps as ``actual_output_data``). The legacy ``actualInput`` / ``actual_input`` is the input.
+Accepted forms: ``Trace`` objects, their dumps in either spelling
 and either mode (the status enum of a python-mode dump is read as its value), and the API's own
 JSON (``input`` / ``actualOutput`` as ``{"user_message" | "assistant_message", "content"}``).
 
@@ -36,13 +39,16 @@ __all__ = ["from_agent_input", "from_records", "is_agent_input", "is_record", "s
 
 NAME = "galtea"
 # Each field of a Trace the conversation is read from, with its camelCase spelling.
+# ``actualInput`` / ``actual_input`` are the legacy spellings of ``input`` (the SDK's ``Trace``
+# still reads them as ``input``).
 _MAPPED = {
-    "input": "input",
-    "input_data": "inputData",
-    "input_files": "inputFiles",
-    "actual_output": "actualOutput",
-    "actual_output_files": "actualOutputFiles",
+    "input": ("input", "actualInput", "actual_input"),
+    "input_data": ("input_data", "inputData"),
+    "input_files": ("input_files", "inputFiles"),
+    "actual_output": ("actual_output", "actualOutput"),
+    "actual_output_files": ("actual_output_files", "actualOutputFiles"),
 }
+_MAPPED_KEYS = frozenset(key for spellings in _MAPPED.values() for key in spellings)
 _SESSION_KEYS = ("session_id", "sessionId")
 
 
@@ -74,13 +80,13 @@ def _plain(value: Any) -> Any:
 
 
 def _field(record: dict[str, Any], name: str, i: int) -> tuple[str | None, Any]:
-    """(key as spelled, value) of a mapped field, or (None, None) when absent; spelled both
+    """(key as spelled, value) of a mapped field, or (None, None) when absent; spelled two
     ways with two values, ``conflicting_fields`` (one would be lost)."""
-    found = [(key, record[key]) for key in (name, _MAPPED[name]) if key in record]
-    if len(found) == 2 and found[0][1] != found[1][1]:
-        raise error("conflicting_fields", f"{found[0][0]} is {short_repr(found[0][1])} but "
-                    f"{found[1][0]} is {short_repr(found[1][1])}", i, found[1][0],
-                    base="traces")
+    found = [(key, record[key]) for key in _MAPPED[name] if key in record]
+    for key, value in found[1:]:
+        if value != found[0][1]:
+            raise error("conflicting_fields", f"{found[0][0]} is {short_repr(found[0][1])} but "
+                        f"{key} is {short_repr(value)}", i, key, base="traces")
     return found[0] if found else (None, None)
 
 
@@ -118,10 +124,28 @@ def _only_files(parts: Any) -> bool:
     )
 
 
-def _turns_of(record: dict[str, Any], i: int) -> list[dict[str, Any]]:
+def _files_said_once(found: list[dict[str, Any]], key: str | None, given: Any, i: int,
+                     envelope_key: str | None) -> Any:
+    """The file list of a record side: ``found`` (the files of its envelope) when the record has
+    no file list of its own, else that list, which must name the same files (an envelope's
+    files left for another list would be lost)."""
+    if key is None:
+        return found
+    if type(given) is list and all(type(file) is dict for file in given):
+        named = [(file.get("uri"), file.get("filename"),
+                  file.get("mime_type", file.get("mimeType"))) for file in given]
+        if named != [(file["uri"], file["filename"], file["mime_type"]) for file in found]:
+            raise error("conflicting_fields", f"{key} is {short_repr(given)} but the files of "
+                        f"{envelope_key} are {short_repr(found)}", i, key, base="traces")
+    return given  # a list that is not one of files is refused where files are read
+
+
+def _turns_of(record: dict[str, Any], i: int) -> tuple[list[dict[str, Any]], set[str]]:
     """The record as the ``ConversationMessage`` dumps the SDK would build from it, except
     that nothing of it is left out: an input of files alone, or an empty answer, is a
-    message too, and what two fields say twice must agree."""
+    message too, and what two fields say twice must agree. Also the keys of the record that
+    said something but gave no message (an empty input object, an output envelope with no
+    text nor files): they are kept with the rest of the record."""
     input_key, raw_input = _field(record, "input", i)
     data_key, input_data = _field(record, "input_data", i)
     files_key, input_files = _field(record, "input_files", i)
@@ -129,36 +153,46 @@ def _turns_of(record: dict[str, Any], i: int) -> list[dict[str, Any]]:
     out_files_key, output_files = _field(record, "actual_output_files", i)
     input_files = [] if files_key is None else input_files
     output_files = [] if out_files_key is None else output_files
+    if input_data is not None and type(input_data) not in (str, dict):
+        raise error("malformed_event", f"expected the input as a string or a dict, got "
+                    f"{type(input_data).__name__} {short_repr(input_data)}", i, data_key,
+                    base="traces")
     if type(raw_input) is dict:  # the API's own JSON: the envelope itself
         if input_data is not None and input_data != raw_input:
             raise error("conflicting_fields", f"the input {short_repr(raw_input)} is not "
                         f"{data_key} {short_repr(input_data)}", i, input_key, base="traces")
         input_data = raw_input
         raw_input = raw_input.get("user_message")
-        input_files = _envelope_files(input_data) if files_key is None else input_files
-    elif type(raw_input) is str and type(input_data) is dict and raw_input != (
-        input_data.get("user_message") or ""
-    ):
-        raise error("conflicting_fields", f"the input {short_repr(raw_input)} is not "
-                    f"{data_key}.user_message {short_repr(input_data.get('user_message'))}",
-                    i, input_key, base="traces")
+        input_files = _files_said_once(_envelope_files(input_data), files_key, input_files, i,
+                                       input_key)
+    elif raw_input is not None and type(raw_input) is not str:
+        raise error("malformed_event", f"expected the input as a string (or an input object), "
+                    f"got {type(raw_input).__name__} {short_repr(raw_input)}", i, input_key,
+                    base="traces")
+    elif type(raw_input) is str and input_data is not None:
+        said = (input_data.get("user_message") or "") if type(input_data) is dict else input_data
+        if raw_input != said:
+            at = f"{data_key}.user_message" if type(input_data) is dict else data_key
+            raise error("conflicting_fields", f"the input {short_repr(raw_input)} is not "
+                        f"{at} {short_repr(said)}", i, input_key, base="traces")
     answer: dict[str, Any] | None = None
     if type(output) is dict:
-        output_files = _envelope_files(output) if out_files_key is None else output_files
-        answer = {key: value for key, value in output.items() if key != "assistant_message"}
+        envelope = output
+        output_files = _files_said_once(_envelope_files(envelope), out_files_key, output_files,
+                                        i, output_key)
+        output = envelope.get("assistant_message")
+        # a null assistant_message stays with the rest: it is not the empty text
+        answer = {key: value for key, value in envelope.items()
+                  if key != "assistant_message" or output is None}
         if answer.keys() == {"content"} and _only_files(answer["content"]):
             answer = None  # its files, read as such, are all it says besides the text
-        output = output.get("assistant_message")
     source = input_data if input_data is not None else raw_input
-    if source is not None and type(source) not in (str, dict):
-        raise error("malformed_event", f"expected the input as a string or a dict, got "
-                    f"{type(source).__name__} {short_repr(source)}", i,
-                    data_key if input_data is not None else input_key, base="traces")
     if output is not None and type(output) is not str:
         raise error("malformed_event", f"expected the output as a string, got "
                     f"{type(output).__name__} {short_repr(output)}", i,
                     output_key, base="traces")
     turns: list[dict[str, Any]] = []
+    unread: set[str] = set()
     if source or input_files:
         metadata: dict[str, Any] | None = None
         if type(source) is dict:
@@ -177,19 +211,33 @@ def _turns_of(record: dict[str, Any], i: int) -> list[dict[str, Any]]:
         turns.append({"role": "user", "content": text, "retrieval_context": None,
                       "metadata": metadata, "input_files": input_files,
                       "output_files": []})
+    else:  # an empty text or input object is not nothing (the SDK keeps it in input_data)
+        unread.update(key for name in ("input", "input_data") for key in _MAPPED[name]
+                      if record.get(key) is not None)
     if output is not None or output_files:
         turns.append({"role": "assistant", "content": output or "", "retrieval_context": None,
                       "metadata": answer or None, "input_files": [],
                       "output_files": output_files})
-    return turns
+    else:  # an envelope with no text nor files (the SDK keeps it as actual_output_data)
+        unread.update(key for key in _MAPPED["actual_output"] if record.get(key) is not None)
+    return turns, unread
 
 
 def from_records(records: list[Any], origin: list[int]) -> list[Message]:
     """A list of ``Trace`` records (dicts, already out of their objects) as messages."""
+    _one_session(records)
     messages: list[Message] = []
     last_index: Any = None
+    seen: dict[str, int] = {}
     for i, record in enumerate(records):
         record = {key: _plain(value) for key, value in record.items()}
+        trace_id = record["id"]
+        if type(trace_id) is str:
+            if trace_id in seen:
+                raise error("malformed_event", f"the trace {trace_id!r} again (traces"
+                            f"[{seen[trace_id]}] is it): reading it twice would repeat its "
+                            f"turn", i, "id", base="traces")
+            seen[trace_id] = i
         index = record["index"]
         if type(index) is not int:
             raise error("malformed_event", f"expected the turn's index as an int, got "
@@ -199,12 +247,12 @@ def from_records(records: list[Any], origin: list[int]) -> list[Message]:
                         "not in conversation order (the SDK sorts traces by index; sort them "
                         "first)", i, "index", base="traces")
         last_index = index
-        turns = _turns_of(record, i)
+        turns, unread = _turns_of(record, i)
         if not turns:
             raise error("malformed_event", "a trace with no input and no output: no message to "
                         "read (a turn opened before the agent answered it)", i, base="traces")
         kept = {key: value for key, value in record.items()
-                if key not in _MAPPED and key not in _MAPPED.values()}
+                if key not in _MAPPED_KEYS or key in unread}
         try:
             check_json(kept, where(i, base="traces"))
         except TraceError as exc:
@@ -219,6 +267,28 @@ def from_records(records: list[Any], origin: list[int]) -> list[Message]:
     return messages
 
 
+def _one_session(records: list[dict[str, Any]]) -> None:
+    """Refuse records of several sessions (several conversations): ``ambiguous_trace``, naming
+    the records of each session so the caller can keep one."""
+    sessions: list[tuple[Any, list[int]]] = []
+    for i, record in enumerate(records):
+        session = _plain(next(record[key] for key in _SESSION_KEYS if key in record))
+        for known, held in sessions:
+            if known == session:
+                held.append(i)
+                break
+        else:
+            sessions.append((session, [i]))
+    if len(sessions) > 1:
+        first_other = sessions[1][1][0]
+        key = next(key for key in _SESSION_KEYS if key in records[first_other])
+        listed = "; ".join(f"session {short_repr(session)}: traces{held}"
+                           for session, held in sessions)
+        raise error("ambiguous_trace", f"records of {len(sessions)} sessions, one conversation "
+                    f"each ({listed}); pass the records of one session (traces.list("
+                    f"session_id=...))", first_other, key, base="traces")
+
+
 def from_agent_input(agent_input: dict[str, Any], origin: list[int]) -> list[Message]:
     """The messages of an ``AgentInput`` (a dump, in either spelling)."""
     turns = agent_input["messages"]
@@ -230,6 +300,10 @@ def from_agent_input(agent_input: dict[str, Any], origin: list[int]) -> list[Mes
                         f"'role' and 'content'), got {short_repr(turn)}", i, base="messages")
         messages.append(from_role_turn(turn, i, base="messages"))
         origin.append(i)
+    if "input_files" in agent_input and "inputFiles" in agent_input:
+        raise TraceError("malformed_event", "the AgentInput spells 'input_files' twice "
+                         "('input_files' and 'inputFiles'); one AgentInput holds one",
+                         path="inputFiles", source=NAME)
     derived_key = next((k for k in ("input_files", "inputFiles") if k in agent_input), None)
     if derived_key is not None:
         dumps = [sdk_dump(turn) for turn in turns]

@@ -11,6 +11,7 @@ from typing_extensions import assert_never
 from tracebridge._json import json_path
 from tracebridge.errors import short_repr
 from tracebridge.messages import AIMessage, AnyMessage, HumanMessage, messages_of
+from tracebridge.validation import validate
 
 from ._files import FILE_FIELDS
 from ._write import (
@@ -20,6 +21,7 @@ from ._write import (
     Omission,
     Options,
     Shape,
+    check_options,
     leave_out,
     read_entry,
     refuse,
@@ -38,6 +40,10 @@ _RESERVED: dict[Shape, frozenset[str]] = {
     "history": frozenset(),
     "pairs": frozenset({"input", "actual_output", "retrieval_context", "role"}),
 }
+# A turn holding all of id, index and a session key is read as a Trace record (one of them
+# alone is an extra key like any other, and is written back).
+_SESSION_KEYS = frozenset({"session_id", "sessionId"})
+_RECORD_MARKERS = frozenset({"id", "index", *_SESSION_KEYS})
 _NO_OPTIONS = Options()
 
 
@@ -70,6 +76,7 @@ def from_messages(
     >>> from_messages([HumanMessage(content="hi"), AIMessage(content="hello")], shape="pairs")
     [{'input': 'hi', 'actual_output': 'hello'}]
     """
+    check_options(join_consecutive, drop, omitted)
     dropped = tuple(drop)
     accepted = skip_system or fold_tools or drop_non_text or drop_names or dropped
     if accepted or join_consecutive is not None:
@@ -91,24 +98,37 @@ def write_turns(
     """The turns, and for each turn the index of the message that completed it."""
     if shape is not None and shape not in SHAPES:
         raise ValueError(f"shape must be one of {', '.join(map(repr, SHAPES))}, got {shape!r}")
-    if options.join_consecutive is not None and type(options.join_consecutive) is not str:
-        raise TypeError(
-            f"join_consecutive must be a separator string or None, "
-            f"got {short_repr(options.join_consecutive)}"
-        )
+    check_options(options.join_consecutive, options.drop, omitted)
     messages = messages_of(messages, NAME)
+    # The conversation rules, as every writer checks them: a result that answers nothing, a
+    # call id used twice, a call left unanswered before the conversation goes on, or no
+    # message at all is broken evidence, which fold_tools must not hide by leaving the tool
+    # activity out (a call still pending at the end is allowed: a trace cut mid-tool). Without
+    # fold_tools any tool call or result is refused while writing (Galtea turns cannot hold
+    # it), so the rules are checked after: only an empty conversation is left for them.
+    if options.fold_tools:
+        validate(messages, allow_pending=True, source=NAME)
     found: list[Omission] = []
+    written = _written(messages, shape, options, found)
+    if not options.fold_tools:
+        validate(messages, allow_pending=True, source=NAME)
+    if omitted is not None:
+        omitted.extend(found)
+    return written
+
+
+def _written(
+    messages: list[AnyMessage], shape: Shape | None, options: Options, found: list[Omission]
+) -> tuple[list[dict[str, Any]], list[int]]:
     if options.join_consecutive is None and shape != "pairs":
         written = _one_turn_each(messages, shape, options, found)
         if written is not None:
-            if omitted is not None:
-                omitted.extend(found)
             return written
     if shape is None:
         shape = _recorded_shape(messages)
     entries = to_entries(messages, shape, options, found)
     if options.join_consecutive is not None:
-        entries = _join(entries, options.join_consecutive, found)
+        entries = _join(entries, options.join_consecutive, options, found)
     if shape == "pairs":
         turns, origins = _pairs(entries, options, found)
     elif shape == "roles":
@@ -118,8 +138,6 @@ def write_turns(
         origins = [entry.index for entry in entries]
     else:
         assert_never(shape)
-    if omitted is not None:
-        omitted.extend(found)
     return turns, origins
 
 
@@ -176,7 +194,8 @@ def _recorded_shape(messages: Sequence[AnyMessage]) -> Shape:
     return "roles"
 
 
-def _join(entries: list[Entry], separator: str, found: list[Omission]) -> list[Entry]:
+def _join(entries: list[Entry], separator: str, options: Options,
+          found: list[Omission]) -> list[Entry]:
     joined: list[Entry] = []
     for entry in entries:
         last = joined[-1] if joined else None
@@ -192,6 +211,14 @@ def _join(entries: list[Entry], separator: str, found: list[Omission]) -> list[E
                 f"Galtea fields (retrieval_context, metadata, files or extra keys) and one "
                 f"turn holds one set",
             )
+        if last.files and entry.text:
+            # one turn holds its text before its files: this text would move before them
+            leave_out("part_order" in options.drop,
+                      Omission(entry.index, "part_order", "drop=part_order",
+                               f"text written before the files of messages[{last.index}]"),
+                      found, f"messages[{entry.index}].content",
+                      f"text after the files of messages[{last.index}] it is joined to",
+                      "a Galtea turn holds its text, then its files")
         last.text = last.text + separator + entry.text
         last.namespace = last.namespace or dict(entry.namespace)
         last.files = last.files or list(entry.files)
@@ -208,6 +235,14 @@ def _extra(entry: Entry, shape: Shape) -> dict[str, Any]:
             entry.index,
             json_path(f"messages[{entry.index}].metadata.{NAME}.extra", clashes[0]),
             f"extra key(s) {clashes} would take the place of a {shape} turn's own field",
+        )
+    markers = sorted(key for key in extra if key in _RECORD_MARKERS)
+    if {"id", "index"} <= extra.keys() and not _SESSION_KEYS.isdisjoint(extra):
+        raise refuse(
+            entry.index,
+            json_path(f"messages[{entry.index}].metadata.{NAME}.extra", markers[0]),
+            f"extra keys {markers} would make the {shape} turn read as a Trace record "
+            f"(id, index and session_id mark one)",
         )
     return copy.deepcopy(extra)  # the turn must not share lists/dicts with a frozen message
 

@@ -32,7 +32,8 @@ from tracebridge.messages import (
 from ._files import FILE_FIELDS, FileField, checked_namespace, part_field, write_file
 
 __all__ = ["ALIASES", "DROPPABLE", "NAME", "SHAPES", "Entry", "Omission", "OmissionKind", "Options",
-           "Shape", "leave_out", "read_entry", "read_namespace", "refuse", "to_entries"]
+           "Shape", "check_options", "leave_out", "read_entry", "read_namespace", "refuse",
+           "to_entries"]
 
 NAME = "galtea"
 
@@ -99,11 +100,22 @@ class Options:
     drop: Collection[str] = ()
 
     def __post_init__(self) -> None:
-        unknown = sorted(set(self.drop) - set(DROPPABLE))
-        if isinstance(self.drop, str) or unknown:
-            raise ValueError(
-                f"drop={self.drop!r} names nothing droppable; choose from {DROPPABLE}"
-            )
+        check_options(self.join_consecutive, self.drop)
+
+
+def check_options(join_consecutive: Any, drop: Any, omitted: Any = None) -> None:
+    """Refuse option values that mean nothing (``ValueError``), before anything is written."""
+    if join_consecutive is not None and type(join_consecutive) is not str:
+        raise ValueError(f"join_consecutive must be a separator string or None, "
+                         f"got {short_repr(join_consecutive)}")
+    if isinstance(drop, (str, bytes)) or not isinstance(drop, Collection) or not all(
+        type(name) is str and name in DROPPABLE for name in drop
+    ):
+        raise ValueError(f"drop={short_repr(drop)} names nothing droppable; it takes a list of "
+                         f"names from {DROPPABLE}")
+    if omitted is not None and type(omitted) is not list:
+        raise ValueError(f"omitted must be a list (what was left out is appended to it) or "
+                         f"None, got {short_repr(omitted)}")
 
 
 @dataclass
@@ -256,7 +268,9 @@ def _content(message: HumanMessage | AIMessage, entry: Entry, shape: Shape, opti
         entry.text = message.content
         return
     texts: list[str] = []
-    changed = False  # an option already accepted that this content is not written as it was
+    # a refusal written as text: drop=refusals already accepted that its text is not read back
+    # as it was (another option leaving a part out does not cover an empty text part)
+    changed = False
     reordered = False
     for j, part in enumerate(message.content):
         at = f"messages[{i}].content[{j}]"
@@ -281,7 +295,6 @@ def _content(message: HumanMessage | AIMessage, entry: Entry, shape: Shape, opti
                       Omission(i, "non_text_part", "drop_non_text",
                                f"{part.type} part at content[{j}]"),
                       found, at, f"a {part.type} part", _why_not(part, shape))
-            changed = True
     entry.text = "\n".join(texts)
     at = f"messages[{i}].content"
     if reordered:
