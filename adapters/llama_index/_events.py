@@ -806,8 +806,15 @@ def _raw_dump(output: Any) -> dict[str, Any]:
     a NaN or an infinity, which stays as it is (the dump would write null) to be refused by
     the JSON check; a value it cannot write falls, and is told where by the reader's
     refusal."""
-    return {key: to_jsonable_python(getattr(output, key), inf_nan_mode="constants")
-            for key in ("raw_input", "raw_output")}
+    raw_input = output.raw_input
+    if type(raw_input) is not dict or any(type(key) is not str for key in raw_input):
+        # not what LlamaIndex makes (changed after it was made): left as it is, for the
+        # reader to refuse where it is, rather than mended by the dump (int keys as text)
+        dumped_input = raw_input
+    else:
+        dumped_input = to_jsonable_python(raw_input, inf_nan_mode="constants")
+    return {"raw_input": dumped_input,
+            "raw_output": to_jsonable_python(output.raw_output, inf_nan_mode="constants")}
 
 
 _READERS: dict[str, Callable[[_Rebuild, Any, int], None]] = {

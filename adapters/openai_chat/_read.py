@@ -94,9 +94,33 @@ def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Mes
             source=dialect.source,
             origin=range(len(messages)),
         )
+        _function_results_answer_function_calls(messages, dialect.source)
     finally:
         resume_gc(paused)
     return messages
+
+
+def _function_results_answer_function_calls(messages: list[Message], source: str) -> None:
+    """A ``function`` message (a result without a ``tool_call_id``) answers a legacy
+    ``function_call``; after ``tool_calls`` the API takes only ``tool`` messages, each naming
+    its call. The conversation rules pair an id-less result with a call by position, which
+    other formats need; here it would be a trace the API refuses, and that no writer of this
+    format writes back."""
+    with_ids = False
+    for i, message in enumerate(messages):
+        kind = message.type
+        if kind == "ai":
+            calls = message.tool_calls  # type: ignore[union-attr]
+            with_ids = bool(calls) and calls[0].id is not None
+        elif kind == "tool" and with_ids and message.tool_call_id is None:  # type: ignore[union-attr]
+            raise TraceError(
+                "orphan_tool_result",
+                "a function message answers a legacy function_call, but the calls before it "
+                "are tool_calls, which only tool messages (with tool_call_id) answer",
+                index=i,
+                path=f"messages[{i}]",
+                source=source,
+            )
 
 
 # Keys an assistant message may hold as null, kept verbatim in ``fields`` (as _Reader keeps them).

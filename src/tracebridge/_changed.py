@@ -67,8 +67,15 @@ def unmade(
 ) -> TraceError | None:
     """``malformed_event`` at the first field of ``obj`` that its framework would refuse or
     store as another value (what ``refusal`` finds first); None when there is none. For a
-    reader that took the object as it stands and must know it is one the framework makes."""
-    found = _fault(obj, at)
+    reader that took the object as it stands and must know it is one the framework makes.
+    A value nested past Python's depth (which no JSON writer in Python takes either) is
+    ``unserializable_value`` at ``at``."""
+    try:
+        found = _fault(obj, at)
+    except RecursionError:
+        return TraceError("unserializable_value", "a value nested past Python's depth (or one "
+                          "that holds itself): it has no JSON form here", index=index, path=at,
+                          source=source)
     if found is None:
         return None
     model, path, said = found

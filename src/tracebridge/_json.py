@@ -41,8 +41,8 @@ def check_json(value: Any, path: str) -> None:
     """
     try:
         plain = _is_plain(value)
-    except RecursionError:  # nested past Python's depth: the same test without recursion
-        plain = _is_plain_deep(value)
+    except RecursionError:  # nested past Python's depth (or a value that holds itself)
+        plain = _is_plain_deep(value, path)
     if not plain:
         try:
             _check_at(value, path)  # walks again, building paths, to say where
@@ -51,18 +51,31 @@ def check_json(value: Any, path: str) -> None:
                              "past Python's depth", path=path) from None
 
 
-def _is_plain_deep(value: Any) -> bool:
-    """``_is_plain`` with a stack of its own: for values nested deeper than recursion goes."""
-    stack = [value]
+_LEAVE = object()
+"""On ``_is_plain_deep``'s stack: the container above has been walked through."""
+
+
+def _is_plain_deep(value: Any, path: str) -> bool:
+    """``_is_plain`` with a stack of its own: for values nested deeper than recursion goes.
+    A dict or list that holds itself (which no JSON text can) is ``unserializable_value``."""
+    stack: list[Any] = [value]
+    inside: set[int] = set()  # the containers on the way down to the item at hand
     while stack:
         item = stack.pop()
+        if item is _LEAVE:
+            inside.discard(id(stack.pop()))
+            continue
         kind = type(item)
-        if kind is dict:
-            if any(type(key) is not str for key in item):
+        if kind is dict or kind is list:
+            if id(item) in inside:
+                raise TraceError("unserializable_value", "a value that holds itself (a dict or "
+                                 "list inside its own contents): JSON has no form for it",
+                                 path=path)
+            if kind is dict and any(type(key) is not str for key in item):
                 return False
-            stack.extend(item.values())
-        elif kind is list:
-            stack.extend(item)
+            inside.add(id(item))
+            stack += (item, _LEAVE)
+            stack.extend(item.values() if kind is dict else item)
         elif kind not in _SCALARS and not (kind is float and math.isfinite(item)):
             return False
     return True
@@ -93,18 +106,27 @@ def json_copy_checked(value: Any) -> Any:
     """A copy of the plain JSON ``value`` (every dict and list new, scalars shared), checked
     as ``check_json`` checks it in the same walk; ``NotPlainJson`` when it is not plain JSON.
 
-    For fast paths that keep a source's dicts: one walk instead of a copy and a check.
+    For fast paths that keep a source's dicts: one walk instead of a copy and a check. A
+    value nested past Python's depth (or one that holds itself) is ``NotPlainJson`` too: the
+    general path, through ``check_json``, says what it is.
     """
+    try:
+        return _copy_checked(value)
+    except RecursionError:
+        raise NotPlainJson(value) from None
+
+
+def _copy_checked(value: Any) -> Any:
     kind = type(value)
     if kind is dict:
         out = {}
         for key, item in value.items():
             if type(key) is not str:
                 raise NotPlainJson(key)
-            out[key] = item if type(item) in _SCALARS else json_copy_checked(item)
+            out[key] = item if type(item) in _SCALARS else _copy_checked(item)
         return out
     if kind is list:
-        return [item if type(item) in _SCALARS else json_copy_checked(item) for item in value]
+        return [item if type(item) in _SCALARS else _copy_checked(item) for item in value]
     if kind in _SCALARS or (kind is float and math.isfinite(value)):
         return value
     raise NotPlainJson(value)
