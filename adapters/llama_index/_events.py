@@ -777,9 +777,14 @@ def _text(content: Any) -> str:
     return "\n".join([part.text for part in content if isinstance(part, TextPart)])
 
 
+def _named_values(raw_input: Any) -> bool:
+    """Whether ``raw_input`` is what a ToolOutput holds there: a dict of named values
+    (``Dict[str, Any]``)."""
+    return type(raw_input) is dict and all(type(key) is str for key in raw_input)
+
+
 def _check_raw_input(raw_input: Any, e: int, where: str) -> None:
-    """A ToolOutput's ``raw_input`` is a dict of named values (``Dict[str, Any]``)."""
-    if type(raw_input) is not dict or any(type(key) is not str for key in raw_input):
+    if not _named_values(raw_input):
         raise fail("malformed_event", f"a tool output's 'raw_input' is a dict with text keys, "
                    f"found {short_repr(raw_input)}", e, where)
 
@@ -807,13 +812,10 @@ def _raw_dump(output: Any) -> dict[str, Any]:
     the JSON check; a value it cannot write falls, and is told where by the reader's
     refusal."""
     raw_input = output.raw_input
-    if type(raw_input) is not dict or any(type(key) is not str for key in raw_input):
-        # not what LlamaIndex makes (changed after it was made): left as it is, for the
-        # reader to refuse where it is, rather than mended by the dump (int keys as text)
-        dumped_input = raw_input
-    else:
-        dumped_input = to_jsonable_python(raw_input, inf_nan_mode="constants")
-    return {"raw_input": dumped_input,
+    # one LlamaIndex does not make (changed after it was made) is left as it is, for the
+    # reader to refuse where it is, rather than mended by the dump (int keys as text)
+    return {"raw_input": to_jsonable_python(raw_input, inf_nan_mode="constants")
+            if _named_values(raw_input) else raw_input,
             "raw_output": to_jsonable_python(output.raw_output, inf_nan_mode="constants")}
 
 
