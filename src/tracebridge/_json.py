@@ -29,15 +29,28 @@ def json_path(parent: str, key: str | int) -> str:
     return f"{parent}[{key!r}]"
 
 
-_SCALARS = frozenset({str, bool, int, type(None)})
+_SCALARS = frozenset({str, bool, type(None)})
+"""The scalars every value of is plain JSON (an int is, up to ``_INT_DIGITS`` digits)."""
+
+_INT_DIGITS = 4300
+"""The most digits of an int that JSON text can carry here: Python's ``json`` (its default
+``sys.get_int_max_str_digits``) and pydantic's JSON reader refuse a longer one, so a sample
+holding it could not be hashed, written or read back."""
+_INT_BOUND: int = 10**_INT_DIGITS
+_INT_FLOOR: int = -_INT_BOUND
+
+
+def _short_int(value: int) -> bool:
+    return _INT_FLOOR < value < _INT_BOUND
 
 
 def check_json(value: Any, path: str) -> None:
     """Raise ``unserializable_value`` unless ``value`` is plain JSON.
 
-    Plain JSON means dict with str keys, list, str, int, finite float, bool or None.
-    Tuples, sets, NaN and objects are refused rather than converted: converting them
-    would make the JSON round trip lie about what was stored.
+    Plain JSON means dict with str keys, list, str, int (of at most 4,300 digits: JSON
+    readers refuse a longer one), finite float, bool or None. Tuples, sets, NaN and objects
+    are refused rather than converted: converting them would make the JSON round trip lie
+    about what was stored.
     """
     try:
         plain = _is_plain(value)
@@ -76,6 +89,9 @@ def _is_plain_deep(value: Any, path: str) -> bool:
             inside.add(id(item))
             stack += (item, _LEAVE)
             stack.extend(item.values() if kind is dict else item)
+        elif kind is int:
+            if not _short_int(item):
+                return False
         elif kind not in _SCALARS and not (kind is float and math.isfinite(item)):
             return False
     return True
@@ -90,11 +106,24 @@ def _is_plain(value: Any) -> bool:
         return True
     if kind is dict:
         for key, item in value.items():
-            if type(key) is not str or (type(item) not in _SCALARS and not _is_plain(item)):
+            if type(key) is not str:
+                return False
+            inner = type(item)
+            if inner in _SCALARS or (inner is int and _INT_FLOOR < item < _INT_BOUND):
+                continue  # the usual items, inline (a call per item costs twice the walk)
+            if not _is_plain(item):
                 return False
         return True
     if kind is list:
-        return all(type(item) in _SCALARS or _is_plain(item) for item in value)
+        for item in value:
+            inner = type(item)
+            if inner in _SCALARS or (inner is int and _INT_FLOOR < item < _INT_BOUND):
+                continue
+            if not _is_plain(item):
+                return False
+        return True
+    if kind is int:
+        return _short_int(value)
     return kind is float and math.isfinite(value)
 
 
@@ -123,11 +152,24 @@ def _copy_checked(value: Any) -> Any:
         for key, item in value.items():
             if type(key) is not str:
                 raise NotPlainJson(key)
-            out[key] = item if type(item) in _SCALARS else _copy_checked(item)
+            inner = type(item)
+            out[key] = (
+                item
+                if inner in _SCALARS or (inner is int and _INT_FLOOR < item < _INT_BOUND)
+                else _copy_checked(item)
+            )
         return out
     if kind is list:
-        return [item if type(item) in _SCALARS else _copy_checked(item) for item in value]
+        return [
+            item
+            if (inner := type(item)) in _SCALARS
+            or (inner is int and _INT_FLOOR < item < _INT_BOUND)
+            else _copy_checked(item)
+            for item in value
+        ]
     if kind in _SCALARS or (kind is float and math.isfinite(value)):
+        return value
+    if kind is int and _short_int(value):
         return value
     raise NotPlainJson(value)
 
@@ -156,6 +198,14 @@ def _check_at(value: Any, path: str) -> None:
         if math.isfinite(value):
             return
         raise TraceError("unserializable_value", f"{value!r} is not a finite number", path=path)
+    if kind is int:
+        if _short_int(value):
+            return
+        raise TraceError(
+            "unserializable_value",
+            f"an integer of more than {_INT_DIGITS:,} digits: JSON readers refuse it",
+            path=path,
+        )
     raise TraceError(
         "unserializable_value",
         f"expected a JSON value (dict, list, str, int, float, bool, None), "
