@@ -16,7 +16,6 @@ with other instructions).
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 
@@ -25,7 +24,7 @@ from pydantic_core import to_jsonable_python
 from tracebridge import AIMessage, Message, TextPart, ToolCall, ToolMessage, TraceError, _build
 from tracebridge._changed import FELL, refusal
 from tracebridge._gc import pause_gc, resume_gc
-from tracebridge._json import json_path, same_json
+from tracebridge._json import non_finite_at, same_json
 from tracebridge.errors import short_repr
 from tracebridge.validation import validate
 
@@ -120,30 +119,13 @@ def dump_events(events: Iterable[Any]) -> list[dict[str, Any]]:
             if refused is None:
                 raise
             raise refused from exc
-        where = _non_finite(event.model_dump(), f"events[{e}].data")
+        where = non_finite_at(event.model_dump(), f"events[{e}].data")
         if where is not None:
             raise TraceError("unserializable_value", "NaN or an infinity, which JSON has no "
                              "form for (LlamaIndex's dump writes null in its place)", index=e,
                              path=where, source=NAME)
         dumped.append({"event": type(event).__name__, "data": data})
     return dumped
-
-
-def _non_finite(value: Any, at: str) -> str | None:
-    """The path of the first NaN or infinity in a Python dump, or None."""
-    stack: list[tuple[Any, str]] = [(value, at)]
-    while stack:
-        item, where = stack.pop()
-        kind = type(item)
-        if kind is float:
-            if not math.isfinite(item):
-                return where
-        elif kind is dict:
-            stack.extend((inner, json_path(where, key if type(key) is str else str(key)))
-                         for key, inner in reversed(item.items()))
-        elif kind is list or kind is tuple:
-            stack.extend((inner, f"{where}[{k}]") for k, inner in reversed(list(enumerate(item))))
-    return None
 
 
 def _normalize(event: Any, e: int) -> tuple[str, dict[str, Any]]:

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from tracebridge import _build
 from tracebridge._changed import FELL, drifted, refusal
 from tracebridge._gc import pause_gc, resume_gc
+from tracebridge._json import non_finite_at
 from tracebridge.errors import TraceError
 from tracebridge.messages import (
     AIMessage,
@@ -362,28 +363,45 @@ class _Reader(ReplyReader):
             )
         return dict(item)
 
-    def check_extras(self, model: Any, path: str) -> None:
+    def check_extras(self, model: Any, path: str, message: Any = None) -> None:
         """Fields the SDK does not declare (a vendor's) hold what the response said, as
         ``json.loads`` made it: a JSON dump would write a NaN there as null, a tuple as a
         list. Each must be JSON as it is (``unserializable_value`` where it is not); a field
-        the SDK would refuse is told so first. The SDK's own fields are typed, and
-        ``parsed`` (a ``parse()`` call's) is the application's model, written as it writes
-        itself."""
+        the SDK would refuse is told so first. The SDK's own fields are typed, but a NaN or
+        an infinity set on one after the object was made would be written as null too: it is
+        refused alike. ``parsed`` (a ``parse()`` call's) is the application's model, written
+        as it writes itself. ``message``: the message ``model`` is part of (itself when
+        None), which the SDK is asked about."""
+        message = model if message is None else message
         for key, value in (model.__pydantic_extra__ or {}).items():
             try:
                 self.kept(value, f"{path}.{key}")
             except TraceError:
-                self.refuse_changed(model)
+                self.refuse_changed(message)
                 raise
         for key, value in model.__dict__.items():
             if key == "parsed":
                 continue
             if isinstance(value, BaseModel):
-                self.check_extras(value, f"{path}.{key}")
+                self.check_extras(value, f"{path}.{key}", message)
             elif type(value) is list:
                 for k, entry in enumerate(value):
                     if isinstance(entry, BaseModel):
-                        self.check_extras(entry, f"{path}.{key}[{k}]")
+                        self.check_extras(entry, f"{path}.{key}[{k}]", message)
+                    else:
+                        self.finite(message, entry, f"{path}.{key}[{k}]")
+            elif type(value) is float or type(value) is dict:
+                self.finite(message, value, f"{path}.{key}")
+
+    def finite(self, message: Any, value: Any, path: str) -> None:
+        """Refuse a NaN or an infinity in ``value`` (a field of the SDK's ``message`` or of
+        a part of it): where the SDK would refuse it, as that; else as
+        ``unserializable_value``."""
+        found = non_finite_at(value, path)
+        if found is not None:
+            self.refuse_changed(message)
+            self.fail("unserializable_value", found, "NaN or an infinity, which JSON has no "
+                      "form for (the SDK's JSON dump writes null in its place)")
 
     def refuse_changed(self, item: Any) -> None:
         """Refuse an SDK object whose fields were changed after it was made (pydantic does not

@@ -16,6 +16,7 @@ __all__ = [
     "check_json_object",
     "json_copy_checked",
     "json_path",
+    "non_finite_at",
     "same_json",
 ]
 
@@ -212,6 +213,24 @@ def _check_at(value: Any, path: str) -> None:
         f"got {kind.__name__} {short_repr(value)}",
         path=path,
     )
+
+
+def non_finite_at(value: Any, path: str) -> str | None:
+    """The path of the first NaN or infinity in ``value`` (dicts, lists and tuples walked;
+    anything else passed over), or None: a JSON dump writes null in its place."""
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        kind = type(item)
+        if kind is float:
+            if not math.isfinite(item):
+                return where
+        elif kind is dict:
+            stack.extend((inner, json_path(where, key if type(key) is str else str(key)))
+                         for key, inner in reversed(item.items()))
+        elif kind is list or kind is tuple:
+            stack.extend((inner, f"{where}[{k}]") for k, inner in reversed(list(enumerate(item))))
+    return None
 
 
 def check_json_object(value: Any, path: str) -> dict[str, Any]:
