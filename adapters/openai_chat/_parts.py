@@ -13,12 +13,12 @@ object are kept under ``metadata[<adapter>]`` as ``fields``/``inner``.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, NoReturn
 
 from typing_extensions import assert_never
 
-from tracebridge._json import check_json
+from tracebridge._json import check_json, json_path
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.media import (
     audio_format,
@@ -201,6 +201,16 @@ class PartReader:
         return {"data": file_data, "file_id": file_id, "filename": filename}
 
 
+def _read_as_detail(key: str, value: Any) -> bool:
+    """Whether the reader takes this key of an ``image_url`` object as the image's detail."""
+    return key == "detail" and type(value) is str
+
+
+def _read_as_file(key: str, value: Any) -> bool:
+    """Whether the reader takes this key of a ``file`` object as the file's source or name."""
+    return key in ("file_data", "file_id", "filename")
+
+
 # The typed part classes and the API part type each one is written as.
 _API_TYPES: Mapping[type, str] = {
     TextPart: "text",
@@ -239,6 +249,27 @@ class PartWriter:
         """Raise ``not_representable``: no option accepts this loss."""
         self.lose(what, path, None)
         raise AssertionError  # lose() without an option always raises
+
+    def check_kept(
+        self,
+        kept: Mapping[str, Any],
+        written: Mapping[str, Any],
+        path: str,
+        mapped: Callable[[str, Any], bool] = lambda key, value: False,
+    ) -> None:
+        """Refuse a kept key (of ``fields`` or ``inner``, at ``path``) that ``written``, made
+        from the typed message, has too, or that the reader would take into the typed
+        message (``mapped``): the reader never keeps such a key, so either the typed value
+        or the kept one would be lost, or typed data invented."""
+        for key, value in kept.items():
+            if key in written or mapped(key, value):
+                self.refuse(
+                    f"the kept key {key!r} ({short_repr(value)}) is one this format's reader "
+                    "maps to the typed message: written, it would "
+                    + ("replace what the typed message says" if key in written
+                       else "read back as typed data the message does not hold"),
+                    json_path(path, key),
+                )
 
     def refuse_read_back(self, call: ToolCall, read_back: Any, path: str) -> NoReturn:
         """Refuse a call whose unparsed argument text (``invalid_args``) the reader takes as
@@ -296,6 +327,10 @@ class PartWriter:
             self.lose("Chat Completions content has no reasoning part", path, "reasoning")
             return None
         if isinstance(part, OpaquePart):
+            if part.kind in PART_TYPES[role] and self.namespace(part.metadata).get("verbatim"):
+                # the reader keeps only types it does not map: this one would read back typed
+                self.refuse(f"an opaque {part.kind!r} part kept verbatim: {self.FORMAT} "
+                            f"reads a {part.kind} part in {role} content as a typed part", path)
             return self.opaque(part, path)
         api_type = _API_TYPES[type(part)]
         if api_type not in PART_TYPES[role]:
@@ -305,6 +340,7 @@ class PartWriter:
             return None
         namespace = self.namespace(part.metadata)
         inner: dict[str, Any] = dict(namespace.get("inner", {}))
+        kept = f"{path}.metadata.{self.source}"
         out: dict[str, Any]
         if isinstance(part, TextPart):
             out = {"type": "text", "text": part.text}
@@ -314,16 +350,21 @@ class PartWriter:
             image = {"url": self.source_url(part, path)}
             if part.detail is not None:
                 image["detail"] = part.detail
+            self.check_kept(inner, image, f"{kept}.inner", _read_as_detail)
             out = {"type": "image_url", "image_url": {**inner, **image}}
         elif isinstance(part, AudioPart):
             audio = {"data": self.audio_data(part, path), "format": self.audio_format(part, path)}
+            self.check_kept(inner, audio, f"{kept}.inner")
             out = {"type": "input_audio", "input_audio": {**inner, **audio}}
         elif isinstance(part, FilePart):
-            out = {"type": "file", "file": {**inner, **self.file(part, path)}}
+            file = self.file(part, path)
+            self.check_kept(inner, file, f"{kept}.inner", _read_as_file)
+            out = {"type": "file", "file": {**inner, **file}}
         else:
             assert_never(part)
-        for key, value in namespace.get("fields", {}).items():
-            out.setdefault(key, value)
+        fields = namespace.get("fields", {})
+        self.check_kept(fields, out, f"{kept}.fields")
+        out.update(fields)
         return out
 
     def opaque(self, part: OpaquePart, path: str) -> dict[str, Any] | None:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from typing_extensions import assert_never
 
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge._json import same_json
-from tracebridge.errors import TraceError
+from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AIMessage,
     AnyMessage,
@@ -100,6 +100,39 @@ def _write_all(
 
 _FAST_KEYS = frozenset(("content", "fields", "annotations"))
 
+_MAPPED = {
+    "assistant": ("tool_calls", "function_call", "refusal", "audio", "annotations"),
+    "tool": ("tool_call_id",),
+}
+"""Per role, the keys (besides role, content and the name key) whose value the reader maps
+to the typed message unless it is null (or, for ``tool_calls``, an empty list): kept in
+``fields`` only then."""
+
+def _call_key(key: str, value: Any) -> bool:
+    """Whether the reader maps this key of a tool call (kept fields of a call never hold it)."""
+    return key in ("id", "type", "function", "custom")
+
+_FORMS = {"assistant": ("null", "absent"), "function": ("null",)}
+"""Per role, the kept forms of an empty content the reader makes (``metadata.content``)."""
+
+
+def mapped_keys(dialect: Dialect) -> dict[str, Callable[[str, Any], bool]]:
+    """Per role, whether the reader takes a kept field into the typed message."""
+    return {
+        role: _read_as_typed(frozenset(("role", "content", name, *_MAPPED.get(role, ()))))
+        for role, name in dialect.name_keys.items()
+    }
+
+
+def _read_as_typed(mapped: frozenset[str]) -> Callable[[str, Any], bool]:
+    """Whether the reader takes a kept field into the typed message: a key of ``mapped``
+    that is not null (nor, for ``tool_calls``, an empty list: those are kept as they were)."""
+
+    def maps(key: str, value: Any) -> bool:
+        return key in mapped and value is not None and not (key == "tool_calls" and value == [])
+
+    return maps
+
 
 class _FastWriter:
     """The common shapes, written without the general writer's bookkeeping.
@@ -111,10 +144,11 @@ class _FastWriter:
     ``_Writer``, which writes the same dict or raises.
     """
 
-    __slots__ = ("assistant_name", "source", "tool_name", "user_names")
+    __slots__ = ("assistant_name", "mapped", "source", "tool_name", "user_names")
 
     def __init__(self, dialect: Dialect) -> None:
         self.source = dialect.source
+        self.mapped = mapped_keys(dialect)
         self.assistant_name = dialect.name_keys["assistant"]
         self.tool_name = dialect.name_keys["tool"]
         # Whether user, system and developer names are under "name" (as in both dialects).
@@ -146,7 +180,7 @@ class _FastWriter:
             annotated = namespace is not None and "annotations" in namespace
             out = self.reply(message, content, form, annotated)  # type: ignore[arg-type]
         else:
-            if form is not None and content == "":
+            if form is not None:
                 return None  # a null/absent content: the general writer knows each role's form
             name = message.name
             if kind is HumanMessage:
@@ -168,8 +202,11 @@ class _FastWriter:
             else:
                 return None
         if out and fields:
+            maps = self.mapped[out["role"]]
             for key, value in fields.items():
-                out.setdefault(key, value)
+                if key in out or maps(key, value):
+                    return None  # the general writer says why it cannot be written
+                out[key] = value
         return out or None
 
     def reply(
@@ -179,8 +216,10 @@ class _FastWriter:
         if message.citations or message.audio is not None:
             return {}
         out: dict[str, Any] = {"role": "assistant"}
-        if content != "" or form is None:
+        if form is None:
             out["content"] = content
+        elif content != "":
+            return {}  # a form of an empty content beside text: the general writer refuses
         elif form == "null":
             out["content"] = None
         elif form != "absent":
@@ -266,6 +305,7 @@ class _Writer(ReplyWriter):
         super().__init__(dialect.source, index, drop)
         self.dialect = dialect
         self.unanswered = unanswered
+        self.mapped = mapped_keys(dialect)
 
     def message(self, message: AnyMessage) -> dict[str, Any]:
         namespace = self.namespace(message.metadata)
@@ -282,7 +322,7 @@ class _Writer(ReplyWriter):
             assert_never(message)
         out: dict[str, Any] = {"role": role}
         if not (isinstance(message, AIMessage) and self.refusal(message.content, namespace, out)):
-            empty = namespace.get("content") if message.content == "" else None
+            empty = self.empty_form(message, role, namespace)
             if empty == "null":
                 out["content"] = None
             elif empty != "absent":
@@ -307,9 +347,26 @@ class _Writer(ReplyWriter):
                     "which needs the function's name (name is None)",
                     ".name",
                 )
-        for key, value in namespace.get("fields", {}).items():
-            out.setdefault(key, value)
+        fields = namespace.get("fields", {})
+        self.check_kept(fields, out, f".metadata.{self.source}.fields", self.mapped[role])
+        out.update(fields)
         return out
+
+    def empty_form(self, message: AnyMessage, role: str, namespace: dict[str, Any]) -> Any:
+        """The kept form of an empty content (``"null"``, ``"absent"``) or None; refused
+        where the reader never makes it: another value, a role that has no such form, or a
+        content that is not empty."""
+        form = namespace.get("content")
+        if form is None or (isinstance(message, AIMessage) and "refusal" in namespace):
+            return None  # a refusal's own forms read the same key (``refusal``)
+        where = f".metadata.{self.source}.content"
+        if form not in _FORMS.get(role, ()):
+            self.refuse(f"a {role} message read from {self.FORMAT} has no empty content of "
+                        f"the kept form {form!r}", where)
+        if message.content != "":
+            self.refuse(f"the kept form {form!r} of an empty content, with content "
+                        f"{short_repr(message.content)}: written, one of them is lost", where)
+        return form
 
     def reply(self, message: AIMessage, namespace: dict[str, Any], out: dict[str, Any]) -> None:
         """The assistant's calls, audio reply and annotations."""
@@ -374,13 +431,16 @@ class _Writer(ReplyWriter):
         out: dict[str, Any]
         if call.kind == "custom":
             # ToolCall itself checks that a custom call's args are exactly {"input": <text>}.
-            custom = {**inner, "name": call.name, "input": call.args["input"]}
+            custom = {"name": call.name, "input": call.args["input"]}
+            self.check_kept(inner, custom, f"{path}.metadata.{self.source}.inner")
+            custom = {**inner, **custom}
             out = {"id": call.id, "type": "custom", "custom": custom}
         else:
             function = self.function(call, namespace, path)
             out = {"id": call.id, "type": "function", "function": function}
-        for key, value in namespace.get("fields", {}).items():
-            out.setdefault(key, value)
+        fields = namespace.get("fields", {})
+        self.check_kept(fields, out, f"{path}.metadata.{self.source}.fields", _call_key)
+        out.update(fields)
         return out
 
     def function(self, call: ToolCall, namespace: Mapping[str, Any], path: str) -> dict[str, Any]:
@@ -388,11 +448,10 @@ class _Writer(ReplyWriter):
             read_back = read_arguments(call.invalid_args)  # what the reader makes of the text
             if read_back is not None:
                 self.refuse_read_back(call, read_back, f"{path}.invalid_args")
-        return {
-            **namespace.get("inner", {}),
-            "name": call.name,
-            "arguments": _arguments(call, namespace.get("arguments")),
-        }
+        written = {"name": call.name, "arguments": _arguments(call, namespace.get("arguments"))}
+        inner = namespace.get("inner", {})
+        self.check_kept(inner, written, f"{path}.metadata.{self.source}.inner")
+        return {**inner, **written}
 
 
 def _arguments(call: ToolCall, spelled: Any) -> str:
