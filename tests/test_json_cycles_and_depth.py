@@ -40,27 +40,30 @@ def _refused(read: Any) -> tuple[str, int | None, str | None]:
 @pytest.mark.parametrize("kind", ["list", "dict"])
 def test_a_value_that_holds_itself_is_not_json(kind: str) -> None:
     assert _refused(lambda: check_json({"a": _cyclic(kind)}, "here")) == (
-        "unserializable_value", None, "here")
+        "unserializable_value", None, "here.a")
     with pytest.raises(NotPlainJson):
         json_copy_checked({"a": _cyclic(kind)})
 
 
-def test_a_deep_value_that_is_json_passes_the_check() -> None:
-    check_json(_deep(5000), "here")  # plain, only deep: read, not refused
+def test_a_value_nested_past_the_bound_is_refused_where_it_is() -> None:
+    # JSON, but deeper than JSON readers go (tracebridge._json.MAX_DEPTH; see
+    # test_json_depth_bound.py): refused at the value
+    assert _refused(lambda: check_json({"a": _deep(5000)}, "here")) == (
+        "unserializable_value", None, "here.a")
 
 
 @pytest.mark.parametrize("kind", ["list", "dict"])
 def test_openai_chat_refuses_a_value_that_holds_itself(kind: str) -> None:
     trace = [{"role": "user", "content": "x", "vendor": _cyclic(kind)}]
     assert _refused(lambda: openai_chat.to_messages(trace)) == (
-        "unserializable_value", 0, "messages[0]")
+        "unserializable_value", 0, "messages[0].vendor")
 
 
 @pytest.mark.parametrize("kind", ["list", "dict"])
 def test_langchain_refuses_a_value_that_holds_itself_where_it_is(kind: str) -> None:
     kwargs = [lc.HumanMessage(content="x", additional_kwargs={"vendor": _cyclic(kind)})]
     assert _refused(lambda: langchain.to_messages(kwargs)) == (
-        "unserializable_value", 0, "messages[0].additional_kwargs")
+        "unserializable_value", 0, "messages[0].additional_kwargs.vendor")
     calls = [
         lc.HumanMessage(content="x"),
         lc.AIMessage(content="", tool_calls=[{"name": "f", "args": {"a": _cyclic(kind)},
@@ -68,10 +71,10 @@ def test_langchain_refuses_a_value_that_holds_itself_where_it_is(kind: str) -> N
         lc.ToolMessage(content="ok", tool_call_id="c1"),
     ]
     assert _refused(lambda: langchain.to_messages(calls)) == (
-        "unserializable_value", 1, "messages[1].tool_calls[0].args")
+        "unserializable_value", 1, "messages[1].tool_calls[0].args.a")
 
 
 def test_langchain_refuses_a_value_nested_past_pythons_depth() -> None:
     trace = [lc.HumanMessage(content="x", additional_kwargs={"vendor": _deep(5000)})]
     assert _refused(lambda: langchain.to_messages(trace)) == (
-        "unserializable_value", 0, "messages[0]")
+        "unserializable_value", 0, "messages[0].additional_kwargs.vendor")

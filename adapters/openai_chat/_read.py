@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from tracebridge import _build
 from tracebridge._changed import FELL, drifted, refusal
 from tracebridge._gc import pause_gc, resume_gc
-from tracebridge._json import non_finite_at
+from tracebridge._json import MAX_DEPTH, is_plain_json, non_finite_at
 from tracebridge.errors import TraceError
 from tracebridge.messages import (
     AIMessage,
@@ -261,7 +261,7 @@ class _FastReader:
             args, end = _SCAN(raw, 0)
         except (ValueError, RecursionError, StopIteration):
             return None
-        if end != len(raw) or type(args) is not dict:
+        if end != len(raw) or type(args) is not dict or _too_deep(raw, args):
             return None
         if not spelled_as_dumps(args, raw):
             return _build.call(name, args, call_id, {self.source: {"arguments": raw}})
@@ -591,7 +591,20 @@ def parse_arguments(raw: str) -> dict[str, Any] | None:
             value = _DECODER.decode(raw)
     except (ValueError, RecursionError, StopIteration):  # the scanner stops at bad JSON
         return None
-    return value if type(value) is dict else None
+    if type(value) is not dict:
+        return None
+    return None if _too_deep(raw, value) else value
+
+
+def _too_deep(raw: str, value: dict[str, Any]) -> bool:
+    """Whether ``value`` (what ``raw`` parsed to) nests deeper than a JSON value may be here
+    (``MAX_DEPTH``): such text is not arguments the typed call can hold. Text with fewer
+    brackets than that cannot be, and is not walked."""
+    return (
+        len(raw) > MAX_DEPTH
+        and raw.count("[") + raw.count("{") > MAX_DEPTH
+        and not is_plain_json(value)
+    )
 
 
 def spelled_as_dumps(args: dict[str, Any], raw: str) -> bool:

@@ -10,10 +10,12 @@ from pydantic import JsonValue
 from .errors import TraceError, short_repr
 
 __all__ = [
+    "MAX_DEPTH",
     "JsonValue",
     "NotPlainJson",
     "check_json",
     "check_json_object",
+    "is_plain_json",
     "json_copy_checked",
     "json_path",
     "non_finite_at",
@@ -45,82 +47,69 @@ def _short_int(value: int) -> bool:
     return _INT_FLOOR < value < _INT_BOUND
 
 
+MAX_DEPTH = 128
+"""The deepest a JSON value may nest (a list or an object in one another, the value itself
+counting as one level). pydantic's JSON reader stops at about 200 levels, counting the
+sample around the value (up to six more), and Python's ``json`` at about a thousand: a deeper
+value could be neither read back from a sample's own JSON nor hashed."""
+
+
 def check_json(value: Any, path: str) -> None:
     """Raise ``unserializable_value`` unless ``value`` is plain JSON.
 
     Plain JSON means dict with str keys, list, str, int (of at most 4,300 digits: JSON
-    readers refuse a longer one), finite float, bool or None. Tuples, sets, NaN and objects
-    are refused rather than converted: converting them would make the JSON round trip lie
-    about what was stored.
+    readers refuse a longer one), finite float, bool or None, nested at most ``MAX_DEPTH``
+    levels. Tuples, sets, NaN and objects are refused rather than converted: converting
+    them would make the JSON round trip lie about what was stored.
     """
     try:
-        plain = _is_plain(value)
-    except RecursionError:  # nested past Python's depth (or a value that holds itself)
-        plain = _is_plain_deep(value, path)
+        plain = _is_plain(value, MAX_DEPTH)
+    except RecursionError:  # called with Python's stack nearly used up already
+        plain = False
     if not plain:
         try:
-            _check_at(value, path)  # walks again, building paths, to say where
+            _check_at(value, path, MAX_DEPTH, path)  # walks again, building paths
         except RecursionError:
             raise TraceError("unserializable_value", "a value that is not plain JSON, nested "
                              "past Python's depth", path=path) from None
 
 
-_LEAVE = object()
-"""On ``_is_plain_deep``'s stack: the container above has been walked through."""
+def is_plain_json(value: Any) -> bool:
+    """Whether ``check_json`` takes ``value`` (without saying why not)."""
+    try:
+        return _is_plain(value, MAX_DEPTH)
+    except RecursionError:
+        return False
 
 
-def _is_plain_deep(value: Any, path: str) -> bool:
-    """``_is_plain`` with a stack of its own: for values nested deeper than recursion goes.
-    A dict or list that holds itself (which no JSON text can) is ``unserializable_value``."""
-    stack: list[Any] = [value]
-    inside: set[int] = set()  # the containers on the way down to the item at hand
-    while stack:
-        item = stack.pop()
-        if item is _LEAVE:
-            inside.discard(id(stack.pop()))
-            continue
-        kind = type(item)
-        if kind is dict or kind is list:
-            if id(item) in inside:
-                raise TraceError("unserializable_value", "a value that holds itself (a dict or "
-                                 "list inside its own contents): JSON has no form for it",
-                                 path=path)
-            if kind is dict and any(type(key) is not str for key in item):
-                return False
-            inside.add(id(item))
-            stack += (item, _LEAVE)
-            stack.extend(item.values() if kind is dict else item)
-        elif kind is int:
-            if not _short_int(item):
-                return False
-        elif kind not in _SCALARS and not (kind is float and math.isfinite(item)):
-            return False
-    return True
-
-
-def _is_plain(value: Any) -> bool:
-    """``check_json``'s test without building any path (the common case: it passes)."""
+def _is_plain(value: Any, depth: int) -> bool:
+    """``check_json``'s test without building any path (the common case: it passes);
+    ``depth``: the levels a container here may still nest."""
     # Exact type checks on purpose: a str or dict subclass (an enum, a defaultdict)
     # would not survive a JSON round trip as itself.
     kind = type(value)
     if kind in _SCALARS:
         return True
     if kind is dict:
+        if not depth:
+            return False
         for key, item in value.items():
             if type(key) is not str:
                 return False
             inner = type(item)
             if inner in _SCALARS or (inner is int and _INT_FLOOR < item < _INT_BOUND):
                 continue  # the usual items, inline (a call per item costs twice the walk)
-            if not _is_plain(item):
+            if not _is_plain(item, depth - 1):
                 return False
         return True
     if kind is list:
+        if not depth:
+            return False
         for item in value:
             inner = type(item)
             if inner in _SCALARS or (inner is int and _INT_FLOOR < item < _INT_BOUND):
                 continue
-            if not _is_plain(item):
+            if not _is_plain(item, depth - 1):
                 return False
         return True
     if kind is int:
@@ -141,31 +130,34 @@ def json_copy_checked(value: Any) -> Any:
     general path, through ``check_json``, says what it is.
     """
     try:
-        return _copy_checked(value)
+        return _copy_checked(value, MAX_DEPTH)
     except RecursionError:
         raise NotPlainJson(value) from None
 
 
-def _copy_checked(value: Any) -> Any:
+def _copy_checked(value: Any, depth: int) -> Any:
     kind = type(value)
     if kind is dict:
+        if not depth:
+            raise NotPlainJson(value)
         out = {}
         for key, item in value.items():
             if type(key) is not str:
                 raise NotPlainJson(key)
             inner = type(item)
-            out[key] = (
-                item
-                if inner in _SCALARS or (inner is int and _INT_FLOOR < item < _INT_BOUND)
-                else _copy_checked(item)
-            )
+            if inner in _SCALARS or (inner is int and _INT_FLOOR < item < _INT_BOUND):
+                out[key] = item
+            else:
+                out[key] = _copy_checked(item, depth - 1)
         return out
     if kind is list:
+        if not depth:
+            raise NotPlainJson(value)
         return [
             item
             if (inner := type(item)) in _SCALARS
             or (inner is int and _INT_FLOOR < item < _INT_BOUND)
-            else _copy_checked(item)
+            else _copy_checked(item, depth - 1)
             for item in value
         ]
     if kind in _SCALARS or (kind is float and math.isfinite(value)):
@@ -175,10 +167,22 @@ def _copy_checked(value: Any) -> Any:
     raise NotPlainJson(value)
 
 
-def _check_at(value: Any, path: str) -> None:
+def _check_at(value: Any, path: str, depth: int, told: str) -> None:
+    """Raise where ``value`` is not plain JSON; one nested too deep is told at ``told``: the
+    path of the item of the checked value that holds it (the checked value's, for a
+    scalar one)."""
     kind = type(value)
     if kind in _SCALARS:
         return
+    if (kind is dict or kind is list) and not depth:
+        raise TraceError(
+            "unserializable_value",
+            f"a value nested more than {MAX_DEPTH} levels deep, or one that holds itself (a "
+            "dict or list inside its own contents): JSON readers stop before its end",
+            path=told,
+        )
+    top = depth == MAX_DEPTH  # the checked value: each item tells its own path
+    depth -= 1
     if kind is dict:
         for key, item in value.items():
             if type(key) is not str:
@@ -188,12 +192,14 @@ def _check_at(value: Any, path: str) -> None:
                     path=path,
                 )
             if type(item) not in _SCALARS:  # recursing only where needed keeps this cheap
-                _check_at(item, json_path(path, key))
+                inner = json_path(path, key)
+                _check_at(item, inner, depth, inner if top else told)
         return
     if kind is list:
         for position, item in enumerate(value):
             if type(item) not in _SCALARS:
-                _check_at(item, json_path(path, position))
+                inner = json_path(path, position)
+                _check_at(item, inner, depth, inner if top else told)
         return
     if kind is float:
         if math.isfinite(value):
