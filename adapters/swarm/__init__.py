@@ -8,9 +8,10 @@ A Swarm history is a list of Chat Completions message dicts where assistant mess
 * streaming (``Swarm.run(stream=True)``): only ``content`` (``""`` rather than null),
   ``sender``, ``role``, ``function_call`` and ``tool_calls``.
 
-A handoff is the tool result ``{"assistant": "<agent>"}``; it stays a tool result and
-``handoffs()`` lists them. In the streaming shape ``sender`` keeps naming the *starting* agent
-after a handoff; ``sender`` is kept as given, and ``handoffs()`` tells who really spoke.
+A handoff is the tool result ``{"assistant": "<agent>"}`` (or a ``Result(agent=...)``, seen
+only where ``sender`` changes); it stays a tool result and ``handoffs()`` lists them. In the
+streaming shape ``sender`` keeps naming the *starting* agent after a handoff; ``sender`` is
+kept as given, and ``handoffs()`` follows the agents through the handoffs.
 
 Everything else works as in ``openai_chat`` (this module reuses it), with metadata kept under
 ``metadata["swarm"]``. ``to_messages`` takes the history list (``Response.messages``, or the
@@ -102,16 +103,23 @@ class Handoff:
     index: int
     """Position of the handoff's tool result in the conversation."""
     from_agent: str | None
-    """The agent that was active when it handed off (None when no agent name is known)."""
+    """The agent that made the call (None when no agent name is known)."""
     to_agent: str
     """The agent that takes over."""
 
 
 def handoffs(messages: Any) -> list[Handoff]:
-    """Every handoff in a conversation (typed messages, or a Swarm history), in order.
+    """The handoffs that took effect in a conversation (typed messages or a Swarm history).
 
-    The active agent starts as the name of the first AIMessage and changes only at a
-    handoff, so this is right for the streaming shape too (where ``sender`` is stale).
+    Swarm runs every call of an assistant message, then switches to the agent returned
+    *last*; so each block of tool results yields at most one handoff, from the agent that
+    made the calls. It is seen two ways:
+
+    * a result ``{"assistant": "<agent>"}`` (a function returned an ``Agent``);
+    * the next assistant message's ``sender`` changing to an agent the results do not
+      name (a function returned ``Result(value=..., agent=...)``, whose value is free text).
+      ``sender`` is only trusted where it changes: in the streaming shape it stays the
+      starting agent, so there such a handoff cannot be seen.
 
     >>> from tracebridge.adapters import swarm
     >>> history = [
@@ -125,21 +133,64 @@ def handoffs(messages: Any) -> list[Handoff]:
     >>> swarm.handoffs(swarm.to_messages(history))
     [Handoff(index=2, from_agent='Front Desk', to_agent='Billing Agent')]
     """
-    found: list[Handoff] = []
-    active: str | None = None
-    seen_agent = False
     typed = messages_of(messages, NAME)
     if not all(isinstance(m, (AIMessage, ToolMessage, HumanMessage, SystemMessage)) for m in typed):
         typed = to_messages(messages)  # a Swarm history as stored; its errors say what is wrong
+    found: list[Handoff] = []
+    active: str | None = None  # the agent Swarm would run next
+    seen_agent = False
+    last_sender: str | None = None  # ``sender`` of the previous assistant message
+    block: list[tuple[int, ToolMessage]] = []  # the tool results since the last other message
     for index, message in enumerate(typed):
-        if isinstance(message, AIMessage) and not seen_agent:
-            active, seen_agent = message.name, True
-        elif isinstance(message, ToolMessage):
-            target = _handoff_target(message)
-            if target is not None:
-                found.append(Handoff(index, active, target))
-                active = target
+        if isinstance(message, ToolMessage):
+            block.append((index, message))
+            continue
+        sender = message.name if isinstance(message, AIMessage) else None
+        # A changed sender is the agent that really spoke in both shapes: the streaming
+        # shape's sender changes only where a new run starts, and then names its agent.
+        changed = seen_agent and None not in (sender, last_sender) and sender != last_sender
+        if block:
+            handoff = _block_handoff(block, active, sender if changed else None)
+            if handoff is not None:
+                found.append(handoff)
+                active = handoff.to_agent
+            block = []
+        if isinstance(message, AIMessage):
+            if not seen_agent or changed:
+                active = sender  # the first agent, or a run started with another agent
+            seen_agent = True
+            last_sender = sender
+    if block:
+        handoff = _block_handoff(block, active, None)
+        if handoff is not None:
+            found.append(handoff)
     return found
+
+
+def _block_handoff(
+    block: list[tuple[int, ToolMessage]], caller: str | None, next_sender: str | None
+) -> Handoff | None:
+    """The handoff one block of tool results made, if any.
+
+    ``next_sender`` is the changed ``sender`` of the assistant message right after the block
+    (None when it did not change, or no assistant message follows).
+    """
+    transfers = [(i, target) for i, m in block if (target := _handoff_target(m)) is not None]
+    last_named = transfers[-1][1] if transfers else caller
+    if next_sender is not None and next_sender != last_named:
+        # A Result(agent=...) after the block's last transfer (the last agent returned wins).
+        after = transfers[-1][0] if transfers else -1
+        could = [i for i, m in block if i > after and not _missing_tool(m)]
+        if could:
+            return Handoff(could[0], caller, next_sender)
+    if transfers:
+        return Handoff(transfers[-1][0], caller, transfers[-1][1])
+    return None
+
+
+def _missing_tool(message: ToolMessage) -> bool:
+    """Swarm's answer to a call of a function the agent lacks: nothing ran, nothing handed off."""
+    return message.content == f"Error: Tool {message.name} not found."
 
 
 def _handoff_target(message: ToolMessage) -> str | None:
