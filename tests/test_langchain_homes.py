@@ -226,14 +226,12 @@ def test_a_typed_image_with_detail_reaches_openai_with_its_detail() -> None:
     assert written.content == [
         {"type": "image_url", "image_url": {"url": URL, "detail": "low"}},
         {
-            "type": "image",
-            "base64": "iVBORw0KGgo=",
-            "mime_type": "image/png",
-            "extras": {"detail": "high"},
+            "type": "image_url",
+            "image_url": {"url": "data:image/png;base64,iVBORw0KGgo=", "detail": "high"},
         },
     ]
     [sent] = convert_to_openai_messages([written], text_format="block")
-    assert sent["content"][0] == {"type": "image_url", "image_url": {"url": URL, "detail": "low"}}
+    assert sent["content"] == written.content
 
 
 def test_a_layout_without_detail_cannot_take_one() -> None:

@@ -660,10 +660,11 @@ def test_an_inline_image_url_reads_as_data_as_chat_completions_reads_it(
     openai = openai_chat.to_messages(convert_to_openai_messages(trace))
     assert tb.transcript_hash(openai) == tb.transcript_hash(messages)
     assert roundtrip(trace) == messages_to_dict(trace)
-    # read from Chat Completions, no LangChain layout is kept: the v1 standard block is written
+    # read from Chat Completions, no LangChain layout is kept: without a detail the v1
+    # standard block is written; with one, this image_url block (which carries the detail
+    # on to OpenAI: convert_to_openai_messages drops a v1 block's extras.detail)
     v1 = {"type": "image", "base64": PNG, "mime_type": "image/png"}
-    assert langchain.from_messages(openai)[0].content[1] == (
-        v1 | {"extras": {"detail": detail}} if detail else v1)
+    assert langchain.from_messages(openai)[0].content[1] == (block if detail else v1)
 
 
 def test_an_image_url_by_address_stays_a_url() -> None:

@@ -197,15 +197,12 @@ def test_langchain_refuses_data_its_data_url_block_would_read_back_otherwise(
 
 
 @pytest.mark.parametrize("url", ["data:image/png;base64,AA==", "data:;base64,AA=="])
-def test_langchain_refuses_a_data_url_as_the_url_of_an_image_url_block(url: str) -> None:
-    # With a detail, the image is written as an OpenAI-style image_url block, whose reader
-    # takes a base64 data: URL there for inline data; a standard image block keeps it a URL.
+def test_langchain_writes_a_data_url_image_with_a_detail_as_a_v1_block(url: str) -> None:
+    # An OpenAI-style image_url block would read a base64 data: URL back as inline data; the
+    # v1 standard block keeps it a URL, with the detail under extras.
     image = ImagePart(url=url, detail="low")
-    with pytest.raises(TraceError) as caught:
-        get_adapter("langchain").from_messages(conversation(image))
-    assert (caught.value.code, caught.value.path) == (
-        "not_representable", "messages[0].content[1].url"
-    )
-    assert "whose URL is a base64 data: URL reads back as inline data" in str(caught.value)
+    written = get_adapter("langchain").from_messages(conversation(image))
+    assert written[0].content[1] == {"type": "image", "url": url, "extras": {"detail": "low"}}
+    assert through("langchain", conversation(image)) == conversation(image)
     plain = conversation(ImagePart(url=url))
     assert transcript_hash(through("langchain", plain)) == transcript_hash(plain)

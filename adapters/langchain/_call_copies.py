@@ -59,8 +59,24 @@ def bring_copies_in_line(
         _raw_in_line(raw, lists, at)
     _function_call_in_line(kwargs, lists, calls, at)
     chunks = fields.get("tool_call_chunks")
-    if parse_partial is not None and type(chunks) is list and chunks:
+    if parse_partial is None:
+        return
+    if type(chunks) is list and chunks:
         _chunks_in_line(chunks, lists, parse_partial, at)
+    elif not chunks and lists.kinds:
+        # Given none, LangChain makes an AIMessageChunk's tool_call_chunks from its calls
+        # (json.dumps of the args, an invalid call's text as it is): the message would read
+        # back with chunks it does not keep, or (text its partial parser reads as an object)
+        # as an un-summed stream piece.
+        raise _not_representable(
+            "this message is kept as an AIMessageChunk (metadata.langchain.class) that keeps "
+            "no tool_call_chunks (metadata.langchain.tool_call_chunks), and it has tool calls: "
+            "LangChain makes an AIMessageChunk's tool_call_chunks from its calls when it is "
+            "given none, so it would read back with chunks it does not keep (keep the chunks "
+            "that rebuild its calls, or write it as an AIMessage: remove "
+            "metadata.langchain.class)",
+            f"{at}.tool_calls",
+        )
 
 
 def _listed(lists: CallLists) -> list[tuple[bool, dict[str, Any], int]]:

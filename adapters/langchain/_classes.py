@@ -10,6 +10,7 @@ from tracebridge._optional import require
 __all__ = [
     "CHAT_ROLES",
     "CLASSES",
+    "MAPPED",
     "NAME",
     "PLAIN_CLASS",
     "Kind",
@@ -47,6 +48,12 @@ CHAT_ROLES: dict[str, Kind] = {
     "developer": "system",
 }
 """The ``ChatMessage`` roles that name a typed kind; any other role is ``unknown_role``."""
+
+MAPPED = frozenset(
+    {"content", "type", "name", "id", "tool_calls", "invalid_tool_calls", "tool_call_id", "status"}
+)
+"""``model_dump()`` keys that become typed fields; every other key is kept as metadata (so a
+kept key never has one of these names: the way back writes them from the typed fields)."""
 
 PLAIN_CLASS: dict[str, str] = {"human": "human", "ai": "ai", "tool": "tool", "system": "system"}
 """The class tag written for a typed message that records none."""

@@ -16,7 +16,8 @@ Anything else in ``additional_kwargs`` stays there, verbatim, with the message's
 from __future__ import annotations
 
 import copy
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeGuard
 
 from tracebridge._json import check_json
 from tracebridge.errors import TraceError, short_repr
@@ -33,6 +34,7 @@ __all__ = [
     "citations_of",
     "is_developer",
     "refusal_of",
+    "typed_home_in",
 ]
 
 DEVELOPER_KEY = "__openai_role__"
@@ -51,10 +53,62 @@ _CITED: dict[str, type] = {
 _AUDIO: dict[str, type] = {"data": str, "expires_at": int, "transcript": str}
 
 
+def _is_developer_marker(value: Any) -> bool:
+    return bool(value == "developer")
+
+
+def _is_refusal(value: Any) -> TypeGuard[str]:
+    return type(value) is str
+
+
+def _is_audio_reply(audio: Any) -> TypeGuard[dict[str, Any]]:
+    """A dict with a string ``id`` and the other known keys of their types or ``None``."""
+    return (
+        type(audio) is dict
+        and type(audio.get("id")) is str
+        and all(
+            audio.get(key) is None or type(audio[key]) is kind for key, kind in _AUDIO.items()
+        )
+    )
+
+
+def _is_citation_list(annotations: Any) -> TypeGuard[list[Any]]:
+    """A non-empty list whose every entry is a citation (``citation_of`` reads each)."""
+    return (
+        type(annotations) is list
+        and bool(annotations)
+        and all(
+            type(item) is dict and item.get("type") in CITATION_TYPES for item in annotations
+        )
+    )
+
+
+_HOMES: dict[str, tuple[tuple[str, Callable[[Any], bool]], ...]] = {
+    "system": ((DEVELOPER_KEY, _is_developer_marker),),
+    "ai": (
+        ("refusal", _is_refusal),
+        ("audio", _is_audio_reply),
+        ("annotations", _is_citation_list),
+    ),
+}
+"""By message kind, the ``additional_kwargs`` keys the reader takes into a typed home, and
+the test of a value it takes (any other value stays in ``additional_kwargs``)."""
+
+
+def typed_home_in(kwargs: dict[str, Any], kind: str) -> str | None:
+    """The first key of ``kwargs`` whose value the reader would take into a typed home of a
+    message of ``kind`` (the way back must not write a kept value there: it would read back
+    as typed data the message does not have)."""
+    for key, reads in _HOMES.get(kind, ()):
+        if key in kwargs and reads(kwargs[key]):
+            return key
+    return None
+
+
 def is_developer(kwargs: dict[str, Any]) -> bool:
     """Whether ChatOpenAI's marker says this system message is a developer message; the
     marker leaves ``kwargs`` (the typed role holds it)."""
-    if kwargs.get(DEVELOPER_KEY) == "developer":
+    if _is_developer_marker(kwargs.get(DEVELOPER_KEY)):
         del kwargs[DEVELOPER_KEY]
         return True
     return False
@@ -64,7 +118,7 @@ def refusal_of(kwargs: dict[str, Any]) -> str | None:
     """ChatOpenAI's ``additional_kwargs["refusal"]`` when it is text (it is often ``None``,
     which stays where it is)."""
     refusal = kwargs.get("refusal")
-    if type(refusal) is str:
+    if _is_refusal(refusal):
         del kwargs["refusal"]
         return refusal
     return None
@@ -74,11 +128,7 @@ def audio_of(kwargs: dict[str, Any], at: str) -> AudioReference | None:
     """``additional_kwargs["audio"]`` as an audio reference, when it is one (a dict with a
     string ``id`` and the other known keys of their types or ``None``)."""
     audio = kwargs.get("audio")
-    if type(audio) is not dict or type(audio.get("id")) is not str:
-        return None
-    if any(
-        audio.get(key) is not None and type(audio[key]) is not kind for key, kind in _AUDIO.items()
-    ):
+    if not _is_audio_reply(audio):
         return None
     del kwargs["audio"]
     typed = {key: audio[key] for key in ("id", *_AUDIO) if audio.get(key) is not None}
@@ -127,12 +177,10 @@ def citations_of(kwargs: dict[str, Any], at: str) -> list[Citation]:
     """``additional_kwargs["annotations"]`` as citations, when every entry is one (a list
     with other annotations stays where it is, whole)."""
     annotations = kwargs.get("annotations")
-    if type(annotations) is not list or not annotations:
+    if not _is_citation_list(annotations):
         return []
     where = f"{at}.additional_kwargs.annotations"
     cited = [citation_of(item, f"{where}[{k}]") for k, item in enumerate(annotations)]
-    if any(citation is None for citation in cited):
-        return []
     del kwargs["annotations"]
     return [citation for citation in cited if citation is not None]
 

@@ -38,6 +38,7 @@ from ._calls import calls_of
 from ._classes import (
     CHAT_ROLES,
     CLASSES,
+    MAPPED,
     NAME,
     PLAIN_CLASS,
     Kind,
@@ -50,9 +51,7 @@ from ._results import has_tool_results, read_tool_results
 
 __all__ = ["read_trace"]
 
-_MAPPED = frozenset(
-    {"content", "type", "name", "id", "tool_calls", "invalid_tool_calls", "tool_call_id", "status"}
-)
+_MAPPED = MAPPED
 """``model_dump()`` keys that become typed fields; every other key is kept as metadata."""
 
 

@@ -112,8 +112,9 @@ def write_tool_results(
     """The LangChain human message for the results that start at ``messages[start]`` (and the
     ``HumanMessage`` after them, if it was part of the same message); and the next position.
 
-    ``native(message, fields)`` builds the LangChain message of a typed human message with
-    its content replaced by ``fields["content"]``.
+    ``native(message, content, kept_at)`` builds the LangChain message of a typed human
+    message with ``content`` as its content (``kept_at``: the typed message holding the
+    fields kept for it, and their path).
     """
     first = messages[start]
     marker = first.metadata[NAME]["from_human"]
@@ -140,7 +141,8 @@ def write_tool_results(
             if isinstance(human.content, list)
             else [human.content]  # a bare string is a content element too
         )
-        return native(human, _placed(blocks, rest, start)), end + 1
+        kept_at = (end, f"messages[{end}].metadata.{NAME}")
+        return native(human, _placed(blocks, rest, start), kept_at), end + 1
     if type(marker) is not dict:
         raise _not_representable(
             f"metadata.langchain.from_human must be 'rest' or the human message's fields; got "
@@ -150,7 +152,8 @@ def write_tool_results(
     fields = copy.deepcopy(marker)
     name, message_id = fields.pop("name", None), fields.pop("id", None)
     host = HumanMessage(content=[], name=name, id=message_id, metadata={NAME: fields})
-    return native(host, _placed(blocks, [], start)), end
+    kept_at = (start, f"messages[{start}].metadata.{NAME}.from_human")
+    return native(host, _placed(blocks, [], start), kept_at), end
 
 
 def _is_result(message: Message, *, first_of_group: bool) -> bool:

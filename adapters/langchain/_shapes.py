@@ -385,11 +385,22 @@ _DATA_URL_ONLY: dict[str | None, tuple[BlockShape, ...]] = {
 def default_shape(part: MappedPart) -> BlockShape:
     """The block the way back writes for a part that carries no LangChain metadata.
 
-    The v1 standard block, except an image by URL with a detail and no mime type: that is
-    OpenAI's ``image_url`` block, the one ChatOpenAI sends on with its detail.
+    The v1 standard block, except for an image with a detail that OpenAI's ``image_url``
+    block holds (the block ChatOpenAI and ``convert_to_openai_messages`` send on with its
+    detail; a v1 block's ``extras.detail`` they drop): an image by URL without mime type
+    (not a base64 ``data:`` URL, which that block would read back as inline data), and
+    inline data with its mime type, as a ``data:`` URL (``image_url_data``).
     """
-    if isinstance(part, ImagePart) and part.detail and part.url and not part.mime_type:
-        return SHAPES_BY_NAME["image_url"]
+    if isinstance(part, ImagePart) and part.detail:
+        if part.url and not part.mime_type and not _is_data_url(part.url):
+            return SHAPES_BY_NAME["image_url"]
+        if (
+            part.url is None
+            and part.data is not None
+            and part.mime_type is not None
+            and "," not in part.mime_type
+        ):
+            return SHAPES_BY_NAME["image_url_data"]
     return _DEFAULTS[type(part)]
 
 

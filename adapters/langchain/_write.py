@@ -9,6 +9,7 @@ their blocks; parts become content blocks; the typed homes LangChain keeps in
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
@@ -34,9 +35,9 @@ from ._call_blocks import CALL_BLOCKS
 from ._call_copies import bring_copies_in_line
 from ._call_lists import CallLists, lists_of
 from ._calls import interleave, source_kinds
-from ._classes import CHAT_ROLES, CLASSES, NAME, PLAIN_CLASS, partial_parser
+from ._classes import CHAT_ROLES, CLASSES, MAPPED, NAME, PLAIN_CLASS, partial_parser
 from ._copy import json_copy
-from ._homes import DEVELOPER_KEY, annotation_of, audio_reply
+from ._homes import DEVELOPER_KEY, annotation_of, audio_reply, typed_home_in
 from ._results import RESULT, write_tool_results
 
 __all__ = ["write_trace"]
@@ -61,7 +62,9 @@ def write_trace(messages: Sequence[Message], lc: Any, drop: Collection[str]) -> 
             else:
                 written, i_next = native(message, i, lc, drop), i + 1
         except TraceError as error:
-            raise error.relocated(index=i, source=NAME) from None
+            # (an error about a message of the group written at i may name that message)
+            index = i if error.index is None else error.index
+            raise error.relocated(index=index, source=NAME) from None
         except FELL as exc:
             # The typed message was validated when it was made; what this writer reads
             # besides is metadata["langchain"], which may hold anything JSON allows.
@@ -114,18 +117,30 @@ def _kept(message: Message) -> list[tuple[str, Any]]:
             for where, held in places if NAME in held.metadata]
 
 
-def _in_group(i: int, lc: Any, drop: Collection[str]) -> Callable[[Message, Any], Any]:
-    """``native`` for the human message the tool results at ``i`` go back into."""
+def _in_group(
+    i: int, lc: Any, drop: Collection[str]
+) -> Callable[[Message, Any, tuple[int, str]], Any]:
+    """``native`` for the human message the tool results at ``i`` go back into (``kept_at``:
+    the typed message holding the host's kept fields, and their path)."""
 
-    def write(host: Message, content: Any) -> Any:
-        return native(host, i, lc, drop, content=content)
+    def write(host: Message, content: Any, kept_at: tuple[int, str]) -> Any:
+        return native(host, i, lc, drop, content=content, kept_at=kept_at)
 
     return write
 
 
-def native(message: Message, i: int, lc: Any, drop: Collection[str], *, content: Any = None) -> Any:
+def native(
+    message: Message,
+    i: int,
+    lc: Any,
+    drop: Collection[str],
+    *,
+    content: Any = None,
+    kept_at: tuple[int, str] | None = None,
+) -> Any:
     """The LangChain message for typed ``message``; ``content`` given means its content
-    was put together from tool results (``_results``)."""
+    was put together from tool results (``_results``), and ``kept_at`` says which typed
+    message holds the fields kept for it, and where."""
     at = f"messages[{i}]"
     kept: dict[str, Any] = json_copy(message.metadata.get(NAME, {}))
     tag = kept.pop("class", _plain_class(message))
@@ -151,6 +166,12 @@ def native(message: Message, i: int, lc: Any, drop: Collection[str], *, content:
             f"metadata.langchain.class {tag!r} is not a {message.type} message class",
             f"{at}.metadata",
         )
+    if kept or extra:
+        j, where = kept_at or (i, f"{at}.metadata.{NAME}")
+        try:
+            _check_kept(kept, extra, message.type, getattr(lc, cls_name), where)
+        except TraceError as error:
+            raise error.relocated(index=j) from None
     fields: dict[str, Any] = {"name": message.name, "id": message.id, **kept, **extra}
     if isinstance(message, AIMessage):
         _ai_fields(message, fields, cls_name, at, drop)
@@ -169,6 +190,77 @@ def native(message: Message, i: int, lc: Any, drop: Collection[str], *, content:
         raise _not_representable(
             f"LangChain's {cls_name} does not accept these fields: {exc}".replace("\n", " "), at
         ) from None
+
+
+def _check_kept(kept: dict[str, Any], extra: Any, kind: str, cls: Any, where: str) -> None:
+    """Kept fields go back as they were read, beside the typed fields, never over them.
+
+    Refused: a kept key the reader reads into a typed field (``name``, ``status``, ...),
+    which would be written over the typed value; a kept key the class does not declare,
+    which LangChain keeps as an extra attribute (read back under ``extra``); an extra
+    attribute that is a declared field or also a kept key, which would be written as that
+    field; a kept ``additional_kwargs`` value the reader takes into a typed home (a text
+    refusal, an audio reply, citations, the developer marker), which would read back as
+    typed data."""
+    declared, writable = _fields_of(cls)
+    if not writable.issuperset(kept):
+        key = next(key for key in kept if key not in writable)
+        if key in MAPPED:
+            raise _not_representable(
+                f"metadata.langchain.{key} ({short_repr(kept[key])}) would be written as "
+                f"LangChain's {key} field, which the way back writes from the typed message "
+                f"itself; it would replace that value or read back as typed data",
+                f"{where}.{key}",
+            )
+        raise _not_representable(
+            f"metadata.langchain.{key} is kept as a field of {cls.__name__}, which declares "
+            f"none of that name: LangChain would keep it as an extra attribute, which reads "
+            f"back as metadata.langchain.extra.{key}",
+            f"{where}.{key}",
+        )
+    if type(extra) is dict and extra:
+        for key in extra:
+            if key in declared or key in kept:
+                raise _not_representable(
+                    f"metadata.langchain.extra.{key} is kept as an extra attribute, but {key} "
+                    + (
+                        f"is a field {cls.__name__} declares"
+                        if key in declared
+                        else f"is also kept as metadata.langchain.{key}"
+                    )
+                    + "; written, it would be that field and read back as it",
+                    f"{where}.extra.{key}",
+                )
+    kwargs = kept.get("additional_kwargs")
+    if type(kwargs) is dict and kwargs:
+        # a ChatMessage says its role itself: the developer marker stays verbatim there
+        chat_system = kind == "system" and cls.__name__.startswith("ChatMessage")
+        home = None if chat_system else typed_home_in(kwargs, kind)
+        if home is not None:
+            raise _not_representable(
+                f"metadata.langchain.additional_kwargs.{home} is kept as "
+                f"{short_repr(kwargs[home])}, which the reader takes out of additional_kwargs "
+                f"into a typed field ({_HOME_NAMES[home]}): the way back writes that key from "
+                f"the typed field alone; kept, it would read back as typed data (set the typed "
+                f"field instead)",
+                f"{where}.additional_kwargs.{home}",
+            )
+
+
+@functools.cache
+def _fields_of(cls: Any) -> tuple[frozenset[str], frozenset[str]]:
+    """The fields a LangChain message class declares, and those of them a kept key may
+    name (the others the way back writes from typed fields)."""
+    declared = frozenset(cls.model_fields)
+    return declared, declared - MAPPED
+
+
+_HOME_NAMES = {
+    DEVELOPER_KEY: "SystemMessage.role 'developer'",
+    "refusal": "a RefusalPart",
+    "audio": "AIMessage.audio",
+    "annotations": "AIMessage.citations",
+}
 
 
 def _content_back(
@@ -199,19 +291,18 @@ def _system_fields(message: SystemMessage, fields: dict[str, Any], cls_name: str
             )
         return
     if developer:
-        fields["additional_kwargs"] = {
-            **fields.get("additional_kwargs", {}),
-            DEVELOPER_KEY: "developer",
-        }
+        _kwargs_home(fields, DEVELOPER_KEY, "developer", at, typed="developer role")
 
 
-def _kwargs_home(fields: dict[str, Any], key: str, value: Any, at: str) -> None:
+def _kwargs_home(
+    fields: dict[str, Any], key: str, value: Any, at: str, *, typed: str | None = None
+) -> None:
     """Put a typed home's value into ``additional_kwargs[key]``, where ChatOpenAI keeps it."""
     kwargs = fields.setdefault("additional_kwargs", {})
     if key in kwargs:
         raise _not_representable(
             f"additional_kwargs.{key} is kept with this message as {short_repr(kwargs[key])}, "
-            f"and the message's typed {key} belongs there too",
+            f"and the message's typed {typed or key} belongs there too",
             f"{at}.additional_kwargs.{key}",
         )
     kwargs[key] = value
@@ -356,7 +447,9 @@ def _location(citation: Citation) -> tuple[int, int]:
 def _plain_class(message: Message) -> str:
     """The class for a message that records none: an id-less tool result with a name (a
     legacy function result) can only be a ``FunctionMessage``."""
-    if isinstance(message, ToolMessage) and message.tool_call_id is None and message.name:
+    if isinstance(message, ToolMessage) and message.tool_call_id is None and (
+        message.name is not None
+    ):
         return "function"
     return PLAIN_CLASS[message.type]
 
