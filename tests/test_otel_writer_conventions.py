@@ -475,7 +475,7 @@ def test_the_masking_marker_is_looked_for_in_message_texts_only() -> None:
 
 def test_values_nested_past_pythons_depth_are_read_or_refused_never_raised() -> None:
     deep: Any = []
-    for _ in range(330):
+    for _ in range(126):  # args at the deepest a JSON value may nest (MAX_DEPTH, 128)
         deep = [deep]
     messages = [H, AIMessage(tool_calls=[ToolCall(name="f", args={"a": deep}, id="c")]),
                 ToolMessage(content="r", tool_call_id="c")]

@@ -29,7 +29,9 @@ was JSON, not text), ``system_instructions`` (read from ``gen_ai.system_instruct
 ``instructions`` (an AI message made under other system messages than the last call's),
 ``output`` (what an earlier call's output said in ``metadata["otel"]`` that the later call's
 input does not, such as its ``finish_reason``),
-``modality`` (of a file part), and what the ``openai_chat`` reader keeps for flat messages.
+``modality`` (of a file part), ``response_key: "result"`` (a tool result under Pydantic AI's
+key), ``role: "user"`` (a tool result sent in a user message, as Pydantic AI does), and what
+the ``openai_chat`` reader keeps for flat messages.
 
 >>> from tracebridge.adapters import otel
 >>> from tracebridge import HumanMessage, AIMessage
@@ -75,7 +77,7 @@ def to_messages(
     """The conversation the spans record, or with ``span_id`` that one call's view (its
     input and output; calls it made may be unanswered there)."""
     spans = selected(spans_of(trace), trace_id, session_id)
-    found = _joined(model_calls(spans))
+    found = everything = _joined(model_calls(spans))
     if span_id is not None:
         wanted = normalize_id(span_id, 8)
         chosen = [call for call in found if call.span.span_id == wanted]
@@ -94,7 +96,16 @@ def to_messages(
         refuse_ambiguous(groups, sessions)
     # One call's view ends where that call did: its own calls may still be unanswered.
     pending = allow_pending or span_id is not None
-    return conversation(groups[0], tool_runs(spans), allow_pending=pending)
+    chosen_calls = groups[0]
+    mine = {id(call) for call in chosen_calls}
+    later = [
+        call.span.start for call in everything
+        if call.span.start > chosen_calls[-1].span.start and id(call) not in mine
+    ]
+    return conversation(
+        chosen_calls, tool_runs(spans), allow_pending=pending,
+        horizon=min(later) if later else None,
+    )
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,19 @@ from ._flat import (
     LEGACY_OUTPUT,
     OPENINFERENCE_INPUT,
     OPENINFERENCE_OUTPUT,
+    RESPONSES_SCOPES,
     flat_messages,
     has_flat,
 )
-from ._genai import INPUT, OUTPUT, SYSTEM, genai_messages, reads_as_parts, system_instructions
+from ._genai import (
+    INPUT,
+    OUTPUT,
+    SYSTEM,
+    genai_messages,
+    reads_as_parts,
+    response_key,
+    system_instructions,
+)
 from ._spans import Span
 
 INFERENCE_OPERATIONS = frozenset(("chat", "text_completion", "generate_content"))
@@ -127,6 +136,7 @@ def read_call(span: Span) -> Call:
                 f"the span's {key}* and {other}* attributes record different messages",
                 other,
             )
+    _refuse_choices(span, readings)
     if given is None:
         span.fail(
             "truncated_trace",
@@ -135,6 +145,49 @@ def read_call(span: Span) -> Call:
             key,
         )
     return Call(span=span, input=given, output=answered or [])
+
+
+def _refuse_choices(
+    span: Span, readings: list[tuple[str, list[Message] | None, list[Message] | None]]
+) -> None:
+    """Several output messages that are the call's choices (``n`` > 1): alternatives, not
+    turns, and nothing says which one the conversation went on with. GenAI's output
+    messages and Traceloop's ``gen_ai.completion.{i}`` are one per choice; OpenInference's
+    ``llm.output_messages.{i}`` are too, except from its Responses API readers (one per
+    output item), unless the request asked for several choices."""
+    key, _, answered = readings[0]
+    if answered is None or len(answered) < 2:
+        return
+    asked = _choice_count(span)
+    items = key == OPENINFERENCE_INPUT and span.scope in RESPONSES_SCOPES
+    if items and (asked is None or asked < 2):
+        return
+    attribute = {INPUT: OUTPUT, OPENINFERENCE_INPUT: f"{OPENINFERENCE_OUTPUT}.1",
+                 LEGACY_INPUT: f"{LEGACY_OUTPUT}.1"}[key]
+    said = f" (n = {asked})" if asked is not None else ""
+    span.fail(
+        "ambiguous_trace",
+        f"the model call returned {len(answered)} choices{said}: each is an alternative "
+        "reply, not a later turn, and the span does not say which one the conversation "
+        "went on with (request one choice, n=1)",
+        attribute,
+    )
+
+
+def _choice_count(span: Span) -> int | None:
+    """How many choices the request asked for: GenAI ``gen_ai.request.choice.count``, or
+    ``n`` in OpenInference's ``llm.invocation_parameters`` (JSON text)."""
+    count = span.attributes.get("gen_ai.request.choice.count")
+    if isinstance(count, int) and not isinstance(count, bool):
+        return count
+    parameters = span.attributes.get("llm.invocation_parameters")
+    if isinstance(parameters, str):
+        parameters = _parsed(parameters)
+    if isinstance(parameters, dict):
+        n = parameters.get("n")
+        if isinstance(n, int) and not isinstance(n, bool):
+            return n
+    return None
 
 
 def same(messages: list[Message]) -> str:
@@ -148,7 +201,7 @@ def _refuse_redacted(span: Span) -> None:
     for key, value in span.attributes.items():
         if key in (INPUT, OUTPUT, SYSTEM):
             found = _holds_redacted(value if not isinstance(value, str) else _parsed(value))
-        elif key.startswith(_FLAT) and key.endswith((".content", ".text", ".arguments")):
+        elif key.startswith(_FLAT) and key.endswith(_MASKABLE):
             found = value == REDACTED
         elif key.startswith(_FLAT) and key.endswith(".url") and value == REDACTED:
             span.fail(
@@ -168,6 +221,7 @@ def _refuse_redacted(span: Span) -> None:
             )
 
 
+_MASKABLE = (".content", ".text", ".arguments", ".function_call_arguments_json")
 _FLAT = ("llm.input_messages.", "llm.output_messages.", "gen_ai.prompt.", "gen_ai.completion.")
 
 
@@ -199,7 +253,8 @@ def _holds_redacted(value: Any) -> bool:
         if kind in ("text", "reasoning", "refusal") and part.get("content") == REDACTED:
             return True
         if kind == "tool_call_response":
-            response = part.get("response")
+            key = response_key(part)
+            response = part[key] if key is not None else None
             if response == REDACTED:
                 return True
             if reads_as_parts(response):
@@ -219,6 +274,8 @@ class ToolRun:
     result: Any
     error: bool
     namespace: dict[str, Any] = field(default_factory=dict)
+    given: Any = None
+    """The input as recorded (``args`` is it parsed when it is JSON text)."""
 
 
 TOOL_MESSAGE_DEFAULTS: dict[str, Any] = {
@@ -233,7 +290,7 @@ TOOL_MESSAGE_OWN = ("type", "content", "tool_call_id", "status", "name")
 def read_tool(span: Span) -> ToolRun:
     attributes = span.attributes
     name = _text_or_none(span, "gen_ai.tool.name", "tool.name")
-    call_id = _text_or_none(span, "gen_ai.tool.call.id", "tool_call.id")
+    call_id = _call_id(span)
     given = _one_of(span, "gen_ai.tool.call.arguments", "input.value")
     args = json_or_text(given)
     result = _one_of(span, "gen_ai.tool.call.result", "output.value")
@@ -243,8 +300,19 @@ def read_tool(span: Span) -> ToolRun:
                   "masked the tool's output. " + CAPTURE_SWITCHES, where)
     parsed = json_or_text(result)
     if is_tool_message(parsed):
-        return _tool_message(span, parsed, where, name, call_id, args)
-    return ToolRun(span, name, call_id, args, result, span.error)
+        return _tool_message(span, parsed, where, name, call_id, args, given)
+    return ToolRun(span, name, call_id, args, result, span.error, given=given)
+
+
+def _call_id(span: Span) -> str | None:
+    """The call id: GenAI ``gen_ai.tool.call.id``, OpenInference ``tool_call.id`` or its
+    ``tool.id`` (``SpanAttributes.TOOL_ID``); two that disagree are ``conflicting_fields``."""
+    call_id = _text_or_none(span, "gen_ai.tool.call.id", "tool_call.id")
+    other = _text_or_none(span, "tool.id", "tool.id")
+    if call_id is not None and other is not None and other != call_id:
+        span.fail("conflicting_fields", f"the span's call id {call_id!r} and its tool.id "
+                  f"{other!r} differ", "tool.id")
+    return call_id if call_id is not None else other
 
 
 def is_tool_message(value: Any) -> bool:
@@ -260,7 +328,7 @@ def is_tool_message(value: Any) -> bool:
 
 def _tool_message(
     span: Span, parsed: dict[str, Any], where: str, name: str | None, call_id: str | None,
-    args: Any,
+    args: Any, given: Any,
 ) -> ToolRun:
     """A result that is LangChain's ``ToolMessage`` JSON, as OpenInference's LangChain
     instrumentation records it: its content, call id and status read; every other field
@@ -303,7 +371,7 @@ def _tool_message(
         namespace["response"] = "json"
     return ToolRun(
         span, name, call_id or given_id, args, content, span.error or status == "error",
-        namespace,
+        namespace, given,
     )
 
 

@@ -2,7 +2,8 @@
 
 OpenInference writes ``llm.input_messages.{i}.message.role`` / ``.content`` / ``.name`` /
 ``.tool_call_id`` / ``.contents.{k}.message_content.{type,text,image.image.url}`` /
-``.tool_calls.{j}.tool_call.{id,function.name,function.arguments}`` (and the same under
+``.tool_calls.{j}.tool_call.{id,function.name,function.arguments}`` / a legacy
+``.function_call_name`` with ``.function_call_arguments_json`` (and the same under
 ``llm.output_messages``). The older GenAI convention (Traceloop/OpenLLMetry before
 ``gen_ai.input.messages``) writes ``gen_ai.prompt.{i}.role`` / ``.content`` /
 ``.tool_call_id`` / ``.tool_calls.{j}.{id,name,arguments}`` and ``gen_ai.completion.{i}.*``.
@@ -61,7 +62,9 @@ def flat_messages(span: Span, prefix: str, *, openinference: bool) -> list[Messa
         and span.scope in RESPONSES_SCOPES
         and "0" not in tree
     )
-    listed = _as_list(tree, span, prefix, start=1 if skip_first else 0)
+    unscoped = openinference and prefix == OPENINFERENCE_INPUT and not span.scope
+    listed = _as_list(tree, span, prefix, start=1 if skip_first else 0,
+                      hint=_UNSCOPED if unscoped and "0" not in tree else "")
     messages = []
     for position, item in enumerate(listed):
         number = position + (1 if skip_first else 0)
@@ -140,7 +143,17 @@ def _place(tree: dict[str, Any], parts: list[str], value: Any) -> None:
     node[parts[-1]] = value
 
 
-def _as_list(node: dict[str, Any], span: Span, where: str, start: int = 0) -> list[Any]:
+_UNSCOPED = (
+    "; the span records no instrumentation scope (ReadableSpan.to_json() leaves it out), so "
+    "it cannot be told to come from OpenInference's Responses API readers, whose inputs "
+    "start at index 1: read the SDK spans themselves, or add the scope to each dict as "
+    "\"instrumentation_scope\": {\"name\": span.instrumentation_scope.name}"
+)
+
+
+def _as_list(
+    node: dict[str, Any], span: Span, where: str, start: int = 0, hint: str = ""
+) -> list[Any]:
     """The numbered children of ``node`` in order; a gap in the numbers is a truncated trace."""
     if not isinstance(node, dict) or not node or not all(_DIGITS.match(key) for key in node):
         span.fail("malformed_event", f"expected numbered attributes under {where}", where)
@@ -152,7 +165,8 @@ def _as_list(node: dict[str, Any], span: Span, where: str, start: int = 0) -> li
             "truncated_trace",
             f"message attributes under {where} skip index {missing[0]} (found "
             f"{numbers[:8]}{'...' if len(numbers) > 8 else ''}): part of the conversation was "
-            "lost, e.g. the SDK's attribute limit (OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT) cut it",
+            "lost, e.g. the SDK's attribute limit (OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT) cut it"
+            + hint,
             where,
         )
     return [node[str(number)] for number in numbers]
@@ -178,6 +192,8 @@ def _chat_dict(
             chat["content"] = _legacy_content(value)
         else:
             chat[key] = value
+    if openinference and any(key in chat for key in LEGACY_CALL_KEYS):
+        chat["function_call"] = _function_call(chat, span, where)
     parts = chat.pop("contents", None)
     if parts is not None:
         text = chat.get("content")
@@ -190,9 +206,31 @@ def _chat_dict(
                 f"{where}.content says {text!r} but its contents parts say otherwise",
                 f"{where}.content",
             )
-    if chat.get("role") == "assistant" and "content" not in chat and "tool_calls" not in chat:
+    if chat.get("role") == "assistant" and not any(
+        key in chat for key in ("content", "tool_calls", "function_call")
+    ):
         chat["content"] = None
     return chat
+
+
+LEGACY_CALL_KEYS = ("function_call_name", "function_call_arguments_json")
+"""OpenInference's spelling of a legacy ``function_call`` (``MESSAGE_FUNCTION_CALL_NAME``,
+``MESSAGE_FUNCTION_CALL_ARGUMENTS_JSON``)."""
+
+
+def _function_call(chat: dict[str, Any], span: Span, where: str) -> dict[str, Any]:
+    """The ``function_call`` OpenInference spelled as its two attributes: both are written
+    for one (the arguments are the API's text), and never beside a ``function_call``."""
+    if "function_call" in chat:
+        span.fail("conflicting_fields", "a message with both function_call and "
+                  "function_call_name / function_call_arguments_json", f"{where}.function_call")
+    function = {}
+    for key, field in zip(LEGACY_CALL_KEYS, ("name", "arguments"), strict=True):
+        if key not in chat:
+            span.fail("malformed_event", f"{where}.{key} is missing: OpenInference records a "
+                      "function_call's name and arguments together", f"{where}.{key}")
+        function[field] = chat.pop(key)
+    return function
 
 
 def _legacy_content(value: str) -> Any:

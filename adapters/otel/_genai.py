@@ -3,7 +3,8 @@
 
 A message is ``{"role", "parts", "name"?, "finish_reason"?}``; parts are ``text``,
 ``reasoning``, ``tool_call`` (``id``, ``name``, ``arguments``), ``tool_call_response``
-(``id``, ``response``), ``blob`` (``modality``, ``mime_type``, ``content`` in base64), ``uri``
+(``id``, ``response``; Pydantic AI spells it ``result``), ``blob`` (``modality``,
+``mime_type``, ``content`` in base64), ``uri``
 (``modality``, ``mime_type``, ``uri``), ``file`` (``modality``, ``mime_type``, ``file_id``),
 and any other ``type`` (kept whole). The writer also uses ``refusal`` (``content``) and
 ``opaque`` (``kind``, ``value``) for typed parts the convention has no type for.
@@ -140,7 +141,7 @@ class _MessageReader:
             content = self.content(parts, where)
             return [SystemMessage(content=content, role=role, name=name, metadata=metadata)]
         if role == "user":
-            return [HumanMessage(content=self.content(parts, where), name=name, metadata=metadata)]
+            return self.user(parts, where, name, metadata)
         if role == "assistant":
             calls = [
                 self.call(part, f"{where}.parts[{k}]")
@@ -168,6 +169,39 @@ class _MessageReader:
             f"{where}.role",
         )
         raise AssertionError
+
+    def user(
+        self, parts: list[Any], where: str, name: str | None, metadata: dict[str, Any]
+    ) -> list[Message]:
+        """A user message; Pydantic AI sends tool results to the model in one too (its
+        ``ModelRequest`` holds them with any user prompt): each ``tool_call_response`` part
+        is a ToolMessage marked ``metadata["otel"]["role"] = "user"``, and each run of other
+        parts around them a HumanMessage, in order; the message's own keys go on the first."""
+        if not any(_is_result(part) for part in parts):
+            return [HumanMessage(content=self.content(parts, where), name=name, metadata=metadata)]
+        read: list[Message] = []
+        pending: list[tuple[int, Any]] = []
+
+        def flush() -> None:
+            if pending:
+                typed = [self.part(part, f"{where}.parts[{k}]") for k, part in pending]
+                content: Content = typed
+                if len(typed) == 1 and isinstance(typed[0], TextPart) and not typed[0].metadata:
+                    content = typed[0].text
+                read.append(HumanMessage(content=content, name=name,
+                                         metadata={} if read else metadata))
+                pending.clear()
+
+        for k, part in enumerate(parts):
+            if not _is_result(part):
+                pending.append((k, part))
+                continue
+            flush()
+            given = metadata.get(SOURCE, {}) if not read else {}
+            marked = {SOURCE: {**given, "role": "user"}}
+            read.append(self.result(part, f"{where}.parts[{k}]", name, marked))
+        flush()
+        return read
 
     def content(self, parts: list[Any], where: str) -> Content:
         typed = [self.part(part, f"{where}.parts[{k}]") for k, part in enumerate(parts)]
@@ -249,9 +283,19 @@ class _MessageReader:
         call_id = part.get("id")
         if call_id is not None and not isinstance(call_id, str):
             self.fail("malformed_event", "a tool call 'id' must be a string", f"{where}.id")
-        response = part.get("response")
+        key = response_key(part)
+        if key is None:
+            self.span.fail(
+                "malformed_event",
+                "a tool_call_response part needs its 'response' (the convention's key; "
+                "Pydantic AI's 'result' is read too)",
+                where,
+            )
+        response = part[key]
         namespace = dict(metadata.get(SOURCE, {}))
-        extra = {k: v for k, v in part.items() if k not in ("type", "id", "response")}
+        if key != "response":
+            namespace["response_key"] = key
+        extra = {k: v for k, v in part.items() if k not in ("type", "id", key)}
         if extra:
             namespace["part_fields"] = extra
         content: Content
@@ -267,6 +311,20 @@ class _MessageReader:
         return ToolMessage(
             content=content, tool_call_id=call_id, name=name, metadata=_ns(namespace)
         )
+
+
+RESPONSE_KEYS = ("response", "result")
+"""A tool result's keys, in order: the convention's (its JSON schema requires ``response``),
+then Pydantic AI's (``result``, as in earlier drafts of the convention)."""
+
+
+def response_key(part: dict[str, Any]) -> str | None:
+    """The key that holds a ``tool_call_response`` part's response, None when it has none."""
+    return next((key for key in RESPONSE_KEYS if key in part), None)
+
+
+def _is_result(part: Any) -> bool:
+    return isinstance(part, dict) and part.get("type") == "tool_call_response"
 
 
 def reads_as_parts(response: Any) -> TypeGuard[list[Any]]:

@@ -32,6 +32,7 @@ from ._calls import (
     read_tool,
     same,
 )
+from ._placing import Slot, place, result_of, slots
 from ._spans import SOURCE, Span, fail, normalize_id
 
 SESSION_KEYS = (
@@ -158,8 +159,12 @@ def refuse_ambiguous(groups: list[list[Call]], named: dict[str, str]) -> None:
     )
 
 
-def conversation(calls: list[Call], tools: list[ToolRun], *, allow_pending: bool) -> list[Message]:
-    """The last call's input and output, earlier calls proven prefixes, tool results added."""
+def conversation(
+    calls: list[Call], tools: list[ToolRun], *, allow_pending: bool, horizon: int | None = None
+) -> list[Message]:
+    """The last call's input and output, earlier calls proven prefixes, tool results added.
+    ``horizon``: when the next model call outside ``calls`` started (a tool span from then
+    on is another call's business)."""
     last = calls[-1]
     rest = body(last)
     systems = last.input[: last.systems]
@@ -177,8 +182,14 @@ def conversation(calls: list[Call], tools: list[ToolRun], *, allow_pending: bool
         if maker is not None and maker is not last:
             message = _as_made(message, maker, position, systems)
         messages.append(message)
-    messages = with_results(messages, tools, origin, last.span)
-    messages = with_errors(messages, tools)
+    first = calls[0].span.start
+    runs = [
+        run for run in tools
+        if run.span.start >= first and (horizon is None or run.span.start < horizon)
+    ]
+    found = slots(messages, {len(systems) + k: call for k, call in produced.items()})
+    messages = with_results(messages, runs, origin, last, found, calls)
+    messages = with_errors(messages, runs, found, calls)
     try:
         validate(messages, allow_pending=allow_pending, source=SOURCE)
     except TraceError as error:
@@ -218,23 +229,42 @@ def moved(error: TraceError, origin: list[tuple[Span, str]]) -> TraceError:
 
 
 def with_results(
-    messages: list[Message], tools: list[ToolRun], origin: list[tuple[Span, str]], after: Span
+    messages: list[Message], runs: list[ToolRun], origin: list[tuple[Span, str]], last: Call,
+    found: list[Slot], calls: list[Call],
 ) -> list[Message]:
-    """The results of the last output's calls, from tool spans that ran after it, by id."""
-    last = messages[-1] if messages else None
-    if not isinstance(last, AIMessage) or not last.tool_calls:
+    """The results of the last output's calls, from the tool spans that ran after it (by
+    call id, or placed by ``_placing``), in the order they ran. A tool span after it that
+    answers none of them is refused: it would be dropped."""
+    closing = messages[-1] if messages else None
+    if not isinstance(closing, AIMessage) or not closing.tool_calls:
         return messages
-    wanted = {call.id: call for call in last.tool_calls if call.id is not None}
-    runs = sorted(
-        (run for run in tools if run.call_id in wanted and run.span.start >= after.start),
-        key=lambda run: (run.span.start, run.span.index),
-    )
+    after = [
+        run for run in sorted(runs, key=lambda run: (run.span.start, run.span.index))
+        if run.span.start >= last.span.start
+    ]
+    wanted = {call.id: call for call in closing.tool_calls if call.id is not None}
+    known = {slot.call.id for slot in found if slot.call.id is not None}
     added = list(messages)
-    for run in runs:
+    for run in after:
+        call_id = run.call_id
+        if call_id is None:
+            slot = place(run, runs, found, calls)
+            if slot.message != len(messages) - 1:
+                continue  # it ran an earlier turn's call: read for its error flag only
+            call_id = slot.call.id
+        elif call_id not in wanted:
+            if call_id in known:
+                continue  # an earlier turn's call (this writer's error spans come last)
+            run.span.fail(
+                "orphan_tool_result",
+                f"the tool span ran after the last model call with call id {call_id!r}, "
+                "which names no call of the conversation (the last call made "
+                f"{', '.join(map(repr, wanted)) or 'none with an id'})",
+            )
         if run.result is None:
             run.span.fail(
                 "content_not_captured",
-                f"the tool span that ran call {run.call_id!r} recorded no result "
+                f"the tool span that ran call {call_id!r} recorded no result "
                 "(gen_ai.tool.call.result, or OpenInference's output.value): "
                 + CAPTURE_SWITCHES,
             )
@@ -244,7 +274,7 @@ def with_results(
         added.append(
             ToolMessage(
                 content=_text(run.result),
-                tool_call_id=run.call_id,
+                tool_call_id=call_id,
                 name=run.name if isinstance(run.name, str) else None,
                 is_error=run.error,
                 metadata={SOURCE: namespace} if namespace else {},
@@ -258,26 +288,26 @@ def _text(result: Any) -> str:
     return result if isinstance(result, str) else dumps(result)
 
 
-def with_errors(messages: list[Message], tools: list[ToolRun]) -> list[Message]:
-    """``is_error`` from the tool spans of results the message lists recorded without it."""
-    failed = [run for run in tools if run.error]
+def with_errors(
+    messages: list[Message], runs: list[ToolRun], found: list[Slot], calls: list[Call]
+) -> list[Message]:
+    """``is_error`` from the failed tool spans of results the message lists recorded
+    without it: by call id, or placed (``_placing``) when the span has none."""
+    failed = [run for run in runs if run.error]
     if not failed:
         return messages
-    calls = {call.id: call for m in messages if isinstance(m, AIMessage) for call in m.tool_calls}
     by_id = {run.call_id for run in failed if run.call_id is not None}
+    flagged: set[int] = set()
     for run in failed:
         if run.call_id is None:
-            matching = [
-                call for call in calls.values()
-                if call.name == run.name and call.args == run.args
-            ]
-            if len(matching) == 1 and matching[0].id is not None:
-                by_id.add(matching[0].id)
+            where = result_of(messages, place(run, runs, found, calls))
+            if where is not None:
+                flagged.add(where)
     out: list[Message] = []
-    for message in messages:
+    for k, message in enumerate(messages):
         if (
             isinstance(message, ToolMessage)
-            and message.tool_call_id in by_id
+            and (message.tool_call_id in by_id or k in flagged)
             and not message.is_error
         ):
             message = message.model_copy(update={"is_error": True})

@@ -43,7 +43,15 @@ from tracebridge.validation import validate
 from ..openai_chat._parts import PartWriter
 from ..openai_chat._read import dumps, parse_arguments, read_arguments
 from ._calls import REDACTED, TOOL_MESSAGE_OWN, is_tool_message, json_or_text, same
-from ._genai import _PART_KEYS, INPUT, KNOWN_PART_TYPES, OUTPUT, SYSTEM, reads_as_parts
+from ._genai import (
+    _PART_KEYS,
+    INPUT,
+    KNOWN_PART_TYPES,
+    OUTPUT,
+    RESPONSE_KEYS,
+    SYSTEM,
+    reads_as_parts,
+)
 from ._spans import SOURCE
 from ._write_flat import FLAT_MARKERS, GENAI_MARKERS, attribute, flat_attributes, markers_in
 
@@ -420,7 +428,12 @@ class _Writer(PartWriter):
         elif isinstance(message, AIMessage):
             out = {"role": "assistant", "parts": self.reply(message)}
         elif isinstance(message, ToolMessage):
-            out = {"role": "tool", "parts": [self.result(message, namespace)]}
+            role = namespace.get("role", "tool")
+            if role not in ("tool", "user"):
+                self.malformed(f"metadata.{SOURCE}.role is 'user' when to_messages keeps it "
+                               f"(a result sent in a user message); got {role!r}",
+                               f".metadata.{SOURCE}.role")
+            out = {"role": role, "parts": [self.result(message, namespace)]}
         else:
             assert_never(message)
         if message.name is not None:
@@ -589,7 +602,7 @@ class _Writer(PartWriter):
         where = f".metadata.{SOURCE}.tool_message"
         if not isinstance(kept, dict):
             self.malformed(f"{where[1:]} must be an object, as to_messages writes it", where)
-        for key in ("fields", "part_fields"):
+        for key in ("fields", "part_fields", "response_key", "role"):
             if key in namespace:
                 self.refuse(f"a tool span's result has no place for metadata.{SOURCE}.{key} "
                             "(a result after the last model call is read from its tool span)",
@@ -670,9 +683,15 @@ class _Writer(PartWriter):
                 else written
                 for part, written in zip(content, self.parts(content, ""), strict=True)
             ]
-        out["response"] = response
-        self.extra(out, namespace.get("part_fields", {}), ("type", "id", "response"),
-                   "part_fields")
+        key = namespace.get("response_key", "response")
+        if key not in RESPONSE_KEYS:
+            self.malformed(f"metadata.{SOURCE}.response_key is one of {list(RESPONSE_KEYS)} when "
+                           f"to_messages keeps it; got {key!r}",
+                           f".metadata.{SOURCE}.response_key")
+        out[key] = response
+        # a key read before this one would be read as the response instead
+        taken = ("type", "id", *RESPONSE_KEYS[: RESPONSE_KEYS.index(key) + 1])
+        self.extra(out, namespace.get("part_fields", {}), taken, "part_fields")
         return out
 
 

@@ -38,7 +38,8 @@ FLAT_MARKERS = {
 holding any of them is written as OpenInference attributes by ``convention="auto"``."""
 
 GENAI_MARKERS = {
-    "message": ("system_instructions", "part_fields", "response", "tool_message"),
+    "message": ("system_instructions", "part_fields", "response", "response_key", "role",
+                "tool_message"),
     "part": ("modality",),
 }
 """What the reader keeps from GenAI messages only."""
@@ -148,6 +149,14 @@ class _FlatWriter(_ChatWriter):
             elif key == "tool_calls":
                 for j, call in enumerate(value):
                     attributes += self.flat_call(call, f"{where}.tool_calls.{j}.tool_call", j)
+            elif key == "function_call" and _legacy_spelled(value):
+                # OpenInference's own spelling of a legacy function call
+                attributes += [
+                    self.flat_attribute(f"{where}.function_call_name", value["name"],
+                                        ".tool_calls[0].function.name"),
+                    self.flat_attribute(f"{where}.function_call_arguments_json",
+                                        value["arguments"], ".tool_calls[0].function.arguments"),
+                ]
             else:
                 attributes.append(self.flat_attribute(f"{where}.{key}", value, f".{key}"))
         return attributes
@@ -242,11 +251,22 @@ class _FlatWriter(_ChatWriter):
         return attribute(key, value)
 
 
-_READ_FOR_MASKS = (".content", ".text", ".arguments", ".url")
+def _legacy_spelled(function: Any) -> bool:
+    """Whether a ``function_call`` is what OpenInference spells as its two attributes (a
+    name and argument text, nothing else); one with more is written as one value."""
+    return (
+        isinstance(function, dict)
+        and set(function) == {"name", "arguments"}
+        and all(isinstance(value, str) for value in function.values())
+    )
+
+
+_READ_FOR_MASKS = (".content", ".text", ".arguments", ".url", ".function_call_arguments_json")
 """Flat attributes whose value the reader refuses when it is ``__REDACTED__``."""
 
 _CHAT_KEYS = frozenset(("role", "content", "contents", "name", "tool_calls", "tool_call_id",
-                        "refusal", "audio", "annotations", "function_call"))
+                        "refusal", "audio", "annotations", "function_call",
+                        "function_call_name", "function_call_arguments_json"))
 """The Chat Completions message keys the writer writes or the reader gives a meaning."""
 
 

@@ -1,0 +1,106 @@
+"""Which tool call a tool span without a call id ran.
+
+OpenInference's LangChain instrumentation records no call id on a failed tool span (the id
+comes from the ``ToolMessage`` in its output, and a failed run has none), and records the
+input of a tool whose one argument is text as that text alone (``input.value = "Paris"``
+for ``{"city": "Paris"}``). Such a span is placed by tool name and arguments when exactly
+one call of the conversation has them; otherwise by time: the model call that started
+last before the tool span made the call, and the k-th such span after it ran the k-th of
+that model call's matching calls. A span that neither tells apart is ``ambiguous_trace``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tracebridge.messages import AIMessage, Message, ToolCall, ToolMessage
+
+from ._calls import Call, ToolRun
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One tool call of the conversation: where it is and which model call made it."""
+
+    message: int
+    """Position of its AIMessage in the conversation."""
+    position: int
+    """Its position among that message's calls."""
+    call: ToolCall
+    maker: Call | None
+    """The model call whose output it was (None: it was only ever an input)."""
+
+
+def slots(messages: list[Message], makers: dict[int, Call]) -> list[Slot]:
+    """Every tool call of ``messages``; ``makers``: message position -> the call that made it."""
+    return [
+        Slot(i, j, call, makers.get(i))
+        for i, message in enumerate(messages)
+        if isinstance(message, AIMessage)
+        for j, call in enumerate(message.tool_calls)
+    ]
+
+
+def runs_call(run: ToolRun, call: ToolCall) -> bool:
+    """Whether the span could have run the call: the same tool, and the same arguments as
+    an object or (OpenInference, a tool of one text argument) as that text alone."""
+    if run.name is not None and run.name != call.name:
+        return False
+    if run.given is None:  # no input recorded: the name alone tells
+        return True
+    if call.invalid_args is not None:
+        return False
+    if call.args == run.args:
+        return True
+    values = list(call.args.values())
+    return len(values) == 1 and isinstance(values[0], str) and values[0] == run.given
+
+
+def maker_of(run: ToolRun, calls: list[Call]) -> Call | None:
+    """The model call of ``calls`` (in time order) that started last before the span."""
+    before = [call for call in calls if call.span.start <= run.span.start]
+    return before[-1] if before else None
+
+
+def place(run: ToolRun, runs: list[ToolRun], found: list[Slot], calls: list[Call]) -> Slot:
+    """The call the span ran (it has no call id), or ``ambiguous_trace`` at the span."""
+    matching = [slot for slot in found if runs_call(run, slot.call)]
+    if len(matching) == 1:
+        return matching[0]
+    maker = maker_of(run, calls)
+    local = [slot for slot in matching if maker is not None and slot.maker is maker]
+    peers = sorted(
+        (
+            other for other in runs
+            if other.call_id is None
+            and maker_of(other, calls) is maker
+            and [s for s in found if s.maker is maker and runs_call(other, s.call)] == local
+        ),
+        key=lambda other: (other.span.start, other.span.index),
+    )
+    if local and len(peers) == len(local):
+        return local[peers.index(run)]
+    said = f"{len(matching)} calls of the conversation" if matching else "no call"
+    run.span.fail(
+        "ambiguous_trace",
+        f"the tool span records no call id (tool_call.id, tool.id, gen_ai.tool.call.id) "
+        f"and its tool name {run.name!r} and input {run.given!r} match {said}; the time "
+        f"order does not tell either ({len(peers)} such tool span(s) after the model call "
+        f"that made {len(local)} such call(s)): which call it ran cannot be told",
+    )
+
+
+def result_of(messages: list[Message], slot: Slot) -> int | None:
+    """Position of the ToolMessage answering the call: by id, or by position in a block of
+    results without ids; None when it is unanswered."""
+    block: list[int] = []
+    for k in range(slot.message + 1, len(messages)):
+        if not isinstance(messages[k], ToolMessage):
+            break
+        block.append(k)
+    for k in block:
+        if slot.call.id is not None and getattr(messages[k], "tool_call_id", None) == slot.call.id:
+            return k
+    if any(getattr(messages[k], "tool_call_id", None) is not None for k in block):
+        return None
+    return block[slot.position] if slot.position < len(block) else None
