@@ -224,7 +224,7 @@ class ResultCache(_Closing):
         if not isinstance(value, str) or not isinstance(stored_at, str):
             raise CacheError(f"{where} is not text (the file is damaged; delete it)")
         try:
-            result = MetricResult.model_validate_json(value)
+            result = MetricResult.from_json(value)
         except ValidationError as exc:
             first = exc.errors()[0]
             at = ".".join(str(part) for part in first["loc"]) or "the value"
@@ -244,7 +244,7 @@ class ResultCache(_Closing):
         if result.error is not None or result.value is None:
             return False
         details = {name: v for name, v in result.details.items() if name != _MARK}
-        value = result.model_copy(update={"details": details}).model_dump_json()
+        value = result.model_copy(update={"details": details}).to_json()
         stored_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
         with self._lock:
             try:

@@ -8,12 +8,14 @@ A metric scores one ``MultiTurnSample``. It never invents a value: when it canno
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Coroutine
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticSerializationError
 
 from ..messages import JsonObject
 from ..sample import MultiTurnSample
@@ -89,6 +91,30 @@ class MetricResult(BaseModel):
         object.__setattr__(result, "__pydantic_extra__", None)
         object.__setattr__(result, "__pydantic_private__", None)
         return result
+
+    def to_json(self) -> str:
+        """The result as JSON text that ``from_json`` reads back equal. Unlike
+        ``model_dump_json``, it writes any string: a lone surrogate (a file name decoded
+        with ``surrogateescape``, in a call's arguments) is escaped (``\\udcff``), where
+        pydantic's writer refuses it."""
+        try:
+            return self.model_dump_json()
+        except PydanticSerializationError:
+            return json.dumps(self.model_dump(), separators=(",", ":"))  # every field JSON
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> MetricResult:
+        """The result ``to_json`` wrote (``ValidationError`` when the text is not one)."""
+        try:
+            return cls.model_validate_json(text)
+        except ValidationError as error:
+            if error.errors()[0]["type"] != "json_invalid":
+                raise
+            try:  # pydantic's reader refuses an escaped lone surrogate; Python's does not
+                value = json.loads(text)
+            except ValueError:
+                raise error from None
+            return cls.model_validate(value)
 
     @model_validator(mode="after")
     def _value_or_error(self) -> MetricResult:

@@ -205,7 +205,7 @@ def load_results(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]
         if row["key"] is None:
             continue  # a deterministic metric: not cached, as in the evaluation cache
         try:
-            result = MetricResult.model_validate_json(row["result"] or "")
+            result = MetricResult.from_json(row["result"] or "")
         except ValueError as exc:
             raise CacheError(f"earlier result for key {row['key']} does not validate: "
                              f"{' '.join(str(exc).split())[:200]}") from None
@@ -213,7 +213,7 @@ def load_results(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]
             raise CacheError(f"earlier result for key {row['key']} holds an error, which is "
                              "never cached")
         details = {k: v for k, v in result.details.items() if k != "cached"}
-        text = result.model_copy(update={"details": details}).model_dump_json()
+        text = result.model_copy(update={"details": details}).to_json()
         found.setdefault(row["key"], (text, row["scored_at"] or ""))
     return found
 

@@ -237,7 +237,7 @@ def _fill(row: dict[str, Any], result: MetricResult, at: str, *, cached: bool = 
           ) -> dict[str, Any]:
     state = {"scored": "scored", "unscorable": "unscorable", "error": "errored"}[verdict(result)]
     row.update(state=state, value=result.value, error=result.error,
-               result=result.model_dump_json(), transcript_hash=result.transcript_hash,
+               result=result.to_json(), transcript_hash=result.transcript_hash,
                cached=cached, scored_at=at)
     return row
 
@@ -246,7 +246,7 @@ def _from_cache(key: str, cached: CachedResult) -> tuple[MetricResult, str]:
     """The earlier result, validated again and marked as the evaluation cache marks it."""
     text, stored_at = cached
     try:
-        result = MetricResult.model_validate_json(text)
+        result = MetricResult.from_json(text)
     except ValidationError as exc:  # checked when the results were loaded; kept for safety
         raise CacheError(f"earlier result for key {key} does not validate: "
                          f"{exc.errors()[0]['msg']}") from None

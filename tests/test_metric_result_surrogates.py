@@ -1,0 +1,65 @@
+"""A string holding a lone surrogate (a file name decoded with ``surrogateescape``, say) is a
+Python string and JSON text can escape it (``\\udcff``), but pydantic's JSON writer refuses
+it and its reader refuses the escape. A result whose details hold one (a tool call's
+arguments) made the evaluation cache's ``put`` raise a raw PydanticSerializationError.
+``MetricResult.to_json`` / ``from_json`` carry any string; the cache and the Ray results use
+them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
+
+from tracebridge import AIMessage, HumanMessage, MultiTurnSample, ToolCall, ToolMessage
+from tracebridge.evaluation.cache import ResultCache
+from tracebridge.metrics import MetricResult, ToolCallAccuracy, ToolCallF1
+
+NAME = "report-\udcff.txt"  # b"report-\xff.txt" decoded with surrogateescape
+
+
+def _sample() -> MultiTurnSample:
+    args = {"path": NAME, NAME: True}  # F1 details hold the values, accuracy's the names
+    call = ToolCall(name="open", args=args, id="c1")
+    return MultiTurnSample(
+        messages=[HumanMessage(content="open it"), AIMessage(tool_calls=[call]),
+                  ToolMessage(content="opened", tool_call_id="c1")],
+        reference_tool_calls=[ToolCall(name="open", args=args)],
+    )
+
+
+@pytest.mark.parametrize("metric", [ToolCallAccuracy(), ToolCallF1()], ids=["accuracy", "f1"])
+def test_a_result_holding_a_lone_surrogate_reads_back_from_its_json(metric: object) -> None:
+    result = metric.score(_sample())  # type: ignore[attr-defined]
+    assert result.value == 1.0
+    with pytest.raises(PydanticSerializationError):
+        result.model_dump_json()  # why to_json exists
+    text = result.to_json()
+    assert "\\udcff" in text
+    assert MetricResult.from_json(text) == result
+
+
+def test_to_json_is_model_dump_json_for_every_other_result() -> None:
+    result = ToolCallF1().score(MultiTurnSample(messages=[HumanMessage(content="hi")],
+                                                reference_tool_calls=[]))
+    assert result.to_json() == result.model_dump_json()
+    assert MetricResult.from_json(result.to_json().encode()) == result
+
+
+@pytest.mark.parametrize("text", ["not json", '{"name": "x"}', "[1, 2"])
+def test_from_json_refuses_what_is_not_a_result(text: str) -> None:
+    with pytest.raises(ValidationError):
+        MetricResult.from_json(text)
+
+
+def test_the_evaluation_cache_stores_and_gives_back_such_a_result(tmp_path: Path) -> None:
+    result = ToolCallAccuracy().score(_sample())
+    with ResultCache(tmp_path / "cache.sqlite") as cache:
+        assert cache.put("k1", result)
+        found = cache.get("k1")
+    assert found is not None
+    assert found.model_copy(update={"details": {
+        k: v for k, v in found.details.items() if k != "cached"}}) == result
+    assert found.details["pairs"][0]["name"] == "open"
