@@ -20,7 +20,8 @@ for approval, which is no input item) is kept there too. Everything the Response
 is under ``metadata["openai_agents"]`` as well.
 
 A handoff is a function call (``transfer_to_<agent>``) and its output ``{"assistant": "<agent>"}``:
-it stays a tool call and a tool result, and ``handoffs()`` lists them.
+it stays a tool call and a tool result, and ``handoffs()`` lists them (from the
+``handoff_output_item`` wrappers where the run's ``RunItem``s are read).
 
 ``from_messages`` writes the Responses input items ``Runner.run(agent, input=...)`` takes to
 continue the conversation. Input items have no place for an agent's name: a named assistant
@@ -53,7 +54,9 @@ from tracebridge.messages import (
 from .. import openai_responses, swarm
 from ._agents import attributed, groups
 from ._bridge import read, write
-from ._run import RUN_ITEM_TYPES, entries, is_result, is_run_item
+from ._handoffs import handoffs_in
+from ._overlap import refuse_overlap
+from ._run import RUN_ITEM_TYPES, entries, is_result, is_run_item, module_of
 
 __all__ = [
     "DROPPABLE",
@@ -93,6 +96,8 @@ def to_messages(
         [entry.index for entry in kept],
         allow_pending=allow_pending,
     )
+    if not is_result(trace):
+        refuse_overlap(found)
     return messages if grouped is None else attributed(messages, grouped)
 
 
@@ -134,7 +139,7 @@ def detect(trace: Any) -> bool:
     if not isinstance(trace, list) or not trace:
         return False
     return any(is_run_item(item) for item in trace) and all(
-        isinstance(item, dict) or type(item).__module__.startswith(("agents.", "openai."))
+        isinstance(item, dict) or module_of(item).startswith(("agents.", "openai."))
         for item in trace
     )
 
@@ -142,13 +147,16 @@ def detect(trace: Any) -> bool:
 def handoffs(trace: Any) -> list[Handoff]:
     """Every handoff of a run (typed messages, or anything ``to_messages`` reads), in order.
 
-    A handoff is a tool result ``{"assistant": "<agent>"}`` (what the SDK's handoff outputs).
-    ``from_agent`` is the agent that was active: the first assistant message's name, then each
-    handoff's target.
+    ``index`` is the position of the handoff's tool result. A result read from a ``RunItem``
+    is a handoff when its wrapper is a ``handoff_output_item``, from its ``source_agent`` to
+    its ``target_agent``. A result read from an input item (no wrapper) is one when it is what
+    the SDK writes for a handoff -- ``{"assistant": "<agent>"}`` answering a call of the
+    default handoff tool ``transfer_to_<agent>`` -- from the agent named on the message that
+    holds the call (None when unnamed).
     """
     typed = getattr(trace, "messages", trace)
     if is_result(trace) or not isinstance(typed, list) or not all(
         isinstance(m, (AIMessage, ToolMessage, HumanMessage, SystemMessage)) for m in typed
     ):
         typed = to_messages(trace)
-    return swarm.handoffs(typed)
+    return handoffs_in(typed)

@@ -165,4 +165,5 @@ def _met(left: Slot, right: Slot, group: Group) -> Slot:
             index=group.first_index,
             source=NAME,
         )
-    return Slot(right.agent or left.agent, True, [*left.records, *right.records])
+    agent = right.agent if right.agent is not None else left.agent  # "" is a name too
+    return Slot(agent, True, [*left.records, *right.records])

@@ -21,6 +21,7 @@ from tracebridge._optional import require
 from tracebridge.errors import TraceError, short_repr
 
 from ._bridge import read
+from ._identities import identity_keys
 
 NAME = "openai_agents"
 
@@ -44,6 +45,9 @@ RUN_ITEM_TYPES = (
 
 RESULT_CLASSES = ("RunResult", "RunResultStreaming", "RunErrorDetails")
 """Objects that hold a whole run: its ``input`` and its ``new_items``."""
+
+HANDOFF_OUTPUT = "handoff_output_item"
+"""A handoff's output: its ``source_agent`` and ``target_agent`` are what ``handoffs()`` names."""
 
 APPROVAL = "tool_approval_item"
 """A call waiting for approval: its call is also a ``tool_call_item``; it is no input item."""
@@ -70,18 +74,28 @@ class Entry:
     """A ``tool_approval_item``: a call waiting for approval, no input item of its own."""
 
 
+def module_of(value: Any) -> str:
+    """The module of ``value``'s class; "" when the class names none (a class may set its
+    ``__module__`` to None, or to anything else)."""
+    module = getattr(type(value), "__module__", None)
+    return module if isinstance(module, str) else ""
+
+
+def is_sdk_object(value: Any) -> bool:
+    """True for an object of a class of the Agents SDK (``agents.*``)."""
+    return module_of(value).startswith("agents.")
+
+
 def is_result(trace: Any) -> bool:
     """True for an Agents SDK object that holds a whole run."""
-    kind = type(trace)
-    return kind.__name__ in RESULT_CLASSES and kind.__module__.startswith("agents.")
+    return type(trace).__name__ in RESULT_CLASSES and is_sdk_object(trace)
 
 
 def is_run_item(item: Any) -> bool:
     """True for a ``RunItem`` object or its ``RunState.to_json()`` dict."""
     if isinstance(item, dict):
         return item.get("type") in RUN_ITEM_TYPES and "raw_item" in item
-    kind = type(item)
-    return kind.__module__.startswith("agents.") and getattr(item, "type", None) in RUN_ITEM_TYPES
+    return is_sdk_object(item) and getattr(item, "type", None) in RUN_ITEM_TYPES
 
 
 def entries(trace: Any, given_input: Any) -> list[Entry]:
@@ -100,8 +114,10 @@ def entries(trace: Any, given_input: Any) -> list[Entry]:
                 "the end, then read it (an unfinished run has not produced all its items)",
                 source=NAME,
             )
-        found = [*_input_entries(_held(trace, "input")),
-                 *_listed(_held(trace, "new_items"), "new_items", True)]
+        given = _input_entries(_held(trace, "input"))
+        new_items = _held(trace, "new_items")
+        found = [*given, *_listed(new_items, "new_items", True,
+                                  identity_keys(trace, _objects(new_items)))]
         if not hasattr(trace, "to_input_list"):
             return found  # an exception's run_data: input and items are all there is
         try:
@@ -121,7 +137,12 @@ def entries(trace: Any, given_input: Any) -> list[Entry]:
             source=NAME,
         )
     found = [] if given_input is None else _input_entries(given_input)
-    return [*found, *_listed(trace, "items")]
+    return [*found, *_listed(trace, "items", identities=identity_keys(None, _objects(trace)))]
+
+
+def _objects(items: Any) -> list[Any]:
+    """The SDK's objects in a list of items (its RunItem objects, when it reads)."""
+    return [item for item in items if is_sdk_object(item)] if isinstance(items, list) else []
 
 
 def _held(result: Any, field: str) -> Any:
@@ -178,7 +199,25 @@ def _input_entries(given: Any) -> list[Entry]:
             path="input",
             source=NAME,
         )
-    return [Entry(item, None, None, None, f"input[{i}]") for i, item in enumerate(given)]
+    return [
+        Entry(_readable(item), None, None, None, f"input[{i}]")
+        for i, item in enumerate(given)
+    ]
+
+
+def _readable(item: Any) -> Any:
+    """``item`` as the Responses reader can take it.
+
+    The reader tells the OpenAI SDK's objects by their class's module, and falls on a class
+    whose ``__module__`` is no string (a class may set it to None). Such a mapping is given
+    as the plain dict the reader reads any mapping as; any other such object, which the reader
+    refuses as no item, as a stand-in of the same class name and repr, so that it is refused
+    at its place in the run, after what comes before it, in the reader's words."""
+    if isinstance(getattr(type(item), "__module__", None), str):
+        return item
+    if isinstance(item, Mapping):
+        return dict(item)
+    return type(type(item).__name__, (), {"__module__": "", "__repr__": lambda _: repr(item)})()
 
 
 def _read_or_fail(found: list[Entry]) -> None:
@@ -189,9 +228,11 @@ def _read_or_fail(found: list[Entry]) -> None:
          allow_pending=True)
 
 
-def _listed(items: Any, where: str, objects_only: bool = False) -> list[Entry]:
+def _listed(
+    items: Any, where: str, objects_only: bool = False, identities: Any = None
+) -> list[Entry]:
     """The entries of a list of items; ``objects_only``: a result's ``new_items``, which
-    hold RunItem objects only."""
+    hold RunItem objects only; ``identities``: the SDK's keys of same-name agents."""
     if not isinstance(items, list):
         raise TraceError(
             "malformed_event",
@@ -202,7 +243,7 @@ def _listed(items: Any, where: str, objects_only: bool = False) -> list[Entry]:
     found = []
     for i, item in enumerate(items):
         path = f"{where}[{i}]"
-        if objects_only and not type(item).__module__.startswith("agents."):
+        if objects_only and not is_sdk_object(item):
             raise TraceError(
                 "malformed_event",
                 f"{where} of a run result holds RunItem objects, not "
@@ -213,7 +254,7 @@ def _listed(items: Any, where: str, objects_only: bool = False) -> list[Entry]:
             )
         if isinstance(item, dict) and "raw_item" in item:
             found.append(_stored_run_item(item, i, path))
-        elif type(item).__module__.startswith("agents."):
+        elif is_sdk_object(item):
             # A RunItem by its class (an object's type may have been changed after it was made)
             if _declared_type(type(item)) not in RUN_ITEM_TYPES:
                 raise TraceError(
@@ -224,9 +265,9 @@ def _listed(items: Any, where: str, objects_only: bool = False) -> list[Entry]:
                     path=path,
                     source=NAME,
                 )
-            found.append(_run_item(item, i, path))
+            found.append(_run_item(item, i, path, identities))
         else:
-            found.append(Entry(item, None, None, i, path))
+            found.append(Entry(_readable(item), None, None, i, path))
     return found
 
 
@@ -251,6 +292,18 @@ def _stored_run_item(item: dict[str, Any], index: int, path: str) -> Entry:
             path=f"{path}.agent",
             source=NAME,
         )
+    if kind == HANDOFF_OUTPUT:  # the agents handoffs() names
+        for key in ("source_agent", "target_agent"):
+            named = item.get(key)
+            if not isinstance(named, Mapping) or not isinstance(named.get("name"), str):
+                raise TraceError(
+                    "malformed_event",
+                    f"expected {key} {{'name': <str>}} (an agent of the handoff), "
+                    f"got {named!r}",
+                    index=index,
+                    path=f"{path}.{key}",
+                    source=NAME,
+                )
     record = {key: value for key, value in item.items() if key != "raw_item"}
     raw = item["raw_item"]
     if kind == APPROVAL:
@@ -308,13 +361,15 @@ def _as_input(raw: dict[str, Any], kind: str, record: dict[str, Any]) -> dict[st
     }
 
 
-def _run_item(item: Any, index: int, path: str) -> Entry:
+def _run_item(item: Any, index: int, path: str, identities: Any) -> Entry:
     """A RunItem object: its input form, its agent, and the wrapper as the SDK stores it."""
     state = require("agents.run_state", adapter=NAME, extra="agents", package="openai-agents")
-    # RunState's own serializer, so that an object and its stored dict read alike. It uses
-    # nothing of the state, only the item.
+    # RunState's own serializer, with the keys to_json() gives it, so that an object and its
+    # stored dict read alike. It uses nothing of the state, only the item and the keys.
     try:
-        record: dict[str, Any] = state.RunState._serialize_item(None, item)
+        record: dict[str, Any] = state.RunState._serialize_item(
+            None, item, agent_identity_keys_by_id=identities
+        )
     except FELL:
         refused = _serializer_fault(state, item, index, path)
         if refused is None:
@@ -329,6 +384,13 @@ def _run_item(item: Any, index: int, path: str) -> Entry:
     agent = record["agent"]["name"]
     if type(agent) is not str:
         raise _changed(item, "agent.name", f"{short_repr(agent)}, not a string", index, path)
+    for key in ("source_agent", "target_agent") if kind == HANDOFF_OUTPUT else ():
+        if key not in record:  # written only when the object has the field
+            raise _changed(item, key, "missing (deleted from the object)", index, path)
+        named = record[key]["name"]
+        if type(named) is not str:
+            raise _changed(item, f"{key}.name", f"{short_repr(named)}, not a string", index,
+                           path)
     if kind in _TOOL_ITEMS:
         dropped = _dropped(item, kind, record, state)
         if dropped is not None:
