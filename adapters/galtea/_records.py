@@ -30,6 +30,7 @@ import enum
 from typing import Any
 
 from tracebridge._json import check_json, json_path
+from tracebridge._optional import module_of
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import Message
 
@@ -57,7 +58,7 @@ def sdk_dump(value: Any) -> Any:
     kind = type(value)
     if kind is list or kind is dict:
         return value
-    if kind.__module__.split(".")[0] == NAME and hasattr(value, "model_dump"):
+    if module_of(kind).split(".")[0] == NAME and hasattr(value, "model_dump"):
         return value.model_dump()  # python mode: a value that is not JSON stays visible
     return value
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any, Literal
 
+from tracebridge._optional import module_of
 from tracebridge.messages import Message, checked_messages
 
 from ._classes import NAME, langchain_core_messages
@@ -59,7 +60,7 @@ def _looks_like_message(item: Any) -> bool:
         if set(item) == {"type", "data"}:
             return isinstance(item["data"], dict)
         return set(item) >= _DUMP_KEYS and type(item["type"]) is str
-    module = type(item).__module__
+    module = module_of(type(item))
     return module.startswith(("langchain_core.", "langchain.")) and isinstance(
         getattr(item, "type", None), str
     )

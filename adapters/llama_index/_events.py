@@ -25,6 +25,7 @@ from tracebridge import AIMessage, Message, TextPart, ToolCall, ToolMessage, Tra
 from tracebridge._changed import FELL, refusal
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge._json import non_finite_at, same_json
+from tracebridge._optional import module_of
 from tracebridge.errors import short_repr
 from tracebridge.validation import validate
 
@@ -146,8 +147,8 @@ def _normalize(event: Any, e: int) -> tuple[str, dict[str, Any]]:
     kind = _KNOWN_CLASSES.get(cls)
     if kind is None:
         kind = cls.__name__
-        if not cls.__module__.startswith(_MODULES):
-            raise fail("unknown_role", f"{cls.__module__}.{kind} is not a LlamaIndex workflow "
+        if not module_of(cls).startswith(_MODULES):
+            raise fail("unknown_role", f"{module_of(cls)}.{kind} is not a LlamaIndex workflow "
                        f"event; known: {', '.join(EVENT_TYPES)}", e, f"events[{e}]")
         _known(kind, e)
         _KNOWN_CLASSES[cls] = kind
@@ -598,7 +599,7 @@ class _Rebuild:
             return  # a stop with no result says nothing
         if type(result) is not dict:
             kind = type(result)
-            if kind.__name__ != "AgentOutput" or not kind.__module__.startswith(_MODULES):
+            if kind.__name__ != "AgentOutput" or not module_of(kind).startswith(_MODULES):
                 raise fail("malformed_event", f"a StopEvent's result is the run's AgentOutput; "
                            f"found {short_repr(result)}", e, path)
             extra = (result.__pydantic_private__ or {}).get("_data")
@@ -698,7 +699,7 @@ def _entry_fields(entry: Any) -> dict[str, Any] | None:
         return entry if keys in (_SELECTION_KEYS, _RESULT_KEYS) else None
     kind = type(entry)
     name = kind.__name__
-    if name in ("ToolSelection", "ToolCallResult") and kind.__module__.startswith(_MODULES):
+    if name in ("ToolSelection", "ToolCallResult") and module_of(kind).startswith(_MODULES):
         fields = {key: getattr(entry, key) for key in _SELECTION_KEYS}
         if name == "ToolCallResult":
             fields["tool_output"] = entry.tool_output

@@ -36,7 +36,7 @@ from tracebridge import (
     ToolMessage,
     _build,
 )
-from tracebridge._optional import require
+from tracebridge._optional import module_of, require
 from tracebridge.errors import short_repr
 
 from ._blocks import (
@@ -81,7 +81,7 @@ def is_chat_message(item: Any) -> bool:
     """A llama-index ``ChatMessage`` object, told without importing llama_index."""
     kind = type(item)
     return kind is Llama.chat_message or (
-        kind.__name__ == "ChatMessage" and kind.__module__.startswith("llama_index.")
+        kind.__name__ == "ChatMessage" and module_of(kind).startswith("llama_index.")
     )
 
 

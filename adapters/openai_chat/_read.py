@@ -14,6 +14,7 @@ from tracebridge import _build
 from tracebridge._changed import FELL, drifted, refusal
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge._json import MAX_DEPTH, is_plain_json, non_finite_at
+from tracebridge._optional import module_of
 from tracebridge.errors import TraceError
 from tracebridge.messages import (
     AIMessage,
@@ -72,7 +73,7 @@ def is_sdk_message(item: Any) -> bool:
     """An SDK message object: a ``ChatCompletionMessage``, or the
     ``ParsedChatCompletionMessage[T]`` of a ``parse()`` call."""
     kind = type(item)
-    return kind.__module__.startswith("openai.") and (
+    return module_of(kind).startswith("openai.") and (
         kind.__name__.partition("[")[0] in _MESSAGE_CLASSES
     )
 
@@ -330,7 +331,7 @@ class _Reader(ReplyReader):
 
     def as_dict(self, item: Any) -> dict[str, Any]:
         kind = type(item)
-        if kind.__module__.startswith("openai."):
+        if module_of(kind).startswith("openai."):
             if kind.__name__.partition("[")[0] in _MESSAGE_CLASSES:  # [T]: of a parse() call
                 if drifted(item):  # a role the class does not allow, set after it was made
                     self.refuse_changed(item)
@@ -342,7 +343,7 @@ class _Reader(ReplyReader):
                     raise  # the SDK accepts the object: the fault is ours, shown as it is
                 self.check_extras(item, self.root)
                 return dumped
-            if kind.__name__ in _CHUNK_CLASSES or kind.__module__.endswith("_chunk"):
+            if kind.__name__ in _CHUNK_CLASSES or module_of(kind).endswith("_chunk"):
                 self.fail(
                     "streaming_chunk",
                     self.root,

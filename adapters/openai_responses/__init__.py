@@ -102,7 +102,7 @@ _KEYS = frozenset(("type", "role", "content", "id", "status", "phase"))
 def detect(trace: Any) -> bool:
     """True for a non-empty list of Responses items with at least one Responses marker.
 
-    Each element is an SDK Responses object, an item dict with a known ``type``, or a
+    Each element is an SDK Responses item object or an item dict of a known ``type``, or a
     type-less message (``role`` and ``content``); at least one has a ``type`` or a content
     part of a Responses type (``input_text``, ``output_text``...). A plain list of
     ``{"role", "content"}`` dicts is left to the chat formats (it reads the same here).
@@ -112,6 +112,12 @@ def detect(trace: Any) -> bool:
     marked = False
     for item in trace:
         if is_sdk_item(item):
+            # an item class (not a Response, an event or a part): a known type, or a message
+            kind = getattr(item, "type", None)
+            if kind is None:
+                kind = "message" if getattr(item, "role", None) in MESSAGE_ROLES else None
+            if type(kind) is not str or kind not in ITEM_TYPES:
+                return False
             marked = True
             continue
         if not isinstance(item, dict):

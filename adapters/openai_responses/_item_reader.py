@@ -51,7 +51,10 @@ class ItemReader(ItemPartReader):
     def input_message(self, data: dict[str, Any], role: str) -> Message:
         content = self.message_content(data, role)
         message_id = self.optional(data, "id", str, self.root)
-        metadata = {self.source: {"fields": self.kept(data, self.root)}} if data else {}
+        namespace: dict[str, Any] = {"fields": self.kept(data, self.root)} if data else {}
+        if message_id is not None and not namespace:
+            namespace["id"] = "item"  # written back on an input message item, which has no id key
+        metadata = {self.source: namespace} if namespace else {}
         if role == "user":
             return HumanMessage(content=content, id=message_id, metadata=metadata)
         return SystemMessage(content=content, role=role, id=message_id, metadata=metadata)
@@ -202,7 +205,7 @@ class ItemReader(ItemPartReader):
         self.kept(result, self.root)
         name = call_name(kind)
         call = ToolCall(name=name, args=data, id=item_id, metadata={self.source: {"item": kind}})
-        text = json.dumps(result, ensure_ascii=False)
+        text = self.json_text(result, self.root)
         return call, ToolMessage(content=text, tool_call_id=item_id, name=name)
 
     # -- outputs --
@@ -248,5 +251,14 @@ class ItemReader(ItemPartReader):
         if type(output) is str:
             return output
         namespace["output"] = "json"
-        return json.dumps(self.kept(output, f"{self.root}.output"), ensure_ascii=False)
+        path = f"{self.root}.output"
+        return self.json_text(self.kept(output, path), path)
+
+    def json_text(self, value: Any, path: str) -> str:
+        """``value`` (plain JSON) as the text a ``ToolMessage`` holds it in."""
+        try:
+            return json.dumps(value, ensure_ascii=False)
+        except RecursionError:  # plain JSON, nested deeper than Python's json writes
+            self.fail("unserializable_value", path, "a value nested past Python's depth: it "
+                      "has no JSON text here")
 

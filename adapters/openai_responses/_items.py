@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tracebridge._optional import module_of
+
 __all__ = [
     "CALL_OUTPUTS",
     "HOSTED_CALLS",
@@ -88,5 +90,5 @@ def call_name(item_type: str) -> str:
 
 def is_sdk_item(item: Any) -> bool:
     """Whether ``item`` is one of the openai SDK's Responses models."""
-    module = type(item).__module__
+    module = module_of(type(item))
     return module.startswith("openai.types.responses.") and hasattr(item, "model_dump")

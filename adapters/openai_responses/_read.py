@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tracebridge._changed import FELL, drifted, refusal
+from tracebridge._changed import FELL, drifted, refusal, unmade
 from tracebridge.errors import TraceError
 from tracebridge.messages import (
     AIMessage,
@@ -34,6 +34,7 @@ from tracebridge.messages import (
 from tracebridge.validation import validate
 
 from ..openai_chat._parts import described
+from ._drift import passed_for_another
 from ._item_reader import ItemReader
 from ._items import (
     CALL_OUTPUTS,
@@ -72,6 +73,12 @@ def item_dict(item: Any, source: str, index: int) -> dict[str, Any]:
         if drifted(item):  # a role or type the class does not allow: it would pass for another
             refused = refusal(item, f"items[{index}]", "the OpenAI SDK", index=index,
                               source=source)
+            if refused is not None:
+                raise refused
+        passed = passed_for_another(item, f"items[{index}]")
+        if passed is not None:  # a part or annotation set to another kind's type
+
+            refused = unmade(passed[0], passed[1], "the OpenAI SDK", index=index, source=source)
             if refused is not None:
                 raise refused
         try:
@@ -150,10 +157,12 @@ class _Conversation:
             # The writer places the message item at its first text part, else at the end:
             # elsewhere (no text, items after it), or not written at all, its place is kept.
             placed = any(not is_item_part(part, self.source) for part in parts)
-            if not would_write_message(
-                content, message_id, reply.citations, reply.calls, self.source
-            ) or (not placed and at != len(parts)):
+            if not would_write_message(content, reply.citations, reply.calls, self.source) or (
+                not placed and at != len(parts)
+            ):
                 namespace["message"] = at
+            if message_id is not None and text is not None and not namespace:
+                namespace["id"] = "item"  # written back on a message item that has no id key
         self.call_items[reply.first] = reply.call_items
         self.add(
             AIMessage(
@@ -213,6 +222,19 @@ class _Conversation:
         kind = data.get("type")
         if kind is None and "role" in data:
             kind = "message"  # an EasyInputMessage: role and content alone
+        elif kind is None and "id" in data and data.keys() <= {"id", "type"}:
+            reader.fail(  # the SDK's ItemReference: its type may be left out
+                "unknown_role",
+                reader.root,
+                "an item with an 'id' alone is an item reference (item_reference), which "
+                "names an item stored by the API instead of holding it; pass the item itself",
+            )
+        elif data.get("object") == "response":
+            reader.fail(
+                "malformed_event",
+                reader.root,
+                "a Response is not an item: pass its items (response.output) instead",
+            )
         elif type(kind) is not str:
             reader.fail(
                 "malformed_event",
@@ -285,14 +307,11 @@ class _Conversation:
 
 
 def would_write_message(
-    content: Content,
-    message_id: str | None,
-    citations: list[Citation],
-    calls: list[ToolCall],
-    source: str,
+    content: Content, citations: list[Citation], calls: list[ToolCall], source: str
 ) -> bool:
-    """Whether the writer writes a message item for a reply of this content (see ``_write``)."""
-    if message_id is not None or citations:
+    """Whether the writer writes a message item for a reply of this content (see ``_write``).
+    An id alone makes none: ids are provenance, written only on an item there is anyway."""
+    if citations:
         return True
     if isinstance(content, str):
         return content != "" or not calls

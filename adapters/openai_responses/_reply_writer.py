@@ -12,6 +12,7 @@ import json
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from tracebridge.errors import TraceError
 from tracebridge.messages import (
     AIMessage,
     Citation,
@@ -77,12 +78,22 @@ class ReplyWriter(ItemPartWriter):
         text = self.text(content, path, "JSON output")
         try:
             value = json.loads(text)
+            spelled = json.dumps(value, ensure_ascii=False)
         except ValueError:
             self.refuse(f"the output was read as JSON and is no longer JSON: {text[:60]!r}", path)
+        except RecursionError:  # JSON nested deeper than Python's json reads
+            raise TraceError(
+                "unserializable_value",
+                f"the output was read as JSON and is now nested past Python's depth: it has "
+                f"no JSON value here ({text[:60]!r})",
+                index=self.index,
+                path=f"messages[{self.index}]{path}",
+                source=self.source,
+            ) from None
         if isinstance(value, str):
             self.refuse(f"the output was read as JSON and is now a JSON string ({text[:60]!r}), "
                         "which reads back as its text", path)
-        if json.dumps(value, ensure_ascii=False) != text:
+        if spelled != text:
             self.refuse(f"the output was read as JSON and is now spelled otherwise "
                         f"({text[:60]!r}): it reads back as the reader spells it", path)
         return value
@@ -120,9 +131,7 @@ class ReplyWriter(ItemPartWriter):
                 f".content[{spoken[0]}]",
             )
         at = namespace.get("message")
-        writes = would_write_message(
-            content, message.id, message.citations, message.tool_calls, self.source
-        )
+        writes = would_write_message(content, message.citations, message.tool_calls, self.source)
         if spoken:
             at = spoken[0]
         elif not isinstance(at, int) or not 0 <= at <= len(parts):
@@ -135,6 +144,13 @@ class ReplyWriter(ItemPartWriter):
                 continue
             if isinstance(part, ReasoningPart):
                 reasoning = self.reasoning(part, f".content[{j}]")
+                if reasoning is not None and at is not None and j >= at:
+                    # the reader starts the next reply at a reasoning item after the message
+                    self.refuse(
+                        "a Responses reply's reasoning items come before its message item: "
+                        "reasoning after the reply's text reads back as the next reply",
+                        f".content[{j}]",
+                    )
                 if reasoning is not None:
                     items.append(reasoning)
             else:
@@ -168,7 +184,9 @@ class ReplyWriter(ItemPartWriter):
             out["content"] = written
             if namespace.get("type") != "absent":
                 out["type"] = "message"
-        if message.id is not None:
+        if message.id is not None and (isinstance(out["content"], list) or namespace):
+            # an output message item has an id; one with string content (an input message
+            # shape, which has none) only when it was read so from this format
             out["id"] = message.id
         return self.with_fields(out, namespace)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from typing_extensions import assert_never
 
+from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AIMessage,
     AnyMessage,
@@ -52,9 +53,7 @@ def write_items(
 ) -> list[dict[str, Any]]:
     """The messages as Responses item dicts, in the order the API takes them (``drop_names``
     leaves out the names message items have no place for)."""
-    unknown = sorted(set(drop) - set(DROPPABLE))
-    if unknown:
-        raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
+    check_drop(drop)
     typed = messages_of(messages, source)
     validate(typed, allow_pending=True, source=source)
     unanswered = unanswered_calls(typed)
@@ -87,6 +86,18 @@ def write_items(
     return items
 
 
+def check_drop(drop: Any) -> None:
+    """Refuse a ``drop=`` value that is not a list of ``DROPPABLE`` names (``ValueError``),
+    before anything is written."""
+    if isinstance(drop, (str, bytes)) or not isinstance(drop, Collection):
+        raise ValueError(f"drop= takes a list of names from {DROPPABLE}, got "
+                         f"{short_repr(drop)}")
+    unknown = [name for name in drop if type(name) is not str or name not in DROPPABLE]
+    if unknown:
+        raise ValueError(f"drop={short_repr(unknown)} names nothing droppable; drop= takes "
+                         f"a list of names from {DROPPABLE}")
+
+
 def _joins(previous: list[dict[str, Any]], first: dict[str, Any]) -> bool:
     """Whether a reply starting with ``first`` would be read as part of ``previous``."""
     spoke = any(item.get("role") == "assistant" for item in previous)
@@ -106,19 +117,44 @@ _KEPT_WHOLE = frozenset(OPAQUE_REPLY_ITEMS)
 def _pairs(
     typed: list[AnyMessage], source: str
 ) -> tuple[dict[int, ToolCall], dict[int, ToolCall]]:
-    """For each ToolMessage, the call it answers; those that answer a hosted call apart."""
+    """For each ToolMessage, the call it answers; those that answer a hosted call apart.
+
+    A hosted result is written inside its call's item, and read back right after the reply,
+    in call order, before the other results: one that stands elsewhere is refused."""
     answered: dict[int, ToolCall] = {}
     hosted: dict[int, ToolCall] = {}
-    calls: dict[str, ToolCall] = {}
+    calls: dict[str, tuple[int, ToolCall]] = {}
+    last_hosted = -1  # the call index of the block's last hosted result so far
+    other: int | None = None  # the block's first result that is not a hosted one
     for i, message in enumerate(typed):
         if isinstance(message, AIMessage):
-            calls = {call.id: call for call in message.tool_calls if call.id is not None}
+            calls = {call.id: (k, call) for k, call in enumerate(message.tool_calls)
+                     if call.id is not None}
+            last_hosted, other = -1, None
         elif isinstance(message, ToolMessage):
-            call = calls.get(message.tool_call_id) if message.tool_call_id is not None else None
-            if call is not None:
-                answered[i] = call
-                if item_of(call, source) in HOSTED_CALLS:
-                    hosted[i] = call
+            found = calls.get(message.tool_call_id) if message.tool_call_id is not None else None
+            if found is None:
+                continue  # no call id: the writer refuses it (validate() refused orphans)
+            k, call = found
+            answered[i] = call
+            kind = item_of(call, source)
+            if kind not in HOSTED_CALLS:
+                other = i if other is None else other
+                continue
+            hosted[i] = call
+            if other is not None or k < last_hosted:
+                after = (f"the result at messages[{other}]" if other is not None
+                         else "the result of a later hosted call")
+                raise TraceError(
+                    "not_representable",
+                    f"the result of a {kind} item is written inside its call's item, which "
+                    f"reads back right after the reply, before the other results and in call "
+                    f"order: this one stands after {after}",
+                    index=i,
+                    path=f"messages[{i}]",
+                    source=source,
+                )
+            last_hosted = k
         else:
             calls = {}
     return answered, hosted
@@ -156,7 +192,8 @@ class _Writer(ReplyWriter):
         else:
             assert_never(message)
         out: dict[str, Any] = {"role": role, "content": self.parts(message.content, role)}
-        if message.id is not None:
+        if message.id is not None and namespace:
+            # input message items have no id key: one read so from this format is written back
             out["id"] = message.id
         return [self.with_fields(out, namespace)]
 

@@ -7,7 +7,15 @@ from types import ModuleType
 
 from .errors import MissingExtraError
 
-__all__ = ["require"]
+__all__ = ["module_of", "require"]
+
+
+def module_of(kind: type) -> str:
+    """The module a class says it was defined in; ``""`` when it says none (a class may set
+    ``__module__`` to anything, None included), so that asking whether it is a framework's
+    never raises."""
+    module = kind.__module__
+    return module if type(module) is str else ""
 
 
 def require(module: str, *, adapter: str, extra: str, package: str) -> ModuleType:

@@ -55,6 +55,7 @@ SHAPE = Shape(
     audio_replies=False,
     refusals=False,
     details=False,
+    message_ids=False,
 )
 details = st.sampled_from([None, "auto", "low", "high"])
 
@@ -209,7 +210,14 @@ def expressible(draw: st.DrawFn) -> list[Message]:
             update["content"] = draw(texts | st.lists(output_parts(), max_size=2))
         elif isinstance(message, AIMessage):
             update["content"], update["citations"] = draw(reply_content(n))
-            update["id"] = draw(st.none() | st.just(f"msg_{n}"))
+            # an id has a place on an assistant message item with parts only
+            content = update["content"]
+            if isinstance(content, list) and (
+                not content or any(not isinstance(part, ReasoningPart) for part in content)
+            ):
+                update["id"] = draw(st.none() | st.just(f"msg_{n}"))
+            else:
+                update["id"] = None
         out.append(type(message).model_validate({**dict(message), **update}))
         after = messages[n + 1] if n + 1 < len(messages) else None
         if (
