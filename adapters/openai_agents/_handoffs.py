@@ -21,7 +21,7 @@ from tracebridge.messages import AIMessage, Message, ToolMessage
 
 from .. import swarm
 from ._bridge import NAME, RUN_ITEMS
-from ._run import HANDOFF_OUTPUT
+from ._run import HANDOFF_OUTPUT, agent_name
 
 
 def handoffs_in(messages: list[Message]) -> list[swarm.Handoff]:
@@ -71,25 +71,12 @@ def _recorded(records: list[dict[str, Any]], index: int) -> swarm.Handoff | None
             continue
         at = f"messages[{index}].metadata.{NAME}.{RUN_ITEMS}[{j}]"
         return swarm.Handoff(
-            index, _agent_name(record, "source_agent", index, at),
-            _agent_name(record, "target_agent", index, at),
+            index, agent_name(record, "source_agent", index, at, f"as a {HANDOFF_OUTPUT} needs"),
+            agent_name(record, "target_agent", index, at, f"as a {HANDOFF_OUTPUT} needs"),
         )
     return None
 
 
-def _agent_name(record: dict[str, Any], key: str, index: int, at: str) -> str:
-    agent = record.get(key)
-    if not isinstance(agent, dict) or not isinstance(agent.get("name"), str):
-        raise TraceError(
-            "malformed_event",
-            f"a {HANDOFF_OUTPUT} needs {key} {{'name': <str>}} (as RunState stores it), "
-            f"got {short_repr(agent)}",
-            index=index,
-            path=f"{at}.{key}",
-            source=NAME,
-        )
-    name: str = agent["name"]
-    return name
 
 
 def _from_input_items(

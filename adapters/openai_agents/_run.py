@@ -282,33 +282,15 @@ def _stored_run_item(item: dict[str, Any], index: int, path: str) -> Entry:
             path=f"{path}.type",
             source=NAME,
         )
-    agent = item.get("agent")
-    if not isinstance(agent, Mapping) or not isinstance(agent.get("name"), str):
-        raise TraceError(
-            "malformed_event",
-            f"expected agent {{'name': <str>}} (the agent that produced the item), "
-            f"got {agent!r}",
-            index=index,
-            path=f"{path}.agent",
-            source=NAME,
-        )
+    producer = agent_name(item, "agent", index, path, "the agent that produced the item")
     if kind == HANDOFF_OUTPUT:  # the agents handoffs() names
         for key in ("source_agent", "target_agent"):
-            named = item.get(key)
-            if not isinstance(named, Mapping) or not isinstance(named.get("name"), str):
-                raise TraceError(
-                    "malformed_event",
-                    f"expected {key} {{'name': <str>}} (an agent of the handoff), "
-                    f"got {named!r}",
-                    index=index,
-                    path=f"{path}.{key}",
-                    source=NAME,
-                )
+            agent_name(item, key, index, path, "an agent of the handoff")
     record = {key: value for key, value in item.items() if key != "raw_item"}
     raw = item["raw_item"]
     if kind == APPROVAL:
         record["raw_item"] = raw  # no input item of its own: the whole wrapper is kept
-        return Entry(None, agent["name"], _kept(record, index, path), index, path,
+        return Entry(None, producer, _kept(record, index, path), index, path,
                      approval=True)
     if isinstance(raw, dict):
         raw = _as_input(raw, kind, record)
@@ -321,7 +303,7 @@ def _stored_run_item(item: dict[str, Any], index: int, path: str) -> Entry:
             path=f"{path}.raw_item",
             source=NAME,
         )
-    return Entry(raw, agent["name"], _kept(record, index, path), index, path)
+    return Entry(raw, producer, _kept(record, index, path), index, path)
 
 
 _SHELL_OUTPUT_ONLY = ("status", "shell_output", "provider_data")
@@ -505,3 +487,19 @@ def _serializer_fault(state: Any, item: Any, index: int, path: str) -> TraceErro
             return _changed(item, field, f"a {type(value).__name__} the SDK's serializer falls "
                             f"on ({type(exc).__name__}: {exc})", index, path)
     return None
+
+
+def agent_name(record: Mapping[str, Any], key: str, index: int, path: str, what: str) -> str:
+    """The name of the agent ``record[key]`` (``{"name": <str>}``, as RunState stores one);
+    ``malformed_event`` at ``path.key`` otherwise. ``what``: the agent's part, for the error."""
+    agent = record.get(key)
+    if not isinstance(agent, Mapping) or not isinstance(agent.get("name"), str):
+        raise TraceError(
+            "malformed_event",
+            f"expected {key} {{'name': <str>}} ({what}), got {short_repr(agent)}",
+            index=index,
+            path=f"{path}.{key}",
+            source=NAME,
+        )
+    name: str = agent["name"]
+    return name
