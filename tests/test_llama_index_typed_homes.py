@@ -177,7 +177,8 @@ def test_image_detail_is_typed_both_ways() -> None:
     [
         ("https://example.com/cat.png", "image/png"),
         ("https://example.com/cat.webp", "image/webp"),
-        ("data:image/png;base64,iVBORw0KGgo=", "image/png"),
+        ("data:image/png,abc", None),  # not base64: a URL (a base64 one is inline data,
+        # test_llama_index_data_urls.py)
         ("https://example.com/cat.PNG", None),  # the extension table is case-sensitive
         ("https://example.com/cat.png?size=2", None),  # the suffix is ".png?size=2"
         ("https://example.com/cat", None),

@@ -145,7 +145,9 @@ def from_messages(messages: Sequence[Message], *, drop: Collection[str] = ()) ->
     without one gets the type LlamaIndex derives from the URL (it reads back as None). A
     media block LlamaIndex would not hold as written (data that is not base64 text, an empty
     mimetype it replaces, a path that names no file here) is ``not_representable`` at the
-    part's field.
+    part's field. A part read from a block given by a base64 ``data:`` URL (``data_url`` in
+    its metadata) is written as that URL again; a part whose ``url`` is such a URL is
+    ``not_representable`` (a block would read it back as inline data).
     """
     unknown = sorted(set(drop) - set(DROPPABLE))
     if unknown:

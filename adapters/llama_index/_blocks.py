@@ -21,6 +21,12 @@ Two values LlamaIndex fills in itself are read so that they mean what a user mea
 * ``AudioBlock.format`` is a format name (``"wav"``); it maps to ``AudioPart.mime_type``
   through ``tracebridge.media``, and a spelling the table writes differently (``"mpeg"``) is
   kept as ``format`` in the part's metadata.
+
+A media block without data whose URL is a base64 ``data:`` URL (``tracebridge.media
+.split_data_url``) holds inline data, as every other format's inline media does: it reads as
+the part's ``data`` and ``mime_type`` (the URL's), with ``data_url: true`` in the part's
+metadata so that it is written back as that URL. The block's own type field (its mimetype, or
+an audio block's format) is kept there verbatim when it is not what the URL says.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from tracebridge import (
 from tracebridge._json import check_json, check_json_object
 from tracebridge._optional import require
 from tracebridge.errors import short_repr
-from tracebridge.media import audio_format, audio_mime_type
+from tracebridge.media import audio_format, audio_mime_type, split_data_url
 from tracebridge.messages import Part
 
 from ._held import Difference, hold, located
@@ -73,6 +79,12 @@ MIME_FIELDS = {
     "document": "document_mimetype",
 }
 """Blocks whose mimetype llama-index guesses when it is missing (kept as given instead)."""
+
+TYPE_FIELDS = {**MIME_FIELDS, "audio": "format"}
+"""The field in which each media block names the type of what it holds."""
+
+DATA_URL = "data_url"
+"""The part metadata key that says a block gave its inline data as a base64 ``data:`` URL."""
 
 
 @lru_cache(maxsize=1)
@@ -264,6 +276,10 @@ def _media_part(block: dict[str, Any], index: int, path: str) -> Part:
     if data is None and url is None:
         # A local path (or nothing at all): no part field says "a file on this machine".
         return OpaquePart(kind=kind, value=block)
+    if data is None and url is not None and url.startswith("data:"):
+        found = split_data_url(url)
+        if found is not None:
+            return _inline_part(block, *found)
     if kind == "image":
         return _image_part(block, url, data)
     if kind == "audio":
@@ -281,6 +297,35 @@ def _media_part(block: dict[str, Any], index: int, path: str) -> Part:
         filename=None if title == DEFAULT_DOCUMENT_TITLE else title,
         metadata=_namespaced(_extras(block, ("path",))),
     )
+
+
+def type_said_by(kind: str, mime_type: str) -> str | None:
+    """What a ``kind`` block's type field says when it agrees with ``mime_type`` (the type a
+    data: URL names): the type itself, or an audio block's format name for it."""
+    return audio_format(mime_type) if kind == "audio" else mime_type
+
+
+def _inline_part(block: dict[str, Any], mime_type: str, data: str) -> Part:
+    """A media block whose URL is a base64 data: URL, as the inline data the URL holds."""
+    kind = block["block_type"]
+    field = TYPE_FIELDS[kind]
+    kept: dict[str, Any] = _extras(block, ("path",))
+    if kind == "video":
+        kept = {"block_type": "video", **_extras(block, ("path", "detail", "fps"))}
+    kept[DATA_URL] = True
+    if block.get(field) != type_said_by(kind, mime_type):
+        kept[field] = block.get(field)  # the block says another type than its URL: verbatim
+    metadata = {NAME: kept}
+    if kind == "image":
+        return ImagePart(data=data, mime_type=mime_type, detail=block.get("detail"),
+                         metadata=metadata)
+    if kind == "audio":
+        return AudioPart(data=data, mime_type=mime_type, metadata=metadata)
+    if kind == "video":
+        return FilePart(data=data, mime_type=mime_type, metadata=metadata)
+    title = block.get("title")
+    return FilePart(data=data, mime_type=mime_type, metadata=metadata,
+                    filename=None if title == DEFAULT_DOCUMENT_TITLE else title)
 
 
 def _image_part(block: dict[str, Any], url: str | None, data: str | None) -> ImagePart:

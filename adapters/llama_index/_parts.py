@@ -10,6 +10,10 @@ a file named only by a provider id, a filename a document block cannot hold (``"
 data that is not base64 text, an empty mimetype it would replace, a path it refuses) and an
 ``OpaquePart`` that is not a LlamaIndex block reading back as itself are refused by name, or
 left out when ``drop`` names them.
+
+A part read from a block that gave its data as a base64 ``data:`` URL (``data_url`` in its
+metadata) is written as that URL again, its block's type field as it was; a part whose
+``url`` is a base64 data: URL is refused: a block holding it would read back as inline data.
 """
 
 from __future__ import annotations
@@ -30,19 +34,29 @@ from tracebridge import (
     TextPart,
     TraceError,
 )
-from tracebridge.media import audio_format, audio_mime_type, canonical_audio_mime_type
+from tracebridge.errors import short_repr
+from tracebridge.media import (
+    audio_format,
+    audio_mime_type,
+    canonical_audio_mime_type,
+    data_url,
+    split_data_url,
+)
 from tracebridge.messages import Part
 
 from ._blocks import (
     BLOCK_TYPES,
+    DATA_URL,
     DEFAULT_DOCUMENT_TITLE,
     MIME_FIELDS,
     NAME,
+    TYPE_FIELDS,
     block_class,
     block_to_part,
     derived_image_mimetype,
     llama_types,
     not_representable,
+    type_said_by,
 )
 from ._held import KEPT_NULL, Difference, hold, located
 
@@ -66,6 +80,16 @@ def check_url(url: str | None, where: str) -> None:
             f"{where}.url",
         )
 
+
+def check_not_data_url(url: str | None, where: str) -> None:
+    """Refuse a URL that is a base64 data: URL: a block holding it reads back as inline data
+    with its mime type (a part spelled so by LlamaIndex says ``data_url`` in its metadata)."""
+    if url is not None and url.startswith("data:") and split_data_url(url) is not None:
+        raise not_representable(
+            f"the part's url is a base64 data: URL ({short_repr(url)}), which a LlamaIndex "
+            f"block's url reads back as inline data with its mime type, not as that URL",
+            f"{where}.url",
+        )
 
 
 def part_to_block(
@@ -135,7 +159,10 @@ def _is_own_block(part: OpaquePart, in_ai: bool) -> bool:
 def _image_block(
     part: ImagePart, kept: dict[str, Any], where: str, drop: Collection[str]
 ) -> dict[str, Any]:
+    if kept.get(DATA_URL) is True:
+        return _inline_url_block(part, "image", kept, where, drop, {"detail": part.detail})
     check_url(part.url, where)
+    check_not_data_url(part.url, where)
     block = {"block_type": "image", "image": part.data, "url": part.url,
              "path": kept.get("path"), "detail": part.detail}
     if part.data is not None or part.mime_type is not None:
@@ -165,7 +192,10 @@ def _image_block(
 def _audio_block(
     part: AudioPart, kept: dict[str, Any], where: str, drop: Collection[str]
 ) -> dict[str, Any]:
+    if kept.get(DATA_URL) is True:
+        return _inline_url_block(part, "audio", kept, where, drop, {})
     check_url(part.url, where)
+    check_not_data_url(part.url, where)
     stored = kept.get("format")
     name: str | None = "" if stored == "" else None
     if part.mime_type is not None:
@@ -196,6 +226,12 @@ def _file_block(
         )
     is_video = kept.get("block_type") == "video"
     filename = _filename(part, is_video, where, drop)
+    if kept.get(DATA_URL) is True:
+        others = {"detail": kept.get("detail"), "fps": kept.get("fps")} if is_video else {
+            "title": filename}
+        return _inline_url_block(part, "video" if is_video else "document", kept, where, drop,
+                                 others)
+    check_not_data_url(part.url, where)
     if is_video:
         check_url(part.url, where)
         return held_as_given({
@@ -215,6 +251,48 @@ def _file_block(
         "title": filename,
         "document_mimetype": part.mime_type,
     }, where, drop)
+
+
+_DATA_KEYS = {"image": "image", "audio": "audio", "video": "video", "document": "data"}
+
+
+def _inline_url_block(
+    part: ImagePart | AudioPart | FilePart, kind: str, kept: dict[str, Any], where: str,
+    drop: Collection[str], others: dict[str, Any],
+) -> dict[str, Any]:
+    """The block of a part that LlamaIndex gave as a base64 data: URL (``data_url`` in its
+    metadata), written as that URL again, with the block's own type field as it was: the
+    URL's type, or what the metadata kept of a block that said another."""
+    mime_type, data = part.mime_type, part.data
+    if data is None or mime_type is None or part.url is not None:
+        raise not_representable(
+            f"metadata['{NAME}']['{DATA_URL}'] says the block gave its data as a base64 data: "
+            f"URL, which needs the part's data and mime_type and no url (found "
+            f"url={part.url!r}, data set: {data is not None}, mime_type={mime_type!r})",
+            f"{where}.metadata.{NAME}.{DATA_URL}",
+        )
+    url = data_url(mime_type, data)
+    if split_data_url(url) != (mime_type, data):
+        raise not_representable(
+            f"the mime type {mime_type!r} has a comma, which ends a data: URL's header: it "
+            f"would read back cut there",
+            f"{where}.mime_type",
+        )
+    field = TYPE_FIELDS[kind]
+    said = type_said_by(kind, mime_type)
+    given = kept.get(field, said)
+    if field in kept and (given == said or (given is not None and type(given) is not str)):
+        raise not_representable(
+            f"metadata['{NAME}']['{field}'] keeps the {field} of a block that says another "
+            f"type than its data: URL ({said!r}), as a string or null; found "
+            f"{short_repr(given)}, which no block reads back with",
+            f"{where}.metadata.{NAME}.{field}",
+        )
+    block = {"block_type": kind, _DATA_KEYS[kind]: None, "url": url, "path": kept.get("path"),
+             field: given, **others}
+    at = f"metadata.{NAME}.{field}" if field in kept else "mime_type"
+    return held_as_given(block, where, drop, {"url": "data", field: at, "detail": "detail",
+                                              "title": "filename"})
 
 
 def _filename(part: FilePart, is_video: bool, where: str, drop: Collection[str]) -> str | None:
