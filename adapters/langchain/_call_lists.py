@@ -14,13 +14,13 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from tracebridge._json import json_copy
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import ToolCall
 
 from ._call_blocks import CALL_BLOCKS, CUSTOM_ARG, block_reads_back, call_block
 from ._calls import read_invalid_args
 from ._classes import NAME
-from ._copy import json_copy
 
 __all__ = ["CallLists", "lists_of"]
 

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tracebridge._changed import FELL
+from tracebridge._json import json_copy
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AIMessage,
@@ -36,7 +37,6 @@ from ._call_copies import bring_copies_in_line
 from ._call_lists import CallLists, lists_of
 from ._calls import interleave, source_kinds
 from ._classes import CHAT_ROLES, CLASSES, MAPPED, NAME, PLAIN_CLASS, partial_parser
-from ._copy import json_copy
 from ._homes import DEVELOPER_KEY, annotation_of, audio_reply, typed_home_in
 from ._results import RESULT, write_tool_results
 

@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 
 from typing_extensions import assert_never
 
-from tracebridge._json import check_json, json_path
+from tracebridge._json import check_json, json_copy, json_path
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.media import (
     audio_format,
@@ -339,7 +339,7 @@ class PartWriter:
             self.lose(what, path, "refusals" if api_type == "refusal" else None)
             return None
         namespace = self.namespace(part.metadata)
-        inner: dict[str, Any] = dict(namespace.get("inner", {}))
+        inner: dict[str, Any] = json_copy(namespace.get("inner", {}))
         kept = f"{path}.metadata.{self.source}"
         out: dict[str, Any]
         if isinstance(part, TextPart):
@@ -364,7 +364,8 @@ class PartWriter:
             assert_never(part)
         fields = namespace.get("fields", {})
         self.check_kept(fields, out, f"{kept}.fields")
-        out.update(fields)
+        if fields:
+            out.update(json_copy(fields))
         return out
 
     def opaque(self, part: OpaquePart, path: str) -> dict[str, Any] | None:
@@ -387,7 +388,7 @@ class PartWriter:
                 f"must be a {what} object with type {part.kind!r}",
                 path,
             )
-        return dict(value)
+        return json_copy(value)  # type: ignore[no-any-return]
 
     def source_url(self, part: ImagePart, path: str) -> str:
         if part.url is not None and part.data is None:

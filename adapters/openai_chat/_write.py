@@ -8,7 +8,7 @@ from typing import Any
 from typing_extensions import assert_never
 
 from tracebridge._gc import pause_gc, resume_gc
-from tracebridge._json import same_json
+from tracebridge._json import json_copy, same_json
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AIMessage,
@@ -206,7 +206,7 @@ class _FastWriter:
             for key, value in fields.items():
                 if key in out or maps(key, value):
                     return None  # the general writer says why it cannot be written
-                out[key] = value
+                out[key] = json_copy(value)  # the frozen message's own value: a copy
         return out or None
 
     def reply(
@@ -349,7 +349,8 @@ class _Writer(ReplyWriter):
                 )
         fields = namespace.get("fields", {})
         self.check_kept(fields, out, f".metadata.{self.source}.fields", self.mapped[role])
-        out.update(fields)
+        if fields:
+            out.update(json_copy(fields))  # the frozen message's own values: copies
         return out
 
     def empty_form(self, message: AnyMessage, role: str, namespace: dict[str, Any]) -> Any:
@@ -433,14 +434,15 @@ class _Writer(ReplyWriter):
             # ToolCall itself checks that a custom call's args are exactly {"input": <text>}.
             custom = {"name": call.name, "input": call.args["input"]}
             self.check_kept(inner, custom, f"{path}.metadata.{self.source}.inner")
-            custom = {**inner, **custom}
+            custom = {**json_copy(inner), **custom}
             out = {"id": call.id, "type": "custom", "custom": custom}
         else:
             function = self.function(call, namespace, path)
             out = {"id": call.id, "type": "function", "function": function}
         fields = namespace.get("fields", {})
         self.check_kept(fields, out, f"{path}.metadata.{self.source}.fields", _call_key)
-        out.update(fields)
+        if fields:
+            out.update(json_copy(fields))
         return out
 
     def function(self, call: ToolCall, namespace: Mapping[str, Any], path: str) -> dict[str, Any]:
@@ -451,7 +453,7 @@ class _Writer(ReplyWriter):
         written = {"name": call.name, "arguments": _arguments(call, namespace.get("arguments"))}
         inner = namespace.get("inner", {})
         self.check_kept(inner, written, f"{path}.metadata.{self.source}.inner")
-        return {**inner, **written}
+        return {**json_copy(inner), **written}
 
 
 def _arguments(call: ToolCall, spelled: Any) -> str:

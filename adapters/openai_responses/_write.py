@@ -14,6 +14,7 @@ from typing import Any
 
 from typing_extensions import assert_never
 
+from tracebridge._json import json_copy
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AIMessage,
@@ -83,7 +84,9 @@ def write_items(
         else:
             previous = None
         items.extend(written)
-    return items
+    # the items hold the typed messages' own dicts (arguments, kept fields): copied, so that
+    # changing what was written never changes the frozen messages it came from
+    return json_copy(items)  # type: ignore[no-any-return]
 
 
 def check_drop(drop: Any) -> None:

@@ -21,7 +21,7 @@ from pydantic import (
 )
 
 from ._conversation import messages_of
-from ._json import check_json
+from ._json import json_copy_at
 from .errors import TraceError
 from .render import render_message
 
@@ -53,8 +53,9 @@ def _json_object_field(name: str) -> BeforeValidator:
     def check(value: Any) -> Any:
         # Only JSON objects get checked here; a non-dict falls through to pydantic's own
         # type error so the message stays the usual "Input should be a valid dictionary".
+        # Taken as a copy: a frozen message does not change when its source's dicts do.
         if type(value) is dict and value:
-            check_json(value, name)
+            return json_copy_at(value, name)
         return value
 
     return BeforeValidator(check)
@@ -62,8 +63,7 @@ def _json_object_field(name: str) -> BeforeValidator:
 
 def _json_value_field(name: str) -> BeforeValidator:
     def check(value: Any) -> Any:
-        check_json(value, name)
-        return value
+        return json_copy_at(value, name)
 
     return BeforeValidator(check)
 
