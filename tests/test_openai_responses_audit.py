@@ -35,7 +35,7 @@ from tracebridge.messages import (
     ToolCall,
     ToolMessage,
 )
-from tracebridge.registry import FormatError, detect_format
+from tracebridge.registry import FormatError, detect_format, get_adapter
 
 NS = "openai_responses"
 USER = {"role": "user", "content": "q"}
@@ -353,3 +353,19 @@ def test_a_response_in_the_list_is_refused_with_the_hint() -> None:
     error = caught.value
     assert (error.code, error.index, error.path) == ("malformed_event", 0, "items[0]")
     assert "response.output" in str(error)
+
+
+# --- the output item type kept for a result (openai_agents audit f5) --------------------------
+
+
+@pytest.mark.parametrize("adapter", ["openai_responses", "openai_agents"])
+@pytest.mark.parametrize("kind", ["web_search_call", "message", "function_call", "bogus", 5])
+def test_a_kept_output_item_type_that_is_no_output_type_is_refused(adapter: str, kind: Any) -> None:
+    # only hand-edited metadata holds one: written, it was an item no reader takes back
+    messages = [HumanMessage(content="hi"),
+                AIMessage(content="", tool_calls=[ToolCall(name="f", args={}, id="c1")]),
+                ToolMessage(content="ok", tool_call_id="c1", metadata={adapter: {"item": kind}})]
+    with pytest.raises(TraceError) as caught:
+        get_adapter(adapter).from_messages(messages)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "malformed_event", 2, f"messages[2].metadata.{adapter}.item")

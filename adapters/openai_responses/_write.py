@@ -209,8 +209,12 @@ class _Writer(ReplyWriter):
             self.lose("Responses output items have no error flag (is_error=True)", ".is_error",
                       "is_error")
         kind = namespace.get("item")
-        if not isinstance(kind, str):
+        if kind is None:
             kind = _output_kind(call, self.source)
+        elif kind not in _OUTPUT_TYPES:  # only hand-edited metadata: the reader keeps these
+            self.malformed(f"metadata.{self.source}.item names the output item type, one of "
+                           f"{', '.join(_OUTPUT_TYPES)}; got {short_repr(kind)}",
+                           f".metadata.{self.source}.item")
         out: dict[str, Any] = {"type": kind, "call_id": message.tool_call_id}
         if kind == "local_shell_call_output" and namespace.get("paired_by") != "call_id":
             out = {"type": kind, "id": message.tool_call_id}  # the API names the call by id
@@ -236,6 +240,9 @@ class _Writer(ReplyWriter):
                 )
             out["id"] = message.id
         return self.with_fields(out, namespace)
+
+
+_OUTPUT_TYPES = tuple(CALL_OUTPUTS.values())
 
 
 def _output_kind(call: ToolCall | None, source: str) -> str:
