@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import weakref
 from typing import Any
 
@@ -14,7 +15,7 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
-from pydantic_core import ErrorDetails
+from pydantic_core import ErrorDetails, PydanticSerializationError
 
 from ._gc import pause_gc, resume_gc
 from .errors import TraceError
@@ -98,6 +99,38 @@ class MultiTurnSample(BaseModel):
     def pretty_repr(self) -> str:
         """The conversation as tracebridge renders it."""
         return render(self.messages)
+
+    def model_dump_json(self, **options: Any) -> str:
+        """pydantic's ``model_dump_json``, except for a string holding a lone surrogate (a
+        file name decoded with ``surrogateescape``): pydantic's writer refuses one, so the
+        sample is then written by Python's ``json``, which escapes it (``\\udcff``) and
+        everything else that is not ASCII. ``model_validate_json`` reads either back."""
+        try:
+            return super().model_dump_json(**options)
+        except PydanticSerializationError:
+            indent = options.pop("indent", None)
+            options.pop("ensure_ascii", None)
+            data = self.model_dump(**options)  # Python's form: every string as it is
+            return json.dumps(data, indent=indent,
+                              separators=None if indent is not None else (",", ":"))
+
+    @classmethod
+    def model_validate_json(
+        cls, json_data: str | bytes | bytearray, **options: Any
+    ) -> MultiTurnSample:
+        """pydantic's ``model_validate_json``, except that JSON text holding an escaped lone
+        surrogate (which pydantic's reader refuses) is read by Python's ``json``."""
+        try:
+            return super().model_validate_json(json_data, **options)
+        except ValidationError as error:
+            first = error.errors()[0]
+            if first["type"] != "json_invalid" or "surrogate" not in first["msg"]:
+                raise
+            try:
+                data = json.loads(json_data)
+            except ValueError:
+                raise error from None
+            return cls.model_validate(data, **options)
 
     def transcript_hash(self) -> str:
         """The hash of the conversation (see ``tracebridge.hashing``), computed once.
