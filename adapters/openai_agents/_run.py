@@ -10,7 +10,7 @@ name, and the rest of the ``RunItem`` wrapper (kept verbatim as metadata).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel
@@ -161,24 +161,31 @@ def _held(result: Any, field: str) -> Any:
 def _as_replayed(found: list[Entry], replay: list[Any]) -> list[Entry]:
     """The run as ``to_input_list()`` gives it, each item still with its agent where known.
 
-    Usually that list is the input followed by the new items. When the SDK rewrote the history
+    Usually that list is the input followed by the new items (a reasoning item perhaps without
+    its id: see ``_replayed``). When the SDK rewrote the history
     (``RunConfig(nest_handoff_history=True)`` moves earlier turns into the next agent's input
     as summary messages), the new items it moved are in the rewritten input, not after it: the
     list is then read as the SDK gives it, and only the new items that end it keep their agent.
     """
-    if [entry.item for entry in found if not entry.approval] == replay:
-        return found
+    items = [entry for entry in found if not entry.approval]
+    if len(items) == len(replay):
+        replayed = [_replayed(entry, item) for entry, item in zip(items, replay, strict=True)]
+        same = [entry for entry in replayed if entry is not None]
+        if len(same) == len(items):
+            given = iter(same)
+            return [entry if entry.approval else next(given) for entry in found]
     runs = [entry for entry in found if entry.record is not None]
     kept: list[Entry] = []
     end = len(replay)
     for entry in reversed(runs):
         if entry.approval:
             kept.append(entry)
-        elif end > 0 and replay[end - 1] == entry.item:
-            kept.append(entry)
-            end -= 1
-        else:
+            continue
+        as_replayed = _replayed(entry, replay[end - 1]) if end > 0 else None
+        if as_replayed is None:
             break
+        kept.append(as_replayed)
+        end -= 1
     while kept and kept[-1].approval:
         kept.pop()  # its call is in the rewritten input: it stays with the items it waits on
     head = [
@@ -186,6 +193,29 @@ def _as_replayed(found: list[Entry], replay: list[Any]) -> list[Entry]:
         for i, item in enumerate(replay[:end])
     ]
     return [*head, *reversed(kept)]
+
+
+def _replayed(entry: Entry, item: Any) -> Entry | None:
+    """``entry`` as ``to_input_list()`` replays it as ``item``; None when ``item`` is another.
+
+    With ``RunConfig(reasoning_item_id_policy="omit")`` the SDK replays a ``reasoning_item``
+    without its raw item's ``id``: the entry then holds the item as replayed, and the id is
+    kept under its wrapper's ``stripped``, as the other fields the SDK strips are."""
+    if entry.item == item:
+        return entry
+    raw, record = entry.item, entry.record
+    if not (
+        record is not None
+        and record.get("type") == "reasoning_item"
+        and isinstance(raw, dict)
+        and "id" in raw
+        and isinstance(item, dict)
+        and "id" not in item
+        and {key: value for key, value in raw.items() if key != "id"} == item
+    ):
+        return None
+    stripped = {**record.get("stripped", {}), "id": raw["id"]}
+    return replace(entry, item=item, record={**record, "stripped": stripped})
 
 
 def _input_entries(given: Any) -> list[Entry]:

@@ -129,7 +129,11 @@ class ItemReader(ItemPartReader):
 
     def reasoning(self, data: dict[str, Any]) -> ReasoningPart:
         del data["type"]
-        namespace: dict[str, Any] = {"id": self.string(data, "id", self.root)}
+        # The Agents SDK replays reasoning without its id (RunConfig(reasoning_item_id_policy=
+        # "omit")): None marks one read so, for the writer, and tells it from a reasoning part
+        # of another format, which has no namespace. A present id is a string (null is not).
+        item_id = self.string(data, "id", self.root) if "id" in data else None
+        namespace: dict[str, Any] = {"id": item_id}
         path = f"{self.root}.summary"
         listed = data.pop("summary", None)
         if not isinstance(listed, list):

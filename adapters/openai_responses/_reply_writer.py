@@ -250,7 +250,9 @@ class ReplyWriter(ItemPartWriter):
     def reasoning(self, part: ReasoningPart, path: str) -> dict[str, Any] | None:
         namespace = self.namespace(part.metadata)
         item_id = namespace.get("id")
-        if not isinstance(item_id, str):
+        # {"id": None}: read from an item without one (the Agents SDK's "omit" policy)
+        omitted = "id" in namespace and item_id is None
+        if not (isinstance(item_id, str) or omitted):
             self.lose(
                 "a reasoning item needs the id the API gave it (a reasoning part from another "
                 "format has none)",
@@ -266,6 +268,8 @@ class ReplyWriter(ItemPartWriter):
         ):
             summary = [{"type": "summary_text", "text": part.text}]
         out = {"type": "reasoning", "id": item_id, "summary": summary}
+        if omitted:
+            del out["id"]  # written as it was read: without one
         return self.with_fields(out, namespace)
 
     # -- calls --
