@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
@@ -116,17 +117,12 @@ _FORMS = {"assistant": ("null", "absent"), "function": ("null",)}
 """Per role, the kept forms of an empty content the reader makes (``metadata.content``)."""
 
 
-def mapped_keys(dialect: Dialect) -> dict[str, Callable[[str, Any], bool]]:
-    """Per role, whether the reader takes a kept field into the typed message."""
-    return {
-        role: _read_as_typed(frozenset(("role", "content", name, *_MAPPED.get(role, ()))))
-        for role, name in dialect.name_keys.items()
-    }
-
-
-def _read_as_typed(mapped: frozenset[str]) -> Callable[[str, Any], bool]:
-    """Whether the reader takes a kept field into the typed message: a key of ``mapped``
-    that is not null (nor, for ``tool_calls``, an empty list: those are kept as they were)."""
+@functools.cache
+def reader_maps(role: str, name_key: str) -> Callable[[str, Any], bool]:
+    """Whether the reader takes a kept field of a ``role`` message (its name under
+    ``name_key``) into the typed message: a key it maps that is not null (nor, for
+    ``tool_calls``, an empty list: those are kept as they were)."""
+    mapped = frozenset(("role", "content", name_key, *_MAPPED.get(role, ())))
 
     def maps(key: str, value: Any) -> bool:
         return key in mapped and value is not None and not (key == "tool_calls" and value == [])
@@ -144,11 +140,11 @@ class _FastWriter:
     ``_Writer``, which writes the same dict or raises.
     """
 
-    __slots__ = ("assistant_name", "mapped", "source", "tool_name", "user_names")
+    __slots__ = ("assistant_name", "name_keys", "source", "tool_name", "user_names")
 
     def __init__(self, dialect: Dialect) -> None:
         self.source = dialect.source
-        self.mapped = mapped_keys(dialect)
+        self.name_keys = dialect.name_keys
         self.assistant_name = dialect.name_keys["assistant"]
         self.tool_name = dialect.name_keys["tool"]
         # Whether user, system and developer names are under "name" (as in both dialects).
@@ -202,7 +198,8 @@ class _FastWriter:
             else:
                 return None
         if out and fields:
-            maps = self.mapped[out["role"]]
+            role = out["role"]
+            maps = reader_maps(role, self.name_keys[role])
             for key, value in fields.items():
                 if key in out or maps(key, value):
                     return None  # the general writer says why it cannot be written
@@ -305,7 +302,6 @@ class _Writer(ReplyWriter):
         super().__init__(dialect.source, index, drop)
         self.dialect = dialect
         self.unanswered = unanswered
-        self.mapped = mapped_keys(dialect)
 
     def message(self, message: AnyMessage) -> dict[str, Any]:
         namespace = self.namespace(message.metadata)
@@ -348,7 +344,8 @@ class _Writer(ReplyWriter):
                     ".name",
                 )
         fields = namespace.get("fields", {})
-        self.check_kept(fields, out, f".metadata.{self.source}.fields", self.mapped[role])
+        self.check_kept(fields, out, f".metadata.{self.source}.fields",
+                        reader_maps(role, self.dialect.name_keys[role]))
         if fields:
             out.update(json_copy(fields))  # the frozen message's own values: copies
         return out
