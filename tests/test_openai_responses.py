@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -260,7 +259,9 @@ def test_client_calls_of_other_kinds_and_their_outputs() -> None:
                     metadata={NS: {"output": "absent", "fields": {"status": "completed"}}}),
     ]
     assert messages[5] == ToolMessage(
-        content=json.dumps(listed["output"]), tool_call_id="sh1", metadata={NS: {"output": "json"}}
+        content='[{"outcome": {"exit_code": 0, "type": "exit"}, "stderr": "", "stdout": "a\\n"}]',
+        tool_call_id="sh1",
+        metadata={NS: {"output": "json"}},
     )
 
 

@@ -24,6 +24,7 @@ from openai.types.responses.response_output_text import AnnotationURLCitation
 from tracebridge import TraceError
 from tracebridge.adapters import openai_responses
 from tracebridge.adapters.openai_responses import from_messages, to_messages
+from tracebridge.hashing import transcript_hash
 from tracebridge.messages import (
     AIMessage,
     Citation,
@@ -369,3 +370,47 @@ def test_a_kept_output_item_type_that_is_no_output_type_is_refused(adapter: str,
         get_adapter(adapter).from_messages(messages)
     assert (caught.value.code, caught.value.index, caught.value.path) == (
         "malformed_event", 2, f"messages[2].metadata.{adapter}.item")
+
+
+def test_a_hosted_result_reads_to_one_text_whichever_order_its_keys_came_in() -> None:
+    # the server's JSON, and the SDK object the client builds from it (which orders its
+    # fields otherwise): one item, so one conversation and one transcript hash
+    raw = {"type": "mcp_call", "id": "mcp_1", "server_label": "docs", "name": "search",
+           "arguments": "{}", "status": "completed", "output": "3 hits", "error": None,
+           "approval_request_id": None}
+    built = construct_type(value=raw, type_=ResponseOutputItem)
+    user = {"role": "user", "content": "Docs?"}
+    as_sent, as_built = to_messages([user, raw]), to_messages([user, built])
+    assert as_sent[2] == ToolMessage(
+        content='{"error": null, "output": "3 hits", "status": "completed"}',
+        tool_call_id="mcp_1",
+        name="mcp",
+    )
+    assert as_built == as_sent
+    assert transcript_hash(as_built) == transcript_hash(as_sent)
+
+
+def test_a_json_output_reads_to_its_text_with_keys_sorted_at_every_level() -> None:
+    items = [
+        {"role": "user", "content": "ls"},
+        {"type": "shell_call", "call_id": "sh1", "action": {"commands": ["ls"]}},
+        {"type": "shell_call_output", "call_id": "sh1",
+         "output": [{"stdout": "", "outcome": {"type": "exit", "exit_code": 0}}]},
+    ]
+    messages = to_messages(items)
+    assert messages[2].content == '[{"outcome": {"exit_code": 0, "type": "exit"}, "stdout": ""}]'
+    assert from_messages(messages)[2]["output"] == items[2]["output"]
+
+
+def test_a_json_output_text_in_another_key_order_is_not_representable() -> None:
+    messages: list[Message] = [
+        HumanMessage(content="shot"),
+        AIMessage(tool_calls=[ToolCall(name="computer", args={"action": {"type": "screenshot"}},
+                                       id="cc1", metadata={NS: {"item": "computer_call"}})]),
+        ToolMessage(content='{"type": "computer_screenshot", "image_url": "https://s"}',
+                    tool_call_id="cc1", metadata={NS: {"output": "json"}}),
+    ]
+    with pytest.raises(TraceError) as caught:
+        from_messages(messages)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable", 2, "messages[2].content")

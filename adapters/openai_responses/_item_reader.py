@@ -259,9 +259,11 @@ class ItemReader(ItemPartReader):
         return self.json_text(self.kept(output, path), path)
 
     def json_text(self, value: Any, path: str) -> str:
-        """``value`` (plain JSON) as the text a ``ToolMessage`` holds it in."""
+        """``value`` (plain JSON) as the text a ``ToolMessage`` holds it in: its keys sorted at
+        every level, so the text (and the transcript hash) is the same whichever order the
+        item's keys came in (the server's JSON and the SDK's objects order them otherwise)."""
         try:
-            return json.dumps(value, ensure_ascii=False)
+            return json.dumps(value, ensure_ascii=False, sort_keys=True)
         except RecursionError:  # plain JSON, nested deeper than Python's json writes
             self.fail("unserializable_value", path, "a value nested past Python's depth: it "
                       "has no JSON text here")

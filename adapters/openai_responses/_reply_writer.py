@@ -78,7 +78,7 @@ class ReplyWriter(ItemPartWriter):
         text = self.text(content, path, "JSON output")
         try:
             value = json.loads(text)
-            spelled = json.dumps(value, ensure_ascii=False)
+            spelled = json.dumps(value, ensure_ascii=False, sort_keys=True)
         except ValueError:
             self.refuse(f"the output was read as JSON and is no longer JSON: {text[:60]!r}", path)
         except RecursionError:  # JSON nested deeper than Python's json reads

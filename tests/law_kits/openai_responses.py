@@ -169,7 +169,9 @@ def hosted_step(draw: st.DrawFn, n: int) -> list[Message]:
     messages: list[Message] = [
         AIMessage(tool_calls=[call]),
         ToolMessage(
-            content=json.dumps(result, ensure_ascii=False), tool_call_id=call_id, name=name
+            content=json.dumps(result, ensure_ascii=False, sort_keys=True),
+            tool_call_id=call_id,
+            name=name,
         ),
     ]
     if draw(st.booleans()):
@@ -183,7 +185,9 @@ def hosted_step(draw: st.DrawFn, n: int) -> list[Message]:
         messages[0] = AIMessage(tool_calls=[call, computer])
         messages.append(
             ToolMessage(
-                content=json.dumps(shot), tool_call_id=f"cc_{n}", metadata={NS: {"output": "json"}}
+                content=json.dumps(shot, sort_keys=True),
+                tool_call_id=f"cc_{n}",
+                metadata={NS: {"output": "json"}},
             )
         )
     return messages
