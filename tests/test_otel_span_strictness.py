@@ -172,3 +172,45 @@ def test_a_trailing_tool_message_json_is_written_in_either_convention() -> None:
     for convention in ("genai", "openinference"):
         written = otel.from_messages(messages, convention=convention)  # type: ignore[arg-type]
         assert otel.to_messages(written) == messages
+
+
+@pytest.mark.parametrize(
+    ("value", "content"),
+    [({"doubleValue": 2}, "2.0"), ({"doubleValue": "2.5"}, "2.5"), ({"doubleValue": "-1e3"},
+                                                                      "-1000.0")],
+)
+def test_a_double_written_as_a_whole_number_or_as_text_is_a_double(
+    value: dict[str, Any], content: str
+) -> None:
+    # protobuf's JSON mapping writes the double 2.0 as 2, and may quote a double
+    trace = document(chat(), tool(*RESULT[:2], ("gen_ai.tool.call.result", value)))
+    messages = otel.to_messages(trace)
+    assert messages[-1].content == content
+    spans = otel.from_messages(messages)["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    result = {a["key"]: a["value"] for a in spans[-1]["attributes"]}["gen_ai.tool.call.result"]
+    assert result == {"doubleValue": float(content)}
+
+
+@pytest.mark.parametrize(
+    ("value", "code", "field"),
+    [({"doubleValue": "NaN"}, "unserializable_value", "doubleValue"),
+     ({"doubleValue": "-Infinity"}, "unserializable_value", "doubleValue"),
+     ({"doubleValue": 10**400}, "unserializable_value", "doubleValue"),
+     ({"doubleValue": "1e400"}, "unserializable_value", "doubleValue"),
+     ({"doubleValue": "1_0"}, "malformed_event", "doubleValue"),
+     ({"doubleValue": " 1"}, "malformed_event", "doubleValue"),
+     ({"doubleValue": True}, "malformed_event", "doubleValue"),
+     ({"doubleValue": None}, "malformed_event", "doubleValue"),
+     ({"bytesValue": "AAE="}, "unserializable_value", "bytesValue"),
+     ({"stringValue": 5}, "malformed_event", "stringValue"),
+     ({"stringValue": None}, "malformed_event", "stringValue"),
+     ({"boolValue": 1}, "malformed_event", "boolValue"),
+     ({"boolValue": "true"}, "malformed_event", "boolValue")],
+)
+def test_an_any_value_not_of_its_kind_is_refused_where_it_is(
+    value: dict[str, Any], code: str, field: str
+) -> None:
+    # before, each was taken as it stood: "NaN" or base64 bytes as text (written back as a
+    # stringValue), a number as a string, 1 as a bool
+    trace = document(chat(), tool(*RESULT[:2], ("gen_ai.tool.call.result", value)))
+    assert refused(trace) == (code, 1, f"{SPANS}[1].attributes[3].value.{field}")

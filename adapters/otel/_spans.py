@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -271,6 +272,48 @@ def _integer(value: Any, path: str, index: int) -> int:
     )
 
 
+def _typed(value: Any, kind: type, what: str, path: str, index: int) -> Any:
+    """``value`` when it is of ``kind`` (exactly: no ``True`` for a number)."""
+    if type(value) is kind:
+        return value
+    raise TraceError(
+        "malformed_event", f"expected {what}, got {short_repr(value)}",
+        index=index, path=path, source=SOURCE,
+    )
+
+
+_NON_FINITE = frozenset({"NaN", "Infinity", "-Infinity"})
+"""How protobuf's JSON mapping spells a double that JSON has no number for."""
+_DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+"""A JSON number's text (protobuf's JSON mapping takes a double as one, quoted)."""
+
+
+def _double(value: Any, path: str, index: int) -> float:
+    """A ``doubleValue``: a number (``2``, as protobuf's JSON mapping writes ``2.0``, is the
+    double 2.0, so it is written back as a double), or its text; finite."""
+    number: float | None = None
+    if type(value) is float or type(value) is int:
+        try:
+            number = float(value)
+        except OverflowError:  # a whole number past the largest double
+            number = math.inf
+    elif type(value) is str and _DECIMAL.fullmatch(value):
+        number = float(value)
+    elif type(value) is str and value in _NON_FINITE:
+        number = math.nan
+    if number is None:
+        raise TraceError(
+            "malformed_event", f"expected a number, got {short_repr(value)}",
+            index=index, path=path, source=SOURCE,
+        )
+    if not math.isfinite(number):
+        raise TraceError(
+            "unserializable_value", f"the double {short_repr(value)} has no JSON number",
+            index=index, path=path, source=SOURCE,
+        )
+    return number
+
+
 def _any_value(value: Any, path: str, index: int) -> Any:
     """An OTLP ``AnyValue`` as a plain Python value."""
     if not isinstance(value, Mapping):
@@ -286,15 +329,20 @@ def _any_value(value: Any, path: str, index: int) -> Any:
             index=index, path=path, source=SOURCE,
         )
     if "stringValue" in value:
-        return value["stringValue"]
+        return _typed(value["stringValue"], str, "text", f"{path}.value.stringValue", index)
     if "boolValue" in value:
-        return value["boolValue"]
+        return _typed(value["boolValue"], bool, "true or false", f"{path}.value.boolValue", index)
     if "intValue" in value:
         return _integer(value["intValue"], f"{path}.value.intValue", index)
     if "doubleValue" in value:
-        return value["doubleValue"]
+        return _double(value["doubleValue"], f"{path}.value.doubleValue", index)
     if "bytesValue" in value:
-        return value["bytesValue"]
+        # base64 text in OTLP/JSON: as text it would be written back as a stringValue
+        raise TraceError(
+            "unserializable_value", "a bytesValue has no JSON value to be kept as (as text "
+            "it would be written back as a stringValue)", index=index,
+            path=f"{path}.value.bytesValue", source=SOURCE,
+        )
     if "arrayValue" in value:
         items = _values(value["arrayValue"], path, index)
         return [_any_value(item, path, index) for item in items]
