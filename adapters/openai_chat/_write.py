@@ -8,6 +8,7 @@ from typing import Any
 
 from typing_extensions import assert_never
 
+from tracebridge._drop import check_drop
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge._json import json_copy, same_json
 from tracebridge.errors import TraceError, short_repr
@@ -52,9 +53,7 @@ def write_trace(
     parse, or the conversation ends before it is answered) is ``not_representable`` unless
     ``drop=["unanswered_calls"]`` leaves it out.
     """
-    unknown = sorted(set(drop) - set(DROPPABLE)) if drop else None
-    if unknown:
-        raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
+    check_drop(drop, DROPPABLE)
     typed = messages_of(messages, dialect.source)
     paused = pause_gc()
     try:

@@ -14,6 +14,7 @@ from typing import Any
 
 from typing_extensions import assert_never
 
+from tracebridge._drop import check_drop as check_names
 from tracebridge._json import json_copy
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
@@ -92,13 +93,7 @@ def write_items(
 def check_drop(drop: Any) -> None:
     """Refuse a ``drop=`` value that is not a list of ``DROPPABLE`` names (``ValueError``),
     before anything is written."""
-    if isinstance(drop, (str, bytes)) or not isinstance(drop, Collection):
-        raise ValueError(f"drop= takes a list of names from {DROPPABLE}, got "
-                         f"{short_repr(drop)}")
-    unknown = [name for name in drop if type(name) is not str or name not in DROPPABLE]
-    if unknown:
-        raise ValueError(f"drop={short_repr(unknown)} names nothing droppable; drop= takes "
-                         f"a list of names from {DROPPABLE}")
+    check_names(drop, DROPPABLE)
 
 
 def _joins(previous: list[dict[str, Any]], first: dict[str, Any]) -> bool:

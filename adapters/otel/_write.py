@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 from typing_extensions import assert_never
 
+from tracebridge._drop import check_drop
 from tracebridge._json import same_json
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
@@ -68,9 +69,7 @@ CONVENTIONS = ("auto", "genai", "openinference")
 def write_document(
     messages: Any, *, drop: Collection[str] = (), convention: str = "auto"
 ) -> dict[str, Any]:
-    unknown = sorted(set(drop) - set(DROPPABLE))
-    if unknown:
-        raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
+    check_drop(drop, DROPPABLE)
     if convention not in CONVENTIONS:
         raise ValueError(f"convention={convention!r} is none of {CONVENTIONS}")
     typed = messages_of(messages, SOURCE)

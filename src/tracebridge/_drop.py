@@ -1,0 +1,25 @@
+"""The check every writer makes of its ``drop=`` option before it writes anything."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from .errors import short_repr
+
+__all__ = ["check_drop"]
+
+
+def check_drop(drop: Any, droppable: Collection[str]) -> None:
+    """Refuse a ``drop=`` value that is not a list of ``droppable`` names (``ValueError``).
+
+    A string is refused whole, not read as its characters; so is anything that is not a
+    collection (``None``, a number), and a name the writer has no loss for.
+    """
+    if isinstance(drop, (str, bytes)) or not isinstance(drop, Collection):
+        raise ValueError(f"drop= takes a list of names from {tuple(droppable)}, got "
+                         f"{short_repr(drop)}")
+    unknown = [name for name in drop if type(name) is not str or name not in droppable]
+    if unknown:
+        raise ValueError(f"drop={short_repr(unknown)} names nothing droppable; drop= takes "
+                         f"a list of names from {tuple(droppable)}")
