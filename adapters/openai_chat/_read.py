@@ -26,7 +26,7 @@ from tracebridge.messages import (
     ToolCall,
     ToolMessage,
 )
-from tracebridge.validation import validate
+from tracebridge.validation import surely_valid, validate
 
 from ._parts import described
 from ._reply import ReplyReader
@@ -90,13 +90,16 @@ def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Mes
     paused = pause_gc()  # the rules too: they make no cycles either (see pause_gc)
     try:
         messages = [fast(item) or _Reader(dialect, i).message(item) for i, item in enumerate(trace)]
-        validate(
-            messages,
-            allow_pending=allow_pending,
-            source=dialect.source,
-            origin=range(len(messages)),
-        )
-        _function_results_answer_function_calls(messages, dialect.source)
+        # the quick pass of the rules passes no result without an id after calls with ids,
+        # so only a conversation it cannot vouch for is looked at closer
+        if not surely_valid(messages, allow_pending):
+            validate(
+                messages,
+                allow_pending=allow_pending,
+                source=dialect.source,
+                origin=range(len(messages)),
+            )
+            _function_results_answer_function_calls(messages, dialect.source)
     finally:
         resume_gc(paused)
     return messages

@@ -121,6 +121,11 @@ def _surely_valid(messages: Sequence[Any], allow_pending: bool) -> bool:
     return not waiting or allow_pending
 
 
+surely_valid = _surely_valid
+"""The quick pass alone, for readers that check more of their own only when it cannot vouch
+for the conversation (a True is what ``validate`` returns silently on)."""
+
+
 def _describe(call: ToolCall) -> str:
     return f"{call.name!r}" + (f" (id {call.id!r})" if call.id is not None else "")
 
