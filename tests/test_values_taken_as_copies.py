@@ -5,10 +5,16 @@ writer returned, changed the "frozen" message and its transcript hash."""
 
 from __future__ import annotations
 
+import copy
+import json
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tracebridge import HumanMessage, MultiTurnSample, OpaquePart, ToolCall
 from tracebridge.adapters import openai_chat, openai_responses, swarm
+from tracebridge.registry import get_adapter
 
 
 def test_the_model_takes_nested_values_as_copies() -> None:
@@ -95,3 +101,53 @@ def test_a_verbatim_part_written_is_a_copy() -> None:
     written[1]["content"][0]["data"]["n"].append(2)
     assert messages[1].content[0].value == {"type": "vendor_block", "data": {"n": [1]}}
     assert openai_chat.from_messages(messages) == trace
+
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden_traces"
+PLAIN = ("galtea", "otel", "swarm", "openai_chat", "openai_responses", "openai_agents")
+"""The formats whose golden traces are plain JSON, read as they are stored."""
+
+
+def _golden_cases() -> list[Any]:
+    cases = []
+    for name in PLAIN:
+        for path in sorted((GOLDEN / name).glob("*.json")):
+            golden = json.loads(path.read_text(encoding="utf-8"))
+            if "trace" in golden:  # the others are a run's records, read otherwise
+                cases.append(pytest.param(name, golden, id=f"{name}/{path.stem}"))
+    return cases
+
+
+def _touch_every_container(value: Any) -> int:
+    """Add to every dict and list in ``value``; how many were touched."""
+    touched, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            stack.extend(item.values())
+            item["__touched__"] = True
+        elif type(item) is list:
+            stack.extend(item)
+            item.append("__touched__")
+        else:
+            continue
+        touched += 1
+    return touched
+
+
+@pytest.mark.parametrize(("name", "golden"), _golden_cases())
+def test_changing_a_golden_trace_or_what_was_written_changes_nothing_read(
+    name: str, golden: dict[str, Any]
+) -> None:
+    adapter = get_adapter(name)
+    options = golden.get("to_options") if isinstance(golden.get("to_options"), dict) else {}
+    source = copy.deepcopy(golden["trace"])
+    messages = adapter.to_messages(source, **options)
+    before = [m.model_dump() for m in messages]
+    hashed = MultiTurnSample(messages=messages).transcript_hash()
+    assert _touch_every_container(source) > 0 or type(source) is str  # JSON lines: text
+    assert [m.model_dump() for m in messages] == before
+    written = adapter.from_messages(messages)
+    assert _touch_every_container(written) > 0
+    assert [m.model_dump() for m in messages] == before
+    assert MultiTurnSample(messages=messages).transcript_hash() == hashed

@@ -65,12 +65,14 @@ class PartReader:
         raise TraceError(code, detail, index=self.index, path=path, source=self.source)
 
     def kept(self, value: Any, path: str) -> Any:
-        """``value``, checked to be JSON, to be kept verbatim in metadata."""
+        """``value``, checked to be JSON, to be kept verbatim in metadata: a copy, so the
+        message does not change when the source does (a part's metadata is set by
+        ``model_copy``, which takes what it is given as it is)."""
         try:
             check_json(value, path)
         except TraceError as error:
             raise error.relocated(index=self.index, source=self.source) from None
-        return value
+        return json_copy(value)
 
     def mapping(self, value: Any, path: str, what: str) -> dict[str, Any]:
         if not isinstance(value, Mapping):
