@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any, Literal
 
+from tracebridge._drop import check_drop
 from tracebridge._optional import module_of
 from tracebridge.messages import Message, checked_messages
 
@@ -105,9 +106,7 @@ def from_messages(
     """
     if form not in FORMS:
         raise ValueError(f"form must be one of {FORMS}, not {form!r}")
-    unknown = sorted(set(drop) - set(DROPPABLE))
-    if unknown:
-        raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
+    check_drop(drop, DROPPABLE)
     lc = langchain_core_messages()
     out = write_trace(checked_messages(messages, NAME), lc, drop)
     if form == "dicts":

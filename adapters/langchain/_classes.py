@@ -52,8 +52,10 @@ CHAT_ROLES: dict[str, Kind] = {
 MAPPED = frozenset(
     {"content", "type", "name", "id", "tool_calls", "invalid_tool_calls", "tool_call_id", "status"}
 )
-"""``model_dump()`` keys that become typed fields; every other key is kept as metadata (so a
-kept key never has one of these names: the way back writes them from the typed fields)."""
+"""``model_dump()`` keys that become typed fields when the message's class declares them;
+every other key is kept as metadata (so a kept field never has one of these names: the way
+back writes them from the typed fields). An extra attribute of one of these names (a
+``HumanMessage``'s ``tool_call_id``) is kept under ``extra``, as every extra attribute is."""
 
 PLAIN_CLASS: dict[str, str] = {"human": "human", "ai": "ai", "tool": "tool", "system": "system"}
 """The class tag written for a typed message that records none."""

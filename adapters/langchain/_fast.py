@@ -121,6 +121,8 @@ def typed_fast(message: Any, plan: Plan, metadata_name: str) -> Message | None:
                     continue
             elif value is default or (value == default and type(value) is type(default)):
                 continue
+            elif key == "usage_metadata" and not _counts(value):
+                return None  # LangChain would refuse it or store another value
             kept[key] = value if type(value) is str else copy(value)
     except NotPlainJson:
         return None  # a value that is not JSON: the general reader says where
@@ -204,17 +206,28 @@ def _special(kind: str, metadata_name: str) -> Reader:
 
 
 _USAGE_KEYS = frozenset({"input_tokens", "output_tokens", "total_tokens"})
-"""What LangChain's ``UsageMetadata`` requires."""
+"""What LangChain's ``UsageMetadata`` requires, each an ``int``."""
+_DETAIL_KEYS = frozenset({"input_token_details", "output_token_details"})
+"""What ``UsageMetadata`` may have besides, each a dict (``InputTokenDetails``,
+``OutputTokenDetails``) whose counts are ``int``s."""
 
 
 def _counts(usage: Any) -> bool:
-    """Whether ``usage_metadata`` holds counts as LangChain stores them: whole numbers, and
-    dicts of them (the token details); ``"1"`` would be stored as ``1``."""
+    """Whether ``usage_metadata`` holds counts as LangChain stores them: the three required
+    counts whole numbers, the token details dicts of them, and any other key one or the
+    other (LangChain keeps other keys as they are; this path takes only those two shapes).
+    ``"1"`` would be stored as ``1``; a dict as a count, or a number as details, is
+    refused: the general reader says where."""
     if type(usage) is not dict or not usage.keys() >= _USAGE_KEYS:
         return False
-    for value in usage.values():
-        if type(value) is not int and not (
-            type(value) is dict and all(type(count) is int for count in value.values())
+    for key, value in usage.items():
+        if type(value) is int:
+            if key in _DETAIL_KEYS:
+                return False
+        elif (
+            key in _USAGE_KEYS
+            or type(value) is not dict
+            or not all(type(count) is int for count in value.values())
         ):
             return False
     return True

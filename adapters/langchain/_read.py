@@ -8,7 +8,6 @@ a human message; errors point at the source position either way.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,6 +34,7 @@ from tracebridge.validation import validate
 
 from ._blocks import AnyPart, part_of
 from ._calls import calls_of
+from ._chunks import ChunkRun, reject_continued_chunk, reject_partial_chunk
 from ._classes import (
     CHAT_ROLES,
     CLASSES,
@@ -52,7 +52,8 @@ from ._results import has_tool_results, read_tool_results
 __all__ = ["read_trace"]
 
 _MAPPED = MAPPED
-"""``model_dump()`` keys that become typed fields; every other key is kept as metadata."""
+"""``model_dump()`` keys that become typed fields (where the class declares them); every other
+key is kept as metadata."""
 
 
 @gc_paused
@@ -65,15 +66,21 @@ def read_trace(trace: Any, *, allow_pending: bool, drop_artifacts: bool) -> list
     # origin[k]: the item message k came from; made at the first item that gives other than
     # one message (until then, k itself)
     origin: list[int] | None = None
+    chunk_run = ChunkRun()  # the AIMessageChunks just read, by id
     for i, item in enumerate(items):
         read = fast.get(type(item))
-        one = None if read is None else read(item)
+        try:
+            one = None if read is None else read(item)
+        except KeyError:
+            # a field absent from the object (made with model_construct() without it): the
+            # general reader says which
+            one = None
         if one is not None:
             append(one)
             if origin is not None:
                 origin.append(i)
             continue
-        typed = _read_item(item, i, lc, fast, drop_artifacts)
+        typed = _read_item(item, i, lc, fast, drop_artifacts, chunk_run)
         if origin is None and len(typed) != 1:
             origin = list(range(len(messages)))
         if origin is not None:
@@ -84,10 +91,16 @@ def read_trace(trace: Any, *, allow_pending: bool, drop_artifacts: bool) -> list
 
 
 def _read_item(
-    item: Any, i: int, lc: Any, fast: dict[type, Reader], drop_artifacts: bool
+    item: Any,
+    i: int,
+    lc: Any,
+    fast: dict[type, Reader],
+    drop_artifacts: bool,
+    chunk_run: ChunkRun,
 ) -> list[Message]:
     """The typed messages of an item the fast path did not read: a dict (loaded first, then
-    offered to the fast path), or a message the general reader reads."""
+    offered to the fast path), or a message the general reader reads (``chunk_run``: the
+    ``AIMessageChunk``s read just before)."""
     try:
         given = item
         if type(item) not in fast:
@@ -101,7 +114,7 @@ def _read_item(
             if refused is not None:
                 raise refused
         try:
-            typed = _typed(item, i, partial_parser(), drop_artifacts)
+            typed = _typed(item, i, partial_parser(), drop_artifacts, chunk_run)
         except FELL as exc:
             # LangChain does not check a field set after the object was made: such a
             # message is refused as LangChain would refuse it when built with those values
@@ -252,16 +265,21 @@ def _class_name(tag: Any, i: int) -> str:
     raise TraceError("unknown_role", detail, path=f"messages[{i}].type")
 
 
-def _typed(message: Any, i: int, parse_partial: Any, drop_artifacts: bool) -> list[Message]:
+def _typed(
+    message: Any, i: int, parse_partial: Any, drop_artifacts: bool, chunk_run: ChunkRun
+) -> list[Message]:
     at = f"messages[{i}]"
-    data = message.model_dump()
+    dumped = message.model_dump()
+    _check_present(dumped, type(message), at)
+    data = _declared_only(dumped, type(message))
     tag = data["type"]
     _class_name(tag, i)  # RemoveMessage and classes from elsewhere stop here
     kind = _kind_of(tag, data, at)
     is_chunk = tag == "AIMessageChunk"
     if is_chunk:
-        _reject_partial_chunk(data, at, parse_partial)
-    kept = _kept_fields(type(message), data, at, drop_artifacts)
+        reject_partial_chunk(data, at, parse_partial)
+        reject_continued_chunk(data["id"], i, at, chunk_run)
+    kept = _kept_fields(type(message), dumped, at, drop_artifacts)
     if tag != PLAIN_CLASS[kind]:
         kept["class"] = tag
     kwargs: dict[str, Any] = kept.get("additional_kwargs", {})
@@ -339,58 +357,13 @@ def _kind_of(tag: str, data: dict[str, Any], at: str) -> Kind:
     return CHAT_ROLES[role]
 
 
-def _reject_partial_chunk(data: dict[str, Any], at: str, parse_partial: Any) -> None:
-    """An ``AIMessageChunk`` still in pieces (not summed into one message) is refused."""
-    if data.get("chunk_position") == "last":
-        return  # the stream's final, aggregated chunk: LangChain has parsed its calls
-    chunks = data.get("tool_call_chunks") or []
-    for k, chunk in enumerate(chunks):
-        where = f"{at}.tool_call_chunks[{k}]"
-        if chunk.get("name") is None:
-            raise TraceError(
-                "streaming_chunk",
-                f"tool call chunk {short_repr(chunk)} has no name: it continues a call started in "
-                f"an earlier chunk; sum the chunks (chunk + chunk) before converting",
-                path=where,
-            )
-        args = chunk.get("args")
-        if args and not _strict_json(args) and type(_partial(parse_partial, args)) is dict:
-            raise TraceError(
-                "streaming_chunk",
-                f"tool call chunk arguments {short_repr(args)} are cut off mid-JSON; sum the "
-                f"chunks (chunk + chunk) before converting",
-                path=f"{where}.args",
-            )
-    if chunks and not data.get("tool_calls") and not data.get("invalid_tool_calls"):
-        raise TraceError(
-            "streaming_chunk",
-            "the chunk has tool_call_chunks but no parsed tool_calls; aggregate the stream first",
-            path=f"{at}.tool_call_chunks",
-        )
-
-
-def _strict_json(text: str) -> bool:
-    try:
-        json.loads(text)
-    except json.JSONDecodeError:
-        return False
-    return True
-
-
-def _partial(parse_partial: Any, text: str) -> Any:
-    try:
-        return parse_partial(text)
-    except json.JSONDecodeError:
-        return None
-
-
 def _kept_fields(cls: Any, data: dict[str, Any], at: str, drop_artifacts: bool) -> dict[str, Any]:
     """Every ``model_dump()`` key without a typed home whose value is not the default."""
     kept: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     defaults = _field_defaults(cls)
     for key, value in data.items():
-        if key in _MAPPED:
+        if key in _MAPPED and key in defaults:
             continue  # a typed field; read by _typed
         where = f"{at}.{key}"
         if key not in defaults:
@@ -411,6 +384,36 @@ def _kept_fields(cls: Any, data: dict[str, Any], at: str, drop_artifacts: bool) 
 
 
 _REQUIRED = object()
+
+
+def _check_present(data: dict[str, Any], cls: Any, at: str) -> None:
+    """Every field ``cls`` declares is there: only ``model_construct()`` makes an object
+    without one (whose validators may fill it with ``"None"`` instead of refusing it)."""
+    for key in _field_defaults(cls):
+        if key not in data:
+            raise TraceError(
+                "malformed_event",
+                f"this {cls.__name__} has no {key} (made with model_construct() without "
+                f"it?); LangChain's constructor requires one",
+                path=f"{at}.{key}",
+            )
+
+
+def _declared_only(data: dict[str, Any], cls: Any) -> dict[str, Any]:
+    """``data`` for reading typed fields: without the extra attributes named like a field
+    another class maps (a ``HumanMessage``'s ``tool_call_id``, a ``FunctionMessage``'s
+    ``status``, a ``ChatMessage``'s ``tool_calls``), which LangChain keeps as attributes it
+    never reads; ``_kept_fields`` keeps them under ``extra``."""
+    undeclared = _undeclared_mapped(cls)
+    if undeclared.isdisjoint(data):
+        return data
+    return {key: value for key, value in data.items() if key not in undeclared}
+
+
+@functools.cache
+def _undeclared_mapped(cls: Any) -> frozenset[str]:
+    """The keys read as typed fields that ``cls`` does not declare."""
+    return _MAPPED.difference(_field_defaults(cls))
 
 
 @functools.cache

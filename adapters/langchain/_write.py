@@ -36,6 +36,7 @@ from ._call_blocks import CALL_BLOCKS
 from ._call_copies import bring_copies_in_line
 from ._call_lists import CallLists, lists_of
 from ._calls import interleave, source_kinds
+from ._chunks import ChunkRun, continued_from
 from ._classes import CHAT_ROLES, CLASSES, MAPPED, NAME, PLAIN_CLASS, partial_parser
 from ._homes import DEVELOPER_KEY, annotation_of, audio_reply, typed_home_in
 from ._results import RESULT, write_tool_results
@@ -52,7 +53,8 @@ def _not_representable(detail: str, path: str) -> TraceError:
 
 def write_trace(messages: Sequence[Message], lc: Any, drop: Collection[str]) -> list[Any]:
     """LangChain messages for typed ones (``lc`` is ``langchain_core.messages``)."""
-    out = []
+    out: list[Any] = []
+    chunk_run = ChunkRun()  # the AIMessageChunks just written, by id
     i = 0
     while i < len(messages):
         message = messages[i]
@@ -80,9 +82,28 @@ def write_trace(messages: Sequence[Message], lc: Any, drop: Collection[str]) -> 
                 path=f"messages[{j}]{kept}",
                 source=NAME,
             ) from exc
+        if type(written) is lc.AIMessageChunk:
+            _check_not_continued(written, out, i, chunk_run)
         out.append(written)
         i = i_next
     return out
+
+
+def _check_not_continued(written: Any, out: list[Any], i: int, run: ChunkRun) -> None:
+    """A written ``AIMessageChunk`` must not read back as a piece of the stream of one
+    written just before it (the reader refuses that as ``streaming_chunk``)."""
+    first = continued_from(written.id, len(out), run)
+    if first is not None:
+        raise TraceError(
+            "not_representable",
+            f"this AIMessageChunk would follow another AIMessageChunk with its id "
+            f"{short_repr(written.id)} (written as messages[{first}]): LangChain's pieces of "
+            f"one streamed message look so, and read back as such (streaming_chunk); give one "
+            f"another id, or another class (metadata.langchain.class)",
+            index=i,
+            path=f"messages[{i}].id",
+            source=NAME,
+        )
 
 
 def _kept_in(messages: Sequence[Message], i: int) -> tuple[int, str] | None:
