@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from tracebridge import AIMessage, Message, SystemMessage, ToolMessage, TraceError
 from tracebridge._changed import FELL, refusal
+from tracebridge._drop import check_drop
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge.errors import short_repr
 from tracebridge.messages import checked_messages
@@ -85,8 +86,8 @@ def _looks_like_message(item: Any) -> bool:
     return is_chat_message(item) or (isinstance(item, dict) and {"role", "blocks"} <= item.keys())
 
 
-def _dump(item: Any) -> Any:
-    return chat_message_dump(item) if is_chat_message(item) else item
+def _dump(item: Any, i: int) -> Any:
+    return chat_message_dump(item, i, f"messages[{i}]") if is_chat_message(item) else item
 
 
 def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
@@ -108,7 +109,7 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
     try:
         try:
             messages = [
-                read_item(item) or message_from_dump(_dump(item), i, f"messages[{i}]")
+                read_item(item) or message_from_dump(_dump(item, i), i, f"messages[{i}]")
                 for i, item in enumerate(trace)
             ]
         except FELL:
@@ -126,7 +127,9 @@ def _read_one_by_one(trace: list[Any]) -> list[Message]:
     messages = []
     for i, item in enumerate(trace):
         try:
-            messages.append(read_item(item) or message_from_dump(_dump(item), i, f"messages[{i}]"))
+            messages.append(
+                read_item(item) or message_from_dump(_dump(item, i), i, f"messages[{i}]")
+            )
         except FELL as exc:
             refused = (refusal(item, f"messages[{i}]", "LlamaIndex", index=i, source=NAME)
                        if is_chat_message(item) else None)
@@ -149,9 +152,7 @@ def from_messages(messages: Sequence[Message], *, drop: Collection[str] = ()) ->
     its metadata) is written as that URL again; a part whose ``url`` is such a URL is
     ``not_representable`` (a block would read it back as inline data).
     """
-    unknown = sorted(set(drop) - set(DROPPABLE))
-    if unknown:
-        raise ValueError(f"drop={unknown} names nothing droppable; choose from {DROPPABLE}")
+    check_drop(drop, DROPPABLE)
     types = llama_types()
     losses = frozenset(drop)
     fast = writer()

@@ -25,7 +25,7 @@ import json
 from typing import Any
 
 from tracebridge import AIMessage, ToolCall, TraceError
-from tracebridge._json import same_json
+from tracebridge._json import json_copy, same_json
 from tracebridge.errors import short_repr
 
 from ._blocks import NAME, fail, json_checked, no_unknown_fields, optional_str
@@ -332,7 +332,7 @@ def _call_block(call: ToolCall, call_kept: dict[str, Any]) -> dict[str, Any]:
     elif type(text) is str and _same_args(text, call):
         kwargs = text
     else:
-        kwargs = call.args
+        kwargs = json_copy(call.args)  # LlamaIndex keeps the nested values it is given
     return {"block_type": "tool_call", "tool_call_id": call.id, "tool_name": call.name,
             "tool_kwargs": kwargs}
 
@@ -345,11 +345,12 @@ def _arguments(call: ToolCall, stored: Any) -> Any:
 
 
 def _legacy_function_call(call: ToolCall, stored: dict[str, Any]) -> dict[str, Any]:
-    return {**stored, "name": call.name, "arguments": _arguments(call, stored.get("arguments"))}
+    return {**json_copy(stored), "name": call.name,
+            "arguments": _arguments(call, stored.get("arguments"))}
 
 
 def _entry(call: ToolCall, stored: dict[str, Any] | None) -> dict[str, Any]:
-    entry = copy.deepcopy(stored) if type(stored) is dict else {}
+    entry = json_copy(stored) if type(stored) is dict else {}
     if call.kind == "custom":
         custom = entry.get("custom") if entry.get("type") == "custom" else None
         if type(custom) is not dict:
@@ -359,7 +360,7 @@ def _entry(call: ToolCall, stored: dict[str, Any] | None) -> dict[str, Any]:
         entry["tool_name"] = call.name
         if not _same_args(entry["tool_kwargs"], call):
             entry["tool_kwargs"] = (
-                call.invalid_args if call.invalid_args is not None else call.args
+                call.invalid_args if call.invalid_args is not None else json_copy(call.args)
             )
         if call.id is not None:
             entry["tool_id"] = call.id

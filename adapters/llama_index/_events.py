@@ -24,13 +24,14 @@ from pydantic_core import to_jsonable_python
 from tracebridge import AIMessage, Message, TextPart, ToolCall, ToolMessage, TraceError, _build
 from tracebridge._changed import FELL, refusal
 from tracebridge._gc import pause_gc, resume_gc
-from tracebridge._json import non_finite_at, same_json
+from tracebridge._json import same_json
 from tracebridge._optional import module_of
 from tracebridge.errors import short_repr
 from tracebridge.validation import validate
 
 from ._blocks import NAME, Llama, fail, json_checked
 from ._fast import dump_blocks, object_blocks, read_item, response_read
+from ._json_form import check_json_form
 from ._messages import (
     ROLE_KIND,
     blocks_dump,
@@ -75,13 +76,14 @@ _SYSTEM_SIDE = frozenset(role for role, kind in ROLE_KIND.items() if kind == "sy
 _NOT_SYSTEM = frozenset(role for role, kind in ROLE_KIND.items() if kind != "system")
 
 
-def _event_fields(event: Any, kind: str) -> dict[str, Any]:
-    """The JSON of the fields that contribute, from an event object."""
+def _event_fields(event: Any, kind: str, e: int, where: str) -> dict[str, Any]:
+    """The JSON of the fields that contribute, from an event object (``where``: the path of
+    its data, for a value its JSON would write as another)."""
     if kind == "AgentInput":
         # The ChatMessages themselves: only those that are read are dumped (see agent_input).
         return {"input": event.input, "current_agent_name": event.current_agent_name}
     if kind == "AgentOutput":
-        return {"response": chat_message_dump(event.response),
+        return {"response": chat_message_dump(event.response, e, f"{where}.response"),
                 "current_agent_name": event.current_agent_name,
                 "tool_calls": event.tool_calls,
                 "structured_response": event.structured_response}
@@ -98,7 +100,8 @@ def _event_fields(event: Any, kind: str) -> dict[str, Any]:
             "tool_id": event.tool_id,
             "tool_name": event.tool_name,
             "tool_kwargs": event.tool_kwargs,
-            "tool_output": {"blocks": blocks_dump(output.blocks), "is_error": output.is_error,
+            "tool_output": {"blocks": blocks_dump(output.blocks, e, f"{where}.tool_output.blocks"),
+                            "is_error": output.is_error,
                             "tool_name": output.tool_name, **_raw_dump(output)},
             "return_direct": event.return_direct,
         }
@@ -109,8 +112,9 @@ def dump_events(events: Iterable[Any]) -> list[dict[str, Any]]:
     """Event objects as JSON dicts ``{"event": <class name>, "data": model_dump(mode="json")}``.
 
     An event LlamaIndex cannot write as JSON (a media block holding a stream of bytes that
-    are not UTF-8 text), or holding a NaN or an infinity (which its dump writes as null), is
-    ``unserializable_value`` at its field."""
+    are not UTF-8 text), or holding a NaN or an infinity (which its dump writes as null) or a
+    dict key that is not a string (which it writes as its text), is ``unserializable_value``
+    at its field."""
     dumped = []
     for e, event in enumerate(events):
         try:
@@ -120,11 +124,7 @@ def dump_events(events: Iterable[Any]) -> list[dict[str, Any]]:
             if refused is None:
                 raise
             raise refused from exc
-        where = non_finite_at(event.model_dump(), f"events[{e}].data")
-        if where is not None:
-            raise TraceError("unserializable_value", "NaN or an infinity, which JSON has no "
-                             "form for (LlamaIndex's dump writes null in its place)", index=e,
-                             path=where, source=NAME)
+        check_json_form(event, e, f"events[{e}].data")
         dumped.append({"event": type(event).__name__, "data": data})
     return dumped
 
@@ -153,7 +153,7 @@ def _normalize(event: Any, e: int) -> tuple[str, dict[str, Any]]:
         _known(kind, e)
         _KNOWN_CLASSES[cls] = kind
         _OBJECT_READERS[cls] = _READERS.get(kind)
-    return kind, _event_fields(event, kind)
+    return kind, _event_fields(event, kind, e, f"events[{e}].data")
 
 
 _SERIALIZED_KEYS = frozenset({"__is_pydantic", "value", "qualified_name"})
@@ -214,15 +214,24 @@ def _role(item: Any) -> str | None:
     return role if isinstance(role, str) and role in ROLE_KIND else None
 
 
-def _as_dump(item: Any) -> Any:
-    return chat_message_dump(item) if is_chat_message(item) else item
+def _as_dump(item: Any, e: int, where: str) -> Any:
+    return chat_message_dump(item, e, where) if is_chat_message(item) else item
 
 
-def _same_prompt(items: list[Any], before: list[Any] | None) -> bool:
+def _read_input(item: Any, e: int, j: int) -> Message:
+    """Item ``j`` of the input of the AgentInput at ``e``, read the general way."""
+    at = f"events[{e}].data.input[{j}]"
+    return message_from_dump(_as_dump(item, e, at), e, at)
+
+
+def _same_prompt(items: list[Any], before: list[Any] | None, e: int) -> bool:
+    """Whether the input's leading system messages (at ``e``) are those of the input before
+    (each read when it was new: its dump says nothing new about it)."""
     if before is None or len(items) != len(before):
         return False
-    pairs = zip(items, before, strict=True)
-    return all(item is seen or _as_dump(item) == _as_dump(seen) for item, seen in pairs)
+    pairs = enumerate(zip(items, before, strict=True))
+    return all(item is seen or _as_dump(item, e, f"events[{e}].data.input[{k}]")
+               == _as_dump(seen, e, f"events[{e}].data.input[{k}]") for k, (item, seen) in pairs)
 
 
 class _Rebuild:
@@ -258,7 +267,7 @@ class _Rebuild:
         items = event.input
         agent = event.current_agent_name
         if type(items) is not list or type(agent) is not str:
-            self.agent_input(_event_fields(event, "AgentInput"), e)
+            self.agent_input(_event_fields(event, "AgentInput", e, f"events[{e}].data"), e)
             return
         self.agent = agent
         # new_items, with the roles of ChatMessage objects read in place (see _role)
@@ -308,7 +317,8 @@ class _Rebuild:
             role = _role(items[lead]) if lead < count else None
         if lead < count and role is None:
             # No role where the prompt may go on: read it, to refuse it where it is wrong.
-            message_from_dump(_as_dump(items[lead]), e, f"events[{e}].data.input[{lead}]")
+            at = f"events[{e}].data.input[{lead}]"
+            message_from_dump(_as_dump(items[lead], e, at), e, at)
         prompt = items[:lead]
         if not self.messages:
             new: Iterable[int] = range(count)
@@ -316,7 +326,7 @@ class _Rebuild:
             last = count - 1
             while last >= lead and _role(items[last]) not in _AGENT_SIDE:
                 last -= 1
-            changed = bool(prompt or self.prompt) and not _same_prompt(prompt, self.prompt)
+            changed = bool(prompt or self.prompt) and not _same_prompt(prompt, self.prompt, e)
             new = [*range(lead), *range(last + 1, count)] if changed else range(last + 1, count)
         self.prompt = prompt
         self.read_items(items, new, e)
@@ -325,8 +335,7 @@ class _Rebuild:
         messages, origin = self.messages, self.origin
         for j in new:
             item = items[j]
-            messages.append(read_item(item) or message_from_dump(
-                _as_dump(item), e, f"events[{e}].data.input[{j}]"))
+            messages.append(read_item(item) or _read_input(item, e, j))
             origin.append(e)
 
     def agent_output(self, data: dict[str, Any], e: int) -> None:
@@ -341,7 +350,7 @@ class _Rebuild:
         """``agent_output`` of an AgentOutput object, its fields read where they are."""
         agent = event.current_agent_name
         if type(agent) is not str:
-            self.agent_output(_event_fields(event, "AgentOutput"), e)
+            self.agent_output(_event_fields(event, "AgentOutput", e, f"events[{e}].data"), e)
             return
         response = event.response
         if type(response) is Llama.chat_message:
@@ -354,7 +363,7 @@ class _Rebuild:
                     self.add(_build.ai(fast[0], fast[1], agent), e)
                     self.output_extras(event.tool_calls, event.structured_response, e)
                     return
-        response = chat_message_dump(response)
+        response = chat_message_dump(response, e, f"events[{e}].data.response")
         message = response_read(response, agent)
         self.add(message or self.response(response, agent, e, f"events[{e}].data"), e)
         self.output_extras(event.tool_calls, event.structured_response, e)
@@ -446,7 +455,8 @@ class _Rebuild:
                        f"here, but it is neither a call of this AgentOutput's response nor a "
                        f"ToolCallResult read before it; both must agree", e, where)
         if "tool_output" in fields:  # a ToolCallResult: the result read, said again whole
-            data = entry if type(entry) is dict else _event_fields(entry, "ToolCallResult")
+            data = entry if type(entry) is dict else _event_fields(entry, "ToolCallResult",
+                                                                    e, where)
             repeated, _ = self.result_message(data, e, where, answering=False)
             if repeated != self.messages[seen[2]]:
                 raise fail("conflicting_fields", f"the result of call {tool_id!r} repeated "
@@ -478,7 +488,7 @@ class _Rebuild:
         fields = event.__dict__
         call = _by_id(self.calls, fields.get("tool_id"))
         if call is None or not _agrees(call, fields.get("tool_name"), fields.get("tool_kwargs")):
-            self.tool_call(_event_fields(event, "ToolCall"), e)  # to say what is wrong
+            self.tool_call(_event_fields(event, "ToolCall", e, f"events[{e}].data"), e)
 
     def response(self, response: dict[str, Any], agent: str, e: int, path: str) -> AIMessage:
         """An AgentOutput's response (its dump) as the AIMessage it is, named ``agent``."""
@@ -552,7 +562,7 @@ class _Rebuild:
         if (fast is None or type(tool_id) is not str or type(tool_name) is not str
                 or type(is_error) is not bool or type(direct) is not bool
                 or type(kwargs) is not dict or output.tool_name != tool_name):
-            self.tool_result(_event_fields(event, "ToolCallResult"), e)
+            self.tool_result(_event_fields(event, "ToolCallResult", e, f"events[{e}].data"), e)
             return
         self.answers(tool_id, tool_name, kwargs, e, f"events[{e}].data")
         raw_input = output.raw_input
@@ -562,7 +572,7 @@ class _Rebuild:
                 _check_raw_input(raw_input, e, f"events[{e}].data.tool_output.raw_input")
             dumped = _raw_dump(output)
             facts = _raw_facts(dumped["raw_input"], dumped["raw_output"], fast[0], kwargs,
-                               blocks_dump(blocks))
+                               blocks_dump(blocks, e, f"events[{e}].data.tool_output.blocks"))
             if facts:
                 json_checked(facts, e, f"events[{e}].data.tool_output")
         self.add(_build.tool(fast[0], tool_id, tool_name, is_error, None,
@@ -605,7 +615,7 @@ class _Rebuild:
             extra = (result.__pydantic_private__ or {}).get("_data")
             if extra:
                 _refuse_extra(extra, e, ".result._data")
-            result = _event_fields(result, "AgentOutput")
+            result = _event_fields(result, "AgentOutput", e, path)
         else:
             _undeclared("AgentOutput", result, e, ".result")
         last = self.last_output
@@ -630,7 +640,7 @@ class _Rebuild:
 
     def stop_object(self, event: Any, e: int) -> None:
         """``stop`` of a StopEvent object."""
-        self.stop(_event_fields(event, "StopEvent"), e)
+        self.stop(_event_fields(event, "StopEvent", e, f"events[{e}].data"), e)
 
     def _returned_directly(self, said: AIMessage, last: int) -> bool:
         """Whether ``said`` is what FunctionAgent answers when a tool returned directly: the

@@ -34,7 +34,7 @@ from tracebridge import (
     ToolMessage,
     _build,
 )
-from tracebridge._json import NotPlainJson, json_copy_checked
+from tracebridge._json import NotPlainJson, json_copy, json_copy_checked
 
 from ._blocks import NAME, Llama
 from ._messages import is_chat_message
@@ -277,7 +277,7 @@ def _text(text: str) -> Any:
 def _tool_call(call: ToolCall) -> Any:
     made = _new(Llama.tool_call_block)
     _set_dict(made, {"block_type": "tool_call", "tool_call_id": call.id, "tool_name": call.name,
-                     "tool_kwargs": dict(call.args)})
+                     "tool_kwargs": json_copy(call.args)})
     _set_fields_set(made, {"block_type", "tool_call_id", "tool_name", "tool_kwargs"})
     _set_extra(made, None)
     _set_private(made, None)

@@ -22,7 +22,6 @@ citations in ``_reply``.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Collection
 from typing import Any
 
@@ -34,8 +33,10 @@ from tracebridge import (
     TextPart,
     ToolCall,
     ToolMessage,
+    TraceError,
     _build,
 )
+from tracebridge._json import NotPlainJson, json_copy, json_copy_checked
 from tracebridge._optional import module_of, require
 from tracebridge.errors import short_repr
 
@@ -49,6 +50,8 @@ from ._blocks import (
     not_representable,
 )
 from ._calls import block_call, blocks_with_calls, parse_args, reconcile_calls
+from ._json_form import check_json_form
+from ._kept import RESULT_ID_KEYS, check_call_kept, check_message_kept, own
 from ._parts import part_to_block
 from ._reply import (
     put_audio,
@@ -85,17 +88,21 @@ def is_chat_message(item: Any) -> bool:
     )
 
 
-def chat_message_dump(message: Any) -> dict[str, Any]:
+def chat_message_dump(
+    message: Any, index: int | None = None, where: str = "message"
+) -> dict[str, Any]:
     """``message.model_dump(mode="json")`` of a ChatMessage object, written out by hand where
     that is plain: text blocks, tool-call blocks with text or flat arguments, and
-    ``additional_kwargs`` of strings. Anything else is left to pydantic's serializer."""
+    ``additional_kwargs`` of strings. Anything else is left to pydantic's serializer, and a
+    value it would write as another (a NaN as null, a key that is not a string as its text) is
+    ``unserializable_value`` there (``where``: the message's path, ``index`` its position)."""
     extra = message.additional_kwargs
     if type(extra) is not dict:
-        return _pydantic_dump(message)
+        return _pydantic_dump(message, index, where)
     if extra:
         for value in extra.values():
             if type(value) is not str:
-                return _pydantic_dump(message)
+                return _pydantic_dump(message, index, where)
     role = message.role
     role = role._value_ if type(role) is Llama.role_type else getattr(role, "value", role)
     blocks = message.blocks
@@ -104,11 +111,13 @@ def chat_message_dump(message: Any) -> dict[str, Any]:
         if type(block) is Llama.text_block and type(text := block.text) is str:
             return {"role": role, "additional_kwargs": dict(extra),
                     "blocks": [{"block_type": "text", "text": text}]}
-    return {"role": role, "additional_kwargs": dict(extra), "blocks": blocks_dump(blocks)}
+    return {"role": role, "additional_kwargs": dict(extra),
+            "blocks": blocks_dump(blocks, index, f"{where}.blocks")}
 
 
-def _pydantic_dump(message: Any) -> dict[str, Any]:
+def _pydantic_dump(message: Any, index: int | None, where: str) -> dict[str, Any]:
     dumped: dict[str, Any] = message.model_dump(mode="json")
+    check_json_form(message, index, where)
     blocks, written = message.blocks, dumped.get("blocks")
     if type(blocks) is list and type(written) is list and len(blocks) == len(written):
         for block, block_dump in zip(blocks, written, strict=True):
@@ -130,8 +139,12 @@ def _typed_by_class(block: Any, dumped: Any) -> None:
             dumped["block_type"] = "tool_call"
 
 
-def blocks_dump(blocks: list[Any]) -> list[Any]:
-    """``[block.model_dump(mode="json") for block in blocks]``, by hand where it is plain.
+def blocks_dump(
+    blocks: list[Any], index: int | None = None, where: str = "blocks"
+) -> list[Any]:
+    """``[block.model_dump(mode="json") for block in blocks]``, by hand where it is plain;
+    a block left to pydantic that holds what it would write as another value is
+    ``unserializable_value`` there (``where``: the path of the list).
 
     Anything but a list (set after the message was made) falls here, so that the caller
     asks LlamaIndex what is wrong with it: an empty string or dict was read as no blocks."""
@@ -140,7 +153,7 @@ def blocks_dump(blocks: list[Any]) -> list[Any]:
     llama = Llama if Llama.chat_message is not None else Llama.loaded()
     text_block, call_block = llama.text_block, llama.tool_call_block
     dumped: list[Any] = []
-    for block in blocks:
+    for j, block in enumerate(blocks):
         kind = type(block)
         if kind is text_block and type(text := block.text) is str:
             dumped.append({"block_type": "text", "text": text})
@@ -149,6 +162,7 @@ def blocks_dump(blocks: list[Any]) -> list[Any]:
                            "tool_name": block.tool_name, "tool_kwargs": block.tool_kwargs})
         else:
             dumped.append(block_dump := block.model_dump(mode="json"))
+            check_json_form(block, index, f"{where}[{j}]")
             _typed_by_class(block, block_dump)
     return dumped
 
@@ -216,7 +230,8 @@ def message_fields(dump: Any, index: int, where: str) -> tuple[type[Message], di
     if kind is None:
         raise fail(
             "unknown_role",
-            f"unknown role {short_repr(role)}; LlamaIndex roles are {', '.join(ROLE_KIND)}",
+            f"unknown role {short_repr(role)}; LlamaIndex roles are {', '.join(ROLE_KIND)}"
+            + _PYTHON_MODE_HINT * _is_message_role(role),
             index,
             f"{where}.role",
         )
@@ -227,7 +242,7 @@ def message_fields(dump: Any, index: int, where: str) -> tuple[type[Message], di
     extra: dict[str, Any] = {}
     given = dump.get("additional_kwargs", {})
     if type(given) is not dict or given:
-        extra = dict(json_checked(given, index, f"{where}.additional_kwargs", is_object=True))
+        extra = _kwargs_copy(given, index, f"{where}.additional_kwargs")
     if extra.get("images"):
         _check_legacy_images(extra["images"], index, f"{where}.additional_kwargs.images")
     kept: dict[str, Any] = {}
@@ -278,6 +293,34 @@ def message_fields(dump: Any, index: int, where: str) -> tuple[type[Message], di
     if kept:
         fields["metadata"] = {NAME: kept}
     return cls, fields
+
+
+_PYTHON_MODE_HINT = (
+    " (given as a MessageRole object, as a Python-mode model_dump() keeps it, with data as "
+    "bytes and paths and URLs as objects; a ChatMessage dict is its model_dump(mode='json'), "
+    "or pass the ChatMessage itself)"
+)
+
+
+def _is_message_role(role: Any) -> bool:
+    """A LlamaIndex ``MessageRole`` member, told without importing llama_index."""
+    kind = type(role)
+    return kind.__name__ == "MessageRole" and module_of(kind).startswith("llama_index.") and (
+        type(getattr(role, "value", None)) is str
+    )
+
+
+def _kwargs_copy(given: Any, index: int, path: str) -> dict[str, Any]:
+    """A copy of ``additional_kwargs`` (nothing of it shared with the source, which its owner
+    may change), or the error where it is not a JSON object."""
+    if type(given) is dict:
+        try:
+            copied: dict[str, Any] = json_copy_checked(given)
+            return copied
+        except NotPlainJson:
+            pass
+    checked: dict[str, Any] = json_copy(json_checked(given, index, path, is_object=True))
+    return checked  # (the error, where it is not JSON: json_checked says where)
 
 
 def _refuse_keys(dump: dict[str, Any], index: int, where: str) -> None:
@@ -363,7 +406,8 @@ def _split_blocks(
 
 
 def _lift_result_id(extra: dict[str, Any], kept: dict[str, Any], index: int, where: str) -> Any:
-    found = {key: extra[key] for key in ("tool_call_id", "call_id") if key in extra}
+    """The call id a tool result names (a null one is kept verbatim with the kwargs)."""
+    found = {key: extra[key] for key in RESULT_ID_KEYS if extra.get(key) is not None}
     for key, value in found.items():
         if type(value) is not str:
             raise fail("malformed_event", f"{key!r} must be a string, got {short_repr(value)}",
@@ -405,13 +449,17 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
     place for it and it is not written.
     """
     where = f"messages[{k}]"
-    kept: dict[str, Any] = message.metadata.get(NAME, {})
+    kept = own(message.metadata, where)
+    if kept:
+        check_message_kept(kept, where)
     role = kept.get("role")
     if isinstance(message, SystemMessage):
         role = message.role
     elif ROLE_KIND.get(role) != message.type:  # type: ignore[arg-type]
         role = DEFAULT_ROLE[message.type]
     extra = _kept_kwargs(kept, message.type)
+    if extra.get("images"):
+        _check_kept_images(extra["images"], f"{where}.metadata.{NAME}.additional_kwargs.images")
     if message.name is not None:
         extra["name"] = message.name
     is_ai = isinstance(message, AIMessage)
@@ -426,6 +474,7 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
         blocks = [block for block in written if block is not None]
     if isinstance(message, AIMessage):
         for j, call in enumerate(message.tool_calls):
+            check_call_kept(call, f"{where}.tool_calls[{j}]")
             if call.invalid_args is not None:
                 _reads_back_unparsed(call, f"{where}.tool_calls[{j}].invalid_args")
         blocks = blocks_with_calls(message, blocks, kept, extra)
@@ -447,15 +496,25 @@ def _kept_kwargs(kept: dict[str, Any], kind: str) -> dict[str, Any]:
     stored = kept.get("additional_kwargs")
     if type(stored) is not dict:
         return {}
-    return {key: copy.deepcopy(value) for key, value in stored.items()
+    return {key: json_copy(value) for key, value in stored.items()
             if not _is_lifted(key, value, kind)}
+
+
+def _check_kept_images(images: Any, path: str) -> None:
+    """Kept legacy ``images`` are written back as ``ImageDocument``s: only what the reader
+    keeps there (their dumps, each dumping back as itself) is; anything else would be another
+    document (or none), ``not_representable`` where it is."""
+    try:
+        _check_legacy_images(images, 0, path)
+    except TraceError as error:
+        raise not_representable(error.detail, error.path or path) from None
 
 
 def _is_lifted(key: str, value: Any, kind: str) -> bool:
     if key == "name":
         return type(value) is str
-    if kind == "tool":
-        return key in ("tool_call_id", "call_id")
+    if kind == "tool":  # a null one is kept verbatim, as the reader keeps it
+        return key in RESULT_ID_KEYS and value is not None
     if kind != "ai":
         return False
     if key in ("tool_calls", "annotations"):

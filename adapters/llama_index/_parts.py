@@ -34,6 +34,7 @@ from tracebridge import (
     TextPart,
     TraceError,
 )
+from tracebridge._json import json_copy
 from tracebridge.errors import short_repr
 from tracebridge.media import (
     audio_format,
@@ -59,6 +60,7 @@ from ._blocks import (
     type_said_by,
 )
 from ._held import KEPT_NULL, Difference, hold, located
+from ._kept import own
 
 
 @lru_cache(maxsize=1024)
@@ -100,7 +102,7 @@ def part_to_block(
 
     A key left out of an image block (``image_mimetype``) is one LlamaIndex fills in itself.
     """
-    kept: dict[str, Any] = part.metadata.get(NAME, {})
+    kept = own(part.metadata, where)
     if isinstance(part, TextPart):
         return {"block_type": "text", "text": part.text}
     if isinstance(part, ImagePart):
@@ -114,12 +116,7 @@ def part_to_block(
             return None
         return _file_block(part, kept, where, drop)
     if isinstance(part, ReasoningPart):
-        return {
-            "block_type": "thinking",
-            "content": None if kept.get("content_is_null") else part.text,
-            "num_tokens": kept.get("num_tokens"),
-            "additional_information": kept.get("additional_information", {}),
-        }
+        return _thinking_block(part, kept, where)
     if isinstance(part, RefusalPart):
         if "refusals" in drop:
             return None
@@ -130,7 +127,7 @@ def part_to_block(
         )
     if isinstance(part, OpaquePart):
         if _is_own_block(part, in_ai):
-            block: dict[str, Any] = part.value
+            block: dict[str, Any] = json_copy(part.value)  # LlamaIndex keeps nested values
             return block
         if "opaque_parts" in drop:
             return None
@@ -141,6 +138,24 @@ def part_to_block(
             where,
         )
     raise not_representable(f"unknown part type {type(part).__name__}", where)
+
+
+def _thinking_block(part: ReasoningPart, kept: dict[str, Any], where: str) -> dict[str, Any]:
+    """A ThinkingBlock; ``content_is_null`` (a block whose content was None, read as the text
+    ``""``) is honoured for that text only: any other text is typed data it cannot hold."""
+    null = kept.get("content_is_null") is True
+    if null and part.text != "":
+        raise not_representable(
+            f"metadata['{NAME}']['content_is_null'] says the ThinkingBlock had no content, "
+            f"but the part's text is {short_repr(part.text)}: a block holds one or the other",
+            f"{where}.metadata.{NAME}.content_is_null",
+        )
+    return {
+        "block_type": "thinking",
+        "content": None if null else part.text,
+        "num_tokens": kept.get("num_tokens"),
+        "additional_information": json_copy(kept.get("additional_information", {})),
+    }
 
 
 def _is_own_block(part: OpaquePart, in_ai: bool) -> bool:

@@ -30,6 +30,7 @@ from tracebridge import AIMessage, AudioReference, Citation, RefusalPart
 from tracebridge.errors import short_repr
 
 from ._blocks import NAME, fail, held_block, no_unknown_fields, not_representable, optional_str
+from ._kept import own
 from ._parts import held_as_given
 
 REPLY_FIELDS = {"transcript": str, "data": str, "expires_at": int}
@@ -154,7 +155,7 @@ def put_audio(message: AIMessage, blocks: list[dict[str, Any]], extra: dict[str,
     reply = message.audio
     if reply is None:
         return blocks
-    kept = reply.metadata.get(NAME, {})
+    kept = own(reply.metadata, f"{where}.audio")
     stored = kept.get("audio")
     typed = {key: getattr(reply, key) for key in REPLY_FIELDS if getattr(reply, key) is not None}
     if type(stored) is dict or _needs_openai_form(typed, blocks):
@@ -185,7 +186,7 @@ def put_citations(message: AIMessage, extra: dict[str, Any], drop: Collection[st
                 "text; drop=['citations'] leaves citations out",
                 f"{where}.citations[{k}].cited_text",
             )
-        stored = cited.metadata.get(NAME, {}).get("annotation")
+        stored = own(cited.metadata, f"{where}.citations[{k}]").get("annotation")
         entry = copy.deepcopy(stored) if type(stored) is dict else {}
         inner = entry.get("url_citation")
         inner = dict(inner) if type(inner) is dict else {}
