@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from ._cli_input import EVENTS, READABLE, Item, Problem, TraceFile
-from ._cli_output import EXIT_OK, Output, Tally, internal_problem, typed_records
+from ._cli_output import EXIT_OK, Output, Tally, internal_problem, same_file, typed_records
 from .errors import MissingExtraError, TraceError
 from .messages import Message
 from .options import OptionError, command_line_hint, parse_options, reader_options, writer_options
@@ -79,6 +79,18 @@ def _running(sources: list[TraceFile], tally: Tally, out: Output | None = None) 
             source.close()
 
 
+def _outputs_apart(args: argparse.Namespace, files: list[str]) -> None:
+    """Refuse ``--errors FILE`` that is an input or OUT: it is opened (emptied) at once, before
+    the input is read. ``-o OUT`` may be the input: it is written beside it and put in place
+    when the run ends, once the input has been read whole."""
+    inputs: list[tuple[str, str | None]] = [("the input", path) for path in files]
+    inputs += [("the references file", getattr(args, "references", None)),
+               ("-o", getattr(args, "output", None))]
+    clash = same_file(args.errors, inputs)
+    if clash is not None:
+        raise OptionError(f"--errors {clash}")
+
+
 def _told(item: Item, problem: Problem) -> str:
     prefix = "invalid trace: " if problem.error is not None else ""
     return f"{item.where()}{prefix}{problem.message}"
@@ -121,6 +133,7 @@ def _converted(
 
 
 def cmd_convert(args: argparse.Namespace, streams: Streams) -> int:
+    _outputs_apart(args, [args.file])
     options = _writer(args)
     source = _trace_file(args, args.file, streams)
     tally = Tally(args.keep_going, args.errors, streams.stderr)
@@ -156,6 +169,7 @@ def _verdict(item: Item, problem: Problem) -> str:
 
 
 def cmd_validate(args: argparse.Namespace, streams: Streams) -> int:
+    _outputs_apart(args, [args.file])
     source = _trace_file(args, args.file, streams)
     tally = Tally(args.keep_going, args.errors, streams.stderr, report=streams.stdout)
     with _running([source], tally):
@@ -169,6 +183,7 @@ def cmd_validate(args: argparse.Namespace, streams: Streams) -> int:
 def cmd_show(args: argparse.Namespace, streams: Streams) -> int:
     from .render import render
 
+    _outputs_apart(args, [args.file])
     source = _trace_file(args, args.file, streams)
     tally = Tally(args.keep_going, args.errors, streams.stderr)
     with _running([source], tally):
@@ -183,6 +198,7 @@ def cmd_show(args: argparse.Namespace, streams: Streams) -> int:
 def cmd_sample(args: argparse.Namespace, streams: Streams) -> int:
     from ._cli_sample import run_sample
 
+    _outputs_apart(args, args.files)
     files = [_trace_file(args, path, streams) for path in args.files]
     tally = Tally(args.keep_going, args.errors, streams.stderr)
 

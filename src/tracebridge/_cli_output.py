@@ -15,7 +15,7 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TextIO
 
 from ._cli_input import Item, Problem, TraceFile
@@ -33,6 +33,7 @@ __all__ = [
     "RunStopped",
     "Tally",
     "internal_problem",
+    "same_file",
     "typed_records",
 ]
 
@@ -101,12 +102,19 @@ class Output:
         self._temp = None
 
     def abandon(self) -> None:
-        """The run stopped: OUT is left as it was (standard output keeps what it got)."""
+        """The run stopped: OUT is left as it was (standard output keeps what it got).
+
+        Nothing is left beside OUT either, even when closing fails again for the reason the
+        run stopped (a full disk: the buffered rest cannot be written)."""
         if self._temp is None:
             return
-        self.stream.close()
-        os.unlink(self._temp)
-        self._temp = None
+        temp, self._temp = self._temp, None
+        try:
+            with contextlib.suppress(OSError, ValueError):
+                self.stream.close()
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
 
 
 class Tally:
@@ -181,6 +189,25 @@ def _exit_code(problem: Problem) -> int:
     if problem.code == "internal_error":
         return EXIT_INTERNAL
     return EXIT_USAGE  # the input itself is unusable: not JSON, nothing at --at, too deep
+
+
+def same_file(output: str | None, inputs: Sequence[tuple[str, str | None]]) -> str | None:
+    """Why ``output`` must not be written: it is the same file as one of ``inputs`` (pairs
+    of what the input is and its path), which writing it would destroy before it is read;
+    None when it is another file (or ``-``, or not there yet)."""
+    if output is None or output == "-":
+        return None
+    for what, path in inputs:
+        if path is None or path == "-":
+            continue
+        try:
+            same = os.path.samefile(output, path)
+        except (OSError, ValueError):  # one does not exist (yet): the same file only by name
+            same = os.path.abspath(output) == os.path.abspath(path)
+        if same:
+            return (f"{output} is the same file as {what} {path}: writing it would destroy it; "
+                    "give another file")
+    return None
 
 
 def internal_problem(doing: str, exc: Exception) -> Problem:

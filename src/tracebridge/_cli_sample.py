@@ -7,6 +7,9 @@ A references file holds one JSON object per line, ``{"id": ..., "reference": ...
 "metadata": {...}}``; a trace takes the references whose ``id`` is its own. A trace's id is
 the value at ``--id PATH`` in its document, else the document's ``id`` key, else its line
 number (``FILE:LINE`` when several files are read). The id is kept as ``metadata["id"]``.
+Ids are unique: a repeated id in the references file, or two traces with one id (``3`` and
+``"3"`` are one id, and a document's ``id`` may be another record's line number), is refused,
+exit 2, naming both lines.
 """
 
 from __future__ import annotations
@@ -183,6 +186,8 @@ def run_sample(
     """Write one sample per readable trace; returns the output to commit."""
     references = References(args.references, stdin) if args.references else None
     out = Output(args.output, stdout)
+    seen: dict[str, str] = {}
+    """Each id taken so far, and where (``FILE: line N``): an id names one trace."""
     try:
         for item, messages, source in typed:
             record, missing = record_id(item, args.id, len(files) > 1)
@@ -191,6 +196,12 @@ def run_sample(
                 continue
             key = id_key(record)
             assert key is not None
+            where = f"{item.file}: line {item.line}"
+            if key in seen:
+                raise UnreadableInput(
+                    f"{where}: id {record!r} is also the id of {seen[key]}; each trace needs "
+                    f"its own id (a document's id, --id PATH, or its line number)")
+            seen[key] = where
             found = references.take(key) if references is not None else None
             ref_where = f"{args.references} line {found[1]}" if found is not None else ""
             try:

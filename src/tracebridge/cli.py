@@ -171,7 +171,7 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
 
 def _add_run_views(add: Any, argv: Sequence[str]) -> None:
     """``gate``, ``calibrate`` and ``report``: decisions on and views of a run directory."""
-    views = {"gate": "decide on a run directory under a release policy (exit 0/1/2/3)",
+    views = {"gate": "decide on a run directory under a release policy (exit 0/1/2/3/4)",
              "calibrate": "compare a run's goal verdicts with its human labels",
              "report": "write a run as one self-contained HTML page"}
     for name, helptext in views.items():

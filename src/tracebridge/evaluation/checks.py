@@ -65,6 +65,11 @@ def load_check(spec: str) -> UserCheck:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise CheckError(f"--checks {spec}: cannot import {module_name}: {exc}") from None
+    except Exception as exc:  # the module's own failure (a SyntaxError, an error at import,
+        # a relative name): the check cannot be loaded, said in one line
+        told = " ".join(str(exc).split())
+        raise CheckError(f"--checks {spec}: cannot import {module_name}: "
+                         f"{type(exc).__name__}: {told}") from None
     function = getattr(module, attribute, None)
     if not callable(function):
         raise CheckError(f"--checks {spec}: {module_name} has no function {attribute}")
@@ -121,7 +126,9 @@ def _unmet(evidence: dict[str, Any], key: str, expectation: Expectation) -> str 
 
 
 def _json(value: Any) -> str:
-    return canonical_json(value).decode("utf-8")
+    # canonical_json writes a lone surrogate (from a JSON escape) as its bytes: read back as
+    # it, and written to RUN_DIR as its escape
+    return canonical_json(value).decode("utf-8", "surrogatepass")
 
 
 def _references(case: Case, metrics: Sequence[str]) -> list[str]:

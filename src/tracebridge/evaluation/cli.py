@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
+import os
 from typing import Any, TextIO
 
+from .._cli_output import same_file
 from .._jsonstream import UnreadableInput
 from ..errors import MissingExtraError
 from ..metrics import cli as metrics_cli
@@ -29,7 +32,7 @@ from .budget import Budget, Price, parse_price
 from .cache import DEFAULT_PATH, CacheError, NoCache, ResultCache
 from .cases import CaseFileError, CaseSet, load_cases
 from .checks import CheckError, UserCheck, load_check
-from .record import RecordError, RunRecord
+from .record import CASES, RESULTS, SPENT, SUMMARY, RecordError, RunRecord
 from .runner import Runner, RunSettings, UsageError
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_CONTROLS = 0, 1, 2, 3, 4
@@ -119,6 +122,7 @@ def cmd_run(args: argparse.Namespace, streams: Any) -> int:
 
 def _run(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
     try:
+        _outputs_apart(args)
         checks = [load_check(spec) for spec in args.checks]
         prices = dict(parse_price(text) for text in args.prices)
         cases = load_cases(args.cases)
@@ -131,6 +135,21 @@ def _run(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
     except (UnreadableInput, CheckError, RecordError, CacheError, UsageError,
             MissingExtraError, ValueError, OSError) as exc:
         raise _Unusable(str(exc)) from None
+
+
+def _outputs_apart(args: argparse.Namespace) -> None:
+    """Refuse a CASES or --cache that is a file the run writes in RUN_DIR (``cases.jsonl``
+    is rewritten as the run goes: the case file would be lost)."""
+    written = [("the run's", os.path.join(args.out, name))
+               for name in (CASES, RESULTS, SUMMARY, SPENT)]
+    for flag, path in (("CASES", args.cases), ("--cache", None if args.no_cache else args.cache)):
+        clash = same_file(path, written)
+        if clash is not None:
+            raise UsageError(f"{flag} {clash}")
+    if not args.no_cache:
+        clash = same_file(args.cache, [("CASES", args.cases)])
+        if clash is not None:
+            raise UsageError(f"--cache {clash}")
 
 
 async def _go(runner: Runner) -> dict[str, Any]:
@@ -149,7 +168,7 @@ def _runner(args: argparse.Namespace, cases: CaseSet, checks: list[UserCheck],
         raise UsageError(f"--concurrency must be 1 or more, got {args.concurrency}")
     if args.retries < 0:
         raise UsageError(f"--retries must be 0 or more, got {args.retries}")
-    if args.timeout <= 0:
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
         raise UsageError(f"--timeout must be more than 0, got {args.timeout}")
     if not 0.0 <= args.pass_threshold <= 1.0:  # (nan too: no value is below it, all pass)
         raise UsageError(f"--pass-threshold must be from 0 to 1, got {args.pass_threshold}")

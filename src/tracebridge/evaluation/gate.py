@@ -23,6 +23,7 @@ a person. A provider outage only ever gives ``evaluator_errors``, ``critical_unr
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ __all__ = [
     "Blocker",
     "Decision",
     "decide",
+    "one_line",
     "receipt_reason",
     "slice_name",
 ]
@@ -87,7 +89,19 @@ class Blocker:
         return KINDS[self.kind]
 
     def __str__(self) -> str:
-        return f"{self.kind}: {self.subject}: {self.message}"
+        return one_line(f"{self.kind}: {self.subject}: {self.message}")
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def one_line(text: str) -> str:
+    """``text`` with its control characters (a newline or carriage return in a case id, a
+    slice or a reason) written as escapes (``\\n``, ``\\r``, ``\\u001b``): a blocker is one
+    line whatever its case holds."""
+    return _CONTROL.sub(
+        lambda found: _NAMED.get(found.group(), f"\\u{ord(found.group()):04x}"), text)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, NoReturn, TextIO
 
@@ -75,6 +76,7 @@ def cmd_gate(args: argparse.Namespace, streams: Any) -> int:
 
     err: TextIO = streams.stderr
     try:
+        _apart([("--junit", args.junit), ("--markdown", args.markdown)], args)
         policy = load_policy(args.policy)
         run = read_run(args.run_dir)
         decision = decide(run, policy)
@@ -82,7 +84,7 @@ def cmd_gate(args: argparse.Namespace, streams: Any) -> int:
             _write(args.junit, junit_xml(run, policy, decision))
         if args.markdown:
             _write(args.markdown, markdown(run, policy, decision))
-    except (PolicyError, RunDirError, OSError) as exc:
+    except (PolicyError, RunDirError, _SameFile, OSError) as exc:
         err.write(f"tracebridge gate: {exc}\n")
         return EXIT_UNUSABLE
     for blocker in decision.blockers:
@@ -119,19 +121,45 @@ def cmd_report(args: argparse.Namespace, streams: Any) -> int:
     from .rundir import RunDirError, read_run
 
     try:
+        _apart([("-o", args.output)], args)
         policy = None if args.policy is None else load_policy(args.policy)
         run = read_run(args.run_dir)
         cases = run.case_file(args.cases)
+        _apart([("-o", args.output)], args, cases.path)
         decision = None if policy is None else decide(run, policy)
         page = report_html(run, cases, calibrate(run, cases), policy, decision)
         _write(args.output, page)
-    except (PolicyError, RunDirError, OSError) as exc:
+    except (PolicyError, RunDirError, _SameFile, OSError) as exc:
         streams.stderr.write(f"tracebridge report: {exc}\n")
         return EXIT_UNUSABLE
     streams.stderr.write(f"tracebridge report: wrote {args.output}\n")
     return 0
 
 
+class _SameFile(Exception):
+    """An output flag names a file the command reads (one line)."""
+
+
+def _apart(outputs: list[tuple[str, str | None]], args: argparse.Namespace,
+           case_file: str | os.PathLike[str] | None = None) -> None:
+    """Refuse an output that is the policy, a file of RUN_DIR, the case file, or another
+    output: it would be overwritten."""
+    from .._cli_output import same_file
+    from .record import CASES, RESULTS, SPENT, SUMMARY
+
+    inputs: list[tuple[str, str | None]] = [("--policy", args.policy)]
+    inputs += [("the run's", os.path.join(args.run_dir, name))
+               for name in (SUMMARY, CASES, RESULTS, SPENT)]
+    inputs.append(("the case file", None if case_file is None else os.fspath(case_file)))
+    for number, (flag, path) in enumerate(outputs):
+        clash = same_file(path, [*inputs, *outputs[number + 1:]])
+        if clash is not None:
+            raise _SameFile(f"{flag} {clash}")
+
+
 def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as out:
+    # JSON_SAFE: a lone surrogate (from a JSON escape) is written as that escape, as on stdout
+    from .._cli_output import JSON_SAFE
+
+    with open(path, "w", encoding="utf-8", errors=JSON_SAFE) as out:
         out.write(text)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..metrics.cli import verdict
-from .gate import Decision, receipt_reason, slice_name
+from .gate import Decision, one_line, receipt_reason, slice_name
 from .outcome import STATES
 from .policy import Policy
 from .rundir import CaseRow, RunDir
@@ -187,5 +187,6 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
 
 
 def _md(text: str) -> str:
-    """``text`` as literal Markdown on one line."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(text.split("\n")))
+    """``text`` as literal Markdown on one line (a control character written as its escape,
+    as on the gate's standard output)."""
+    return _MD_SPECIAL.sub(r"\\\1", one_line(text))

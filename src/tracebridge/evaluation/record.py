@@ -94,6 +94,9 @@ class RunRecord:
             before = json.loads(summary.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise RecordError(f"cannot read {summary}: {exc}") from None
+        except RecursionError:
+            raise RecordError(f"cannot read {summary}: it is nested too deeply to read; use "
+                              "a new --out") from None
         for key in _SAME_RUN:
             if not isinstance(before, dict) or before.get(key) != header.get(key):
                 raise RecordError(
@@ -116,6 +119,9 @@ class RunRecord:
                 except (ValueError, KeyError, TypeError) as exc:
                     raise RecordError(f"{spent}: line {number} is not a spent row ({exc}); "
                                       "use a new --out") from None
+                except RecursionError:
+                    raise RecordError(f"{spent}: line {number} is nested too deeply to read; "
+                                      "use a new --out") from None
 
     def _rows(self, results: Path) -> dict[tuple[str, str], dict[str, Any]]:
         if not results.exists():
@@ -134,6 +140,9 @@ class RunRecord:
                     reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else exc
                     raise RecordError(f"{results}: line {number} is not a result row "
                                       f"({reason}); use a new --out") from None
+                except RecursionError:
+                    raise RecordError(f"{results}: line {number} is nested too deeply to "
+                                      "read; use a new --out") from None
         return rows
 
     # --- as the run goes -----------------------------------------------------------------
@@ -141,7 +150,8 @@ class RunRecord:
     def write_result(self, case_id: str, result: MetricResult,
                      cached: dict[str, Any] | None = None) -> dict[str, Any]:
         """Append one result row and flush it; returns the row."""
-        row = {"case_id": case_id, **result.model_dump(mode="json"), "cached": cached}
+        # to_json: a lone surrogate (in a dict key too) is kept, written as its JSON escape
+        row = {"case_id": case_id, **json.loads(result.to_json()), "cached": cached}
         self._append(self._results, row)
         self._spent(row)
         return row
@@ -162,8 +172,12 @@ class RunRecord:
 
     def _append(self, stream: TextIO | None, row: dict[str, Any]) -> None:
         assert stream is not None, "open() first"
-        stream.write(json.dumps(row, ensure_ascii=False) + "\n")
-        stream.flush()
+        try:
+            stream.write(json.dumps(row, ensure_ascii=False) + "\n")
+            stream.flush()
+        except OSError as exc:  # a full disk: the run stops here (a cut line is dropped on
+            # resume)
+            raise RecordError(f"cannot write {stream.name}: {exc}") from None
 
     # --- the end -------------------------------------------------------------------------
 
@@ -181,6 +195,15 @@ class RunRecord:
         for stream in (self._results, self._cases, self._spent_rows):
             if stream is not None:
                 stream.close()
+        self._results = self._cases = self._spent_rows = None
+
+    def abandon(self) -> None:
+        """The run stopped on an error: close what is open, whatever closing says (a full
+        disk fails again on what is still buffered; resuming drops a line cut short)."""
+        for stream in (self._results, self._cases, self._spent_rows):
+            if stream is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    stream.close()
         self._results = self._cases = self._spent_rows = None
 
 
@@ -212,6 +235,9 @@ def _replace(path: Path, text: str) -> None:
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         with os.fdopen(handle, "w", encoding="utf-8", errors=JSON_SAFE) as out:
             out.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # as if written directly (mkstemp makes it 0600)
         os.replace(temporary, path)
     except OSError as exc:
         with contextlib.suppress(OSError, UnboundLocalError):

@@ -171,6 +171,8 @@ def _summary(path: Path) -> dict[str, Any]:
         raise RunDirError(f"{path.parent} is not a run directory (no {SUMMARY})") from None
     except (OSError, ValueError) as exc:
         raise RunDirError(f"cannot read {path}: {exc}") from None
+    except RecursionError:
+        raise RunDirError(f"cannot read {path}: it is nested too deeply to read") from None
     if not isinstance(value, dict):
         raise RunDirError(f"{path}: expected a JSON object")
     return value
@@ -195,6 +197,8 @@ def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
             value = json.loads(line)
         except ValueError as exc:
             raise RunDirError(f"{path}: line {number} is not JSON ({exc})") from None
+        except RecursionError:
+            raise RunDirError(f"{path}: line {number} is nested too deeply to read") from None
         if not isinstance(value, dict):
             raise RunDirError(f"{path}: line {number}: expected a JSON object")
         found.append((number, value))

@@ -194,6 +194,13 @@ class Runner:
 
     async def run(self) -> dict[str, Any]:
         """Run every case; writes RUN_DIR as it goes and returns the summary."""
+        try:
+            return await self._run()
+        except BaseException:
+            self.record.abandon()  # what was written stays, for a resumed run
+            raise
+
+    async def _run(self) -> dict[str, Any]:
         done = self.record.open(self.header)
         for (case_id, name), row in done.items():
             result = MetricResult.model_validate({k: v for k, v in row.items()
@@ -258,11 +265,19 @@ class Runner:
             self.status = status
 
     async def _run_jobs(self, jobs: list[Job]) -> None:
+        """Run ``jobs``, ``concurrency`` at once. A job that fails to record its result (RUN_DIR
+        or the cache cannot be written) stops the run: no other job starts, those in flight
+        are cancelled, and its error is raised."""
         gate = asyncio.Semaphore(self.settings.concurrency)
         running: set[asyncio.Task[None]] = set()
+        failed: list[Exception] = []
+        """What stopped a job from recording its result (told before its place is freed)."""
         try:
             for job in jobs:
                 await gate.acquire()
+                if failed:
+                    gate.release()
+                    break
                 if self.stopped is None and job.judged:
                     refusal = self.budget.fits(job.estimates)
                     if refusal is not None:
@@ -271,16 +286,21 @@ class Runner:
                     gate.release()
                     self.unrun[(job.case.case_id, job.metric.name)] = self.stopped
                     continue
-                task = asyncio.create_task(self._job(job, gate))
+                task = asyncio.create_task(self._job(job, gate, failed))
                 running.add(task)
                 task.add_done_callback(running.discard)
                 await asyncio.sleep(0)  # the job takes its share of the budget before the next
-            await asyncio.gather(*running)
+            while running and not failed:
+                await asyncio.wait(set(running), return_when=asyncio.FIRST_COMPLETED)
         finally:
-            for task in running:
+            left = list(running)
+            for task in left:
                 task.cancel()
+            await asyncio.gather(*left, return_exceptions=True)
+        if failed:
+            raise failed[0]
 
-    async def _job(self, job: Job, gate: asyncio.Semaphore) -> None:
+    async def _job(self, job: Job, gate: asyncio.Semaphore, failed: list[Exception]) -> None:
         try:
             try:
                 result = await job.metric.ascore(job.sample)
@@ -295,6 +315,8 @@ class Runner:
                     self.record.write_spent(job.case.case_id, job.metric.name, result.usage)
             else:
                 self._keep(job, result)
+        except Exception as exc:  # RUN_DIR or the cache cannot be written: the run stops
+            failed.append(exc)
         finally:
             gate.release()
 

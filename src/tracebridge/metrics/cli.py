@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -29,6 +30,7 @@ from typing import Any, Literal, TextIO
 
 from pydantic import ValidationError
 
+from .._cli_output import same_file
 from .._jsonstream import JsonDocuments, Record, UnreadableInput
 from ..errors import MissingExtraError, TraceError
 from ..sample import MultiTurnSample
@@ -163,6 +165,11 @@ def run(
     try:
         if args.max_concurrency < 1:
             raise _Unusable(f"--max-concurrency must be 1 or more, got {args.max_concurrency}")
+        if not math.isfinite(args.timeout) or args.timeout <= 0:
+            raise _Unusable(f"--timeout must be more than 0, got {args.timeout}")
+        clash = same_file(args.output, [("the dataset", args.dataset)])
+        if clash is not None:  # OUT is opened (emptied) before DATASET is read
+            raise _Unusable(f"-o {clash}")
         judge = _judge(args)
         metrics = _metrics(args.metrics, judge)
         records = _records(args.dataset, stdin or sys.stdin)
@@ -314,7 +321,8 @@ async def _score(
             row: dict[str, Any] = {"line": line}
             if "id" in sample.metadata:
                 row["id"] = sample.metadata["id"]
-            results.write(json.dumps({**row, **result.model_dump(mode="json")},
+            # to_json: a lone surrogate (in a dict key too) is written as its JSON escape
+            results.write(json.dumps({**row, **json.loads(result.to_json())},
                                      ensure_ascii=False) + "\n")
             tally.add(result, kind)
         if done:
