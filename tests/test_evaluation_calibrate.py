@@ -177,3 +177,18 @@ def test_no_labels_and_a_changed_case_file(tmp_path: Path, server: FakeOpenAI) -
                           "this run read (manifest sha256:")
     assert err.endswith("; give the run's case file with --cases\n")
     assert run("calibrate", str(out), "--cases", str(moved))[0] == 0
+
+
+@pytest.mark.parametrize("view", ["calibrate", "report"])
+def test_a_case_file_gone_since_the_run_is_exit_4_in_one_line(
+    tmp_path: Path, server: FakeOpenAI, view: str
+) -> None:
+    # before, calibrate and report said "tracebridge: cannot read ..." and exited 2
+    out = make_run(tmp_path, server, [case("a")], [goal(True)])
+    case_file = tmp_path / "run" / "cases.jsonl"
+    case_file.unlink()
+    flags = ["-o", str(tmp_path / "page.html")] if view == "report" else []
+    code, _, err = run(view, str(out), *flags)
+    assert code == 4
+    assert err == (f"tracebridge {view}: the case file {case_file} cannot be read: cannot read "
+                   f"{case_file}: [Errno 2] No such file or directory: '{case_file}'\n")

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .._jsonstream import UnreadableInput
 from ..metrics.base import MetricResult
 from .cases import CaseFileError, CaseSet, load_cases
 from .outcome import GOAL_METRICS, State
@@ -121,7 +122,7 @@ class RunDir:
             cases = load_cases(where)
         except CaseFileError as exc:
             raise RunDirError(f"the case file {where} cannot be read: {exc}") from None
-        except (OSError, ValueError) as exc:  # UnreadableInput is a ValueError
+        except (OSError, ValueError, UnreadableInput) as exc:  # moved, deleted, not JSON
             raise RunDirError(f"the case file {where} cannot be read: {exc}") from None
         if cases.manifest_hash != self.summary.manifest_hash:
             raise RunDirError(f"the case file {where} is not the one this run read (manifest "
