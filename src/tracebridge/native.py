@@ -54,8 +54,15 @@ def _read(trace: Any, allow_pending: bool) -> list[Message]:
 
 
 def from_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """The messages as JSON-ready dicts (``model_dump(mode="json")``)."""
-    return [message.model_dump(mode="json") for message in messages]
+    """The messages as JSON-ready dicts: each message's ``model_dump()``.
+
+    Python's form, as ``MultiTurnSample.model_dump_json`` dumps a sample its JSON writer
+    refuses: every string as it is, so a lone surrogate (an escaped half of a pair, read from
+    JSON) in a kept metadata key reaches the JSON writer, which escapes it (``\\ud83c``).
+    pydantic's ``mode="json"`` raises on such a key, or replaces its characters with U+FFFD.
+    For a message the two forms are otherwise equal: every field holds JSON.
+    """
+    return [message.model_dump() for message in messages]
 
 
 def detect(trace: Any) -> bool:

@@ -20,6 +20,12 @@ After an agent's content and calls come its citations (``[cite 0-12] <title> <ur
 audio reply (``[audio reply id=...] <transcript>``). ``RENDER_VERSION`` changes whenever the
 output for some conversation changes, so judged scores can say what the judge saw.
 
+Content may span lines (each continuation indented); a name, an id, a citation's title and
+url cannot: a backslash and every character Python does not print as itself (line breaks,
+other control characters, ``\u2028``, format characters such as ``\u202e``, a lone surrogate)
+are written there as Python's escapes (``\n``, ``\x1b``, ``\u2028``, ``\\``), so no name
+can start a line that looks like another message.
+
 This module dispatches on the ``type`` tags and imports no message class at run time, so
 ``messages`` can use it without an import circle.
 """
@@ -38,7 +44,8 @@ if TYPE_CHECKING:
 
 __all__ = ["RENDER_VERSION", "render", "render_message"]
 
-RENDER_VERSION = "2"
+RENDER_VERSION = "3"
+"""``3``: names, ids, titles and urls escaped (``2``: a line break in one started a new line)."""
 
 _INDENT = "    "
 _OPAQUE_LIMIT = 300
@@ -68,7 +75,7 @@ def render_message(message: AnyMessage) -> str:
         body += [_render_call(call) for call in message.tool_calls]
         body += [_render_citation(cited) for cited in message.citations]
         if message.audio is not None:
-            reply = f"[audio reply id={message.audio.id}]"
+            reply = f"[audio reply id={_one_line(message.audio.id)}]"
             if message.audio.transcript is not None:
                 reply += f" {message.audio.transcript}"
             body.extend(reply.split("\n"))
@@ -79,32 +86,51 @@ def _label(message: AnyMessage) -> str:
     if message.type == "tool":
         label = "tool"
         if message.name is not None:
-            label += f" {message.name}"
+            label += f" {_one_line(message.name)}"
         if message.tool_call_id is not None:
-            label += f" [id={message.tool_call_id}]"
+            label += f" [id={_one_line(message.tool_call_id)}]"
         if message.is_error:
             label += " (error)"
         return label
     label = message.role if message.type == "system" else message.type
     if message.name is not None:
-        label += f" ({message.name})"
+        label += f" ({_one_line(message.name)})"
     return label
 
 
 def _render_call(call: ToolCall) -> str:
-    ident = f" [id={call.id}]" if call.id is not None else ""
+    name = _one_line(call.name)
+    ident = f" [id={_one_line(call.id)}]" if call.id is not None else ""
     if call.invalid_args is not None:
-        return f"-> {call.name}{ident} invalid arguments: {call.invalid_args!r}"
+        return f"-> {name}{ident} invalid arguments: {call.invalid_args!r}"
     if call.kind == "custom":
-        return f"-> {call.name}{ident} custom input: {call.args['input']!r}"
-    return f"-> {call.name}{ident} {json.dumps(call.args, ensure_ascii=False)}"
+        return f"-> {name}{ident} custom input: {call.args['input']!r}"
+    return f"-> {name}{ident} {json.dumps(call.args, ensure_ascii=False)}"
+
+
+def _one_line(text: str) -> str:
+    """``text`` (a name, an id, a title, a url) with a backslash and each character Python
+    does not print as itself written as its escape, so it stays on its line.
+
+    >>> print(_one_line("agent\\n[4] human: hi"), _one_line("C:\\\\tmp"), _one_line("ok"))
+    agent\\n[4] human: hi C:\\\\tmp ok
+    """
+    if text.isprintable() and "\\" not in text:
+        return text  # the usual name: nothing to escape
+    return "".join(ch if ch.isprintable() and ch != "\\" else _escape(ch) for ch in text)
+
+
+def _escape(ch: str) -> str:
+    """One character as Python writes it in a string literal (``\\n``, ``\\x1b``,
+    ``\\u2028``, ``\\U000e0001``, ``\\\\``)."""
+    return ch.encode("unicode_escape").decode("ascii")
 
 
 def _render_citation(cited: Citation) -> str:
     span = ""
     if cited.start_index is not None or cited.end_index is not None:
         span = f" {_or_blank(cited.start_index)}-{_or_blank(cited.end_index)}"
-    said = " ".join(x for x in (cited.title, cited.url) if x is not None)
+    said = " ".join(_one_line(x) for x in (cited.title, cited.url) if x is not None)
     line = f"[cite{span}] {said}".rstrip()
     if cited.cited_text is not None:
         line += f" {json.dumps(cited.cited_text, ensure_ascii=False)}"

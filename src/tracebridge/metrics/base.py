@@ -14,9 +14,18 @@ from abc import ABC, abstractmethod
 from collections.abc import Coroutine
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 from pydantic_core import PydanticSerializationError
 
+from .._json import json_copy_at
+from ..errors import TraceError
 from ..messages import JsonObject
 from ..sample import MultiTurnSample
 
@@ -53,6 +62,24 @@ class Usage(BaseModel):
         )
 
 
+class _DetailsNotJson(TraceError, ValueError):
+    """``details`` that are not plain JSON (``unserializable_value``, with the path inside
+    them). A ``ValueError`` too, so pydantic reports it as it reports any field's problem:
+    a ``ValidationError`` whose error's ``ctx["error"]`` is this ``TraceError``, which every
+    reader of stored results already handles."""
+
+
+def _plain_details(value: Any) -> Any:
+    """``details`` checked as a message's ``metadata`` is (``json_copy_at``: plain JSON, taken
+    as a copy), or left to pydantic's own type error when it is not a dict."""
+    if type(value) is dict and value:
+        try:
+            return json_copy_at(value, "details")
+        except TraceError as error:
+            raise _DetailsNotJson(error.code, error.detail, path=error.path) from None
+    return value
+
+
 class MetricResult(BaseModel):
     """One metric's verdict on one sample.
 
@@ -68,8 +95,10 @@ class MetricResult(BaseModel):
     """The score in [0, 1]; None when the metric could not score (see ``error``)."""
     reason: str | None = None
     """The judge's explanation, for judge-based metrics."""
-    details: JsonObject = {}
-    """How the value was reached: pairings, per-message verdicts, counts (JSON)."""
+    details: Annotated[JsonObject, BeforeValidator(_plain_details)] = {}
+    """How the value was reached: pairings, per-message verdicts, counts (plain JSON: NaN, a
+    tuple, a set, a key that is not a string or an object is refused, see ``_DetailsNotJson``,
+    since the JSON round trip would change it)."""
     error: str | None = None
     """Why there is no value; None when there is one."""
     metric_version: str
@@ -187,7 +216,8 @@ class Metric(ABC):
     ) -> MetricResult:
         """A deterministic metric's result: ``value`` and the JSON ``details`` its own code
         computed, built without a second validation pass (the same fields ``result`` sets;
-        the value's range is still checked)."""
+        the value's range is still checked, ``details`` are trusted to be plain JSON: give
+        anything else to ``result``, which checks them)."""
         if not 0.0 <= value <= 1.0:
             raise ValueError(f"a score lies in [0, 1], got {value!r}")
         return MetricResult._trusted(

@@ -75,7 +75,7 @@ class RoleAdherence(_PerAIMessage):
     """Share of agent messages that stay in the role the agent was given.
 
     The role is ``sample.rubrics["role"]`` when present, else the text of the system
-    message(s). With neither there is no value.
+    message(s). With neither there is no value; blank text (whitespace only) is none.
     """
 
     name = "role_adherence"
@@ -88,7 +88,8 @@ which tools it calls. verdict is true when the message keeps to the role."""
         """The role the agent was given, or None."""
         if sample.rubrics is not None and sample.rubrics.get("role", "").strip():
             return sample.rubrics["role"]
-        system = [m.text for m in sample.messages if isinstance(m, SystemMessage) and m.text]
+        system = [m.text for m in sample.messages
+                  if isinstance(m, SystemMessage) and m.text.strip()]
         return "\n".join(system) if system else None
 
     def extra_prompt(self, sample: MultiTurnSample) -> str:

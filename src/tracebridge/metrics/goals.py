@@ -142,7 +142,8 @@ class TopicAdherence(JudgedMetric):
     answered), false negative (allowed, refused) or true negative (off-topic, refused: a
     correct refusal). precision = tp / (tp + fp), 1.0 when nothing was answered; recall =
     tp / (tp + fn), 1.0 when no allowed question was asked; f1 = their harmonic mean (0 when
-    both are 0). No question at all: no value ("nothing to judge").
+    both are 0). No question at all: no value ("nothing to judge"). Blank topics
+    (whitespace only) are left out; none left, or none given: no value.
     """
 
     def __init__(self, judge: Judge, mode: TopicMode = "f1") -> None:
@@ -153,7 +154,8 @@ class TopicAdherence(JudgedMetric):
         self.name = f"topic_adherence_{mode}"
 
     async def judged(self, sample: MultiTurnSample) -> MetricResult:
-        topics = sample.reference_topics
+        # a blank topic allows nothing: left out, as a blank role or reference is
+        topics = [topic for topic in sample.reference_topics or () if topic.strip()]
         if not topics:
             return self.failed(
                 sample, "the sample has no reference_topics (the allowed topics)", usage=Usage()

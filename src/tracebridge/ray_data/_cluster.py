@@ -29,6 +29,7 @@ from ..evaluation.budget import Budget
 from ..evaluation.cache import CacheError
 from ..metrics.base import MetricResult
 from ..metrics.cli import JUDGED
+from ._convert import arrow_array
 from ._lease import Allowances, Lease, LeasingJudge, Limits
 from ._scoring import SAMPLE, CachedResult, JudgeFactory, Scorer, check_metrics
 
@@ -183,7 +184,11 @@ def _documents(path: str, source: str) -> list[dict[str, Any]]:
 
 
 def _table(rows: list[dict[str, Any]]) -> pa.Table:
-    return pa.Table.from_pylist(rows, schema=pa.schema(list(TRACE_COLUMNS.items())))
+    """The rows as a table; a record re-encoded from a document holding a lone surrogate
+    (or a file name holding one) has it as its escape (``arrow_array``)."""
+    return pa.table({name: arrow_array([row[name] for row in rows], kind)
+                     for name, kind in TRACE_COLUMNS.items()},
+                    schema=pa.schema(list(TRACE_COLUMNS.items())))
 
 
 # --- earlier results -------------------------------------------------------------------------

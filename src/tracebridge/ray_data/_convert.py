@@ -6,6 +6,12 @@ A record is the JSON text of one trace (one JSONL line). It is parsed here, read
 format's reader and written by the target's writer; whatever goes wrong with one record is
 written into that row's error columns, so the function never raises for bad data and gives
 back exactly as many rows as it got, in the same order.
+
+Text that UTF-8 cannot hold (a lone surrogate: JSON's ``"\\ud83c"`` escape spells one, and
+Python reads it as it stands) cannot go into an Arrow string column either. Every string a
+batch function writes is therefore written as the command line writes it (``JSON_SAFE``):
+such a character becomes its escape, ``\\ud83c``, which in JSON text (``output``,
+``result``) reads back as the same character.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from .._cli_commands import to_json
+from .._cli_output import JSON_SAFE
 from .._jsonstream import _parse_line
 from ..errors import FormatError, TraceError
 from ..registry import convert, get_adapter
@@ -23,8 +30,10 @@ from ..registry import convert, get_adapter
 __all__ = [
     "CONVERT_COLUMNS",
     "RowError",
+    "arrow_array",
     "convert_batch",
     "convert_record",
+    "json_safe",
     "parse_record",
 ]
 
@@ -89,14 +98,16 @@ def convert_record(
     target_options: dict[str, Any] | None = None,
 ) -> str:
     """One record converted, as compact JSON text (as ``tracebridge convert`` writes it:
-    framework objects dumped to JSON); ``RowError`` when it cannot be."""
+    framework objects dumped to JSON, a lone surrogate as its escape); ``RowError`` when it
+    cannot be."""
     value = parse_record(text, line)
     try:
         written = convert(value, source=source, target=target,
                           source_options=source_options, target_options=target_options)
-        return json.dumps(to_json(target, written), ensure_ascii=False, separators=(",", ":"))
+        output = json.dumps(to_json(target, written), ensure_ascii=False, separators=(",", ":"))
     except Exception as exc:  # one record's failure is its row's error, never the batch's
         raise RowError.of(exc, f"converting from {source} to {target}") from None
+    return json_safe(output)
 
 
 def convert_batch(
@@ -166,9 +177,28 @@ def with_columns(
     """``batch`` with ``columns`` added (replacing same-named ones), typed as ``types``."""
     table = batch
     for name, values in columns.items():
-        array = pa.array(values, type=types[name])
+        array = arrow_array(values, types[name])
         if name in table.column_names:
             table = table.set_column(table.column_names.index(name), name, array)
         else:
             table = table.append_column(name, array)
     return table
+
+
+def arrow_array(values: list[Any], kind: pa.DataType) -> pa.Array:
+    """``values`` as an Arrow array of ``kind``; a string UTF-8 cannot hold (a lone
+    surrogate) is written as ``json_safe`` writes it, where Arrow would refuse the batch."""
+    try:
+        return pa.array(values, type=kind)
+    except UnicodeEncodeError:  # rare: the common case pays for no second pass
+        return pa.array([json_safe(v) if type(v) is str else v for v in values], type=kind)
+
+
+def json_safe(text: str) -> str:
+    """``text`` with each character UTF-8 cannot hold (a lone surrogate) written as its
+    escape (``\\ud83c``), as ``tracebridge convert`` writes its output (``JSON_SAFE``).
+
+    >>> json_safe("cut emoji \\ud83c")
+    'cut emoji \\\\ud83c'
+    """
+    return text if text.isascii() else text.encode("utf-8", JSON_SAFE).decode("utf-8")
