@@ -229,3 +229,23 @@ def test_langchain_output_is_json_that_reads_back() -> None:
     assert run("validate", "-", "--from", "langchain", stdin=out) == (
         0, f"ok: {len(dumped)} messages (langchain)\n", ""
     )
+
+
+def test_objects_whose_json_dump_cannot_hold_a_lone_surrogate_are_refused_in_one_line() -> None:
+    # LlamaIndex's ChatMessage dump encodes every string as UTF-8: a lone surrogate (kept
+    # from a \udcff escape) made `convert` exit 70 as an internal error
+    trace = [{"role": "user", "additional_kwargs": {"k\udcff": {"x": 1}},
+              "blocks": [{"block_type": "text", "text": "hi"}]}]
+    code, out, err = run("convert", "-", "--from", "llama_index", "--to", "llama_index",
+                         stdin=json.dumps(trace))
+    assert (code, out) == (1, "")
+    assert err == (
+        "tracebridge: cannot write llama_index: llama_index: messages[0]: the llama_index "
+        "object holds a lone surrogate (text read with surrogateescape, or a \\udcXX escape), "
+        "which its JSON dump cannot write; convert to tracebridge or a dict format to keep it "
+        "[not_representable]\n"
+    )
+    code, out, err = run("convert", "-", "--from", "llama_index", "--to", "tracebridge",
+                         stdin=json.dumps(trace))
+    assert (code, err) == (0, "")
+    assert '"k\udcff": {' in out  # the stream writes it as its escape

@@ -43,13 +43,26 @@ def to_json(format_name: str, trace: Any) -> Any:
     if dump is not None:
         return dump(trace)
     if isinstance(trace, list):
-        return [_model_json(item) for item in trace]
-    return _model_json(trace)
+        return [_model_json(item, format_name, i) for i, item in enumerate(trace)]
+    return _model_json(trace, format_name, None)
 
 
-def _model_json(value: Any) -> Any:
+def _model_json(value: Any, format_name: str, index: int | None) -> Any:
     model_dump = getattr(value, "model_dump", None)
-    return model_dump(mode="json") if callable(model_dump) else value
+    if not callable(model_dump):
+        return value
+    try:
+        return model_dump(mode="json")
+    except UnicodeEncodeError:  # pydantic's JSON mode encodes every string as UTF-8
+        raise TraceError(
+            "not_representable",
+            f"the {format_name} object holds a lone surrogate (text read with "
+            f"surrogateescape, or a \\udcXX escape), which its JSON dump cannot write; "
+            f"convert to tracebridge or a dict format to keep it",
+            index=index,
+            path=None if index is None else f"messages[{index}]",
+            source=format_name,
+        ) from None
 
 
 def _trace_file(args: argparse.Namespace, path: str, streams: Streams) -> TraceFile:
