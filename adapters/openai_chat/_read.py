@@ -92,7 +92,7 @@ def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Mes
         messages = [fast(item) or _Reader(dialect, i).message(item) for i, item in enumerate(trace)]
         # the quick pass of the rules passes no result without an id after calls with ids,
         # so only a conversation it cannot vouch for is looked at closer
-        if not surely_valid(messages, allow_pending):
+        if not surely_valid(messages, allow_pending) or type(allow_pending) is not bool:
             validate(
                 messages,
                 allow_pending=allow_pending,
@@ -139,8 +139,10 @@ class _FastReader:
     way with no error possible: string ``content`` (or null/absent on an assistant message),
     a string name under the dialect's name key, function ``tool_calls`` whose arguments parse
     to a JSON object, and nulls where the general reader would keep them. Anything else
-    (parts, refusals, audio, citations, unknown keys, wrong types, streaming chunks) returns
-    None and goes through ``_Reader``, which gives the same typed message or the error.
+    (parts, refusals, audio, citations, unknown keys, wrong types, streaming chunks, a ``str``
+    subclass such as an Enum member where a role, a call's type or a kept key is stored or
+    checked) returns None and goes through ``_Reader``, which gives the same typed message
+    (``model_fields_set`` and metadata key order included) or the error.
     """
 
     __slots__ = ("assistant_name", "nullable", "source", "tool_name", "user_names")
@@ -189,6 +191,8 @@ class _FastReader:
                 if name is None:
                     return _build.human(content)
                 return _build.human(content, name)
+            if type(role) is not str:
+                return None  # a str subclass (an Enum): the general reader stores the str
             if name is None:
                 return _build.system(content, role)
             return _build.system(content, role, name)
@@ -200,6 +204,7 @@ class _FastReader:
         content = ""
         name = None
         calls: list[ToolCall] | None = None  # made when there are calls
+        annotated = False  # set after the loop: the general reader's key order
         if "content" not in item:
             namespace["content"] = "absent"
         nullable, sender = self.nullable, self.assistant_name
@@ -209,7 +214,7 @@ class _FastReader:
             if value is None:
                 if key == "content":
                     namespace["content"] = "null"
-                elif key in nullable:
+                elif key in nullable and type(key) is str:  # a subclass is no JSON key
                     fields[key] = None
                 else:
                     return None
@@ -234,9 +239,11 @@ class _FastReader:
                     return None
                 name = value
             elif key == "annotations" and value == []:
-                namespace["annotations"] = []
+                annotated = True
             else:
                 return None
+        if annotated:
+            namespace["annotations"] = []
         if fields:
             namespace["fields"] = fields
         metadata = {self.source: namespace} if namespace else None
@@ -245,6 +252,8 @@ class _FastReader:
     def call(self, call: Any) -> ToolCall | None:
         if type(call) is not dict or len(call) != 3 or call.get("type") != "function":
             return None
+        if type(call["type"]) is not str:
+            return None  # a str subclass (an Enum) equal to "function": the general reader refuses
         call_id = call.get("id")
         function = call.get("function")
         if type(call_id) is not str or type(function) is not dict or len(function) != 2:
@@ -302,18 +311,29 @@ class _Reader(ReplyReader):
         name_key = self.dialect.name_keys[role]
         name = self.name(data, name_key)
         kind: type[AnyMessage]
-        fields: dict[str, Any] = {"content": content, "name": name}
+        # Only what differs from the defaults is passed (content always), as the fast path
+        # builds it: the same model_fields_set either way.
+        fields: dict[str, Any] = {"content": content}
+        if name is not None:
+            fields["name"] = name
         if role in ("system", "developer"):
             kind = SystemMessage
-            fields["role"] = role
+            if role != "system":
+                fields["role"] = role
         elif role == "user":
             kind = HumanMessage
         elif role == "assistant":
             kind = AIMessage
             fields["content"] = self.refusal(data, content, namespace)
-            fields["tool_calls"] = self.calls(data)
-            fields["audio"] = self.audio(data)
-            fields["citations"] = self.citations(data, namespace)
+            calls = self.calls(data)
+            if calls:
+                fields["tool_calls"] = calls
+            audio = self.audio(data)
+            if audio is not None:
+                fields["audio"] = audio
+            citations = self.citations(data, namespace)
+            if citations:
+                fields["citations"] = citations
         elif role == "tool":
             kind = ToolMessage
             fields["tool_call_id"] = self.string(data, "tool_call_id", self.root)
@@ -329,8 +349,9 @@ class _Reader(ReplyReader):
             raise AssertionError(role)  # ROLES was checked above
         if data:
             namespace["fields"] = self.kept(data, self.root)
-        metadata = {self.dialect.source: namespace} if namespace else {}
-        return kind(**fields, metadata=metadata)
+        if namespace:
+            fields["metadata"] = {self.dialect.source: namespace}
+        return kind(**fields)
 
     def as_dict(self, item: Any) -> dict[str, Any]:
         kind = type(item)
@@ -438,11 +459,7 @@ class _Reader(ReplyReader):
         calls = data.get("tool_calls")
         if isinstance(calls, list):
             for k, call in enumerate(calls):
-                if (
-                    isinstance(call, Mapping)
-                    and "index" in call
-                    and not ("id" in call and "type" in call)
-                ):
+                if is_call_delta(call):
                     self.fail(
                         "streaming_chunk",
                         f"{self.root}.tool_calls[{k}]",
@@ -561,14 +578,39 @@ class _Reader(ReplyReader):
         if function:
             extra["inner"] = self.kept(function, path)
         args = read_arguments(raw)
-        metadata = {self.dialect.source: extra}
+        # Only what differs from the defaults is passed, as the fast path builds it.
+        given: dict[str, Any] = {"name": name}
         if args is None:
-            return ToolCall(
-                name=name, id=call_id, invalid_args=raw, metadata=metadata if extra else {}
-            )
-        if not spelled_as_dumps(args, raw):
-            extra["arguments"] = raw  # the exact spelling (spacing, escapes) comes back out
-        return ToolCall(name=name, args=args, id=call_id, metadata=metadata if extra else {})
+            given["invalid_args"] = raw
+        else:
+            if args:
+                given["args"] = args
+            if not spelled_as_dumps(args, raw):
+                extra["arguments"] = raw  # the exact spelling (spacing, escapes) comes back out
+        if call_id is not None:
+            given["id"] = call_id
+        if extra:
+            given["metadata"] = {self.dialect.source: extra}
+        return ToolCall(**given)
+
+
+def is_call_delta(call: Any) -> bool:
+    """Whether an entry of ``tool_calls`` is a streaming tool-call delta (it has ``index``
+    and lacks ``id`` or ``type``), which the reader refuses in any message."""
+    return isinstance(call, Mapping) and "index" in call and not ("id" in call and "type" in call)
+
+
+def refused_anywhere(key: str, value: Any) -> bool:
+    """Whether the reader refuses every message holding ``key`` with ``value``, as a
+    streaming chunk or a whole completion (``_Reader.reject_streaming``): ``delta``,
+    ``choices``, ``object: "chat.completion.chunk"``, a null ``role``, tool-call deltas."""
+    if key == "delta" or key == "choices":
+        return True
+    if key == "object":
+        return bool(value == "chat.completion.chunk")
+    if key == "role":
+        return value is None
+    return key == "tool_calls" and isinstance(value, list) and any(map(is_call_delta, value))
 
 
 def read_arguments(raw: str) -> dict[str, Any] | None:

@@ -34,6 +34,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracebridge._json import json_copy
+from tracebridge.errors import short_repr
 from tracebridge.messages import (
     AIMessage,
     AudioReference,
@@ -49,6 +51,9 @@ from ._parts import PartReader, PartWriter, described, is_plain
 __all__ = ["ReplyReader", "ReplyWriter"]
 
 _CITATION_KEYS = (("url", str), ("title", str), ("start_index", int), ("end_index", int))
+_CITATION_NAMES = frozenset(key for key, _ in _CITATION_KEYS)
+_AUDIO_KEYS = ("transcript", "data", "expires_at")
+"""The optional typed keys of an ``audio`` object (``id`` is required)."""
 
 
 class ReplyReader(PartReader):
@@ -177,14 +182,16 @@ class ReplyWriter(PartWriter):
             and parts[0].text != ""  # type: ignore[union-attr]
         )
 
-    def audio(self, audio: AudioReference) -> dict[str, Any]:
+    def audio(self, audio: AudioReference, path: str) -> dict[str, Any]:
         out: dict[str, Any] = {"id": audio.id}
-        for key in ("transcript", "data", "expires_at"):
+        for key in _AUDIO_KEYS:
             value = getattr(audio, key)
             if value is not None:
                 out[key] = value
-        for key, value in self.namespace(audio.metadata).get("fields", {}).items():
-            out.setdefault(key, value)
+        fields = self.namespace(audio.metadata).get("fields", {})
+        self.check_kept(fields, out, f"{path}.metadata.{self.source}.fields", _audio_key)
+        if fields:
+            out.update(json_copy(fields))  # the frozen reference's own values: copies
         return out
 
     def annotations(self, message: AIMessage, namespace: dict[str, Any]) -> list[Any] | None:
@@ -196,13 +203,38 @@ class ReplyWriter(PartWriter):
         layout = namespace.get("annotations")
         if not isinstance(layout, list):
             return [a for a in written if a is not None] or None
-        kept = [entry for entry in layout if entry is not None]
+        kept = [
+            self.kept_annotation(entry, f".metadata.{self.source}.annotations[{n}]")
+            for n, entry in enumerate(layout)
+            if entry is not None
+        ]
         if len(kept) + len(written) != len(layout):
             # The citations were edited: they come first, the other annotations after them.
             return [a for a in written if a is not None] + kept
         cited = iter(written)
-        merged = [next(cited) if entry is None else entry for entry in layout]
+        others = iter(kept)
+        merged = [next(cited) if entry is None else next(others) for entry in layout]
         return [a for a in merged if a is not None]
+
+    def kept_annotation(self, entry: Any, path: str) -> dict[str, Any]:
+        """A layout entry that is not "the next citation": an annotation the reader keeps
+        (an object of another type than ``url_citation``), as a copy. Anything else would be
+        refused by the reader, or read back as a citation the message does not hold."""
+        if not isinstance(entry, dict):
+            self.refuse(
+                f"the kept annotation {short_repr(entry)} is not an object: the reader "
+                "refuses it",
+                path,
+            )
+        if entry.get("type") == "url_citation":
+            self.refuse(
+                f"the kept annotation {short_repr(entry)} is a url_citation, which the reader "
+                "reads as a citation the message does not hold (citations are "
+                "AIMessage.citations)",
+                path,
+            )
+        copied: dict[str, Any] = json_copy(entry)  # the frozen message's own value: a copy
+        return copied
 
     def annotation(self, citation: Citation, path: str) -> dict[str, Any] | None:
         namespace = self.namespace(citation.metadata)
@@ -218,11 +250,28 @@ class ReplyWriter(PartWriter):
             for key, _ in _CITATION_KEYS
             if getattr(citation, key) is not None
         }
-        for key, value in namespace.get("inner", {}).items():
-            inner.setdefault(key, value)
+        kept_inner = namespace.get("inner", {})
+        where = f"{path}.metadata.{self.source}"
+        self.check_kept(kept_inner, inner, f"{where}.inner", _citation_key)
+        if kept_inner:
+            inner.update(json_copy(kept_inner))  # the frozen citation's own values: copies
         if not inner and citation.cited_text is not None:
             return None  # the cited text was all it said, and the caller dropped it
         out: dict[str, Any] = {"type": "url_citation", "url_citation": inner}
-        for key, value in namespace.get("fields", {}).items():
-            out.setdefault(key, value)
+        fields = namespace.get("fields", {})
+        self.check_kept(fields, out, f"{where}.fields")
+        if fields:
+            out.update(json_copy(fields))
         return out
+
+
+def _audio_key(key: str, value: Any) -> bool:
+    """Whether the reader takes this kept key of an ``audio`` object into the reference: an
+    optional typed key unless null (``id``, always written, is refused as written)."""
+    return value is not None and key in _AUDIO_KEYS
+
+
+def _citation_key(key: str, value: Any) -> bool:
+    """Whether the reader takes this kept key of a ``url_citation`` object into the
+    Citation: a typed key unless null (a null one is kept as it was)."""
+    return value is not None and key in _CITATION_NAMES

@@ -23,7 +23,14 @@ from tracebridge.messages import (
 )
 from tracebridge.validation import validate
 
-from ._read import Dialect, dumps, fast_for, parse_arguments, read_arguments
+from ._read import (
+    Dialect,
+    dumps,
+    fast_for,
+    parse_arguments,
+    read_arguments,
+    refused_anywhere,
+)
 from ._reply import ReplyWriter
 
 DROPPABLE = (
@@ -118,12 +125,16 @@ _FORMS = {"assistant": ("null", "absent"), "function": ("null",)}
 
 @functools.cache
 def reader_maps(role: str, name_key: str) -> Callable[[str, Any], bool]:
-    """Whether the reader takes a kept field of a ``role`` message (its name under
-    ``name_key``) into the typed message: a key it maps that is not null (nor, for
-    ``tool_calls``, an empty list: those are kept as they were)."""
-    mapped = frozenset(("role", "content", name_key, *_MAPPED.get(role, ())))
+    """Whether the reader never keeps this field of a ``role`` message (its name under
+    ``name_key``) in ``fields``: ``content`` whatever its value (null and absent are
+    ``metadata.content`` forms), a key it maps that is not null (nor, for ``tool_calls``, an
+    empty list: those are kept as they were), and what makes it refuse the whole message
+    (streaming chunks, completions: ``refused_anywhere``)."""
+    mapped = frozenset(("role", name_key, *_MAPPED.get(role, ())))
 
     def maps(key: str, value: Any) -> bool:
+        if key == "content" or refused_anywhere(key, value):
+            return True
         return key in mapped and value is not None and not (key == "tool_calls" and value == [])
 
     return maps
@@ -375,7 +386,7 @@ class _Writer(ReplyWriter):
                 # without calls needs content.
                 out["content"] = ""
         if message.audio is not None:
-            out["audio"] = self.audio(message.audio)
+            out["audio"] = self.audio(message.audio, ".audio")
         annotations = self.annotations(message, namespace)
         if annotations is not None:
             out["annotations"] = annotations

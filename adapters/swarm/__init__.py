@@ -199,8 +199,10 @@ def _handoff_target(message: ToolMessage) -> str | None:
         return None
     try:
         value = json.loads(message.content)
-    except ValueError:
-        return None  # an ordinary tool result in plain text
+    except (ValueError, RecursionError):
+        # An ordinary tool result in plain text, or JSON nested deeper than the decoder
+        # goes (legal tool output; a handoff is one flat object).
+        return None
     if isinstance(value, dict) and list(value) == ["assistant"]:
         target = value["assistant"]
         return target if isinstance(target, str) else None
