@@ -49,7 +49,10 @@ def validate(
     tracebridge.errors.TraceError: messages[1].tool_call_id: ... [orphan_tool_result]
     """
     if _surely_valid(messages, allow_pending):
+        if allow_pending is not False and allow_pending is not True:
+            _not_a_bool(allow_pending)
         return
+    _checked_flag(allow_pending)
     for violation in _violations(messages, allow_pending, source, origin):
         raise violation
 
@@ -62,9 +65,20 @@ def check(
     origin: Sequence[int] | None = None,
 ) -> list[TraceError]:
     """Every rule violation, in the order one pass over the conversation finds them."""
+    _checked_flag(allow_pending)
     if _surely_valid(messages, allow_pending):
         return []
     return list(_violations(messages, allow_pending, source, origin))
+
+
+def _checked_flag(allow_pending: Any) -> None:
+    if allow_pending is not False and allow_pending is not True:
+        _not_a_bool(allow_pending)
+
+
+def _not_a_bool(allow_pending: Any) -> None:
+    # a string such as "false" is true: taken as it is, it would let calls go unanswered
+    raise ValueError(f"allow_pending must be True or False, got {allow_pending!r}")
 
 
 def _surely_valid(messages: Sequence[Any], allow_pending: bool) -> bool:
