@@ -84,7 +84,8 @@ def _to_messages(trace: Any, allow_pending: bool) -> list[Message]:
         taken = len(messages)
         origin.extend(range(taken))
         if taken < len(trace):
-            rest = [sdk_dump(item) for item in trace[taken:]]
+            rest = [sdk_dump(item, i, f"conversation_turns[{i}]")
+                    for i, item in enumerate(trace[taken:], taken)]
             messages.extend(_from_list(rest, origin, taken, "roles" if taken else None))
     else:
         raise TraceError(
@@ -125,17 +126,21 @@ def _from_list(items: list[Any], origin: list[int], start: int = 0,
 
 def detect(trace: Any) -> bool:
     """True for a non-empty list of pairs, of user/assistant role turns with str content, or
-    of Trace records, and for an AgentInput (objects or dumps).
+    of Trace records, and for an AgentInput (objects or dumps). Turns, records and an
+    AgentInput may be any mapping (an ``OrderedDict``), as ``to_messages`` reads them.
 
     A role list also has the shape of an OpenAI chat history; ``detect_format`` then takes it
     when both readers give the same typed messages, and says how they differ otherwise.
     """
-    trace = sdk_dump(trace)
-    if is_agent_input(trace):
-        return True
-    if not isinstance(trace, list) or not trace:
-        return False
-    items = [sdk_dump(item) for item in trace]
+    try:
+        trace = sdk_dump(trace)
+        if is_agent_input(trace):
+            return True
+        if not isinstance(trace, list) or not trace:
+            return False
+        items = [sdk_dump(item) for item in trace]
+    except TraceError:
+        return True  # a Galtea SDK object that cannot dump itself: to_messages says where
     if not all(type(item) is dict for item in items):
         return False
     return (all(map(_looks_like_pair, items)) or all(map(_looks_like_role_turn, items))

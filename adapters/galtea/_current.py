@@ -17,7 +17,7 @@ from tracebridge.errors import TraceError
 from tracebridge.messages import AnyMessage
 
 from ._turns import write_turns
-from ._write import NAME, Omission, Options, Shape, refuse
+from ._write import NAME, Omission, Options, Shape, check_options, refuse
 
 __all__ = ["CurrentTurn", "split_current_turn"]
 
@@ -88,7 +88,12 @@ def split_current_turn(
     >>> turns, question, answer
     ([{'input': 'a', 'actual_output': 'b'}], 'c', 'd')
     """
-    turns, origins = write_turns(messages, shape, Options(**options), omitted)
+    settings = Options(**options)
+    check_options(settings.join_consecutive, settings.drop, omitted)
+    # what the options left out is the caller's only when the split succeeds (it may refuse
+    # the current exchange after the turns were written)
+    found: list[Omission] = []
+    turns, origins = write_turns(messages, shape, settings, found)
     if not turns:
         raise TraceError(
             "empty_conversation",
@@ -123,6 +128,8 @@ def split_current_turn(
                 f"call (input, actual_output, retrieval_context) had no place for",
             )
     context = current[-1].get("retrieval_context")  # optional in both shapes
+    if omitted is not None:
+        omitted.extend(found)
     return CurrentTurn(prior, question, answer, context)
 
 

@@ -138,25 +138,37 @@ def checked_namespace(metadata: dict[str, Any], index: int, at: str,
     return namespace, bad
 
 
-def write_file(part: FilePart, index: int, at: str) -> dict[str, Any]:
-    """The attached-file dict of a ``FilePart`` that has a url and no data or file id."""
+def write_file(part: FilePart, role: str, index: int, at: str) -> dict[str, Any]:
+    """The attached-file dict of a ``FilePart`` that has a url and no data or file id, in a
+    turn of ``role``. Its namespace must record only what the written file carries (what
+    ``_read_file`` records): anything else would be left out without a word."""
     namespace, bad = checked_namespace(part.metadata, index, at, _PART_KEYS)
     if namespace.get("field", "input_files") not in FILE_FIELDS:
         raise bad(f"expected one of {FILE_FIELDS}, got {short_repr(namespace['field'])}", "field")
+    if namespace.get("field") == default_field(role):
+        raise bad(f"{namespace['field']!r} is where a {role} turn's files go already (record "
+                  f"'field' only for the other list)", "field")
     absent = namespace.get("absent", [])
     if (type(absent) is not list or not all(type(key) is str for key in absent)
-            or not set(absent) <= set(_FILE_KEYS[1:])):
-        raise bad(f"expected a list of {_FILE_KEYS[1:]}, got {short_repr(absent)}", "absent")
+            or not set(absent) <= set(_FILE_KEYS[1:]) or ("absent" in namespace and not absent)
+            or len(set(absent)) != len(absent)):
+        raise bad(f"expected a non-empty list of {_FILE_KEYS[1:]}, got {short_repr(absent)}",
+                  "absent")
     aliases = namespace.get("aliases", [])
-    if aliases not in ([], ["mimeType"]):
+    if aliases != ["mimeType"] and "aliases" in namespace:
         raise bad(f"expected ['mimeType'], got {short_repr(aliases)}", "aliases")
+    if aliases and "mime_type" in absent:
+        raise bad("'mimeType' is recorded as the spelling of 'mime_type', which is recorded as "
+                  "absent", "aliases")
     kind = namespace.get("type", "file")
     if type(kind) is not str or (kind == "file" and "type" in namespace):
         raise bad(f"expected a type other than 'file' (the default), got {short_repr(kind)}",
                   "type")
     extra = namespace.get("extra", {})
-    if type(extra) is not dict or set(extra) & {*_FILE_KEYS, "mimeType"}:
-        raise bad(f"expected a dict of other file keys, got {short_repr(extra)}", "extra")
+    if type(extra) is not dict or set(extra) & {*_FILE_KEYS, "mimeType"} or (
+            "extra" in namespace and not extra):
+        raise bad(f"expected a non-empty dict of other file keys, got {short_repr(extra)}",
+                  "extra")
     values = {"uri": part.url, "filename": part.filename, "mime_type": part.mime_type,
               "type": kind}
     written: dict[str, Any] = {}

@@ -137,9 +137,10 @@ def from_role_turn(turn: dict[str, Any], i: int, base: str = "conversation_turns
 
 def plain_turns(trace: list[Any]) -> list[Message]:
     """The messages of the leading plain role turns of ``trace``: dicts of exactly ``role``
-    (``user`` or ``assistant``) and a string ``content``, which ``from_role_turn`` reads as a
-    message of that text and nothing else, with no error possible. It stops at the first other
-    item, which the general reader takes from there (and judges).
+    (``user`` or ``assistant``, a ``str`` itself) and a string ``content``, which
+    ``from_role_turn`` reads as a message of that text and nothing else, with no error
+    possible. It stops at the first other item, which the general reader takes from there (and
+    judges).
     """
     messages: list[Message] = []
     append = messages.append
@@ -152,6 +153,8 @@ def plain_turns(trace: list[Any]) -> list[Message]:
         if type(content) is not str:
             break
         role = turn.get("role")
+        if type(role) is not str:  # a str enum compares equal, but is not the text
+            break
         if role == "user":
             append(human(content))
         elif role == "assistant":

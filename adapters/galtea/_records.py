@@ -5,8 +5,10 @@ agent's output, their files, and the record (id, index, status, error, latency, 
 A list of them reads the way the SDK itself rebuilds a conversation for an agent
 (``TraceService._execute_agent``), leaving nothing out: a user message when the input is not
 empty or has files (its text is ``user_message``, its other keys the message's ``metadata``,
-its files ``input_files``), then an assistant message when there is an output (even empty
-text) or output files; what two fields say twice must agree; the message carries
+a null or empty ``user_message`` among them, its files ``input_files``), then an assistant
+message when there is an output (even empty text) or output files; what two fields say twice
+must agree (``conflicting_fields``; a value too deep to compare is ``unserializable_value``
+first); the message carries
 ``retrieval_context: None`` as the SDK's does (the API does not return it). So a pending trace
 (no output yet) is a user message alone, and a file-only input is a user message with files
 and no text. The record's other fields are kept, verbatim, under ``metadata["galtea"]["trace"]``
@@ -27,7 +29,10 @@ from __future__ import annotations
 
 import copy
 import enum
+from collections.abc import Mapping
 from typing import Any
+
+from pydantic_core import PydanticSerializationError
 
 from tracebridge._json import check_json, json_path
 from tracebridge._optional import module_of
@@ -50,17 +55,66 @@ _MAPPED = {
     "actual_output_files": ("actual_output_files", "actualOutputFiles"),
 }
 _MAPPED_KEYS = frozenset(key for spellings in _MAPPED.values() for key in spellings)
+# Fields checked against what they repeat but kept with the record: the output envelope of a
+# dump (the SDK's actual_output_data) says the answer's text and files again.
+_SPELLINGS = {**_MAPPED, "actual_output_data": ("actual_output_data", "actualOutputData")}
 _SESSION_KEYS = ("session_id", "sessionId")
 
 
-def sdk_dump(value: Any) -> Any:
-    """A Galtea SDK model (``ConversationMessage``, ``Trace``, ``AgentInput``) as its dump."""
+def sdk_dump(value: Any, index: int | None = None, at: str = "") -> Any:
+    """A Galtea SDK model (``ConversationMessage``, ``Trace``, ``AgentInput``) as its dump;
+    any other mapping (an ``OrderedDict``, say) as a plain dict, as other adapters read one.
+
+    ``index`` and ``at``: where ``value`` is, for an SDK object that cannot dump itself (an
+    ``AgentInput`` whose ``messages`` got a plain dict appended, or one ``model_construct``
+    made without them: its derived ``input_files`` reads each message's ``role``).
+    """
     kind = type(value)
     if kind is list or kind is dict:
         return value
     if module_of(kind).split(".")[0] == NAME and hasattr(value, "model_dump"):
-        return value.model_dump()  # python mode: a value that is not JSON stays visible
+        try:
+            return value.model_dump()  # python mode: a value that is not JSON stays visible
+        except (AttributeError, PydanticSerializationError) as exc:
+            raise _undumpable(value, exc, index, at) from None
+    if isinstance(value, Mapping):
+        return dict(value)
     return value
+
+
+def _undumpable(value: Any, exc: Exception, index: int | None, at: str) -> TraceError:
+    """``malformed_event`` at the field of an SDK object that made its dump fail."""
+    kind = type(value).__name__
+    fields = getattr(type(value), "model_fields", {})
+    for name in fields:
+        if name not in value.__dict__:
+            return TraceError("malformed_event", f"the {kind} has no {name!r} (made without "
+                              f"it, by model_construct?): {exc}", index=index,
+                              path=json_path(at, name), source=NAME)
+    for name in fields:
+        items = value.__dict__[name]
+        if type(items) is not list:
+            continue
+        for k, item in enumerate(items):
+            if module_of(type(item)).split(".")[0] != NAME:
+                return TraceError("malformed_event", f"expected the SDK's model in the {kind}'s "
+                                  f"{name!r}, got {type(item).__name__} {short_repr(item)} "
+                                  f"(appended after the {kind} was made?): {exc}",
+                                  index=k if index is None else index,
+                                  path=json_path(json_path(at, name), k), source=NAME)
+    return TraceError("malformed_event", f"the {kind} cannot dump itself: {exc}", index=index,
+                      path=at or None, source=NAME)
+
+
+def _comparable(value: Any, i: int, key: str) -> None:
+    """Refuse, before it is compared, a value that is not JSON or nests too deep: ``==`` on
+    one nested past Python's depth raises ``RecursionError``."""
+    if value is None or type(value) is str:
+        return
+    try:
+        check_json(value, where(i, key, base="traces"))
+    except TraceError as exc:
+        raise exc.relocated(index=i, source=NAME) from None
 
 
 def is_record(value: Any) -> bool:
@@ -83,7 +137,10 @@ def _plain(value: Any) -> Any:
 def _field(record: dict[str, Any], name: str, i: int) -> tuple[str | None, Any]:
     """(key as spelled, value) of a mapped field, or (None, None) when absent; spelled two
     ways with two values, ``conflicting_fields`` (one would be lost)."""
-    found = [(key, record[key]) for key in _MAPPED[name] if key in record]
+    found = [(key, record[key]) for key in _SPELLINGS[name] if key in record]
+    if len(found) > 1:
+        for key, value in found:
+            _comparable(value, i, key)
     for key, value in found[1:]:
         if value != found[0][1]:
             raise error("conflicting_fields", f"{found[0][0]} is {short_repr(found[0][1])} but "
@@ -152,6 +209,7 @@ def _turns_of(record: dict[str, Any], i: int) -> tuple[list[dict[str, Any]], set
     files_key, input_files = _field(record, "input_files", i)
     output_key, output = _field(record, "actual_output", i)
     out_files_key, output_files = _field(record, "actual_output_files", i)
+    out_data_key, output_data = _field(record, "actual_output_data", i)
     input_files = [] if files_key is None else input_files
     output_files = [] if out_files_key is None else output_files
     if input_data is not None and type(input_data) not in (str, dict):
@@ -159,9 +217,12 @@ def _turns_of(record: dict[str, Any], i: int) -> tuple[list[dict[str, Any]], set
                     f"{type(input_data).__name__} {short_repr(input_data)}", i, data_key,
                     base="traces")
     if type(raw_input) is dict:  # the API's own JSON: the envelope itself
-        if input_data is not None and input_data != raw_input:
-            raise error("conflicting_fields", f"the input {short_repr(raw_input)} is not "
-                        f"{data_key} {short_repr(input_data)}", i, input_key, base="traces")
+        if input_data is not None:
+            _comparable(raw_input, i, str(input_key))
+            _comparable(input_data, i, str(data_key))
+            if input_data != raw_input:
+                raise error("conflicting_fields", f"the input {short_repr(raw_input)} is not "
+                            f"{data_key} {short_repr(input_data)}", i, input_key, base="traces")
         input_data = raw_input
         raw_input = raw_input.get("user_message")
         input_files = _files_said_once(_envelope_files(input_data), files_key, input_files, i,
@@ -170,23 +231,44 @@ def _turns_of(record: dict[str, Any], i: int) -> tuple[list[dict[str, Any]], set
         raise error("malformed_event", f"expected the input as a string (or an input object), "
                     f"got {type(raw_input).__name__} {short_repr(raw_input)}", i, input_key,
                     base="traces")
-    elif type(raw_input) is str and input_data is not None:
-        said = (input_data.get("user_message") or "") if type(input_data) is dict else input_data
-        if raw_input != said:
-            at = f"{data_key}.user_message" if type(input_data) is dict else data_key
-            raise error("conflicting_fields", f"the input {short_repr(raw_input)} is not "
-                        f"{at} {short_repr(said)}", i, input_key, base="traces")
+    else:
+        if type(raw_input) is str and input_data is not None:
+            said = (input_data.get("user_message") or "") if type(input_data) is dict \
+                else input_data
+            if raw_input != said:
+                at = f"{data_key}.user_message" if type(input_data) is dict else data_key
+                raise error("conflicting_fields", f"the input {short_repr(raw_input)} is not "
+                            f"{at} {short_repr(said)}", i, input_key, base="traces")
+        if type(input_data) is dict and files_key is not None:  # a dump: files said twice
+            _files_said_once(_envelope_files(input_data), files_key, input_files, i, data_key)
     answer: dict[str, Any] | None = None
     if type(output) is dict:
         envelope = output
+        if output_data is not None:
+            _comparable(envelope, i, str(output_key))
+            _comparable(output_data, i, str(out_data_key))
+            if output_data != envelope:
+                raise error("conflicting_fields", f"the output {short_repr(envelope)} is not "
+                            f"{out_data_key} {short_repr(output_data)}", i, output_key,
+                            base="traces")
         output_files = _files_said_once(_envelope_files(envelope), out_files_key, output_files,
                                         i, output_key)
         output = envelope.get("assistant_message")
-        # a null assistant_message stays with the rest: it is not the empty text
+        # a null or empty assistant_message stays with the rest: it is not the text left out
         answer = {key: value for key, value in envelope.items()
-                  if key != "assistant_message" or output is None}
-        if answer.keys() == {"content"} and _only_files(answer["content"]):
+                  if key != "assistant_message" or not output}
+        if answer.keys() == {"content"} and answer["content"] and _only_files(answer["content"]):
             answer = None  # its files, read as such, are all it says besides the text
+    elif type(output_data) is dict:  # a dump: the envelope beside its text and files
+        said = output_data.get("assistant_message")
+        said = said if type(said) is str else None  # what the SDK unwraps
+        if output_key is not None and output != said:
+            raise error("conflicting_fields", f"the output {short_repr(output)} is not "
+                        f"{out_data_key}.assistant_message {short_repr(said)}", i, output_key,
+                        base="traces")
+        if out_files_key is not None:
+            _files_said_once(_envelope_files(output_data), out_files_key, output_files, i,
+                             out_data_key)
     source = input_data if input_data is not None else raw_input
     if output is not None and type(output) is not str:
         raise error("malformed_event", f"expected the output as a string, got "
@@ -202,9 +284,9 @@ def _turns_of(record: dict[str, Any], i: int) -> tuple[list[dict[str, Any]], set
                 raise error("malformed_event", f"expected the user_message as a string, got "
                             f"{short_repr(text)}", i, json_path(data_key or "input",
                                                                 "user_message"), base="traces")
-            # a null user_message stays with the rest: it is not the empty text
+            # a null or empty user_message stays with the rest: it is not the text left out
             rest = {key: value for key, value in source.items()
-                    if key != "user_message" or text is None}
+                    if key != "user_message" or not text}
             metadata = rest or None
             text = text or ""
         else:
@@ -216,8 +298,9 @@ def _turns_of(record: dict[str, Any], i: int) -> tuple[list[dict[str, Any]], set
         unread.update(key for name in ("input", "input_data") for key in _MAPPED[name]
                       if record.get(key) is not None)
     if output is not None or output_files:
+        # an envelope's keys besides its text ({} when it held the text alone: not plain text)
         turns.append({"role": "assistant", "content": output or "", "retrieval_context": None,
-                      "metadata": answer or None, "input_files": [],
+                      "metadata": answer, "input_files": [],
                       "output_files": output_files})
     else:  # an envelope with no text nor files (the SDK keeps it as actual_output_data)
         unread.update(key for key in _MAPPED["actual_output"] if record.get(key) is not None)
@@ -270,10 +353,18 @@ def from_records(records: list[Any], origin: list[int]) -> list[Message]:
 
 def _one_session(records: list[dict[str, Any]]) -> None:
     """Refuse records of several sessions (several conversations): ``ambiguous_trace``, naming
-    the records of each session so the caller can keep one."""
+    the records of each session so the caller can keep one. A record spelling its session
+    twice must say one session (``conflicting_fields``)."""
     sessions: list[tuple[Any, list[int]]] = []
     for i, record in enumerate(records):
-        session = _plain(next(record[key] for key in _SESSION_KEYS if key in record))
+        said = [(key, _plain(record[key])) for key in _SESSION_KEYS if key in record]
+        for key, value in said:
+            _comparable(value, i, key)
+        session = said[0][1]
+        for key, value in said[1:]:
+            if value != session:
+                raise error("conflicting_fields", f"{said[0][0]} is {short_repr(session)} but "
+                            f"{key} is {short_repr(value)}", i, key, base="traces")
         for known, held in sessions:
             if known == session:
                 held.append(i)
@@ -295,7 +386,7 @@ def from_agent_input(agent_input: dict[str, Any], origin: list[int]) -> list[Mes
     turns = agent_input["messages"]
     messages: list[Message] = []
     for i, turn in enumerate(turns):
-        turn = sdk_dump(turn)
+        turn = sdk_dump(turn, i, f"messages[{i}]")
         if type(turn) is not dict or "role" not in turn:
             raise error("malformed_event", f"expected a conversation message (a dict with "
                         f"'role' and 'content'), got {short_repr(turn)}", i, base="messages")

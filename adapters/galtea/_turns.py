@@ -349,6 +349,8 @@ def _pairs(entries: list[Entry], options: Options,
 
 def _pair_fields(namespace: dict[str, Any]) -> dict[str, Any]:
     """The Galtea fields of a message that a pair's question cannot hold (spellings, empty
-    file lists and a null metadata say nothing)."""
+    file lists, a null metadata and a null retrieval_context say nothing: every user message
+    read from the SDK's own objects carries the last two)."""
     return {key: value for key, value in namespace.items()
-            if key not in ("aliases", "empty_files") and not (key == "metadata" and value is None)}
+            if key not in ("aliases", "empty_files")
+            and not (key in ("metadata", "retrieval_context") and value is None)}

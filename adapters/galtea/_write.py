@@ -243,7 +243,31 @@ def read_namespace(message: HumanMessage | AIMessage, i: int) -> dict[str, Any]:
                   and set(value) <= set(allowed))
         if not listed or (key in namespace and not value) or len(set(value)) != len(value):
             raise bad(f"expected a non-empty list of {allowed}, got {short_repr(value)}", key)
+    _said_and_written(message, namespace, bad)
     return {key: value for key, value in namespace.items() if key != "shape"}
+
+
+def _said_and_written(message: HumanMessage | AIMessage, namespace: dict[str, Any],
+                      bad: Any) -> None:
+    """Refuse a namespace recording what the message does not carry: written, the turn would
+    leave it out without a word (``to_messages`` never records such a thing)."""
+    if namespace.get("extra") == {}:
+        raise bad("an empty 'extra' records no key (leave it out)", "extra")
+    role = "user" if isinstance(message, HumanMessage) else "assistant"
+    filed = {part_field(part, role) for part in message.content
+             if isinstance(part, FilePart)} if isinstance(message.content, list) else set()
+    empty = namespace.get("empty_files", [])
+    full = sorted(filed & set(empty))
+    if full:
+        raise bad(f"{full[0]!r} is recorded as an empty file list but the message has files "
+                  f"that go to it", "empty_files")
+    carried = {"retrievalContext": "retrieval_context" in namespace,
+               "inputFiles": "input_files" in filed or "input_files" in empty,
+               "outputFiles": "output_files" in filed or "output_files" in empty}
+    for alias in namespace.get("aliases", []):
+        if not carried[alias]:
+            raise bad(f"{alias!r} is recorded as the spelling of a field the message does not "
+                      f"carry", "aliases")
 
 
 def _answer_extras(message: AIMessage, i: int, options: Options, found: list[Omission]) -> None:
@@ -289,7 +313,7 @@ def _content(message: HumanMessage | AIMessage, entry: Entry, shape: Shape, opti
             goes_to = part_field(part, entry.role)
             if goes_to == "input_files" and any(f == "output_files" for f, _ in entry.files):
                 reordered = True
-            entry.files.append((goes_to, write_file(part, i, at)))
+            entry.files.append((goes_to, write_file(part, entry.role, i, at)))
         else:
             leave_out(options.drop_non_text,
                       Omission(i, "non_text_part", "drop_non_text",
