@@ -189,7 +189,9 @@ def test_openinference_function_call_is_a_tool_call_and_written_back() -> None:
     ]
     spans = otel.from_messages(messages)["resourceSpans"][0]["scopeSpans"][0]["spans"]
     attributes = {a["key"]: a["value"] for a in spans[0]["attributes"]}
-    assert attributes == {key: value(item) for key, item in source.items()}
+    assert attributes == {key: value(item) for key, item in source.items()} | {
+        "session.id": {"stringValue": spans[0]["traceId"]}
+    }
 
 
 def test_an_openinference_function_call_reply_is_pending_until_answered() -> None:

@@ -30,7 +30,9 @@ was JSON, not text), ``system_instructions`` (read from ``gen_ai.system_instruct
 ``output`` (what an earlier call's output said in ``metadata["otel"]`` that the later call's
 input does not, such as its ``finish_reason``),
 ``modality`` (of a file part), ``response_key: "result"`` (a tool result under Pydantic AI's
-key), ``role: "user"`` (a tool result sent in a user message, as Pydantic AI does), and what
+key), ``role: "user"`` (a tool result sent in a user message, as Pydantic AI does),
+``failed_attempts`` (on a result, how many failed tool spans without a call id were earlier
+attempts of its call, which another span answered with success), and what
 the ``openai_chat`` reader keeps for flat messages.
 
 >>> from tracebridge.adapters import otel
@@ -77,7 +79,7 @@ def to_messages(
     """The conversation the spans record, or with ``span_id`` that one call's view (its
     input and output; calls it made may be unanswered there)."""
     spans = selected(spans_of(trace), trace_id, session_id)
-    found = everything = _joined(model_calls(spans))
+    found = everything = _joined(model_calls(spans, join_calls))
     if span_id is not None:
         wanted = normalize_id(span_id, 8)
         chosen = [call for call in found if call.span.span_id == wanted]
@@ -123,7 +125,7 @@ def calls(
 ) -> Iterator[CallView]:
     """Each model call's own (input, output), in time order, for per-turn metrics."""
     spans = selected(spans_of(trace), trace_id, session_id)
-    for call in _joined(model_calls(spans)):
+    for call in _joined(model_calls(spans, join_calls)):
         yield CallView(call.span.trace_id, call.span.span_id, call.input, call.output)
 
 

@@ -14,11 +14,11 @@ different keeps them under ``metadata["otel"]["instructions"]`` (their JSON dump
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from tracebridge.errors import TraceError
-from tracebridge.messages import AIMessage, Message, ToolMessage
+from tracebridge.messages import AIMessage, Message, TextPart, ToolMessage
 from tracebridge.validation import validate
 
 from ..openai_chat._read import dumps
@@ -68,8 +68,12 @@ def selected(spans: list[Span], trace_id: str | None, session_id: str | None) ->
     return spans
 
 
-def model_calls(spans: list[Span]) -> list[Call]:
-    """The model calls in time order, nested duplicates dropped once shown to agree."""
+def model_calls(
+    spans: list[Span], join: Callable[[list[Message]], list[Message]] = list
+) -> list[Call]:
+    """The model calls in time order, nested duplicates dropped once shown to agree: after
+    ``join`` (``join_calls``), since the client's span lists each call of a Responses API
+    reply as a message of its own where the agents span records one message with them all."""
     by_id = {(span.trace_id, span.span_id): span for span in spans}
     calls = {id(span): read_call(span) for span in spans if is_inference(span)}
     kept: list[Call] = []
@@ -78,7 +82,9 @@ def model_calls(spans: list[Span]) -> list[Call]:
         if outer is None:
             kept.append(call)
             continue
-        if same(outer.input) != same(call.input) or same(outer.output) != same(call.output):
+        if same(join(outer.input)) != same(join(call.input)) or same(
+            join(outer.output)
+        ) != same(join(call.output)):
             call.span.fail(
                 "conflicting_fields",
                 f"this model call is nested in the model call at {outer.span.path} (two "
@@ -201,7 +207,7 @@ def _as_made(message: Message, maker: Call, position: int, systems: list[Message
     """The message as the last call was sent it, keeping what the earlier call that made it
     said otherwise: its other system messages (``instructions``) and its output's own
     ``metadata["otel"]`` (``output``: a ``finish_reason``, say). The rest must agree."""
-    made = maker.output[position - (len(maker.input) - maker.systems)]
+    made = _spelled_as(maker.output[position - (len(maker.input) - maker.systems)], message)
     own = dict(message.metadata.get(SOURCE, {}))
     if isinstance(message, AIMessage) and same(maker.input[: maker.systems]) != same(systems):
         own["instructions"] = [m.model_dump(mode="json") for m in maker.input[: maker.systems]]
@@ -216,6 +222,25 @@ def _as_made(message: Message, maker: Call, position: int, systems: list[Message
     if own == message.metadata.get(SOURCE, {}):
         return message
     return message.model_copy(update={"metadata": {**message.metadata, SOURCE: own}})
+
+
+def _spelled_as(made: Message, message: Message) -> Message:
+    """``made`` with ``message``'s content when the two spell one text differently: a plain
+    string and a single text part without metadata (OpenInference's openai-agents
+    instrumentation records an output text as ``content`` and ``contents.0``, the same
+    message in a later call's input as ``contents.0`` only). The later call's form is kept."""
+    def text(content: Any) -> str | None:
+        if isinstance(content, str):
+            return content
+        if len(content) == 1 and isinstance(content[0], TextPart) and not content[0].metadata:
+            return content[0].text
+        return None
+
+    if made.content != message.content and text(made.content) is not None and (
+        text(made.content) == text(message.content)
+    ):
+        return made.model_copy(update={"content": message.content})
+    return made
 
 
 def moved(error: TraceError, origin: list[tuple[Span, str]]) -> TraceError:
@@ -245,8 +270,11 @@ def with_results(
     wanted = {call.id: call for call in closing.tool_calls if call.id is not None}
     known = {slot.call.id for slot in found if slot.call.id is not None}
     added = list(messages)
+    attempts = earlier_attempts(runs, found, calls)
     for run in after:
         call_id = run.call_id
+        if id(run) in attempts:
+            continue  # a failed attempt of a call retried with success: counted by with_errors
         if call_id is None:
             slot = place(run, runs, found, calls)
             if slot.message != len(messages) - 1:
@@ -288,18 +316,39 @@ def _text(result: Any) -> str:
     return result if isinstance(result, str) else dumps(result)
 
 
+def earlier_attempts(
+    runs: list[ToolRun], found: list[Slot], calls: list[Call]
+) -> dict[int, str]:
+    """The failed tool spans without a call id that ran a call another tool span answered
+    with success (a retry, as LangGraph's ``RetryPolicy`` makes): ``id(run)`` -> call id."""
+    succeeded = {run.call_id for run in runs if run.call_id is not None and not run.error}
+    attempts: dict[int, str] = {}
+    for run in runs:
+        if run.error and run.call_id is None:
+            slot = place(run, runs, found, calls)
+            if slot.call.id is not None and slot.call.id in succeeded:
+                attempts[id(run)] = slot.call.id
+    return attempts
+
+
 def with_errors(
     messages: list[Message], runs: list[ToolRun], found: list[Slot], calls: list[Call]
 ) -> list[Message]:
     """``is_error`` from the failed tool spans of results the message lists recorded
-    without it: by call id, or placed (``_placing``) when the span has none."""
+    without it: by call id, or placed (``_placing``) when the span has none. A failed span
+    that was an earlier attempt of a call answered with success (``earlier_attempts``) does
+    not flag the result: it is counted in its ``metadata["otel"]["failed_attempts"]``."""
     failed = [run for run in runs if run.error]
     if not failed:
         return messages
+    attempts = earlier_attempts(runs, found, calls)
+    counts: dict[str, int] = {}
+    for call_id in attempts.values():
+        counts[call_id] = counts.get(call_id, 0) + 1
     by_id = {run.call_id for run in failed if run.call_id is not None}
     flagged: set[int] = set()
     for run in failed:
-        if run.call_id is None:
+        if run.call_id is None and id(run) not in attempts:
             where = result_of(messages, place(run, runs, found, calls))
             if where is not None:
                 flagged.add(where)
@@ -311,6 +360,10 @@ def with_errors(
             and not message.is_error
         ):
             message = message.model_copy(update={"is_error": True})
+        if isinstance(message, ToolMessage) and message.tool_call_id in counts:
+            own = {**message.metadata.get(SOURCE, {}),
+                   "failed_attempts": counts[message.tool_call_id]}
+            message = message.model_copy(update={"metadata": {**message.metadata, SOURCE: own}})
         out.append(message)
     return out
 

@@ -11,6 +11,7 @@ them, since message parts have no error flag. An AI message made under other sys
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Collection, Iterator
 from typing import Any
@@ -21,6 +22,7 @@ from typing_extensions import assert_never
 from tracebridge._drop import check_drop
 from tracebridge._json import same_json
 from tracebridge.errors import TraceError, short_repr
+from tracebridge.hashing import canonical_json, transcript_hash
 from tracebridge.messages import (
     AIMessage,
     AnyMessage,
@@ -59,7 +61,6 @@ from ._write_flat import FLAT_MARKERS, GENAI_MARKERS, attribute, flat_attributes
 DROPPABLE = ("is_error", "citations", "audio_replies", "custom_calls")
 """What ``from_messages(drop=...)`` may leave out: the GenAI convention has no place for them."""
 
-TRACE_ID = "0" * 31 + "1"
 SCOPE = "tracebridge"
 
 
@@ -90,6 +91,7 @@ def write_document(
     spans = [_span(number, "chat", call, error=False)
              for number, call in enumerate([*made_calls, last], 1)]
     spans += _tool_spans(typed, split, drop, len(spans) + 1, openinference)
+    _identify(spans, typed, SESSION_KEYS[openinference])
     return {
         "resourceSpans": [
             {
@@ -98,6 +100,24 @@ def write_document(
             }
         ]
     }
+
+
+SESSION_KEYS = {False: "gen_ai.conversation.id", True: "session.id"}
+"""Where each convention names the conversation (the reader's ``_rebuild.SESSION_KEYS``)."""
+
+
+def _identify(spans: list[dict[str, Any]], typed: list[AnyMessage], key: str) -> None:
+    """Ids of the conversation's own, so that documents written for several conversations
+    and kept together (an evaluation set) stay apart: the trace id, the span ids and a
+    session id, derived from the transcript hash and the messages' ``metadata["otel"]`` (the same
+    conversation is always written alike; two that read back differently never share them)."""
+    seed = transcript_hash(typed).encode() + canonical_json([_own(m.metadata) for m in typed])
+    digest = hashlib.sha256(seed).hexdigest()
+    for span in spans:
+        number = int(span["spanId"], 16)
+        span["traceId"] = digest[:32]
+        span["spanId"] = hashlib.sha256(f"{digest}:{number}".encode()).hexdigest()[:16]
+        span["attributes"].append(_attr(key, digest[:32]))
 
 
 _MADE = ("instructions", "output")
@@ -357,7 +377,8 @@ def _tool_spans(
         if not isinstance(message, ToolMessage):
             continue
         trailing = split is not None and i > split
-        if not (trailing or message.is_error):
+        attempts = _failed_attempts(typed, i, _Writer(i, drop))
+        if not (trailing or message.is_error or attempts):
             continue
         writer = _Writer(i, drop)
         if message.tool_call_id is None:
@@ -370,6 +391,13 @@ def _tool_spans(
             writer.lose("an error flag on a result without tool_call_id", ".is_error", "is_error")
             continue
         keys = _OPENINFERENCE_TOOL if openinference else _GENAI_TOOL
+        if attempts:
+            call = attempts[0]
+            failed = [_attr(keys[0], keys[1]), _attr(keys[3], call.name),
+                      _attr(_ARGUMENTS[openinference], dumps(call.args))]
+            for _ in range(attempts[1]):
+                spans.append(_span(number, "execute_tool", list(failed), error=True))
+                number += 1
         attributes = [
             _attr(keys[0], keys[1]),
             _attr(keys[2], message.tool_call_id),
@@ -381,6 +409,39 @@ def _tool_spans(
         spans.append(_span(number, "execute_tool", attributes, error=message.is_error))
         number += 1
     return spans
+
+
+_ARGUMENTS = {False: "gen_ai.tool.call.arguments", True: "input.value"}
+
+
+def _failed_attempts(
+    typed: list[AnyMessage], i: int, writer: _Writer
+) -> tuple[ToolCall, int] | None:
+    """The call a result answers and how many failed attempts of it the reader counted
+    (``metadata["otel"]["failed_attempts"]``): each is written as a failed tool span without
+    a call id, holding the tool's name and arguments, which the reader places on that call."""
+    message = typed[i]
+    own = _own(message.metadata)
+    if "failed_attempts" not in own:
+        return None
+    count = own["failed_attempts"]
+    where = f".metadata.{SOURCE}.failed_attempts"
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        writer.malformed(f"metadata.{SOURCE}.failed_attempts is a count of at least 1 when "
+                         f"to_messages keeps it; got {count!r}", where)
+    assert isinstance(message, ToolMessage)
+    if message.is_error or message.tool_call_id is None:
+        writer.refuse("failed attempts are kept on a result answered with success, by "
+                      "tool_call_id: the reader counts them only there", where)
+    calls = [call for m in typed if isinstance(m, AIMessage) for call in m.tool_calls]
+    call = next(call for call in calls if call.id == message.tool_call_id)
+    alike = [other for other in calls if other.name == call.name and other.args == call.args]
+    if call.invalid_args is not None or len(alike) > 1:
+        writer.refuse("a failed attempt is written as a tool span without a call id, placed "
+                      "by its tool name and arguments; another call has the same ones (or "
+                      "its arguments did not parse), so it would not read back on this call",
+                      where)
+    return call, count
 
 
 _GENAI_TOOL = ("gen_ai.operation.name", "execute_tool", "gen_ai.tool.call.id", "gen_ai.tool.name",
@@ -395,7 +456,7 @@ def _attr(key: str, value: str) -> dict[str, Any]:
 
 def _span(number: int, name: str, attributes: list[dict[str, Any]], error: bool) -> dict[str, Any]:
     return {
-        "traceId": TRACE_ID,
+        "traceId": "",  # set by _identify
         "spanId": f"{number:016x}",
         "name": name,
         "kind": "SPAN_KIND_CLIENT" if name == "chat" else "SPAN_KIND_INTERNAL",

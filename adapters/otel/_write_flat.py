@@ -24,6 +24,7 @@ from tracebridge.messages import (
     ToolMessage,
 )
 
+from ..openai_chat._read import dumps
 from ..openai_chat._write import _Writer as _ChatWriter
 from ._calls import REDACTED
 from ._flat import OPENINFERENCE_INPUT, OPENINFERENCE_OUTPUT, OTEL
@@ -215,8 +216,10 @@ class _FlatWriter(_ChatWriter):
     def flat_call(self, call: dict[str, Any], where: str, j: int) -> list[dict[str, Any]]:
         path = f".tool_calls[{j}]"
         if call.get("type") != "function":
-            self.lose("OpenInference records function calls only; this one is custom", path,
-                      "custom_calls")
+            self.lose("OpenInference records function calls only; this one is custom (with "
+                      "the option it is written as a function call with args {'input': text})",
+                      path, "custom_calls")
+            call = _as_function(call)
         attributes = []
         for key, value in call.items():
             self.flat_key(key, f"{path}.{key}")
@@ -249,6 +252,15 @@ class _FlatWriter(_ChatWriter):
                 self.refuse(f"the number {item} is past what an OTLP intValue holds (64 bits)",
                             path)
         return attribute(key, value)
+
+
+def _as_function(call: dict[str, Any]) -> dict[str, Any]:
+    """A Chat Completions custom call as the function call ``drop=["custom_calls"]`` writes:
+    its free text as the arguments ``{"input": text}``, as the GenAI convention writes it."""
+    custom = call.get("custom", {})
+    function = {"name": custom.get("name"), "arguments": dumps({"input": custom.get("input")})}
+    out = {key: value for key, value in call.items() if key not in ("type", "custom")}
+    return {**out, "type": "function", "function": function}
 
 
 def _legacy_spelled(function: Any) -> bool:
