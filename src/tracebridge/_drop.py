@@ -16,6 +16,8 @@ def check_drop(drop: Any, droppable: Collection[str]) -> None:
     A string is refused whole, not read as its characters; so is anything that is not a
     collection (``None``, a number), and a name the writer has no loss for.
     """
+    if type(drop) is tuple and not drop:  # the default, (): every writer call pays this
+        return
     if isinstance(drop, (str, bytes)) or not isinstance(drop, Collection):
         raise ValueError(f"drop= takes a list of names from {tuple(droppable)}, got "
                          f"{short_repr(drop)}")
