@@ -377,10 +377,10 @@ def _tool_spans(
         if not isinstance(message, ToolMessage):
             continue
         trailing = split is not None and i > split
-        attempts = _failed_attempts(typed, i, _Writer(i, drop))
+        writer = _Writer(i, drop)
+        attempts = _failed_attempts(typed, i, writer)
         if not (trailing or message.is_error or attempts):
             continue
-        writer = _Writer(i, drop)
         if message.tool_call_id is None:
             if trailing:
                 writer.refuse(
@@ -434,6 +434,7 @@ def _failed_attempts(
         writer.refuse("failed attempts are kept on a result answered with success, by "
                       "tool_call_id: the reader counts them only there", where)
     calls = [call for m in typed if isinstance(m, AIMessage) for call in m.tool_calls]
+    # the rules were checked: a result with a tool_call_id answers a call of that id
     call = next(call for call in calls if call.id == message.tool_call_id)
     alike = [other for other in calls if other.name == call.name and other.args == call.args]
     if call.invalid_args is not None or len(alike) > 1:
