@@ -106,7 +106,7 @@ def to_messages(
     ]
     return conversation(
         chosen_calls, tool_runs(spans), allow_pending=pending,
-        horizon=min(later) if later else None,
+        horizon=min(later) if later else None, view=span_id is not None,
     )
 
 

@@ -166,11 +166,14 @@ def refuse_ambiguous(groups: list[list[Call]], named: dict[str, str]) -> None:
 
 
 def conversation(
-    calls: list[Call], tools: list[ToolRun], *, allow_pending: bool, horizon: int | None = None
+    calls: list[Call], tools: list[ToolRun], *, allow_pending: bool, horizon: int | None = None,
+    view: bool = False,
 ) -> list[Message]:
     """The last call's input and output, earlier calls proven prefixes, tool results added.
     ``horizon``: when the next model call outside ``calls`` started (a tool span from then
-    on is another call's business)."""
+    on is another call's business). ``view``: one call's view (``span_id``), where a failed
+    tool span that recorded no result leaves its call unanswered (the result the framework
+    made of the error is in the next call's input, outside the view)."""
     last = calls[-1]
     rest = body(last)
     systems = last.input[: last.systems]
@@ -194,7 +197,7 @@ def conversation(
         if run.span.start >= first and (horizon is None or run.span.start < horizon)
     ]
     found = slots(messages, {len(systems) + k: call for k, call in produced.items()})
-    messages = with_results(messages, runs, origin, last, found, calls)
+    messages = with_results(messages, runs, origin, last, found, calls, view)
     messages = with_errors(messages, runs, found, calls)
     try:
         validate(messages, allow_pending=allow_pending, source=SOURCE)
@@ -255,11 +258,12 @@ def moved(error: TraceError, origin: list[tuple[Span, str]]) -> TraceError:
 
 def with_results(
     messages: list[Message], runs: list[ToolRun], origin: list[tuple[Span, str]], last: Call,
-    found: list[Slot], calls: list[Call],
+    found: list[Slot], calls: list[Call], view: bool = False,
 ) -> list[Message]:
     """The results of the last output's calls, from the tool spans that ran after it (by
     call id, or placed by ``_placing``), in the order they ran. A tool span after it that
-    answers none of them is refused: it would be dropped."""
+    answers none of them is refused: it would be dropped. In a ``view``, a failed one that
+    recorded no result leaves its call unanswered."""
     closing = messages[-1] if messages else None
     if not isinstance(closing, AIMessage) or not closing.tool_calls:
         return messages
@@ -290,6 +294,8 @@ def with_results(
                 f"{', '.join(map(repr, wanted)) or 'none with an id'})",
             )
         if run.result is None:
+            if view and run.error:
+                continue
             run.span.fail(
                 "content_not_captured",
                 f"the tool span that ran call {call_id!r} recorded no result "
@@ -369,4 +375,26 @@ def with_errors(
 
 
 def tool_runs(spans: Iterable[Span]) -> list[ToolRun]:
-    return [read_tool(span) for span in spans if is_tool(span)]
+    """The tool spans' runs. OpenInference's openai-agents handoff span is no tool run: it
+    records which agent took over (``is_handoff``); the transfer call and its output are in
+    the model calls' own messages."""
+    return [read_tool(span) for span in spans if is_tool(span) and not is_handoff(span)]
+
+
+def is_handoff(span: Span) -> bool:
+    """OpenInference's openai-agents ``HandoffSpanData`` span: kind TOOL, named
+    ``handoff to <agent>``, its output the agent taken over to (its input the one handing
+    off), with no tool name and no call id."""
+    attributes = span.attributes
+    to = attributes.get("output.value")
+    return (
+        attributes.get("openinference.span.kind") == "TOOL"
+        and isinstance(to, str)
+        and span.name == f"handoff to {to}"
+        and isinstance(attributes.get("input.value"), str)
+        and not any(
+            key in attributes
+            for key in ("tool.name", "gen_ai.tool.name", "tool_call.id", "tool.id",
+                        "gen_ai.tool.call.id")
+        )
+    )
