@@ -9,13 +9,14 @@ the value at ``--id PATH`` in its document, else the document's ``id`` key, else
 number (``FILE:LINE`` when several files are read). The id is kept as ``metadata["id"]``.
 Ids are unique: a repeated id in the references file, or two traces with one id (``3`` and
 ``"3"`` are one id, and a document's ``id`` may be another record's line number), is refused,
-exit 2, naming both lines.
+exit 2, naming both lines (the traces' ids in bounded memory: ``SeenIds``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -128,6 +129,59 @@ class References:
         return [key for key in self.entries if key not in self.used]
 
 
+class SeenIds:
+    """Each trace id taken so far, and where (``FILE: line N``): an id names one trace.
+
+    The first ``IN_MEMORY`` ids are held in a dict; from then on all of them are in a
+    temporary SQLite table on disk (deleted when closed), so a file of any number of
+    traces is checked in bounded memory."""
+
+    IN_MEMORY = 500_000
+
+    def __init__(self) -> None:
+        self._held: dict[str, str] = {}
+        self._table: sqlite3.Connection | None = None
+
+    def add(self, key: str, where: str) -> str | None:
+        """Record ``key`` at ``where``; where it was taken before, if it was (then nothing
+        is recorded)."""
+        table = self._table
+        if table is None:
+            earlier = self._held.setdefault(key, where)
+            if earlier is not where:
+                return earlier
+            if len(self._held) > self.IN_MEMORY:
+                self._spill()
+            return None
+        found = table.execute("SELECT place FROM seen WHERE id = ?", (_blob(key),)).fetchone()
+        if found is not None:
+            return bytes(found[0]).decode("utf-8", "surrogatepass")
+        table.execute("INSERT INTO seen VALUES (?, ?)", (_blob(key), _blob(where)))
+        return None
+
+    def _spill(self) -> None:
+        table = sqlite3.connect("")  # "": a temporary database on disk
+        table.execute("PRAGMA journal_mode = OFF")
+        table.execute("CREATE TABLE seen (id BLOB PRIMARY KEY, place BLOB NOT NULL)")
+        table.executemany(
+            "INSERT INTO seen VALUES (?, ?)",
+            ((_blob(key), _blob(where)) for key, where in self._held.items()),
+        )
+        self._held = {}
+        self._table = table
+
+    def close(self) -> None:
+        if self._table is not None:
+            self._table.close()
+            self._table = None
+
+
+def _blob(text: str) -> bytes:
+    """Text as SQLite takes it: UTF-8, lone surrogates (a JSON "\\ud800", a file name
+    that is not UTF-8) included."""
+    return text.encode("utf-8", "surrogatepass")
+
+
 def id_key(value: Any) -> str | None:
     """Ids match as text: ``3`` and ``"3"`` are the same id."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
@@ -186,8 +240,7 @@ def run_sample(
     """Write one sample per readable trace; returns the output to commit."""
     references = References(args.references, stdin) if args.references else None
     out = Output(args.output, stdout)
-    seen: dict[str, str] = {}
-    """Each id taken so far, and where (``FILE: line N``): an id names one trace."""
+    seen = SeenIds()
     try:
         for item, messages, source in typed:
             record, missing = record_id(item, args.id, len(files) > 1)
@@ -197,11 +250,11 @@ def run_sample(
             key = id_key(record)
             assert key is not None
             where = f"{item.file}: line {item.line}"
-            if key in seen:
+            earlier = seen.add(key, where)
+            if earlier is not None:
                 raise UnreadableInput(
-                    f"{where}: id {record!r} is also the id of {seen[key]}; each trace needs "
+                    f"{where}: id {record!r} is also the id of {earlier}; each trace needs "
                     f"its own id (a document's id, --id PATH, or its line number)")
-            seen[key] = where
             found = references.take(key) if references is not None else None
             ref_where = f"{args.references} line {found[1]}" if found is not None else ""
             try:
@@ -218,6 +271,8 @@ def run_sample(
     except BaseException:
         out.abandon()
         raise
+    finally:
+        seen.close()
     if references is not None and references.unused():
         unused = references.unused()
         shown = ", ".join(map(repr, unused[:5])) + (", ..." if len(unused) > 5 else "")
