@@ -15,9 +15,9 @@ The agent that produced an item becomes ``AIMessage.name``; input items carry no
 ``to_input_list()`` or session history reads with no names. Each ``RunItem``'s wrapper (its
 ``type``, agent, and fields such as ``tool_origin``, ``output``, ``source_agent`` /
 ``target_agent``) is kept verbatim under ``metadata["openai_agents"]["run_items"]`` of the first
-message its model response (or the item alone) became; a ``tool_approval_item`` (a call waiting
-for approval, which is no input item) is kept there too. Everything the Responses reader keeps
-is under ``metadata["openai_agents"]`` as well.
+message its item became (a model response's reasoning, message and calls become one turn); a
+``tool_approval_item`` (a call waiting for approval, which is no input item) is kept with its
+call. Everything the Responses reader keeps is under ``metadata["openai_agents"]`` as well.
 
 A handoff is a function call (``transfer_to_<agent>``) and its output ``{"assistant": "<agent>"}``:
 it stays a tool call and a tool result, and ``handoffs()`` lists them (from the
@@ -96,7 +96,9 @@ def to_messages(
         [entry.index for entry in kept],
         allow_pending=allow_pending,
     )
-    if not is_result(trace):
+    if not (is_result(trace) and hasattr(trace, "to_input_list")):
+        # A result that lists its own history (to_input_list()) was read as it lists it; any
+        # other input and items (an exception's run_data too) may hold a nested history's copies.
         refuse_overlap(found)
     return messages if grouped is None else attributed(messages, grouped)
 
@@ -109,7 +111,11 @@ def from_messages(
     ``drop`` works as in ``openai_responses.from_messages``. ``drop_names`` leaves out the
     names input items have no place for: an assistant turn's agent, a person's name, a tool's
     name on an output other than a function's. Without it they are ``not_representable``.
+    It is True or False: any other value (``"false"``, ``1``, ``None``) is a ``ValueError``.
     """
+    if drop_names is not True and drop_names is not False:
+        # a string such as "false" is true: taken as it is, it would leave names out
+        raise ValueError(f"drop_names must be True or False, got {drop_names!r}")
     typed: list[Message] = checked_messages(messages, NAME)
     unnamed = []
     for i, message in enumerate(typed):

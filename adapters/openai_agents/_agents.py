@@ -7,8 +7,13 @@ output) becomes one message. So the items are cut into *groups* -- each maximal 
 model-output items of one agent, and each other item alone -- and a group of model items is
 read on its own to learn how many messages it is (two adjacent groups are also read together,
 to learn whether they meet in one message). Each message then has a *slot*: an assistant
-message takes its slot's agent as ``name``, and the first message of a group keeps the
-group's ``RunItem`` wrappers under ``metadata["openai_agents"]["run_items"]``.
+message takes its slot's agent as ``name``, and keeps under
+``metadata["openai_agents"]["run_items"]`` the ``RunItem`` wrappers of the items first read
+into it. (RunItems do not say where one model response ends and the next begins: a stretch
+may hold several, and each wrapper goes with its own item.)
+
+An ``input_item`` admits an item of the application (``RunState.add_input``), no model's: it
+reads as input items do, with no agent, whatever agent the SDK records for it.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from tracebridge.errors import TraceError
 from tracebridge.messages import AIMessage, Message
 
 from ._bridge import NAME, count_read
-from ._run import Entry
+from ._run import ADMITTED, Entry
 
 MODEL_ITEM_TYPES = frozenset({
     "function_call",
@@ -41,6 +46,10 @@ MODEL_ITEM_TYPES = frozenset({
 })
 """Responses item types only a model response produces (besides assistant messages)."""
 
+TURN_ITEM_TYPES = frozenset({"reasoning", "mcp_list_tools", "mcp_approval_request"})
+"""Model items that may begin an assistant turn of their own, as an assistant message may
+(the other model items are calls, which join the turn before them)."""
+
 
 @dataclass
 class Group:
@@ -50,7 +59,9 @@ class Group:
     """Model-output items (read on their own to count their messages)."""
     agent: str | None
     items: list[Any] = field(default_factory=list)
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    """Each RunItem wrapper with the position in ``items`` of its item (of an approval: of
+    the call it waits on)."""
     first_index: int | None = None
 
 
@@ -70,12 +81,13 @@ def groups(entries: list[Entry]) -> list[Group]:
     """The entries cut into groups (an approval joins the group of the call it waits on)."""
     found: list[Group] = []
     for entry in entries:
+        last = found[-1] if found else None
         if entry.approval:  # no item of its own
-            last = found[-1] if found else None
             waits_on = _field((entry.record or {}).get("raw_item") or {}, "call_id")
-            if last is None or not last.model or last.agent != entry.agent or waits_on not in [
-                _field(item, "call_id") for item in last.items
-            ]:
+            calls = [] if last is None else [_field(item, "call_id") for item in last.items]
+            if last is None or not last.model or last.agent != entry.agent or (
+                waits_on not in calls
+            ):
                 raise TraceError(
                     "malformed_event",
                     f"a tool_approval_item for call {waits_on!r} must come right after the "
@@ -85,16 +97,19 @@ def groups(entries: list[Entry]) -> list[Group]:
                     source=NAME,
                 )
             if entry.record is not None:
-                last.records.append(entry.record)
+                last.records.append((len(calls) - 1 - calls[::-1].index(waits_on),
+                                     entry.record))
             continue
         model = is_model_item(entry.item)
-        last = found[-1] if found else None
-        if not (model and last is not None and last.model and last.agent == entry.agent):
-            last = Group(model, entry.agent, first_index=entry.index)
+        record = entry.record
+        # an admitted input item is the application's: no agent's model response
+        agent = None if record is not None and record.get("type") == ADMITTED else entry.agent
+        if not (model and last is not None and last.model and last.agent == agent):
+            last = Group(model, agent, first_index=entry.index)
             found.append(last)
         last.items.append(entry.item)
-        if entry.record is not None:
-            last.records.append(entry.record)
+        if record is not None:
+            last.records.append((len(last.items) - 1, record))
     return found
 
 
@@ -144,7 +159,10 @@ def _slots(grouped: list[Group]) -> list[Slot]:
         count = len(count_read(group.items)) if group.model else 1
         mine = [Slot(group.agent, group.model) for _ in range(count)]
         if mine and group.records:
-            mine[0].records = list(group.records)
+            # one message (the usual model response, any other item): all its items are in it
+            first = _first_messages(group.items) if count > 1 else None
+            for at, record in group.records:
+                mine[0 if first is None else first[at]].records.append(record)
         if previous is not None and previous.model and group.model and slots and mine:
             both = len(count_read([*previous.items, *group.items]))
             alone = len(count_read(previous.items)) + count
@@ -153,6 +171,27 @@ def _slots(grouped: list[Group]) -> list[Slot]:
         slots.extend(mine)
         previous = group
     return slots
+
+
+def _first_messages(items: list[Any]) -> list[int]:
+    """For each of a model group's ``items``, the message of the group's reading it was first
+    read into: the assistant turn that holds it (a hosted call's result follows that turn).
+
+    The reader reads one item after another, so the items up to one read as the group's
+    messages up to that item's turn, which is their last assistant message; a call joins the
+    turn of the item before it. (Only for a group that reads as several messages: hosted
+    calls, or more than one turn.)"""
+    first: list[int] = []
+    for end, item in enumerate(items, 1):
+        kind = _field(item, "type")
+        if first and isinstance(kind, str) and kind in MODEL_ITEM_TYPES and (
+            kind not in TURN_ITEM_TYPES
+        ):
+            first.append(first[-1])
+            continue
+        read = count_read(items[:end])
+        first.append(max(i for i, message in enumerate(read) if isinstance(message, AIMessage)))
+    return first
 
 
 def _met(left: Slot, right: Slot, group: Group) -> Slot:

@@ -9,6 +9,7 @@ name, and the rest of the ``RunItem`` wrapper (kept verbatim as metadata).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from tracebridge._changed import FELL
-from tracebridge._json import check_json
+from tracebridge._json import json_copy_at
 from tracebridge._optional import require
 from tracebridge.errors import TraceError, short_repr
 
@@ -48,6 +49,9 @@ RESULT_CLASSES = ("RunResult", "RunResultStreaming", "RunErrorDetails")
 
 HANDOFF_OUTPUT = "handoff_output_item"
 """A handoff's output: its ``source_agent`` and ``target_agent`` are what ``handoffs()`` names."""
+
+ADMITTED = "input_item"
+"""An item the application admitted into the run (``RunState.add_input``): no model made it."""
 
 APPROVAL = "tool_approval_item"
 """A call waiting for approval: its call is also a ``tool_call_item``; it is no input item."""
@@ -438,14 +442,17 @@ def _declared_type(cls: type) -> Any:
 
 
 def _kept(record: dict[str, Any], index: int, path: str) -> dict[str, Any]:
-    """``record``, the wrapper kept as metadata; ``unserializable_value`` where it holds
-    what is no JSON (a field changed after the item was made, a tool's NaN output)."""
+    """A copy of ``record``, the wrapper kept as metadata, so that changing the source after
+    it was read (a stored item's ``target_agent``, an approval's raw item, a dict raw item's
+    nested values, which the SDK's serializer copies only one level deep) changes nothing
+    read; ``unserializable_value`` where it holds what is no JSON (a field changed after the
+    item was made, a tool's NaN output)."""
     try:
-        check_json(record, path)
+        copied: dict[str, Any] = json_copy_at(record, path)
     except TraceError as error:
         raise TraceError(error.code, error.detail, index=index, path=error.path,
                          source=NAME) from None
-    return record
+    return copied
 
 
 _LOOKUP_KEYS = {"bare": 2, "namespaced": 3, "deferred_top_level": 2}
@@ -511,12 +518,33 @@ def _serializer_fault(state: Any, item: Any, index: int, path: str) -> TraceErro
         if not hasattr(item, field):
             continue
         value = getattr(item, field)
+        if value is None and _released(item, field):
+            return TraceError(
+                "malformed_event",
+                f"this {type(item).__name__} no longer holds its {field}: the agent was "
+                "released (result.release_agents()) and has since been garbage-collected, so "
+                "its name is gone; read the result before release_agents()",
+                index=index,
+                path=f"{path}.{field}",
+                source=NAME,
+            )
         try:
             write(value)
         except FELL as exc:
             return _changed(item, field, f"a {type(value).__name__} the SDK's serializer falls "
                             f"on ({type(exc).__name__}: {exc})", index, path)
     return None
+
+
+def _released(item: Any, field: str) -> bool:
+    """True when ``item``'s agent ``field`` was released (``RunItem.release_agent()``, which
+    ``result.release_agents()`` calls: it keeps only a weak reference, ``_<field>_ref``) and
+    that agent has been garbage-collected since."""
+    held = getattr(item, "__dict__", {})
+    ref = held.get(f"_{field}_ref")
+    return field in held and held[field] is None and isinstance(ref, weakref.ref) and (
+        ref() is None
+    )
 
 
 def agent_name(record: Mapping[str, Any], key: str, index: int, path: str, what: str) -> str:
