@@ -150,8 +150,9 @@ def detect(trace: Any) -> bool:
     )
 
 
-def handoffs(trace: Any) -> list[Handoff]:
-    """Every handoff of a run (typed messages, or anything ``to_messages`` reads), in order.
+def handoffs(trace: Any, *, allow_pending: bool = False) -> list[Handoff]:
+    """Every handoff of a run (typed messages, or anything ``to_messages`` reads, with
+    ``allow_pending`` as there), in order.
 
     ``index`` is the position of the handoff's tool result. A result read from a ``RunItem``
     is a handoff when its wrapper is a ``handoff_output_item``, from its ``source_agent`` to
@@ -164,5 +165,5 @@ def handoffs(trace: Any) -> list[Handoff]:
     if is_result(trace) or not isinstance(typed, list) or not all(
         isinstance(m, (AIMessage, ToolMessage, HumanMessage, SystemMessage)) for m in typed
     ):
-        typed = to_messages(trace)
+        typed = to_messages(trace, allow_pending=allow_pending)
     return handoffs_in(typed)

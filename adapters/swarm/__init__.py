@@ -108,8 +108,10 @@ class Handoff:
     """The agent that takes over."""
 
 
-def handoffs(messages: Any) -> list[Handoff]:
-    """The handoffs that took effect in a conversation (typed messages or a Swarm history).
+def handoffs(messages: Any, *, allow_pending: bool = False) -> list[Handoff]:
+    """The handoffs that took effect in a conversation (typed messages or a Swarm history,
+    read with ``to_messages(messages, allow_pending=allow_pending)``: a history of
+    ``Swarm.run(..., execute_tools=False)`` ends on calls not run yet).
 
     Swarm runs every call of an assistant message, then switches to the agent returned
     *last*; so each block of tool results yields at most one handoff, from the agent that
@@ -135,7 +137,8 @@ def handoffs(messages: Any) -> list[Handoff]:
     """
     typed = messages_of(messages, NAME)
     if not all(isinstance(m, (AIMessage, ToolMessage, HumanMessage, SystemMessage)) for m in typed):
-        typed = to_messages(messages)  # a Swarm history as stored; its errors say what is wrong
+        # a Swarm history as stored; its errors say what is wrong
+        typed = to_messages(messages, allow_pending=allow_pending)
     found: list[Handoff] = []
     active: str | None = None  # the agent Swarm would run next
     seen_agent = False
