@@ -9,11 +9,11 @@ validation (``tracebridge._changed.unmade``) at its path.
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args, get_origin
+from typing import Any
 
 from pydantic import BaseModel
 
-from tracebridge._changed import drifted
+from tracebridge._changed import drifted, literal_values
 from tracebridge._json import json_path
 from tracebridge._optional import module_of
 
@@ -22,8 +22,9 @@ __all__ = ["passed_for_another"]
 _LEAVES = frozenset((str, int, float, bool, type(None)))
 
 _KIND_FIELDS: dict[type, tuple[tuple[str, frozenset[Any]], ...] | None] = {}
-"""Per class: its ``role`` and ``type`` fields declared as a ``Literal``, with the values
-they allow; None for a class that is not a pydantic model."""
+"""Per class: its ``role`` and ``type`` fields declared as a ``Literal`` (or an optional
+one, which allows None too), with the values they allow; None for a class that is not a
+pydantic model."""
 
 
 def _kind_fields(cls: type) -> tuple[tuple[str, frozenset[Any]], ...] | None:
@@ -32,11 +33,9 @@ def _kind_fields(cls: type) -> tuple[tuple[str, frozenset[Any]], ...] | None:
     fields = getattr(cls, "model_fields", None) if issubclass(cls, BaseModel) else None
     table = None
     if isinstance(fields, dict):
-        table = tuple(
-            (key, frozenset(get_args(fields[key].annotation)))
-            for key in ("role", "type")
-            if key in fields and get_origin(fields[key].annotation) is Literal
-        )
+        allowed = {key: literal_values(fields[key].annotation)
+                   for key in ("role", "type") if key in fields}
+        table = tuple((key, values) for key, values in allowed.items() if values is not None)
     _KIND_FIELDS[cls] = table
     return table
 
@@ -64,7 +63,8 @@ def _changed_inside(values: Any) -> bool:
             continue
         fields = value.__dict__
         for key, allowed in table:
-            if key in fields and (type(fields[key]) is not str or fields[key] not in allowed):
+            kind = fields.get(key)
+            if key in fields and (not (type(kind) is str or kind is None) or kind not in allowed):
                 return True
         if _changed_inside(fields.values()):
             return True
@@ -125,6 +125,6 @@ def _sdk_kinds() -> frozenset[str]:
                 continue
             for key in ("role", "type"):
                 info = getattr(sub, "model_fields", {}).get(key)
-                if info is not None and get_origin(info.annotation) is Literal:
-                    kinds.update(v for v in get_args(info.annotation) if type(v) is str)
+                values = None if info is None else literal_values(info.annotation)
+                kinds.update(v for v in values or () if type(v) is str)
     return frozenset(kinds)

@@ -28,7 +28,7 @@ from ..openai_chat._read import read_arguments, spelled_as_dumps
 from ._items import CALL_OUTPUTS, RESULT_KEYS, call_name
 from ._parts import ItemPartReader
 
-__all__ = ["ItemReader"]
+__all__ = ["ItemReader", "spelled_json"]
 
 _CITATION_KEYS = (("url", str), ("title", str), ("start_index", int), ("end_index", int))
 
@@ -259,12 +259,31 @@ class ItemReader(ItemPartReader):
         return self.json_text(self.kept(output, path), path)
 
     def json_text(self, value: Any, path: str) -> str:
-        """``value`` (plain JSON) as the text a ``ToolMessage`` holds it in: its keys sorted at
-        every level, so the text (and the transcript hash) is the same whichever order the
-        item's keys came in (the server's JSON and the SDK's objects order them otherwise)."""
+        """``value`` (plain JSON) as the text a ``ToolMessage`` holds it in (``spelled_json``)."""
         try:
-            return json.dumps(value, ensure_ascii=False, sort_keys=True)
+            return spelled_json(value)
         except RecursionError:  # plain JSON, nested deeper than Python's json writes
             self.fail("unserializable_value", path, "a value nested past Python's depth: it "
                       "has no JSON text here")
 
+
+def spelled_json(value: Any) -> str:
+    """The one text of a JSON value (the reader's and the writer's): its keys sorted at every
+    level and an integral number spelled as an integer, so that one item reads to one text
+    (and one transcript hash) whichever form it came in. The server's JSON and the SDK's
+    objects order keys otherwise, and the SDK holds a JSON ``1`` in a float field (a file
+    search ``score``) as ``1.0``."""
+    return json.dumps(_integral(value), ensure_ascii=False, sort_keys=True)
+
+
+def _integral(value: Any) -> Any:
+    """``value`` with every float that is a whole number as an int (JSON does not tell them
+    apart; Python's writer does)."""
+    kind = type(value)
+    if kind is float:
+        return int(value) if value.is_integer() else value
+    if kind is dict:
+        return {key: _integral(item) for key, item in value.items()}
+    if kind is list:
+        return [_integral(item) for item in value]
+    return value

@@ -14,7 +14,7 @@ values) are kept under ``metadata[<adapter>]["fields"]``; ``url_citation`` annot
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from tracebridge.media import split_data_url
@@ -32,7 +32,7 @@ from tracebridge.messages import (
 
 from ..openai_chat._parts import PartReader, PartWriter, described
 
-__all__ = ["PLACES", "ItemPartReader", "ItemPartWriter"]
+__all__ = ["PLACES", "ItemPartReader", "ItemPartWriter", "taken", "taken_always"]
 
 PLACES: Mapping[str, tuple[str, ...]] = {
     "user": ("input_text", "input_image", "input_file", "input_audio"),
@@ -144,6 +144,30 @@ class ItemPartReader(PartReader):
         )
 
 
+def taken(keys: Collection[str]) -> Callable[[str, Any], bool]:
+    """A kept key the reader takes into typed data unless it is null: one of ``keys`` (the
+    reader keeps a null value of an optional key)."""
+    return lambda key, value: value is not None and key in keys
+
+
+def taken_always(keys: Collection[str] | None) -> Callable[[str, Any], bool]:
+    """A kept key the reader takes whatever its value: one of ``keys`` (None: every key)."""
+    return lambda key, value: keys is None or key in keys
+
+
+def _nothing_taken(key: str, value: Any) -> bool:
+    return False
+
+
+_KEPT_TAKEN: Mapping[str, Callable[[str, Any], bool]] = {
+    "output_text": taken_always(("annotations",)),
+    "input_image": lambda key, value: key == "detail" and type(value) is str,
+    "input_file": taken(("file_id", "file_data", "file_url", "filename")),
+}
+"""Per part type: the kept keys its reader takes into the typed part (``type`` and the
+keys the writer writes aside)."""
+
+
 _PART_TYPES: Mapping[type, str] = {
     TextPart: "input_text",
     RefusalPart: "refusal",
@@ -182,6 +206,8 @@ class ItemPartWriter(PartWriter):
             )
             return None
         if isinstance(part, OpaquePart):
+            if part.kind in PLACES[place] and self.namespace(part.metadata).get("verbatim") is True:
+                self.typed_verbatim(part, path, place)
             return self.opaque(part, path)
         kind = _PART_TYPES[type(part)]
         if kind == "input_text" and place == "assistant":
@@ -216,12 +242,44 @@ class ItemPartWriter(PartWriter):
                 )
                 return None
             audio = {"data": self.audio_data(part, path), "format": self.audio_format(part, path)}
-            out["input_audio"] = {**namespace.get("inner", {}), **audio}
+            inner = namespace.get("inner", {})
+            self.check_kept(inner, audio, f"{path}.metadata.{self.source}.inner")
+            out["input_audio"] = {**inner, **audio}
         else:
             out.update(self.file_fields(part, path))
-        for key, value in namespace.get("fields", {}).items():
-            out.setdefault(key, value)
+        return self.with_fields(out, namespace, path, _KEPT_TAKEN.get(kind, _nothing_taken))
+
+    def with_fields(
+        self,
+        out: dict[str, Any],
+        namespace: dict[str, Any],
+        path: str,
+        mapped: Callable[[str, Any], bool] = _nothing_taken,
+    ) -> dict[str, Any]:
+        """``out`` with the kept keys (``fields``) of the element at ``path``. A kept key
+        ``out`` has too, or one the reader takes into typed data (``mapped``), is refused:
+        the reader never keeps one, and written it would be lost, or read back as typed
+        data the message does not hold."""
+        fields = namespace.get("fields")
+        if fields:
+            self.check_kept(fields, out, f"{path}.metadata.{self.source}.fields", mapped)
+            out.update(fields)
         return out
+
+    def typed_verbatim(self, part: OpaquePart, path: str, place: str) -> None:
+        """Refuse a part kept verbatim whose type the reader maps to a typed part in
+        ``place``: it would read back typed. The one such part the reader keeps is an
+        ``input_image`` by file id alone (no string ``image_url``)."""
+        value = part.value
+        if part.kind == "input_image" and isinstance(value, dict) and (
+            type(value.get("image_url")) is not str
+        ):
+            return
+        self.refuse(
+            f"an opaque {part.kind!r} part kept verbatim: a Responses {_where(place)} reads "
+            f"its {part.kind} parts as typed parts",
+            path,
+        )
 
     def output_text(self, part: TextPart, namespace: dict[str, Any], out: dict[str, Any]) -> None:
         """Hook: the reply writer adds the part's annotations."""

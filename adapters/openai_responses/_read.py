@@ -67,7 +67,8 @@ def read_items(items: Any, *, source: str, allow_pending: bool = False) -> list[
 
 
 def item_dict(item: Any, source: str, index: int) -> dict[str, Any]:
-    """The item as a plain dict: an SDK object as the keys it was given (``exclude_unset``)."""
+    """The item as a plain dict: an SDK object as the keys it was given (``exclude_unset``),
+    spelled as the API spells them (``by_alias``: ``async``, which the SDK holds as ``async_``)."""
     if is_sdk_item(item):
         # pydantic does not check assignments: a field changed after the object was made
         if drifted(item):  # a role or type the class does not allow: it would pass for another
@@ -82,7 +83,9 @@ def item_dict(item: Any, source: str, index: int) -> dict[str, Any]:
             if refused is not None:
                 raise refused
         try:
-            dumped: dict[str, Any] = item.model_dump(mode="json", exclude_unset=True)
+            dumped: dict[str, Any] = item.model_dump(
+                mode="json", exclude_unset=True, by_alias=True
+            )
         except FELL:
             refused = refusal(item, f"items[{index}]", "the OpenAI SDK", index=index,
                               source=source)

@@ -12,7 +12,7 @@ import json
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from tracebridge.errors import TraceError
+from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AIMessage,
     Citation,
@@ -26,11 +26,14 @@ from tracebridge.messages import (
 
 from ..openai_chat._read import read_arguments
 from ..openai_chat._write import _arguments
-from ._items import CALL_OUTPUTS, HOSTED_CALLS, RESULT_KEYS, call_name
-from ._parts import ItemPartWriter
+from ._item_reader import spelled_json
+from ._items import CALL_OUTPUTS, HOSTED_CALLS, OPAQUE_REPLY_ITEMS, RESULT_KEYS, call_name
+from ._parts import ItemPartWriter, taken, taken_always
 from ._read import is_item_part, would_write_message
 
 __all__ = ["ReplyWriter", "item_of"]
+
+_CITATION_FIELDS = ("url", "title", "start_index", "end_index")
 
 
 def item_of(call: ToolCall, source: str) -> str | None:
@@ -62,11 +65,6 @@ class ReplyWriter(ItemPartWriter):
         if not self.drop_names:
             self.refuse(f"{what}; pass drop_names=True to leave names out", ".name")
 
-    def with_fields(self, out: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]:
-        for key, value in namespace.get("fields", {}).items():
-            out.setdefault(key, value)
-        return out
-
     def text(self, content: Any, path: str, what: str) -> str:
         if not isinstance(content, str):
             self.refuse(f"a {what} holds its output as text, not parts", path)
@@ -78,7 +76,7 @@ class ReplyWriter(ItemPartWriter):
         text = self.text(content, path, "JSON output")
         try:
             value = json.loads(text)
-            spelled = json.dumps(value, ensure_ascii=False, sort_keys=True)
+            spelled = spelled_json(value)
         except ValueError:
             self.refuse(f"the output was read as JSON and is no longer JSON: {text[:60]!r}", path)
         except RecursionError:  # JSON nested deeper than Python's json reads
@@ -139,7 +137,9 @@ class ReplyWriter(ItemPartWriter):
         items: list[dict[str, Any]] = []
         for j, part in enumerate([*parts, None]):
             if j == at:
-                items.append(self.reply_message(message, namespace, [parts[k] for k in spoken]))
+                items.append(self.reply_message(
+                    message, namespace, [parts[k] for k in spoken], spoken[0] if spoken else 0
+                ))
             if part is None or j in spoken:
                 continue
             if isinstance(part, ReasoningPart):
@@ -155,12 +155,26 @@ class ReplyWriter(ItemPartWriter):
                     items.append(reasoning)
             else:
                 assert isinstance(part, OpaquePart)  # is_item_part: an item kept whole
-                items.append(self.whole(part, f".content[{j}]", "item"))
+                items.append(self.kept_item(part, f".content[{j}]", OPAQUE_REPLY_ITEMS))
         return items
 
+    def kept_item(self, part: OpaquePart, path: str, kinds: Sequence[str]) -> dict[str, Any]:
+        """An item kept whole (an opaque part marked ``item``), written back as it is: one
+        of the ``kinds`` the reader keeps so in this place. Any other item would read back
+        as other typed data (a call, a message) or elsewhere."""
+        if part.kind not in kinds:
+            self.refuse(
+                f"an opaque {part.kind!r} part marked as an item kept whole: this format keeps "
+                f"only {', '.join(kinds)} items so here, and a {part.kind} item would read back "
+                "as other typed data",
+                path,
+            )
+        return self.whole(part, path, "item")
+
     def reply_message(
-        self, message: AIMessage, namespace: dict[str, Any], spoken: list[Part]
+        self, message: AIMessage, namespace: dict[str, Any], spoken: list[Part], first: int
     ) -> dict[str, Any]:
+        """The reply's message item; ``spoken`` are its parts, from ``content[first]`` on."""
         content = message.content
         out: dict[str, Any] = {"role": "assistant"}
         text = None
@@ -178,7 +192,7 @@ class ReplyWriter(ItemPartWriter):
             written = []
             for j, part in enumerate(parts):
                 self.part_at = j
-                item = self.item_part(part, f".content[{j}]", "assistant")
+                item = self.item_part(part, f".content[{first + j}]", "assistant")
                 if item is not None:
                     written.append(item)
             out["content"] = written
@@ -188,7 +202,16 @@ class ReplyWriter(ItemPartWriter):
             # an output message item has an id; one with string content (an input message
             # shape, which has none) only when it was read so from this format
             out["id"] = message.id
-        return self.with_fields(out, namespace)
+        parts_given = isinstance(out["content"], list)
+        return self.with_fields(
+            out,
+            namespace,
+            "",
+            # the reader takes a string id, and a type "message" of a message with parts
+            lambda key, value: value is not None and (
+                key == "id" or (key == "type" and (value != "message" or parts_given))
+            ),
+        )
 
     def place_citations(self, citations: list[Citation], parts: list[Part]) -> None:
         texts = [j for j, part in enumerate(parts) if isinstance(part, TextPart)]
@@ -206,15 +229,20 @@ class ReplyWriter(ItemPartWriter):
             self.annotations.setdefault(part, []).append(annotation)
 
     def annotation(self, citation: Citation, path: str) -> dict[str, Any] | None:
-        fields = {
-            key: getattr(citation, key) for key in ("url", "title", "start_index", "end_index")
-        }
+        fields = {key: getattr(citation, key) for key in _CITATION_FIELDS}
         missing = [key for key, value in fields.items() if value is None]
         namespace = self.namespace(citation.metadata)
         kept = namespace.get("fields", {})
-        if missing and set(missing) <= {
-            *namespace.get("absent", []), *(key for key in kept if kept[key] is None)
-        }:
+        absent = namespace.get("absent", [])
+        if not isinstance(absent, list) or any(
+            type(key) is not str or key not in fields for key in absent
+        ):
+            self.malformed(
+                f"metadata.{self.source}.absent lists the citation fields left out "
+                f"({', '.join(fields)}), as to_messages writes it; got {short_repr(absent)}",
+                f"{path}.metadata.{self.source}.absent",
+            )
+        if missing and set(missing) <= {*absent, *(key for key in kept if kept[key] is None)}:
             # read so from this format (absent, or null and kept): written back as it was
             for key in missing:
                 del fields[key]
@@ -230,7 +258,7 @@ class ReplyWriter(ItemPartWriter):
             if missing:
                 return None
         out: dict[str, Any] = {"type": "url_citation", **fields}
-        return self.with_fields(out, namespace)
+        return self.with_fields(out, namespace, path, taken(_CITATION_FIELDS))
 
     def output_text(self, part: TextPart, namespace: dict[str, Any], out: dict[str, Any]) -> None:
         cited = self.annotations.get(self.part_at, [])
@@ -261,16 +289,32 @@ class ReplyWriter(ItemPartWriter):
             )
             return None
         summary = namespace.get("summary")
-        if not (
-            isinstance(summary, list)
-            and all(isinstance(entry, dict) for entry in summary)
-            and "\n\n".join(str(entry.get("text")) for entry in summary) == part.text
-        ):
+        if summary is not None:
+            self.check_summary(summary, f"{path}.metadata.{self.source}.summary")
+        if summary is None or "\n\n".join(entry["text"] for entry in summary) != part.text:
+            # none kept, or the text was changed since: the summary is the text
             summary = [{"type": "summary_text", "text": part.text}]
         out = {"type": "reasoning", "id": item_id, "summary": summary}
         if omitted:
             del out["id"]  # written as it was read: without one
-        return self.with_fields(out, namespace)
+        # the reader takes any id (a string, or refuses it)
+        return self.with_fields(out, namespace, path, taken_always(("id",)))
+
+    def check_summary(self, summary: Any, path: str) -> None:
+        """Refuse a kept reasoning summary the reader would refuse: it keeps a list of
+        ``summary_text`` objects, each with a string ``text``."""
+        if not isinstance(summary, list):
+            self.malformed(f"a kept reasoning summary is a list of summary_text objects, as "
+                           f"to_messages writes it; got {short_repr(summary)}", path)
+        for k, entry in enumerate(summary):
+            if not (
+                isinstance(entry, dict)
+                and entry.get("type") == "summary_text"
+                and type(entry.get("text")) is str
+            ):
+                self.malformed(f"a kept reasoning summary entry is {{'type': 'summary_text', "
+                               f"'text': <string>}}, as to_messages writes it; got "
+                               f"{short_repr(entry)}", f"{path}[{k}]")
 
     # -- calls --
 
@@ -315,7 +359,10 @@ class ReplyWriter(ItemPartWriter):
             }
         if "id" in namespace:
             out["id"] = namespace["id"]
-        return self.with_fields(out, namespace)
+        # the reader takes an id of any value; a call kept as an item of input fields has
+        # no kept keys (they are its input)
+        mapped = taken_always(("id",)) if kind is None else taken_always(None)
+        return self.with_fields(out, namespace, path, mapped)
 
     def unparsed(self, call: ToolCall, text: str, kind: str | None, path: str) -> None:
         """Refuse a call whose unparsed argument ``text`` the reader would give back as

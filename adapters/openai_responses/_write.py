@@ -30,7 +30,7 @@ from tracebridge.messages import (
 from tracebridge.validation import validate
 
 from ..openai_chat._write import unanswered_calls
-from ._items import CALL_OUTPUTS, HOSTED_CALLS, OPAQUE_REPLY_ITEMS
+from ._items import CALL_OUTPUTS, HOSTED_CALLS, OPAQUE_INPUT_ITEMS, OPAQUE_REPLY_ITEMS
 from ._read import is_item_part
 from ._reply_writer import ReplyWriter, item_of
 
@@ -184,7 +184,7 @@ class _Writer(ReplyWriter):
                 and isinstance(content[0], OpaquePart)
                 and is_item_part(content[0], self.source)
             ):
-                return [self.whole(content[0], ".content[0]", "item")]
+                return [self.kept_item(content[0], ".content[0]", OPAQUE_INPUT_ITEMS)]
         elif isinstance(message, SystemMessage):
             role = message.role
         else:
@@ -193,7 +193,7 @@ class _Writer(ReplyWriter):
         if message.id is not None and namespace:
             # input message items have no id key: one read so from this format is written back
             out["id"] = message.id
-        return [self.with_fields(out, namespace)]
+        return [self.with_fields(out, namespace, "", _input_message_key)]
 
     def output(
         self, message: ToolMessage, namespace: dict[str, Any], call: ToolCall | None
@@ -234,10 +234,23 @@ class _Writer(ReplyWriter):
                     ".id",
                 )
             out["id"] = message.id
-        return self.with_fields(out, namespace)
+        # the reader takes the output and the call id whatever they are, a string id, and a
+        # function_call_output's string name
+        named = ("id", "name") if kind == "function_call_output" else ("id",)
+        return self.with_fields(out, namespace, "", lambda key, value: (
+            key in ("output", "call_id") or (value is not None and key in named)
+        ))
 
 
 _OUTPUT_TYPES = tuple(CALL_OUTPUTS.values())
+
+
+def _input_message_key(key: str, value: Any) -> bool:
+    """Whether the reader takes this kept key of an input message into typed data: a
+    string id, or a type other than "message" (another item's)."""
+    return (key == "id" and value is not None) or (
+        key == "type" and value not in ("message", None)
+    )
 
 
 def _output_kind(call: ToolCall | None, source: str) -> str:

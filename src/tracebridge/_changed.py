@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any, Literal, get_args, get_origin
+import types
+from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
@@ -27,7 +28,7 @@ from pydantic_core import PydanticSerializationError, to_json
 from ._json import json_path
 from .errors import TraceError, short_repr
 
-__all__ = ["FELL", "drifted", "refusal", "unmade"]
+__all__ = ["FELL", "drifted", "literal_values", "refusal", "unmade"]
 
 FELL = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 """What a reader may raise on a value it did not expect (pydantic's ValidationError and
@@ -233,23 +234,43 @@ def drifted(obj: Any) -> bool:
     """Whether a field telling what ``obj`` (a pydantic model) is — its ``role`` or ``type``
     — holds a value its class does not allow (``role="user"`` set on an assistant-only
     class): read as it stands, such an object would pass for another kind without any
-    error. A field its class does not declare as a ``Literal`` is not looked at."""
+    error. A field its class does not declare as a ``Literal`` (or an optional one) is not
+    looked at."""
     fields = obj.__dict__
     for field in _KIND_FIELDS:
         allowed = _literal_values(obj.__class__, field)
         if allowed is not None and field in fields:
             value = fields[field]
-            if type(value) is not str or value not in allowed:
+            if not (type(value) is str or value is None) or value not in allowed:
                 return True
     return False
 
 
-@functools.cache
-def _literal_values(cls: Any, field: str) -> frozenset[str] | None:
-    """The strings a ``Literal`` annotation of ``cls.field`` allows; None when it is not a
-    ``Literal`` of strings."""
-    info = getattr(cls, "model_fields", {}).get(field)
-    if info is None or get_origin(info.annotation) is not Literal:
+def literal_values(annotation: Any) -> frozenset[Any] | None:
+    """The values a ``Literal`` annotation allows, None among them when it is optional
+    (``Optional[Literal["message"]]``, as the SDK declares the ``type`` of an input
+    message); None when it is neither."""
+    if get_origin(annotation) is Literal:
+        return frozenset(get_args(annotation))
+    if get_origin(annotation) not in (Union, types.UnionType):
         return None
-    values = get_args(info.annotation)
-    return frozenset(values) if all(type(v) is str for v in values) else None
+    values: set[Any] = set()
+    for member in get_args(annotation):
+        if member is type(None):
+            values.add(None)
+        elif get_origin(member) is Literal:
+            values.update(get_args(member))
+        else:
+            return None
+    return frozenset(values) if values - {None} else None
+
+
+@functools.cache
+def _literal_values(cls: Any, field: str) -> frozenset[str | None] | None:
+    """The strings a ``Literal`` annotation of ``cls.field`` allows (and None, when it is
+    optional); None when it is not a ``Literal`` of strings."""
+    info = getattr(cls, "model_fields", {}).get(field)
+    values = None if info is None else literal_values(info.annotation)
+    if values is None or not all(type(v) is str or v is None for v in values):
+        return None
+    return values
