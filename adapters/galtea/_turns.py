@@ -78,8 +78,11 @@ def from_messages(
     """
     check_options(join_consecutive, drop, omitted)
     dropped = tuple(drop)
-    accepted = skip_system or fold_tools or drop_non_text or drop_names or dropped
-    if accepted or join_consecutive is not None:
+    defaults = (  # a flag that is not False is True, or refused by Options
+        skip_system is False and fold_tools is False and drop_non_text is False
+        and drop_names is False
+    )
+    if dropped or join_consecutive is not None or not defaults:
         options = Options(
             skip_system, fold_tools, drop_non_text, drop_names, join_consecutive, dropped
         )

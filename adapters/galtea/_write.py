@@ -17,6 +17,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tracebridge._drop import check_flag
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AIMessage,
@@ -100,6 +101,8 @@ class Options:
     drop: Collection[str] = ()
 
     def __post_init__(self) -> None:
+        for flag in ("skip_system", "fold_tools", "drop_non_text", "drop_names"):
+            check_flag(flag, getattr(self, flag))
         check_options(self.join_consecutive, self.drop)
 
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
+from tracebridge._drop import check_flag
 from tracebridge.errors import TraceError
 from tracebridge.messages import (
     AIMessage,
@@ -113,9 +114,7 @@ def from_messages(
     name on an output other than a function's. Without it they are ``not_representable``.
     It is True or False: any other value (``"false"``, ``1``, ``None``) is a ``ValueError``.
     """
-    if drop_names is not True and drop_names is not False:
-        # a string such as "false" is true: taken as it is, it would leave names out
-        raise ValueError(f"drop_names must be True or False, got {drop_names!r}")
+    check_flag("drop_names", drop_names)
     typed: list[Message] = checked_messages(messages, NAME)
     unnamed = []
     for i, message in enumerate(typed):

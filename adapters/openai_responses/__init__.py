@@ -91,7 +91,8 @@ def from_messages(
     trace is written back), ``unanswered_calls`` (a call no result answers), ``opaque_parts``
     (a block from another format). Without it they raise ``not_representable``. Message items
     have no name (of a person, an agent, or a tool on an output other than a function's):
-    ``drop_names=True`` leaves them out. Calls without ids have no place at all.
+    ``drop_names=True`` leaves them out (it is True or False: any other value is a
+    ``ValueError``). Calls without ids have no place at all.
     """
     return write_items(messages, source=NAME, drop=drop, drop_names=drop_names)
 

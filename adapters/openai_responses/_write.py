@@ -15,6 +15,7 @@ from typing import Any
 from typing_extensions import assert_never
 
 from tracebridge._drop import check_drop as check_names
+from tracebridge._drop import check_flag
 from tracebridge._json import json_copy
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
@@ -55,6 +56,7 @@ def write_items(
 ) -> list[dict[str, Any]]:
     """The messages as Responses item dicts, in the order the API takes them (``drop_names``
     leaves out the names message items have no place for)."""
+    check_flag("drop_names", drop_names)
     check_drop(drop)
     typed = messages_of(messages, source)
     validate(typed, allow_pending=True, source=source)

@@ -1,4 +1,5 @@
-"""The check every writer makes of its ``drop=`` option before it writes anything."""
+"""The checks every writer makes of its options before it writes anything: ``drop=`` and
+its True/False flags."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from .errors import short_repr
 
-__all__ = ["check_drop"]
+__all__ = ["check_drop", "check_flag"]
 
 
 def check_drop(drop: Any, droppable: Collection[str]) -> None:
@@ -25,3 +26,10 @@ def check_drop(drop: Any, droppable: Collection[str]) -> None:
     if unknown:
         raise ValueError(f"drop={short_repr(unknown)} names nothing droppable; drop= takes "
                          f"a list of names from {tuple(droppable)}")
+
+
+def check_flag(name: str, value: Any) -> None:
+    """Refuse a flag option that is not True or False (``ValueError``): a string such as
+    ``"false"`` is true, and taken as it is it would accept the loss it names."""
+    if value is not True and value is not False:
+        raise ValueError(f"{name} must be True or False, got {short_repr(value)}")
