@@ -120,8 +120,8 @@ async def test_invalid_output_is_retried_with_the_problem_and_usage_is_summed(
     second = server.requests[2]["messages"]
     assert len(second) == 6
     assert second[5]["content"] == (
-        "That answer is not valid: ok: Input should be a valid boolean, unable to interpret "
-        "input. Answer again with JSON that follows the schema exactly."
+        "That answer is not valid: ok: Input should be a valid boolean. Answer again with "
+        "JSON that follows the schema exactly."
     )
 
 

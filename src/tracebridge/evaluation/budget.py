@@ -17,10 +17,12 @@ Exceptions::
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import itertools
 import math
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, TypeVar
@@ -37,6 +39,7 @@ __all__ = [
     "BudgetExhausted",
     "BudgetedJudge",
     "Estimate",
+    "Hold",
     "Price",
     "Remaining",
     "Reservation",
@@ -80,6 +83,25 @@ class Reservation:
     """The model's price, for charging what the request really cost."""
     number: int
     """Unique within its budget."""
+
+
+class Hold:
+    """What a job holds of the budget while it runs: the estimates of all its planned
+    requests, so that jobs started side by side cannot each count on the same remainder and
+    be cut mid-way. Each of its requests draws on it first; ``Budget.release`` gives back
+    what is left of it."""
+
+    def __init__(self, budget: Budget, requests: int, tokens: int, cost: Fraction) -> None:
+        self.budget = budget
+        self.requests = requests
+        self.tokens = tokens
+        self.cost = cost
+        """What is still held (requests, tokens, dollars)."""
+        self.released = False
+
+
+_HOLD: contextvars.ContextVar[Hold | None] = contextvars.ContextVar("budget_hold", default=None)
+"""The hold of the job the running task works for (``Budget.holding``)."""
 
 
 class Budget:
@@ -156,13 +178,53 @@ class Budget:
         Each estimate counts its own requests; retries are not planned, they draw on what
         is left when they happen.
         """
-        planned = list(estimates)
-        requests = sum(e.requests for e in planned)
-        tokens = sum(e.tokens for e in planned)
-        unpriced = sum(e.requests for e in planned if e.cost is None)
-        cost = sum((_exact(e.cost) for e in planned if e.cost is not None), Fraction(0))
+        planned = _Planned(list(estimates))
         with self._lock:
-            left_requests, left_tokens, left_cost = self._left()
+            left = self._left()
+        return self._misfit(planned, left)
+
+    def hold(self, estimates: Iterable[Estimate]) -> Hold | str:
+        """Hold the estimates of a job's planned requests while it runs (its requests draw on
+        the hold first: ``holding``), or say why what is left does not cover them (as
+        ``fits`` says it). ``release`` gives back what its requests did not take."""
+        planned = _Planned(list(estimates))
+        with self._lock:
+            refusal = self._misfit(planned, self._left())
+            if refusal is not None:
+                return refusal
+            self._held_requests += planned.requests
+            self._held_tokens += planned.tokens
+            self._held_cost += planned.cost
+            return Hold(self, planned.requests, planned.tokens, planned.cost)
+
+    def release(self, hold: Hold) -> None:
+        """Give back what is left of ``hold`` (once; again is nothing)."""
+        with self._lock:
+            if hold.released:
+                return
+            hold.released = True
+            self._held_requests -= hold.requests
+            self._held_tokens -= hold.tokens
+            self._held_cost -= hold.cost
+            hold.requests, hold.tokens, hold.cost = 0, 0, Fraction(0)
+
+    @contextlib.contextmanager
+    def holding(self, hold: Hold | None) -> Iterator[None]:
+        """Within the block, the requests of this task (and of the tasks it starts) draw on
+        ``hold`` first; at the end what is left of it is released."""
+        token = _HOLD.set(hold)
+        try:
+            yield
+        finally:
+            _HOLD.reset(token)
+            if hold is not None:
+                self.release(hold)
+
+    def _misfit(self, planned: _Planned,
+                left: tuple[int | None, int | None, Fraction | None]) -> str | None:
+        requests, tokens, unpriced, cost = (planned.requests, planned.tokens,
+                                            planned.unpriced, planned.cost)
+        left_requests, left_tokens, left_cost = left
         if left_requests is not None and requests > left_requests:
             return (f"the planned work needs {requests:,} judge requests; "
                     f"{left_requests:,} of the limit of {self.max_requests:,} are left")
@@ -189,8 +251,15 @@ class Budget:
         if self.max_cost is not None and price is None:
             raise ValueError(f"a cost limit is set and the model {model!r} has no price")
         cost = None if price is None else price.cost(estimate.input_tokens, estimate.output_tokens)
+        hold = _HOLD.get()
         with self._lock:
             left_requests, left_tokens, left_cost = self._left()
+            if hold is not None and (hold.budget is not self or hold.released):
+                hold = None
+            if hold is not None:  # what the job holds is there for its own requests
+                left_requests = None if left_requests is None else left_requests + hold.requests
+                left_tokens = None if left_tokens is None else left_tokens + hold.tokens
+                left_cost = None if left_cost is None else left_cost + hold.cost
             if left_requests is not None and estimate.requests > left_requests:
                 return (f"the limit of {self.max_requests:,} judge requests is reached "
                         f"({self._requests:,} sent, {self._held_requests:,} in flight)")
@@ -203,9 +272,16 @@ class Budget:
                         f"{_dollars(self.max_cost or 0.0)} is left")
             reservation = Reservation(estimate, price, next(self._numbers))
             self._open[reservation.number] = reservation
-            self._held_requests += estimate.requests
-            self._held_tokens += estimate.tokens
-            self._held_cost += cost or 0
+            taken = (0, 0, Fraction(0))
+            if hold is not None:  # moved from the job's hold to the request: held already
+                taken = (min(estimate.requests, hold.requests),
+                         min(estimate.tokens, hold.tokens), min(cost or Fraction(0), hold.cost))
+                hold.requests -= taken[0]
+                hold.tokens -= taken[1]
+                hold.cost -= taken[2]
+            self._held_requests += estimate.requests - taken[0]
+            self._held_tokens += estimate.tokens - taken[1]
+            self._held_cost += (cost or 0) - taken[2]
             return reservation
 
     def settle(self, reservation: Reservation, actual_usage: Usage) -> None:
@@ -233,6 +309,16 @@ class Budget:
                 self._unpriced += actual_usage.requests
             self._requests += actual_usage.requests
             self._tokens += input_tokens + output_tokens
+
+
+class _Planned:
+    """The sums of some estimates."""
+
+    def __init__(self, planned: list[Estimate]) -> None:
+        self.requests = sum(e.requests for e in planned)
+        self.tokens = sum(e.tokens for e in planned)
+        self.unpriced = sum(e.requests for e in planned if e.cost is None)
+        self.cost = sum((_exact(e.cost) for e in planned if e.cost is not None), Fraction(0))
 
 
 def _one_at_least(usage: Usage) -> Usage:

@@ -56,6 +56,8 @@ SOURCES: tuple[str, ...] = (roles.ROLES, *FORMATS)
 """What a case's ``source`` may name: the role/``call_id`` form, or any format."""
 
 _CONFIG = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+# Switches and counts are strict: JSON has its own booleans and numbers, and "false" is not
+# false, nor 1 true, nor true a count of 1.
 RESERVED_SLICES = ("(all)", "(no slice)")
 """Names calibration and the report give to every case and to cases without a slice."""
 
@@ -91,11 +93,11 @@ class Expectation(BaseModel):
 
     model_config = _CONFIG
 
-    present: bool | None = None
+    present: bool | None = Field(default=None, strict=True)
     """True: the field is there and not null; False: it is absent or null."""
     equals: Any = None
     """The field equals this JSON value (compared as canonical JSON; null is a value)."""
-    count: int | None = Field(default=None, ge=0)
+    count: int | None = Field(default=None, ge=0, strict=True)
     """The field is a list of exactly this many items."""
 
     @model_validator(mode="after")
@@ -121,7 +123,7 @@ class HumanAdjudication(BaseModel):
 
     model_config = _CONFIG
 
-    goal_achieved: bool
+    goal_achieved: bool = Field(strict=True)
     """Whether the user's goal was achieved."""
     reason: str | None = None
     """Why, in the person's words."""
@@ -141,7 +143,7 @@ class Case(BaseModel):
     slice: str | None = None
     """The group the case belongs to, for counts per slice (not ``(all)`` or ``(no slice)``,
     the names of the rows for every case and for cases without a slice)."""
-    critical: bool = False
+    critical: bool = Field(default=False, strict=True)
     """Critical cases run right after the controls."""
     session_id: str | None = None
     """The session the conversation came from."""

@@ -22,6 +22,7 @@ __all__ = [
     "check_case",
     "check_expectations",
     "load_check",
+    "receipt_reason",
     "reference_fields",
 ]
 
@@ -88,6 +89,19 @@ def check_case(
     for check in user_checks:
         reasons.extend(_user(check, case.case))
     return reasons
+
+
+def receipt_reason(reason: str) -> bool:
+    """Whether a reason a case was blocked for is its evidence contradicting it (an
+    ``expect`` not met, or a problem a user check found), rather than missing evidence (an
+    unreadable transcript, a missing reference, a user check that raised or returned
+    something other than a list of problems: its own failure says nothing of the case)."""
+    if reason.startswith("expect "):
+        return True
+    if reason.startswith("check "):  # "check pkg.mod:fn: problem" vs "check ... raised"
+        name = reason[len("check "):].split(" ", 1)[0]
+        return name.endswith(":")
+    return False
 
 
 def check_expectations(case: Case) -> list[str]:

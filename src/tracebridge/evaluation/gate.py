@@ -13,7 +13,9 @@ Each blocker has a kind, and each kind one exit status:
 
 With blockers of several kinds the exit status is the first that applies in the order 1, 2, 3
 (0 only with no blocker at all). A quality failure is final: the work still missing can only
-add failures, never take one away. An incomplete run comes before review: finish the run
+add failures, never take one away (a case with a failure is ``failed`` even when another of
+its metrics errored, went unrun or is in review; that open work still gives its own
+blockers). An incomplete run comes before review: finish the run
 (resume it, fix the provider, raise the budget) before people spend time on the cases in
 review, since the rest may fail it anyway. Review is last but is never a pass: an ambiguity
 (a disagreement, a slice the policy does not cover, a value a binary metric cannot have) needs
@@ -29,7 +31,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..metrics.cli import verdict
-from .outcome import GOAL_METRICS
+from .checks import receipt_reason
+from .outcome import GOAL_METRICS, review_reasons
 from .policy import Policy
 from .rundir import CaseRow, RunDir
 
@@ -45,6 +48,7 @@ __all__ = [
     "one_line",
     "receipt_reason",
     "slice_name",
+    "work_left",
 ]
 
 EXIT_PASSED, EXIT_QUALITY, EXIT_INCOMPLETE, EXIT_REVIEW = 0, 1, 2, 3
@@ -130,22 +134,11 @@ def slice_name(row: CaseRow) -> str:
     return row.slice or ""
 
 
-def receipt_reason(reason: str) -> bool:
-    """Whether a reason a case was blocked for is its evidence contradicting it (an
-    ``expect`` not met, or a user check's problem), rather than missing evidence."""
-    if reason.startswith("expect "):
-        return True
-    if reason.startswith("check "):  # "check pkg.mod:fn: problem" vs "check ... raised"
-        name = reason[len("check "):].split(" ", 1)[0]
-        return name.endswith(":")
-    return False
-
-
 def _blockers(run: RunDir, policy: Policy) -> Iterator[Blocker]:
     yield from _run_finished(run)
     yield from _slices(run, policy)
     for row in run.cases:
-        yield from _case(row, policy)
+        yield from _case(run, row, policy)
     yield from _controls(run, policy)
     yield from _unrun(run, policy)
     yield from _evaluator(run, policy)
@@ -183,7 +176,7 @@ def _slices(run: RunDir, policy: Policy) -> Iterator[Blocker]:
                           "the run")
 
 
-def _case(row: CaseRow, policy: Policy) -> Iterator[Blocker]:
+def _case(run: RunDir, row: CaseRow, policy: Policy) -> Iterator[Blocker]:
     for name in policy.required_evidence:
         if getattr(row, name) is None:
             yield Blocker("missing_evidence", row.case_id, f"{name} is missing (the policy "
@@ -192,12 +185,38 @@ def _case(row: CaseRow, policy: Policy) -> Iterator[Blocker]:
         for reason in row.reasons:
             kind = "receipt_not_verified" if receipt_reason(reason) else "missing_evidence"
             yield Blocker(kind, row.case_id, reason)
-    if row.state == "review" and policy.review_blocks:
-        for reason in row.reasons:
+    elif row.control is not None and row.control.outcome in ("blocked", "blocked_by_evidence"):
+        # a control the checks blocked: what blocked it follows the control's own line when
+        # it came out wrong; a check's own failure is no evidence either way
+        checked = row.reasons[1:] if row.control.as_expected is False else row.reasons
+        for reason in checked:
+            if not receipt_reason(reason):
+                yield Blocker("missing_evidence", row.case_id, reason)
+    if policy.review_blocks and row.state in ("review", "failed"):
+        review = row.reasons if row.state == "review" else review_reasons(
+            row.reasons, run.metrics_of(row))
+        for reason in review:
             yield Blocker("review_required", row.case_id, reason)
-    if row.critical and row.control is None and row.state in ("errored", "unrun"):
-        yield Blocker("critical_unrun", row.case_id, f"a critical case {row.state}: "
+    left = work_left(run, row) if row.critical and row.control is None else None
+    if left is not None:
+        state = row.state if row.state == left else f"failed and is incomplete ({left})"
+        yield Blocker("critical_unrun", row.case_id, f"a critical case {state}: "
                       + "; ".join(row.reasons))
+
+
+def work_left(run: RunDir, row: CaseRow) -> str | None:
+    """``errored`` or ``unrun`` when a metric of the case (not blocked) has no value for a
+    failed request or has no result, whatever its state (a failed case may have some: its
+    failure is said first), else None."""
+    if row.state in ("errored", "unrun"):
+        return row.state
+    if row.state == "blocked":
+        return None
+    found = [run.results.get((row.case_id, name)) for name in run.metrics_of(row)]
+    if any(result is not None and result.value is None and verdict(result) == "error"
+           for result in found):
+        return "errored"
+    return "unrun" if None in found else None
 
 
 def _controls(run: RunDir, policy: Policy) -> Iterator[Blocker]:
@@ -220,7 +239,7 @@ def _controls(run: RunDir, policy: Policy) -> Iterator[Blocker]:
 
 def _unrun(run: RunDir, policy: Policy) -> Iterator[Blocker]:
     unrun = [row.case_id for row in run.cases
-             if row.state == "unrun" and row.control is None and not row.critical]
+             if row.control is None and not row.critical and work_left(run, row) == "unrun"]
     if len(unrun) > policy.max_unrun:
         yield Blocker("cases_unrun", "run", f"{len(unrun)} case(s) unrun, over the limit of "
                       f"{policy.max_unrun} ({_ids(unrun)})")
@@ -243,10 +262,10 @@ def _evaluator(run: RunDir, policy: Policy) -> Iterator[Blocker]:
 def _cost(run: RunDir, policy: Policy) -> Iterator[Blocker]:
     if policy.max_cost is None:
         return
-    cost = run.summary.cost
-    if cost is None:
+    cost, unknown = run.summary.cost, run.summary.cost_unknown
+    if unknown is not None or cost is None:
         yield Blocker("cost_unknown", "run", "the policy limits the cost and the run does not "
-                      "know its cost (run it with --price for the judge model)")
+                      f"know its cost ({unknown})")
     elif cost > policy.max_cost:
         yield Blocker("cost_over_limit", "run", f"${cost:.4f} spent, over the limit of "
                       f"${policy.max_cost:.4f}")

@@ -7,7 +7,8 @@ failed with every blocker when the gate does not pass. A test is:
 
 * a **failure** when the case failed on that metric (its reason names the metric), when its
   evidence contradicts it (blocked by ``expect`` or a user check's problem), when it is a
-  control that came out otherwise than expected, or when it is in review and review blocks;
+  control that came out otherwise than expected, or when it is in review (the case's state,
+  or a reason naming the metric in a case that failed on another) and review blocks;
 * an **error** when its judge or provider failed on that metric, or the case is blocked for
   missing evidence (its transcript, its references, a user check that could not run);
 * **skipped** when the metric has no result (unrun: why is the message), or when the case
@@ -26,7 +27,7 @@ from typing import Literal
 
 from ..metrics.cli import verdict
 from .gate import Decision, one_line, receipt_reason, slice_name
-from .outcome import STATES
+from .outcome import STATES, review_reasons
 from .policy import Policy
 from .rundir import CaseRow, RunDir
 
@@ -84,6 +85,13 @@ def _mapped(run: RunDir, policy: Policy, row: CaseRow,
         mine = [reason for reason in row.reasons if reason.startswith(f"{metric} = ")]
         if mine:
             return "failure", "failed", "; ".join(mine)
+        # the case failed on another metric; this one may still be in review
+        review = [reason for reason in review_reasons(row.reasons, run.metrics_of(row))
+                  if f"{metric} " in reason]
+        if review:
+            said = "; ".join(review)
+            return ("failure", "review_required", said) if policy.review_blocks else (
+                "passed", "", said)
     return "passed", "", ""
 
 

@@ -1,14 +1,23 @@
 """A case's state once its checks and results are in, and what a control came out as.
 
-States: ``blocked`` (a deterministic check failed; no judge was asked), ``errored`` (a judge
-or provider failed on one of its metrics: never a goal failure), ``unrun`` (some metric did not
-run, and why), ``review`` (a person must look: the judge disagrees with the human label, the
-with- and without-reference goal verdicts disagree, or a metric gave no value), ``passed`` (every
-metric's value is at least the pass threshold) and ``failed``. A control is ``passed`` when it
-came out as its role expects and ``failed`` otherwise; ``control`` says what was expected and
-what came out. A control expected not to reach its goal may also come out blocked by the
-evidence checks (``expect``, user checks): the evidence itself shows the goal was not reached.
-A ``duplicate_side_effect`` control must be blocked by them.
+States: ``blocked`` (a deterministic check failed; no judge was asked), ``failed`` (a metric's
+value is below the pass threshold, and final), ``errored`` (a judge or provider failed on one of
+its metrics: never a goal failure), ``unrun`` (some metric did not run, and why), ``review`` (a
+person must look: the judge disagrees with the human label, the with- and without-reference goal
+verdicts disagree, or a metric gave no value) and ``passed`` (every metric's value is at least
+the pass threshold).
+
+A failure comes before errored, unrun and review because it is final: the work still missing
+can only add failures. Its reasons come first, then those of the work still open. A goal
+metric's value is final only when every goal metric of the case has a value, they agree, and
+they agree with the human label: a goal verdict in review is not yet a failure.
+
+A control is ``passed`` when it came out as its role expects and ``failed`` otherwise;
+``control`` says what was expected and what came out. A control expected not to reach its goal
+may also come out blocked by the evidence checks (an ``expect`` not met, a problem a user check
+found): the evidence itself shows the goal was not reached. A user check that raised (or
+returned something other than a list of problems) is not evidence: the control came out
+``blocked``. A ``duplicate_side_effect`` control must be blocked by the evidence checks.
 """
 
 from __future__ import annotations
@@ -19,8 +28,16 @@ from typing import Any, Literal
 from ..metrics.base import MetricResult
 from ..metrics.cli import verdict
 from .cases import ACHIEVED_ROLES, LABELLED_ROLES, NOT_ACHIEVED_ROLES, ControlRole, LoadedCase
+from .checks import receipt_reason
 
-__all__ = ["GOAL_METRICS", "STATES", "State", "case_row", "expected_outcome"]
+__all__ = [
+    "GOAL_METRICS",
+    "STATES",
+    "State",
+    "case_row",
+    "expected_outcome",
+    "review_reasons",
+]
 
 State = Literal["passed", "failed", "blocked", "errored", "unrun", "review"]
 STATES: tuple[State, ...] = ("passed", "failed", "blocked", "errored", "unrun", "review")
@@ -32,11 +49,10 @@ GOAL_METRICS: tuple[str, ...] = (WITH_REFERENCE, WITHOUT_REFERENCE)
 Outcome = Literal[
     "achieved", "not_achieved", "blocked_by_evidence", "blocked", "disagree", "not_blocked"
 ]
-"""What a control came out as. ``blocked_by_evidence``: only ``expect`` or user checks
-blocked it (the evidence shows the goal was not reached); ``blocked``: the case itself is
-unusable (its transcript or its references)."""
-EVIDENCE_CHECKS = ("expect ", "check ")
-"""How the reasons of the evidence checks begin (``checks.py``)."""
+"""What a control came out as. ``blocked_by_evidence``: only ``expect`` or the problems user
+checks found blocked it (the evidence shows the goal was not reached); ``blocked``: the case
+itself is unusable (its transcript, its references) or a user check could not say (it raised,
+or returned something other than a list of problems)."""
 
 
 def expected_outcome(case: LoadedCase) -> Outcome:
@@ -103,28 +119,44 @@ def _state(
     missing = [f"{name}: {unrun.get(name, 'not run')}" for name in metrics if name not in results]
     errored = [f"{name}: {results[name].error}" for name in metrics
                if name in results and verdict(results[name]) == "error"]
+    review = [f"{name} gave no value: {results[name].error}" for name in metrics
+              if name in results and results[name].value is None
+              and verdict(results[name]) != "error"]
+    goals = _goal_verdicts(metrics, results)
+    label = case.case.human_adjudication
+    contested = False
+    if label is not None:
+        disagree = [f"{name} says {_said(achieved)}; the human label says "
+                    f"{_said(label.goal_achieved)}"
+                    for name, achieved in goals.items() if achieved != label.goal_achieved]
+        review += disagree
+        contested = bool(disagree)
+    if len(set(goals.values())) > 1:
+        review.append(f"{WITH_REFERENCE} says {_said(goals[WITH_REFERENCE])}; "
+                      f"{WITHOUT_REFERENCE} says {_said(goals[WITHOUT_REFERENCE])}")
+        contested = True
+    # a goal verdict is final once every goal metric has one and nothing contests it
+    goals_final = not contested and len(goals) == sum(name in GOAL_METRICS for name in metrics)
+    failing = [f"{name} = {value} (below {threshold})" for name in metrics
+               if name in results and (value := results[name].value) is not None
+               and value < threshold and (goals_final or name not in GOAL_METRICS)]
+    if failing:  # final: what is still open can only add failures, said after them
+        return "failed", failing + errored + missing + review
     if errored:
         return "errored", errored + missing
     if missing:
         return "unrun", missing
-    review = [f"{name} gave no value: {results[name].error}" for name in metrics
-              if results[name].value is None]
-    goals = _goal_verdicts(metrics, results)
-    label = case.case.human_adjudication
-    if label is not None:
-        review += [
-            f"{name} says {_said(achieved)}; the human label says "
-            f"{_said(label.goal_achieved)}"
-            for name, achieved in goals.items() if achieved != label.goal_achieved
-        ]
-    if len(set(goals.values())) > 1:
-        review.append(f"{WITH_REFERENCE} says {_said(goals[WITH_REFERENCE])}; "
-                      f"{WITHOUT_REFERENCE} says {_said(goals[WITHOUT_REFERENCE])}")
     if review:
         return "review", review
-    failing = [f"{name} = {results[name].value} (below {threshold})" for name in metrics
-               if (value := results[name].value) is not None and value < threshold]
-    return ("failed", failing) if failing else ("passed", [])
+    return "passed", []
+
+
+def review_reasons(reasons: Sequence[str], metrics: Sequence[str]) -> list[str]:
+    """The reasons of a case row that ask a person to look (a failed case says them after
+    its failures): a goal verdict against the human label or the other goal metric, or a
+    metric that gave no value."""
+    starts = tuple(f"{name}{said}" for name in metrics for said in (" says ", " gave no value: "))
+    return [reason for reason in reasons if reason.startswith(starts)]
 
 
 def _goal_verdicts(
@@ -155,7 +187,7 @@ def _control(
     control: dict[str, Any] = {"role": role.value, "expected": expected, "outcome": None,
                                "as_expected": None}
     if blocked:
-        by_evidence = all(reason.startswith(EVIDENCE_CHECKS) for reason in blocked)
+        by_evidence = all(receipt_reason(reason) for reason in blocked)
         outcome: Outcome = "blocked_by_evidence" if by_evidence else "blocked"
     elif expected == "blocked_by_evidence":
         outcome = "not_blocked"

@@ -10,7 +10,8 @@
 Running again on the same RUN_DIR resumes: results already written are kept (those of a failed
 judge request are asked again), only what is missing runs. A run killed at any moment loses at
 most the requests in flight: a line cut short by the kill is dropped when the run resumes.
-Resuming is refused when RUN_DIR holds a run of another case set, metric or judge.
+Resuming is refused when RUN_DIR holds a run of another case set, metric, judge, pass threshold
+or set of user checks.
 """
 
 from __future__ import annotations
@@ -35,8 +36,14 @@ SPENT = "spent.jsonl"
 run counts it as well as the results' own usage."""
 _ROW_KEYS = ("case_id", "cached")
 """What a results row holds besides the ``MetricResult`` fields."""
-_SAME_RUN = ("manifest_hash", "metrics", "judge")
-"""What must match for a run to resume on a RUN_DIR."""
+_SAME_RUN = {
+    "manifest_hash": "manifest hash",
+    "metrics": "metrics",
+    "judge": "judge",
+    "pass_threshold": "pass threshold (--pass-threshold)",
+    "checks": "set of user checks (--checks)",
+}
+"""What must match for a run to resume on a RUN_DIR, and how the refusal names it."""
 
 
 class RecordError(Exception):
@@ -60,8 +67,9 @@ class RunRecord:
     def open(self, header: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
         """Start or resume the run; returns the rows already written, by (case_id, metric).
 
-        ``header`` is the start of ``summary.json``; its ``manifest_hash``, ``metrics`` and
-        ``judge`` must match those of a run already in RUN_DIR.
+        ``header`` is the start of ``summary.json``; its ``manifest_hash``, ``metrics``,
+        ``judge``, ``pass_threshold`` and ``checks`` must match those of a run already in
+        RUN_DIR.
         """
         try:
             self.path.mkdir(parents=True, exist_ok=True)
@@ -97,10 +105,10 @@ class RunRecord:
         except RecursionError:
             raise RecordError(f"cannot read {summary}: it is nested too deeply to read; use "
                               "a new --out") from None
-        for key in _SAME_RUN:
+        for key, said in _SAME_RUN.items():
             if not isinstance(before, dict) or before.get(key) != header.get(key):
                 raise RecordError(
-                    f"{self.path} holds a run with another {key.replace('_', ' ')}; resuming "
+                    f"{self.path} holds a run with another {said}; resuming "
                     "would mix two runs: use a new --out"
                 )
         rows = self._rows(results)

@@ -118,7 +118,8 @@ def _facts(run: RunDir) -> str:
         ("judge", judge.get("name", "none")),
         ("usage", f"{usage.get('requests', 0)} request(s), {usage.get('prompt_tokens', 0)} + "
                   f"{usage.get('completion_tokens', 0)} tokens"),
-        ("cost", "unknown" if summary.cost is None else f"${summary.cost:.4f}"),
+        ("cost", f"${summary.cost:.4f}" if summary.cost is not None and
+         summary.cost_unknown is None else f"unknown ({summary.cost_unknown})"),
         ("case file", summary.case_file),
         ("manifest", summary.manifest_hash),
         ("versions", f"tracebridge {summary.tracebridge}, {raw.get('python', '?')}"),

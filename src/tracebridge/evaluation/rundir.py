@@ -82,7 +82,21 @@ class Summary(BaseModel):
     stopped: str | None = None
     counts: dict[str, int] = {}
     cost: float | None = None
+    cost_note: str | None = None
     usage: dict[str, Any] = {}
+
+    @property
+    def cost_unknown(self) -> str | None:
+        """Why the run does not know what it cost, or None when ``cost`` is what it cost. A
+        request that reported no tokens cost an unknown amount (a run directory of an earlier
+        version wrote the cost of the others alone)."""
+        without = self.usage.get("requests_without_usage", 0)
+        no_price = self.cost_note is not None and self.cost_note.startswith("no --price")
+        if type(without) is int and without > 0 and not no_price:
+            return f"{without} judge request(s) reported no token usage"
+        if self.cost is None:
+            return "run it with --price for the judge model"
+        return None
 
 
 @dataclass(frozen=True)

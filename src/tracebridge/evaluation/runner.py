@@ -2,7 +2,9 @@
 
 1. Every case passes the deterministic checks (``checks.py``); a case that fails one is
    blocked and costs nothing.
-2. Each (case, metric) still to do is looked up in the cache; a hit is a result, marked cached.
+2. Each (case, metric) still to do is looked up in the cache; a hit is a result, marked cached
+   (a control's at once, another case's once the controls came out as expected: when they
+   stop the run, it is unrun like the rest).
 3. Each judged job left is estimated from the requests its metric would send (``plan.py``,
    ``budget.estimate``); when the whole does not fit the budget the run refuses to start,
    unless ``allow_partial``.
@@ -11,7 +13,8 @@
    ``controls_incomplete``) and every other case is unrun, unless
    ``continue_on_control_failure``.
 5. Then critical cases, then the rest, at most ``concurrency`` jobs at once. A job starts only
-   when the budget's remaining share covers its estimate; at the boundary no new job starts,
+   when the budget's remaining share covers its estimate, which it then holds while it runs
+   (so jobs in flight side by side cannot be cut mid-way); at the boundary no new job starts,
    the jobs in flight finish, and what is left is unrun with the reason. A judge or provider
    failure is an ``errored`` result (never a goal failure); a successful judged result goes
    into the cache.
@@ -32,7 +35,7 @@ from ..metrics.base import Metric, MetricResult
 from ..metrics.cli import DETERMINISTIC, JUDGED, verdict
 from ..metrics.judge import Judge
 from ..sample import MultiTurnSample
-from .budget import Budget, BudgetedJudge, Estimate, estimate, exhausted_reason
+from .budget import Budget, BudgetedJudge, Estimate, Hold, estimate, exhausted_reason
 from .cache import NoCache, ResultCache, cache_key, judge_part
 from .cases import CaseSet, ControlRole, LoadedCase
 from .checks import UserCheck, check_case, reference_fields
@@ -139,6 +142,8 @@ class Runner:
             os.path.abspath(cases.path), cases.manifest_hash, len(cases.cases),
             {name: metric.metric_version for name, metric in self.metrics.items()},
             None if judge is None else {"name": judge.name, **self.judge_settings},
+            settings.pass_threshold,
+            [check.name for check in self.user_checks],
         )
         """The start of ``summary.json``; a run resumes only where it matches."""
         self.results: dict[tuple[str, str], MetricResult] = {}
@@ -209,6 +214,8 @@ class Runner:
                 self.results[(case_id, name)] = result
         order = self._ordered()
         phases: list[list[Job]] = [[], []]
+        hits: list[tuple[Job, MetricResult]] = []
+        """The other cases' cache hits: results only once the controls came out right."""
         for case in order:
             reasons = check_case(case, self.metrics_of(case), self.user_checks)
             if reasons:
@@ -218,8 +225,15 @@ class Runner:
             all_jobs = self._jobs(case)
             if not all_jobs:  # done in an earlier run, or nothing to ask (a duplicate control)
                 self.record.write_case(self._settle(case))
-            jobs = [job for job in all_jobs if not self._from_cache(job)]
-            phases[0 if case.case.control_role is not None else 1].extend(jobs)
+            control = case.case.control_role is not None
+            for job in all_jobs:
+                hit = self._cached(job)
+                if hit is None:
+                    phases[0 if control else 1].append(job)
+                elif control:
+                    self._keep(job, hit, cached=True)
+                else:
+                    hits.append((job, hit))
         for job in (job for phase in phases for job in phase if job.judged):
             await self._estimate(job)
         refusal = self.budget.fits([e for phase in phases for j in phase for e in j.estimates])
@@ -229,6 +243,12 @@ class Runner:
         await self._run_jobs(phases[0])
         if not self.settings.continue_on_control_failure:
             self._check_control_outcomes()
+        for job, hit in hits:
+            if self.status in ("controls_failed", "controls_incomplete"):
+                # no other case is scored, the cache's answers included
+                self.unrun[(job.case.case_id, job.metric.name)] = self.stopped or ""
+            else:
+                self._keep(job, hit, cached=True)
         await self._run_jobs(phases[1])
         return self._finish(order)
 
@@ -240,14 +260,9 @@ class Runner:
 
         return sorted(self.cases.cases, key=rank)
 
-    def _from_cache(self, job: Job) -> bool:
-        if job.key is None:
-            return False
-        result = self.cache.get(job.key)
-        if result is None:
-            return False
-        self._keep(job, result, cached=True)
-        return True
+    def _cached(self, job: Job) -> MetricResult | None:
+        """The cache's result for ``job``, or None (a miss, or a job with no key)."""
+        return None if job.key is None else self.cache.get(job.key)
 
     def _keep(self, job: Job, result: MetricResult, *, cached: bool = False) -> None:
         mark = result.details.get("cached") if cached else None
@@ -270,6 +285,7 @@ class Runner:
         are cancelled, and its error is raised."""
         gate = asyncio.Semaphore(self.settings.concurrency)
         running: set[asyncio.Task[None]] = set()
+        holds: list[Hold] = []
         failed: list[Exception] = []
         """What stopped a job from recording its result (told before its place is freed)."""
         try:
@@ -278,18 +294,24 @@ class Runner:
                 if failed:
                     gate.release()
                     break
+                hold: Hold | None = None
                 if self.stopped is None and job.judged:
-                    refusal = self.budget.fits(job.estimates)
-                    if refusal is not None:
-                        self._stop(f"budget: {refusal}", "incomplete")
+                    # the job holds all its planned requests while it runs: jobs side by
+                    # side never count on the same remainder and get cut mid-way
+                    claim = self.budget.hold(job.estimates)
+                    if isinstance(claim, str):
+                        self._stop(f"budget: {claim}", "incomplete")
+                    else:
+                        hold = claim
+                        holds.append(hold)
                 if self.stopped is not None:
                     gate.release()
                     self.unrun[(job.case.case_id, job.metric.name)] = self.stopped
                     continue
-                task = asyncio.create_task(self._job(job, gate, failed))
+                task = asyncio.create_task(self._job(job, gate, failed, hold))
                 running.add(task)
                 task.add_done_callback(running.discard)
-                await asyncio.sleep(0)  # the job takes its share of the budget before the next
+                await asyncio.sleep(0)  # let the job start before the next is looked at
             while running and not failed:
                 await asyncio.wait(set(running), return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -297,13 +319,17 @@ class Runner:
             for task in left:
                 task.cancel()
             await asyncio.gather(*left, return_exceptions=True)
+            for held in holds:  # a job cancelled before it started never released its own
+                self.budget.release(held)
         if failed:
             raise failed[0]
 
-    async def _job(self, job: Job, gate: asyncio.Semaphore, failed: list[Exception]) -> None:
+    async def _job(self, job: Job, gate: asyncio.Semaphore, failed: list[Exception],
+                   hold: Hold | None = None) -> None:
         try:
             try:
-                result = await job.metric.ascore(job.sample)
+                with self.budget.holding(hold):
+                    result = await job.metric.ascore(job.sample)
             except Exception as exc:  # one broken metric must not end the run
                 result = job.metric.failed(job.sample, f"{type(exc).__name__}: {exc}")
             refused = exhausted_reason(result)
@@ -348,13 +374,25 @@ class Runner:
     def _finish(self, order: list[LoadedCase]) -> dict[str, Any]:
         rows = {row["case_id"]: row for row in map(self._settle, order)}
         in_file_order = [rows[case.case_id] for case in self.cases.cases]
-        if self.status == "complete" and any(
-            row["state"] in ("errored", "unrun") for row in in_file_order
-        ):
+        left = {case.case_id: kind for case in self.cases.cases
+                if (kind := self._work_left(case)) is not None}
+        if self.status == "complete" and left:
             self.status = "incomplete"
-        summary = build_summary(self, in_file_order)
+        summary = build_summary(self, in_file_order, left)
         self.record.finish(in_file_order, summary)
         return summary
+
+
+    def _work_left(self, case: LoadedCase) -> str | None:
+        """``errored`` or ``unrun`` when a metric of the case (not blocked) has no value for
+        a failed request or did not run, whatever its state (a failed case says it after its
+        failures), else None."""
+        if case.case_id in self.blocked:
+            return None
+        found = [self.results.get((case.case_id, name)) for name in self.metrics_of(case)]
+        if any(result is not None and not _finished(result) for result in found):
+            return "errored"
+        return "unrun" if None in found else None
 
 
 def _finished(result: MetricResult) -> bool:

@@ -7,7 +7,7 @@ import dataclasses
 import platform
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -31,11 +31,15 @@ def header(
     cases: int,
     metrics: dict[str, str],
     judge: dict[str, Any] | None,
+    pass_threshold: float = 1.0,
+    checks: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The start of ``summary.json``, written when the run starts (``status: running``).
 
     ``metrics``: each metric's name and ``metric_version``; ``judge``: its name and every
-    request setting (None without a judge). A run resumes only where these match.
+    request setting (None without a judge); ``pass_threshold`` and ``checks`` (the
+    ``package.module:function`` names of the user checks, in order), which decide the states.
+    A run resumes only where these match.
     """
     return {
         "tracebridge": __version__,
@@ -45,21 +49,27 @@ def header(
         "cases": cases,
         "metrics": metrics,
         "judge": judge,
+        "pass_threshold": pass_threshold,
+        "checks": list(checks),
         "started_at": now(),
     }
 
 
-def summary(runner: Runner, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The whole ``summary.json`` once the run is over."""
+def summary(runner: Runner, rows: Sequence[dict[str, Any]],
+            left: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The whole ``summary.json`` once the run is over. ``left``: the cases with work still
+    to do (``errored`` or ``unrun``), whatever their state (a failed case can have some)."""
+    left = {} if left is None else left
     counts = Counter(row["state"] for row in rows)
     slices: dict[str, Counter[str]] = {}
     for row in rows:
         slices.setdefault(row["slice"] or "", Counter())[row["state"]] += 1
     usage = runner.record.usage
     price = runner.budget.prices.get(runner.model)
-    cost = None
-    if price is not None:
-        cost = float(price.cost(usage.prompt_tokens, usage.completion_tokens))
+    known = None if price is None else float(
+        price.cost(usage.prompt_tokens, usage.completion_tokens))
+    # a request that reported no tokens cost an unknown amount: never counted as free
+    cost = None if usage.requests_without_usage else known
     budget = runner.budget
     return {
         **runner.header,
@@ -77,7 +87,7 @@ def summary(runner: Runner, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         ],
         "usage": usage.model_dump(mode="json"),
         "cost": cost,
-        "cost_note": _cost_note(usage.requests_without_usage, price is not None),
+        "cost_note": _cost_note(usage.requests_without_usage, known),
         "budget": {
             "max_requests": budget.max_requests,
             "max_tokens": budget.max_tokens,
@@ -86,16 +96,21 @@ def summary(runner: Runner, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "remaining": dataclasses.asdict(budget.remaining),
         },
         "unrun": [{"case_id": row["case_id"], "reasons": row["reasons"]}
-                  for row in rows if row["state"] == "unrun"],
+                  for row in rows if _left(row, left) == "unrun"],
         "errored": [{"case_id": row["case_id"], "reasons": row["reasons"]}
-                    for row in rows if row["state"] == "errored"],
+                    for row in rows if _left(row, left) == "errored"],
     }
 
 
-def _cost_note(without_usage: int, priced: bool) -> str | None:
-    if not priced:
+def _left(row: dict[str, Any], left: Mapping[str, str]) -> str | None:
+    state: str = row["state"]
+    return state if state in ("errored", "unrun") else left.get(row["case_id"])
+
+
+def _cost_note(without_usage: int, known: float | None) -> str | None:
+    if known is None:
         return "no --price for the judge model: cost unknown"
     if without_usage:
-        return (f"{without_usage} request(s) reported no token usage; the cost leaves them "
-                "out")
+        return (f"{without_usage} request(s) reported no token usage: cost unknown (the "
+                f"requests that reported it cost ${known:.4f})")
     return None

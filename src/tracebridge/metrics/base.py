@@ -41,15 +41,15 @@ class Usage(BaseModel):
 
     model_config = _CONFIG
 
-    requests: int = 0
+    requests: int = Field(default=0, ge=0)
     """Chat Completions requests sent (including retries and failed ones)."""
-    prompt_tokens: int = 0
+    prompt_tokens: int = Field(default=0, ge=0)
     """Input tokens, as the server reported them."""
-    completion_tokens: int = 0
+    completion_tokens: int = Field(default=0, ge=0)
     """Output tokens, as the server reported them."""
-    total_tokens: int = 0
+    total_tokens: int = Field(default=0, ge=0)
     """Total tokens, as the server reported them."""
-    requests_without_usage: int = 0
+    requests_without_usage: int = Field(default=0, ge=0)
     """Requests whose reply carried no ``usage`` (their tokens are not in the sums)."""
 
     def __add__(self, other: Usage) -> Usage:

@@ -13,6 +13,7 @@ retry included) and what it cost; a budget uses it to refuse requests it cannot 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
@@ -247,7 +248,10 @@ class OpenAIJudge:
             content, problem = _content_of(response, usage)
             if content is not None:
                 try:
-                    answer = request.answer.model_validate_json(content)
+                    _refuse_repeated_keys(content)
+                    # strict: JSON's own types only ("no" or 1 is not a boolean, true not
+                    # an index), as the schema sent asks
+                    answer = request.answer.model_validate_json(content, strict=True)
                     if request.check is not None:
                         request.check(answer)
                 except ValueError as exc:
@@ -338,9 +342,11 @@ class OpenAIJudge:
 
 
 def _usage_of(response: Any) -> Usage:
+    """What one reply says it cost; a count that is not a whole number 0 or more (a bool, a
+    float, a negative number) is no usage at all: the request's tokens are unknown."""
     reported = getattr(response, "usage", None)
     counts = [getattr(reported, field, None) for field in _USAGE_FIELDS]
-    if not all(isinstance(count, int) for count in counts):
+    if not all(type(count) is int and count >= 0 for count in counts):
         return Usage(requests=1, requests_without_usage=1)
     prompt, completion, total = counts
     return Usage(
@@ -431,6 +437,26 @@ def _content_of(response: Any, usage: Usage) -> tuple[str | None, str]:
     if not isinstance(content, str) or not content:
         return None, "the reply has no text content"
     return content, ""
+
+
+def _refuse_repeated_keys(content: str) -> None:
+    """A ``ValueError`` when an object of the answer has a key twice: which value was meant
+    is not known (a parser keeps the last, and false then true would read as true)."""
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen = set()
+        for key, _value in items:
+            if key in seen:
+                raise ValueError(f"the answer has the key {key!r} twice")
+            seen.add(key)
+        return dict(items)
+
+    try:
+        json.loads(content, object_pairs_hook=pairs)
+    except RecursionError:
+        raise ValueError("the answer is nested too deeply to read") from None
+    except json.JSONDecodeError:
+        return  # not JSON: the answer's own validation says so
 
 
 def _describe_invalid(exc: ValueError) -> str:
