@@ -54,14 +54,19 @@ def stream(messages: list[Message], agent: str) -> list[dict[str, Any]]:
 
 
 def with_event_facts(messages: list[Message], agent: str) -> list[Message]:
-    """What the events know on top of the history: the prompt, agent and tool names."""
-    calls = {c.id: c.name for m in messages if isinstance(m, AIMessage) for c in m.tool_calls}
+    """What the events know on top of the history: the prompt, agent and tool names, and the
+    arguments a call whose text did not parse was run with (its result's ``tool_kwargs``)."""
+    calls = {c.id: c for m in messages if isinstance(m, AIMessage) for c in m.tool_calls}
     named: list[Message] = [SystemMessage(content="Be helpful.")]
     for message in messages:
         if isinstance(message, AIMessage):
             message = message.model_copy(update={"name": agent})
         elif isinstance(message, ToolMessage):
-            message = message.model_copy(update={"name": calls[message.tool_call_id]})
+            call = calls[message.tool_call_id]
+            update: dict[str, Any] = {"name": call.name}
+            if call.invalid_args is not None:
+                update["metadata"] = {"llama_index": {"event": {"tool_kwargs": call.args}}}
+            message = message.model_copy(update=update)
         named.append(message)
     return named
 

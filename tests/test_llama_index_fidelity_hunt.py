@@ -257,7 +257,7 @@ def test_a_video_part_with_a_filename_is_refused_by_name() -> None:
 def test_filenames_is_droppable() -> None:
     assert llama_index.DROPPABLE == (
         "is_error", "refusals", "mime_types", "citations", "opaque_parts", "file_ids",
-        "filenames",
+        "filenames", "event_extras",
     )
 
 

@@ -56,7 +56,8 @@ __all__ = [
 ]
 
 DROPPABLE = (
-    "is_error", "refusals", "mime_types", "citations", "opaque_parts", "file_ids", "filenames"
+    "is_error", "refusals", "mime_types", "citations", "opaque_parts", "file_ids", "filenames",
+    "event_extras",
 )
 """What ``from_messages(drop=...)`` may leave out, each where a ChatMessage has no place for it:
 
@@ -73,7 +74,10 @@ DROPPABLE = (
   a path). A file id beside data or a URL is refused, not dropped;
 * ``filenames``: a ``FilePart``'s filename that no block reads back as itself: ``""`` and
   ``"input_document"`` (the title LlamaIndex gives a document without one, also for ``""``,
-  which reads as no filename), and any filename of a video (a VideoBlock has no title).
+  which reads as no filename), and any filename of a video (a VideoBlock has no title);
+* ``event_extras``: ``metadata["llama_index"]["event"]``, what only an event stream says of a
+  message (``return_direct``, ``raw_output``, ``raw_input``, ``tool_kwargs``,
+  ``structured_response``, ``no_system_prompt``; see ``events_to_messages``).
 """
 
 
@@ -201,7 +205,8 @@ def strip_event_extras(messages: Iterable[Message]) -> list[Message]:
     ``ToolMessage.is_error`` of results with a call id (every ``ToolCallResult`` has one; an
     id-less ``function`` result comes from the history, name and all), and
     ``metadata["llama_index"]["event"]`` (``return_direct``, ``structured_response``, a tool
-    output's ``raw_output`` and ``raw_input``).
+    output's ``raw_output`` and ``raw_input``, the ``tool_kwargs`` a call whose text did not
+    parse ran with, ``no_system_prompt``).
     """
     stripped: list[Message] = []
     for message in messages:

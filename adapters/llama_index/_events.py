@@ -6,11 +6,8 @@ parsed output of the workflow's ``JsonSerializer`` (``qualified_name`` and ``val
 ``EVENT_TYPES`` says what each event type contributes; any other type is ``unknown_role``.
 
 New messages of an ``AgentInput``: the input repeats the whole history each time, so only
-what is new is taken. On the first input of the stream everything is new (the agent's system
-prompt, any history the run was given, the user message). After that, what is new is what
-follows the last assistant or tool message of the input (the next user turn, also when it
-follows a tool result), plus the leading system prompt when it changed (a handoff to an agent
-with other instructions).
+what is new is taken, once the input is seen to go on from what was read (``_inputs``).
+Rule violations are found at typed positions and pointed back at the events (``placed``).
 """
 
 from __future__ import annotations
@@ -31,9 +28,9 @@ from tracebridge.validation import validate
 
 from ._blocks import NAME, Llama, fail, json_checked
 from ._fast import dump_blocks, object_blocks, read_item, response_read
+from ._inputs import Inputs, without_event
 from ._json_form import check_json_form
 from ._messages import (
-    ROLE_KIND,
     blocks_dump,
     build_message,
     chat_message_dump,
@@ -43,19 +40,22 @@ from ._messages import (
 )
 
 EVENT_TYPES: dict[str, str] = {
-    "AgentInput": "the messages that are new in its input (see the module docstring); the "
-    "next AgentOutput must be of its current_agent_name",
+    "AgentInput": "the messages that are new in its input, once its history is seen to go on "
+    "from what was read (see _inputs); the next AgentOutput must be of its current_agent_name",
     "AgentOutput": "one AIMessage: the response with its tool calls, named current_agent_name; "
-    "a structured_response kept as metadata['llama_index']['event']; its tool_calls "
+    "a structured_response kept as metadata['llama_index']['event'] (and no_system_prompt, "
+    "when its input had none where the one before had one); its tool_calls "
     "(ToolSelections) must each be one of the response's calls, and the ToolCallResults "
     "FunctionAgent appends to the final output after the run each one already read",
     "ToolCallResult": "one ToolMessage: the tool output's blocks, tool_id, tool_name, "
     "is_error from the output; return_direct, and the output's raw_output and raw_input "
     "where they say more than the result, kept as metadata['llama_index']['event']; its "
     "tool_name and tool_kwargs must be those of the call it answers (of the AgentOutput "
-    "before it)",
+    "before it); when that call's text did not parse, the tool_kwargs it ran with are kept "
+    "there too",
     "AgentSetup": "nothing: its input is the next AgentInput's input (system prompt included)",
-    "AgentStream": "nothing: partial deltas of the response the next AgentOutput carries whole",
+    "AgentStream": "nothing: partial deltas of the response the next AgentOutput carries whole "
+    "(which must follow: else truncated_trace)",
     "AgentStreamStructuredOutput": "no message: its output (a structured rendering of the "
     "final answer, made by a separate call) is the structured_response of the AgentOutput "
     "before it, kept as that reply's metadata['llama_index']['event']",
@@ -71,9 +71,6 @@ EVENT_TYPES: dict[str, str] = {
 """Every event type ``events_to_messages`` accepts, and what it contributes."""
 
 _MODULES = ("llama_index.", "workflows.")
-_AGENT_SIDE = frozenset(role for role, kind in ROLE_KIND.items() if kind in ("ai", "tool"))
-_SYSTEM_SIDE = frozenset(role for role, kind in ROLE_KIND.items() if kind == "system")
-_NOT_SYSTEM = frozenset(role for role, kind in ROLE_KIND.items() if kind != "system")
 
 
 def _event_fields(event: Any, kind: str, e: int, where: str) -> dict[str, Any]:
@@ -198,50 +195,16 @@ def _field(data: dict[str, Any], key: str, kind: type, e: int, path: str) -> Any
     return data[key]
 
 
-def _role(item: Any) -> str | None:
-    """The item's role when it is a LlamaIndex role, else None (the item is refused if read)."""
-    kind = type(item)
-    if kind is Llama.chat_message:  # the common case first (None until the first is read)
-        role = item.role
-        if type(role) is Llama.role_type:
-            return role if role in ROLE_KIND else None
-    elif kind is dict:
-        role = item.get("role")
-    elif is_chat_message(item):
-        role = item.role  # a MessageRole: a str enum, equal to its value
-    else:
-        return None
-    return role if isinstance(role, str) and role in ROLE_KIND else None
-
-
-def _as_dump(item: Any, e: int, where: str) -> Any:
-    return chat_message_dump(item, e, where) if is_chat_message(item) else item
-
-
-def _read_input(item: Any, e: int, j: int) -> Message:
-    """Item ``j`` of the input of the AgentInput at ``e``, read the general way."""
-    at = f"events[{e}].data.input[{j}]"
-    return message_from_dump(_as_dump(item, e, at), e, at)
-
-
-def _same_prompt(items: list[Any], before: list[Any] | None, e: int) -> bool:
-    """Whether the input's leading system messages (at ``e``) are those of the input before
-    (each read when it was new: its dump says nothing new about it)."""
-    if before is None or len(items) != len(before):
-        return False
-    pairs = enumerate(zip(items, before, strict=True))
-    return all(item is seen or _as_dump(item, e, f"events[{e}].data.input[{k}]")
-               == _as_dump(seen, e, f"events[{e}].data.input[{k}]") for k, (item, seen) in pairs)
-
-
-class _Rebuild:
-    """The conversation so far, and which event each message came from."""
+class _Rebuild(Inputs):
+    """The conversation so far, and which event each message came from (``Inputs``: what
+    the AgentInputs gave)."""
 
     def __init__(self) -> None:
-        self.messages: list[Message] = []
-        self.origin: list[int] = []
-        self.prompt: list[Any] | None = None  # the leading system messages of the last input
+        super().__init__()
         self.calls: list[ToolCall] = []  # the calls of the last AgentOutput
+        self.parsed: dict[str | None, Any] = {}
+        """The arguments LlamaIndex ran each call of the last AgentOutput with whose text did
+        not parse (its own repair of the text), as the first event to say them said them."""
         self.last_output: int | None = None  # where its message is in ``messages``
         self.results: dict[str | None, tuple[str | None, Any, int]] = {}
         """The tool name, arguments and message position of each ToolCallResult read, by
@@ -249,12 +212,26 @@ class _Rebuild:
         self.agent: str | None = None
         """The agent the last AgentInput was for: the next output is that agent's."""
         self.stops: list[tuple[dict[str, Any], int, int | None, list[ToolCall],
-                               dict[str | None, tuple[str | None, Any, int]]]] = []
-        """Each StopEvent, with the last output, its calls and the results read before it."""
+                               dict[str | None, tuple[str | None, Any, int]],
+                               dict[str | None, Any]]] = []
+        """Each StopEvent, with the last output, its calls (and ``parsed``) and the results
+        read before it."""
 
     def add(self, message: Message, e: int) -> None:
         self.messages.append(message)
         self.origin.append(e)
+
+    def read_input(self, item: Any, e: int, j: int) -> Message:
+        """Item ``j`` of the input of the AgentInput at ``e``, as a typed message."""
+        found = read_item(item)
+        if found is not None:
+            return found
+        at = f"events[{e}].data.input[{j}]"
+        return message_from_dump(self.as_dump(item, e, at), e, at)
+
+    def as_dump(self, item: Any, e: int, where: str) -> Any:
+        """An input item as its ``model_dump(mode="json")`` (a dict as it is)."""
+        return chat_message_dump(item, e, where) if is_chat_message(item) else item
 
     def agent_input(self, data: dict[str, Any], e: int) -> None:
         path = f"events[{e}].data"
@@ -270,73 +247,7 @@ class _Rebuild:
             self.agent_input(_event_fields(event, "AgentInput", e, f"events[{e}].data"), e)
             return
         self.agent = agent
-        # new_items, with the roles of ChatMessage objects read in place (see _role)
-        chat_message, role_type = Llama.chat_message, Llama.role_type
-        first: Any = items[0] if items else None
-        if (type(first) is not chat_message or type(role := first.role) is not role_type
-                or role not in _NOT_SYSTEM or self.prompt or not self.messages):
-            self.new_items(items, e)
-            return
-        self.prompt = []
-        last = len(items) - 1
-        while last >= 0:
-            item: Any = items[last]
-            if type(item) is chat_message and type(role := item.role) is role_type:
-                if role in _AGENT_SIDE:
-                    break
-            elif _role(item) in _AGENT_SIDE:
-                break
-            last -= 1
-        if last + 1 < len(items):
-            self.read_items(items, range(last + 1, len(items)), e)
-
-    def new_items(self, items: list[Any], e: int) -> None:
-        """The new messages of an input. Only the items that decide what is new are looked
-        at (the leading system prompt, and from the end back to the last assistant-side
-        message), so a stream costs the length of its conversation, not its square."""
-        count = len(items)
-        role = _role(items[0]) if count else None
-        if role is None or role in _SYSTEM_SIDE or self.prompt or not self.messages:
-            self.new_with_prompt(items, e, role)
-            return
-        # No system prompt now or before, and a conversation so far: what is new is what
-        # follows the last assistant-side message.
-        self.prompt = []
-        last = count - 1
-        while last >= 0 and _role(items[last]) not in _AGENT_SIDE:
-            last -= 1
-        self.read_items(items, range(last + 1, count), e)
-
-    def new_with_prompt(self, items: list[Any], e: int, role: str | None) -> None:
-        """``new_items`` for the first input, one with a system prompt, or one whose first
-        item is not a LlamaIndex ChatMessage."""
-        count = len(items)
-        lead = 0
-        while role in _SYSTEM_SIDE:
-            lead += 1
-            role = _role(items[lead]) if lead < count else None
-        if lead < count and role is None:
-            # No role where the prompt may go on: read it, to refuse it where it is wrong.
-            at = f"events[{e}].data.input[{lead}]"
-            message_from_dump(_as_dump(items[lead], e, at), e, at)
-        prompt = items[:lead]
-        if not self.messages:
-            new: Iterable[int] = range(count)
-        else:
-            last = count - 1
-            while last >= lead and _role(items[last]) not in _AGENT_SIDE:
-                last -= 1
-            changed = bool(prompt or self.prompt) and not _same_prompt(prompt, self.prompt, e)
-            new = [*range(lead), *range(last + 1, count)] if changed else range(last + 1, count)
-        self.prompt = prompt
-        self.read_items(items, new, e)
-
-    def read_items(self, items: list[Any], new: Iterable[int], e: int) -> None:
-        messages, origin = self.messages, self.origin
-        for j in new:
-            item = items[j]
-            messages.append(read_item(item) or _read_input(item, e, j))
-            origin.append(e)
+        self.new_items(items, e)
 
     def agent_output(self, data: dict[str, Any], e: int) -> None:
         path = f"events[{e}].data"
@@ -344,6 +255,7 @@ class _Rebuild:
         agent = _field(data, "current_agent_name", str, e, path)
         message = response_read(response, agent)
         self.add(message or self.response(response, agent, e, path), e)
+        self.source, self.source_call = response, None
         self.output_extras(data.get("tool_calls"), data.get("structured_response"), e)
 
     def output_object(self, event: Any, e: int) -> None:
@@ -361,11 +273,13 @@ class _Rebuild:
                 fast = object_blocks(blocks, True)
                 if fast is not None:
                     self.add(_build.ai(fast[0], fast[1], agent), e)
+                    self.source, self.source_call = response, None
                     self.output_extras(event.tool_calls, event.structured_response, e)
                     return
-        response = chat_message_dump(response, e, f"events[{e}].data.response")
-        message = response_read(response, agent)
-        self.add(message or self.response(response, agent, e, f"events[{e}].data"), e)
+        dump = chat_message_dump(response, e, f"events[{e}].data.response")
+        message = response_read(dump, agent)
+        self.add(message or self.response(dump, agent, e, f"events[{e}].data"), e)
+        self.source, self.source_call = response, None
         self.output_extras(event.tool_calls, event.structured_response, e)
 
     def output_extras(self, selections: Any, structured: Any, e: int) -> None:
@@ -377,7 +291,15 @@ class _Rebuild:
             raise fail("conflicting_fields", f"the output is of agent {message.name!r}, but the "
                        f"AgentInput before it is for {self.agent!r}", e,
                        f"events[{e}].data.current_agent_name")
+        self.streamed = None
+        if self.unprompted:  # its input had no system prompt, where the one before had one
+            self.unprompted = False
+            message = message.model_copy(update={"metadata": _with_event(
+                message.metadata, {"no_system_prompt": True})})
+            self.messages[-1] = message
         self.calls = message.tool_calls
+        if self.parsed:
+            self.parsed = {}
         self.last_output = len(self.messages) - 1
         if selections is not None and selections != []:  # absent or [] says nothing more
             self.selections(selections, e, f"events[{e}].data")
@@ -399,7 +321,7 @@ class _Rebuild:
             if fields is not None and len(fields) == 3 and k < count:
                 # the usual case: the response's call at the same place
                 call = calls[k]
-                if call.id == fields.get("tool_id") and _agrees(
+                if call.id == fields.get("tool_id") and self.agrees(
                     call, fields.get("tool_name"), fields.get("tool_kwargs")
                 ):
                     continue
@@ -457,7 +379,9 @@ class _Rebuild:
         if "tool_output" in fields:  # a ToolCallResult: the result read, said again whole
             data = entry if type(entry) is dict else _event_fields(entry, "ToolCallResult",
                                                                     e, where)
-            repeated, _ = self.result_message(data, e, where, answering=False)
+            read = self.messages[seen[2]]
+            ran = "tool_kwargs" in read.metadata.get(NAME, {}).get("event", {})
+            repeated, _ = self.result_message(data, e, where, answering=False, ran=ran)
             if repeated != self.messages[seen[2]]:
                 raise fail("conflicting_fields", f"the result of call {tool_id!r} repeated "
                            f"here is not the one read at events[{self.origin[seen[2]]}] (its "
@@ -469,9 +393,8 @@ class _Rebuild:
         else ``conflicting_fields`` at ``where``."""
         tool_id, name, kwargs = fields["tool_id"], fields["tool_name"], fields["tool_kwargs"]
         call = _by_id(self.calls, tool_id)
-        if call is None or not _agrees(call, name, kwargs):
-            found = ("no call with that id" if call is None
-                     else f"{call.name}({call.invalid_args or call.args})")
+        if call is None or not self.agrees(call, name, kwargs):
+            found = "no call with that id" if call is None else self.shown(call)
             raise fail("conflicting_fields", f"call {tool_id!r} is {name}({short_repr(kwargs)}) "
                        f"here, but {holder} has {found}; both must agree", e, where)
 
@@ -487,7 +410,8 @@ class _Rebuild:
         """``tool_call`` of a ToolCall object, its fields read where they are."""
         fields = event.__dict__
         call = _by_id(self.calls, fields.get("tool_id"))
-        if call is None or not _agrees(call, fields.get("tool_name"), fields.get("tool_kwargs")):
+        if call is None or not self.agrees(call, fields.get("tool_name"),
+                                           fields.get("tool_kwargs")):
             self.tool_call(_event_fields(event, "ToolCall", e, f"events[{e}].data"), e)
 
     def response(self, response: dict[str, Any], agent: str, e: int, path: str) -> AIMessage:
@@ -506,12 +430,14 @@ class _Rebuild:
     def tool_result(self, data: dict[str, Any], e: int) -> None:
         message, kwargs = self.result_message(data, e, f"events[{e}].data", answering=True)
         self.add(message, e)
+        self.source, self.source_call = data["tool_output"]["blocks"], message.tool_call_id
         self.results[message.tool_call_id] = (message.name, kwargs, len(self.messages) - 1)
 
-    def result_message(self, data: dict[str, Any], e: int, path: str,
-                       answering: bool) -> tuple[ToolMessage, dict[str, Any]]:
+    def result_message(self, data: dict[str, Any], e: int, path: str, answering: bool,
+                       ran: bool = False) -> tuple[ToolMessage, dict[str, Any]]:
         """The ToolMessage of a ToolCallResult's JSON fields at ``path``, and its
-        ``tool_kwargs`` (``answering``: checked against the call it answers)."""
+        ``tool_kwargs`` (``answering``: checked against the call it answers, and kept when
+        that call's text did not parse; else kept when ``ran``)."""
         tool_id = _field(data, "tool_id", str, e, path)
         tool_name = _field(data, "tool_name", str, e, path)
         output = _field(data, "tool_output", dict, e, path)
@@ -520,7 +446,7 @@ class _Rebuild:
         direct = _field(data, "return_direct", bool, e, path)
         kwargs = _field(data, "tool_kwargs", dict, e, path)
         if answering:
-            self.answers(tool_id, tool_name, kwargs, e, path)
+            ran = self.answers(tool_id, tool_name, kwargs, e, path)
         if output.get("tool_name", tool_name) != tool_name:  # the output's own copy
             raise fail("conflicting_fields", f"the output is of tool "
                        f"{short_repr(output['tool_name'])} but the result is of {tool_name!r}",
@@ -547,6 +473,8 @@ class _Rebuild:
         if facts:
             json_checked(facts, e, f"{path}.tool_output")
             facts = copy.deepcopy(facts)
+        if ran:
+            facts["tool_kwargs"] = _ran_with(kwargs, e, path)
         return _build.tool(content, tool_id, tool_name, is_error, None,
                            _result_metadata(direct, facts)), kwargs
 
@@ -564,7 +492,7 @@ class _Rebuild:
                 or type(kwargs) is not dict or output.tool_name != tool_name):
             self.tool_result(_event_fields(event, "ToolCallResult", e, f"events[{e}].data"), e)
             return
-        self.answers(tool_id, tool_name, kwargs, e, f"events[{e}].data")
+        ran = self.answers(tool_id, tool_name, kwargs, e, f"events[{e}].data")
         raw_input = output.raw_input
         facts = _raw_facts(raw_input, output.raw_output, fast[0], kwargs, blocks)
         if facts:  # kept as LlamaIndex's JSON writes them, and asked again in that form
@@ -575,20 +503,24 @@ class _Rebuild:
                                blocks_dump(blocks, e, f"events[{e}].data.tool_output.blocks"))
             if facts:
                 json_checked(facts, e, f"events[{e}].data.tool_output")
+        if ran:
+            facts["tool_kwargs"] = _ran_with(kwargs, e, f"events[{e}].data")
         self.add(_build.tool(fast[0], tool_id, tool_name, is_error, None,
                              _result_metadata(direct, facts)), e)
+        self.source, self.source_call = blocks, tool_id
         self.results[tool_id] = (tool_name, kwargs, len(self.messages) - 1)
 
     def stop(self, data: dict[str, Any], e: int) -> None:
         """A StopEvent: checked once the conversation is (see ``stopped``), so that a fault
         of the run it repeats is told where the run has it; what it is checked against now."""
-        self.stops.append((data, e, self.last_output, self.calls, dict(self.results)))
+        self.stops.append((data, e, self.last_output, self.calls, dict(self.results),
+                           dict(self.parsed)))
 
     def stopped(self, events: list[Any]) -> None:
         """Each StopEvent's result is the run's AgentOutput, which says again what the
         stream said (the last output, or the text of the tool that returned directly)."""
-        for data, e, last, calls, results in self.stops:
-            self.last_output, self.calls, self.results = last, calls, results
+        for data, e, last, calls, results, parsed in self.stops:
+            self.last_output, self.calls, self.results, self.parsed = last, calls, results, parsed
             try:
                 self.check_stop(data, e)
             except FELL as exc:
@@ -657,39 +589,59 @@ class _Rebuild:
                 return said.content == text
         return False
 
-    def answers(self, tool_id: str, name: str, kwargs: dict[str, Any], e: int, path: str) -> None:
+    def agrees(self, call: ToolCall, name: Any, kwargs: Any) -> bool:
+        """Whether another copy of ``call`` (a tool name and arguments) says the same: the
+        name, and the arguments as the same JSON; when the call's text did not parse, the
+        arguments LlamaIndex repaired it to, as the first copy said them (``parsed``)."""
+        if call.name != name:
+            return False
+        if call.invalid_args is None:
+            return same_json(call.args, kwargs)
+        said = self.parsed.setdefault(call.id, kwargs)
+        return said is kwargs or same_json(said, kwargs)
+
+    def answers(self, tool_id: str, name: str, kwargs: dict[str, Any], e: int, path: str) -> bool:
         """A result's own copy of its call (``tool_name``, ``tool_kwargs``) must be the call
-        of the last AgentOutput it answers (one that answers none is left to the rules)."""
+        of the last AgentOutput it answers (one that answers none is left to the rules).
+        True when that call's text did not parse: the arguments it ran with are kept with
+        the result."""
         call = _by_id(self.calls, tool_id)
-        if call is not None and not _agrees(call, name, kwargs):
+        if call is None:
+            return False
+        if not self.agrees(call, name, kwargs):
             raise fail("conflicting_fields", f"the result of call {tool_id!r} names "
-                       f"{name}({short_repr(kwargs)}), but the call is "
-                       f"{call.name}({call.invalid_args or call.args}); both must agree",
-                       e, path)
+                       f"{name}({short_repr(kwargs)}), but the call is {self.shown(call)}; "
+                       f"both must agree", e, path)
+        return call.invalid_args is not None
+
+    def shown(self, call: ToolCall) -> str:
+        """A call as the events said it: its arguments, or its text that did not parse and
+        what LlamaIndex ran it with."""
+        if call.invalid_args is None:
+            return f"{call.name}({call.args})"
+        if call.id in self.parsed:
+            return (f"{call.name}({call.invalid_args}), run with "
+                    f"{short_repr(self.parsed[call.id])}")
+        return f"{call.name}({call.invalid_args})"
+
+
+def _ran_with(kwargs: dict[str, Any], e: int, path: str) -> dict[str, Any]:
+    """A result's ``tool_kwargs`` (at ``path``), kept: what the tool ran with, when its call's
+    text did not parse (LlamaIndex repairs it, ``parse_partial_json``, and runs the tool with
+    what it made of it)."""
+    json_checked(kwargs, e, f"{path}.tool_kwargs")
+    return copy.deepcopy(kwargs)
 
 
 def _same_reply(said: AIMessage, output: Message) -> bool:
     """Whether a result's response is the output read: all but what the stream's events
     kept beside it (``metadata["llama_index"]["event"]``)."""
-    return said == output.model_copy(update={"metadata": _without_event(output.metadata)})
-
-
-def _without_event(metadata: dict[str, Any]) -> dict[str, Any]:
-    kept = metadata.get(NAME)
-    if not isinstance(kept, dict) or "event" not in kept:
-        return metadata
-    rest = {key: value for key, value in kept.items() if key != "event"}
-    return {**{k: v for k, v in metadata.items() if k != NAME}, **({NAME: rest} if rest else {})}
+    return said == output.model_copy(update={"metadata": without_event(output.metadata)})
 
 
 _SELECTION_KEYS = frozenset({"tool_id", "tool_name", "tool_kwargs"})
 _RESULT_KEYS = frozenset({*_SELECTION_KEYS, "tool_output", "return_direct"})
 
-
-def _agrees(call: ToolCall, name: Any, kwargs: Any) -> bool:
-    """Whether another copy of ``call`` (a tool name and arguments) says the same: the name,
-    and the arguments as the same JSON (any, when the call's did not parse)."""
-    return call.name == name and (call.invalid_args is not None or same_json(call.args, kwargs))
 
 
 def _by_id(calls: list[ToolCall], tool_id: Any) -> ToolCall | None:
@@ -832,6 +784,9 @@ _DATA_READERS: dict[str, Callable[[_Rebuild, dict[str, Any], int], None]] = {
 _OBJECT_READERS: dict[type, Callable[[_Rebuild, Any, int], None] | None] = {}
 """The event classes in ``_KNOWN_CLASSES``, with what reads one (None: it contributes nothing)."""
 _UNSEEN: Any = object()
+_STREAMS: set[type] = set()
+"""The AgentStream classes met (LlamaIndex's): each is a reply being streamed, which its
+AgentOutput must follow."""
 
 
 def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Message]:
@@ -854,6 +809,8 @@ def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Mess
                         if event.__pydantic_private__["_data"]:
                             _refuse_extra(event.__pydantic_private__["_data"], e, "._data")
                         read(rebuild, event, e)
+                    elif rebuild.streamed is None and type(event) in _STREAMS:
+                        rebuild.streamed = e  # a reply being streamed: its output must follow
                     continue  # every other known type contributes nothing (see EVENT_TYPES)
                 kind, data = _normalize(event, e)  # (an unknown type is refused there)
                 read_data = _DATA_READERS.get(kind)
@@ -863,14 +820,23 @@ def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Mess
                     elif event.__pydantic_private__["_data"]:
                         _refuse_extra(event.__pydantic_private__["_data"], e, "._data")
                     read_data(rebuild, data, e)
+                elif kind == "AgentStream":
+                    if not isinstance(event, dict):
+                        _STREAMS.add(type(event))
+                    if rebuild.streamed is None:
+                        rebuild.streamed = e
                 # every other known type contributes nothing, for the reason EVENT_TYPES gives
         except FELL as exc:
             refused = _refused(events[e], e)
             if refused is None:
                 raise  # LlamaIndex accepts the event: the fault is ours, shown as it is
             raise refused from exc
-        validate(rebuild.messages, allow_pending=allow_pending, source=NAME,
-                 origin=rebuild.origin)
+        if rebuild.streamed is not None:
+            rebuild.cut("the events end")
+        try:
+            validate(rebuild.messages, allow_pending=allow_pending, source=NAME)
+        except TraceError as error:
+            raise rebuild.placed(error) from None
         rebuild.stopped(events)
     finally:
         resume_gc(paused)

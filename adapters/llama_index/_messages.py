@@ -452,6 +452,13 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
     kept = own(message.metadata, where)
     if kept:
         check_message_kept(kept, where)
+        if "event" in kept and "event_extras" not in drop:
+            raise not_representable(
+                f"metadata['{NAME}']['event'] keeps what only an event stream says "
+                f"({short_repr(kept['event'])}); a ChatMessage has no place for it: "
+                f"drop=['event_extras'] leaves it out",
+                f"{where}.metadata.{NAME}.event",
+            )
     role = kept.get("role")
     if isinstance(message, SystemMessage):
         role = message.role

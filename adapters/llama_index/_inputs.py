@@ -1,0 +1,323 @@
+"""What an ``AgentInput`` adds to the conversation read from an event stream, checked.
+
+An input is what the model was given: the agent's system prompt, then what the run's memory
+gives (the conversation so far, whose oldest messages a token limit may have dropped), then
+the run's scratchpad. Everything of the first input of a stream is new. After that, the
+input's history (what follows its leading system messages) must go on from the conversation
+read so far (all but the prompts): it holds the messages read, in order, and what follows
+them is new — the next user turn, and anything else the framework gave the model (the copy of
+a ``return_direct`` tool's output that ``FunctionAgent`` adds as an assistant message). The
+leading system messages are new when they differ from the previous input's (a handoff to an
+agent with other instructions); when they are gone (a handoff to an agent without a prompt),
+the next reply says so in its metadata.
+
+Only the last message read is compared where the input should hold it: a stream costs the
+length of its conversation, not its square. When it is not there, the input is looked at
+whole: a shorter tail of the conversation read is a memory that dropped its oldest messages
+(read on, from that tail); anything else is refused where the input departs from what was
+read (``conflicting_fields``), or, for an input holding none of it, as a second conversation
+in the same list (``ambiguous_trace``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from tracebridge import AIMessage, HumanMessage, Message, ToolMessage, TraceError
+from tracebridge.errors import short_repr
+
+from ._blocks import NAME, Llama, fail
+from ._messages import ROLE_KIND, is_chat_message
+
+_SYSTEM_SIDE = frozenset(role for role, kind in ROLE_KIND.items() if kind == "system")
+_EVENT_ONLY = {"ai": frozenset({"name"}), "tool": frozenset({"name", "is_error"})}
+"""The fields of a message read from an event that its copy in a later input does not have
+(the agent's name on a reply; the tool's name and error flag on a result)."""
+
+
+def role_of(item: Any) -> str | None:
+    """The item's role when it is a LlamaIndex role, else None (the item is refused if read)."""
+    kind = type(item)
+    if kind is Llama.chat_message:  # the common case first (None until the first is read)
+        role = item.role
+        if type(role) is Llama.role_type:
+            return role if role in ROLE_KIND else None
+    elif kind is dict:
+        role = item.get("role")
+    elif is_chat_message(item):
+        role = item.role  # a MessageRole: a str enum, equal to its value
+    else:
+        return None
+    return role if isinstance(role, str) and role in ROLE_KIND else None
+
+
+def without_event(metadata: dict[str, Any]) -> dict[str, Any]:
+    kept = metadata.get(NAME)
+    if not isinstance(kept, dict) or "event" not in kept:
+        return metadata
+    rest = {key: value for key, value in kept.items() if key != "event"}
+    return {**{k: v for k, v in metadata.items() if k != NAME}, **({NAME: rest} if rest else {})}
+
+
+def held_as(read: Message, given: Message) -> bool:
+    """Whether ``given`` (an item of a later input) is the message ``read`` from the events,
+    as the framework's memory holds it: all of it but what only the events say (an agent's
+    or tool's name, a tool's error flag, ``metadata["llama_index"]["event"]``)."""
+    if type(read) is not type(given):
+        return False
+    skip = _EVENT_ONLY.get(read.type, frozenset())
+    theirs = given.__dict__
+    for key, value in read.__dict__.items():
+        if key in skip:
+            continue
+        if key == "metadata":
+            if without_event(value) != theirs[key]:
+                return False
+        elif value != theirs[key]:
+            return False
+    return True
+
+
+_KIND = {"human": "a user", "ai": "an assistant", "tool": "a tool", "system": "a system"}
+
+
+def _describe(message: Message) -> str:
+    return f"{_KIND[message.type]} message {short_repr(message.text)}"
+
+
+class Inputs:
+    """The conversation read so far, where each message came from, and what the inputs
+    gave the model."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+        self.origin: list[int] = []
+        """The event each message came from."""
+        self.prompt: list[Any] | None = None
+        """The leading system messages of the last input."""
+        self.prompts: list[int] = []
+        """Where the messages read as agents' prompts are (memory does not hold them)."""
+        self.dropped = 0
+        """How many of the oldest messages memory holds no more (a token limit)."""
+        self.unprompted = False
+        """The last input had no system prompt where the one before had one: the next reply
+        says so."""
+        self.taken: dict[int, Sequence[int]] = {}
+        """The items each AgentInput gave messages, in the order they were read."""
+        self.streamed: int | None = None
+        """The first AgentStream since the last AgentOutput (a reply being streamed)."""
+        self.source: Any = None
+        """What the last message of the history was read from (see ``is_source``): an input
+        item or an AgentOutput's response, or (with ``source_call``) a ToolCallResult's
+        output blocks."""
+        self.source_call: str | None = None
+        """The call id of the ToolCallResult ``source`` is the output of; None for an item."""
+
+    def new_items(self, items: list[Any], e: int) -> None:
+        """Read the new messages of an input (see the module docstring)."""
+        if self.streamed is not None:
+            self.cut(f"the next AgentInput (events[{e}])")
+        count = len(items)
+        lead = 0
+        role = role_of(items[0]) if count else None
+        while role in _SYSTEM_SIDE:
+            lead += 1
+            role = role_of(items[lead]) if lead < count else None
+        if lead < count and role is None:
+            # No role where the prompt may go on: read it, to refuse it where it is wrong.
+            self.read_input(items[lead], e, lead)
+        prompt = items[:lead]
+        if not self.messages:
+            self.prompt = prompt
+            self.prompts.extend(range(lead))
+            self.read_items(items, range(count), e, lead)
+            return
+        start = self.continued(items, lead, e)
+        changed = bool(prompt or self.prompt) and not self.same_prompt(prompt, e)
+        self.prompt = prompt
+        new: Sequence[int] = range(start, count)
+        if changed and lead:
+            size = len(self.messages)
+            self.prompts.extend(range(size, size + lead))
+            new = [*range(lead), *new]
+            self.unprompted = False
+        elif changed:
+            self.unprompted = True  # another agent's prompt was read: this one has none
+        self.read_items(items, new, e, lead)
+
+    def read_input(self, item: Any, e: int, j: int) -> Message:
+        """Item ``j`` of the input of the AgentInput at ``e``, as a typed message."""
+        raise NotImplementedError
+
+    def as_dump(self, item: Any, e: int, where: str) -> Any:
+        """An input item as its ``model_dump(mode="json")`` (a dict as it is)."""
+        raise NotImplementedError
+
+    def same_prompt(self, items: list[Any], e: int) -> bool:
+        """Whether the input's leading system messages (at ``e``) are those of the input
+        before (each read when it was new: its dump says nothing new about it)."""
+        before = self.prompt
+        if before is None or len(items) != len(before):
+            return False
+        dump = self.as_dump
+        return all(item is seen or dump(item, e, f"events[{e}].data.input[{k}]")
+                   == dump(seen, e, f"events[{e}].data.input[{k}]")
+                   for k, (item, seen) in enumerate(zip(items, before, strict=True)))
+
+    def read_items(self, items: list[Any], new: Sequence[int], e: int, lead: int) -> None:
+        messages, origin, read = self.messages, self.origin, self.read_input
+        for j in new:
+            messages.append(read(items[j], e, j))
+            origin.append(e)
+        self.taken[e] = new
+        if new and new[-1] >= lead:  # (the prompt, when read, comes first)
+            self.source, self.source_call = items[new[-1]], None
+
+    def is_source(self, item: Any) -> bool:
+        """Whether an input item is, as it is, what the last message of the history was read
+        from (an item of an earlier input, an AgentOutput's response, a ToolCallResult's
+        output as FunctionAgent gives it back): then it holds that message, unread."""
+        source, tool_id = self.source, self.source_call
+        if tool_id is None:
+            return source is not None and (
+                item is source or (type(item) is type(source) and item == source))
+        if type(item) is dict:
+            extra, blocks = item.get("additional_kwargs"), item.get("blocks")
+            role = item.get("role")
+        elif type(item) is Llama.chat_message:
+            fields = item.__dict__
+            extra, blocks, role = fields["additional_kwargs"], fields["blocks"], fields["role"]
+        else:
+            return False
+        return (type(extra) is dict and len(extra) == 1 and extra.get("tool_call_id") == tool_id
+                and role == "tool" and type(blocks) is list
+                and (blocks is source or blocks == source)
+                and (type(item) is not dict or len(item) == 3))
+
+    def position(self, k: int) -> int:
+        """Where message ``k`` of the history (the messages read but the prompts) is."""
+        at = k
+        for prompt in self.prompts:
+            if prompt > at:
+                break
+            at += 1
+        return at
+
+    def holds(self, items: list[Any], j: int, k: int, e: int, loose: bool = False) -> bool:
+        """Whether item ``j`` of the input at ``e`` is message ``k`` of the history (a user
+        message, when ``loose``, whatever it says: see ``realigned``)."""
+        read, given = self.messages[self.position(k)], self.read_input(items[j], e, j)
+        if loose and isinstance(read, HumanMessage):
+            return isinstance(given, HumanMessage)
+        return held_as(read, given)
+
+    def continued(self, items: list[Any], lead: int, e: int) -> int:
+        """Where the new items of a later input begin: after the history read, which its
+        items from ``lead`` on must hold (only its last message is looked at, where it
+        should be; see ``realigned`` when it is not there)."""
+        visible = len(self.messages) - len(self.prompts) - self.dropped
+        if visible <= 0:
+            return lead
+        last = lead + visible - 1
+        if last < len(items) and (self.is_source(items[last])
+                                  or self.holds(items, last, self.dropped + visible - 1, e)):
+            return last + 1
+        return self.realigned(items, lead, e)
+
+    def realigned(self, items: list[Any], lead: int, e: int) -> int:
+        """``continued`` for an input that does not hold the history read where it should:
+        one whose memory dropped its oldest messages goes on from a shorter tail of it (read
+        on); any other is refused. In that tail, user messages are matched as user messages
+        only: the framework rewrites them from one input to the next (a state prompt wraps
+        the run's new message in the first input alone; a memory block may be put into the
+        latest), which does not make the input another conversation."""
+        count = len(items)
+        total = len(self.messages) - len(self.prompts)
+        first = self.dropped
+        for last in range(min(count, lead + total - first - 1) - 1, lead - 1, -1):
+            size = last - lead + 1
+            if self.holds(items, last, total - 1, e) and all(
+                self.holds(items, lead + i, total - size + i, e, loose=True)
+                for i in range(size - 1)
+            ):
+                self.dropped = total - size
+                return last + 1
+        if lead < count and self.holds(items, lead, first, e):
+            # It begins as the history does: where it departs from it.
+            j = 1
+            while (lead + j < count and first + j < total
+                   and self.holds(items, lead + j, first + j, e)):
+                j += 1
+            if first + j == total:  # all of it, after all (as ``continued`` looks for it)
+                return lead + j
+            at = self.position(first + j)
+            read = f"{_describe(self.messages[at])} (events[{self.origin[at]}])"
+            if lead + j < count:
+                given = self.read_input(items[lead + j], e, lead + j)
+                raise fail("conflicting_fields", f"the model was given {_describe(given)} "
+                           f"here, where the conversation read has {read}: this input does "
+                           f"not go on from what was read before it", e,
+                           f"events[{e}].data.input[{lead + j}]")
+            raise fail("conflicting_fields", f"the input ends where the conversation read "
+                       f"goes on with {read}: the model was given less than what was read "
+                       f"before it", e, f"events[{e}].data.input")
+        visible = total - first
+        for last in range(lead + visible, count):
+            if self.holds(items, last, total - 1, e) and all(
+                self.holds(items, last - visible + 1 + i, first + i, e, loose=True)
+                for i in range(visible - 1)
+            ):
+                raise fail("conflicting_fields", f"the input holds "
+                           f"{last - visible + 1 - lead} message(s) before the conversation "
+                           f"read, which no event before it gave: the events begin after the "
+                           f"conversation did, or the memory put them there", e,
+                           f"events[{e}].data.input[{lead}]")
+        raise fail("ambiguous_trace", f"this input holds none of the conversation read from "
+                   f"the events before it (the last, {_describe(self.messages[-1])} from "
+                   f"events[{self.origin[-1]}]): it begins another conversation, such as "
+                   f"another run with a memory of its own, logged in the same list. Split the "
+                   f"list: events[:{e}] and events[{e}:] are each read on their own", e,
+                   f"events[{e}].data.input")
+
+    def cut(self, until: str) -> None:
+        """Refuse a reply streamed with no AgentOutput after it (``until``: what comes
+        instead)."""
+        at = self.streamed
+        assert at is not None
+        raise fail("truncated_trace", f"a reply was streamed from here (AgentStream), but no "
+                   f"AgentOutput follows it before {until}: the run stopped mid-reply (it "
+                   f"failed, or was cancelled), and the partial reply is no message", at,
+                   f"events[{at}]")
+
+    def place(self, i: int) -> str:
+        """The path of the event field message ``i`` was read from."""
+        e = self.origin[i]
+        taken = self.taken.get(e)
+        if taken is not None:
+            first = i
+            while first > 0 and self.origin[first - 1] == e:
+                first -= 1
+            return f"events[{e}].data.input[{taken[i - first]}]"
+        if isinstance(self.messages[i], ToolMessage):
+            return f"events[{e}].data"
+        assert isinstance(self.messages[i], AIMessage)
+        return f"events[{e}].data.response"
+
+    def placed(self, error: TraceError) -> TraceError:
+        """A rule violation found at typed message positions, pointed at the events: its
+        index the event's, its path (and the places its message names) the event's field."""
+        i = error.index
+        if i is None or not 0 <= i < len(self.messages):
+            return error
+        root = f"messages[{i}]"
+        path = error.path or root
+        suffix = path[len(root):] if path.startswith(root) else ""
+        at = self.place(i)
+        if suffix == ".tool_call_id" and at.endswith("].data"):  # a ToolCallResult's own field
+            suffix = ".tool_id"
+        detail = re.sub(r"messages\[(\d+)\]", lambda found: self.place(int(found[1]))
+                        if int(found[1]) < len(self.messages) else found[0], error.detail)
+        return TraceError(error.code, detail, index=self.origin[i], path=at + suffix,
+                          source=NAME)
