@@ -25,7 +25,15 @@ from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import OpaquePart, TextPart
 
 from ._classes import NAME
-from ._shapes import SHAPES, SHAPES_BY_NAME, MappedPart, default_shape, get
+from ._shapes import (
+    SHAPES,
+    SHAPES_BY_NAME,
+    MappedPart,
+    default_shape,
+    first_reading,
+    get,
+    typed_values,
+)
 
 __all__ = ["STRING_SHAPE", "AnyPart", "block_of", "part_of"]
 
@@ -187,6 +195,39 @@ def block_of(part: AnyPart, path: str) -> str | dict[str, Any]:
             source=NAME,
         )
     block = shape.write(kept["block"], part, path)
-    if "bytes" in kept:
-        return _base64_as_bytes(block, kept["bytes"], path)
-    return block
+    if "bytes" not in kept:
+        _check_reads_back(block, None, part, name, path)
+        return block
+    written = _base64_as_bytes(block, kept["bytes"], path)
+    # read back as the reader reads it: the bytes it finds where Bedrock / Vertex keep them
+    _check_reads_back(*_bytes_as_base64(written), part, name, path)
+    return written
+
+
+def _check_reads_back(
+    block: dict[str, Any], raw: list[list[str]] | None, part: MappedPart, shape: str, path: str
+) -> None:
+    """A block written from a kept template must read back as the part: the template may
+    hold another ``type``, a ``source.type`` of another layout, or a value at a typed
+    field's place that the part does not have (which would read back as typed data).
+    ``block`` is as the reader sees it (raw bytes as base64), ``raw`` where it found bytes."""
+    found = first_reading(block)
+    if (
+        found is not None
+        and found[0].part is type(part)
+        and ("type" in block or raw)  # the reader refuses an untyped block without bytes
+        and found[1] == typed_values(part)
+    ):
+        return
+    if found is None or not ("type" in block or raw):
+        reads = "an opaque part, or not at all"
+    else:
+        reads = f"{found[0].part.__name__} {short_repr(found[1])}"
+    raise TraceError(
+        "not_representable",
+        f"the block kept for this part (metadata.langchain.block, shape {shape!r}) makes the "
+        f"written block {short_repr(block)}, which reads back as {reads}, not as "
+        f"{type(part).__name__} {short_repr(typed_values(part))}",
+        path=f"{path}.metadata",
+        source=NAME,
+    )

@@ -293,8 +293,17 @@ def block_reads_back(call: ToolCall, block: dict[str, Any], *, in_content: bool)
     return True
 
 
-def call_block(call: ToolCall, link: dict[str, Any], at: str) -> dict[str, Any]:
-    """The content block a call came from, rebuilt from the call and its kept template."""
+def call_block(
+    call: ToolCall, link: dict[str, Any], at: str, *, in_content: bool
+) -> dict[str, Any]:
+    """The content block a call came from, rebuilt from the call and its kept template.
+
+    The call's name, id and arguments come from the call alone: a template holding them
+    (the reader keeps none, except a streamed ``tool_use``'s ``input``, which its
+    ``partial_json`` gives) is refused where it would read back as another call. The
+    block of a call only the content names (``in_content``) is the call itself: it gets the
+    call's id and arguments even where the source block had none (``without_id``,
+    ``without_args``), when the call now has them."""
     template = link.get("block")
     tag = template.get("type") if type(template) is dict else None
     kind = CALL_BLOCKS.get(tag) if type(tag) is str else None
@@ -305,21 +314,52 @@ def call_block(call: ToolCall, link: dict[str, Any], at: str) -> dict[str, Any]:
             f"type is one of {', '.join(CALL_BLOCKS)}; got {short_repr(link)}",
             path=f"{at}.metadata",
         )
-    block: dict[str, Any] = {} if link.get("without_id") else {kind.id_key: call.id}
-    block["name"] = call.name
-    block.update(copy.deepcopy(template))
-    if link.get("without_args"):
-        return block
-    if kind.encoding == "object":
-        block.setdefault(kind.args_key, copy.deepcopy(call.args))
-    elif kind.encoding == "custom_text":
-        if call.kind != "custom":
+    kept_at = f"{at}.metadata.{NAME}.content_block.block"
+    for key in (kind.id_key, "name"):
+        if key in template:
             raise TraceError(
                 "not_representable",
-                "a custom_tool_call block belongs to a custom call; this call is a function call",
-                path=at,
+                f"the {kind.tag} block kept for this call (metadata.langchain.content_block) "
+                f"holds {key} {short_repr(template[key])}; the way back writes the block's "
+                f"{key} from the typed call alone",
+                path=f"{kept_at}.{key}",
             )
-        block.setdefault(kind.args_key, call.args["input"])
+    without_args = bool(link.get("without_args")) and not (
+        # the block is the call: only an object block without arguments reads as no arguments
+        in_content and (kind.encoding != "object" or call.args or call.kind == "custom")
+    )
+    custom_block = kind.encoding == "custom_text" and not without_args
+    if (call.kind == "custom") != custom_block:
+        raise TraceError(
+            "not_representable",
+            "a custom_tool_call block belongs to a custom call; this call is a function call"
+            if custom_block
+            else f"a {kind.tag} block {'without arguments ' if without_args else ''}holds a "
+            f"function call; this call is a custom (free-text) call, which LangChain holds in "
+            f"a custom_tool_call block with its input (it would read back as a function call)",
+            path=at,
+        )
+    omit_id = bool(link.get("without_id")) and call.id is None
+    block: dict[str, Any] = {} if omit_id else {kind.id_key: call.id}
+    block["name"] = call.name
+    block.update(copy.deepcopy(template))
+    if without_args:
+        return block
+    if kind.encoding == "object":
+        if kind.args_key not in block and "partial_json" not in block:
+            block[kind.args_key] = copy.deepcopy(call.args)  # the usual block
+        else:
+            _object_args_in_line(block, kind, call, kept_at)
+    elif kind.encoding == "custom_text":
+        text = call.args["input"]
+        if kind.args_key in block and block[kind.args_key] != text:
+            raise TraceError(
+                "not_representable",
+                f"the custom_tool_call block kept for this call holds input "
+                f"{short_repr(block[kind.args_key])}; the call's input is {short_repr(text)}",
+                path=f"{kept_at}.{kind.args_key}",
+            )
+        block[kind.args_key] = text
     else:
         text = block.get(kind.args_key)
         wanted = call.invalid_args if call.invalid_args is not None else call.args
@@ -330,3 +370,32 @@ def call_block(call: ToolCall, link: dict[str, Any], at: str) -> dict[str, Any]:
                 call.invalid_args if call.invalid_args is not None else json.dumps(call.args)
             )
     return block
+
+
+def _object_args_in_line(
+    block: dict[str, Any], kind: CallBlock, call: ToolCall, kept_at: str
+) -> None:
+    """An object block whose template keeps arguments: a streamed ``tool_use`` (``input``
+    ``{}`` and the arguments as ``partial_json`` text). Written as kept when it reads back as
+    the call's arguments; a ``partial_json`` that no longer does (the call was edited after
+    reading) is rewritten from them, as the provider spells them (``json.dumps``)."""
+    block.setdefault(kind.args_key, copy.deepcopy(call.args))
+    if _reads_back_args(block, kind, call):
+        return
+    if block[kind.args_key] == {} and type(block.get("partial_json")) is str:
+        block["partial_json"] = json.dumps(call.args)
+        return
+    raise TraceError(
+        "not_representable",
+        f"the {kind.tag} block kept for this call (metadata.langchain.content_block) holds "
+        f"{kind.args_key} {short_repr(block[kind.args_key])}; the call's arguments are "
+        f"{short_repr(call.args)}",
+        path=f"{kept_at}.{kind.args_key}",
+    )
+
+
+def _reads_back_args(block: dict[str, Any], kind: CallBlock, call: ToolCall) -> bool:
+    try:
+        return same_json(_block_args(block, kind.args_key, ""), call.args)
+    except TraceError:  # a partial_json that does not parse
+        return False

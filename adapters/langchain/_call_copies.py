@@ -275,10 +275,15 @@ def _function_call_in_line(
             "additional_kwargs.function_call",
             f"{at}.tool_calls",
         )
-    if type(kept) is not dict:
-        return  # not a function_call: the reader refuses it as malformed, where it is
     k = marked[0]
     call, where = calls[k], f"{at}.tool_calls[{k}]"
+    if type(kept) is not dict:
+        # the reader would refuse it as malformed: the call cannot be written there
+        raise _not_representable(
+            f"the call is marked as from additional_kwargs.function_call, which is kept as "
+            f"{short_repr(kept)}, no function_call dict",
+            f"{at}.metadata.langchain.additional_kwargs.function_call",
+        )
     if call.id is not None:
         raise _not_representable(
             f"a legacy function_call (additional_kwargs.function_call) has no id; this call has "

@@ -57,6 +57,7 @@ def lists_of(
     """
     out = CallLists()
     rank = 0
+    last_in_content: int | None = None  # the block position of the last content-only call
     for k, call in enumerate(calls):
         where = f"{at}.tool_calls[{k}]"
         kept = call.metadata.get(NAME, {})
@@ -75,8 +76,16 @@ def lists_of(
             out.from_function_call.append(k)  # in additional_kwargs["function_call"]
             continue
         link = kept.get("content_block")
+        if place == 1 and link is None:
+            raise _not_representable(
+                "this call is marked as named only by a content block "
+                "(metadata.langchain.in_content), but it keeps no block "
+                "(metadata.langchain.content_block): it would be written nowhere (remove the "
+                "marker to write it to tool_calls)",
+                where,
+            )
         if link is not None:
-            block = call_block(call, link, where)
+            block = call_block(call, link, where, in_content=place == 1)
             if place == 0 and block.get(CALL_BLOCKS[block["type"]].id_key) is None:
                 raise _not_representable(
                     f"the {block['type']} content block this call is kept with "
@@ -97,6 +106,24 @@ def lists_of(
                 )
             out.blocks.append((link.get("at"), k, block))
         if place == 1:
+            if out.tool_calls:
+                # the reader takes call blocks for calls only when tool_calls is empty
+                raise _not_representable(
+                    "this call is named only by a content block (metadata.langchain."
+                    "in_content), which the reader takes for a call only when tool_calls is "
+                    "empty; this message has calls in tool_calls before it",
+                    where,
+                )
+            position = link["at"]  # an int: call_block checked it
+            if last_in_content is not None and position <= last_in_content:
+                # the reader makes these calls in block order: they would change places
+                raise _not_representable(
+                    f"this call's content block belongs at content position {position} "
+                    f"(metadata.langchain.content_block.at), not after the block of the call "
+                    f"before it (at {last_in_content}): the call would read back before it",
+                    f"{where}.metadata",
+                )
+            last_in_content = position
             continue
         if call.invalid_args is not None or "invalid_tool_call" in kept:
             entry = _invalid_entry(call, kept)

@@ -21,7 +21,7 @@ from typing import Any, TypeGuard
 
 from tracebridge._json import check_json
 from tracebridge.errors import TraceError, short_repr
-from tracebridge.messages import AudioReference, Citation
+from tracebridge.messages import AudioReference, Citation, TextPart
 
 from ._classes import NAME
 
@@ -30,6 +30,7 @@ __all__ = [
     "annotation_of",
     "audio_of",
     "audio_reply",
+    "check_no_kept_citation",
     "citation_of",
     "citations_of",
     "is_developer",
@@ -137,13 +138,25 @@ def audio_of(kwargs: dict[str, Any], at: str) -> AudioReference | None:
     return AudioReference(**typed, metadata={NAME: rest} if rest else {})
 
 
-def audio_reply(audio: AudioReference) -> dict[str, Any]:
-    """``additional_kwargs["audio"]`` for a typed audio reference."""
+def audio_reply(audio: AudioReference, at: str) -> dict[str, Any]:
+    """``additional_kwargs["audio"]`` for a typed audio reference (``at``: its path).
+
+    The reader keeps a key of a typed field only when it is ``None``; a kept value there
+    would read back as that field (or, not of its type, take the reply out of its home)."""
     out: dict[str, Any] = copy.deepcopy(audio.metadata.get(NAME, {}))
     for key in ("id", *_AUDIO):
         value = getattr(audio, key)
         if value is not None:
             out[key] = value
+        elif out.get(key) is not None:
+            raise TraceError(
+                "not_representable",
+                f"metadata.langchain.{key} of the audio reply is kept as "
+                f"{short_repr(out[key])}, and the typed reply has no {key}: written into "
+                f"additional_kwargs.audio, it would read back as the reply's {key} or as no "
+                f"typed reply at all (set AudioReference.{key} instead)",
+                path=f"{at}.metadata",
+            )
     return out
 
 
@@ -198,8 +211,38 @@ def annotation_of(citation: Citation, at: str) -> dict[str, Any]:
         )
     out = copy.deepcopy(template)
     holder = _fields_of(out)
-    for key in _CITED:
+    for key, kind in _CITED.items():
         value = getattr(citation, key)
         if value is not None:
             holder[key] = value
+        elif type(holder.get(key)) is kind:
+            # the reader takes a value of the field's type into the citation
+            raise TraceError(
+                "not_representable",
+                f"metadata.langchain.annotation of a citation holds {key} "
+                f"{short_repr(holder[key])}, and the typed citation has no {key}: written, it "
+                f"would read back as the citation's {key} (set Citation.{key} instead)",
+                path=f"{at}.metadata",
+            )
     return out
+
+
+def check_no_kept_citation(part: TextPart, at: str) -> None:
+    """The reader takes every citation annotation of an AI text block into the message's
+    citations: one in the kept block would read back as a citation the message does not
+    have (the message's own go back into the block from ``AIMessage.citations``)."""
+    kept = part.metadata.get(NAME)
+    block = kept.get("block") if type(kept) is dict else None
+    annotations = block.get("annotations") if type(block) is dict else None
+    if type(annotations) is not list:
+        return
+    for k, annotation in enumerate(annotations):
+        if type(annotation) is dict and annotation.get("type") in CITATION_TYPES:
+            raise TraceError(
+                "not_representable",
+                f"the text block kept for this part holds a citation annotation "
+                f"(metadata.langchain.block.annotations[{k}] = {short_repr(annotation)}), "
+                f"which would read back as a citation of the message; put it in "
+                f"AIMessage.citations instead",
+                path=f"{at}.metadata",
+            )

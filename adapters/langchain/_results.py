@@ -121,7 +121,18 @@ def write_tool_results(
     blocks: list[tuple[int, dict[str, Any]]] = []
     end = start
     while end < len(messages) and _is_result(messages[end], first_of_group=end == start):
-        blocks.append(_block_of(messages[end], f"messages[{end}]"))  # type: ignore[arg-type]
+        block = _block_of(messages[end], f"messages[{end}]")  # type: ignore[arg-type]
+        if blocks and block[0] <= blocks[-1][0]:
+            # the reader gives the results in block order: these would change places
+            raise TraceError(
+                "not_representable",
+                f"this tool result's block belongs at content position {block[0]} "
+                f"(metadata.langchain.tool_result.at), not after the block of the result "
+                f"before it (at {blocks[-1][0]}): it would read back before that result",
+                index=end,
+                path=f"messages[{end}].metadata",
+            )
+        blocks.append(block)
         end += 1
     if marker == "rest":
         human = messages[end] if end < len(messages) else None
@@ -132,6 +143,17 @@ def write_tool_results(
                 "these tool results came from a human message whose other content is the "
                 "HumanMessage marked with_tool_results right after them; none follows",
                 f"messages[{start}].metadata",
+            )
+        if human.content == []:
+            # nothing of it would be left beside the results: it would read back as no message
+            raise TraceError(
+                "not_representable",
+                "this human message holds the rest of a human message whose tool_result "
+                "blocks are the tool results before it (metadata.langchain.with_tool_results), "
+                "and its content is an empty list: written back into that message, it would "
+                "leave nothing beside the results and read back as no message",
+                index=end,
+                path=f"messages[{end}].content",
             )
         rest: list[Any] = (
             [
@@ -169,9 +191,11 @@ def _block_of(message: ToolMessage, at: str) -> tuple[int, dict[str, Any]]:
         type(link) is not dict
         or type(link.get("at")) is not int
         or type(link.get("block")) is not dict
+        or link["block"].get("type") != RESULT
     ):
         raise _not_representable(
-            f"metadata.langchain.tool_result needs 'at' (a position) and a 'block' dict; got "
+            f"metadata.langchain.tool_result needs 'at' (a position) and a 'block' dict of "
+            f"type {RESULT!r} (another type would not read back as a tool result); got "
             f"{short_repr(link)}",
             f"{at}.metadata",
         )
@@ -193,6 +217,13 @@ def _block_of(message: ToolMessage, at: str) -> tuple[int, dict[str, Any]]:
     elif message.content != "":
         raise _not_representable(
             "this tool_result block had no content, but the result now has some", f"{at}.content"
+        )
+    elif "content" in block:
+        raise _not_representable(
+            f"this tool_result block had no content (metadata.langchain.tool_result."
+            f"without_content), but its kept block holds one ({short_repr(block['content'])}), "
+            f"which would read back as the result's content",
+            f"{at}.metadata",
         )
     if type(block.get("is_error")) is bool or message.is_error:
         block["is_error"] = message.is_error

@@ -9,6 +9,7 @@ and a spelling the codec would not give back stays in the block itself, so nothi
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,16 @@ from tracebridge.messages import (
     TextPart,
 )
 
-__all__ = ["SHAPES", "SHAPES_BY_NAME", "BlockShape", "MappedPart", "default_shape", "get"]
+__all__ = [
+    "SHAPES",
+    "SHAPES_BY_NAME",
+    "BlockShape",
+    "MappedPart",
+    "default_shape",
+    "first_reading",
+    "get",
+    "typed_values",
+]
 
 Path = tuple[str, ...]
 MappedPart = TextPart | ImagePart | AudioPart | FilePart | ReasoningPart | RefusalPart
@@ -95,18 +105,19 @@ class BlockShape:
                 return None
         elif block.get("type") != self.tag:
             return None
-        if any(get(block, path) != value for path, value in self.when):
+        if self.when and any(get(block, path) != value for path, value in self.when):
             return None
         if self.mime_prefix is not None:
             mime = block.get("mime_type")
             if type(mime) is not str or not mime.startswith(self.mime_prefix):
                 return None
         values = {}
+        codecs = dict(self.codecs) if self.codecs else None
         for field, path in self.fields:
             value = get(block, path)
             if type(value) is not str:
                 continue  # absent or not text: left in the block
-            codec = self._codec(field)
+            codec = codecs.get(field) if codecs else None
             typed = codec.read(value) if codec else value
             if typed is not None:
                 values[field] = typed
@@ -208,8 +219,6 @@ class BlockShape:
         return block
 
 
-
-
 def _is_data_url(value: Any) -> bool:
     return type(value) is str and split_data_url(value) is not None
 
@@ -226,7 +235,21 @@ def _read_data_url(value: Any, values: dict[str, str]) -> None:
 
 
 def _typed_fields(part: MappedPart) -> tuple[str, ...]:
-    return tuple(name for name in type(part).model_fields if name not in ("type", "metadata"))
+    return _fields_of(type(part))
+
+
+@functools.cache
+def _fields_of(kind: type[MappedPart]) -> tuple[str, ...]:
+    return tuple(name for name in kind.model_fields if name not in ("type", "metadata"))
+
+
+def typed_values(part: MappedPart) -> dict[str, str]:
+    """The part's typed fields that are set, as ``BlockShape.read`` gives them back."""
+    return {
+        field: value
+        for field in _fields_of(type(part))
+        if (value := getattr(part, field)) is not None
+    }
 
 
 def _data_shapes(part: type[MappedPart], tag: str, *, file_id: bool = False) -> list[BlockShape]:
@@ -380,6 +403,26 @@ _DATA_URL_ONLY: dict[str | None, tuple[BlockShape, ...]] = {
     if shape.data_url_only
 }
 """By block type, the shapes that read a base64 ``data:`` URL at their path as inline data."""
+
+_BY_TAG: dict[str | None, tuple[BlockShape, ...]] = {
+    tag: tuple(shape for shape in SHAPES if shape.tag == tag)
+    for tag in dict.fromkeys(shape.tag for shape in SHAPES)
+}
+"""By block type, the shapes in the order the reader tries them (a shape of another type
+never reads a block)."""
+
+
+def first_reading(block: dict[str, Any]) -> tuple[BlockShape, dict[str, str]] | None:
+    """The shape the reader takes ``block`` for, and the typed values it reads; None when
+    it reads the block as no part (an opaque block, or one it refuses)."""
+    tag = block.get("type")
+    if tag is not None and type(tag) is not str:
+        return None  # the reader refuses a block without a type string
+    for shape in _BY_TAG.get(tag, ()):
+        values = shape.read(block)
+        if values is not None:
+            return shape, values
+    return None
 
 
 def default_shape(part: MappedPart) -> BlockShape:

@@ -10,6 +10,7 @@ their blocks; parts become content blocks; the typed homes LangChain keeps in
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
@@ -38,10 +39,19 @@ from ._call_lists import CallLists, lists_of
 from ._calls import interleave, source_kinds
 from ._chunks import ChunkRun, continued_from
 from ._classes import CHAT_ROLES, CLASSES, MAPPED, NAME, PLAIN_CLASS, partial_parser
-from ._homes import DEVELOPER_KEY, annotation_of, audio_reply, typed_home_in
+from ._homes import (
+    DEVELOPER_KEY,
+    annotation_of,
+    audio_reply,
+    check_no_kept_citation,
+    typed_home_in,
+)
 from ._results import RESULT, write_tool_results
 
 __all__ = ["write_trace"]
+
+_CALL_TAGS = frozenset(CALL_BLOCKS)
+"""Block types the reader takes out of an AI message's content as calls."""
 
 _GROUP_MARKERS = ("tool_result", "from_human", "with_tool_results")
 """Metadata keys of messages that came from (and go back into) one human message."""
@@ -219,11 +229,11 @@ def _check_kept(kept: dict[str, Any], extra: Any, kind: str, cls: Any, where: st
     Refused: a kept key the reader reads into a typed field (``name``, ``status``, ...),
     which would be written over the typed value; a kept key the class does not declare,
     which LangChain keeps as an extra attribute (read back under ``extra``); an extra
-    attribute that is a declared field or also a kept key, which would be written as that
-    field; a kept ``additional_kwargs`` value the reader takes into a typed home (a text
-    refusal, an audio reply, citations, the developer marker), which would read back as
-    typed data."""
-    declared, writable = _fields_of(cls)
+    attribute named like a declared field, a constructor parameter (``content_blocks``,
+    which replaces the content) or a kept key, which would be taken as that; a kept
+    ``additional_kwargs`` value the reader takes into a typed home (a text refusal, an
+    audio reply, citations, the developer marker), which would read back as typed data."""
+    taken, writable = _fields_of(cls)
     if not writable.issuperset(kept):
         key = next(key for key in kept if key not in writable)
         if key in MAPPED:
@@ -241,15 +251,15 @@ def _check_kept(kept: dict[str, Any], extra: Any, kind: str, cls: Any, where: st
         )
     if type(extra) is dict and extra:
         for key in extra:
-            if key in declared or key in kept:
+            if key in taken or key in kept:
                 raise _not_representable(
                     f"metadata.langchain.extra.{key} is kept as an extra attribute, but {key} "
                     + (
-                        f"is a field {cls.__name__} declares"
-                        if key in declared
+                        f"is a field or constructor parameter of {cls.__name__}"
+                        if key in taken
                         else f"is also kept as metadata.langchain.{key}"
                     )
-                    + "; written, it would be that field and read back as it",
+                    + "; written, LangChain would take it as that, not as an attribute",
                     f"{where}.extra.{key}",
                 )
     kwargs = kept.get("additional_kwargs")
@@ -270,10 +280,18 @@ def _check_kept(kept: dict[str, Any], extra: Any, kind: str, cls: Any, where: st
 
 @functools.cache
 def _fields_of(cls: Any) -> tuple[frozenset[str], frozenset[str]]:
-    """The fields a LangChain message class declares, and those of them a kept key may
-    name (the others the way back writes from typed fields)."""
-    declared = frozenset(cls.model_fields)
-    return declared, declared - MAPPED
+    """The names a LangChain message class's constructor takes as its own (its fields and
+    its other parameters, such as ``content_blocks``, which replaces the content), which an
+    extra attribute therefore cannot have; and the fields a kept key may name (the others
+    the way back writes from typed fields)."""
+    fields = frozenset(cls.model_fields)
+    parameters = inspect.signature(cls.__init__).parameters.values()
+    taken = fields | {
+        parameter.name
+        for parameter in parameters
+        if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+    }
+    return taken - {"self"}, fields - MAPPED
 
 
 _HOME_NAMES = {
@@ -285,10 +303,15 @@ _HOME_NAMES = {
 
 
 def _content_back(
-    content: Content | list[AnyPart], at: str, read_as: frozenset[str] = frozenset()
+    content: Content | list[AnyPart],
+    at: str,
+    read_as: frozenset[str] = frozenset(),
+    *,
+    cites: bool = False,
 ) -> Any:
     """The LangChain content; ``read_as`` names block types the reader takes out of this
-    message's content (calls, results), which an opaque part therefore cannot be."""
+    message's content (calls, results), which an opaque part therefore cannot be; ``cites``:
+    the reader takes the citation annotations of its text blocks (an AI message's)."""
     if isinstance(content, str):
         return content
     for j, part in enumerate(content):
@@ -298,6 +321,8 @@ def _content_back(
                 f"a {'tool result' if part.kind == RESULT else 'tool call'}, not as a part",
                 f"{at}.content[{j}]",
             )
+        if cites and part.metadata and isinstance(part, TextPart):
+            check_no_kept_citation(part, f"{at}.content[{j}]")
     return [block_of(part, f"{at}.content[{j}]") for j, part in enumerate(content)]
 
 
@@ -336,8 +361,8 @@ def _ai_fields(
     if refusal is not None:
         _kwargs_home(fields, "refusal", refusal, at)
     if message.audio is not None:
-        _kwargs_home(fields, "audio", audio_reply(message.audio), at)
-    content = _content_back(parts, at, frozenset(CALL_BLOCKS))
+        _kwargs_home(fields, "audio", audio_reply(message.audio, f"{at}.audio"), at)
+    content = _content_back(parts, at, _CALL_TAGS, cites=True)
     # A custom call's block follows the content; an empty content list would then read
     # back as "", so such a call is written the way an id-less one is.
     lists = lists_of(message.tool_calls, at, drop, custom_blocks=content != [])
@@ -347,6 +372,9 @@ def _ai_fields(
                 "a ChatMessage has no tool_calls field; this assistant message has tool calls",
                 f"{at}.tool_calls",
             )
+        # its calls are in additional_kwargs.function_call or content blocks; the reader
+        # reads and cross-checks the kept copies there as on an AIMessage
+        bring_copies_in_line(fields, lists, message.tool_calls, None, at)
     else:
         _call_fields(message, fields, lists, cls_name, at)
     fields["content"] = _with_call_blocks(content, lists, at)
@@ -370,6 +398,7 @@ def _split_refusal(content: Content) -> tuple[Content | list[AnyPart], str | Non
         was == "string"
         and len(rest) == 1
         and isinstance(rest[0], TextPart)
+        and rest[0].text  # an empty string content reads back as no text part
         and not rest[0].metadata
     ):
         return rest[0].text, last.text
