@@ -9,20 +9,20 @@ container, ``messages[i]`` for the first item that is not a message.
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Any
 
 import pytest
 
 from tracebridge import AIMessage, HumanMessage, MultiTurnSample, TraceError
+from tracebridge.registry import get_adapter
 
-WRITERS = ["openai_chat", "swarm", "galtea", "langchain", "llama_index", "otel",
+WRITERS = ["tracebridge", "openai_chat", "swarm", "galtea", "langchain", "llama_index", "otel",
            "openai_responses", "openai_agents"]
 
 
 def _refused(name: str, given: Any) -> TraceError:
     with pytest.raises(TraceError) as caught:
-        import_module(f"tracebridge.adapters.{name}").from_messages(given)
+        get_adapter(name).from_messages(given)
     return caught.value
 
 
@@ -44,7 +44,7 @@ def test_an_item_that_is_not_a_message_is_malformed_where_it_is(name: str, item:
 
 @pytest.mark.parametrize("name", WRITERS)
 def test_a_sample_and_an_iterator_are_written_as_their_messages(name: str) -> None:
-    writer = import_module(f"tracebridge.adapters.{name}").from_messages
+    writer = get_adapter(name).from_messages
     messages = [HumanMessage(content="hi"), AIMessage(content="hello")]
     written = writer(messages)
     assert writer(MultiTurnSample(messages=messages)) == written

@@ -93,8 +93,14 @@ def _call_fields(values: dict[str, Any]) -> dict[str, Any]:
 
 
 def _dumped_fields(message: AnyMessage) -> dict[str, Any]:
-    """What the hash covers of one message, from its JSON dump (the definition)."""
-    fields = message.model_dump(mode="json", exclude=_LEAVE_OUT)
+    """What the hash covers of one message, from its dump (the definition).
+
+    Python's form, not ``mode="json"``: for a message the two are equal (every field holds
+    JSON), except that pydantic's JSON mode writes a lone surrogate in a dict key as U+FFFD
+    (``{"\\ud800": 1}`` would hash as ``{"\\ufffd\\ufffd\\ufffd": 1}``) or raises on one
+    in an opaque part's value; ``canonical_json`` writes its code point's bytes, as it does
+    for the fields ``_hashed_fields`` reads straight."""
+    fields = message.model_dump(exclude=_LEAVE_OUT)
     content = fields["content"]
     if isinstance(content, list):
         if len(content) == 1 and content[0]["type"] == "text":

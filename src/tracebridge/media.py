@@ -95,8 +95,16 @@ def audio_mime_type(audio_format: str) -> str:
 
 
 def canonical_audio_mime_type(mime_type: str) -> str:
-    """The table's spelling of ``mime_type`` (an alias becomes what it stands for)."""
-    return AUDIO_MIME_ALIASES.get(mime_type.lower(), mime_type)
+    """The table's spelling of ``mime_type``: its type and subtype in lower case (they are
+    case-insensitive: ``AUDIO/WAV`` is ``audio/wav``), an alias as what it stands for;
+    parameters after a ``;`` as they are.
+
+    >>> canonical_audio_mime_type("AUDIO/MP3"), canonical_audio_mime_type("Audio/L16;rate=8000")
+    ('audio/mpeg', 'audio/l16;rate=8000')
+    """
+    essence, semicolon, parameters = mime_type.partition(";")
+    essence = essence.lower()
+    return AUDIO_MIME_ALIASES.get(essence, essence) + semicolon + parameters
 
 
 def audio_format(mime_type: str) -> str | None:

@@ -12,8 +12,15 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from .errors import TraceError, short_repr
-from .messages import AIMessage, HumanMessage, Message, SystemMessage, ToolMessage
-from .sample import MultiTurnSample
+from .messages import (
+    AIMessage,
+    HumanMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    checked_messages,
+)
+from .sample import ALLOW_PENDING, MultiTurnSample, locate
 from .validation import validate
 
 __all__ = ["NAME", "detect", "from_messages", "to_messages"]
@@ -32,29 +39,28 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
 
 
 def _read(trace: Any, allow_pending: bool) -> list[Message]:
+    if allow_pending is not True and allow_pending is not False:
+        raise ValueError(f"allow_pending must be True or False, got {allow_pending!r}")
     if isinstance(trace, MultiTurnSample):
         return list(trace.messages)
     if isinstance(trace, dict):
-        if allow_pending:
-            items = _messages_of(trace)
-        else:
-            return list(_sample(trace).messages)
-    elif isinstance(trace, list):
-        items = trace
-    else:
+        return list(_sample(trace, allow_pending).messages)
+    if not isinstance(trace, list):
         raise TraceError(
             "malformed_event",
             f"expected a MultiTurnSample, its JSON object, or a list of messages; "
             f"got {type(trace).__name__}",
             source=NAME,
         )
-    messages = _validate_items(items)
+    messages = _validate_items(trace)
     validate(messages, allow_pending=allow_pending, source=NAME)
     return messages
 
 
-def from_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """The messages as JSON-ready dicts: each message's ``model_dump()``.
+def from_messages(messages: Sequence[Message] | MultiTurnSample) -> list[dict[str, Any]]:
+    """The messages (a list, any iterable of them, or a ``MultiTurnSample``'s) as JSON-ready
+    dicts: each message's ``model_dump()``; ``malformed_event`` at ``messages`` (or
+    ``messages[i]``) for what is not typed messages.
 
     Python's form, as ``MultiTurnSample.model_dump_json`` dumps a sample its JSON writer
     refuses: every string as it is, so a lone surrogate (an escaped half of a pair, read from
@@ -62,7 +68,7 @@ def from_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     pydantic's ``mode="json"`` raises on such a key, or replaces its characters with U+FFFD.
     For a message the two forms are otherwise equal: every field holds JSON.
     """
-    return [message.model_dump() for message in messages]
+    return [message.model_dump() for message in checked_messages(messages, NAME)]
 
 
 def detect(trace: Any) -> bool:
@@ -92,10 +98,14 @@ def _looks_typed(item: Any) -> bool:
     return isinstance(tag, str) and tag in _FIELDS and item.keys() <= _FIELDS[tag]
 
 
-def _sample(trace: dict[str, Any]) -> MultiTurnSample:
-    """The sample; a problem outside the messages (a missing or unknown field) is malformed."""
+def _sample(trace: dict[str, Any], allow_pending: bool = False) -> MultiTurnSample:
+    """The sample, read strictly (a mistyped value is refused, not converted); a problem
+    outside the messages (a missing or unknown field) is malformed. ``allow_pending``: its
+    last block may hold unanswered calls."""
     try:
-        return MultiTurnSample.model_validate(trace)
+        return MultiTurnSample.model_validate(
+            trace, strict=True, context=ALLOW_PENDING if allow_pending else None
+        )
     except ValidationError as exc:
         first = exc.errors()[0]
         path = ".".join(str(part) for part in first["loc"]) or "sample"
@@ -107,25 +117,13 @@ def _sample(trace: dict[str, Any]) -> MultiTurnSample:
         ) from None
 
 
-def _messages_of(trace: dict[str, Any]) -> Any:
-    for key in ("messages", "user_input"):
-        if key in trace:
-            return trace[key]
-    raise TraceError("malformed_event", "a sample needs 'messages'", path="messages", source=NAME)
-
-
-def _validate_items(items: Any) -> list[Message]:
-    if not isinstance(items, list):
-        raise TraceError(
-            "malformed_event",
-            f"expected a list of messages, got {type(items).__name__}",
-            path="messages",
-            source=NAME,
-        )
+def _validate_items(items: list[Any]) -> list[Message]:
     try:
-        return _MESSAGES.validate_python(items)
+        return _MESSAGES.validate_python(items, strict=True)
     except ValidationError:
         # The sample translates pydantic's complaint about a message into a TraceError
         # with its index; the conversation rules run afterwards with the caller's options.
         _sample({"messages": items})
         raise
+    except TraceError as error:  # a value that is not JSON, deep in one message: which?
+        raise locate(error, {"messages": items}) from None

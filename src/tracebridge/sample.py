@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import operator
 import weakref
 from typing import Any
 
@@ -13,6 +14,7 @@ from pydantic import (
     Field,
     TypeAdapter,
     ValidationError,
+    ValidationInfo,
     model_validator,
 )
 from pydantic_core import ErrorDetails, PydanticSerializationError
@@ -20,7 +22,7 @@ from pydantic_core import ErrorDetails, PydanticSerializationError
 from ._gc import pause_gc, resume_gc
 from .errors import TraceError
 from .hashing import transcript_hash
-from .messages import Message, Metadata, Part, ToolCall
+from .messages import AudioReference, Citation, Message, Metadata, Part, ToolCall
 from .render import render
 from .validation import validate
 
@@ -29,10 +31,16 @@ __all__ = ["MultiTurnSample"]
 _MESSAGE: TypeAdapter[Any] = TypeAdapter(Message)
 _TOOL_CALL: TypeAdapter[Any] = TypeAdapter(ToolCall)
 _PART: TypeAdapter[Any] = TypeAdapter(Part)
+_CITATION: TypeAdapter[Any] = TypeAdapter(Citation)
+_AUDIO: TypeAdapter[Any] = TypeAdapter(AudioReference)
 _TAGS = ("human", "ai", "tool", "system")
 _HASHES: dict[int, tuple[list[Any], str]] = {}
-"""id(sample) -> (its messages list, their hash); an entry leaves when its sample does."""
+"""id(sample) -> (a copy of its messages list, their hash); an entry leaves when its sample
+does."""
 _MESSAGE_FIELDS = ("messages", "user_input")
+ALLOW_PENDING: dict[str, bool] = {"allow_pending": True}
+"""The validation context under which a sample's last block may hold unanswered calls (the
+``tracebridge`` reader's ``allow_pending=True``); only this very dict does it."""
 
 
 class MultiTurnSample(BaseModel):
@@ -71,30 +79,36 @@ class MultiTurnSample(BaseModel):
 
     @model_validator(mode="wrap")
     @classmethod
-    def _trace_errors_reach_the_caller(cls, data: Any, handler: Any) -> Any:
+    def _trace_errors_reach_the_caller(
+        cls, data: Any, handler: Any, info: ValidationInfo
+    ) -> Any:
         paused = pause_gc()  # a long conversation makes many objects and no cycles
         try:
-            return handler(data)
-        except ValidationError as exc:
-            problem = _first_message_error(exc)
-            if problem is None:
-                raise
-            raise problem from None
-        except TraceError as exc:
-            raise _locate(exc, data) from None
+            try:
+                sample = handler(data)
+            except ValidationError as exc:
+                problem = _first_message_error(exc)
+                if problem is None:
+                    raise
+                raise problem from None
+            except TraceError as exc:
+                raise locate(exc, data) from None
+            # the rules, still paused: the first allocation after the collector is back
+            # would start a collection over every message just built
+            validate(sample.messages, allow_pending=info.context is ALLOW_PENDING)
+            return sample
         finally:
             resume_gc(paused)
 
-    @model_validator(mode="after")
-    def _follows_the_rules(self) -> MultiTurnSample:
-        # runs after the wrap validator has resumed the collector: paused again, or its
-        # first allocation would start a collection over every message just built
-        paused = pause_gc()
-        try:
-            validate(self.messages)
-        finally:
-            resume_gc(paused)
-        return self
+    @classmethod
+    def model_validate(
+        cls, obj: Any, *, strict: bool | None = True, **options: Any
+    ) -> MultiTurnSample:
+        """pydantic's ``model_validate``, strict by default: a mistyped value (``"is_error":
+        "off"``, ``"start_index": "5"``, ``3.0`` for an int, bytes for text) is
+        ``malformed_event`` at its path, not turned into another value. An int is still a
+        float, and a dict a model."""
+        return super().model_validate(obj, strict=strict, **options)
 
     def pretty_repr(self) -> str:
         """The conversation as tracebridge renders it."""
@@ -102,53 +116,110 @@ class MultiTurnSample(BaseModel):
 
     def model_dump_json(self, **options: Any) -> str:
         """pydantic's ``model_dump_json``, except for a string holding a lone surrogate (a
-        file name decoded with ``surrogateescape``): pydantic's writer refuses one, so the
-        sample is then written by Python's ``json``, which escapes it (``\\udcff``) and
-        everything else that is not ASCII. ``model_validate_json`` reads either back."""
+        file name decoded with ``surrogateescape``): pydantic's writer refuses one as a value
+        and writes one in a dict key as U+FFFD, so the sample is then written by Python's
+        ``json``, which escapes it (``\\udcff``) and everything else that is not ASCII.
+        ``model_validate_json`` reads either back."""
         try:
-            return super().model_dump_json(**options)
+            text = super().model_dump_json(**options)
         except PydanticSerializationError:
-            indent = options.pop("indent", None)
-            options.pop("ensure_ascii", None)
-            data = self.model_dump(**options)  # Python's form: every string as it is
-            return json.dumps(data, indent=indent,
-                              separators=None if indent is not None else (",", ":"))
+            return self._json_by_python(options)
+        # pydantic writes a lone surrogate in a dict *key* as U+FFFD (no error): only then is
+        # there a U+FFFD (or, ensure_ascii, its escape) in the text to look closer at
+        if ("\ufffd" in text or (options.get("ensure_ascii") and "\\ufffd" in text)) and (
+            _surrogate_key_in(self.model_dump())
+        ):
+            return self._json_by_python(options)
+        return text
+
+    def _json_by_python(self, options: dict[str, Any]) -> str:
+        indent = options.pop("indent", None)
+        options.pop("ensure_ascii", None)
+        data = self.model_dump(**options)  # Python's form: every string as it is
+        return json.dumps(data, indent=indent,
+                          separators=None if indent is not None else (",", ":"))
 
     @classmethod
     def model_validate_json(
-        cls, json_data: str | bytes | bytearray, **options: Any
+        cls, json_data: str | bytes | bytearray, *, strict: bool | None = True, **options: Any
     ) -> MultiTurnSample:
-        """pydantic's ``model_validate_json``, except that JSON text holding an escaped lone
-        surrogate (which pydantic's reader refuses) is read by Python's ``json``."""
+        """pydantic's ``model_validate_json``, strict by default as ``model_validate`` is,
+        except that JSON text pydantic's reader refuses is read by Python's ``json`` (an
+        escaped lone surrogate, ``"\\ud800"``, is JSON that pydantic cannot read); text
+        that is not JSON to either is pydantic's error."""
         try:
-            return super().model_validate_json(json_data, **options)
+            return super().model_validate_json(json_data, strict=strict, **options)
         except ValidationError as error:
-            first = error.errors()[0]
-            if first["type"] != "json_invalid" or "surrogate" not in first["msg"]:
+            if error.errors()[0]["type"] != "json_invalid":
                 raise
-            try:
-                data = json.loads(json_data)
-            except ValueError:
+            data = _python_json(json_data)
+            if data is _NOT_JSON:
                 raise error from None
-            return cls.model_validate(data, **options)
+            return cls.model_validate(data, strict=strict, **options)
 
     def transcript_hash(self) -> str:
         """The hash of the conversation (see ``tracebridge.hashing``), computed once.
 
         A sample is frozen, so its hash is kept beside it (not in it: a private attribute
-        would take part in ``==``) for as long as the sample lives. ``model_copy`` with new
-        messages is a new sample with its own entry; one with the same messages list shares
-        the conversation, so the hash stays right.
+        would take part in ``==``) for as long as the sample lives, with the message objects
+        it was computed from: when the list holds other ones (a message replaced, added or
+        removed), the hash is computed again. A message is frozen too; one changed in place
+        all the same (a list inside it edited) is not seen: make a new message
+        (``model_copy``) instead.
         """
         key = id(self)
         cached = _HASHES.get(key)
-        if cached is not None and cached[0] is self.messages:
+        messages = self.messages
+        if cached is not None and _same_objects(cached[0], messages):
             return cached[1]
-        value = transcript_hash(self.messages)
+        value = transcript_hash(messages)
         if cached is None:
             weakref.finalize(self, _HASHES.pop, key, None)
-        _HASHES[key] = (self.messages, value)
+        _HASHES[key] = (list(messages), value)
         return value
+
+
+def _same_objects(kept: list[Any], messages: list[Any]) -> bool:
+    """Whether both lists hold the very same objects, in order (``==`` would ask each
+    message, and ``{"a": 1}`` equals ``{"a": True}``, which hashes otherwise)."""
+    return len(kept) == len(messages) and all(map(operator.is_, kept, messages))
+
+
+_NOT_JSON = object()
+
+
+def _python_json(json_data: str | bytes | bytearray) -> Any:
+    """``json_data`` read by Python's ``json`` (bytes as UTF-8, as pydantic reads them; ``NaN``
+    read as pydantic reads it, to be refused as no JSON value), or ``_NOT_JSON``."""
+    try:
+        text = json_data if isinstance(json_data, str) else bytes(json_data).decode("utf-8")
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return _NOT_JSON
+
+
+def _surrogate_key_in(value: Any) -> bool:
+    """Whether a dict in ``value`` (a sample's ``model_dump()``) has a key holding a lone
+    surrogate."""
+    if type(value) is dict:
+        for key, item in value.items():
+            if not key.isascii() and _has_surrogate(key):
+                return True
+            if (type(item) is dict or type(item) is list) and _surrogate_key_in(item):
+                return True
+    elif type(value) is list:
+        for item in value:
+            if (type(item) is dict or type(item) is list) and _surrogate_key_in(item):
+                return True
+    return False
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _first_message_error(exc: ValidationError) -> TraceError | None:
@@ -201,36 +272,49 @@ def _clip(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _locate(exc: TraceError, data: Any) -> TraceError:
-    """Find which message (and which tool call or part in it) raised ``exc``.
+def locate(exc: TraceError, data: Any) -> TraceError:
+    """Find which message (and which tool call, part, citation or audio reply in it), or which
+    reference tool call, raised ``exc``.
 
     A JSON check deep inside a message does not know where the message sits; on this
     error path only, the raw messages are validated one by one to find it.
     """
-    messages = None
-    if isinstance(data, dict):
-        for key in _MESSAGE_FIELDS:
-            if key in data:
-                messages = data[key]
-    if not isinstance(messages, list) or exc.index is not None:
+    if exc.index is not None or not isinstance(data, dict):
         return exc
-    for index, item in enumerate(messages):
-        inner = _raised_by(_MESSAGE, item)
-        if inner is not None:
-            return inner.relocated(index=index, path=_nested_path(item, index, inner))
+    messages = None
+    for key in _MESSAGE_FIELDS:
+        if key in data:
+            messages = data[key]
+    if isinstance(messages, list):
+        for index, item in enumerate(messages):
+            inner = _raised_by(_MESSAGE, item)
+            if inner is not None:
+                return inner.relocated(index=index, path=_nested_path(item, index, inner))
+    calls = data.get("reference_tool_calls")
+    if isinstance(calls, list):
+        for position, call in enumerate(calls):
+            inner = _raised_by(_TOOL_CALL, call)
+            if inner is not None:
+                return inner.relocated(path=f"reference_tool_calls[{position}].{inner.path}")
     return exc
+
+
+_NESTED = (("tool_calls", _TOOL_CALL), ("content", _PART), ("citations", _CITATION))
 
 
 def _nested_path(item: Any, index: int, inner: TraceError) -> str:
     root = f"messages[{index}]"
     if isinstance(item, dict):
-        for field, adapter in (("tool_calls", _TOOL_CALL), ("content", _PART)):
+        for field, adapter in _NESTED:
             children = item.get(field)
             if isinstance(children, list):
                 for position, child in enumerate(children):
                     found = _raised_by(adapter, child)
                     if found is not None:
                         return f"{root}.{field}[{position}].{found.path}"
+        found = _raised_by(_AUDIO, item.get("audio"))
+        if found is not None:
+            return f"{root}.audio.{found.path}"
     return f"{root}.{inner.path}"
 
 
