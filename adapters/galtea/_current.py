@@ -69,7 +69,7 @@ class CurrentTurn(tuple[list[dict[str, Any]], str, str]):
 def split_current_turn(
     messages: Sequence[AnyMessage],
     *,
-    shape: Shape = "pairs",
+    shape: Shape | None = "pairs",
     omitted: list[Omission] | None = None,
     **options: Any,
 ) -> CurrentTurn:
@@ -77,9 +77,10 @@ def split_current_turn(
     as the earlier evaluation-task API took them.
 
     The conversation must end with a user message answered by an assistant message. The
-    options and shapes are ``from_messages``'s. The answer's ``retrieval_context`` is on the
-    result (``.retrieval_context``); other Galtea fields of the current exchange have no place
-    in the call and are refused.
+    options and shapes are ``from_messages``'s (``shape=None`` is the shape ``to_messages``
+    recorded: pairs when a message says so, else roles). The answer's ``retrieval_context`` is
+    on the result (``.retrieval_context``); other Galtea fields of the current exchange have no
+    place in the call and are refused.
 
     >>> from tracebridge import AIMessage, HumanMessage
     >>> turns, question, answer = split_current_turn(
@@ -100,6 +101,8 @@ def split_current_turn(
             "no user/assistant exchange to split (after what the options left out)",
             source=NAME,
         )
+    if shape is None:  # resolved as from_messages resolves it: pairs turns have no role
+        shape = "roles" if "role" in turns[-1] else "pairs"
     if shape == "pairs":
         current, prior = [turns[-1]], turns[:-1]
         question, answer = current[0]["input"], current[0]["actual_output"]

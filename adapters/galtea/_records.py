@@ -30,11 +30,10 @@ from __future__ import annotations
 import copy
 import enum
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, get_origin
 
-from pydantic_core import PydanticSerializationError
-
-from tracebridge._json import check_json, json_path
+from tracebridge._changed import FELL
+from tracebridge._json import check_json, json_path, same_json
 from tracebridge._optional import module_of
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import Message
@@ -75,7 +74,7 @@ def sdk_dump(value: Any, index: int | None = None, at: str = "") -> Any:
     if module_of(kind).split(".")[0] == NAME and hasattr(value, "model_dump"):
         try:
             return value.model_dump()  # python mode: a value that is not JSON stays visible
-        except (AttributeError, PydanticSerializationError) as exc:
+        except FELL as exc:  # PydanticSerializationError is a ValueError
             raise _undumpable(value, exc, index, at) from None
     if isinstance(value, Mapping):
         return dict(value)
@@ -91,9 +90,14 @@ def _undumpable(value: Any, exc: Exception, index: int | None, at: str) -> Trace
             return TraceError("malformed_event", f"the {kind} has no {name!r} (made without "
                               f"it, by model_construct?): {exc}", index=index,
                               path=json_path(at, name), source=NAME)
-    for name in fields:
+    for name, info in fields.items():
         items = value.__dict__[name]
         if type(items) is not list:
+            if get_origin(info.annotation) is list:  # reassigned after it was made
+                return TraceError("malformed_event", f"expected a list in the {kind}'s "
+                                  f"{name!r}, got {type(items).__name__} {short_repr(items)} "
+                                  f"(set after the {kind} was made?): {exc}", index=index,
+                                  path=json_path(at, name), source=NAME)
             continue
         for k, item in enumerate(items):
             if module_of(type(item)).split(".")[0] != NAME:
@@ -142,7 +146,7 @@ def _field(record: dict[str, Any], name: str, i: int) -> tuple[str | None, Any]:
         for key, value in found:
             _comparable(value, i, key)
     for key, value in found[1:]:
-        if value != found[0][1]:
+        if not same_json(value, found[0][1]):  # True, 1 and 1.0 are three values
             raise error("conflicting_fields", f"{found[0][0]} is {short_repr(found[0][1])} but "
                         f"{key} is {short_repr(value)}", i, key, base="traces")
     return found[0] if found else (None, None)
@@ -220,7 +224,7 @@ def _turns_of(record: dict[str, Any], i: int) -> tuple[list[dict[str, Any]], set
         if input_data is not None:
             _comparable(raw_input, i, str(input_key))
             _comparable(input_data, i, str(data_key))
-            if input_data != raw_input:
+            if not same_json(input_data, raw_input):
                 raise error("conflicting_fields", f"the input {short_repr(raw_input)} is not "
                             f"{data_key} {short_repr(input_data)}", i, input_key, base="traces")
         input_data = raw_input
@@ -247,7 +251,7 @@ def _turns_of(record: dict[str, Any], i: int) -> tuple[list[dict[str, Any]], set
         if output_data is not None:
             _comparable(envelope, i, str(output_key))
             _comparable(output_data, i, str(out_data_key))
-            if output_data != envelope:
+            if not same_json(output_data, envelope):
                 raise error("conflicting_fields", f"the output {short_repr(envelope)} is not "
                             f"{out_data_key} {short_repr(output_data)}", i, output_key,
                             base="traces")
@@ -316,12 +320,14 @@ def from_records(records: list[Any], origin: list[int]) -> list[Message]:
     for i, record in enumerate(records):
         record = {key: _plain(value) for key, value in record.items()}
         trace_id = record["id"]
-        if type(trace_id) is str:
-            if trace_id in seen:
-                raise error("malformed_event", f"the trace {trace_id!r} again (traces"
-                            f"[{seen[trace_id]}] is it): reading it twice would repeat its "
-                            f"turn", i, "id", base="traces")
-            seen[trace_id] = i
+        if type(trace_id) is not str:  # the SDK's Trace.id; else a repeat would go unseen
+            raise error("malformed_event", f"expected the trace's id as a string, got "
+                        f"{short_repr(trace_id)}", i, "id", base="traces")
+        if trace_id in seen:
+            raise error("malformed_event", f"the trace {trace_id!r} again (traces"
+                        f"[{seen[trace_id]}] is it): reading it twice would repeat its "
+                        f"turn", i, "id", base="traces")
+        seen[trace_id] = i
         index = record["index"]
         if type(index) is not int:
             raise error("malformed_event", f"expected the turn's index as an int, got "
@@ -362,11 +368,11 @@ def _one_session(records: list[dict[str, Any]]) -> None:
             _comparable(value, i, key)
         session = said[0][1]
         for key, value in said[1:]:
-            if value != session:
+            if not same_json(value, session):
                 raise error("conflicting_fields", f"{said[0][0]} is {short_repr(session)} but "
                             f"{key} is {short_repr(value)}", i, key, base="traces")
         for known, held in sessions:
-            if known == session:
+            if same_json(known, session):
                 held.append(i)
                 break
         else:
@@ -403,7 +409,7 @@ def from_agent_input(agent_input: dict[str, Any], origin: list[int]) -> list[Mes
             (t for t in reversed(dumps) if type(t) is dict and t.get("role") == "user"), {}
         )
         own = last_user.get("input_files", last_user.get("inputFiles", []))
-        if agent_input[derived_key] != own:
+        if not same_json(agent_input[derived_key], own):
             raise TraceError(
                 "conflicting_fields",
                 f"input_files {short_repr(agent_input[derived_key])} is not the last user "

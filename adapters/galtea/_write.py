@@ -302,9 +302,13 @@ def _content(message: HumanMessage | AIMessage, entry: Entry, shape: Shape, opti
     for j, part in enumerate(message.content):
         at = f"messages[{i}].content[{j}]"
         if isinstance(part, TextPart):
+            if NAME in part.metadata:
+                _no_namespace(part, i, at)
             texts.append(part.text)
             reordered = reordered or bool(entry.files)
         elif isinstance(part, RefusalPart):
+            if NAME in part.metadata:
+                _no_namespace(part, i, at)
             # Left out, a refusal would read as an empty answer: it can only become its text.
             detail = f"refusal at content[{j}] written as text"
             leave_out("refusals" in options.drop,
@@ -347,6 +351,15 @@ def _content(message: HumanMessage | AIMessage, entry: Entry, shape: Shape, opti
         leave_out("part_boundaries" in options.drop,
                   Omission(i, "part_boundaries", "drop=part_boundaries", detail),
                   found, at, what, "a Galtea turn holds one text")
+
+
+def _no_namespace(part: TextPart | RefusalPart, i: int, at: str) -> None:
+    """Refuse ``metadata["galtea"]`` on a text or refusal part: ``to_messages`` records none
+    there and a turn's text has no place for one, so written it would be left out without a
+    word (as an unknown key of a message's or a file's namespace is refused)."""
+    raise TraceError("malformed_event", f"a {part.type} part holds no galtea namespace (a turn's "
+                     f"text has no place for it), got {short_repr(part.metadata[NAME])}",
+                     index=i, path=f"{at}.metadata.{NAME}", source=NAME)
 
 
 def _attachable(part: FilePart, shape: Shape) -> bool:
