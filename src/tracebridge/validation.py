@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .errors import TraceError
+from .errors import TraceError, short_repr
 from .messages import AIMessage, HumanMessage, SystemMessage, ToolCall, ToolMessage
 
 __all__ = ["check", "validate"]
@@ -86,8 +86,16 @@ def _surely_valid(messages: Sequence[Any], allow_pending: bool) -> bool:
     by id, or no call and no result of a block has one (results pair by position).
 
     True means every rule holds. False means "look closer": the full pass below decides
-    (it also handles blocks mixing both, and calls with invalid arguments).
+    (it also handles blocks mixing both, calls with invalid arguments, and ids that are no
+    strings, which only a message made with ``model_construct`` or ``model_copy`` holds).
     """
+    try:
+        return _quick_pass(messages, allow_pending)
+    except TypeError:  # an id that is no string, and no key of a set: the full pass names it
+        return False
+
+
+def _quick_pass(messages: Sequence[Any], allow_pending: bool) -> bool:
     if len(messages) == 0:
         return False
     seen: set[str] = set()
@@ -123,7 +131,7 @@ def _surely_valid(messages: Sequence[Any], allow_pending: bool) -> bool:
                 unanswered = set()
                 for call in calls:
                     call_id = call.id
-                    if call_id is None or call_id in seen:
+                    if type(call_id) is not str or call_id in seen:
                         return False
                     seen.add(call_id)
                     unanswered.add(call_id)
@@ -227,6 +235,9 @@ def _violations(
             for k, call in enumerate(message.tool_calls):
                 if call.id is None:
                     continue  # id-less calls pair by position; nothing to register
+                if type(call.id) is not str:
+                    yield _not_text(error, call.id, "tool call id", i, f".tool_calls[{k}].id")
+                    continue
                 first = seen_ids.get(call.id)
                 if first is not None:
                     yield error(
@@ -262,6 +273,18 @@ def _violations(
         yield from close(block, None)
 
 
+def _not_text(error: Any, value: Any, what: str, i: int, suffix: str) -> TraceError:
+    """An id that is no string: pydantic checks none when a message is made with
+    ``model_construct`` or changed with ``model_copy(update=...)``."""
+    return error(  # type: ignore[no-any-return]
+        "malformed_event",
+        f"{what} must be a string, got {short_repr(value)} (a message made with "
+        "model_construct or model_copy(update=...) is not checked when made)",
+        i,
+        suffix,
+    )
+
+
 def _pair_result(
     block: _Block,
     result: ToolMessage,
@@ -272,6 +295,9 @@ def _pair_result(
     """Mark the call that ``result`` answers, or report why it answers none."""
     opener_at = where(block.opener, "")[0]
     call_id = result.tool_call_id
+    if call_id is not None and type(call_id) is not str:
+        yield _not_text(error, call_id, "tool_call_id", i, ".tool_call_id")
+        return
     if call_id is None:
         while block.next_free < len(block.calls) and block.answered_by[block.next_free] is not None:
             block.next_free += 1
