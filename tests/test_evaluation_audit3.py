@@ -392,6 +392,38 @@ def test_a_resume_with_another_pass_threshold_is_refused(
     assert run_cases(path, out, server.base_url, "--pass-threshold", "1")[0] == 0
 
 
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        ({"pass_threshold": None}, "holds a run that did not record its pass threshold "
+         "(--pass-threshold) (made by an earlier version): it cannot be told whether resuming "
+         "would mix two runs; use a new --out"),
+        ({"checks": None}, "holds a run that did not record its set of user checks (--checks) "
+         "(made by an earlier version): it cannot be told whether resuming would mix two "
+         "runs; use a new --out"),
+        ({"pass_threshold": True}, "holds a run with another pass threshold (--pass-threshold); "
+         "resuming would mix two runs: use a new --out"),
+    ],
+)
+def test_a_run_that_did_not_record_its_settings_is_refused_for_what_it_is(
+    tmp_path: Path, server: FakeOpenAI, edit: dict[str, Any], said: str
+) -> None:
+    """A run directory from before the threshold and checks were recorded (the key absent),
+    or one whose threshold reads true (equal to 1.0 in Python, not as JSON)."""
+    server.add(goal(True))
+    path = write_cases(tmp_path, [case("c1")])
+    out = tmp_path / "run"
+    assert run_cases(path, out, server.base_url)[0] == 0
+    recorded = summary(out)
+    for key, value in edit.items():
+        if value is None:
+            del recorded[key]
+        else:
+            recorded[key] = value
+    (out / "summary.json").write_text(json.dumps(recorded))
+    assert run_cases(path, out, server.base_url) == (2, "", f"tracebridge run: {out} {said}\n")
+
+
 def test_a_resume_with_other_checks_is_refused(tmp_path: Path, server: FakeOpenAI) -> None:
     server.add(goal(True))
     path = write_cases(tmp_path, [case("c1")])

@@ -100,3 +100,17 @@ def test_memory_held_per_id_stops_growing_after_the_move(monkeypatch: pytest.Mon
         seen.close()
     # 20,000 more ids held in a dict would take over 2 MB; on disk, SQLite's page cache only
     assert later - moved < 1_000_000, (moved, later)
+
+
+@pytest.mark.parametrize("key", ["\ud800", "\udc00x", "a\udc00"])
+def test_sample_writes_a_lone_surrogate_in_a_nested_key(key: str, tmp_path: Path) -> None:
+    """pydantic's JSON mode refused such a key nested in a dict value (exit 70)."""
+    traces = tmp_path / "traces.jsonl"
+    document = {"messages": [{"type": "human", "content": "hi", "metadata": {"k": {key: 1}}},
+                             {"type": "ai", "content": "yo"}]}
+    traces.write_text(json.dumps(document) + "\n")
+    code, out, err = run("sample", str(traces))
+    assert (code, err.count("\n")) == (0, 1), err
+    written = json.loads(out)
+    assert written["messages"][0]["metadata"] == {"k": {key: 1}}
+    assert written["metadata"] == {"id": 1}

@@ -64,7 +64,9 @@ def build_sample(messages: list[Message], fields: dict[str, Any]) -> dict[str, A
                 f"{first['msg']} (got {short_repr(first['input'])})",
                 path=f"{name}{inner}",
             ) from None
-    return MultiTurnSample(messages=messages, **fields).model_dump(mode="json")
+    # the Python form (plain JSON values): pydantic's JSON mode cannot encode a lone
+    # surrogate in a nested key; the output writes it escaped
+    return MultiTurnSample(messages=messages, **fields).model_dump()
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from .._cli_output import JSON_SAFE
+from .._json import same_json
 from ..metrics.base import MetricResult, Usage
 
 __all__ = ["RecordError", "RunRecord"]
@@ -106,7 +107,14 @@ class RunRecord:
             raise RecordError(f"cannot read {summary}: it is nested too deeply to read; use "
                               "a new --out") from None
         for key, said in _SAME_RUN.items():
-            if not isinstance(before, dict) or before.get(key) != header.get(key):
+            if isinstance(before, dict) and key not in before and key in header:
+                raise RecordError(
+                    f"{self.path} holds a run that did not record its {said} (made by an "
+                    "earlier version): it cannot be told whether resuming would mix two "
+                    "runs; use a new --out"
+                )
+            # as JSON: a recorded true is not the threshold 1.0
+            if not isinstance(before, dict) or not same_json(before.get(key), header.get(key)):
                 raise RecordError(
                     f"{self.path} holds a run with another {said}; resuming "
                     "would mix two runs: use a new --out"
