@@ -191,7 +191,11 @@ class Inputs:
             extra, blocks, role = fields["additional_kwargs"], fields["blocks"], fields["role"]
         else:
             return False
-        return (type(extra) is dict and len(extra) == 1 and extra.get("tool_call_id") == tool_id
+        # FunctionAgent keeps only the call id; a tool's name beside it (as this adapter's
+        # writer puts it) is the name the typed result has from its event, which held_as
+        # does not compare either
+        return (type(extra) is dict and extra.get("tool_call_id") == tool_id
+                and (len(extra) == 1 or (len(extra) == 2 and type(extra.get("name")) is str))
                 and role == "tool" and type(blocks) is list
                 and (blocks is source or blocks == source)
                 and (type(item) is not dict or len(item) == 3))
