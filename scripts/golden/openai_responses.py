@@ -12,12 +12,12 @@ its ``function_call_output`` (or a ``custom_tool_call_output``, ``computer_call_
 ``local_shell_call_output``), repeat until the model stops calling tools.
 
 What is stored is the input list the application holds: its own items as the plain dicts it
-wrote, and the response's items as ``item.model_dump(mode="json", exclude_unset=True)``, the
-keys the server sent (as the Agents SDK's ``to_input_list()`` stores them). The script checks
-that the last request the client sent carried exactly the stored list (before the last
-response's output). ``expected`` is the adapter's typed output at generation time; review a
-diff before committing it. Invalid cases are valid lists broken on purpose, with the code and
-index written here by hand.
+wrote, and the response's items as ``item.model_dump(mode="json", exclude_unset=True,
+by_alias=True)``, the keys the server sent (as the Agents SDK's ``to_input_list()`` stores
+them). The script checks that the last request the client sent carried exactly the stored
+list (before the last response's output). ``expected`` is the adapter's typed output at
+generation time; review a diff before committing it. Invalid cases are valid lists broken on
+purpose, with the code and index written here by hand.
 """
 
 from __future__ import annotations
@@ -210,8 +210,9 @@ def agent_loop(
             sent = copy.deepcopy(items)
             response = client.responses.create(model=MODEL, input=items, **options)
             assert endpoint.requests[-1]["input"] == sent, "the client sent something else"
-            items.extend(
-                item.model_dump(mode="json", exclude_unset=True) for item in response.output
+            items.extend(  # by alias: the API's "async", which the SDK holds as async_
+                item.model_dump(mode="json", exclude_unset=True, by_alias=True)
+                for item in response.output
             )
             ran = [run_call(item) for item in response.output]
             if not any(ran):
