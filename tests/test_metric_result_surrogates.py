@@ -63,3 +63,31 @@ def test_the_evaluation_cache_stores_and_gives_back_such_a_result(tmp_path: Path
     assert found.model_copy(update={"details": {
         k: v for k, v in found.details.items() if k != "cached"}}) == result
     assert found.details["pairs"][0]["name"] == "open"
+
+
+def _nested(depth: int) -> str:
+    """A result's JSON whose details nest ``depth`` arrays deep."""
+    return ('{"name": "x", "value": 1.0, "metric_version": "1", "transcript_hash": "'
+            + "0" * 64 + '", "details": {"a": ' + "[" * depth + "]" * depth + "}}")
+
+
+@pytest.mark.parametrize("depth", [300, 100_000])
+def test_from_json_refuses_nesting_too_deep_with_a_validation_error(depth: int) -> None:
+    # 300: pydantic's reader stops, Python's reads it and the details check refuses it;
+    # 100,000: Python's reader stops too (a RecursionError escaped before)
+    with pytest.raises(ValidationError):
+        MetricResult.from_json(_nested(depth))
+
+
+def test_the_evaluation_cache_reports_a_stored_result_nested_too_deep(tmp_path: Path) -> None:
+    import sqlite3
+
+    from tracebridge.evaluation.cache import CacheError
+
+    path = tmp_path / "cache.sqlite"
+    with ResultCache(path) as cache:
+        assert cache.put("k1", ToolCallF1().score(_sample()))
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE results SET value = ? WHERE key = 'k1'", (_nested(100_000),))
+    with ResultCache(path) as cache, pytest.raises(CacheError, match="does not validate"):
+        cache.get("k1")

@@ -141,7 +141,7 @@ class MetricResult(BaseModel):
                 raise
             try:  # pydantic's reader refuses an escaped lone surrogate; Python's does not
                 value = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):  # too deep for Python's reader as well
                 raise error from None
             return cls.model_validate(value)
 
