@@ -24,6 +24,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ._conversation import messages_of
+from ._json import check_json
+from .errors import TraceError
 from .media import canonical_audio_mime_type
 
 if TYPE_CHECKING:
@@ -56,8 +58,24 @@ def transcript_hash(conversation: Any) -> str:
     ``conversation`` is a ``MultiTurnSample`` or an iterable of messages.
     """
     body = [_hashed_fields(message) for message in messages_of(conversation)]
-    digest = hashlib.sha256(canonical_json(body)).hexdigest()
-    return f"{HASH_VERSION}:{digest}"
+    try:
+        text = canonical_json(body)
+    except (ValueError, TypeError, RecursionError):
+        raise _not_hashable(body) from None
+    return f"{HASH_VERSION}:{hashlib.sha256(text).hexdigest()}"
+
+
+def _not_hashable(body: list[dict[str, Any]]) -> TraceError:
+    """``unserializable_value`` at the first value of ``body`` that is not plain JSON: what a
+    message holds only when it was changed in place after validation (a dict inside it
+    edited) or made with ``model_construct``, which pydantic does not check."""
+    for i, fields in enumerate(body):
+        try:
+            check_json(fields, f"messages[{i}]")
+        except TraceError as error:
+            return TraceError(error.code, error.detail, index=i, path=error.path)
+    # canonical_json refuses nothing that check_json takes; kept so a gap says so
+    return TraceError("unserializable_value", "the conversation is not plain JSON")
 
 
 def hashed_messages(messages: Iterable[AnyMessage]) -> list[Any]:

@@ -133,9 +133,13 @@ class MetricResult(BaseModel):
 
     @classmethod
     def from_json(cls, text: str | bytes) -> MetricResult:
-        """The result ``to_json`` wrote (``ValidationError`` when the text is not one)."""
+        """The result ``to_json`` wrote (``ValidationError`` when the text is not one).
+
+        Read strictly, as ``to_json`` writes it: ``"value": true`` or ``"1"`` and a count of
+        ``true`` are refused, not converted (a damaged stored result never reads as a score).
+        """
         try:
-            return cls.model_validate_json(text)
+            return cls.model_validate_json(text, strict=True)
         except ValidationError as error:
             if error.errors()[0]["type"] != "json_invalid":
                 raise
@@ -143,7 +147,7 @@ class MetricResult(BaseModel):
                 value = json.loads(text)
             except (ValueError, RecursionError):  # too deep for Python's reader as well
                 raise error from None
-            return cls.model_validate(value)
+            return cls.model_validate(value, strict=True)
 
     @model_validator(mode="after")
     def _value_or_error(self) -> MetricResult:

@@ -2,7 +2,10 @@
 
 Every (sample, metric) pair is one job; at most ``max_concurrency`` run at once. Results
 come back in input order: ``results[i][k]`` is metric ``k`` on sample ``i``. A metric that
-raises does not stop the batch: its result records the exception as ``error``.
+raises does not stop the batch: its result records the exception as ``error``. A sample
+whose transcript hash cannot be computed (a value in it that is not plain JSON, put there by
+an edit in place or ``model_construct``) is refused with ``unserializable_value`` before any
+job runs: every result carries that hash.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import TextIO
 
 from pydantic import BaseModel, ConfigDict
 
+from ..errors import TraceError
 from ..sample import MultiTurnSample
 from .base import Metric, MetricResult, run_sync
 
@@ -65,6 +69,11 @@ async def aevaluate(
             raise TypeError(
                 f"samples[{position}] is a {type(sample).__name__}; expected a MultiTurnSample"
             )
+        try:  # every result carries it (computed once, kept): a sample without one is refused
+            sample.transcript_hash()  # before any job runs, not after the rest were scored
+        except TraceError as error:
+            raise TraceError(error.code, error.detail, index=error.index,
+                             path=f"samples[{position}].{error.path}") from None
     gate = asyncio.Semaphore(max_concurrency)
     tracker = _Progress(len(samples) * len(metrics), progress, sys.stderr)
 

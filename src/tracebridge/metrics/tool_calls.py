@@ -14,6 +14,7 @@ from itertools import compress
 from operator import attrgetter, itemgetter
 from typing import Any
 
+from .._json import json_copy
 from ..messages import ToolCall
 from ..sample import MultiTurnSample
 from ._matching import Calls, Pair, Score, argument_items, equal_keys, order_free_pairs
@@ -44,7 +45,7 @@ def predicted_calls(sample: MultiTurnSample) -> list[PredictedCall]:
 def _described(entry: dict[str, Any], call: ToolCall) -> dict[str, Any]:
     """``entry`` with the call's name, args and (when set) invalid_args added."""
     entry["name"] = call.name
-    entry["args"] = call.args
+    entry["args"] = json_copy(call.args)  # a copy: editing a result never edits the sample
     if call.invalid_args is not None:
         entry["invalid_args"] = call.invalid_args
     return entry
@@ -244,11 +245,24 @@ class ToolCallF1(_Deterministic):
         reference = sample.reference_tool_calls
         if reference is None:
             return self.failed(sample, _NO_REFERENCE)
-        reference_keys = [_exact_key(call) for call in reference]
+        reference_keys: list[Any] = []
         wanted: dict[Any, int] = {}
-        for key in reference_keys:
-            if key is not None:
-                wanted[key] = wanted.get(key, 0) + 1
+        # A call's multiset key: its name and argument items (one for each equal value, a
+        # boolean apart from a number); None for a call that matches nothing (its arguments
+        # did not parse). Every value a scalar is the common case: hashable as it is.
+        for wanted_call in reference:
+            if wanted_call.invalid_args is not None:
+                reference_keys.append(None)
+                continue
+            try:
+                key = (
+                    wanted_call.name,
+                    frozenset([(k, v, v.__class__ is bool) for k, v in wanted_call.args.items()]),
+                )
+            except TypeError:
+                key = (wanted_call.name, argument_items(wanted_call.args))
+            reference_keys.append(key)
+            wanted[key] = wanted.get(key, 0) + 1
         matched: list[dict[str, Any]] = []
         extra: list[dict[str, Any]] = []
         i = 0
@@ -256,20 +270,25 @@ class ToolCallF1(_Deterministic):
             if message.type != "ai":
                 continue
             for call in message.tool_calls:  # predicted_calls, in one pass with the counting
+                args = call.args
                 entry = {"predicted": i, "message_index": message_index, "name": call.name,
-                         "args": call.args}
+                         "args": args}
                 i += 1
                 if call.invalid_args is not None:
+                    entry["args"] = json_copy(args)  # a copy, as in _described
                     entry["invalid_args"] = call.invalid_args
                     extra.append(entry)
                     continue
-                try:  # _exact_key, inline
+                try:  # the multiset key, as for the reference
                     key = (
                         call.name,
-                        frozenset([(k, v, v.__class__ is bool) for k, v in call.args.items()]),
+                        frozenset([(k, v, v.__class__ is bool) for k, v in args.items()]),
                     )
+                    # every value hashable: no dict or list among them, a shallow copy is whole
+                    entry["args"] = args.copy()
                 except TypeError:
-                    key = (call.name, argument_items(call.args))
+                    key = (call.name, argument_items(args))
+                    entry["args"] = json_copy(args)
                 count = wanted.get(key)
                 if count:
                     wanted[key] = count - 1
@@ -303,16 +322,3 @@ class ToolCallF1(_Deterministic):
         }
         return self.scored(sample, value, details)
 
-
-def _exact_key(call: ToolCall) -> Any:
-    """The multiset key of a call: its name and argument items; None for a call that
-    matches nothing (its arguments did not parse)."""
-    if call.invalid_args is not None:
-        return None
-    try:  # the common case: every value a scalar (argument_items, without a call)
-        return (
-            call.name,
-            frozenset([(k, v, v.__class__ is bool) for k, v in call.args.items()]),
-        )
-    except TypeError:
-        return (call.name, argument_items(call.args))
