@@ -148,3 +148,24 @@ def test_a_cache_row_damaged_to_true_is_refused_not_scored(tmp_path: Path) -> No
     assert str(caught.value) == (
         f"cache {path}: the stored result for key k1 does not validate (value: Input should "
         "be a valid number); delete the file")
+
+
+def test_from_json_refuses_a_key_given_twice() -> None:
+    text = json.dumps(BASE)[:-1] + ', "value": 1.0}'  # 0.0, then 1.0
+    with pytest.raises(ValidationError) as caught:
+        MetricResult.from_json(text)
+    error = caught.value.errors()[0]
+    assert error["type"] == "json_invalid"
+    assert error["ctx"] == {
+        "error": "an object has the key 'value' twice (which value is meant is not known)"}
+
+
+def test_a_cache_row_with_a_key_twice_is_refused_not_scored(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    with ResultCache(path) as cache:
+        assert cache.put("k1", MetricResult.model_validate(BASE))
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE results SET value = replace(value, '\"value\":0.0', "
+                   "'\"value\":0.0,\"value\":1.0')")
+    with ResultCache(path) as cache, pytest.raises(CacheError, match="twice"):
+        cache.get("k1")

@@ -273,8 +273,9 @@ def select(document: Any, at: str) -> tuple[Any, str | None]:
 
 
 def open_text(path: str) -> TextIO:
-    """A UTF-8 text file, read lazily (a byte-order mark is skipped)."""
+    """A UTF-8 text file, read lazily and as written (a byte-order mark is skipped; no newline
+    translation: a JSONL line ends at ``\n`` only)."""
     try:
-        return open(path, encoding="utf-8-sig")  # the caller closes it
+        return open(path, encoding="utf-8-sig", newline="\n")  # the caller closes it
     except OSError as exc:
         raise UnreadableInput(f"cannot read {path}: {exc}") from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -13,6 +14,7 @@ __all__ = [
     "MAX_DEPTH",
     "JsonValue",
     "NotPlainJson",
+    "RepeatedKey",
     "check_json",
     "check_json_object",
     "is_plain_json",
@@ -22,7 +24,9 @@ __all__ = [
     "json_path",
     "dump_fault_at",
     "non_finite_at",
+    "read_json",
     "same_json",
+    "unique_keys",
 ]
 
 
@@ -33,6 +37,42 @@ def json_path(parent: str, key: str | int) -> str:
     if key.isidentifier():
         return f"{parent}.{key}" if parent else key
     return f"{parent}[{key!r}]"
+
+
+class RepeatedKey(ValueError):
+    """A JSON object holds a key twice: which value was meant is not known (Python's ``json``
+    and pydantic keep the last, silently)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"an object has the key {short_repr(key)} twice (which value is meant "
+                         "is not known)")
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The ``object_pairs_hook`` of ``json`` that refuses a repeated key (``RepeatedKey``).
+
+    The dict is built at once and its size compared: the pairs are looked at one by one
+    only when a key was repeated.
+    """
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise RepeatedKey(key)
+            seen.add(key)
+    return value
+
+
+UNIQUE_KEYS_DECODER = json.JSONDecoder(object_pairs_hook=unique_keys)
+"""``json.loads``'s decoder, refusing a repeated key (its ``raw_decode`` reads a prefix)."""
+
+
+def read_json(text: str) -> Any:
+    """``json.loads(text)``, except that an object holding a key twice is ``RepeatedKey``
+    (``{"eur": 100, "eur": 1000000}`` is no amount)."""
+    return UNIQUE_KEYS_DECODER.decode(text)
 
 
 _SCALARS = frozenset({str, bool, type(None)})

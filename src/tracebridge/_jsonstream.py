@@ -8,17 +8,30 @@ reads them, so a 200 MB file never sits in memory whole:
   grows (doubling) only while that document is incomplete;
 * a top-level array whose first element is itself a conversation (``is_record`` says so) is
   streamed element by element;
-* once a second document follows the first, the rest is JSONL and is read line by line, so
-  one broken line is one failed record, not the end of the file.
+* once a second document follows the first, the file is JSONL and is read line by line from
+  its first line on, so one broken line is one failed record, not the end of the file.
+
+What a line is, as every JSONL reader of ours has it (``tracebridge.ray_data`` included): JSON
+Lines are separated by ``\n`` alone (a ``\r`` before it is JSON whitespace at the end of the
+line, so ``\r\n`` files read the same; a lone ``\r`` ends no line), the stream is read
+without newline translation (``JsonDocuments`` sets ``newline="\n"`` on a text stream that has
+not been read yet). A line is blank, and no record, when it holds JSON whitespace only (space,
+tab, ``\r``); anything else on a line is read as a document (``\u00a0`` alone is not JSON). A
+line holding two documents is not JSON ("Extra data"), the first line too. An object that has
+a key twice is refused (``tracebridge._json.RepeatedKey``) like text that is not JSON: which
+value was meant is not known.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, TextIO
+
+from ._json import UNIQUE_KEYS_DECODER
 
 __all__ = ["JsonDocuments", "Record", "Shape", "UnreadableInput"]
 
@@ -27,7 +40,9 @@ Shape = Literal["json", "array", "jsonl"]
 
 _CHUNK = 1 << 16
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
-_DECODER = json.JSONDecoder()
+BLANK = " \t\r"
+"""What a blank line may hold (JSON whitespace): ``line.strip(BLANK)`` is empty."""
+_DECODER = UNIQUE_KEYS_DECODER
 _JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
 _HOLD = 1 << 18
 """Characters of a one-line top-level array held back before it is taken as conversations."""
@@ -45,7 +60,8 @@ class Record:
     """The line the document starts on (1-based)."""
     value: Any = None
     problem: str | None = None
-    """``not valid JSON: ...`` for a JSONL line that does not parse; the value is then None."""
+    """``not valid JSON: ...`` for a JSONL line that does not parse, or holds an object with a
+    key twice; the value is then None."""
 
 
 def is_jsonl_name(name: str) -> bool:
@@ -60,6 +76,9 @@ class JsonDocuments:
     array that is a conversation of its own (the array is then streamed) from one that is
     part of a single trace (a message). ``jsonl`` reads JSONL from the start (a file named
     so); ``allow_empty`` yields nothing for an empty input instead of refusing it.
+
+    A text stream that has not been read yet is set to read without newline translation
+    (``newline="\n"``): a lone ``\r`` ends no JSONL line.
     """
 
     def __init__(
@@ -71,6 +90,7 @@ class JsonDocuments:
         jsonl: bool = False,
         allow_empty: bool = False,
     ) -> None:
+        _untranslated(stream)
         self.stream = stream
         self.allow_empty = allow_empty
         self.name = name
@@ -81,6 +101,10 @@ class JsonDocuments:
         self._line = 1
         self._dropped = 0  # characters removed from the front of the buffer
         self._eof = False
+        self._hold: int | None = 0
+        """Where the first document's line starts (absolute), kept in the buffer until the
+        document is read: when more follows on that line, the file is JSONL and the line is
+        read again as any JSONL line is. None once it is of no use."""
 
     # --- the buffer ----------------------------------------------------------------------
 
@@ -89,10 +113,11 @@ class JsonDocuments:
         if not chunk:
             self._eof = True
             return
-        if self._pos:
-            self._dropped += self._pos
-            self._buffer = self._buffer[self._pos :]
-            self._pos = 0
+        cut = self._pos if self._hold is None else min(self._pos, self._hold - self._dropped)
+        if cut:
+            self._dropped += cut
+            self._buffer = self._buffer[cut:]
+            self._pos -= cut
         self._buffer += chunk
 
     def _read_text(self, size: int) -> str:
@@ -133,7 +158,7 @@ class JsonDocuments:
                 raise UnreadableInput(
                     f"{self.name}: line {self._line}: not valid JSON: nested too deeply to read"
                 ) from None
-            except ValueError as exc:  # a number too long to convert
+            except ValueError as exc:  # a key given twice, a number too long to convert
                 raise UnreadableInput(
                     f"{self.name}: line {self._line}: not valid JSON: {exc}"
                 ) from None
@@ -160,6 +185,7 @@ class JsonDocuments:
 
     def __iter__(self) -> Iterator[Record]:
         if self.shape == "jsonl":
+            self._hold = None
             yield from self._lines(self._line)
             return
         if not self._peek():
@@ -167,6 +193,8 @@ class JsonDocuments:
                 return
             raise UnreadableInput(f"{self.name} is empty: expected a JSON trace or JSONL traces")
         first_line, start = self._line, self._dropped + self._pos
+        # nothing has left the buffer yet (held from 0): the line starts after its last \n
+        self._hold = self._dropped + self._buffer.rfind("\n", 0, self._pos) + 1
         try:
             first, streamed = self._first_document()
         except UnreadableInput:
@@ -177,18 +205,40 @@ class JsonDocuments:
             return
         if streamed is not None:
             yield from self._array(streamed, first_line, start)
-        elif not self._peek():
+            return
+        end_line = self._line
+        if not self._peek():
             self.shape = "json"
+            self._hold = None
             yield Record(first_line, first)
-        else:
-            self.shape = "jsonl"
-            yield Record(first_line, first)
-            yield from self._lines(self._line)
+            return
+        if end_line != first_line:
+            raise UnreadableInput(
+                f"{self.name}: line {self._line}: more JSON after the document of lines "
+                f"{first_line} to {end_line}; a file holds one JSON document, or JSONL (one "
+                f"document per line)"
+            )
+        yield from self._then_jsonl(Record(first_line, first))
+
+    def _then_jsonl(self, first: Record) -> Iterator[Record]:
+        """More JSON follows the first document, which starts and ends on one line: the file
+        is JSONL. The document is that line's record when nothing else is on the line; else
+        the line is read again as any JSONL line is (and fails: "Extra data")."""
+        assert self._hold is not None, "the first document's line is held"
+        self.shape = "jsonl"
+        line_start, self._hold = self._hold - self._dropped, None
+        if self._line == first.line:  # more on the document's own line
+            self._pos = line_start
+            yield from self._lines(first.line)
+            return
+        yield first
+        yield from self._lines(self._line)
 
     def _first_document(self) -> tuple[Any, Record | None]:
         """The first document, or (None, the first conversation) of an array of them."""
         if self._peek() != "[":
             return self._value(), None
+        array_line = self._line
         self._advance(self._pos + 1)
         if self._peek() == "]":
             self._advance(self._pos + 1)
@@ -197,7 +247,7 @@ class JsonDocuments:
         element = self._value()
         if self.is_record(element):
             return None, Record(element_line, element)
-        return self._rest_of_array(element), None
+        return self._rest_of_array(element, array_line), None
 
     def _broken_first_line(self, start: int, line: int) -> Iterator[Record] | None:
         """JSONL whose first line is broken: that line is a failed record, the rest is read.
@@ -206,13 +256,14 @@ class JsonDocuments:
         spread over several lines never has a whole document as its second line, except
         for a bare scalar, which no trace is).
         """
-        offset = start - self._dropped
+        offset = (start if self._hold is None else self._hold) - self._dropped
+        self._hold = None
         if offset < 0:
             return None  # the start has left the buffer (a long array): not a JSONL line
         pieces = self._buffer[offset:].split("\n")
         complete = pieces if self._eof else pieces[:-1]
-        following = [piece for piece in complete[1:] if piece.strip()]
-        if not following or not isinstance(_parse_line(following[0], 0).value, (dict, list)):
+        following = [piece for piece in complete[1:] if piece.strip(BLANK)]
+        if not following or not _whole_document(following[0]):
             return None
         self._pos, self._line = offset + len(pieces[0]) + 1, line + 1
         self.shape = "jsonl"
@@ -244,17 +295,19 @@ class JsonDocuments:
                 self._line != line or self._dropped + self._pos - start > _HOLD
             ):
                 self.shape = "array"
+                self._hold = None
                 yield from held
                 held = None
             if held is None:
                 yield record
             else:
                 held.append(record)
-        if held is not None and self._peek():
-            self.shape = "jsonl"
-            yield Record(line, [record.value for record in held])
-            yield from self._lines(self._line)
+        end_line = self._line
+        if held is not None and end_line == line and self._peek():
+            values = [record.value for record in held]
+            yield from self._then_jsonl(Record(line, values))
             return
+        self._hold = None
         self.shape = "array"
         yield from held or ()
         if self._peek():
@@ -263,10 +316,12 @@ class JsonDocuments:
                 f"a file holds one JSON document, or JSONL (one document per line)"
             )
 
-    def _rest_of_array(self, first: Any) -> list[Any]:
-        """A top-level array that is one trace: its elements after ``first``."""
+    def _rest_of_array(self, first: Any, line: int) -> list[Any]:
+        """A top-level array that is one trace: its elements after ``first`` (on ``line``)."""
         items = [first]
         while True:
+            if self._line != line:
+                self._hold = None  # no JSONL line: its text need not stay in memory
             found = self._peek()
             if found == "]":
                 self._advance(self._pos + 1)
@@ -278,9 +333,10 @@ class JsonDocuments:
             items.append(self._value())
 
     def _lines(self, line: int) -> Iterator[Record]:
-        """JSONL from the current position on: one document per non-blank line."""
+        """JSONL from the current position on: one document per line that is not blank (JSON
+        whitespace only)."""
         for text in self._remaining_lines():
-            if text.strip():
+            if text.strip(BLANK):
                 yield _parse_line(text, line)
             line += 1
 
@@ -305,14 +361,34 @@ class JsonDocuments:
             yield tail
 
 
-def _parse_line(text: str, line: int) -> Record:
+def _untranslated(stream: TextIO) -> None:
+    """Read ``stream`` as written: a text file opened with the default newline (universal
+    newlines) would end a line at a lone ``\r``, and turn ``\r\n`` into ``\n``."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        # io.UnsupportedOperation (a ValueError): read from already, so read as it is set
+        with contextlib.suppress(ValueError):
+            reconfigure(newline="\n")
+
+
+def _whole_document(text: str) -> bool:
+    """Is ``text`` one JSON object or array (a key given twice or not)?"""
     try:
-        return Record(line, json.loads(text))
+        return isinstance(json.loads(text), (dict, list))
+    except (ValueError, RecursionError):
+        return False
+
+
+def _parse_line(text: str, line: int) -> Record:
+    """One JSONL line's record: its document, or why it is none (an object with a key twice
+    included: ``not valid JSON: an object has the key 'k' twice ...``)."""
+    try:
+        return Record(line, _DECODER.decode(text))
     except json.JSONDecodeError as exc:
         return Record(line, problem=f"not valid JSON: {exc}")
     except RecursionError:
         return Record(line, problem="not valid JSON: nested too deeply to read")
-    except ValueError as exc:  # a number too long to convert
+    except ValueError as exc:  # a key given twice, a number too long to convert
         return Record(line, problem=f"not valid JSON: {exc}")
 
 

@@ -20,6 +20,7 @@ from pydantic import (
 from pydantic_core import ErrorDetails, PydanticSerializationError
 
 from ._gc import pause_gc, resume_gc
+from ._json import RepeatedKey, read_json
 from .errors import TraceError
 from .hashing import transcript_hash
 from .messages import AudioReference, Citation, Message, Metadata, Part, ToolCall
@@ -144,18 +145,22 @@ class MultiTurnSample(BaseModel):
         cls, json_data: str | bytes | bytearray, *, strict: bool | None = True, **options: Any
     ) -> MultiTurnSample:
         """pydantic's ``model_validate_json``, strict by default as ``model_validate`` is,
-        except that JSON text pydantic's reader refuses is read by Python's ``json`` (an
-        escaped lone surrogate, ``"\\ud800"``, is JSON that pydantic cannot read); text
-        that is not JSON to either is pydantic's error."""
+        except that an object holding a key twice is refused (a ``ValidationError`` of type
+        ``json_invalid``: which value was meant is not known, where pydantic's reader keeps
+        the last). The text is read by Python's ``json`` (which reads an escaped lone
+        surrogate, ``"\\ud800"``, that pydantic's reader refuses) and validated as
+        ``model_validate`` does; text that is not JSON to it is pydantic's to read or refuse."""
         try:
+            text = json_data if isinstance(json_data, str) else bytes(json_data).decode("utf-8")
+            data = read_json(text)
+        except RepeatedKey as exc:
+            raise ValidationError.from_exception_data(cls.__name__, [
+                {"type": "json_invalid", "loc": (), "input": json_data,
+                 "ctx": {"error": str(exc)}},
+            ]) from None
+        except (ValueError, RecursionError):
             return super().model_validate_json(json_data, strict=strict, **options)
-        except ValidationError as error:
-            if error.errors()[0]["type"] != "json_invalid":
-                raise
-            data = _python_json(json_data)
-            if data is _NOT_JSON:
-                raise error from None
-            return cls.model_validate(data, strict=strict, **options)
+        return cls.model_validate(data, strict=strict, **options)
 
     def transcript_hash(self) -> str:
         """The hash of the conversation (see ``tracebridge.hashing``), computed once.
@@ -183,19 +188,6 @@ def _same_objects(kept: list[Any], messages: list[Any]) -> bool:
     """Whether both lists hold the very same objects, in order (``==`` would ask each
     message, and ``{"a": 1}`` equals ``{"a": True}``, which hashes otherwise)."""
     return len(kept) == len(messages) and all(map(operator.is_, kept, messages))
-
-
-_NOT_JSON = object()
-
-
-def _python_json(json_data: str | bytes | bytearray) -> Any:
-    """``json_data`` read by Python's ``json`` (bytes as UTF-8, as pydantic reads them; ``NaN``
-    read as pydantic reads it, to be refused as no JSON value), or ``_NOT_JSON``."""
-    try:
-        text = json_data if isinstance(json_data, str) else bytes(json_data).decode("utf-8")
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        return _NOT_JSON
 
 
 def _surrogate_key_in(value: Any) -> bool:

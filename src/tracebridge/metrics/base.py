@@ -24,7 +24,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticSerializationError
 
-from .._json import json_copy_at
+from .._json import RepeatedKey, json_copy_at, read_json
 from ..errors import TraceError
 from ..messages import JsonObject
 from ..sample import MultiTurnSample
@@ -136,18 +136,20 @@ class MetricResult(BaseModel):
         """The result ``to_json`` wrote (``ValidationError`` when the text is not one).
 
         Read strictly, as ``to_json`` writes it: ``"value": true`` or ``"1"`` and a count of
-        ``true`` are refused, not converted (a damaged stored result never reads as a score).
+        ``true`` are refused, not converted, and so is an object holding a key twice (which
+        value was meant is not known): a damaged stored result never reads as a score.
+        Python's reader reads it (pydantic's refuses an escaped lone surrogate); text that is
+        not JSON to it is pydantic's to refuse.
         """
         try:
+            value = read_json(text if isinstance(text, str) else text.decode("utf-8"))
+        except RepeatedKey as exc:
+            raise ValidationError.from_exception_data(cls.__name__, [
+                {"type": "json_invalid", "loc": (), "input": text, "ctx": {"error": str(exc)}},
+            ]) from None
+        except (ValueError, RecursionError):  # not JSON (or too deep) for Python's reader
             return cls.model_validate_json(text, strict=True)
-        except ValidationError as error:
-            if error.errors()[0]["type"] != "json_invalid":
-                raise
-            try:  # pydantic's reader refuses an escaped lone surrogate; Python's does not
-                value = json.loads(text)
-            except (ValueError, RecursionError):  # too deep for Python's reader as well
-                raise error from None
-            return cls.model_validate(value, strict=True)
+        return cls.model_validate(value, strict=True)
 
     @model_validator(mode="after")
     def _value_or_error(self) -> MetricResult:

@@ -20,6 +20,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from .._json import RepeatedKey, read_json
 from .._optional import require
 from .base import Usage
 
@@ -442,17 +443,10 @@ def _content_of(response: Any, usage: Usage) -> tuple[str | None, str]:
 def _refuse_repeated_keys(content: str) -> None:
     """A ``ValueError`` when an object of the answer has a key twice: which value was meant
     is not known (a parser keeps the last, and false then true would read as true)."""
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen = set()
-        for key, _value in items:
-            if key in seen:
-                raise ValueError(f"the answer has the key {key!r} twice")
-            seen.add(key)
-        return dict(items)
-
     try:
-        json.loads(content, object_pairs_hook=pairs)
+        read_json(content)
+    except RepeatedKey as exc:
+        raise ValueError(f"the answer has the key {exc.key!r} twice") from None
     except RecursionError:
         raise ValueError("the answer is nested too deeply to read") from None
     except json.JSONDecodeError:

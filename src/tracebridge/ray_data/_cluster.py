@@ -24,7 +24,7 @@ import ray
 import ray.data
 
 from .._cli_input import WHOLE_FILE, TraceFile
-from .._jsonstream import JsonDocuments, UnreadableInput, is_jsonl_name
+from .._jsonstream import BLANK, JsonDocuments, UnreadableInput, is_jsonl_name
 from ..evaluation.budget import Budget
 from ..evaluation.cache import CacheError
 from ..metrics.base import MetricResult
@@ -38,6 +38,7 @@ __all__ = ["load_results", "read_traces", "score"]
 BLOCK_BYTES = 8 << 20
 """About how many bytes of a JSONL file one read task takes (cut at a line's end)."""
 _BOM = b"\xef\xbb\xbf"
+_BLANK = BLANK.encode("ascii")
 TRACE_COLUMNS: dict[str, pa.DataType] = {
     "record": pa.string(), "file": pa.string(), "line": pa.int64(), "source": pa.string(),
 }
@@ -58,10 +59,12 @@ def read_traces(
 
     The format of each file is told once from its first records (as the command line does)
     unless ``source`` names it (``"sample"``: ``MultiTurnSample`` records). JSONL is cut into
-    ranges of about ``block_bytes`` at line ends and read in parallel; every non-blank line
-    is a row, a line that is not JSON too (``convert_batch`` reports it), and a line that is
-    not UTF-8 has a null record. A file holding one JSON document or array is read here and
-    its records re-encoded as JSON.
+    ranges of about ``block_bytes`` at line ends (``\n``; a lone ``\r`` ends no line) and
+    read in parallel; every line that is not blank (JSON whitespace only: space, tab, ``\r``)
+    is a row, a line that is not JSON too (``convert_batch`` reports it, as it does a line
+    holding two documents or an object with a key twice), and a line that is not UTF-8 has
+    a null record. A file holding one JSON document or array is read here and its records
+    re-encoded as JSON.
     A file whose format cannot be told raises ``FormatError`` before anything runs.
     """
     pieces: list[dict[str, Any]] = []
@@ -101,7 +104,8 @@ def _told(path: str, source: str, notice: Callable[[str], object] | None) -> tup
 def _tell(path: str, source: str, notice: Callable[[str], object] | None, *, lenient: bool
           ) -> tuple[str, str]:
     if source == SAMPLE:
-        with open(path, encoding="utf-8-sig", errors="replace" if lenient else "strict") as text:
+        with open(path, encoding="utf-8-sig", errors="replace" if lenient else "strict",
+                  newline="\n") as text:
             documents = JsonDocuments(text, path, _is_sample, jsonl=is_jsonl_name(path),
                                       allow_empty=True)
             for _ in documents:
@@ -111,7 +115,8 @@ def _tell(path: str, source: str, notice: Callable[[str], object] | None, *, len
                      allow_pending=False, notice=notice or (lambda _: None))
     try:
         if lenient:
-            file.documents.stream = open(path, encoding="utf-8-sig", errors="replace")  # noqa: SIM115
+            file.documents.stream = open(  # noqa: SIM115 - closed below
+                path, encoding="utf-8-sig", errors="replace", newline="\n")
         try:
             for _ in file.items():
                 break
@@ -149,7 +154,7 @@ def _read_ranges(batch: pa.Table) -> pa.Table:
             stream.seek(piece["start"])
             data = stream.read(piece["end"] - piece["start"])
         for number, raw in enumerate(data.split(b"\n"), start=piece["line"]):
-            if not raw.strip():
+            if not raw.strip(_BLANK):
                 continue  # a blank line is no record, as in every JSONL reader of ours
             try:
                 record: str | None = raw.decode("utf-8")
@@ -168,7 +173,7 @@ def _is_sample(element: Any) -> bool:
 def _documents(path: str, source: str) -> list[dict[str, Any]]:
     """The records of a JSON document or array file (or an OpenTelemetry file, one trace)."""
     if source == SAMPLE:
-        with open(path, encoding="utf-8-sig") as text:
+        with open(path, encoding="utf-8-sig", newline="\n") as text:
             return [{"record": None if record.problem else json.dumps(record.value,
                                                                       ensure_ascii=False),
                      "file": path, "line": record.line, "source": source}
