@@ -194,10 +194,12 @@ def test_openinference_refuses_what_its_contents_cannot_hold() -> None:
     assert refusal(custom) == ("not_representable", 1, "messages[1].tool_calls[0]")
     dotted = [H, AIMessage(content="a", metadata={"otel": {"refusal": "absent",
                                                            "fields": {"a.b": 1}}})]
-    assert refusal(dotted) == ("not_representable", 1, "messages[1].a.b")
+    assert refusal(dotted) == (
+        "not_representable", 1, "messages[1].metadata.otel.fields['a.b']"
+    )
     big = [H, AIMessage(content="a", metadata={"otel": {"refusal": "absent",
                                                         "fields": {"n": 2**64}}})]
-    assert refusal(big) == ("not_representable", 1, "messages[1].n")
+    assert refusal(big) == ("not_representable", 1, "messages[1].metadata.otel.fields.n")
 
 
 # --- instructions -------------------------------------------------------------------------

@@ -146,10 +146,12 @@ def from_messages(
     reply whose content was left out or null, a refusal's place, a function's other fields),
     GenAI otherwise. What the reader keeps from the other convention only is refused.
 
-    ``drop`` accepts, by name, what GenAI cannot hold (see ``DROPPABLE``): ``citations``,
-    ``audio_replies``, ``custom_calls`` (written as a function call with args
-    ``{"input": text}``) and ``is_error`` (on a result without ``tool_call_id``). Message
-    ids are not written."""
+    ``drop`` accepts, by name, what GenAI cannot hold (see ``DROPPABLE``): ``citations``
+    (in OpenInference, a citation's cited text), ``audio_replies``, ``custom_calls`` (written
+    as a function call with args ``{"input": text}``) and ``is_error`` (on a result without
+    ``tool_call_id``). A key of ``metadata["otel"]`` the reader never keeps where it is, and
+    what no OTLP ``AnyValue`` holds, are refused (``not_representable``). Message ids are
+    not written."""
     return write_document(messages, drop=drop, convention=convention)
 
 

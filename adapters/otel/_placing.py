@@ -12,6 +12,7 @@ that model call's matching calls. A span that neither tells apart is ``ambiguous
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from tracebridge.messages import AIMessage, Message, ToolCall, ToolMessage
 
@@ -44,16 +45,22 @@ def slots(messages: list[Message], makers: dict[int, Call]) -> list[Slot]:
 def runs_call(run: ToolRun, call: ToolCall) -> bool:
     """Whether the span could have run the call: the same tool, and the same arguments as
     an object or (OpenInference, a tool of one text argument) as that text alone."""
-    if run.name is not None and run.name != call.name:
+    return could_run(run.name, run.given, run.args, call)
+
+
+def could_run(name: str | None, given: Any, args: Any, call: ToolCall) -> bool:
+    """``runs_call`` for a tool span's name, its input as recorded (``given``) and that
+    input parsed (``args``); the writer asks it too, of the spans it writes without a call id."""
+    if name is not None and name != call.name:
         return False
-    if run.given is None:  # no input recorded: the name alone tells
+    if given is None:  # no input recorded: the name alone tells
         return True
     if call.invalid_args is not None:
         return False
-    if call.args == run.args:
+    if call.args == args:
         return True
     values = list(call.args.values())
-    return len(values) == 1 and isinstance(values[0], str) and values[0] == run.given
+    return len(values) == 1 and isinstance(values[0], str) and values[0] == given
 
 
 def maker_of(run: ToolRun, calls: list[Call]) -> Call | None:

@@ -22,7 +22,7 @@ from typing_extensions import assert_never
 from tracebridge._drop import check_drop
 from tracebridge._json import same_json
 from tracebridge.errors import TraceError, short_repr
-from tracebridge.hashing import canonical_json, transcript_hash
+from tracebridge.hashing import canonical_json
 from tracebridge.messages import (
     AIMessage,
     AnyMessage,
@@ -55,8 +55,17 @@ from ._genai import (
     SYSTEM,
     reads_as_parts,
 )
+from ._placing import could_run
 from ._spans import SOURCE
-from ._write_flat import FLAT_MARKERS, GENAI_MARKERS, attribute, flat_attributes, markers_in
+from ._write_flat import (
+    FLAT_MARKERS,
+    GENAI_MARKERS,
+    attribute,
+    check_storable,
+    flat_attributes,
+    markers_in,
+)
+from ._write_keys import check_namespaces
 
 DROPPABLE = ("is_error", "citations", "audio_replies", "custom_calls")
 """What ``from_messages(drop=...)`` may leave out: the GenAI convention has no place for them."""
@@ -83,6 +92,9 @@ def write_document(
         flat = next(_markers(typed, earlier, FLAT_MARKERS), None) is not None
         convention = "openinference" if flat else "genai"
     openinference = convention == "openinference"
+    instructed = {i: made[: len(_own(typed[i].metadata).get("instructions", ()))]
+                  for i, made in earlier}
+    check_namespaces(typed, instructed, not openinference, drop)
     markers = GENAI_MARKERS if openinference else FLAT_MARKERS
     _refuse_markers(typed, earlier, markers, convention, split)
     write = flat_attributes if openinference else _genai_attributes
@@ -91,7 +103,7 @@ def write_document(
     spans = [_span(number, "chat", call, error=False)
              for number, call in enumerate([*made_calls, last], 1)]
     spans += _tool_spans(typed, split, drop, len(spans) + 1, openinference)
-    _identify(spans, typed, SESSION_KEYS[openinference])
+    _identify(spans, SESSION_KEYS[openinference])
     return {
         "resourceSpans": [
             {
@@ -106,13 +118,13 @@ SESSION_KEYS = {False: "gen_ai.conversation.id", True: "session.id"}
 """Where each convention names the conversation (the reader's ``_rebuild.SESSION_KEYS``)."""
 
 
-def _identify(spans: list[dict[str, Any]], typed: list[AnyMessage], key: str) -> None:
+def _identify(spans: list[dict[str, Any]], key: str) -> None:
     """Ids of the conversation's own, so that documents written for several conversations
     and kept together (an evaluation set) stay apart: the trace id, the span ids and a
-    session id, derived from the transcript hash and the messages' ``metadata["otel"]`` (the same
-    conversation is always written alike; two that read back differently never share them)."""
-    seed = transcript_hash(typed).encode() + canonical_json([_own(m.metadata) for m in typed])
-    digest = hashlib.sha256(seed).hexdigest()
+    session id, derived from the spans as written before them (the same conversation is
+    always written alike; two that read back differently are written differently, so they
+    never share them: every ``metadata["otel"]``, of parts and calls too, is in the spans)."""
+    digest = hashlib.sha256(canonical_json(spans)).hexdigest()
     for span in spans:
         number = int(span["spanId"], 16)
         span["traceId"] = digest[:32]
@@ -142,7 +154,7 @@ def _genai_attributes(
     """The GenAI attributes of one call: input ``typed[:end]``, output ``typed[split]``."""
     attributes: list[dict[str, Any]] = [_attr("gen_ai.operation.name", "chat")]
     first = 0
-    for i, message in enumerate(typed[:end]):
+    for i, message in enumerate(typed):
         if "system_instructions" in _own(message.metadata):
             _system_instructions(message, i)
     if typed and isinstance(typed[0], SystemMessage) and _marked(typed[0], "system_instructions"):
@@ -400,10 +412,10 @@ def _tool_spans(
                 number += 1
         attributes = [
             _attr(keys[0], keys[1]),
-            _attr(keys[2], message.tool_call_id),
+            _attr(keys[2], writer.utf8(message.tool_call_id, ".tool_call_id")),
         ]
         if message.name is not None:
-            attributes.append(_attr(keys[3], message.name))
+            attributes.append(_attr(keys[3], writer.utf8(message.name, ".name")))
         if trailing:
             attributes.append(attribute(keys[4], writer.tool_result(message)))
         spans.append(_span(number, "execute_tool", attributes, error=message.is_error))
@@ -433,15 +445,21 @@ def _failed_attempts(
     if message.is_error or message.tool_call_id is None:
         writer.refuse("failed attempts are kept on a result answered with success, by "
                       "tool_call_id: the reader counts them only there", where)
-    calls = [call for m in typed if isinstance(m, AIMessage) for call in m.tool_calls]
+    calls = [(j, k, call) for j, m in enumerate(typed) if isinstance(m, AIMessage)
+             for k, call in enumerate(m.tool_calls)]
     # the rules were checked: a result with a tool_call_id answers a call of that id
-    call = next(call for call in calls if call.id == message.tool_call_id)
-    alike = [other for other in calls if other.name == call.name and other.args == call.args]
-    if call.invalid_args is not None or len(alike) > 1:
+    j, k, call = next(found for found in calls if found[2].id == message.tool_call_id)
+    given = dumps(call.args)  # the span's input, as written
+    # the calls the reader would place the span on (by the arguments, or one text argument)
+    alike = [other for _, _, other in calls
+             if could_run(call.name, given, json_or_text(given), other)]
+    if call.invalid_args is not None or len(alike) != 1:
         writer.refuse("a failed attempt is written as a tool span without a call id, placed "
-                      "by its tool name and arguments; another call has the same ones (or "
-                      "its arguments did not parse), so it would not read back on this call",
+                      "by its tool name and arguments (as an object, or a tool's one text "
+                      "argument alone); another call matches them too (or its arguments did "
+                      "not parse), so it would not read back on this call",
                       where)
+    _Writer(j, ()).utf8(call.name, f".tool_calls[{k}].name")  # (a span attribute of its own)
     return call, count
 
 
@@ -548,6 +566,13 @@ class _Writer(PartWriter):
         elif isinstance(part, (ImagePart, AudioPart, FilePart)):
             out = self.media(part, path)
         elif isinstance(part, OpaquePart):
+            if "verbatim" in self.namespace(part.metadata):
+                self.refuse(
+                    f"metadata.{SOURCE}.verbatim marks a part kept whole from a Chat "
+                    "Completions part list (Traceloop's content), which neither GenAI nor "
+                    "OpenInference messages hold: GenAI would read it back unmarked",
+                    f"{path}.metadata.{SOURCE}.verbatim",
+                )
             if fields:
                 self.refuse(
                     f"metadata.{SOURCE}.fields on an opaque part: the reader keeps a part of "
@@ -569,6 +594,11 @@ class _Writer(PartWriter):
             taken = taken - {"detail"}
         self.extra(out, fields, taken, "fields", path)
         return out
+
+    def utf8(self, text: str, path: str) -> str:
+        """``text`` as a span attribute's own string, refused when it has no UTF-8 form."""
+        check_storable(self, text, path)
+        return text
 
     def text(self, text: str, path: str) -> str:
         if text == REDACTED:
@@ -663,7 +693,7 @@ class _Writer(PartWriter):
         where = f".metadata.{SOURCE}.tool_message"
         if not isinstance(kept, dict):
             self.malformed(f"{where[1:]} must be an object, as to_messages writes it", where)
-        for key in ("fields", "part_fields", "response_key", "role"):
+        for key in ("fields", "part_fields", "response_key", "role", "content"):
             if key in namespace:
                 self.refuse(f"a tool span's result has no place for metadata.{SOURCE}.{key} "
                             "(a result after the last model call is read from its tool span)",
@@ -677,7 +707,7 @@ class _Writer(PartWriter):
                 f".metadata.{SOURCE}.response",
             )
         if not (kept or isinstance(blocks, list) or is_tool_message(json_or_text(content))):
-            return content
+            return self.utf8(content, ".content")  # (in JSON text, escaped: as it is here)
         for key in TOOL_MESSAGE_OWN:
             if key in kept and key != "name":
                 self.malformed(f"{where[1:]}.{key} is a field the tool message itself holds",
@@ -710,6 +740,10 @@ class _Writer(PartWriter):
         if is_tool_message(value):
             self.refuse("this value is LangChain's ToolMessage JSON: the reader would take it "
                         "for one", where)
+        if value is None:
+            self.refuse("a null value is an empty AnyValue, which the reader takes for a tool "
+                        "span that recorded no result", where)
+        check_storable(self, value, where)
         return value
 
     def result(self, message: ToolMessage, namespace: dict[str, Any]) -> dict[str, Any]:

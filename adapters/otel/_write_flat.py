@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator
 from typing import Any
 
+from tracebridge._json import json_path
+from tracebridge.errors import short_repr
 from tracebridge.messages import (
     AIMessage,
     AnyMessage,
@@ -24,6 +26,7 @@ from tracebridge.messages import (
     ToolMessage,
 )
 
+from ..openai_chat._parts import PartWriter
 from ..openai_chat._read import dumps
 from ..openai_chat._write import _Writer as _ChatWriter
 from ._calls import REDACTED
@@ -121,9 +124,20 @@ class _FlatWriter(_ChatWriter):
     FORMAT = "OpenInference"
 
     def __init__(self, index: int, drop: Collection[str]) -> None:
-        # Of the GenAI writer's drop names only custom_calls means something here: is_error
-        # is written in a tool span, and citations and audio replies have a place.
-        super().__init__(OTEL, index, [name for name in drop if name == "custom_calls"], ())
+        # Of the GenAI writer's drop names, custom_calls and citations (a citation's cited
+        # text, which a url_citation has no place for) mean something here: is_error is
+        # written in a tool span, and audio replies have a place.
+        super().__init__(OTEL, index, [name for name in drop if name in _HONOURED], ())
+
+    def lose(self, what: str, path: str, option: str | None) -> None:
+        """The Chat Completions writer's refusal, naming only a ``drop`` option that
+        ``from_messages`` takes and this writer honours; for what only the Chat Completions
+        writer could leave out, the convention that holds it."""
+        if option is not None and option not in _HONOURED:
+            if option in _GENAI_HOLDS:
+                what = f"{what} (convention='genai' writes it)"
+            option = None
+        super().lose(what, path, option)
 
     def flat(self, message: AnyMessage, prefix: str) -> list[dict[str, Any]]:
         if isinstance(message.content, list):
@@ -142,14 +156,19 @@ class _FlatWriter(_ChatWriter):
         chat = self.message(message)
         attributes = []
         where = f"{prefix}.message"
+        own = self.namespace(message.metadata)
+        fields = own.get("fields", {})
         for key, value in chat.items():
-            self.flat_key(key, f".{key}")
+            at = _typed_path(message, key, own) if key in fields or key in _MOVED else f".{key}"
+            self.flat_key(key, at)
             if key == "content" and isinstance(value, list):
                 for k, part in enumerate(value):
                     attributes += self.flat_part(part, f"{where}.contents.{k}.message_content", k)
             elif key == "tool_calls":
+                calls = message.tool_calls if isinstance(message, AIMessage) else []
                 for j, call in enumerate(value):
-                    attributes += self.flat_call(call, f"{where}.tool_calls.{j}.tool_call", j)
+                    attributes += self.flat_call(call, f"{where}.tool_calls.{j}.tool_call", j,
+                                                 self.namespace(calls[j].metadata))
             elif key == "function_call" and _legacy_spelled(value):
                 # OpenInference's own spelling of a legacy function call
                 attributes += [
@@ -159,7 +178,7 @@ class _FlatWriter(_ChatWriter):
                                         value["arguments"], ".tool_calls[0].function.arguments"),
                 ]
             else:
-                attributes.append(self.flat_attribute(f"{where}.{key}", value, f".{key}"))
+                attributes.append(self.flat_attribute(f"{where}.{key}", value, at))
         return attributes
 
     def own_keys(self, message: AnyMessage) -> None:
@@ -181,7 +200,7 @@ class _FlatWriter(_ChatWriter):
             if key in _CHAT_KEYS:
                 self.refuse(f"metadata.{SOURCE}.fields holds {key!r}, a key of the message "
                             "itself: it would be read back as that, not kept",
-                            f".metadata.{SOURCE}.fields.{key}")
+                            json_path(f".metadata.{SOURCE}.fields", key))
         for k, call in enumerate(getattr(message, "tool_calls", ())):
             kept = self.namespace(call.metadata)
             where = f".tool_calls[{k}].metadata.{SOURCE}"
@@ -192,6 +211,10 @@ class _FlatWriter(_ChatWriter):
             if taken:
                 self.refuse(f"a call's kept {taken[0][1]!r} is a key of the call itself: it "
                             "would be read back as that, not kept", f"{where}.{taken[0][0]}")
+            if call.id is None and "fields" in kept:
+                self.refuse("a call without id is written as the legacy function_call, which "
+                            "has no place for the call's kept fields (convention='genai' "
+                            "writes them)", f"{where}.fields")
             spelled = kept.get("arguments", "")
             if "arguments" in kept and (not isinstance(spelled, str) or spelled == "text"):
                 self.refuse("the arguments are kept as GenAI recorded them, which flat "
@@ -213,23 +236,34 @@ class _FlatWriter(_ChatWriter):
             f".content[{k}]",
         )
 
-    def flat_call(self, call: dict[str, Any], where: str, j: int) -> list[dict[str, Any]]:
+    def flat_call(
+        self, call: dict[str, Any], where: str, j: int, kept: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        """One call's attributes; ``kept``: its ``metadata["otel"]`` (whose ``fields`` and
+        ``inner`` keys a refusal names where the typed call holds them)."""
         path = f".tool_calls[{j}]"
         if call.get("type") != "function":
             self.lose("OpenInference records function calls only; this one is custom (with "
                       "the option it is written as a function call with args {'input': text})",
                       path, "custom_calls")
-            call = _as_function(call)
+            call = _as_function(call, self, f"{path}.metadata.{SOURCE}.inner")
+        fields = kept.get("fields", {})
+        inner = kept.get("inner", {})
         attributes = []
         for key, value in call.items():
-            self.flat_key(key, f"{path}.{key}")
+            at = json_path(f"{path}.metadata.{SOURCE}.fields", key) if key in fields else (
+                f"{path}.{key}"
+            )
+            self.flat_key(key, at)
             if key == "function":
                 for name, item in value.items():
-                    self.flat_key(name, f"{path}.function.{name}")
-                    attributes.append(self.flat_attribute(f"{where}.function.{name}", item,
-                                                     f"{path}.function.{name}"))
+                    at = json_path(f"{path}.metadata.{SOURCE}.inner", name) if name in inner else (
+                        f"{path}.function.{name}"
+                    )
+                    self.flat_key(name, at)
+                    attributes.append(self.flat_attribute(f"{where}.function.{name}", item, at))
             elif key != "type":
-                attributes.append(self.flat_attribute(f"{where}.{key}", value, f"{path}.{key}"))
+                attributes.append(self.flat_attribute(f"{where}.{key}", value, at))
         return attributes
 
     def flat_key(self, key: str, path: str) -> None:
@@ -239,6 +273,8 @@ class _FlatWriter(_ChatWriter):
                 "dotted, and the reader gives this one a meaning of its own",
                 path,
             )
+        if not key.isascii():
+            check_storable(self, key, path, _IN_GENAI)
 
     def flat_attribute(self, key: str, value: Any, path: str) -> dict[str, Any]:
         if value == REDACTED and key.endswith(_READ_FOR_MASKS):
@@ -247,17 +283,78 @@ class _FlatWriter(_ChatWriter):
                 "would refuse it as content not captured",
                 path,
             )
-        for item in _leaves(value):
-            if isinstance(item, int) and not isinstance(item, bool) and item not in _INT64:
-                self.refuse(f"the number {item} is past what an OTLP intValue holds (64 bits)",
-                            path)
+        if type(value) is not str or not value.isascii():  # (most values: ASCII text)
+            check_storable(self, value, path, _IN_GENAI)
         return attribute(key, value)
 
 
-def _as_function(call: dict[str, Any]) -> dict[str, Any]:
+_HONOURED = ("custom_calls", "citations")
+"""The ``drop`` names of ``from_messages`` the flat writer honours."""
+
+_GENAI_HOLDS = frozenset(("reasoning", "mime_types", "refusals", "opaque_parts"))
+"""What the Chat Completions writer could leave out by name that GenAI messages hold."""
+
+_IN_GENAI = " (convention='genai' writes it, in JSON text)"
+
+
+def check_storable(writer: PartWriter, value: Any, path: str, hint: str = "") -> None:
+    """Refuse what an OTLP ``AnyValue`` cannot hold: an integer past 64 bits (``intValue``),
+    or a string (a value, or an object's key) with a lone surrogate, which has no UTF-8 form
+    (OTLP strings are UTF-8: protobuf's parser, and so collectors, reject the document).
+    Walked with a stack of its own: values may nest deep."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            if not item.isascii() and not _utf8(item):
+                writer.refuse(f"the text {short_repr(item)} holds a lone surrogate, which has "
+                              f"no UTF-8 form, and OTLP strings are UTF-8{hint}", path)
+        elif kind is int:
+            if item not in _INT64:
+                writer.refuse(f"the number {item} is past what an OTLP intValue holds (64 "
+                              f"bits){hint}", path)
+        elif kind is list:
+            stack.extend(item)
+        elif kind is dict:
+            stack.extend(item)  # its keys: strings too
+            stack.extend(item.values())
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+_MOVED = frozenset(("refusal", "annotations", "function_call"))
+"""The Chat Completions keys whose value the typed message holds elsewhere (``_typed_path``)."""
+
+
+def _typed_path(message: AnyMessage, key: str, own: dict[str, Any]) -> str:
+    """Where the typed message holds what the Chat Completions writer wrote as ``key``."""
+    if key in own.get("fields", {}):
+        return json_path(f".metadata.{SOURCE}.fields", key)
+    if key == "refusal" and isinstance(message.content, list):
+        return f".content[{len(message.content) - 1}]"  # a refusal is the last part
+    if key == "annotations":
+        return f".metadata.{SOURCE}.annotations" if "annotations" in own else ".citations"
+    if key == "function_call":
+        return ".tool_calls[0]"  # the one call without id
+    return f".{key}"
+
+
+def _as_function(call: dict[str, Any], writer: _FlatWriter, where: str) -> dict[str, Any]:
     """A Chat Completions custom call as the function call ``drop=["custom_calls"]`` writes:
-    its free text as the arguments ``{"input": text}``, as the GenAI convention writes it."""
+    its free text as the arguments ``{"input": text}``, as the GenAI convention writes it.
+    The custom object's kept keys (``inner``) have no place there: refused."""
     custom = call.get("custom", {})
+    for key in custom:
+        if key not in ("name", "input"):
+            writer.refuse("the kept keys of a custom call's own object have no place in the "
+                          "function call drop=['custom_calls'] writes", json_path(where, key))
     function = {"name": custom.get("name"), "arguments": dumps({"input": custom.get("input")})}
     out = {key: value for key, value in call.items() if key not in ("type", "custom")}
     return {**out, "type": "function", "function": function}
@@ -281,15 +378,3 @@ _CHAT_KEYS = frozenset(("role", "content", "contents", "name", "tool_calls", "to
                         "function_call_name", "function_call_arguments_json"))
 """The Chat Completions message keys the writer writes or the reader gives a meaning."""
 
-
-def _leaves(value: Any) -> Iterator[Any]:
-    """The scalars in a JSON value (with a stack of its own: values may nest deep)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        else:
-            yield item
