@@ -63,11 +63,45 @@ def read_trace(trace: Any, *, allow_pending: bool, drop_artifacts: bool) -> list
     fast = _fast_plans(lc)
     messages: list[Message] = []
     append = messages.append
+    get = fast.get
+    # The leading items the fast path reads, each to one message, in a loop that does only
+    # that; from the first one it does not read on, the loop below reads every item.
+    for item in items:
+        read = get(type(item))
+        if read is None:
+            break
+        try:
+            one = read(item)
+        except KeyError:
+            # a field absent from the object (made with model_construct() without it): the
+            # general reader says which
+            break
+        if one is None:
+            break
+        append(one)
+    origin = None
+    if len(messages) < len(items):
+        origin = _read_rest(items, messages, lc, fast, drop_artifacts)
+    validate(messages, allow_pending=allow_pending, source=NAME, origin=origin)
+    return messages
+
+
+def _read_rest(
+    items: list[Any],
+    messages: list[Message],
+    lc: Any,
+    fast: dict[type, Reader],
+    drop_artifacts: bool,
+) -> list[int] | None:
+    """Read ``items`` from ``len(messages)`` on into ``messages`` (each item before gave one
+    message); return where each message came from, or None when each item gave one."""
+    append = messages.append
     # origin[k]: the item message k came from; made at the first item that gives other than
     # one message (until then, k itself)
     origin: list[int] | None = None
     chunk_run = ChunkRun()  # the AIMessageChunks just read, by id
-    for i, item in enumerate(items):
+    for i in range(len(messages), len(items)):
+        item = items[i]
         read = fast.get(type(item))
         try:
             one = None if read is None else read(item)
@@ -86,8 +120,7 @@ def read_trace(trace: Any, *, allow_pending: bool, drop_artifacts: bool) -> list
         if origin is not None:
             origin.extend([i] * len(typed))
         messages.extend(typed)
-    validate(messages, allow_pending=allow_pending, source=NAME, origin=origin)
-    return messages
+    return origin
 
 
 def _read_item(
