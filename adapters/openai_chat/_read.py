@@ -167,55 +167,52 @@ class _FastReader:
         content = item.get("content")
         if type(content) is not str:
             return None
-        if role == "tool":
-            if len(item) == 3:
-                name = None
-            elif len(item) == 4 and type(name := item.get(self.tool_name)) is str:
-                pass
-            else:
+        size = len(item)  # role, content, and the name / the call id where there are
+        # defaults are not passed: validating them costs as much again
+        if role == "user":
+            if not self.user_names:
                 return None
+            if size == 2:
+                return _build.human(content)
+            if size == 3 and type(name := item.get("name")) is str:
+                return _build.human(content, name)
+            return None
+        if role == "tool":
             call_id = item.get("tool_call_id")
             if type(call_id) is not str:
                 return None
-            if name is None:  # defaults are not passed: validating them costs as much again
+            if size == 3:
                 return _build.tool(content, call_id)
-            return _build.tool(content, call_id, name)
-        if (role == "user" or role == "system" or role == "developer") and self.user_names:
-            if len(item) == 2:
-                name = None
-            elif len(item) == 3 and type(name := item.get("name")) is str:
-                pass
-            else:
-                return None
-            if role == "user":
-                if name is None:
-                    return _build.human(content)
-                return _build.human(content, name)
+            if size == 4 and type(name := item.get(self.tool_name)) is str:
+                return _build.tool(content, call_id, name)
+            return None
+        if (role == "system" or role == "developer") and self.user_names:
             if type(role) is not str:
                 return None  # a str subclass (an Enum): the general reader stores the str
-            if name is None:
+            if size == 2:
                 return _build.system(content, role)
-            return _build.system(content, role, name)
+            if size == 3 and type(name := item.get("name")) is str:
+                return _build.system(content, role, name)
         return None
 
     def assistant(self, item: dict[str, Any]) -> AIMessage | None:
-        namespace: dict[str, Any] = {}
+        # The namespace is made only when there is something to keep (most messages have
+        # nothing), in the general reader's key order: content form, annotations, fields.
+        form = None if "content" in item else "absent"
         fields: dict[str, Any] = {}
         content = ""
         name = None
         calls: list[ToolCall] | None = None  # made when there are calls
-        annotated = False  # set after the loop: the general reader's key order
-        if "content" not in item:
-            namespace["content"] = "absent"
+        annotated = False
         nullable, sender = self.nullable, self.assistant_name
         # the branches in the order the keys are most often met; None first (SDK dumps
         # carry several null keys)
         for key, value in item.items():
             if value is None:
-                if key == "content":
-                    namespace["content"] = "null"
-                elif key in nullable and type(key) is str:  # a subclass is no JSON key
+                if key in nullable and type(key) is str:  # a subclass is no JSON key
                     fields[key] = None
+                elif key == "content":
+                    form = "null"
                 else:
                     return None
             elif key == "content":
@@ -242,25 +239,35 @@ class _FastReader:
                 annotated = True
             else:
                 return None
+        if form is None and not fields and not annotated:
+            return _build.ai(content, calls, name, None, None)
+        namespace: dict[str, Any] = {} if form is None else {"content": form}
         if annotated:
             namespace["annotations"] = []
         if fields:
             namespace["fields"] = fields
-        metadata = {self.source: namespace} if namespace else None
-        return _build.ai(content, calls, name, None, metadata)
+        return _build.ai(content, calls, name, None, {self.source: namespace})
 
     def call(self, call: Any) -> ToolCall | None:
-        if type(call) is not dict or len(call) != 3 or call.get("type") != "function":
+        if type(call) is not dict or len(call) != 3:
             return None
-        if type(call["type"]) is not str:
-            return None  # a str subclass (an Enum) equal to "function": the general reader refuses
-        call_id = call.get("id")
-        function = call.get("function")
-        if type(call_id) is not str or type(function) is not dict or len(function) != 2:
-            return None
-        name = function.get("name")
-        raw = function.get("arguments")
-        if type(name) is not str or type(raw) is not str:
+        try:
+            kind = call["type"]
+            call_id = call["id"]
+            function = call["function"]
+            if type(function) is not dict or len(function) != 2:
+                return None
+            name = function["name"]
+            raw = function["arguments"]
+        except KeyError:
+            return None  # a key missing: the general reader says which
+        if (
+            type(kind) is not str  # a str subclass (an Enum): the general reader refuses it
+            or kind != "function"
+            or type(call_id) is not str
+            or type(name) is not str
+            or type(raw) is not str
+        ):
             return None
         # parse_arguments gives plain JSON (its decoder refuses NaN and infinities): the
         # arguments need no second check.
@@ -268,15 +275,18 @@ class _FastReader:
             return _build.call(name, {}, call_id)
         if raw == "":
             return _build.call(name, {}, call_id, {self.source: {"arguments": ""}})
-        if raw[:1] != "{":
+        if raw[0] != "{":
             return None  # not an object, or space before it: the general reader decides
         try:  # parse_arguments, inline for the usual one-object text
             args, end = _SCAN(raw, 0)
         except (ValueError, RecursionError, StopIteration):
             return None
-        if end != len(raw) or type(args) is not dict or _too_deep(raw, args):
+        if end != len(raw) or type(args) is not dict:
             return None
-        if not spelled_as_dumps(args, raw):
+        if end > MAX_DEPTH and _too_deep(raw, args):
+            return None
+        # spelled_as_dumps, inline
+        if (args and '": ' not in raw) or dumps(args) != raw:
             return _build.call(name, args, call_id, {self.source: {"arguments": raw}})
         return _build.call(name, args, call_id)
 

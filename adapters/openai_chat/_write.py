@@ -77,7 +77,10 @@ def _write_all(
     unanswered: dict[int, set[int]],
 ) -> list[dict[str, Any]]:
     fast = fast_for(dialect, _FastWriter).message
-    first = [None if unanswered and i in unanswered else fast(m) for i, m in enumerate(typed)]
+    if unanswered:
+        first = [None if i in unanswered else fast(m) for i, m in enumerate(typed)]
+    else:
+        first = [fast(m) for m in typed]
     if None not in first:
         return first  # type: ignore[return-value]  # no None in it
     written: list[dict[str, Any]] = []
@@ -106,6 +109,7 @@ def _write_all(
 
 
 _FAST_KEYS = frozenset(("content", "fields", "annotations"))
+_CLASSES = frozenset((AIMessage, HumanMessage, SystemMessage, ToolMessage))
 
 _MAPPED = {
     "assistant": ("tool_calls", "function_call", "refusal", "audio", "annotations"),
@@ -121,6 +125,15 @@ def _call_key(key: str, value: Any) -> bool:
 
 _FORMS = {"assistant": ("null", "absent"), "function": ("null",)}
 """Per role, the kept forms of an empty content the reader makes (``metadata.content``)."""
+
+
+MAPPED_WHEN_NULL = frozenset(("content", "delta", "choices", "role"))
+"""The keys whose null value ``reader_maps(role, ...)`` says the reader never keeps, for
+every role: ``content`` (a null content is the ``"null"`` form) and what ``refused_anywhere``
+refuses with a null (a chunk's ``delta``, a completion's ``choices``, a delta's null
+``role``); the reader keeps any other null key in ``fields`` as it was (a null name,
+``tool_calls``, ``refusal``, ...). The fast writer asks this set instead of ``maps`` for a
+null; tests/test_openai_chat_swarm_speed_paths.py holds it to ``maps``."""
 
 
 @functools.cache
@@ -150,77 +163,104 @@ class _FastWriter:
     ``_Writer``, which writes the same dict or raises.
     """
 
-    __slots__ = ("assistant_name", "name_keys", "source", "tool_name", "user_names")
+    __slots__ = ("assistant_name", "maps", "source", "tool_name", "user_names")
 
     def __init__(self, dialect: Dialect) -> None:
         self.source = dialect.source
-        self.name_keys = dialect.name_keys
-        self.assistant_name = dialect.name_keys["assistant"]
-        self.tool_name = dialect.name_keys["tool"]
-        # Whether user, system and developer names are under "name" (as in both dialects).
         names = dialect.name_keys
+        self.assistant_name = names["assistant"]
+        self.tool_name = names["tool"]
+        # Whether user, system and developer names are under "name" (as in both dialects).
         self.user_names = all(names[r] == "name" for r in ("user", "system", "developer"))
+        self.maps = {role: reader_maps(role, key) for role, key in names.items()}
+        """Per role, what the general writer checks each kept field with (``check_kept``)."""
 
     def message(self, message: AnyMessage) -> dict[str, Any] | None:
-        content = message.content
-        if type(content) is not str or not self.user_names:
-            return None
-        metadata = message.metadata
-        namespace = metadata.get(self.source) if metadata else None
-        fields = None
-        form = None
-        if namespace is not None:
-            if type(namespace) is not dict or not namespace.keys() <= _FAST_KEYS:
-                return None
-            if "annotations" in namespace and (
-                namespace["annotations"] != [] or type(message) is not AIMessage
-            ):
-                return None
-            fields = namespace.get("fields")
-            if fields is not None and type(fields) is not dict:
-                return None
-            form = namespace.get("content")
         kind = type(message)
-        out: dict[str, Any]
-        if kind is AIMessage:
-            annotated = namespace is not None and "annotations" in namespace
-            out = self.reply(message, content, form, annotated)  # type: ignore[arg-type]
-        else:
-            if form is not None:
+        if kind not in _CLASSES:
+            return None  # a subclass: the general writer reads it through its attributes
+        # The fields as the model holds them (reading its instance dict costs half as much
+        # as reading each attribute). Only the message classes themselves (and ToolCall
+        # itself) are read so: no subclass's property can stand in front of a field. A field
+        # missing from it (model_construct without a required one) is a KeyError: the
+        # general writer reads the attribute and fails as it always has.
+        held = message.__dict__
+        try:
+            content = held["content"]
+            if type(content) is not str:
+                return None
+            metadata = held["metadata"]
+            fields = None
+            form = None
+            annotated = False
+            if metadata:
+                namespace = metadata.get(self.source)
+                if namespace is not None:
+                    if type(namespace) is not dict or not namespace.keys() <= _FAST_KEYS:
+                        return None
+                    if "annotations" in namespace:
+                        if namespace["annotations"] != [] or kind is not AIMessage:
+                            return None
+                        annotated = True
+                    fields = namespace.get("fields")
+                    if fields is not None and type(fields) is not dict:
+                        return None
+                    form = namespace.get("content")
+            name = held["name"]
+            out: dict[str, Any]
+            if kind is AIMessage:
+                out = self.reply(held, content, form, name, annotated)
+                if not out:
+                    return None
+            elif form is not None:
                 return None  # a null/absent content: the general writer knows each role's form
-            name = message.name
-            if kind is HumanMessage:
-                out = {"role": "user", "content": content}
-                if name is not None:
-                    out["name"] = name
-            elif kind is SystemMessage:
-                out = {"role": message.role, "content": content}  # type: ignore[union-attr]
-                if name is not None:
-                    out["name"] = name
             elif kind is ToolMessage:
-                call_id = message.tool_call_id  # type: ignore[union-attr]
-                if message.is_error or call_id is None:  # type: ignore[union-attr]
+                call_id = held["tool_call_id"]
+                if held["is_error"] or call_id is None:
                     return None
                 out = {"role": "tool", "content": content}
                 if name is not None:
                     out[self.tool_name] = name
                 out["tool_call_id"] = call_id
+            elif not self.user_names:
+                return None  # names of users and system prompts under another key
+            elif kind is HumanMessage:
+                out = {"role": "user", "content": content}
+                if name is not None:
+                    out["name"] = name
+            elif kind is SystemMessage:
+                out = {"role": held["role"], "content": content}
+                if name is not None:
+                    out["name"] = name
             else:
                 return None
-        if out and fields:
-            role = out["role"]
-            maps = reader_maps(role, self.name_keys[role])
+        except KeyError:
+            return None
+        if fields:
+            maps = self.maps.get(out["role"])
+            if maps is None:
+                return None  # a role no dialect has (model_construct): the general writer
             for key, value in fields.items():
-                if key in out or maps(key, value):
+                if key in out:
                     return None  # the general writer says why it cannot be written
-                out[key] = json_copy(value)  # the frozen message's own value: a copy
-        return out or None
+                if value is None:
+                    # what ``maps`` answers for a null, without calling it (most kept
+                    # fields are nulls: Swarm and SDK dumps keep four or five per reply)
+                    if key in MAPPED_WHEN_NULL:
+                        return None
+                    out[key] = None
+                elif maps(key, value):
+                    return None
+                else:
+                    out[key] = json_copy(value)  # the frozen message's own value: a copy
+        return out
 
     def reply(
-        self, message: AIMessage, content: str, form: Any, annotated: bool
+        self, held: dict[str, Any], content: str, form: Any, name: Any, annotated: bool
     ) -> dict[str, Any]:
-        """The assistant message, or ``{}`` when the general writer must write it."""
-        if message.citations or message.audio is not None:
+        """The assistant message (``held``: its instance dict), or ``{}`` when the general
+        writer must write it."""
+        if held["citations"] or held["audio"] is not None:
             return {}
         out: dict[str, Any] = {"role": "assistant"}
         if form is None:
@@ -231,22 +271,25 @@ class _FastWriter:
             out["content"] = None
         elif form != "absent":
             return {}
-        if message.name is not None:
-            out[self.assistant_name] = message.name
-        listed = message.tool_calls
+        if name is not None:
+            out[self.assistant_name] = name
+        listed = held["tool_calls"]
         if listed:
             calls = []
             for call in listed:
-                call_id = call.id
+                if type(call) is not ToolCall:
+                    return {}  # a subclass: read through its attributes, by the general writer
+                spec = call.__dict__
+                call_id = spec["id"]
                 if (
                     call_id is None
-                    or call.metadata
-                    or call.invalid_args is not None
-                    or call.kind != "function"
+                    or spec["metadata"]
+                    or spec["invalid_args"] is not None
+                    or spec["kind"] != "function"
                 ):
                     return {}
-                args = call.args
-                function = {"name": call.name, "arguments": dumps(args) if args else "{}"}
+                args = spec["args"]
+                function = {"name": spec["name"], "arguments": dumps(args) if args else "{}"}
                 calls.append({"id": call_id, "type": "function", "function": function})
             out["tool_calls"] = calls
         if annotated:
