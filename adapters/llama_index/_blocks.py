@@ -103,6 +103,7 @@ class Llama:
     role_type: Any = None
     assistant: Any = None
     user: Any = None
+    tool: Any = None
     roles: dict[str, Any] = {}  # noqa: RUF012 (class-level constants, set once)
 
     @classmethod
@@ -115,6 +116,7 @@ class Llama:
             cls.role_type = types.MessageRole
             cls.assistant = types.MessageRole.ASSISTANT
             cls.user = types.MessageRole.USER
+            cls.tool = types.MessageRole.TOOL
             cls.roles = {member.value: member for member in types.MessageRole}
             cls.chat_message = types.ChatMessage  # last: the others are set once this is
         return cls

@@ -27,6 +27,15 @@ from tracebridge.errors import short_repr
 from tracebridge.validation import validate
 
 from ._blocks import NAME, Llama, fail, json_checked
+from ._events_fast import (
+    SELECTIONS,
+    plain_input,
+    read_call,
+    read_input,
+    read_output,
+    read_result,
+    result_metadata,
+)
 from ._fast import dump_blocks, object_blocks, read_item, response_read
 from ._inputs import Inputs, without_event
 from ._json_form import check_json_form
@@ -217,6 +226,11 @@ class _Rebuild(Inputs):
         """Each StopEvent, with the last output, its calls (and ``parsed``) and the results
         read before it."""
 
+    def read_blocks(self, blocks: list[Any], assistant: bool) -> tuple[Any, list[ToolCall]] | None:
+        """``object_blocks``: the content and calls of an event's blocks in a common shape
+        (the one place the object readers read blocks), or None."""
+        return object_blocks(blocks, assistant)
+
     def add(self, message: Message, e: int) -> None:
         self.messages.append(message)
         self.origin.append(e)
@@ -317,7 +331,7 @@ class _Rebuild(Inputs):
         for k, entry in enumerate(selections):
             kind = type(entry)
             fields = entry if kind is dict else (
-                entry.__dict__ if kind in _SELECTIONS else None)
+                entry.__dict__ if kind in SELECTIONS else None)
             if fields is not None and len(fields) == 3 and k < count:
                 # the usual case: the response's call at the same place
                 call = calls[k]
@@ -476,7 +490,7 @@ class _Rebuild(Inputs):
         if ran:
             facts["tool_kwargs"] = _ran_with(kwargs, e, path)
         return _build.tool(content, tool_id, tool_name, is_error, None,
-                           _result_metadata(direct, facts)), kwargs
+                           result_metadata(direct, facts)), kwargs
 
     def result_object(self, event: Any, e: int) -> None:
         """``tool_result`` of a ToolCallResult object, its output's blocks read without a
@@ -506,7 +520,7 @@ class _Rebuild(Inputs):
         if ran:
             facts["tool_kwargs"] = _ran_with(kwargs, e, f"events[{e}].data")
         self.add(_build.tool(fast[0], tool_id, tool_name, is_error, None,
-                             _result_metadata(direct, facts)), e)
+                             result_metadata(direct, facts)), e)
         self.source, self.source_call = blocks, tool_id
         self.results[tool_id] = (tool_name, kwargs, len(self.messages) - 1)
 
@@ -666,13 +680,9 @@ def _entry_fields(entry: Any) -> dict[str, Any] | None:
         if name == "ToolCallResult":
             fields["tool_output"] = entry.tool_output
         else:
-            _SELECTIONS.add(kind)
+            SELECTIONS.add(kind)
         return fields
     return None
-
-
-_SELECTIONS: set[type] = set()
-"""The ToolSelection classes met (LlamaIndex's), whose objects' fields are read in place."""
 
 
 def _with_event(metadata: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:
@@ -680,14 +690,6 @@ def _with_event(metadata: dict[str, Any], facts: dict[str, Any]) -> dict[str, An
     kept = dict(metadata.get(NAME, {}))
     kept["event"] = {**kept.get("event", {}), **facts}
     return {**metadata, NAME: kept}
-
-
-def _result_metadata(direct: bool, facts: dict[str, Any]) -> dict[str, Any] | None:
-    """The metadata of a result: ``return_direct`` when its tool returned directly, and what
-    its output's raw values say beyond it (``_raw_facts``)."""
-    if not direct and not facts:
-        return None
-    return {NAME: {"event": {"return_direct": True, **facts} if direct else facts}}
 
 
 _OUTPUT_KEYS = frozenset(("blocks", "tool_name", "raw_input", "raw_output", "is_error"))
@@ -709,7 +711,7 @@ def _raw_facts(raw_input: Any, raw_output: Any, content: Any, kwargs: dict[str, 
         or (len(blocks) == 1 and _same_items([raw_output], blocks))
     ):
         facts["raw_output"] = raw_output
-    if raw_input is not None and not _plain_input(raw_input, kwargs):
+    if raw_input is not None and not plain_input(raw_input, kwargs):
         facts["raw_input"] = raw_input
     return facts
 
@@ -741,16 +743,6 @@ def _same_items(items: Any, blocks: list[Any]) -> bool:
     return all(a is b or same_json(a, b) for a, b in zip(items, blocks, strict=True))
 
 
-def _plain_input(raw_input: Any, kwargs: dict[str, Any]) -> bool:
-    if type(raw_input) is not dict:
-        return False
-    if len(raw_input) == 2 and "kwargs" in raw_input:
-        args = raw_input.get("args")
-        if type(args) in (list, tuple) and not args:
-            return same_json(raw_input["kwargs"], kwargs)
-    return same_json(raw_input, kwargs)
-
-
 def _raw_dump(output: Any) -> dict[str, Any]:
     """A ToolOutput's ``raw_input`` and ``raw_output`` as its JSON dump writes them, but for
     a NaN or an infinity, which stays as it is (the dump would write null) to be refused by
@@ -765,10 +757,10 @@ def _raw_dump(output: Any) -> dict[str, Any]:
 
 
 _READERS: dict[str, Callable[[_Rebuild, Any, int], None]] = {
-    "AgentInput": _Rebuild.input_object,
-    "AgentOutput": _Rebuild.output_object,
-    "ToolCall": _Rebuild.call_object,
-    "ToolCallResult": _Rebuild.result_object,
+    "AgentInput": read_input,  # (each of the commonest shape; else the _Rebuild method)
+    "AgentOutput": read_output,
+    "ToolCall": read_call,
+    "ToolCallResult": read_result,
     "AgentStreamStructuredOutput": _Rebuild.structured_object,
     "StopEvent": _Rebuild.stop_object,
 }

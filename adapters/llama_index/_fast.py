@@ -221,9 +221,12 @@ def build(read: Read) -> Message | None:
 
 def read_item(item: Any) -> Message | None:
     """One ChatMessage (object or dict) in a common shape as a typed message, or None."""
-    if type(item) is Llama.chat_message and type(role := item.role) is Llama.role_type:
-        extra, blocks = item.additional_kwargs, item.blocks
-        if (type(extra) is dict and not extra and type(blocks) is list and len(blocks) == 1
+    if type(item) is Llama.chat_message:
+        fields = item.__dict__  # (its fields at one lookup: a pydantic attribute costs more)
+        role, extra, blocks = (fields.get("role"), fields.get("additional_kwargs"),
+                               fields.get("blocks"))
+        if (type(role) is Llama.role_type and type(extra) is dict and not extra
+                and type(blocks) is list and len(blocks) == 1
                 and type(block := blocks[0]) is Llama.text_block
                 and type(text := block.text) is str):
             if role is Llama.user:
