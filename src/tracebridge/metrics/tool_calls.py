@@ -14,7 +14,8 @@ from itertools import compress
 from operator import attrgetter, itemgetter
 from typing import Any
 
-from .._json import json_copy
+from .._json import check_json, json_copy
+from ..errors import TraceError
 from ..messages import ToolCall
 from ..sample import MultiTurnSample
 from ._matching import Calls, Pair, Score, argument_items, equal_keys, order_free_pairs
@@ -58,19 +59,49 @@ class _Deterministic(Metric):
         raise NotImplementedError
 
     async def ascore(self, sample: MultiTurnSample) -> MetricResult:
-        return self.compute(sample)
+        return self._computed(sample)
 
     def score(self, sample: MultiTurnSample) -> MetricResult:
         """Score one sample synchronously (not from inside a running event loop)."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return self.compute(sample)
+            return self._computed(sample)
         # the same rule as every metric, so code that works with one works with all
         raise RuntimeError(
             f"{type(self).__name__}.score() was called inside a running event loop; "
             "use `await metric.ascore(sample)` there"
         )
+
+    def _computed(self, sample: MultiTurnSample) -> MetricResult:
+        """``compute``; an argument value that is not JSON (put into a call's ``args`` after
+        validation: a set, a tuple inside a list) refused where it is, not a TypeError."""
+        try:
+            return self.compute(sample)
+        except TypeError:
+            refused = _not_json(sample)
+            if refused is None:
+                raise
+            raise refused from None
+
+
+def _not_json(sample: MultiTurnSample) -> TraceError | None:
+    """``unserializable_value`` at the first argument value of the sample's calls (predicted,
+    then reference) that is not plain JSON; None when they all are."""
+    for i, message in enumerate(sample.messages):
+        if message.type == "ai":
+            for k, call in enumerate(message.tool_calls):
+                try:
+                    check_json(call.args, f"messages[{i}].tool_calls[{k}].args")
+                except TraceError as error:
+                    return TraceError(error.code, error.detail, index=i, path=error.path)
+    for j, call in enumerate(sample.reference_tool_calls or ()):
+        try:
+            check_json(call.args, f"reference_tool_calls[{j}].args")
+        except TraceError as error:
+            return error
+    return None
+
 
 class ToolCallAccuracy(_Deterministic):
     """Pairs predicted and reference calls, scoring each pair by its equal arguments.
