@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
@@ -286,7 +287,9 @@ class _FastReader:
         if end > MAX_DEPTH and _too_deep(raw, args):
             return None
         # spelled_as_dumps, inline
-        if (args and '": ' not in raw) or dumps(args) != raw:
+        if (args and '": ' not in raw) or (
+            (_FLAT(raw) is None or raw.count('": ') != len(args)) and dumps(args) != raw
+        ):
             return _build.call(name, args, call_id, {self.source: {"arguments": raw}})
         return _build.call(name, args, call_id)
 
@@ -672,7 +675,23 @@ def spelled_as_dumps(args: dict[str, Any], raw: str) -> bool:
     """
     if args and '": ' not in raw:
         return False
+    if _FLAT(raw) is not None and raw.count('": ') == len(args):
+        return True
     return dumps(args) == raw
+
+
+_STRING = r'"[ !#-\[\]-~]*"'
+_FLAT = re.compile(
+    rf"\{{{_STRING}: (?:{_STRING}|0|-?[1-9][0-9]*|true|false|null)"
+    rf"(?:, {_STRING}: (?:{_STRING}|0|-?[1-9][0-9]*|true|false|null))*\}}"
+).fullmatch
+"""Whether text is a flat object as ``dumps`` spells it: keys and values that are strings of
+printable ASCII without a quote or a backslash (``dumps`` writes them as they are), integers
+without a leading zero or a ``-0``, booleans and nulls, after ``": `` and ``, ``. Such text is
+``dumps`` of what it parses to, unless a key is given twice, which the parsed object then
+holds once: there is one ``": `` per key given (no string holds a quote), so the count tells.
+It answers at a third of the cost of writing the object out (most arguments are such objects);
+text it does not match is written out and compared."""
 
 
 def _not_json(token: str) -> NoReturn:
