@@ -277,6 +277,7 @@ class ToolCallF1(_Deterministic):
         if reference is None:
             return self.failed(sample, _NO_REFERENCE)
         reference_keys: list[Any] = []
+        scalar: list[bool] = []  # per reference call: every argument value a scalar
         wanted: dict[Any, int] = {}
         # A call's multiset key: its name and argument items (one for each equal value, a
         # boolean apart from a number); None for a call that matches nothing (its arguments
@@ -284,14 +285,17 @@ class ToolCallF1(_Deterministic):
         for wanted_call in reference:
             if wanted_call.invalid_args is not None:
                 reference_keys.append(None)
+                scalar.append(False)
                 continue
             try:
                 key = (
                     wanted_call.name,
                     frozenset([(k, v, v.__class__ is bool) for k, v in wanted_call.args.items()]),
                 )
+                scalar.append(True)
             except TypeError:
                 key = (wanted_call.name, argument_items(wanted_call.args))
+                scalar.append(False)
             reference_keys.append(key)
             wanted[key] = wanted.get(key, 0) + 1
         matched: list[dict[str, Any]] = []
@@ -337,7 +341,12 @@ class ToolCallF1(_Deterministic):
                 count = wanted[key]
                 if count:
                     wanted[key] = count - 1
-                    missing.append(_described({"reference": j}, reference[j]))
+                    if scalar[j]:  # every value a scalar: a shallow copy is whole
+                        call = reference[j]
+                        missing.append({"reference": j, "name": call.name,
+                                        "args": call.args.copy()})
+                    else:
+                        missing.append(_described({"reference": j}, reference[j]))
         missing.reverse()
         tp, fp, fn = len(matched), len(extra), len(missing)
         value = 1.0 if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
