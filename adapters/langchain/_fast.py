@@ -5,7 +5,8 @@ It takes a ``HumanMessage``, ``AIMessage``, ``ToolMessage`` or ``SystemMessage``
 themselves) whose content is a string and that has no extra attributes; an ``AIMessage``
 whose calls are all parsed (no ``invalid_tool_calls``), whose raw provider calls (if any)
 name exactly those calls, and without the ``additional_kwargs`` the general reader has
-homes for beyond those (``function_call``, ``annotations``, ``audio``, a text ``refusal``).
+homes for beyond those (``function_call``, ``annotations``, ``audio``, a text ``refusal``
+or ``reasoning_content``).
 Anything else, and anything that would raise (a value that is not JSON, raw calls that
 disagree), gives None: the general reader then reads the message and raises its own
 precise error. What this path returns equals what the general reader returns for the same
@@ -26,7 +27,7 @@ from tracebridge.messages import Message, ToolCall
 
 from ._call_blocks import parse_arguments
 from ._fast_calls import raw_calls_ai
-from ._homes import DEVELOPER_KEY
+from ._homes import DEVELOPER_KEY, REASONING_KEY
 
 __all__ = ["Plan", "Reader", "kwargs_copy", "plans", "typed_fast"]
 
@@ -362,7 +363,11 @@ def _ai(
     message_id: str | None,
     metadata: dict[str, Any] | None,
 ) -> Message | None:
-    if kwargs and (type(kwargs.get("refusal")) is str or not _AI_HOMES.isdisjoint(kwargs)):
+    if kwargs and (
+        type(kwargs.get("refusal")) is str
+        or type(kwargs.get(REASONING_KEY)) is str
+        or not _AI_HOMES.isdisjoint(kwargs)
+    ):
         return None
     invalid = fields["invalid_tool_calls"]
     if invalid or type(invalid) is not list:

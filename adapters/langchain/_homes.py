@@ -1,8 +1,13 @@
 """What LangChain keeps in ``additional_kwargs`` (and text-block annotations) that has a typed
-home: the developer role, a refusal, the assistant's audio reply and citations.
+home: the developer role, the model's reasoning, a refusal, the assistant's audio reply and
+citations.
 
 * a system message's ``additional_kwargs["__openai_role__"] == "developer"``:
   ``SystemMessage.role = "developer"``;
+* an AI message's ``additional_kwargs["reasoning_content"]`` (text: where the DeepSeek,
+  Ollama, xAI and Groq integrations keep the model's reasoning, which langchain-core's
+  ``content_blocks`` reads as a ``reasoning`` block before the others): a ``ReasoningPart``
+  before the other parts;
 * an AI message's ``additional_kwargs["refusal"]`` (text): a ``RefusalPart`` after the other
   parts;
 * ``additional_kwargs["audio"]`` (``id``, ``data``, ``expires_at``, ``transcript``):
@@ -33,12 +38,18 @@ __all__ = [
     "check_no_kept_citation",
     "citation_of",
     "citations_of",
+    "REASONING_KEY",
     "is_developer",
+    "reasoning_of",
     "refusal_of",
     "typed_home_in",
 ]
 
 DEVELOPER_KEY = "__openai_role__"
+
+REASONING_KEY = "reasoning_content"
+"""Where chat models of OpenAI-compatible APIs keep the model's reasoning text; the reasoning
+part read from there keeps ``metadata.langchain.from`` = this key."""
 
 CITATION_TYPES = ("citation", "url_citation")
 """Annotation types read as citations: LangChain's standard ``citation`` and OpenAI's
@@ -59,6 +70,11 @@ def _is_developer_marker(value: Any) -> bool:
 
 
 def _is_refusal(value: Any) -> TypeGuard[str]:
+    return type(value) is str
+
+
+def _is_reasoning(value: Any) -> TypeGuard[str]:
+    # as langchain-core's content_blocks takes it: any string, "" too (None is no reasoning)
     return type(value) is str
 
 
@@ -87,6 +103,7 @@ def _is_citation_list(annotations: Any) -> TypeGuard[list[Any]]:
 _HOMES: dict[str, tuple[tuple[str, Callable[[Any], bool]], ...]] = {
     "system": ((DEVELOPER_KEY, _is_developer_marker),),
     "ai": (
+        (REASONING_KEY, _is_reasoning),
         ("refusal", _is_refusal),
         ("audio", _is_audio_reply),
         ("annotations", _is_citation_list),
@@ -113,6 +130,17 @@ def is_developer(kwargs: dict[str, Any]) -> bool:
         del kwargs[DEVELOPER_KEY]
         return True
     return False
+
+
+def reasoning_of(kwargs: dict[str, Any]) -> str | None:
+    """``additional_kwargs["reasoning_content"]`` when it is text; any other value (``None``,
+    which langchain-deepseek writes when the model gave no reasoning, a dict, a list) is no
+    reasoning langchain-core reads, and stays where it is."""
+    reasoning = kwargs.get(REASONING_KEY)
+    if _is_reasoning(reasoning):
+        del kwargs[REASONING_KEY]
+        return reasoning
+    return None
 
 
 def refusal_of(kwargs: dict[str, Any]) -> str | None:

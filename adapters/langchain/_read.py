@@ -25,6 +25,7 @@ from tracebridge.messages import (
     Content,
     HumanMessage,
     Message,
+    ReasoningPart,
     RefusalPart,
     SystemMessage,
     TextPart,
@@ -46,7 +47,15 @@ from ._classes import (
     partial_parser,
 )
 from ._fast import Reader, plans
-from ._homes import audio_of, citation_of, citations_of, is_developer, refusal_of
+from ._homes import (
+    REASONING_KEY,
+    audio_of,
+    citation_of,
+    citations_of,
+    is_developer,
+    reasoning_of,
+    refusal_of,
+)
 from ._results import has_tool_results, read_tool_results
 
 __all__ = ["read_trace"]
@@ -480,10 +489,29 @@ def _ai_content(
 ) -> tuple[Content, list[Citation]]:
     """An AI message's typed content and the citations its text blocks hold.
 
-    A refusal in ``additional_kwargs`` becomes the last part. A list holding only call blocks
-    reads as ``""`` (the blocks live on the calls); the way back writes ``""`` with call
-    blocks as exactly that list.
+    Reasoning text in ``additional_kwargs["reasoning_content"]`` becomes the first part (the
+    model reasoned before it answered; langchain-core's ``content_blocks`` puts it first
+    too), marked ``metadata.langchain.from`` so that it goes back there, with
+    ``content: "string"`` when the rest of the content reads as a string, which then goes
+    back as that string. A refusal in ``additional_kwargs`` becomes the last part. A list
+    holding only call blocks reads as ``""`` (the blocks live on the calls); the way back
+    writes ``""`` with call blocks as exactly that list.
     """
+    reasoning = reasoning_of(kwargs)
+    typed, citations = _ai_parts(content, at, call_blocks, kwargs)
+    if reasoning is None:
+        return typed, citations
+    marker: dict[str, Any] = {"from": REASONING_KEY}
+    if isinstance(typed, str):
+        marker["content"] = "string"
+        typed = [TextPart(text=typed)] if typed else []
+    return [ReasoningPart(text=reasoning, metadata={NAME: marker}), *typed], citations
+
+
+def _ai_parts(
+    content: Any, at: str, call_blocks: dict[int, Any], kwargs: dict[str, Any]
+) -> tuple[Content, list[Citation]]:
+    """``_ai_content`` without the reasoning in ``additional_kwargs``."""
     refusal = refusal_of(kwargs)
     if isinstance(content, str):
         if refusal is None:

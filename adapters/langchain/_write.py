@@ -26,6 +26,7 @@ from tracebridge.messages import (
     HumanMessage,
     Message,
     OpaquePart,
+    ReasoningPart,
     RefusalPart,
     SystemMessage,
     TextPart,
@@ -41,6 +42,7 @@ from ._chunks import ChunkRun, continued_from
 from ._classes import CHAT_ROLES, CLASSES, MAPPED, NAME, PLAIN_CLASS, partial_parser
 from ._homes import (
     DEVELOPER_KEY,
+    REASONING_KEY,
     annotation_of,
     audio_reply,
     check_no_kept_citation,
@@ -231,8 +233,9 @@ def _check_kept(kept: dict[str, Any], extra: Any, kind: str, cls: Any, where: st
     which LangChain keeps as an extra attribute (read back under ``extra``); an extra
     attribute named like a declared field, a constructor parameter (``content_blocks``,
     which replaces the content) or a kept key, which would be taken as that; a kept
-    ``additional_kwargs`` value the reader takes into a typed home (a text refusal, an
-    audio reply, citations, the developer marker), which would read back as typed data."""
+    ``additional_kwargs`` value the reader takes into a typed home (text reasoning, a text
+    refusal, an audio reply, citations, the developer marker), which would read back as
+    typed data."""
     taken, writable = _fields_of(cls)
     if not writable.issuperset(kept):
         key = next(key for key in kept if key not in writable)
@@ -296,6 +299,7 @@ def _fields_of(cls: Any) -> tuple[frozenset[str], frozenset[str]]:
 
 _HOME_NAMES = {
     DEVELOPER_KEY: "SystemMessage.role 'developer'",
+    REASONING_KEY: "a ReasoningPart",
     "refusal": "a RefusalPart",
     "audio": "AIMessage.audio",
     "annotations": "AIMessage.citations",
@@ -308,22 +312,38 @@ def _content_back(
     read_as: frozenset[str] = frozenset(),
     *,
     cites: bool = False,
+    first: int = 0,
 ) -> Any:
     """The LangChain content; ``read_as`` names block types the reader takes out of this
     message's content (calls, results), which an opaque part therefore cannot be; ``cites``:
-    the reader takes the citation annotations of its text blocks (an AI message's)."""
+    the reader takes the citation annotations of its text blocks (an AI message's);
+    ``first``: the typed position of ``content[0]`` (after a part written elsewhere)."""
     if isinstance(content, str):
         return content
-    for j, part in enumerate(content):
+    for j, part in enumerate(content, first):
         if isinstance(part, OpaquePart) and part.kind in read_as:
             raise _not_representable(
                 f"an opaque {part.kind!r} part in this message's content would read back as "
                 f"a {'tool result' if part.kind == RESULT else 'tool call'}, not as a part",
                 f"{at}.content[{j}]",
             )
-        if cites and part.metadata and isinstance(part, TextPart):
-            check_no_kept_citation(part, f"{at}.content[{j}]")
-    return [block_of(part, f"{at}.content[{j}]") for j, part in enumerate(content)]
+        if part.metadata:
+            if cites and isinstance(part, TextPart):
+                check_no_kept_citation(part, f"{at}.content[{j}]")
+            elif isinstance(part, ReasoningPart) and _from_reasoning_content(part):
+                raise _not_representable(
+                    f"this reasoning part is marked as read from additional_kwargs."
+                    f"{REASONING_KEY} (metadata.langchain.from), which goes back there only "
+                    f"from the first part of an AI message (the reader puts it first); take "
+                    f"the marker out of its metadata to write it as a reasoning block",
+                    f"{at}.content[{j}].metadata",
+                )
+    return [block_of(part, f"{at}.content[{j}]") for j, part in enumerate(content, first)]
+
+
+def _from_reasoning_content(part: ReasoningPart) -> bool:
+    kept = part.metadata.get(NAME)
+    return type(kept) is dict and kept.get("from") == REASONING_KEY
 
 
 def _system_fields(message: SystemMessage, fields: dict[str, Any], cls_name: str, at: str) -> None:
@@ -357,12 +377,16 @@ def _kwargs_home(
 def _ai_fields(
     message: AIMessage, fields: dict[str, Any], cls_name: str, at: str, drop: Collection[str]
 ) -> None:
-    parts, refusal = _split_refusal(message.content)
+    parts, reasoning = _split_reasoning(message.content)
+    if reasoning is not None:
+        _kwargs_home(fields, REASONING_KEY, reasoning, at, typed="reasoning part")
+    parts, refusal = _split_refusal(parts)
     if refusal is not None:
         _kwargs_home(fields, "refusal", refusal, at)
     if message.audio is not None:
         _kwargs_home(fields, "audio", audio_reply(message.audio, f"{at}.audio"), at)
-    content = _content_back(parts, at, _CALL_TAGS, cites=True)
+    first = 0 if reasoning is None else 1
+    content = _content_back(parts, at, _CALL_TAGS, cites=True, first=first)
     # A custom call's block follows the content; an empty content list would then read
     # back as "", so such a call is written the way an id-less one is.
     lists = lists_of(message.tool_calls, at, drop, custom_blocks=content != [])
@@ -382,7 +406,29 @@ def _ai_fields(
         _put_citations(message.citations, fields, at)
 
 
-def _split_refusal(content: Content) -> tuple[Content | list[AnyPart], str | None]:
+def _split_reasoning(content: Content) -> tuple[Content | list[AnyPart], str | None]:
+    """The content without the reasoning that belongs in ``additional_kwargs``: the first
+    part, when it is a reasoning part read from there (``metadata.langchain.from``). What is
+    left goes back as the string it was read from (``content: "string"``) when it still is
+    one: no part, or one text part with text and nothing kept."""
+    if isinstance(content, str) or not content:
+        return content, None
+    first = content[0]
+    if not isinstance(first, ReasoningPart) or not _from_reasoning_content(first):
+        return content, None
+    rest: list[AnyPart] = list(content[1:])
+    if first.metadata[NAME].get("content") == "string":
+        if not rest:
+            return "", first.text
+        only = rest[0]
+        if len(rest) == 1 and isinstance(only, TextPart) and only.text and not only.metadata:
+            return only.text, first.text
+    return rest, first.text
+
+
+def _split_refusal(
+    content: Content | list[AnyPart],
+) -> tuple[Content | list[AnyPart], str | None]:
     """The content without the refusal that belongs in ``additional_kwargs``: the last
     part, when it is a refusal that was not a content block."""
     if isinstance(content, str) or not content:

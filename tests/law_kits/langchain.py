@@ -160,6 +160,7 @@ url_citations = st.lists(
 ai_kwargs = st.fixed_dictionaries(
     {},
     optional={
+        "reasoning_content": st.none() | texts | st.just({"r": 1}),
         "refusal": st.none() | texts,
         "audio": audio_reply,
         "annotations": url_citations,
