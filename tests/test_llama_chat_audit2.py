@@ -245,7 +245,7 @@ def test_kept_legacy_images_are_still_written_back() -> None:
 # --- 4. nothing shared ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("metadata", [{}, {NS: {"kwargs_text": None}}])
+@pytest.mark.parametrize("metadata", [{}, {NS: {}}])
 def test_written_tool_arguments_share_nothing_with_the_typed_call(
     metadata: dict[str, Any]
 ) -> None:

@@ -337,8 +337,8 @@ _KINDS = frozenset({HumanMessage, AIMessage, ToolMessage, SystemMessage})
 
 def write(message: Message, drop: Collection[str]) -> Any:
     """The ChatMessage for a typed message in a common shape, or None: no metadata of this
-    adapter (on the message or its calls), text content, function calls with parsed
-    arguments, no refusal, audio, citations or (unless dropped) error flag."""
+    adapter (on the message, its text parts or its calls), text content, function calls with
+    parsed arguments, no refusal, audio, citations or (unless dropped) error flag."""
     if type(message) not in _KINDS or NAME in message.metadata:
         return None
     content = message.content
@@ -347,8 +347,8 @@ def write(message: Message, drop: Collection[str]) -> Any:
     else:
         blocks = []
         for part in content:
-            if type(part) is not TextPart:
-                return None
+            if type(part) is not TextPart or NAME in part.metadata:
+                return None  # (kept metadata is checked by the general writer)
             blocks.append(_text(part.text))
     extra: dict[str, Any] = {} if message.name is None else {"name": message.name}
     if type(message) is HumanMessage:

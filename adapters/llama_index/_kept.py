@@ -13,23 +13,64 @@ fall, are ``not_representable`` at the kept key (``messages[i].metadata.llama_in
 * on a call without an id, a kept entry's ``id`` (a ``ToolSelection``'s ``tool_id``): written,
   it would read back as the call's id, an id the typed call does not have.
 
-A ``ReasoningPart``'s ``content_is_null`` and kept legacy ``images`` are checked where they
-are written (``_parts``, ``_messages``).
+The keys the readers (``to_messages``, ``events_to_messages``) keep there, on each kind of
+message, part, call, citation and spoken reply, are listed below; the writer reads them
+there. Any other key (a ``bogus`` beside ``additional_kwargs``), or a known one where no
+writer reads it (a ``layout`` on a user message, a ``detail`` on a document), would be left
+out without a word: it is refused (``not_representable`` at the key), as are values of a known
+key that no writer acts on (``data_url: false``, an ``image_mimetype`` beside inline data).
+
+A ``ReasoningPart``'s ``content_is_null`` text, a spoken reply's and a citation's keys, and kept
+legacy ``images`` are checked where they are written (``_parts``, ``_reply``, ``_messages``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tracebridge import ToolCall
+from tracebridge._json import json_path
 from tracebridge.errors import short_repr
+from tracebridge.media import audio_mime_type, canonical_audio_mime_type
+from tracebridge.messages import Part
 
-from ._blocks import NAME, not_representable
+from ._blocks import DATA_URL, NAME, not_representable
 
 RESULT_ID_KEYS = ("tool_call_id", "call_id")
 """The keys of ``additional_kwargs`` a tool result names its call by."""
 
 LAYOUT_TOKENS = frozenset({"part", "call"})
+
+_EVERY_MESSAGE = frozenset(("additional_kwargs", "role", "event"))
+MESSAGE_KEYS: Mapping[str, frozenset[str]] = {
+    "human": _EVERY_MESSAGE,
+    "system": _EVERY_MESSAGE,
+    "ai": _EVERY_MESSAGE | {"layout"},
+    "tool": _EVERY_MESSAGE | {"tool_call_id_key"},
+}
+"""Per message kind, what the readers keep on it and the writer reads. ``role`` and ``event``
+are read on every kind, as documented: a role of another kind is not written (the kind's
+default is), and ``event`` is refused unless ``drop=["event_extras"]`` leaves it out."""
+
+PART_KEYS: Mapping[str, frozenset[str]] = {
+    "text": frozenset(),
+    "refusal": frozenset(),
+    "opaque": frozenset(),
+    "reasoning": frozenset(("content_is_null", "num_tokens", "additional_information")),
+    "image": frozenset(("path", "image_mimetype", DATA_URL)),
+    "audio": frozenset(("path", "format", DATA_URL)),
+}
+VIDEO_KEYS = frozenset(("block_type", "path", DATA_URL, "detail", "fps", "video_mimetype"))
+DOCUMENT_KEYS = frozenset(("path", DATA_URL, "document_mimetype"))
+"""A ``FilePart`` keeps a video's keys when ``block_type`` says ``"video"``, else a
+document's."""
+CALL_KEYS = frozenset(("kwargs_text", "entry", "entry_index", "in_blocks", "function_call"))
+CITATION_KEYS = frozenset(("annotation",))
+AUDIO_KEYS = frozenset(("audio", "reference_audio_id", "format"))
+
+_MESSAGE_NAMES = {"human": "a user message", "system": "a system message",
+                  "ai": "an assistant message", "tool": "a tool result"}
 
 
 def own(metadata: dict[str, Any], where: str) -> dict[str, Any]:
@@ -46,9 +87,35 @@ def own(metadata: dict[str, Any], where: str) -> dict[str, Any]:
     return kept
 
 
-def check_message_kept(kept: dict[str, Any], where: str) -> None:
+def refuse_unknown_keys(
+    kept: dict[str, Any], known: frozenset[str], what: str, where: str
+) -> None:
+    """Refuse a key of ``kept`` (the namespace on the element at ``where``) that no reader
+    keeps on ``what``, so that no writer writes it."""
+    if kept.keys() <= known:
+        return  # (the usual case, at C speed)
+    for key in kept:
+        if key not in known:
+            raise not_representable(
+                f"{json_path(f'metadata.{NAME}', key)} is no key the {NAME} reader keeps on "
+                f"{what} (it keeps {', '.join(sorted(known)) or 'nothing there'}): nothing "
+                f"writes it, so it would be lost",
+                json_path(f"{where}.metadata.{NAME}", key),
+            )
+
+
+def not_written(key: str, detail: str, where: str) -> Exception:
+    """``not_representable`` at a kept key (of the element at ``where``) whose value no
+    writer writes."""
+    return not_representable(f"metadata['{NAME}']['{key}'] {detail}: nothing writes it, so it "
+                             f"would be lost", f"{where}.metadata.{NAME}.{key}")
+
+
+def check_message_kept(kept: dict[str, Any], kind: str, where: str) -> None:
     """Refuse a kept message field the writer could only write over typed data, or not at
-    all (``where``: the message's path)."""
+    all (``kind``: the message's type; ``where``: its path)."""
+    if not kept.keys() <= MESSAGE_KEYS[kind]:
+        refuse_unknown_keys(kept, MESSAGE_KEYS[kind], _MESSAGE_NAMES[kind], where)
     at = f"{where}.metadata.{NAME}"
     if "role" in kept and type(kept["role"]) is not str:
         raise not_representable(
@@ -81,10 +148,25 @@ def check_message_kept(kept: dict[str, Any], where: str) -> None:
         )
 
 
-def check_call_kept(call: ToolCall, where: str) -> None:
-    """Refuse a kept entry that would give a call without an id one (``where``: the call's
-    path). The writer writes the entry's other fields as they were."""
+def check_tool_call_id_key(kept: dict[str, Any], call_id: str | None, where: str) -> None:
+    """``tool_call_id_key`` names where a result's call id goes: with no call id, nothing."""
+    if call_id is None and "tool_call_id_key" in kept:
+        raise not_written("tool_call_id_key", f"names the key the call id is written under "
+                          f"({short_repr(kept['tool_call_id_key'])}), but the result has no "
+                          f"call id", where)
+
+
+def check_call_kept(call: ToolCall, where: str, *, is_last: bool) -> None:
+    """Refuse a kept key or value of a call that the writer does not write, and a kept entry
+    that would give a call without an id one (``where``: the call's path; ``is_last``:
+    whether it is its message's last call). The writer writes the entry's other fields as
+    they were."""
     kept = own(call.metadata, where)
+    if not kept:
+        return
+    if not _usual_call_kept(kept):
+        refuse_unknown_keys(kept, CALL_KEYS, "a tool call", where)
+        _check_call_values(call, kept, where, is_last)
     entry = kept.get("entry")
     if call.id is not None or type(entry) is not dict:
         return
@@ -97,3 +179,149 @@ def check_call_kept(call: ToolCall, where: str) -> None:
             f"that id",
             f"{where}.metadata.{NAME}.entry.{key}",
         )
+
+
+_USUAL_CALL_TYPES = {"kwargs_text": str, "entry": dict, "entry_index": int, "in_blocks": bool}
+
+
+def _usual_call_kept(kept: dict[str, Any]) -> bool:
+    """Whether a call keeps what the reader usually keeps, each value of its type: an entry
+    (with its index and ``in_blocks``), ``kwargs_text``, or both (one pass, for speed: anything
+    else is looked at key by key)."""
+    for key, value in kept.items():
+        if type(value) is not _USUAL_CALL_TYPES.get(key):
+            return False
+    return "entry" in kept or (len(kept) == 1 and "kwargs_text" in kept)
+
+
+def _check_call_values(call: ToolCall, kept: dict[str, Any], where: str, is_last: bool) -> None:
+    if type(kept.get("kwargs_text", "")) is not str:
+        raise not_written("kwargs_text", f"keeps the ToolCallBlock's arguments as JSON text; "
+                          f"found {short_repr(kept['kwargs_text'])}", where)
+    if "entry" in kept:
+        if type(kept["entry"]) is not dict:
+            raise not_written("entry", f"keeps the call's additional_kwargs['tool_calls'] "
+                              f"entry, a dict; found {short_repr(kept['entry'])}", where)
+        if type(kept.get("entry_index", 0)) is not int:
+            raise not_written("entry_index", f"is the entry's position, an int; found "
+                              f"{short_repr(kept['entry_index'])}", where)
+        if type(kept.get("in_blocks", False)) is not bool:
+            raise not_written("in_blocks", f"says whether the call has a ToolCallBlock, a "
+                              f"bool; found {short_repr(kept['in_blocks'])}", where)
+    else:
+        for key in ("entry_index", "in_blocks"):
+            if key in kept:
+                raise not_written(key, "says where the call's kept entry goes, but the call "
+                                  "keeps no entry", where)
+    if "function_call" in kept:
+        legacy = kept["function_call"]
+        if type(legacy) is not dict:
+            found = f"found {short_repr(legacy)}"
+        elif "entry" in kept:
+            found = "the call keeps an entry too, and is written as that"
+        elif not (is_last and call.id is None and call.kind == "function"):
+            found = ("only the message's last call, a function call without an id, is written "
+                     "as one")
+        else:
+            return
+        raise not_written("function_call", f"keeps the legacy additional_kwargs"
+                          f"['function_call'] dict of the call; {found}", where)
+
+
+def check_part_kept(part: Part, kept: dict[str, Any], where: str) -> None:
+    """Refuse a key of a part's kept namespace that no reader keeps on its kind, and a value
+    of a known key that the writer does not write (``where``: the part's path)."""
+    kind = part.type
+    if kind == "file":
+        video = kept.get("block_type")
+        if "block_type" in kept and video != "video":
+            raise not_written("block_type", f"is 'video' when to_messages keeps it (a "
+                              f"VideoBlock); found {short_repr(video)}", where)
+        known = VIDEO_KEYS if video == "video" else DOCUMENT_KEYS
+        if not kept.keys() <= known:
+            refuse_unknown_keys(kept, known, "a file part of a video" if video == "video"
+                                else "a file part (a document)", where)
+    elif not kept.keys() <= PART_KEYS[kind]:
+        refuse_unknown_keys(kept, PART_KEYS[kind], f"a {kind} part", where)
+    if kind == "reasoning":
+        _check_reasoning_values(kept, where)
+        return
+    inline = kept.get(DATA_URL, True)
+    if inline is not True:
+        raise not_written(DATA_URL, f"is true when to_messages keeps it (the block gave its "
+                          f"data as a base64 data: URL); found {short_repr(inline)}", where)
+    for key in ("path", "detail", "fps"):
+        if key in kept and kept[key] is None:
+            raise not_written(key, "is kept only when the block has one; found null, which "
+                              "is no block's", where)
+    if type(kept.get("path", "")) is not str:
+        raise not_written("path", f"is the block's local path, text; found "
+                          f"{short_repr(kept['path'])}", where)
+    if DATA_URL in kept:
+        return  # the type field kept beside a data: URL is checked where it is written
+    for key in ("video_mimetype", "document_mimetype"):
+        if key in kept:
+            raise not_written(key, f"is kept only beside {DATA_URL}: true (the type a block "
+                              f"says besides its data: URL); the part's mime_type says the "
+                              f"type here", where)
+    if "image_mimetype" in kept:
+        _check_image_mimetype(part, kept["image_mimetype"], where)
+    if "format" in kept:
+        _check_audio_format(part, kept["format"], where)
+
+
+def _check_image_mimetype(part: Part, stored: Any, where: str) -> None:
+    """Without a data: URL, ``image_mimetype: null`` says an image by URL (or path) without
+    a mime type had none where LlamaIndex would derive one."""
+    data, mime_type = getattr(part, "data", None), getattr(part, "mime_type", None)
+    if stored is not None or data is not None or mime_type is not None:
+        raise not_written("image_mimetype", f"is null when to_messages keeps it without "
+                          f"{DATA_URL} (an image without data or a mime type); found "
+                          f"{short_repr(stored)} on a part with data set: "
+                          f"{data is not None}, mime_type={mime_type!r}", where)
+
+
+def _check_audio_format(part: Part, stored: Any, where: str) -> None:
+    """Without a data: URL, ``format`` is the AudioBlock's own spelling of the part's mime
+    type (``"mpeg"`` for audio/mpeg), or ``""`` on a part without one."""
+    mime_type = getattr(part, "mime_type", None)
+    if stored == "" and mime_type is None:
+        return
+    if type(stored) is str and stored and mime_type is not None and canonical_audio_mime_type(
+        audio_mime_type(stored)
+    ) == canonical_audio_mime_type(mime_type):
+        return
+    raise not_written("format", f"is the AudioBlock's spelling of the part's mime type (or "
+                      f"'' beside none); found {short_repr(stored)} beside mime_type="
+                      f"{mime_type!r}", where)
+
+
+_REASONING_TYPES = {"content_is_null": bool, "num_tokens": int, "additional_information": dict}
+
+
+def usual_reasoning_kept(kept: dict[str, Any]) -> bool:
+    """Whether a reasoning part keeps only what the reader keeps there, as it keeps it (one
+    pass, for speed; ``check_part_kept`` says what is wrong otherwise)."""
+    for key, value in kept.items():
+        if type(value) is not _REASONING_TYPES.get(key) or value is False or value == {}:
+            return False
+    return True
+
+
+_SOME_INFORMATION = {"": None}
+"""What an absent ``additional_information`` is taken for below: a dict that holds something."""
+
+
+def _check_reasoning_values(kept: dict[str, Any], where: str) -> None:
+    if kept.get("content_is_null", True) is not True:
+        raise not_written("content_is_null", f"is true when to_messages keeps it (the "
+                          f"ThinkingBlock had no content); found "
+                          f"{short_repr(kept['content_is_null'])}", where)
+    if type(kept.get("num_tokens", 0)) is not int:
+        raise not_written("num_tokens", f"is the ThinkingBlock's token count, an int; found "
+                          f"{short_repr(kept['num_tokens'])}", where)
+    info = kept.get("additional_information", _SOME_INFORMATION)
+    if type(info) is not dict or not info:
+        raise not_written("additional_information", f"keeps the ThinkingBlock's "
+                          f"additional_information when it holds something, a dict; found "
+                          f"{short_repr(info)}", where)

@@ -51,7 +51,13 @@ from ._blocks import (
 )
 from ._calls import block_call, blocks_with_calls, parse_args, reconcile_calls
 from ._json_form import check_json_form
-from ._kept import RESULT_ID_KEYS, check_call_kept, check_message_kept, own
+from ._kept import (
+    RESULT_ID_KEYS,
+    check_call_kept,
+    check_message_kept,
+    check_tool_call_id_key,
+    own,
+)
 from ._parts import part_to_block
 from ._reply import (
     put_audio,
@@ -451,7 +457,7 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
     where = f"messages[{k}]"
     kept = own(message.metadata, where)
     if kept:
-        check_message_kept(kept, where)
+        check_message_kept(kept, message.type, where)
         if "event" in kept and "event_extras" not in drop:
             raise not_representable(
                 f"metadata['{NAME}']['event'] keeps what only an event stream says "
@@ -470,7 +476,7 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
     if message.name is not None:
         extra["name"] = message.name
     is_ai = isinstance(message, AIMessage)
-    content = put_refusal(message, extra, drop) if isinstance(message, AIMessage) else (
+    content = put_refusal(message, extra, drop, where) if isinstance(message, AIMessage) else (
         message.content
     )
     if isinstance(content, str):
@@ -480,8 +486,9 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
                    for j, part in enumerate(content)]
         blocks = [block for block in written if block is not None]
     if isinstance(message, AIMessage):
+        last = len(message.tool_calls) - 1
         for j, call in enumerate(message.tool_calls):
-            check_call_kept(call, f"{where}.tool_calls[{j}]")
+            check_call_kept(call, f"{where}.tool_calls[{j}]", is_last=j == last)
             if call.invalid_args is not None:
                 _reads_back_unparsed(call, f"{where}.tool_calls[{j}].invalid_args")
         blocks = blocks_with_calls(message, blocks, kept, extra)
@@ -492,6 +499,8 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
             raise not_representable("a ChatMessage cannot say a tool failed (is_error=True); "
                                      "drop=['is_error'] leaves the flag out",
                                      f"{where}.is_error")
+        if kept:
+            check_tool_call_id_key(kept, message.tool_call_id, where)
         if message.tool_call_id is not None:
             extra[kept.get("tool_call_id_key", "tool_call_id")] = message.tool_call_id
     return {"role": role, "additional_kwargs": extra, "blocks": blocks}

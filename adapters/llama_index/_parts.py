@@ -60,7 +60,7 @@ from ._blocks import (
     type_said_by,
 )
 from ._held import KEPT_NULL, Difference, hold, located
-from ._kept import own
+from ._kept import check_part_kept, own, usual_reasoning_kept
 
 
 @lru_cache(maxsize=1024)
@@ -104,18 +104,29 @@ def part_to_block(
     """
     kept = own(part.metadata, where)
     if isinstance(part, TextPart):
+        if kept:
+            check_part_kept(part, kept, where)
         return {"block_type": "text", "text": part.text}
+    # (a part left out whole is not looked at: the key checks follow the drops)
     if isinstance(part, ImagePart):
+        if kept:
+            check_part_kept(part, kept, where)
         return _image_block(part, kept, where, drop)
     if isinstance(part, AudioPart):
+        if kept:
+            check_part_kept(part, kept, where)
         return _audio_block(part, kept, where, drop)
     if isinstance(part, FilePart):
         if part.file_id is not None and part.data is None and part.url is None and (
             "file_ids" in drop
         ):
             return None
+        if kept:
+            check_part_kept(part, kept, where)
         return _file_block(part, kept, where, drop)
     if isinstance(part, ReasoningPart):
+        if kept and not usual_reasoning_kept(kept):
+            check_part_kept(part, kept, where)
         return _thinking_block(part, kept, where)
     if isinstance(part, RefusalPart):
         if "refusals" in drop:
@@ -127,6 +138,8 @@ def part_to_block(
         )
     if isinstance(part, OpaquePart):
         if _is_own_block(part, in_ai):
+            if kept:
+                check_part_kept(part, kept, where)
             block: dict[str, Any] = json_copy(part.value)  # LlamaIndex keeps nested values
             return block
         if "opaque_parts" in drop:

@@ -30,7 +30,14 @@ from tracebridge import AIMessage, AudioReference, Citation, RefusalPart
 from tracebridge.errors import short_repr
 
 from ._blocks import NAME, fail, held_block, no_unknown_fields, not_representable, optional_str
-from ._kept import own
+from ._kept import (
+    AUDIO_KEYS,
+    CITATION_KEYS,
+    PART_KEYS,
+    not_written,
+    own,
+    refuse_unknown_keys,
+)
 from ._parts import held_as_given
 
 REPLY_FIELDS = {"transcript": str, "data": str, "expires_at": int}
@@ -138,12 +145,20 @@ def take_citations(extra: dict[str, Any], index: int, where: str) -> list[Citati
 # --- the way back -------------------------------------------------------------------------
 
 
-def put_refusal(message: AIMessage, extra: dict[str, Any], drop: Collection[str]) -> Any:
-    """The content without a last RefusalPart, which goes to ``additional_kwargs``."""
+def put_refusal(
+    message: AIMessage, extra: dict[str, Any], drop: Collection[str], where: str
+) -> Any:
+    """The content without a last RefusalPart, which goes to ``additional_kwargs`` (its
+    metadata too is refused where it keeps anything of this adapter's: no reader keeps any)."""
     content = message.content
     if isinstance(content, str) or not content or not isinstance(content[-1], RefusalPart):
         return content
     if "refusals" not in drop:
+        if content[-1].metadata:
+            part_where = f"{where}.content[{len(content) - 1}]"
+            kept = own(content[-1].metadata, part_where)
+            if kept:
+                refuse_unknown_keys(kept, PART_KEYS["refusal"], "a refusal part", part_where)
         extra["refusal"] = content[-1].text
     return content[:-1]
 
@@ -155,20 +170,44 @@ def put_audio(message: AIMessage, blocks: list[dict[str, Any]], extra: dict[str,
     reply = message.audio
     if reply is None:
         return blocks
-    kept = own(reply.metadata, f"{where}.audio")
+    at = f"{where}.audio"
+    kept = own(reply.metadata, at)
+    if kept:
+        refuse_unknown_keys(kept, AUDIO_KEYS, "a spoken reply", at)
     stored = kept.get("audio")
+    if "audio" in kept and type(stored) is not dict:
+        raise not_written("audio", f"keeps the null and other keys of OpenAI's audio dict, a "
+                           f"dict; found {short_repr(stored)}", at)
     typed = {key: getattr(reply, key) for key in REPLY_FIELDS if getattr(reply, key) is not None}
     if type(stored) is dict or _needs_openai_form(typed, blocks):
+        if "format" in kept:
+            raise not_written("format", "is the format of the reply's AudioBlock, but this "
+                               "reply is written as OpenAI's audio dict, which has none", at)
+        if "reference_audio_id" in kept and kept["reference_audio_id"] is not True:
+            raise not_written("reference_audio_id", f"is true when to_messages keeps it "
+                               f"(the reply's id given twice); found "
+                               f"{short_repr(kept['reference_audio_id'])}", at)
         audio = copy.deepcopy(stored) if type(stored) is dict else {}
         extra["audio"] = {**audio, "id": reply.id, **typed}
         if kept.get("reference_audio_id") is True:
             extra["reference_audio_id"] = reply.id
         return blocks
+    if "reference_audio_id" in kept:
+        raise not_written("reference_audio_id", "says the reply's id was also given beside "
+                           "OpenAI's audio dict, but this reply is written as "
+                           "reference_audio_id alone", at)
     extra["reference_audio_id"] = reply.id
+    stored_name = kept.get("format", "mp3")
+    if "format" in kept and (reply.data is None or not (
+        stored_name is None or type(stored_name) is str
+    )):
+        raise not_written("format", f"is the format of the reply's AudioBlock, text or null, "
+                           f"and the reply needs data for that block; found "
+                           f"{short_repr(stored_name)} beside data set: "
+                           f"{reply.data is not None}", at)
     if reply.data is None:
         return blocks
-    stored_name = kept.get("format", "mp3")
-    name = stored_name if stored_name is None or type(stored_name) is str else "mp3"
+    name = stored_name
     block = {"block_type": "audio", "audio": reply.data, "url": None, "path": None,
              "format": name}
     return [*blocks, held_as_given(block, f"{where}.audio", drop, {"audio": "data"})]
@@ -186,7 +225,14 @@ def put_citations(message: AIMessage, extra: dict[str, Any], drop: Collection[st
                 "text; drop=['citations'] leaves citations out",
                 f"{where}.citations[{k}].cited_text",
             )
-        stored = own(cited.metadata, f"{where}.citations[{k}]").get("annotation")
+        at = f"{where}.citations[{k}]"
+        kept = own(cited.metadata, at)
+        if kept:
+            refuse_unknown_keys(kept, CITATION_KEYS, "a citation", at)
+        stored = kept.get("annotation")
+        if "annotation" in kept and type(stored) is not dict:
+            raise not_written("annotation", f"keeps the null and other keys of the "
+                               f"url_citation entry, a dict; found {short_repr(stored)}", at)
         entry = copy.deepcopy(stored) if type(stored) is dict else {}
         inner = entry.get("url_citation")
         inner = dict(inner) if type(inner) is dict else {}
