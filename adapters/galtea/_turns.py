@@ -160,6 +160,7 @@ def _one_turn_each(
     # the same error comes first and omissions are recorded in the same order.
     written: list[dict[str, Any] | Entry] = []
     origins: list[int] = []
+    plain = True  # every message written is a plain one (a dict already)
     for i, message in enumerate(messages):
         kind = type(message)
         if kind is HumanMessage or kind is AIMessage:
@@ -180,6 +181,9 @@ def _one_turn_each(
         if read is not None:
             written.append(read)
             origins.append(i)
+            plain = False
+    if plain:
+        return written, origins  # type: ignore[return-value]  # dicts alone
     turns = [
         turn if isinstance(turn, dict)
         else _role_turn(turn) if shape == "roles"

@@ -108,6 +108,8 @@ class Options:
 
 def check_options(join_consecutive: Any, drop: Any, omitted: Any = None) -> None:
     """Refuse option values that mean nothing (``ValueError``), before anything is written."""
+    if join_consecutive is None and omitted is None and type(drop) is tuple and not drop:
+        return  # the defaults (most calls): nothing to look at
     if join_consecutive is not None and type(join_consecutive) is not str:
         raise ValueError(f"join_consecutive must be a separator string or None, "
                          f"got {short_repr(join_consecutive)}")
