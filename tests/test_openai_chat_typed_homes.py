@@ -232,9 +232,15 @@ def test_developer_is_the_system_message_role_both_ways() -> None:
 
 
 def test_the_old_role_key_in_metadata_no_longer_makes_a_developer() -> None:
-    # The typed role replaced metadata["openai_chat"]["role"]; a stale key is not read.
+    # The typed role replaced metadata["openai_chat"]["role"]; a stale key is not read, and
+    # (no key the reader keeps, so nothing writes it) it is refused rather than lost.
     message = SystemMessage(content="Be brief.", metadata={"openai_chat": {"role": "developer"}})
-    assert from_messages([message]) == [{"role": "system", "content": "Be brief."}]
+    error = refused([message])
+    assert (error.index, error.path) == (0, "messages[0].metadata.openai_chat.role")
+    assert SystemMessage(content="Be brief.").role == "system"
+    assert from_messages([SystemMessage(content="Be brief.")]) == [
+        {"role": "system", "content": "Be brief."}
+    ]
 
 
 # --- 4. image detail -----------------------------------------------------------------------

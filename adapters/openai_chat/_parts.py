@@ -40,6 +40,8 @@ from tracebridge.messages import (
     ToolCall,
 )
 
+from ._write_keys import PART_KEYS, PART_NAMES, refuse_unknown, refuse_untyped
+
 __all__ = ["PART_TYPES", "PartReader", "PartWriter", "described", "is_plain"]
 
 PART_TYPES: Mapping[str, tuple[str, ...]] = {
@@ -229,6 +231,11 @@ class PartWriter:
     FORMAT = "Chat Completions"
     """The format's name, as errors say it."""
 
+    known_keys = False
+    """Whether a namespace key the Chat Completions reader does not keep there is refused
+    (``_write_keys``): set by the openai_chat and swarm writer; writers of other formats
+    built on this class keep other keys, and check them themselves."""
+
     def __init__(self, source: str, index: int, drop: Collection[str]) -> None:
         self.source = source
         self.index = index
@@ -287,6 +294,12 @@ class PartWriter:
     def namespace(self, metadata: Mapping[str, Any]) -> dict[str, Any]:
         """This adapter's kept source fields (``{}`` when there are none)."""
         kept = metadata.get(self.source, {})
+        if (
+            isinstance(kept, dict)
+            and isinstance(kept.get("fields", kept), dict)  # (absent: kept itself)
+            and isinstance(kept.get("inner", kept), dict)
+        ):
+            return kept  # the usual case, without spelling the paths below
         shapes = [(kept, f"metadata.{self.source}")]
         if isinstance(kept, dict):
             shapes += [
@@ -368,10 +381,13 @@ class PartWriter:
         self.check_kept(fields, out, f"{kept}.fields")
         if fields:
             out.update(json_copy(fields))
+        if namespace and self.known_keys and not PART_KEYS[part.type].issuperset(namespace):
+            refuse_unknown(self, namespace, PART_KEYS[part.type], PART_NAMES[part.type], kept)
         return out
 
     def opaque(self, part: OpaquePart, path: str) -> dict[str, Any] | None:
-        if self.namespace(part.metadata).get("verbatim") is not True:
+        namespace = self.namespace(part.metadata)
+        if namespace.get("verbatim") is not True:
             self.lose(
                 f"an opaque {part.kind!r} block from another format is not a {self.FORMAT} "
                 f"part (only parts read from a {self.FORMAT} trace are written back verbatim)",
@@ -379,7 +395,11 @@ class PartWriter:
                 "opaque_parts",
             )
             return None
-        return self.whole(part, path)
+        written = self.whole(part, path)
+        if self.known_keys and not PART_KEYS["opaque"].issuperset(namespace):
+            refuse_unknown(self, namespace, PART_KEYS["opaque"], PART_NAMES["opaque"],
+                           f"{path}.metadata.{self.source}")
+        return written
 
     def whole(self, part: OpaquePart, path: str, what: str = "part") -> dict[str, Any]:
         """The value of an opaque block written back whole: an object of the block's type."""
@@ -443,7 +463,11 @@ class PartWriter:
     def audio_format(self, part: AudioPart, path: str) -> str:
         """The format name: the source's own spelling while it still names the mime type."""
         mime = part.mime_type
-        spelled = self.namespace(part.metadata).get("format")
+        namespace = self.namespace(part.metadata)
+        spelled = namespace.get("format")
+        if self.known_keys and "format" in namespace and type(spelled) is not str:
+            refuse_untyped(self, spelled, "a string", "the source's audio format",
+                           f"{path}.metadata.{self.source}.format")
         if type(spelled) is str and mime is not None and _same_audio(spelled, mime):
             return spelled
         name = audio_format(mime) if mime is not None else None

@@ -47,6 +47,7 @@ from tracebridge.messages import (
 )
 
 from ._parts import PartReader, PartWriter, described, is_plain
+from ._write_keys import AUDIO_KEYS, CITATION_KEYS, refuse_unknown, refuse_untyped
 
 __all__ = ["ReplyReader", "ReplyWriter"]
 
@@ -188,10 +189,14 @@ class ReplyWriter(PartWriter):
             value = getattr(audio, key)
             if value is not None:
                 out[key] = value
-        fields = self.namespace(audio.metadata).get("fields", {})
+        namespace = self.namespace(audio.metadata)
+        fields = namespace.get("fields", {})
         self.check_kept(fields, out, f"{path}.metadata.{self.source}.fields", _audio_key)
         if fields:
             out.update(json_copy(fields))  # the frozen reference's own values: copies
+        if namespace and self.known_keys and not AUDIO_KEYS.issuperset(namespace):
+            refuse_unknown(self, namespace, AUDIO_KEYS, "an audio reply",
+                           f"{path}.metadata.{self.source}")
         return out
 
     def annotations(self, message: AIMessage, namespace: dict[str, Any]) -> list[Any] | None:
@@ -202,6 +207,9 @@ class ReplyWriter(PartWriter):
         ]
         layout = namespace.get("annotations")
         if not isinstance(layout, list):
+            if self.known_keys and "annotations" in namespace:
+                refuse_untyped(self, layout, "a list", "one entry per annotation",
+                               f".metadata.{self.source}.annotations")
             return [a for a in written if a is not None] or None
         kept = [
             self.kept_annotation(entry, f".metadata.{self.source}.annotations[{n}]")
@@ -255,10 +263,12 @@ class ReplyWriter(PartWriter):
         self.check_kept(kept_inner, inner, f"{where}.inner", _citation_key)
         if kept_inner:
             inner.update(json_copy(kept_inner))  # the frozen citation's own values: copies
-        if not inner and citation.cited_text is not None:
+        fields = namespace.get("fields", {})
+        if namespace and self.known_keys and not CITATION_KEYS.issuperset(namespace):
+            refuse_unknown(self, namespace, CITATION_KEYS, "a citation", where)
+        if not (inner or fields) and citation.cited_text is not None:
             return None  # the cited text was all it said, and the caller dropped it
         out: dict[str, Any] = {"type": "url_citation", "url_citation": inner}
-        fields = namespace.get("fields", {})
         self.check_kept(fields, out, f"{where}.fields")
         if fields:
             out.update(json_copy(fields))

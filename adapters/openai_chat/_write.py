@@ -32,6 +32,14 @@ from ._read import (
     refused_anywhere,
 )
 from ._reply import ReplyWriter
+from ._write_keys import (
+    CALL_KEYS,
+    MESSAGE_KEYS,
+    ROLE_NAMES,
+    check_call,
+    check_reply,
+    refuse_unknown,
+)
 
 DROPPABLE = (
     "is_error",
@@ -92,7 +100,7 @@ def _write_all(
                 by_id = True
             written.append(out)
             continue
-        out = _Writer(dialect, i, drop, unanswered.get(i, ())).message(message)
+        out = _OwnWriter(dialect, i, drop, unanswered.get(i, ())).message(message)
         if isinstance(message, AIMessage):
             by_id = out.get("function_call") is None  # a null one kept from the source is none
         elif isinstance(message, ToolMessage) and message.tool_call_id is None and by_id:
@@ -300,7 +308,7 @@ class _FastWriter:
 def write_message(message: AnyMessage, dialect: Dialect, index: int) -> dict[str, Any]:
     """One message as ``dialect`` spells it, on its own: no conversation rules and no
     ``drop``. (Tests build broken traces with it; ``write_trace`` writes whole histories.)"""
-    return _Writer(dialect, index, (), ()).message(message)
+    return _OwnWriter(dialect, index, (), ()).message(message)
 
 
 def unanswered_calls(messages: list[AnyMessage]) -> dict[int, set[int]]:
@@ -401,6 +409,12 @@ class _Writer(ReplyWriter):
                         reader_maps(role, self.dialect.name_keys[role]))
         if fields:
             out.update(json_copy(fields))  # the frozen message's own values: copies
+        if namespace and self.known_keys:
+            if not MESSAGE_KEYS[role].issuperset(namespace):
+                refuse_unknown(self, namespace, MESSAGE_KEYS[role], ROLE_NAMES[role],
+                               f".metadata.{self.source}")
+            if "refusal" in namespace:  # an assistant's, by now
+                check_reply(self, namespace, out, f".metadata.{self.source}")
         return out
 
     def empty_form(self, message: AnyMessage, role: str, namespace: dict[str, Any]) -> Any:
@@ -449,9 +463,10 @@ class _Writer(ReplyWriter):
                     f".tool_calls[{k}].id",
                     "custom_calls",
                 )
-            out["function_call"] = self.function(
-                call, self.namespace(call.metadata), f".tool_calls[{k}]"
-            )
+            namespace = self.namespace(call.metadata)
+            out["function_call"] = self.function(call, namespace, f".tool_calls[{k}]")
+            if namespace and self.known_keys:
+                check_call(self, namespace, "legacy", f".tool_calls[{k}]")
         else:
             self.refuse(
                 f"{len(kept)} tool calls without ids: only the legacy function_call "
@@ -493,6 +508,8 @@ class _Writer(ReplyWriter):
         self.check_kept(fields, out, f"{path}.metadata.{self.source}.fields", _call_key)
         if fields:
             out.update(json_copy(fields))
+        if namespace and self.known_keys and not CALL_KEYS[call.kind].issuperset(namespace):
+            check_call(self, namespace, call.kind, path)
         return out
 
     def function(self, call: ToolCall, namespace: Mapping[str, Any], path: str) -> dict[str, Any]:
@@ -500,10 +517,25 @@ class _Writer(ReplyWriter):
             read_back = read_arguments(call.invalid_args)  # what the reader makes of the text
             if read_back is not None:
                 self.refuse_read_back(call, read_back, f"{path}.invalid_args")
-        written = {"name": call.name, "arguments": _arguments(call, namespace.get("arguments"))}
+        spelled = namespace.get("arguments")
+        text = _arguments(call, spelled)
+        if text is not spelled and namespace and self.known_keys and "arguments" in namespace:
+            # kept text not used: stale text (args edited since) is dropped by design; a
+            # value that is no text at all is refused
+            check_call(self, namespace, "legacy" if call.id is None else call.kind, path)
+        written = {"name": call.name, "arguments": text}
         inner = namespace.get("inner", {})
         self.check_kept(inner, written, f"{path}.metadata.{self.source}.inner")
         return {**json_copy(inner), **written}
+
+
+class _OwnWriter(_Writer):
+    """The writer of ``openai_chat`` and ``swarm`` themselves, which also refuses what a
+    message keeps under the dialect's namespace that no writer reads (``_write_keys``; the
+    fast writer takes no such message). Other formats' writers built on ``_Writer`` (otel's
+    flat messages) keep other keys there, and check them themselves."""
+
+    known_keys = True
 
 
 def _arguments(call: ToolCall, spelled: Any) -> str:
