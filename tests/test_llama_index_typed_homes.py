@@ -82,8 +82,14 @@ def test_the_developer_role_is_the_system_message_role_both_ways() -> None:
 
 
 def test_a_system_role_in_old_metadata_does_not_override_the_typed_role() -> None:
+    # Nor is it left out without a word (DESIGN.md: nothing is silently dropped): the typed
+    # role is written, so a kept role that is not it is refused where it is.
     old = SystemMessage(content="x", metadata={NS: {"role": "developer"}})
-    assert written([old])[0]["role"] == "system"
+    error = refused([old])
+    assert (error.code, error.index, error.path) == (
+        "not_representable", 0, "messages[0].metadata.llama_index.role")
+    assert written([SystemMessage(content="x", metadata={NS: {"role": "system"}})])[0][
+        "role"] == "system"
 
 
 # --- refusals ----------------------------------------------------------------------------

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from tracebridge import AIMessage, ToolCall, TraceError
 from tracebridge._json import json_copy, same_json
 from tracebridge.errors import short_repr
 
-from ._blocks import NAME, fail, json_checked, no_unknown_fields, optional_str
+from ._blocks import NAME, fail, json_checked, no_unknown_fields, not_representable, optional_str
 
 
 def _reject_constant(name: str) -> Any:
@@ -249,24 +250,35 @@ _Placed = tuple[dict[str, Any] | None, tuple[int, dict[str, Any]] | None, dict[s
 
 
 def blocks_with_calls(
-    message: AIMessage, parts: list[dict[str, Any]], kept: dict[str, Any], extra: dict[str, Any]
+    message: AIMessage, parts: list[dict[str, Any]], written: Sequence[dict[str, Any] | None],
+    kept: dict[str, Any], extra: dict[str, Any], where: str,
 ) -> list[dict[str, Any]]:
     """The message's blocks with its calls placed as its metadata says (or as LlamaIndex
-    writes them), in an order that reads back as ``message.tool_calls``."""
+    writes them), in an order that reads back as ``message.tool_calls``.
+
+    ``parts``: the content's blocks; ``written``: the same with None for a part ``drop``
+    leaves out, which a kept ``layout`` (checked: a list of ``"part"`` and ``"call"``) orders
+    with the calls. A layout whose counts are not the message's is ``not_representable``
+    (``where``: the message's path): the calls would follow the parts, and the order be lost.
+    """
     in_blocks, entries, legacy = place_calls(message.tool_calls)
     if entries is not None:
         extra["tool_calls"] = entries
     if legacy is not None:
         extra["function_call"] = legacy
-    layout = kept.get("layout")
-    if (
-        type(layout) is not list
-        or layout.count("part") != len(parts)
-        or layout.count("call") != len(in_blocks)
-    ):
+    if "layout" not in kept:
         return parts + in_blocks
-    sources = {"part": iter(parts), "call": iter(in_blocks)}
-    return [next(sources[token]) for token in layout]
+    layout = kept["layout"]
+    if layout.count("part") != len(written) or layout.count("call") != len(in_blocks):
+        raise not_representable(
+            f"metadata['{NAME}']['layout'] {short_repr(layout)} does not count the message's "
+            f"blocks: {len(written)} parts to write as blocks, {len(in_blocks)} calls as "
+            f"ToolCallBlocks (it has {layout.count('part')} 'part', {layout.count('call')} "
+            f"'call'); the calls would follow the parts, and the kept order would be lost",
+            f"{where}.metadata.{NAME}.layout",
+        )
+    sources = {"part": iter(written), "call": iter(in_blocks)}
+    return [block for token in layout if (block := next(sources[token])) is not None]
 
 
 def place_calls(

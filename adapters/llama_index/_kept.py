@@ -19,6 +19,11 @@ there. Any other key (a ``bogus`` beside ``additional_kwargs``), or a known one 
 writer reads it (a ``layout`` on a user message, a ``detail`` on a document), would be left
 out without a word: it is refused (``not_representable`` at the key), as are values of a known
 key that no writer acts on (``data_url: false``, an ``image_mimetype`` beside inline data).
+So are kept values that contradict the typed message, which is written instead: a ``role``
+that is not the one written (``contradicting_role``), a ``layout`` whose counts are not the
+message's (checked in ``_calls``), and a key of the kept ``additional_kwargs`` that the reader
+reads into a typed field, holding what the writer does not write there from the typed message
+(``check_kept_kwargs``).
 
 A ``ReasoningPart``'s ``content_is_null`` text, a spoken reply's and a citation's keys, and kept
 legacy ``images`` are checked where they are written (``_parts``, ``_reply``, ``_messages``).
@@ -29,8 +34,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tracebridge import ToolCall
-from tracebridge._json import json_path
+from tracebridge import AIMessage, Message, ToolCall
+from tracebridge._json import json_path, same_json
 from tracebridge.errors import short_repr
 from tracebridge.media import audio_mime_type, canonical_audio_mime_type
 from tracebridge.messages import Part
@@ -50,8 +55,9 @@ MESSAGE_KEYS: Mapping[str, frozenset[str]] = {
     "tool": _EVERY_MESSAGE | {"tool_call_id_key"},
 }
 """Per message kind, what the readers keep on it and the writer reads. ``role`` and ``event``
-are read on every kind, as documented: a role of another kind is not written (the kind's
-default is), and ``event`` is refused unless ``drop=["event_extras"]`` leaves it out."""
+are read on every kind, as documented: a role is refused unless it is written (a role of the
+message's kind; a SystemMessage's own), and ``event`` unless ``drop=["event_extras"]`` leaves
+it out."""
 
 PART_KEYS: Mapping[str, frozenset[str]] = {
     "text": frozenset(),
@@ -71,6 +77,17 @@ AUDIO_KEYS = frozenset(("audio", "reference_audio_id", "format"))
 
 _MESSAGE_NAMES = {"human": "a user message", "system": "a system message",
                   "ai": "an assistant message", "tool": "a tool result"}
+_KIND_NAMES = {**_MESSAGE_NAMES, "ai": "an assistant-side message"}
+
+LIFTED_KWARGS: Mapping[str, frozenset[str]] = {
+    "human": frozenset(("name",)),
+    "system": frozenset(("name",)),
+    "tool": frozenset(("name", *RESULT_ID_KEYS)),
+    "ai": frozenset(("name", "tool_calls", "function_call", "refusal", "audio",
+                     "reference_audio_id", "annotations")),
+}
+"""Per message kind, the ``additional_kwargs`` keys the reader reads into a typed field (a
+value of the right type) and the writer writes from it."""
 
 
 def own(metadata: dict[str, Any], where: str) -> dict[str, Any]:
@@ -154,6 +171,64 @@ def check_tool_call_id_key(kept: dict[str, Any], call_id: str | None, where: str
         raise not_written("tool_call_id_key", f"names the key the call id is written under "
                           f"({short_repr(kept['tool_call_id_key'])}), but the result has no "
                           f"call id", where)
+
+
+def contradicting_role(stored: str, written: str, roles: Mapping[str, str], kind: str,
+                       where: str) -> Exception:
+    """``not_representable`` at a kept ``role`` that is not the one written (``roles``: each
+    LlamaIndex role's kind of message; ``kind``: the message's). A role of the message's kind
+    is written (``chatbot``), but another kind's is not, nor one that is not the
+    SystemMessage's own ``role``: it would be left out."""
+    stored_kind = roles.get(stored)
+    if stored_kind is None:
+        said = f"is no LlamaIndex role ({', '.join(roles)})"
+    elif kind == "system":
+        said = f"is not the SystemMessage's role ({written!r})"
+    else:
+        said = f"is the role of {_KIND_NAMES[stored_kind]}, not of {_MESSAGE_NAMES[kind]}"
+    return not_representable(
+        f"metadata['{NAME}']['role'] {short_repr(stored)} {said}: the ChatMessage is written "
+        f"with the role {written!r}, so the kept role would be lost",
+        f"{where}.metadata.{NAME}.role",
+    )
+
+
+_ABSENT = object()
+
+
+def check_kept_kwargs(
+    stored: dict[str, Any], written: dict[str, Any], message: Message, where: str
+) -> None:
+    """Refuse a key of the kept ``additional_kwargs`` that the reader reads into a typed field
+    when the value written there from the typed message is not the kept one: the kept value
+    would be written over, or left out (a value the reader reads into the field is not written
+    from the metadata unless it is the typed one). ``where``: the message's path."""
+    lifted = LIFTED_KWARGS[message.type]
+    for key in stored:
+        if key in lifted and not same_json(stored[key], found := written.get(key, _ABSENT)):
+            writes = "nothing" if found is _ABSENT else short_repr(found)
+            raise not_representable(
+                f"metadata['{NAME}']['additional_kwargs'][{key!r}] keeps "
+                f"{short_repr(stored[key])} under the key the reader reads "
+                f"{_typed_home(key, message)} from, where the writer writes {writes}: the kept "
+                f"value contradicts the typed message, and would be lost",
+                json_path(f"{where}.metadata.{NAME}.additional_kwargs", key),
+            )
+
+
+def _typed_home(key: str, message: Message) -> str:
+    if key == "name":
+        return f"the message's name (name={message.name!r})"
+    if key in RESULT_ID_KEYS:
+        return f"the result's call id (tool_call_id={getattr(message, 'tool_call_id', None)!r})"
+    assert isinstance(message, AIMessage)
+    if key in ("tool_calls", "function_call"):
+        return f"the message's tool calls ({len(message.tool_calls)} of them)"
+    if key == "refusal":
+        return "the message's refusal (a last RefusalPart)"
+    if key == "annotations":
+        return f"the message's citations ({len(message.citations)} of them)"
+    return f"the message's spoken reply (audio={'None' if message.audio is None else 'set'})"
 
 
 def check_call_kept(call: ToolCall, where: str, *, is_last: bool) -> None:

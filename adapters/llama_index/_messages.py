@@ -22,7 +22,7 @@ citations in ``_reply``.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from tracebridge import (
@@ -52,10 +52,13 @@ from ._blocks import (
 from ._calls import block_call, blocks_with_calls, parse_args, reconcile_calls
 from ._json_form import check_json_form
 from ._kept import (
+    LIFTED_KWARGS,
     RESULT_ID_KEYS,
     check_call_kept,
+    check_kept_kwargs,
     check_message_kept,
     check_tool_call_id_key,
+    contradicting_role,
     own,
 )
 from ._parts import part_to_block
@@ -465,12 +468,13 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
                 f"drop=['event_extras'] leaves it out",
                 f"{where}.metadata.{NAME}.event",
             )
-    role = kept.get("role")
-    if isinstance(message, SystemMessage):
-        role = message.role
-    elif ROLE_KIND.get(role) != message.type:  # type: ignore[arg-type]
-        role = DEFAULT_ROLE[message.type]
-    extra = _kept_kwargs(kept, message.type)
+    role = message.role if isinstance(message, SystemMessage) else DEFAULT_ROLE[message.type]
+    if "role" in kept and kept["role"] != role:  # (a string: checked above)
+        stored = kept["role"]
+        if ROLE_KIND.get(stored) != message.type or isinstance(message, SystemMessage):
+            raise contradicting_role(stored, role, ROLE_KIND, message.type, where)
+        role = stored
+    extra = _kept_kwargs(kept, message)
     if extra.get("images"):
         _check_kept_images(extra["images"], f"{where}.metadata.{NAME}.additional_kwargs.images")
     if message.name is not None:
@@ -479,8 +483,9 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
     content = put_refusal(message, extra, drop, where) if isinstance(message, AIMessage) else (
         message.content
     )
+    written: Sequence[dict[str, Any] | None]
     if isinstance(content, str):
-        blocks = [{"block_type": "text", "text": content}]
+        written = blocks = [{"block_type": "text", "text": content}]
     else:
         written = [part_to_block(part, f"{where}.content[{j}]", drop, in_ai=is_ai)
                    for j, part in enumerate(content)]
@@ -491,7 +496,7 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
             check_call_kept(call, f"{where}.tool_calls[{j}]", is_last=j == last)
             if call.invalid_args is not None:
                 _reads_back_unparsed(call, f"{where}.tool_calls[{j}].invalid_args")
-        blocks = blocks_with_calls(message, blocks, kept, extra)
+        blocks = blocks_with_calls(message, blocks, written, kept, extra, where)
         blocks = put_audio(message, blocks, extra, where, drop)
         put_citations(message, extra, drop, where)
     elif isinstance(message, ToolMessage):
@@ -503,17 +508,30 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
             check_tool_call_id_key(kept, message.tool_call_id, where)
         if message.tool_call_id is not None:
             extra[kept.get("tool_call_id_key", "tool_call_id")] = message.tool_call_id
+    if "additional_kwargs" in kept and not LIFTED_KWARGS[message.type].isdisjoint(
+        kept["additional_kwargs"]
+    ):
+        check_kept_kwargs(kept["additional_kwargs"], extra, message, where)
     return {"role": role, "additional_kwargs": extra, "blocks": blocks}
 
 
-def _kept_kwargs(kept: dict[str, Any], kind: str) -> dict[str, Any]:
+def _kept_kwargs(kept: dict[str, Any], message: Message) -> dict[str, Any]:
     """The kept ``additional_kwargs`` without any key the reader would lift into a typed field:
-    the typed message, not its metadata, says what those hold."""
+    the typed message, not its metadata, says what those hold (what it writes there is then
+    held to the kept value, ``check_kept_kwargs``). A tool result's call id kept under the
+    other key (given under both) is written there too: both name the one call."""
     stored = kept.get("additional_kwargs")
     if type(stored) is not dict:
         return {}
+    kind = message.type
     return {key: json_copy(value) for key, value in stored.items()
-            if not _is_lifted(key, value, kind)}
+            if not _is_lifted(key, value, kind) or _is_call_id(key, value, message)}
+
+
+def _is_call_id(key: str, value: Any, message: Message) -> bool:
+    """Whether a kept key is a tool result's call id key holding its call id."""
+    return (isinstance(message, ToolMessage) and key in RESULT_ID_KEYS
+            and value == message.tool_call_id)
 
 
 def _check_kept_images(images: Any, path: str) -> None:
