@@ -617,3 +617,45 @@ def _written(target: Any, messages: list[tb.Message]) -> tuple[Any, TraceError |
         return target.from_messages(messages), None
     except TraceError as error:
         return None, error
+
+
+# --- a marker that says more than the writer can write -------------------------------------
+
+
+def _marked(marker: dict[str, Any], *rest: tb.TextPart) -> list[tb.Message]:
+    return [tb.HumanMessage(content="hi"), tb.AIMessage(content=[
+        tb.ReasoningPart(text="r", metadata={"langchain": marker}), *rest])]
+
+
+@pytest.mark.parametrize(("marker", "rest", "key", "says"), [
+    ({"from": "reasoning_content", "bogus": 1}, ["a"], "bogus",
+     "'bogus' is no key the reader keeps beside 'from'"),
+    ({"from": "reasoning_content", "content": "other"}, ["a"], "content",
+     "'content': 'other' is kept only as 'string'"),
+    ({"from": "reasoning_content", "content": "string"}, ["a", "b"], "content",
+     "2 part(s) follow it here"),
+], ids=["unknown key", "unknown content form", "string form before two parts"])
+def test_a_marker_the_writer_cannot_honour_is_refused_at_its_key(
+    marker: dict[str, Any], rest: list[str], key: str, says: str,
+) -> None:
+    with pytest.raises(TraceError) as raised:
+        langchain.from_messages(_marked(marker, *(tb.TextPart(text=t) for t in rest)))
+    error = raised.value
+    assert (error.code, error.index, error.path) == (
+        "not_representable", 1, f"messages[1].content[0].metadata.langchain.{key}")
+    assert says in error.detail
+
+
+@pytest.mark.parametrize(("marker", "rest", "content"), [
+    ({"from": "reasoning_content", "content": "string"}, ["a"], "a"),
+    ({"from": "reasoning_content", "content": "string"}, [], ""),
+    ({"from": "reasoning_content"}, ["a"], [{"type": "text", "text": "a"}]),
+])
+def test_a_marker_the_reader_makes_is_written_and_reads_back_the_same(
+    marker: dict[str, Any], rest: list[str], content: Any,
+) -> None:
+    typed = _marked(marker, *(tb.TextPart(text=t) for t in rest))
+    written = langchain.from_messages(typed)
+    assert written[1].content == content
+    assert written[1].additional_kwargs == {"reasoning_content": "r"}
+    assert langchain.to_messages(written) == typed

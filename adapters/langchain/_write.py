@@ -377,7 +377,7 @@ def _kwargs_home(
 def _ai_fields(
     message: AIMessage, fields: dict[str, Any], cls_name: str, at: str, drop: Collection[str]
 ) -> None:
-    parts, reasoning = _split_reasoning(message.content)
+    parts, reasoning = _split_reasoning(message.content, at)
     if reasoning is not None:
         _kwargs_home(fields, REASONING_KEY, reasoning, at, typed="reasoning part")
     parts, refusal = _split_refusal(parts)
@@ -406,24 +406,44 @@ def _ai_fields(
         _put_citations(message.citations, fields, at)
 
 
-def _split_reasoning(content: Content) -> tuple[Content | list[AnyPart], str | None]:
+def _split_reasoning(
+    content: Content, at: str
+) -> tuple[Content | list[AnyPart], str | None]:
     """The content without the reasoning that belongs in ``additional_kwargs``: the first
     part, when it is a reasoning part read from there (``metadata.langchain.from``). What is
-    left goes back as the string it was read from (``content: "string"``) when it still is
-    one: no part, or one text part with text and nothing kept."""
+    left goes back as the string it was read from (``content: "string"``), which it must
+    still be: no part, or one text part with text and nothing kept. A marker holding anything
+    else would be lost: ``not_representable`` at it."""
     if isinstance(content, str) or not content:
         return content, None
     first = content[0]
     if not isinstance(first, ReasoningPart) or not _from_reasoning_content(first):
         return content, None
+    marker = first.metadata[NAME]
+    where = f"{at}.content[0].metadata.{NAME}"
+    for key in marker:
+        if key not in _MARKER_KEYS:
+            raise _not_representable(
+                f"{key!r} is no key the reader keeps beside 'from' on reasoning read from "
+                f"additional_kwargs.{REASONING_KEY} (it keeps 'from' and 'content'): nothing "
+                f"writes it, so it would be lost", f"{where}.{key}")
     rest: list[AnyPart] = list(content[1:])
-    if first.metadata[NAME].get("content") == "string":
-        if not rest:
-            return "", first.text
-        only = rest[0]
-        if len(rest) == 1 and isinstance(only, TextPart) and only.text and not only.metadata:
-            return only.text, first.text
-    return rest, first.text
+    if "content" not in marker:
+        return rest, first.text
+    only = rest[0] if len(rest) == 1 else None
+    if marker["content"] != "string" or not (
+        not rest or (isinstance(only, TextPart) and only.text and not only.metadata)
+    ):
+        raise _not_representable(
+            f"'content': {short_repr(marker['content'])} is kept only as 'string' (the "
+            f"content after the reasoning was a string), before no part or one plain text "
+            f"part; {len(rest)} part(s) follow it here: written, the message would read back "
+            f"without this key", f"{where}.content")
+    return (only.text if isinstance(only, TextPart) else ""), first.text
+
+
+_MARKER_KEYS = frozenset(("from", "content"))
+"""What the reader keeps on reasoning read from ``additional_kwargs.reasoning_content``."""
 
 
 def _split_refusal(
