@@ -10,7 +10,10 @@ Shared typed homes: ``developer`` is ``SystemMessage(role="developer")``; a refu
 ``ImagePart.detail``; ``input_audio.format`` is ``AudioPart.mime_type`` (``tracebridge.media``);
 the assistant's ``audio`` is ``AIMessage.audio``; ``url_citation`` annotations are
 ``AIMessage.citations``; a custom call is ``ToolCall(kind="custom", args={"input": text})``;
-``arguments: ""`` (a tool without parameters) is ``args={}``.
+``arguments: ""`` (a tool without parameters) is ``args={}``; the model's reasoning text that
+compatible APIs return beside an assistant's content (``reasoning_content``: DeepSeek, vLLM;
+``reasoning``: vLLM, OpenRouter, Groq) is a ``ReasoningPart`` first in the content, marked so
+that it goes back to its key.
 
 What the typed fields do not hold is kept under ``metadata["openai_chat"]``:
 
@@ -44,6 +47,7 @@ from typing import Any
 from tracebridge.messages import Message
 
 from ._read import ROLES, Dialect, is_sdk_message, parse_arguments, read_trace
+from ._reply import REASONING_KEYS
 from ._write import DROPPABLE, write_trace
 
 __all__ = [
@@ -59,7 +63,7 @@ __all__ = [
 
 NAME = "openai_chat"
 
-OPENAI = Dialect(NAME, {role: "name" for role in ROLES})
+OPENAI = Dialect(NAME, {role: "name" for role in ROLES}, REASONING_KEYS)
 
 # What an assistant message may carry instead of content (the audio guide sends back
 # ``{"role": "assistant", "audio": {"id": ...}}``).

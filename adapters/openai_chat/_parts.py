@@ -236,10 +236,17 @@ class PartWriter:
     (``_write_keys``): set by the openai_chat and swarm writer; writers of other formats
     built on this class keep other keys, and check them themselves."""
 
+    reasoning_keys: tuple[str, ...] = ()
+    """The assistant keys a reasoning part marked in this namespace goes back to (``from``):
+    the openai_chat and swarm writer's; none for writers of other formats."""
+
     def __init__(self, source: str, index: int, drop: Collection[str]) -> None:
         self.source = source
         self.index = index
         self.drop = drop
+        self.first = 0
+        """The typed position of the first part ``content`` writes (1 after a reasoning part
+        written as its own key)."""
 
     def lose(self, what: str, path: str, option: str | None) -> None:
         """Raise ``not_representable`` unless the caller accepted this loss by name."""
@@ -328,7 +335,7 @@ class PartWriter:
         if isinstance(content, str):
             return content
         parts = []
-        for j, part in enumerate(content):
+        for j, part in enumerate(content, self.first):
             written = self.part(part, f".content[{j}]", role)
             if written is not None:
                 parts.append(written)
@@ -339,6 +346,14 @@ class PartWriter:
     def part(self, part: Part, path: str, role: str) -> dict[str, Any] | None:
         """The part as the API spells it, or None when the caller dropped it."""
         if isinstance(part, ReasoningPart):
+            if self.reasoning_keys and part.metadata.get(self.source):
+                self.refuse(
+                    f"this reasoning part is marked as read from an assistant message's "
+                    f"reasoning key (metadata.{self.source}), which it goes back to only as "
+                    "the first part of an assistant message (the reader puts it first); take "
+                    "the marker out of its metadata to write it as other reasoning",
+                    f"{path}.metadata.{self.source}",
+                )
             self.lose("Chat Completions content has no reasoning part", path, "reasoning")
             return None
         if isinstance(part, OpaquePart):

@@ -47,6 +47,9 @@ class Dialect:
     """The adapter name: the metadata namespace and ``TraceError.source``."""
     name_keys: Mapping[str, str]
     """For each role, the source key that holds the typed ``name``."""
+    reasoning_keys: tuple[str, ...] = ()
+    """The keys of an assistant message whose text is the model's reasoning (a
+    ``ReasoningPart`` first in the content); none for a dialect that keeps them verbatim."""
 
 
 T = TypeVar("T")
@@ -337,7 +340,10 @@ class _Reader(ReplyReader):
             kind = HumanMessage
         elif role == "assistant":
             kind = AIMessage
-            fields["content"] = self.refusal(data, content, namespace)
+            typed = self.refusal(data, content, namespace)
+            if self.dialect.reasoning_keys:
+                typed = self.reasoning(data, typed, self.dialect.reasoning_keys)
+            fields["content"] = typed
             calls = self.calls(data)
             if calls:
                 fields["tool_calls"] = calls

@@ -22,6 +22,15 @@ with ``content: ""``. Every other spelling is named in the message namespace und
 
 (``Refusal``/``Text`` are ``RefusalPart``/``TextPart``.)
 
+The model's reasoning, which Chat Completions-compatible APIs return beside the content (the
+OpenAI API has none), is a ``ReasoningPart`` first in ``AIMessage.content``: the text of
+``reasoning_content`` (DeepSeek, vLLM before 0.11, OpenRouter) or ``reasoning`` (vLLM since,
+OpenRouter, Groq with ``reasoning_format="parsed"``). The part keeps in its namespace the key
+it was read from (``from``), the other key when both held the same text (``also``: vLLM and
+OpenRouter send both), and ``content: "string"`` when the rest of the content was a string
+(``[]`` for ``""``, one text part otherwise), which goes back as that string. A value that is
+not a string (``None``, OpenRouter's ``reasoning_details`` list) stays in ``fields``.
+
 ``audio`` is ``AIMessage.audio`` (keys other than ``id``/``transcript``/``data``/``expires_at``,
 and null values, kept in the reference's ``metadata[<adapter>]["fields"]``). ``annotations``
 of type ``url_citation`` are ``AIMessage.citations``; any other annotation stays verbatim in the
@@ -42,6 +51,7 @@ from tracebridge.messages import (
     Citation,
     Content,
     Part,
+    ReasoningPart,
     RefusalPart,
     TextPart,
 )
@@ -49,7 +59,10 @@ from tracebridge.messages import (
 from ._parts import PartReader, PartWriter, described, is_plain
 from ._write_keys import AUDIO_KEYS, CITATION_KEYS, refuse_unknown, refuse_untyped
 
-__all__ = ["ReplyReader", "ReplyWriter"]
+__all__ = ["REASONING_KEYS", "ReplyReader", "ReplyWriter"]
+
+REASONING_KEYS = ("reasoning_content", "reasoning")
+"""The keys of an assistant message that hold the model's reasoning text."""
 
 _CITATION_KEYS = (("url", str), ("title", str), ("start_index", int), ("end_index", int))
 _CITATION_NAMES = frozenset(key for key, _ in _CITATION_KEYS)
@@ -89,6 +102,31 @@ class ReplyReader(PartReader):
         elif not refused.text:  # null beside an empty refusal
             namespace["refusal"] = "null"
         return [refused]
+
+    def reasoning(self, data: dict[str, Any], content: Content, keys: tuple[str, ...]) -> Content:
+        """``content`` after the reasoning text of ``keys`` as a first ``ReasoningPart``."""
+        found = [key for key in keys if type(data.get(key)) is str]
+        if not found:
+            return content
+        marker: dict[str, Any] = {"from": found[0]}
+        if len(found) > 1:
+            order = list(data)
+            first, second = sorted(found, key=order.index)
+            if data[first] != data[second]:
+                self.fail(
+                    "conflicting_fields",
+                    f"{self.root}.{second}",
+                    f"the model's reasoning is given twice and the texts differ ({first} "
+                    f"{short_repr(data[first])}, {second} {short_repr(data[second])}); "
+                    "expected one text (vLLM and OpenRouter send the same under both keys)",
+                )
+            marker = {"from": first, "also": second}
+            del data[second]
+        text = data.pop(marker["from"])
+        if isinstance(content, str):
+            marker["content"] = "string"
+            content = [TextPart(text=content)] if content else []
+        return [ReasoningPart(text=text, metadata={self.source: marker}), *content]
 
     def lone_refusal(self, content: Content) -> bool:
         return isinstance(content, list) and len(content) == 1 and is_plain(

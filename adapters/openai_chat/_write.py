@@ -16,13 +16,16 @@ from tracebridge.messages import (
     AIMessage,
     AnyMessage,
     HumanMessage,
+    ReasoningPart,
     SystemMessage,
+    TextPart,
     ToolCall,
     ToolMessage,
     messages_of,
 )
 from tracebridge.validation import validate
 
+from ._parts import is_plain
 from ._read import (
     Dialect,
     dumps,
@@ -35,6 +38,8 @@ from ._reply import ReplyWriter
 from ._write_keys import (
     CALL_KEYS,
     MESSAGE_KEYS,
+    PART_KEYS,
+    PART_NAMES,
     ROLE_NAMES,
     check_call,
     check_reply,
@@ -145,17 +150,23 @@ null; tests/test_openai_chat_swarm_speed_paths.py holds it to ``maps``."""
 
 
 @functools.cache
-def reader_maps(role: str, name_key: str) -> Callable[[str, Any], bool]:
+def reader_maps(
+    role: str, name_key: str, reasoning_keys: tuple[str, ...] = ()
+) -> Callable[[str, Any], bool]:
     """Whether the reader never keeps this field of a ``role`` message (its name under
     ``name_key``) in ``fields``: ``content`` whatever its value (null and absent are
     ``metadata.content`` forms), a key it maps that is not null (nor, for ``tool_calls``, an
-    empty list: those are kept as they were), and what makes it refuse the whole message
-    (streaming chunks, completions: ``refused_anywhere``)."""
+    empty list: those are kept as they were), an assistant's reasoning text (under one of
+    ``reasoning_keys``), and what makes it refuse the whole message (streaming chunks,
+    completions: ``refused_anywhere``)."""
     mapped = frozenset(("role", name_key, *_MAPPED.get(role, ())))
+    reasoning = frozenset(reasoning_keys if role == "assistant" else ())
 
     def maps(key: str, value: Any) -> bool:
         if key == "content" or refused_anywhere(key, value):
             return True
+        if key in reasoning:
+            return type(value) is str
         return key in mapped and value is not None and not (key == "tool_calls" and value == [])
 
     return maps
@@ -180,7 +191,9 @@ class _FastWriter:
         self.tool_name = names["tool"]
         # Whether user, system and developer names are under "name" (as in both dialects).
         self.user_names = all(names[r] == "name" for r in ("user", "system", "developer"))
-        self.maps = {role: reader_maps(role, key) for role, key in names.items()}
+        self.maps = {
+            role: reader_maps(role, key, dialect.reasoning_keys) for role, key in names.items()
+        }
         """Per role, what the general writer checks each kept field with (``check_kept``)."""
 
     def message(self, message: AnyMessage) -> dict[str, Any] | None:
@@ -363,9 +376,20 @@ class _Writer(ReplyWriter):
         super().__init__(dialect.source, index, drop)
         self.dialect = dialect
         self.unanswered = unanswered
+        self.reasoning_keys = dialect.reasoning_keys
 
     def message(self, message: AnyMessage) -> dict[str, Any]:
         namespace = self.namespace(message.metadata)
+        reasoning: dict[str, str] = {}
+        if (
+            self.reasoning_keys
+            and isinstance(message, AIMessage)
+            and isinstance(message.content, list)
+            and message.content
+            and isinstance(message.content[0], ReasoningPart)
+            and message.content[0].metadata.get(self.source)
+        ):
+            message, reasoning = self.split_reasoning(message)
         role: str
         if isinstance(message, SystemMessage):
             role = message.role
@@ -384,6 +408,7 @@ class _Writer(ReplyWriter):
                 out["content"] = None
             elif empty != "absent":
                 out["content"] = self.content(message.content, role)
+        out.update(reasoning)
         name_key = self.dialect.name_keys[role]
         if message.name is not None:
             out[name_key] = message.name
@@ -406,7 +431,7 @@ class _Writer(ReplyWriter):
                 )
         fields = namespace.get("fields", {})
         self.check_kept(fields, out, f".metadata.{self.source}.fields",
-                        reader_maps(role, self.dialect.name_keys[role]))
+                        reader_maps(role, self.dialect.name_keys[role], self.reasoning_keys))
         if fields:
             out.update(json_copy(fields))  # the frozen message's own values: copies
         if namespace and self.known_keys:
@@ -416,6 +441,54 @@ class _Writer(ReplyWriter):
             if "refusal" in namespace:  # an assistant's, by now
                 check_reply(self, namespace, out, f".metadata.{self.source}")
         return out
+
+    def split_reasoning(self, message: AIMessage) -> tuple[AIMessage, dict[str, str]]:
+        """The message without its first part, a reasoning part marked as read from a
+        reasoning key, and that key (with the other one when both held it) and its text. The
+        rest of the content goes back as the string it was read from when the part keeps
+        ``content: "string"``; a marker that does not say where the text goes, or such a
+        form that the rest cannot take, is refused."""
+        first = message.content[0]
+        assert isinstance(first, ReasoningPart)
+        own = self.namespace(first.metadata)
+        where = f".content[0].metadata.{self.source}"
+        if not PART_KEYS["reasoning"].issuperset(own):
+            refuse_unknown(self, own, PART_KEYS["reasoning"], PART_NAMES["reasoning"], where)
+        key = own.get("from")
+        if type(key) is not str or key not in self.reasoning_keys:
+            self.refuse(
+                f"the reasoning part is marked as read from {short_repr(key)}, which is no "
+                f"reasoning key of an assistant message (those are "
+                f"{', '.join(self.reasoning_keys)}): it has nowhere to go back to",
+                f"{where}.from",
+            )
+        keys = {key: first.text}
+        if "also" in own:
+            also = own["also"]
+            if type(also) is not str or also == key or also not in self.reasoning_keys:
+                self.refuse(
+                    f"the reasoning part is marked as also read from {short_repr(also)}, "
+                    f"which is not the other reasoning key beside {key!r}",
+                    f"{where}.also",
+                )
+            keys[also] = first.text
+        rest: Any = message.content[1:]
+        if "content" in own:
+            only = rest[0] if len(rest) == 1 else None
+            if own["content"] != "string" or not (
+                not rest
+                or (only is not None and is_plain(only, TextPart, self.source) and only.text)
+            ):
+                self.refuse(
+                    f"the reasoning part keeps the content form {short_repr(own['content'])}, "
+                    f"but the rest of the content ({len(rest)} part(s)) is not written as a "
+                    "string (no part, or one text part with text): written, the form would "
+                    "be lost",
+                    f"{where}.content",
+                )
+            rest = only.text if isinstance(only, TextPart) else ""
+        self.first = 1
+        return message.model_copy(update={"content": rest}), keys
 
     def empty_form(self, message: AnyMessage, role: str, namespace: dict[str, Any]) -> Any:
         """The kept form of an empty content (``"null"``, ``"absent"``) or None; refused

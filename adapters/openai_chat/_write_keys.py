@@ -61,8 +61,10 @@ PART_KEYS: Mapping[str, frozenset[str]] = {
     "audio": frozenset(("fields", "inner", "format")),
     "file": frozenset(("fields", "inner")),
     "opaque": frozenset(("verbatim",)),
+    "reasoning": frozenset(("from", "also", "content")),
 }
-"""Per typed part kind, what the reader keeps on it (a reasoning part is never written)."""
+"""Per typed part kind, what the reader keeps on it (on a reasoning part: the assistant key it
+was read from, the other key when both held it, and the form of the rest of the content)."""
 
 CALL_KEYS: Mapping[str, frozenset[str]] = {
     "function": frozenset(("fields", "inner", "arguments")),
@@ -82,6 +84,7 @@ PART_NAMES = {
     "audio": "an audio part",
     "file": "a file part",
     "opaque": "an opaque part",
+    "reasoning": "a reasoning part",
 }
 ROLE_NAMES = {
     "system": "a system message",

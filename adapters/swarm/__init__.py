@@ -45,6 +45,7 @@ from tracebridge.messages import (
 
 from .. import openai_chat
 from ..openai_chat._read import read_trace
+from ..openai_chat._reply import REASONING_KEYS
 from ..openai_chat._write import write_trace
 
 __all__ = [
@@ -64,7 +65,7 @@ _NAME_KEYS = {role: "name" for role in openai_chat.ROLES} | {
     "assistant": "sender",
     "tool": "tool_name",
 }
-SWARM = openai_chat.Dialect(NAME, _NAME_KEYS)
+SWARM = openai_chat.Dialect(NAME, _NAME_KEYS, REASONING_KEYS)
 
 
 def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:

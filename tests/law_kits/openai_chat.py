@@ -5,8 +5,9 @@
   the developer role, custom calls, citations and audio replies (from ``strategies``), and in
   each role the parts the API takes there: user text, images by URL or base64 with a mime
   type and a ``detail``, input audio (some with a format the table spells otherwise), files by
-  id or data; assistant text and refusals in each spelling the format has; plus, in any role,
-  parts the API does not take there, kept verbatim.
+  id or data; assistant text and refusals in each spelling the format has, some after the
+  model's reasoning (read from ``reasoning_content`` or ``reasoning``, or both); plus, in any
+  role, parts the API does not take there, kept verbatim.
 * ``traces``: those conversations written out, then re-spelled the ways real histories are:
   argument JSON with other spacing and key order, ``arguments: ""`` for no arguments, a
   refusal next to text or parts, audio formats such as ``"mpeg"``, ``annotations: []`` and
@@ -39,6 +40,7 @@ from tracebridge import (
     ImagePart,
     Message,
     OpaquePart,
+    ReasoningPart,
     RefusalPart,
     TextPart,
     ToolCall,
@@ -211,8 +213,24 @@ def _expressible(draw: st.DrawFn, namespace: str) -> list[Message]:
                     kept["fields"] = nulls
         if kept:
             update["metadata"] = {namespace: kept}
+        if isinstance(message, AIMessage) and draw(st.integers(0, 3)) == 0:
+            update["content"] = draw(reasoned(namespace, update["content"]))
         out.append(type(message).model_validate({**dict(message), **update}))
     return out
+
+
+@st.composite
+def reasoned(draw: st.DrawFn, namespace: str, content: Any) -> list[Any]:
+    """An assistant content after the model's reasoning, as the reader reads it from
+    ``reasoning_content`` / ``reasoning`` (both keys when they hold the same text)."""
+    keys = draw(st.permutations(["reasoning_content", "reasoning"]))
+    marker: dict[str, Any] = {"from": keys[0]}
+    if draw(st.integers(0, 3)) == 0:
+        marker["also"] = keys[1]
+    if isinstance(content, str):
+        marker["content"] = "string"
+        content = [TextPart(text=content)] if content else []
+    return [ReasoningPart(text=draw(texts), metadata={namespace: marker}), *content]
 
 
 @st.composite
