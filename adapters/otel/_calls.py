@@ -30,6 +30,7 @@ from ._genai import (
     response_key,
     system_instructions,
 )
+from ._llama_index import prepares_only, tool_arguments
 from ._spans import Span
 
 INFERENCE_OPERATIONS = frozenset(("chat", "text_completion", "generate_content"))
@@ -74,7 +75,7 @@ class Call:
 def is_inference(span: Span) -> bool:
     attributes = span.attributes
     if attributes.get("openinference.span.kind") == "LLM":
-        return True
+        return not prepares_only(span)
     operation = attributes.get("gen_ai.operation.name")
     if isinstance(operation, str) and operation in INFERENCE_OPERATIONS:
         return True
@@ -292,7 +293,7 @@ def read_tool(span: Span) -> ToolRun:
     name = _text_or_none(span, "gen_ai.tool.name", "tool.name")
     call_id = _call_id(span)
     given = _one_of(span, "gen_ai.tool.call.arguments", "input.value")
-    args = json_or_text(given)
+    args = tool_arguments(span, json_or_text(given))
     result = _one_of(span, "gen_ai.tool.call.result", "output.value")
     where = "gen_ai.tool.call.result" if "gen_ai.tool.call.result" in attributes else "output.value"
     if result == REDACTED:  # OPENINFERENCE_HIDE_OUTPUTS masks a tool's output too

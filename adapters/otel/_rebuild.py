@@ -32,6 +32,7 @@ from ._calls import (
     read_tool,
     same,
 )
+from ._llama_index import SCOPE as LLAMA_INDEX_SCOPE
 from ._placing import Slot, place, result_of, slots
 from ._spans import SOURCE, Span, fail, normalize_id
 
@@ -292,6 +293,14 @@ def with_results(
                 f"the tool span ran after the last model call with call id {call_id!r}, "
                 "which names no call of the conversation (the last call made "
                 f"{', '.join(map(repr, wanted)) or 'none with an id'})",
+            )
+        if run.span.scope == LLAMA_INDEX_SCOPE and run.result is not None:
+            run.span.fail(
+                "truncated_trace",
+                f"the LlamaIndex tool span that ran call {call_id!r} after the last model call "
+                "records the ToolOutput's JSON, not the result LlamaIndex stores and sends the "
+                "model (nor, for a return_direct tool, the answer it ends the run with): no "
+                "model call's messages hold that result",
             )
         if run.result is None:
             if view and run.error:

@@ -1,6 +1,8 @@
 """Write golden_traces/otel/ by running real OpenTelemetry instrumentations on real applications.
 
-Usage: ``.otel-venv/bin/python scripts/golden/otel.py`` (rewrites the folder; deterministic).
+Usage: ``.otel-venv/bin/python scripts/golden/otel.py`` (rewrites the folder; deterministic),
+or ``... otel.py --only NAME...`` to write only those files (a valid or invalid case's name,
+or ``openai_v2_tool_loop_json_lines``), running only the cases they come from.
 The instrumentations are in the ``otel-golden`` extra, installed in their own virtualenv::
 
     python -m venv .otel-venv && .otel-venv/bin/pip install -e ".[otel-golden]"
@@ -17,10 +19,13 @@ The applications:
   the reply, run each call, append a ``tool`` message per call, repeat);
 * a LangGraph ``create_react_agent`` whose model is a scripted ``BaseChatModel``;
 * an Agents SDK run (``Runner.run``) with a function tool and a handoff, on
-  ``OpenAIResponsesModel`` over an ``AsyncOpenAI`` client pointed at the server.
+  ``OpenAIResponsesModel`` over an ``AsyncOpenAI`` client pointed at the server;
+* a LlamaIndex ``FunctionAgent`` on llama-index-core's ``MockFunctionCallingLLM`` (scripted
+  replies; no server), two turns sharing one ``Memory``, one of two parallel tools raising.
 
 The instrumentations: OpenInference (``openinference-instrumentation-openai``, ``-langchain``,
-``-openai-agents``), OpenTelemetry's ``opentelemetry-instrumentation-openai-v2`` (with
+``-openai-agents``, ``-llama-index``), OpenTelemetry's
+``opentelemetry-instrumentation-openai-v2`` (with
 ``OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental`` and
 ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only``) and Traceloop's
 ``opentelemetry-instrumentation-openai``.
@@ -262,6 +267,8 @@ _TIMES = ("startTimeUnixNano", "endTimeUnixNano")
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
 _REPO_LINE = re.compile(r'(<repo>[^"\\]*\\", line )\d+')
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_ADDRESS = re.compile(r" object at 0x[0-9a-f]+>")
+_RUN_ID = re.compile(r'(llamaindex\.run_id\\*": \\*")([A-Za-z0-9]+)')
 
 
 def fixed_text(text: str) -> str:
@@ -273,6 +280,13 @@ def fixed_text(text: str) -> str:
     text = text.replace(json.dumps(sys.prefix)[1:-1], "<venv>")
     text = text.replace(json.dumps(str(ROOT))[1:-1], "<repo>")
     text = _REPO_LINE.sub(r"\1<n>", text)  # editing this script moves its line numbers
+    # LlamaIndex's spans record reprs of objects (its workflow Context, the tools): their
+    # memory addresses change from run to run.
+    text = _ADDRESS.sub(" object at 0x0>", text)
+    runs: dict[str, str] = {}  # and each workflow run gets a random run id: numbered in order
+    text = _RUN_ID.sub(
+        lambda found: found[1] + runs.setdefault(found[2], f"run{len(runs) + 1}"), text
+    )
     seen: dict[str, str] = {}
 
     def number(found: re.Match[str]) -> str:
@@ -637,6 +651,107 @@ def _agents_and_client() -> dict[str, Any]:
     return agents_case(also_client=True)
 
 
+# --- LlamaIndex ----------------------------------------------------------------------------
+
+LLAMA_INDEX_PACKAGES = ("llama-index-core", "openinference-instrumentation-llama-index")
+
+
+def llama_index_case() -> dict[str, Any]:
+    """A LlamaIndex ``FunctionAgent`` (system prompt, two user turns sharing one ``Memory``, two
+    parallel tool calls of which one tool raises), traced by OpenInference. The model is
+    llama-index-core's ``MockFunctionCallingLLM`` answering from a script (its ``achat`` calls
+    its ``chat``: two nested LLM spans per call). ``llama-index-llms-openai`` cannot be used
+    here: it needs ``openai<3``, the Agents SDK ``openai>=3``.
+
+    The history is the memory's messages (``memory.aget_all()``) after the system prompt, which
+    ``FunctionAgent`` puts before them in every model call and never stores; a ``ChatMessage``
+    has no error flag, so the call ids whose ``ToolCallResult`` event said ``is_error`` (the
+    application's own events) are stored beside it as ``history_errors``."""
+    import asyncio
+
+    # This script's folder holds llama_index.py (the LlamaIndex generator): off the import
+    # path, so that ``import llama_index`` finds the package.
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
+    from llama_index.core.agent.workflow import FunctionAgent, ToolCallResult
+    from llama_index.core.base.llms.types import ToolCallBlock
+    from llama_index.core.llms import ChatMessage
+    from llama_index.core.llms.mock import MockFunctionCallingLLM
+    from llama_index.core.memory import Memory
+    from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
+
+    tracing = Tracing()
+    LlamaIndexInstrumentor().instrument()
+
+    def call(call_id: str, name: str, **kwargs: Any) -> ToolCallBlock:
+        return ToolCallBlock(tool_call_id=call_id, tool_name=name, tool_kwargs=kwargs)
+
+    script = [
+        ChatMessage(role="assistant", blocks=[
+            call("call_1", "get_weather", city="Paris"),
+            call("call_2", "convert_currency", amount=10, currency="JPY"),
+        ]),
+        ChatMessage(role="assistant", content="Paris is 18 C and sunny; I cannot convert to JPY."),
+        ChatMessage(role="assistant", content="You are welcome."),
+    ]
+
+    def respond(messages: Any, **kwargs: Any) -> ChatMessage:
+        return script.pop(0)
+
+    def get_weather(city: str) -> str:
+        """The current weather in a city."""
+        return WEATHER.get(city, "unknown city")
+
+    def convert_currency(amount: float, currency: str) -> str:
+        """Convert an amount of euros into another currency."""
+        if currency not in {"USD", "GBP"}:
+            raise ValueError(f"unsupported currency {currency!r}; supported: USD, GBP")
+        return f"{amount * 1.1:.2f} {currency}"
+
+    agent = FunctionAgent(
+        name="travel",
+        description="Answers travel questions.",
+        tools=[get_weather, convert_currency],
+        llm=MockFunctionCallingLLM(response_generator=respond),
+        system_prompt="You are a travel assistant.",
+        streaming=False,
+    )
+    failed: list[str] = []
+
+    async def run() -> list[ChatMessage]:
+        memory = Memory.from_defaults(session_id="golden", token_limit=1_000_000)
+        for turn in ("Weather in Paris, and 10 EUR in JPY?", "Thanks!"):
+            handler = agent.run(user_msg=turn, memory=memory)
+            async for event in handler.stream_events():
+                if isinstance(event, ToolCallResult) and event.tool_output.is_error:
+                    failed.append(event.tool_id)
+            await handler
+        messages: list[ChatMessage] = await memory.aget_all()
+        return messages
+
+    stored = asyncio.run(run())
+    system = ChatMessage(role="system", content=agent.system_prompt)
+    return {
+        "trace": tracing.otlp_json(),
+        "history": [m.model_dump(mode="json") for m in [system, *stored]],
+        "history_errors": failed,
+    }
+
+
+@case("openinference_llama_index_agent")
+def _llama_index() -> dict[str, Any]:
+    return llama_index_case()
+
+
+@case(
+    "openinference_llama_index_hidden",
+    OPENINFERENCE_HIDE_INPUTS="true",
+    OPENINFERENCE_HIDE_OUTPUTS="true",
+)
+def _llama_index_hidden() -> dict[str, Any]:
+    return llama_index_case()
+
+
 # --- the child -----------------------------------------------------------------------------
 
 
@@ -686,6 +801,9 @@ VALID: dict[str, tuple[str, str, dict[str, Any]]] = {
         "openai_chat",
         {},
     ),
+    "openinference_llama_index_agent": (
+        "openinference-instrumentation-llama-index", "llama_index", {}
+    ),
 }
 
 # case: (the run it comes from, code, index, what is edited by hand or None)
@@ -701,6 +819,9 @@ INVALID: dict[str, tuple[str, str, int | None, str | None]] = {
     "empty_parts": ("openai_v2_tool_loop", "truncated_trace", 1, "empty_parts"),
     "nested_calls_disagree": (
         "openinference_agents_and_client", "conflicting_fields", 2, "nested_disagree"
+    ),
+    "llama_index_content_off": (
+        "openinference_llama_index_hidden", "content_not_captured", 3, None
     ),
 }
 
@@ -746,16 +867,21 @@ def write(path: Path, content: dict[str, Any]) -> None:
     path.write_text(json.dumps(content, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def versions() -> dict[str, str]:
+def versions(*more: str) -> dict[str, str]:
+    """The versions of the packages that made the files (and of ``more``, for one case)."""
     from importlib.metadata import version
 
     names = [
         "openai", "openai-agents", "langchain-core", "langgraph", "opentelemetry-sdk",
         "openinference-instrumentation-openai", "openinference-instrumentation-langchain",
         "openinference-instrumentation-openai-agents", "opentelemetry-instrumentation-openai-v2",
-        "opentelemetry-util-genai", "opentelemetry-instrumentation-openai",
+        "opentelemetry-util-genai", "opentelemetry-instrumentation-openai", *more,
     ]
     return {name: version(name) for name in names}
+
+
+MORE_VERSIONS = {"openinference_llama_index_agent": LLAMA_INDEX_PACKAGES}
+"""Packages a case's file names beside the common ones."""
 
 
 def main() -> None:
@@ -765,30 +891,51 @@ def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "--raw":  # one case's spans and history, to look at
         print(json.dumps(run_case(sys.argv[2]), indent=1))
         return
+    if len(sys.argv) >= 3 and sys.argv[1] == "--only":  # these files only, the rest untouched
+        write_files(sys.argv[2:])
+        return
+    write_files([*VALID, "openai_v2_tool_loop_json_lines", *INVALID], fresh=True)
+
+
+def write_files(wanted: list[str], fresh: bool = False) -> None:
+    """Run the cases the files ``wanted`` (valid case names, ``openai_v2_tool_loop_json_lines``,
+    invalid case names) come from, and write those files (``fresh``: into an emptied folder,
+    once every case has run)."""
     from tracebridge import TraceError
     from tracebridge.adapters import otel
 
-    runs = {name: run_case(name) for name in CASES}
-    shutil.rmtree(OUT, ignore_errors=True)
-    made_with = versions()
+    unknown = sorted(set(wanted) - {*VALID, "openai_v2_tool_loop_json_lines", *INVALID})
+    if unknown:
+        raise SystemExit(f"unknown golden file(s): {', '.join(unknown)}")
+    sources = {INVALID[name][0] if name in INVALID else name for name in wanted}
+    sources = {"openai_v2_tool_loop" if n.endswith("_json_lines") else n for n in sources}
+    runs = {name: run_case(name) for name in CASES if name in sources}
+    if fresh:
+        shutil.rmtree(OUT, ignore_errors=True)
     for name, (instrumentation, history_format, options) in VALID.items():
+        if name not in wanted:
+            continue
         run = runs[name]
         expected = otel.to_messages(run["trace"], **options)
         case = {
             "instrumentation": instrumentation,
-            "versions": made_with,
+            "versions": versions(*MORE_VERSIONS.get(name, ())),
             "trace": run["trace"],
             "to_options": options,
             "history_format": history_format,
             "history": run["history"],
+            **({"history_errors": run["history_errors"]} if "history_errors" in run else {}),
             "expected": [message.model_dump(mode="json") for message in expected],
         }
         write(OUT / f"{name}.json", case)
-    # The file exporter's form: hex ids, one batch per line, as text.
-    lines = hex_lines(runs["openai_v2_tool_loop"]["trace"])
-    case = json.loads((OUT / "openai_v2_tool_loop.json").read_text(encoding="utf-8"))
-    write(OUT / "openai_v2_tool_loop_json_lines.json", {**case, "trace": lines})
+    if "openai_v2_tool_loop_json_lines" in wanted:
+        # The file exporter's form: hex ids, one batch per line, as text.
+        lines = hex_lines(runs["openai_v2_tool_loop"]["trace"])
+        case = json.loads((OUT / "openai_v2_tool_loop.json").read_text(encoding="utf-8"))
+        write(OUT / "openai_v2_tool_loop_json_lines.json", {**case, "trace": lines})
     for name, (source, code, index, edit) in INVALID.items():
+        if name not in wanted:
+            continue
         document = runs[source]["trace"]
         if edit is not None:
             document = edited(document, edit)
