@@ -9,6 +9,7 @@ from typing import Any
 from typing_extensions import assert_never
 
 from tracebridge._json import json_path
+from tracebridge._shape import UNCHECKED, unchecked_field
 from tracebridge.errors import short_repr
 from tracebridge.messages import AIMessage, AnyMessage, HumanMessage, messages_of
 from tracebridge.validation import validate
@@ -112,7 +113,13 @@ def write_turns(
     if options.fold_tools:
         validate(messages, allow_pending=True, source=NAME)
     found: list[Omission] = []
-    written = _written(messages, shape, options, found)
+    try:
+        written = _written(messages, shape, options, found)
+    except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
+        refused = unchecked_field(messages, NAME)
+        if refused is None:
+            raise
+        raise refused from None
     if not options.fold_tools:
         validate(messages, allow_pending=True, source=NAME)
     if omitted is not None:

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from tracebridge._drop import check_drop
 from tracebridge._optional import module_of
+from tracebridge._shape import UNCHECKED, unchecked_field
 from tracebridge.messages import Message, checked_messages
 
 from ._classes import NAME, langchain_core_messages
@@ -108,7 +109,14 @@ def from_messages(
         raise ValueError(f"form must be one of {FORMS}, not {form!r}")
     check_drop(drop, DROPPABLE)
     lc = langchain_core_messages()
-    out = write_trace(checked_messages(messages, NAME), lc, drop)
+    typed = checked_messages(messages, NAME)
+    try:
+        out = write_trace(typed, lc, drop)
+    except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
+        refused = unchecked_field(typed, NAME)
+        if refused is None:
+            raise
+        raise refused from None
     if form == "dicts":
         return lc.messages_to_dict(out)
     if form == "model_dump":

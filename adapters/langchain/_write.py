@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from tracebridge._changed import FELL
 from tracebridge._json import json_copy
+from tracebridge._shape import unchecked_field
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AIMessage,
@@ -80,8 +81,12 @@ def write_trace(messages: Sequence[Message], lc: Any, drop: Collection[str]) -> 
             index = i if error.index is None else error.index
             raise error.relocated(index=index, source=NAME) from None
         except FELL as exc:
-            # The typed message was validated when it was made; what this writer reads
-            # besides is metadata["langchain"], which may hold anything JSON allows.
+            # A typed message made without validation may hold a field of another type
+            # (named first); what this writer reads besides is metadata["langchain"], which
+            # may hold anything JSON allows.
+            unchecked = unchecked_field(messages, NAME)
+            if unchecked is not None:
+                raise unchecked from None
             found = _kept_in(messages, i)
             if found is None:
                 raise  # nothing of it was read: the fault is the writer's, shown as it is

@@ -27,6 +27,7 @@ from tracebridge import AIMessage, Message, SystemMessage, ToolMessage, TraceErr
 from tracebridge._changed import FELL, refusal
 from tracebridge._drop import check_drop
 from tracebridge._gc import pause_gc, resume_gc
+from tracebridge._shape import UNCHECKED, unchecked_field
 from tracebridge.errors import short_repr
 from tracebridge.messages import checked_messages
 from tracebridge.validation import validate
@@ -161,9 +162,10 @@ def from_messages(messages: Sequence[Message], *, drop: Collection[str] = ()) ->
     losses = frozenset(drop)
     fast = writer()
     built = []
+    typed = checked_messages(messages, NAME)
     paused = pause_gc()  # ChatMessages make no cycles either (see pause_gc)
     try:
-        for k, message in enumerate(checked_messages(messages, NAME)):
+        for k, message in enumerate(typed):
             made = None if fast is None else fast(message, losses)
             if made is not None:
                 built.append(made)
@@ -172,6 +174,11 @@ def from_messages(messages: Sequence[Message], *, drop: Collection[str] = ()) ->
                 built.append(_chat_message(types, dump_from_message(message, k, losses), k))
             except TraceError as error:
                 raise error.relocated(index=k) from None
+    except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
+        refused = unchecked_field(typed, NAME)
+        if refused is None:
+            raise
+        raise refused from None
     finally:
         resume_gc(paused)
     return built

@@ -42,6 +42,7 @@ from collections.abc import Collection
 from typing import Any
 
 from tracebridge._drop import check_flag
+from tracebridge._shape import UNCHECKED, unchecked_field
 from tracebridge.errors import TraceError
 from tracebridge.messages import (
     AIMessage,
@@ -131,7 +132,13 @@ def from_messages(
                 )
             message = message.model_copy(update={"name": None})
         unnamed.append(message)
-    return write(unnamed, drop, drop_names)
+    try:
+        return write(unnamed, drop, drop_names)
+    except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
+        refused = unchecked_field(typed, NAME)
+        if refused is None:
+            raise
+        raise refused from None
 
 
 def detect(trace: Any) -> bool:

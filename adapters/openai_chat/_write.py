@@ -11,6 +11,7 @@ from typing_extensions import assert_never
 from tracebridge._drop import check_drop
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge._json import json_copy, same_json
+from tracebridge._shape import UNCHECKED, unchecked_field
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AIMessage,
@@ -79,6 +80,11 @@ def write_trace(
     try:
         validate(typed, allow_pending=True, source=dialect.source)
         return _write_all(typed, dialect, drop, unanswered_calls(typed))
+    except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
+        refused = unchecked_field(typed, dialect.source)
+        if refused is None:
+            raise
+        raise refused from None
     finally:
         resume_gc(paused)
 

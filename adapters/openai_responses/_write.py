@@ -17,6 +17,7 @@ from typing_extensions import assert_never
 from tracebridge._drop import check_drop as check_names
 from tracebridge._drop import check_flag
 from tracebridge._json import json_copy
+from tracebridge._shape import UNCHECKED, unchecked_field
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AIMessage,
@@ -60,6 +61,18 @@ def write_items(
     check_drop(drop)
     typed = messages_of(messages, source)
     validate(typed, allow_pending=True, source=source)
+    try:
+        return _written(typed, source, drop, drop_names)
+    except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
+        refused = unchecked_field(typed, source)
+        if refused is None:
+            raise
+        raise refused from None
+
+
+def _written(
+    typed: list[AnyMessage], source: str, drop: Collection[str], drop_names: bool
+) -> list[dict[str, Any]]:
     unanswered = unanswered_calls(typed)
     answered, hosted = _pairs(typed, source)
     # Call ids are unique in a valid conversation: one map serves every reply.

@@ -21,6 +21,7 @@ from typing_extensions import assert_never
 
 from tracebridge._drop import check_drop
 from tracebridge._json import same_json
+from tracebridge._shape import UNCHECKED, unchecked_field
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.hashing import canonical_json
 from tracebridge.messages import (
@@ -84,6 +85,16 @@ def write_document(
         raise ValueError(f"convention={convention!r} is none of {CONVENTIONS}")
     typed = messages_of(messages, SOURCE)
     validate(typed, allow_pending=True, source=SOURCE)
+    try:
+        return _document(typed, drop, convention)
+    except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
+        refused = unchecked_field(typed, SOURCE)
+        if refused is None:
+            raise
+        raise refused from None
+
+
+def _document(typed: list[AnyMessage], drop: Collection[str], convention: str) -> dict[str, Any]:
     split = _output_position(typed)
     end = split if split is not None else len(typed)
     sent = [_as_sent(message) for message in typed]
@@ -548,7 +559,7 @@ class _Writer(PartWriter):
     def parts(self, content: Content, path: str) -> list[dict[str, Any]]:
         if isinstance(content, str):
             return [{"type": "text", "content": self.text(content, f"{path}.content")}]
-        if not content:
+        if content == []:  # (None, in a message made unchecked, falls below and is named)
             self.refuse("a message with an empty part list (GenAI messages need parts)", ".content")
         return [self.part(part, f"{path}.content[{j}]") for j, part in enumerate(content)]
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._conversation import messages_of
 from ._json import check_json
+from ._shape import UNCHECKED, unchecked_field
 from .errors import TraceError
 from .media import canonical_audio_mime_type
 
@@ -57,7 +58,14 @@ def transcript_hash(conversation: Any) -> str:
 
     ``conversation`` is a ``MultiTurnSample`` or an iterable of messages.
     """
-    body = [_hashed_fields(message) for message in messages_of(conversation)]
+    messages = messages_of(conversation)
+    try:
+        body = [_hashed_fields(message) for message in messages]
+    except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
+        refused = unchecked_field(messages)
+        if refused is None:
+            raise
+        raise refused from None
     try:
         text = canonical_json(body)
     except (ValueError, TypeError, RecursionError):

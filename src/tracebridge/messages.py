@@ -22,6 +22,7 @@ from pydantic import (
 
 from ._conversation import messages_of
 from ._json import json_copy_at
+from ._shape import register_messages
 from .errors import TraceError
 from .render import render_message
 
@@ -375,6 +376,8 @@ Message = Annotated[
 
 AnyMessage = HumanMessage | AIMessage | ToolMessage | SystemMessage
 """The plain union of the four message classes (``Message`` is the same, annotated)."""
+
+register_messages(HumanMessage, AIMessage, ToolMessage, SystemMessage)
 
 
 def checked_messages(conversation: Any, source: str | None = None) -> list[AnyMessage]:

@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, Any
 from typing_extensions import assert_never
 
 from ._conversation import messages_of
+from ._shape import UNCHECKED, unchecked_field
+from .errors import TraceError
 
 if TYPE_CHECKING:
     from .messages import AnyMessage, Citation, Content, Part, ToolCall
@@ -61,11 +63,29 @@ def render(conversation: Any) -> str:
         there
     """
     messages = messages_of(conversation)
-    return "\n".join(f"[{i}] {render_message(m)}" for i, m in enumerate(messages))
+    try:
+        return "\n".join(f"[{i}] {_rendered(m)}" for i, m in enumerate(messages))
+    except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
+        refused = unchecked_field(messages)
+        if refused is None:
+            raise
+        raise refused from None
 
 
 def render_message(message: AnyMessage) -> str:
     """One message, without its position."""
+    try:
+        return _rendered(message)
+    except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
+        refused = unchecked_field([message])
+        if refused is None:
+            raise
+        # one message on its own: the path starts at its field
+        path = (refused.path or "").removeprefix("messages[0]").removeprefix(".") or None
+        raise TraceError(refused.code, refused.detail, path=path) from None
+
+
+def _rendered(message: AnyMessage) -> str:
     content = _content_lines(message.content)
     head = f"{_label(message)}:"
     if content and content[0]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ._shape import UNCHECKED, unchecked_field
 from .errors import TraceError, short_repr
 from .messages import AIMessage, HumanMessage, SystemMessage, ToolCall, ToolMessage
 
@@ -53,8 +54,14 @@ def validate(
             _not_a_bool(allow_pending)
         return
     _checked_flag(allow_pending)
-    for violation in _violations(messages, allow_pending, source, origin):
-        raise violation
+    try:
+        for violation in _violations(messages, allow_pending, source, origin):
+            raise violation
+    except UNCHECKED:
+        refused = unchecked_field(messages, source, origin)
+        if refused is None:
+            raise
+        raise refused from None
 
 
 def check(
@@ -64,11 +71,20 @@ def check(
     source: str | None = None,
     origin: Sequence[int] | None = None,
 ) -> list[TraceError]:
-    """Every rule violation, in the order one pass over the conversation finds them."""
+    """Every rule violation, in the order one pass over the conversation finds them (the
+    pass stops at a field of a type its model does not declare, the last error then)."""
     _checked_flag(allow_pending)
     if _surely_valid(messages, allow_pending):
         return []
-    return list(_violations(messages, allow_pending, source, origin))
+    found: list[TraceError] = []
+    try:
+        found.extend(_violations(messages, allow_pending, source, origin))
+    except UNCHECKED:
+        refused = unchecked_field(messages, source, origin)
+        if refused is None:
+            raise
+        found.append(refused)
+    return found
 
 
 def _checked_flag(allow_pending: Any) -> None:
@@ -91,8 +107,8 @@ def _surely_valid(messages: Sequence[Any], allow_pending: bool) -> bool:
     """
     try:
         return _quick_pass(messages, allow_pending)
-    except TypeError:  # an id that is no string, and no key of a set: the full pass names it
-        return False
+    except UNCHECKED:  # an id that is no string and no key of a set, a dict for a call, ...:
+        return False  # the full pass names it
 
 
 def _quick_pass(messages: Sequence[Any], allow_pending: bool) -> bool:
