@@ -64,14 +64,15 @@ def test_the_whole_trace_still_takes_the_failed_result_from_the_next_input() -> 
 def test_a_cut_trace_ending_on_a_failed_tool_without_result_is_still_refused(
     allow_pending: bool,
 ) -> None:
-    """Outside a view the call was answered (it failed) and its answer is lost: not pending."""
+    """Outside a view the call was answered (it failed) and its answer is lost: not pending.
+    The span recorded its input, so capture was on: the trace ends too soon (truncated)."""
     trace = golden("openinference_langgraph_agent")
     kept = spans(trace)[:10]  # up to the tools node; the second model call is cut
     spans(trace)[:] = kept
     with pytest.raises(TraceError) as caught:
         otel.to_messages(trace, allow_pending=allow_pending)
     assert (caught.value.code, caught.value.index, caught.value.path) == (
-        "content_not_captured", 8, "resourceSpans[0].scopeSpans[0].spans[8]",
+        "truncated_trace", 8, "resourceSpans[0].scopeSpans[0].spans[8]",
     )
 
 

@@ -12,6 +12,7 @@ from tracebridge.hashing import hashed_messages
 from tracebridge.messages import Message, SystemMessage
 
 from ..openai_chat._read import dumps
+from . import _traceloop as traceloop
 from ._flat import (
     LEGACY_INPUT,
     LEGACY_OUTPUT,
@@ -293,13 +294,24 @@ def read_tool(span: Span) -> ToolRun:
     name = _text_or_none(span, "gen_ai.tool.name", "tool.name")
     call_id = _call_id(span)
     given = _one_of(span, "gen_ai.tool.call.arguments", "input.value")
-    args = tool_arguments(span, json_or_text(given))
+    args, wrapped_id = traceloop.tool_input(span, json_or_text(given))
+    args = tool_arguments(span, args)
+    if wrapped_id is not None:
+        if call_id is not None and call_id != wrapped_id:
+            span.fail("conflicting_fields", f"the span's call id {call_id!r} and the one its "
+                      f"LangChain tool input records {wrapped_id!r} differ", traceloop.ARGUMENTS)
+        call_id = wrapped_id
     result = _one_of(span, "gen_ai.tool.call.result", "output.value")
     where = "gen_ai.tool.call.result" if "gen_ai.tool.call.result" in attributes else "output.value"
     if result == REDACTED:  # OPENINFERENCE_HIDE_OUTPUTS masks a tool's output too
         span.fail("content_not_captured", f"{where} holds {REDACTED!r}: the instrumentation "
                   "masked the tool's output. " + CAPTURE_SWITCHES, where)
     parsed = json_or_text(result)
+    output = traceloop.tool_output(span, parsed, call_id)
+    if isinstance(output, str):
+        result, parsed = output, json_or_text(output)
+    elif output is not None:
+        parsed = output
     if is_tool_message(parsed):
         return _tool_message(span, parsed, where, name, call_id, args, given)
     return ToolRun(span, name, call_id, args, result, span.error, given=given)

@@ -24,10 +24,12 @@ from tracebridge.validation import validate
 from ..openai_chat._read import dumps
 from ._calls import (
     CAPTURE_SWITCHES,
+    REDACTED,
     Call,
     ToolRun,
     is_inference,
     is_tool,
+    json_or_text,
     read_call,
     read_tool,
     same,
@@ -35,6 +37,7 @@ from ._calls import (
 from ._llama_index import SCOPE as LLAMA_INDEX_SCOPE
 from ._placing import Slot, place, result_of, slots
 from ._spans import SOURCE, Span, fail, normalize_id
+from ._traceloop import is_wrapped_output
 
 SESSION_KEYS = (
     "session.id",
@@ -302,9 +305,26 @@ def with_results(
                 "model (nor, for a return_direct tool, the answer it ends the run with): no "
                 "model call's messages hold that result",
             )
+        if is_wrapped_output(run.span, json_or_text(run.result)):
+            run.span.fail(
+                "truncated_trace",
+                f"the Traceloop LangChain tool span that ran call {call_id!r} after the last "
+                "model call records LangChain's callback output, which is not a serialized "
+                "ToolMessage (the str() of another object, a LangGraph Command say): no "
+                "model call's messages hold the result the model was sent",
+            )
         if run.result is None:
             if view and run.error:
                 continue
+            if run.error and recorded_input(run):
+                run.span.fail(
+                    "truncated_trace",
+                    f"the tool span that ran call {call_id!r} after the last model call "
+                    "failed; instrumentations record no result on a failed tool span (its "
+                    "input is recorded: content capture was on), and the trace ends before a "
+                    "model call's input records the text the framework made of the error "
+                    "(not a pending call, with allow_pending too: the tool ran and failed)",
+                )
             run.span.fail(
                 "content_not_captured",
                 f"the tool span that ran call {call_id!r} recorded no result "
@@ -325,6 +345,12 @@ def with_results(
         )
         origin.append((run.span, "attributes"))
     return added
+
+
+def recorded_input(run: ToolRun) -> bool:
+    """Whether the tool span recorded its input (``gen_ai.tool.call.arguments``, or
+    OpenInference's ``input.value``), unmasked: content capture was on for it."""
+    return run.given is not None and run.given != REDACTED
 
 
 def _text(result: Any) -> str:

@@ -17,7 +17,8 @@ The applications:
 
 * the real ``openai`` client in the tool loop the OpenAI docs show (send the history, append
   the reply, run each call, append a ``tool`` message per call, repeat);
-* a LangGraph ``create_react_agent`` whose model is a scripted ``BaseChatModel``;
+* a LangGraph ``create_react_agent`` whose model is a scripted ``BaseChatModel`` (also
+  interrupted after its tools, ``interrupt_after=["tools"]``);
 * an Agents SDK run (``Runner.run``) with a function tool and a handoff, on
   ``OpenAIResponsesModel`` over an ``AsyncOpenAI`` client pointed at the server;
 * a LlamaIndex ``FunctionAgent`` on llama-index-core's ``MockFunctionCallingLLM`` (scripted
@@ -28,7 +29,7 @@ The instrumentations: OpenInference (``openinference-instrumentation-openai``, `
 ``opentelemetry-instrumentation-openai-v2`` (with
 ``OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental`` and
 ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only``) and Traceloop's
-``opentelemetry-instrumentation-openai``.
+``opentelemetry-instrumentation-openai`` and ``opentelemetry-instrumentation-langchain``.
 
 Export: the SDK's own OTLP encoder (``opentelemetry.exporter.otlp.proto.common``) turns the
 finished spans into an ``ExportTraceServiceRequest``, and protobuf's JSON mapping writes it
@@ -588,6 +589,131 @@ def _langgraph() -> dict[str, Any]:
     return langgraph_case()
 
 
+def langgraph_run(
+    instrument: Callable[[], None], script: list[Any], messages: list[Any],
+    cut_after_tools: bool = False,
+) -> dict[str, Any]:
+    """A LangGraph ReAct agent (``create_react_agent``, a ``ToolNode`` that turns a tool's
+    exception into an error ``ToolMessage``) on a scripted chat model, its tools run one
+    after the other. ``cut_after_tools``: the graph is interrupted after its first tools
+    step (``interrupt_after=["tools"]``, a checkpointer), so no model call follows the
+    tools; the history is then the checkpointed state."""
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import AIMessage, messages_to_dict
+    from langchain_core.outputs import ChatGeneration, ChatResult
+    from langchain_core.tools import tool
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.prebuilt import ToolNode, create_react_agent
+
+    tracing = Tracing()
+    instrument()
+
+    class ScriptedChatModel(BaseChatModel):
+        script: list[AIMessage]
+        position: int = 0
+
+        @property
+        def _llm_type(self) -> str:
+            return "scripted"
+
+        def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:  # type: ignore[override]
+            return self
+
+        def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None,
+                      **kwargs: Any) -> ChatResult:
+            reply = self.script[self.position]
+            self.position += 1
+            return ChatResult(generations=[ChatGeneration(message=reply)])
+
+    @tool
+    def get_weather(city: str) -> str:
+        """The current weather in a city."""
+        if city not in WEATHER:
+            raise ValueError(f"no such city: {city}")
+        return WEATHER[city]
+
+    @tool
+    def convert_currency(amount: float, currency: str) -> str:
+        """Convert an amount of euros into another currency."""
+        if currency not in {"USD", "GBP"}:
+            raise ValueError(f"unsupported currency {currency!r}; supported: USD, GBP")
+        return f"{amount * 1.1:.2f} {currency}"
+
+    config: dict[str, Any] = {"max_concurrency": 1}  # tools one after the other: fixed order
+    extra: dict[str, Any] = {}
+    if cut_after_tools:
+        extra = {"checkpointer": InMemorySaver(), "interrupt_after": ["tools"]}
+        config["configurable"] = {"thread_id": "thread-1"}
+    agent = create_react_agent(
+        ScriptedChatModel(script=script),
+        ToolNode([get_weather, convert_currency], handle_tool_errors=True),
+        **extra,
+    )
+    state = agent.invoke({"messages": messages}, config=config)
+    if cut_after_tools:
+        state = agent.get_state(config).values
+    history = messages_to_dict(state["messages"])
+    for position, message in enumerate(history):
+        if len(message["data"].get("id") or "") == 36:  # a uuid4 LangGraph gave it
+            message["data"]["id"] = f"{message['type']}-{position}"
+    return {"trace": tracing.otlp_json(), "history": history}
+
+
+def instrument_openinference_langchain() -> None:
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+
+    LangChainInstrumentor().instrument()
+
+
+def instrument_traceloop_langchain() -> None:
+    from opentelemetry.instrumentation.langchain import LangchainInstrumentor
+
+    LangchainInstrumentor().instrument()
+
+
+@case("openinference_langgraph_cut_after_tools")
+def _langgraph_cut() -> dict[str, Any]:
+    """The model's one call turn runs two tools, one of which fails, and the run stops
+    there: OpenInference records no output on the failed tool span, and no model call
+    after it records the error text ToolNode made (truncated_trace at that span)."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    script = [AIMessage(content="", id="ai-1", tool_calls=[
+        {"name": "get_weather", "args": {"city": "Paris"}, "id": "call_1"},
+        {"name": "convert_currency", "args": {"amount": 10, "currency": "JPY"}, "id": "call_2"},
+    ])]
+    return langgraph_run(
+        instrument_openinference_langchain, script,
+        [HumanMessage(content="Weather in Paris, and 10 EUR in JPY?", id="human-1")],
+        cut_after_tools=True,
+    )
+
+
+@case("traceloop_langgraph_agent")
+def _traceloop_langgraph() -> dict[str, Any]:
+    """Traceloop's LangChain instrumentation on the ReAct agent: a failing tool called in
+    two turns with the same arguments (the second time beside a call that succeeds). Its
+    tool spans have no gen_ai.tool.call.id; the id is in its own record of the callback's
+    arguments. Its GenAI messages name no tool on a result (``history_unrecorded``)."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    script = [
+        AIMessage(content="", id="ai-1", tool_calls=[
+            {"name": "get_weather", "args": {"city": "Atlantis"}, "id": "call_1"},
+        ]),
+        AIMessage(content="", id="ai-2", tool_calls=[
+            {"name": "get_weather", "args": {"city": "Atlantis"}, "id": "call_2"},
+            {"name": "get_weather", "args": {"city": "Paris"}, "id": "call_3"},
+        ]),
+        AIMessage(content="Atlantis is unknown; Paris is 18 C and sunny.", id="ai-3"),
+    ]
+    run = langgraph_run(
+        instrument_traceloop_langchain, script,
+        [HumanMessage(content="Weather in Atlantis, then Paris?", id="human-1")],
+    )
+    return {**run, "history_unrecorded": ["ToolMessage.name"]}
+
+
 # --- Agents SDK ----------------------------------------------------------------------------
 
 AGENT_SCRIPT = [
@@ -804,6 +930,7 @@ VALID: dict[str, tuple[str, str, dict[str, Any]]] = {
     "openinference_llama_index_agent": (
         "openinference-instrumentation-llama-index", "llama_index", {}
     ),
+    "traceloop_langgraph_agent": ("opentelemetry-instrumentation-langchain", "langchain", {}),
 }
 
 # case: (the run it comes from, code, index, what is edited by hand or None)
@@ -822,6 +949,9 @@ INVALID: dict[str, tuple[str, str, int | None, str | None]] = {
     ),
     "llama_index_content_off": (
         "openinference_llama_index_hidden", "content_not_captured", 3, None
+    ),
+    "failed_tool_after_last_call": (
+        "openinference_langgraph_cut_after_tools", "truncated_trace", 8, None
     ),
 }
 
@@ -880,7 +1010,10 @@ def versions(*more: str) -> dict[str, str]:
     return {name: version(name) for name in names}
 
 
-MORE_VERSIONS = {"openinference_llama_index_agent": LLAMA_INDEX_PACKAGES}
+MORE_VERSIONS = {
+    "openinference_llama_index_agent": LLAMA_INDEX_PACKAGES,
+    "traceloop_langgraph_agent": ("opentelemetry-instrumentation-langchain",),
+}
 """Packages a case's file names beside the common ones."""
 
 
@@ -925,6 +1058,8 @@ def write_files(wanted: list[str], fresh: bool = False) -> None:
             "history_format": history_format,
             "history": run["history"],
             **({"history_errors": run["history_errors"]} if "history_errors" in run else {}),
+            **({"history_unrecorded": run["history_unrecorded"]}
+               if "history_unrecorded" in run else {}),
             "expected": [message.model_dump(mode="json") for message in expected],
         }
         write(OUT / f"{name}.json", case)

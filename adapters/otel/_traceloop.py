@@ -1,0 +1,93 @@
+"""What Traceloop's LangChain instrumentation records on a tool span in its own way.
+
+``opentelemetry-instrumentation-langchain`` (scope ``opentelemetry.instrumentation.langchain``)
+makes an ``execute_tool`` span of every LangChain tool run, with no ``gen_ai.tool.call.id``.
+Its ``on_tool_start`` records the callback's own arguments as ``gen_ai.tool.call.arguments``
+(JSON text, also ``traceloop.entity.input``)::
+
+    {"input_str": "{'city': 'Paris'}", "tags": [...], "metadata": {...},
+     "inputs": {"city": "Paris"}, "kwargs": {"color": ..., "name": ..., "tool_call_id": "call_1"}}
+
+LangChain's ``BaseTool.run`` passes ``input_str`` (``str()`` of the arguments: a Python repr),
+``inputs`` (the arguments themselves, injected ones left out; ``None`` when the tool was given
+text) and the tool call's id (``tool_call_id``, ``None`` when the tool was not run for a call).
+Of that scope exactly that shape is read: the call id from ``kwargs``, the arguments from
+``inputs`` (or ``input_str`` when there are none). ``on_tool_end`` records
+``{"output": <the tool's output>, "kwargs": {...}}`` as ``gen_ai.tool.call.result``: the output
+is read, LangChain's ``ToolMessage`` in its serialized form (``{"lc": 1, "type":
+"constructor", "id": [..., "ToolMessage"], "kwargs": {...}}``) as the ``ToolMessage`` JSON
+``{"type": "tool", "data": {...}}``. A failed run records no result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._spans import Span
+
+SCOPE = "opentelemetry.instrumentation.langchain"
+
+ARGUMENTS = "gen_ai.tool.call.arguments"
+
+INPUT_KEYS = frozenset(("input_str", "tags", "metadata", "inputs", "kwargs"))
+"""The keys of ``on_tool_start``'s record, all always written."""
+
+OUTPUT_KEYS = frozenset(("output", "kwargs"))
+"""The keys of ``on_tool_end``'s record."""
+
+
+def is_wrapped_input(span: Span, parsed: Any) -> bool:
+    """Whether ``parsed`` (the span's arguments, parsed) is ``on_tool_start``'s record."""
+    return (
+        span.scope == SCOPE
+        and isinstance(parsed, dict)
+        and parsed.keys() == INPUT_KEYS
+        and isinstance(parsed["input_str"], str)
+        and isinstance(parsed["kwargs"], dict)
+    )
+
+
+def tool_input(span: Span, parsed: Any) -> tuple[Any, str | None]:
+    """The arguments and the call id a Traceloop LangChain tool span records in its
+    ``on_tool_start`` record; ``(parsed, None)`` for any other span or shape."""
+    if not is_wrapped_input(span, parsed):
+        return parsed, None
+    call_id = parsed["kwargs"].get("tool_call_id")
+    if call_id is not None and not isinstance(call_id, str):
+        span.fail("malformed_event", "the LangChain tool call id Traceloop records "
+                  f"(kwargs.tool_call_id) must be a string, got {call_id!r}", ARGUMENTS)
+    inputs = parsed["inputs"]
+    if inputs is None:  # the tool was given text
+        return parsed["input_str"], call_id
+    if not isinstance(inputs, dict):
+        span.fail("malformed_event", "the LangChain tool arguments Traceloop records "
+                  f"(inputs) must be an object or null, got {inputs!r}", ARGUMENTS)
+    return inputs, call_id
+
+
+def is_wrapped_output(span: Span, parsed: Any) -> bool:
+    """Whether ``parsed`` (the span's result, parsed) is ``on_tool_end``'s record."""
+    return span.scope == SCOPE and isinstance(parsed, dict) and parsed.keys() == OUTPUT_KEYS
+
+
+def tool_output(span: Span, parsed: Any, call_id: str | None) -> Any:
+    """The output a Traceloop LangChain tool span records in its ``on_tool_end`` record: a
+    serialized ``ToolMessage`` as the ``ToolMessage`` JSON; text as it is when the tool ran
+    for no call (for a call LangChain makes its output a ``ToolMessage``: other text there is
+    the ``str()`` of something else, a LangGraph ``Command`` say). ``None`` when the span or
+    the shape is not that: the result is then the record as recorded, which the rebuild
+    refuses where it is needed (``is_wrapped_output``)."""
+    if not is_wrapped_output(span, parsed):
+        return None
+    output = parsed["output"]
+    if isinstance(output, str) and call_id is None:
+        return output
+    if (
+        isinstance(output, dict)
+        and output.keys() == {"lc", "type", "id", "kwargs"}
+        and output["type"] == "constructor"
+        and output["id"] == ["langchain", "schema", "messages", "ToolMessage"]
+        and isinstance(output["kwargs"], dict)
+    ):
+        return {"type": "tool", "data": output["kwargs"]}
+    return None
