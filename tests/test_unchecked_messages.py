@@ -60,7 +60,8 @@ CASES: dict[str, list[Any]] = {
     "part text=5": [HumanMessage(content=[TextPart.model_construct(text=5)])],
     "not a message": ["hello"],
 }
-"""The cases of /tmp/mc.py that raised a raw exception somewhere."""
+"""Messages of fields of another type than declared that made something raise a raw
+exception before."""
 
 WHERE = {
     "content=5": (0, "messages[0].content"),
@@ -141,6 +142,24 @@ def test_pretty_repr_refuses_it_at_the_field(case: str) -> None:
     assert (caught.value.code, caught.value.index, caught.value.path) == (
         "malformed_event", None, path,
     )
+
+
+@pytest.mark.parametrize("case", ["content=5", "content=None", "part text=5"])
+def test_text_refuses_it_at_the_field(case: str) -> None:
+    message = CASES[case][-1]
+    with pytest.raises(TraceError) as caught:
+        _ = message.text
+    path = WHERE[case][1].split(".", 1)[1]
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "malformed_event", None, path,
+    )
+
+
+def test_text_of_a_message_missing_its_content_names_it() -> None:
+    message = HumanMessage.model_construct(metadata={})  # type: ignore[call-arg]
+    with pytest.raises(TraceError) as caught:
+        _ = message.text
+    assert (caught.value.code, caught.value.path) == ("malformed_event", "content")
 
 
 def test_trace_error_is_none_of_the_exceptions_caught() -> None:

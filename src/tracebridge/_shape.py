@@ -31,7 +31,7 @@ from pydantic import BaseModel, ValidationError
 from ._json import check_json
 from .errors import TraceError, short_repr
 
-__all__ = ["UNCHECKED", "register_messages", "unchecked_field"]
+__all__ = ["UNCHECKED", "register_messages", "unchecked_field", "unchecked_in"]
 
 UNCHECKED = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 """What reading a field of an undeclared type raises. ``TraceError`` derives from none of
@@ -83,6 +83,16 @@ def unchecked_field(
                 code, detail, index=at, path=f"messages[{at}]{where}", source=source
             )
     return None
+
+
+def unchecked_in(message: Any) -> TraceError | None:
+    """``unchecked_field`` of one message on its own (its ``text``, its ``pretty_repr()``):
+    the path starts at its field (``content[0].text``), with no index."""
+    refused = unchecked_field([message])
+    if refused is None:
+        return None
+    path = (refused.path or "").removeprefix("messages[0]").removeprefix(".") or None
+    return TraceError(refused.code, refused.detail, path=path)
 
 
 def _fields_fault(model: type[BaseModel], value: BaseModel, path: str) -> Fault | None:

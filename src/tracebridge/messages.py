@@ -22,7 +22,7 @@ from pydantic import (
 
 from ._conversation import messages_of
 from ._json import json_copy_at
-from ._shape import register_messages
+from ._shape import UNCHECKED, register_messages, unchecked_in
 from .errors import TraceError
 from .render import render_message
 
@@ -292,8 +292,14 @@ class _MessageBase(BaseModel):
     @property
     def text(self) -> str:
         """The content as text: the string, or the text parts joined by newlines."""
-        content: Content = self.content  # type: ignore[attr-defined]
-        return _text_of(content)
+        try:
+            content: Content = self.content  # type: ignore[attr-defined]
+            return _text_of(content)
+        except UNCHECKED:  # a message made unchecked (model_construct), or a fault of ours
+            refused = unchecked_in(self)
+            if refused is None:
+                raise
+            raise refused from None
 
     def pretty_repr(self) -> str:
         """The message as tracebridge renders it for people and judges."""

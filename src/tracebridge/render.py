@@ -38,8 +38,7 @@ from typing import TYPE_CHECKING, Any
 from typing_extensions import assert_never
 
 from ._conversation import messages_of
-from ._shape import UNCHECKED, unchecked_field
-from .errors import TraceError
+from ._shape import UNCHECKED, unchecked_field, unchecked_in
 
 if TYPE_CHECKING:
     from .messages import AnyMessage, Citation, Content, Part, ToolCall
@@ -77,12 +76,10 @@ def render_message(message: AnyMessage) -> str:
     try:
         return _rendered(message)
     except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
-        refused = unchecked_field([message])
+        refused = unchecked_in(message)
         if refused is None:
             raise
-        # one message on its own: the path starts at its field
-        path = (refused.path or "").removeprefix("messages[0]").removeprefix(".") or None
-        raise TraceError(refused.code, refused.detail, path=path) from None
+        raise refused from None
 
 
 def _rendered(message: AnyMessage) -> str:
