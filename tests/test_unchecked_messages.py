@@ -41,6 +41,7 @@ from tracebridge import hashing as hashing_module
 from tracebridge import validation as validation_module
 from tracebridge._shape import UNCHECKED, unchecked_field
 from tracebridge.messages import Message
+from tracebridge.metrics import ToolCallAccuracy, ToolCallF1
 from tracebridge.registry import ADAPTER_NAMES, get_adapter
 
 render_module = importlib.import_module("tracebridge.render")  # the package exports render()
@@ -361,3 +362,48 @@ def test_nothing_is_found_in_golden_traces(path: Path) -> None:
     messages = get_adapter(path.parent.name).to_messages(trace, **case.get("to_options", {}))
     assert messages
     assert unchecked_field(messages) is None
+
+
+def _unchecked_call(**fields: Any) -> ToolCall:
+    given = {"name": "a", "args": {}, "id": "c", "invalid_args": None, "kind": "function",
+             "metadata": {}}
+    return ToolCall.model_construct(**{**given, **fields})  # type: ignore[arg-type]
+
+
+def _sample(call: ToolCall, reference: list[ToolCall]) -> MultiTurnSample:
+    return MultiTurnSample(
+        messages=[ASK, AIMessage(tool_calls=[call]), ToolMessage(content="r", tool_call_id="c")],
+        reference_tool_calls=reference,
+    )
+
+
+@pytest.mark.parametrize("metric", [ToolCallAccuracy(), ToolCallAccuracy(strict_order=False),
+                                    ToolCallF1()], ids=lambda m: m.name)
+@pytest.mark.parametrize(
+    ("sample", "where"),
+    [
+        pytest.param(_sample(_unchecked_call(args=None), [ToolCall(name="a")]),
+                     (1, "messages[1].tool_calls[0].args"), id="predicted args=None"),
+        pytest.param(_sample(ToolCall(name="a", id="c"), [_unchecked_call(args=None)]),
+                     (None, "reference_tool_calls[0].args"), id="reference args=None"),
+        pytest.param(_sample(ToolCall(name="a", id="c"), [_unchecked_call(args=5)]),
+                     (None, "reference_tool_calls[0].args"), id="reference args=5"),
+    ],
+)
+def test_the_tool_call_metrics_name_a_call_field_of_another_type(
+    metric: Any, sample: MultiTurnSample, where: tuple[int | None, str]
+) -> None:
+    with pytest.raises(TraceError) as caught:
+        metric.score(sample)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "malformed_event", *where,
+    )
+
+
+def test_a_bad_drop_option_is_its_value_error_whatever_the_messages_hold() -> None:
+    # the id would be written as it is; the option is refused before anything is looked at
+    odd = [HumanMessage.model_construct(content="hi", name=None, id=5, metadata={})]
+    for name in ("openai_responses", "openai_agents"):
+        with pytest.raises(ValueError, match="names nothing droppable") as caught:
+            get_adapter(name).from_messages(odd, drop=["no_such_thing"])
+        assert not isinstance(caught.value, TraceError)

@@ -54,6 +54,7 @@ from tracebridge.messages import (
 )
 
 from .. import openai_responses, swarm
+from ..openai_responses._write import check_drop
 from ._agents import attributed, groups
 from ._bridge import read, write
 from ._handoffs import handoffs_in
@@ -116,6 +117,7 @@ def from_messages(
     It is True or False: any other value (``"false"``, ``1``, ``None``) is a ``ValueError``.
     """
     check_flag("drop_names", drop_names)
+    check_drop(drop)  # options first: a bad one is its ValueError, whatever the messages hold
     typed: list[Message] = checked_messages(messages, NAME)
     unnamed = []
     for i, message in enumerate(typed):

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ValidationError
 from ._json import check_json
 from .errors import TraceError, short_repr
 
-__all__ = ["UNCHECKED", "register_messages", "unchecked_field", "unchecked_in"]
+__all__ = ["UNCHECKED", "register_messages", "unchecked_field", "unchecked_in", "unchecked_value"]
 
 UNCHECKED = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 """What reading a field of an undeclared type raises. ``TraceError`` derives from none of
@@ -93,6 +93,22 @@ def unchecked_in(message: Any) -> TraceError | None:
         return None
     path = (refused.path or "").removeprefix("messages[0]").removeprefix(".") or None
     return TraceError(refused.code, refused.detail, path=path)
+
+
+def unchecked_value(value: Any, annotation: Any, path: str) -> TraceError | None:
+    """The ``TraceError`` for the first value in ``value`` that is not of ``annotation``
+    (``list[ToolCall]`` for a sample's ``reference_tool_calls``), at ``path`` and below; None
+    when there is none."""
+    fault = _checks_of(annotation)(value, f".{path}")
+    if fault is None:
+        return None
+    code, where, detail = fault
+    return TraceError(code, detail, path=where[1:])
+
+
+@cache
+def _checks_of(annotation: Any) -> Check:
+    return _check_for(annotation)[0]
 
 
 def _fields_fault(model: type[BaseModel], value: BaseModel, path: str) -> Fault | None:

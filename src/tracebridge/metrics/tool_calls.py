@@ -15,6 +15,7 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 from .._json import check_json, json_copy
+from .._shape import UNCHECKED, unchecked_field, unchecked_value
 from ..errors import TraceError
 from ..messages import ToolCall
 from ..sample import MultiTurnSample
@@ -74,15 +75,24 @@ class _Deterministic(Metric):
         )
 
     def _computed(self, sample: MultiTurnSample) -> MetricResult:
-        """``compute``; an argument value that is not JSON (put into a call's ``args`` after
-        validation: a set, a tuple inside a list) refused where it is, not a TypeError."""
+        """``compute``; a value that is not JSON (put into a call's ``args`` after validation:
+        a set, a tuple inside a list), or a field of another type than declared (a call made
+        with ``model_construct(args=None)``), refused where it is, not a raw exception."""
         try:
             return self.compute(sample)
-        except TypeError:
-            refused = _not_json(sample)
+        except UNCHECKED:
+            refused = _unchecked(sample) or _not_json(sample)
             if refused is None:
                 raise
             raise refused from None
+
+
+def _unchecked(sample: MultiTurnSample) -> TraceError | None:
+    """``malformed_event`` at the first field of the sample's messages, then of its reference
+    calls, that is not of its declared type (``tracebridge._shape``); None when there is none."""
+    return unchecked_field(sample.messages) or unchecked_value(
+        sample.reference_tool_calls, list[ToolCall] | None, "reference_tool_calls"
+    )
 
 
 def _not_json(sample: MultiTurnSample) -> TraceError | None:
