@@ -151,12 +151,13 @@ def record_of(span: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def test_without_the_call_id_the_inputs_place_the_span() -> None:
     """``inputs`` are the arguments: the same tool and arguments twice (call_1, call_2), told
-    apart by time."""
+    apart by time. (A record without the key says nothing of a call; ``null`` says the run
+    was for no call: tests/test_otel_wrapper_spans.py.)"""
     trace = copy.deepcopy(TRACELOOP["trace"])
     for span in spans(trace):
         if span["name"] == "execute_tool get_weather":
             value, record = record_of(span)
-            record["kwargs"]["tool_call_id"] = None
+            del record["kwargs"]["tool_call_id"]
             value["stringValue"] = json.dumps(record)
     assert otel.to_messages(trace) == otel.to_messages(TRACELOOP["trace"])
 

@@ -92,6 +92,7 @@ def test_the_expected_refusals_are_all_there() -> None:
         "failed_tool_after_last_call": "truncated_trace",
         "index_gap": "truncated_trace",
         "llama_index_content_off": "content_not_captured",
+        "llama_index_output_cls": "ambiguous_trace",
         "nested_calls_disagree": "conflicting_fields",
         "redacted_text": "content_not_captured",
         "responses_item_ids": "orphan_tool_result",

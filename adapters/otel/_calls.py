@@ -4,7 +4,7 @@ convention the span carries, after checking nothing was lost on the way."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tracebridge.errors import short_repr
@@ -31,7 +31,7 @@ from ._genai import (
     response_key,
     system_instructions,
 )
-from ._llama_index import prepares_only, tool_arguments
+from ._llama_index import PROMPTS, is_completion, prepares_only, tool_arguments
 from ._spans import Span
 
 INFERENCE_OPERATIONS = frozenset(("chat", "text_completion", "generate_content"))
@@ -120,6 +120,15 @@ def read_call(span: Span) -> Call:
             flat_messages(span, LEGACY_INPUT, openinference=False),
             flat_messages(span, LEGACY_OUTPUT, openinference=False),
         ))
+    if not readings and is_completion(span):
+        span.fail(
+            "not_representable",
+            "a LlamaIndex text completion: the model call recorded its prompt as one "
+            f"formatted string ({PROMPTS}) and its text as output.value, no messages (content "
+            "capture was on); a completion is no conversation of messages, and no role of "
+            "the prompt's text is recorded",
+            PROMPTS,
+        )
     if not readings:
         ref = [key for key in (f"{INPUT}.ref", f"{OUTPUT}.ref") if key in span.attributes]
         where = f" (only a reference to uploaded content: {ref[0]})" if ref else ""
@@ -278,6 +287,9 @@ class ToolRun:
     namespace: dict[str, Any] = field(default_factory=dict)
     given: Any = None
     """The input as recorded (``args`` is it parsed when it is JSON text)."""
+    for_no_call: bool = False
+    """The span says it ran for no tool call (Traceloop's LangChain record,
+    ``traceloop.for_no_call``): it answers and flags nothing."""
 
 
 TOOL_MESSAGE_DEFAULTS: dict[str, Any] = {
@@ -294,6 +306,7 @@ def read_tool(span: Span) -> ToolRun:
     name = _text_or_none(span, "gen_ai.tool.name", "tool.name")
     call_id = _call_id(span)
     given = _one_of(span, "gen_ai.tool.call.arguments", "input.value")
+    no_call = traceloop.for_no_call(span, json_or_text(given))
     args, wrapped_id = traceloop.tool_input(span, json_or_text(given))
     args = tool_arguments(span, args)
     if wrapped_id is not None:
@@ -313,8 +326,10 @@ def read_tool(span: Span) -> ToolRun:
     elif output is not None:
         parsed = output
     if is_tool_message(parsed):
-        return _tool_message(span, parsed, where, name, call_id, args, given)
-    return ToolRun(span, name, call_id, args, result, span.error, given=given)
+        run = _tool_message(span, parsed, where, name, call_id, args, given)
+        return replace(run, for_no_call=no_call)
+    return ToolRun(span, name, call_id, args, result, span.error, given=given,
+                   for_no_call=no_call)
 
 
 def _call_id(span: Span) -> str | None:

@@ -35,6 +35,7 @@ from ._calls import (
     same,
 )
 from ._llama_index import SCOPE as LLAMA_INDEX_SCOPE
+from ._llama_index import STRUCTURED, is_structured, structures, wrapper_spans
 from ._placing import Slot, place, result_of, slots
 from ._spans import SOURCE, Span, fail, normalize_id
 from ._traceloop import is_wrapped_output
@@ -79,7 +80,12 @@ def model_calls(
     ``join`` (``join_calls``), since the client's span lists each call of a Responses API
     reply as a message of its own where the agents span records one message with them all."""
     by_id = {(span.trace_id, span.span_id): span for span in spans}
-    calls = {id(span): read_call(span) for span in spans if is_inference(span)}
+    wrappers = wrapper_spans(spans)
+    calls = {
+        id(span): read_call(span)
+        for span in spans
+        if is_inference(span) and id(span) not in wrappers
+    }
     kept: list[Call] = []
     for call in calls.values():
         outer = _inference_ancestor(call.span, by_id, calls)
@@ -89,6 +95,11 @@ def model_calls(
         if same(join(outer.input)) != same(join(call.input)) or same(
             join(outer.output)
         ) != same(join(call.output)):
+            if structures(outer.span, call.span) and same(join(outer.input)) == same(
+                join(call.input)
+            ):
+                kept.append(call)  # the model's own reply, which the outer one parsed
+                continue
             call.span.fail(
                 "conflicting_fields",
                 f"this model call is nested in the model call at {outer.span.path} (two "
@@ -157,7 +168,8 @@ def refuse_ambiguous(groups: list[list[Call]], named: dict[str, str]) -> None:
         last = chain[-1].span
         sessions = sorted({s for c in chain if (s := named.get(c.span.trace_id)) is not None})
         traces = sorted({c.span.trace_id for c in chain})
-        said = f"span_id={last.span_id} (its last call, at {last.path}); "
+        said = f"span_id={last.span_id} (its last call, at {last.path}"
+        said += f", {STRUCTURED}); " if is_structured(last) else "); "
         said += f"trace_id={', '.join(traces)}"
         if sessions:
             said += f"; session_id={', '.join(sessions)}"
@@ -412,8 +424,10 @@ def with_errors(
 def tool_runs(spans: Iterable[Span]) -> list[ToolRun]:
     """The tool spans' runs. OpenInference's openai-agents handoff span is no tool run: it
     records which agent took over (``is_handoff``); the transfer call and its output are in
-    the model calls' own messages."""
-    return [read_tool(span) for span in spans if is_tool(span) and not is_handoff(span)]
+    the model calls' own messages. A run that says it was made for no tool call
+    (``ToolRun.for_no_call``) is read, then left out of placing: it answers no call."""
+    runs = [read_tool(span) for span in spans if is_tool(span) and not is_handoff(span)]
+    return [run for run in runs if not run.for_no_call]
 
 
 def is_handoff(span: Span) -> bool:

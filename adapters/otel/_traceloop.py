@@ -17,6 +17,10 @@ Of that scope exactly that shape is read: the call id from ``kwargs``, the argum
 is read, LangChain's ``ToolMessage`` in its serialized form (``{"lc": 1, "type":
 "constructor", "id": [..., "ToolMessage"], "kwargs": {...}}``) as the ``ToolMessage`` JSON
 ``{"type": "tool", "data": {...}}``. A failed run records no result.
+
+A record whose ``kwargs`` holds ``tool_call_id`` as ``null`` says the tool ran for no call of
+the model (a tool that another tool invokes; application code calling ``tool.invoke`` before
+or after a run): such a span answers no call and flags none (``for_no_call``); it is not read.
 """
 
 from __future__ import annotations
@@ -44,6 +48,16 @@ def is_wrapped_input(span: Span, parsed: Any) -> bool:
         and parsed.keys() == INPUT_KEYS
         and isinstance(parsed["input_str"], str)
         and isinstance(parsed["kwargs"], dict)
+    )
+
+
+def for_no_call(span: Span, parsed: Any) -> bool:
+    """Whether ``parsed`` is ``on_tool_start``'s record of a run made for no tool call:
+    ``kwargs.tool_call_id`` present and ``null``."""
+    return (
+        is_wrapped_input(span, parsed)
+        and "tool_call_id" in parsed["kwargs"]
+        and parsed["kwargs"]["tool_call_id"] is None
     )
 
 

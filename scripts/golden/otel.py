@@ -714,6 +714,103 @@ def _traceloop_langgraph() -> dict[str, Any]:
     return {**run, "history_unrecorded": ["ToolMessage.name"]}
 
 
+@case("traceloop_langgraph_tool_for_no_call")
+def _traceloop_tool_for_no_call() -> dict[str, Any]:
+    return tool_for_no_call_run(cut_after_tools=False)
+
+
+@case("traceloop_langgraph_tool_after_cut")
+def _traceloop_tool_after_cut() -> dict[str, Any]:
+    return tool_for_no_call_run(cut_after_tools=True)
+
+
+def tool_for_no_call_run(cut_after_tools: bool) -> dict[str, Any]:
+    """Traceloop's LangChain instrumentation on a ReAct agent whose tool ``plan`` runs the
+    tool ``get_weather`` itself (which fails; ``plan`` catches it), and application code that
+    calls ``get_weather.invoke`` after the run: with arguments that fail, or (``cut_after_tools``:
+    the run interrupted after its tools, ``interrupt_after=["tools"]``) with the arguments of
+    the call the model made last. Those ``get_weather`` runs were made for no tool call:
+    Traceloop records ``kwargs.tool_call_id = null``. The history is the graph's final state."""
+    import contextlib
+
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import AIMessage, HumanMessage, messages_to_dict
+    from langchain_core.outputs import ChatGeneration, ChatResult
+    from langchain_core.tools import tool
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.prebuilt import ToolNode, create_react_agent
+
+    tracing = Tracing()
+    instrument_traceloop_langchain()
+
+    class ScriptedChatModel(BaseChatModel):
+        script: list[AIMessage]
+        position: int = 0
+
+        @property
+        def _llm_type(self) -> str:
+            return "scripted"
+
+        def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:  # type: ignore[override]
+            return self
+
+        def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None,
+                      **kwargs: Any) -> ChatResult:
+            reply = self.script[self.position]
+            self.position += 1
+            return ChatResult(generations=[ChatGeneration(message=reply)])
+
+    @tool
+    def get_weather(city: str) -> str:
+        """The current weather in a city."""
+        if city not in WEATHER:
+            raise ValueError(f"no such city: {city}")
+        return WEATHER[city]
+
+    @tool
+    def plan(city: str) -> str:
+        """Plan a trip to a city (looks its weather up first)."""
+        try:
+            return f"plan for {city}: " + get_weather.invoke({"city": city})
+        except ValueError:
+            return f"plan for {city}: weather unknown"
+
+    script = [
+        AIMessage(content="", id="ai-1", tool_calls=[
+            {"name": "plan", "args": {"city": "Atlantis"}, "id": "call_1"},
+            {"name": "get_weather", "args": {"city": "Paris"}, "id": "call_2"},
+        ]),
+        AIMessage(content="No weather for Atlantis; Paris is 18 C and sunny.", id="ai-2"),
+    ]
+    config: dict[str, Any] = {"max_concurrency": 1}
+    extra: dict[str, Any] = {}
+    if cut_after_tools:
+        extra = {"checkpointer": InMemorySaver(), "interrupt_after": ["tools"]}
+        config["configurable"] = {"thread_id": "thread-1"}
+    agent = create_react_agent(
+        ScriptedChatModel(script=script), ToolNode([get_weather, plan], handle_tool_errors=True),
+        **extra,
+    )
+    state = agent.invoke(
+        {"messages": [HumanMessage(content="Plan Atlantis; weather in Paris?", id="human-1")]},
+        config=config,
+    )
+    if cut_after_tools:  # the application, after the run
+        state = agent.get_state(config).values
+        get_weather.invoke({"city": "Paris"})
+    else:
+        with contextlib.suppress(ValueError):
+            get_weather.invoke({"city": "Rome?"})
+    history = messages_to_dict(state["messages"])
+    for position, message in enumerate(history):
+        if len(message["data"].get("id") or "") == 36:  # a uuid4 LangGraph gave it
+            message["data"]["id"] = f"{message['type']}-{position}"
+    # Results read from the model call's GenAI messages name no tool; those read from tool
+    # spans after the last call (the cut run) do.
+    unrecorded = {} if cut_after_tools else {"history_unrecorded": ["ToolMessage.name"]}
+    return {"trace": tracing.otlp_json(), "history": history, **unrecorded}
+
+
 # --- Agents SDK ----------------------------------------------------------------------------
 
 AGENT_SCRIPT = [
@@ -782,7 +879,7 @@ def _agents_and_client() -> dict[str, Any]:
 LLAMA_INDEX_PACKAGES = ("llama-index-core", "openinference-instrumentation-llama-index")
 
 
-def llama_index_case() -> dict[str, Any]:
+def llama_index_case(variant: str = "agent") -> dict[str, Any]:
     """A LlamaIndex ``FunctionAgent`` (system prompt, two user turns sharing one ``Memory``, two
     parallel tool calls of which one tool raises), traced by OpenInference. The model is
     llama-index-core's ``MockFunctionCallingLLM`` answering from a script (its ``achat`` calls
@@ -792,7 +889,12 @@ def llama_index_case() -> dict[str, Any]:
     The history is the memory's messages (``memory.aget_all()``) after the system prompt, which
     ``FunctionAgent`` puts before them in every model call and never stores; a ``ChatMessage``
     has no error flag, so the call ids whose ``ToolCallResult`` event said ``is_error`` (the
-    application's own events) are stored beside it as ``history_errors``."""
+    application's own events) are stored beside it as ``history_errors``.
+
+    ``variant``: ``agent`` as above; ``context_tool``: one turn, the two parallel calls of a
+    tool that takes the workflow's injected ``Context`` (one raises); ``output_cls``: one turn
+    of one call, with ``FunctionAgent(output_cls=...)``, whose ``StructuredLLM`` then asks the
+    model for the answer as the schema's tool call (``apredict_and_call`` spans)."""
     import asyncio
 
     # This script's folder holds llama_index.py (the LlamaIndex generator): off the import
@@ -804,7 +906,10 @@ def llama_index_case() -> dict[str, Any]:
     from llama_index.core.llms import ChatMessage
     from llama_index.core.llms.mock import MockFunctionCallingLLM
     from llama_index.core.memory import Memory
+    from llama_index.core.tools import FunctionTool
+    from llama_index.core.workflow import Context
     from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
+    from pydantic import BaseModel
 
     tracing = Tracing()
     LlamaIndexInstrumentor().instrument()
@@ -820,6 +925,23 @@ def llama_index_case() -> dict[str, Any]:
         ChatMessage(role="assistant", content="Paris is 18 C and sunny; I cannot convert to JPY."),
         ChatMessage(role="assistant", content="You are welcome."),
     ]
+    turns = ["Weather in Paris, and 10 EUR in JPY?", "Thanks!"]
+    if variant == "context_tool":
+        script = [
+            ChatMessage(role="assistant", blocks=[
+                call("call_1", "get_weather", city="Atlantis"),
+                call("call_2", "get_weather", city="Paris"),
+            ]),
+            ChatMessage(role="assistant", content="Atlantis is unknown; Paris is 18 C and sunny."),
+        ]
+        turns = ["Weather in Atlantis and Paris?"]
+    elif variant == "output_cls":
+        script = [
+            ChatMessage(role="assistant", blocks=[call("call_1", "get_weather", city="Paris")]),
+            ChatMessage(role="assistant", content="Paris is 18 C and sunny."),
+            ChatMessage(role="assistant", blocks=[call("call_9", "Answer", text="18 C, sunny")]),
+        ]
+        turns = ["Weather in Paris?"]
 
     def respond(messages: Any, **kwargs: Any) -> ChatMessage:
         return script.pop(0)
@@ -834,19 +956,38 @@ def llama_index_case() -> dict[str, Any]:
             raise ValueError(f"unsupported currency {currency!r}; supported: USD, GBP")
         return f"{amount * 1.1:.2f} {currency}"
 
+    async def get_weather_in(ctx: Context, city: str) -> str:
+        """The current weather in a city."""
+        if city not in WEATHER:
+            raise ValueError(f"no such city: {city}")
+        return WEATHER[city]
+
+    # This module's annotations are text (``from __future__ import annotations``), and
+    # FunctionTool finds the Context parameter to inject by its annotation's type.
+    get_weather_in.__annotations__ = {"ctx": Context, "city": str, "return": str}
+
+    class Answer(BaseModel):
+        """The answer."""
+
+        text: str
+
+    tools: list[Any] = [get_weather, convert_currency]
+    if variant == "context_tool":
+        tools = [FunctionTool.from_defaults(fn=get_weather_in, name="get_weather")]
     agent = FunctionAgent(
         name="travel",
         description="Answers travel questions.",
-        tools=[get_weather, convert_currency],
+        tools=tools,
         llm=MockFunctionCallingLLM(response_generator=respond),
         system_prompt="You are a travel assistant.",
         streaming=False,
+        **({"output_cls": Answer} if variant == "output_cls" else {}),
     )
     failed: list[str] = []
 
     async def run() -> list[ChatMessage]:
         memory = Memory.from_defaults(session_id="golden", token_limit=1_000_000)
-        for turn in ("Weather in Paris, and 10 EUR in JPY?", "Thanks!"):
+        for turn in turns:
             handler = agent.run(user_msg=turn, memory=memory)
             async for event in handler.stream_events():
                 if isinstance(event, ToolCallResult) and event.tool_output.is_error:
@@ -876,6 +1017,52 @@ def _llama_index() -> dict[str, Any]:
 )
 def _llama_index_hidden() -> dict[str, Any]:
     return llama_index_case()
+
+
+@case("openinference_llama_index_context_tool")
+def _llama_index_context_tool() -> dict[str, Any]:
+    return llama_index_case("context_tool")
+
+
+@case("openinference_llama_index_output_cls")
+def _llama_index_output_cls() -> dict[str, Any]:
+    return llama_index_case("output_cls")
+
+
+@case("llama_index_predict")
+def _llama_index_predict() -> dict[str, Any]:
+    """``LLM.apredict`` and ``LLM.predict`` with a chat prompt template on a chat model
+    (llama-index-core's ``MockFunctionCallingLLM(is_chat_model=True)``): each call's
+    ``apredict`` / ``predict`` span only wraps the ``achat`` / ``chat`` span below it. The
+    application keeps its own history: the template's messages, then each answer and the
+    next question."""
+    import asyncio
+
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
+    from llama_index.core.llms import ChatMessage
+    from llama_index.core.llms.mock import MockFunctionCallingLLM
+    from llama_index.core.prompts import ChatPromptTemplate
+    from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
+
+    tracing = Tracing()
+    LlamaIndexInstrumentor().instrument()
+    answers = ["Paris is 18 C and sunny.", "Rome is 24 C and clear."]
+
+    def respond(messages: Any, **kwargs: Any) -> ChatMessage:
+        return ChatMessage(role="assistant", content=answers.pop(0))
+
+    llm = MockFunctionCallingLLM(response_generator=respond, is_chat_model=True)
+    first = ChatPromptTemplate.from_messages([
+        ("system", "You are a travel assistant."), ("user", "Weather in {city}?"),
+    ])
+    history = first.format_messages(city="Paris")
+    said = asyncio.run(llm.apredict(first, city="Paris"))
+    history.append(ChatMessage(role="assistant", content=said))
+    history.append(ChatMessage(role="user", content="And in Rome?"))
+    said = llm.predict(ChatPromptTemplate(message_templates=history))
+    history.append(ChatMessage(role="assistant", content=said))
+    return {"trace": tracing.otlp_json(), "history": [m.model_dump(mode="json") for m in history]}
 
 
 # --- the child -----------------------------------------------------------------------------
@@ -931,6 +1118,18 @@ VALID: dict[str, tuple[str, str, dict[str, Any]]] = {
         "openinference-instrumentation-llama-index", "llama_index", {}
     ),
     "traceloop_langgraph_agent": ("opentelemetry-instrumentation-langchain", "langchain", {}),
+    "traceloop_langgraph_tool_for_no_call": (
+        "opentelemetry-instrumentation-langchain", "langchain", {}
+    ),
+    "traceloop_langgraph_tool_after_cut": (
+        "opentelemetry-instrumentation-langchain", "langchain", {}
+    ),
+    "openinference_llama_index_context_tool": (
+        "openinference-instrumentation-llama-index", "llama_index", {}
+    ),
+    "llama_index_predict": (
+        "openinference-instrumentation-llama-index", "llama_index", {}
+    ),
 }
 
 # case: (the run it comes from, code, index, what is edited by hand or None)
@@ -952,6 +1151,9 @@ INVALID: dict[str, tuple[str, str, int | None, str | None]] = {
     ),
     "failed_tool_after_last_call": (
         "openinference_langgraph_cut_after_tools", "truncated_trace", 8, None
+    ),
+    "llama_index_output_cls": (
+        "openinference_llama_index_output_cls", "ambiguous_trace", None, None
     ),
 }
 
@@ -1013,6 +1215,10 @@ def versions(*more: str) -> dict[str, str]:
 MORE_VERSIONS = {
     "openinference_llama_index_agent": LLAMA_INDEX_PACKAGES,
     "traceloop_langgraph_agent": ("opentelemetry-instrumentation-langchain",),
+    "traceloop_langgraph_tool_for_no_call": ("opentelemetry-instrumentation-langchain",),
+    "traceloop_langgraph_tool_after_cut": ("opentelemetry-instrumentation-langchain",),
+    "openinference_llama_index_context_tool": LLAMA_INDEX_PACKAGES,
+    "llama_index_predict": LLAMA_INDEX_PACKAGES,
 }
 """Packages a case's file names beside the common ones."""
 
