@@ -313,15 +313,18 @@ def _typed(
     at = f"messages[{i}]"
     dumped = message.model_dump()
     _check_present(dumped, type(message), at)
-    data = _declared_only(dumped, type(message))
+    # RemoveMessage and classes from elsewhere stop here
+    cls = getattr(langchain_core_messages(), _class_name(dumped["type"], i))
+    # A subclass of LangChain's class (same type tag) is read as LangChain's own dicts keep
+    # it, as that class: the fields it adds are extra attributes, kept under extra
+    data = _declared_only(dumped, cls)
     tag = data["type"]
-    _class_name(tag, i)  # RemoveMessage and classes from elsewhere stop here
     kind = _kind_of(tag, data, at)
     is_chunk = tag == "AIMessageChunk"
     if is_chunk:
         reject_partial_chunk(data, at, parse_partial)
         reject_continued_chunk(data["id"], i, at, chunk_run)
-    kept = _kept_fields(type(message), dumped, at, drop_artifacts)
+    kept = _kept_fields(cls, dumped, at, drop_artifacts)
     if tag != PLAIN_CLASS[kind]:
         kept["class"] = tag
     kwargs: dict[str, Any] = kept.get("additional_kwargs", {})

@@ -118,10 +118,25 @@ def write_tool_results(
     """
     first = messages[start]
     marker = first.metadata[NAME]["from_human"]
+    if not _is_result(first, first_of_group=True):
+        # nothing to write back into the human message: a marker no reading leaves there
+        raise TraceError(
+            "not_representable",
+            "metadata.langchain.from_human marks the first of the tool results read from a "
+            "human message's tool_result blocks (a ToolMessage keeping metadata.langchain."
+            f"{RESULT}); this {type(first).__name__} is none, so it would go back into no "
+            "message (take the marker out to write it as it is)",
+            index=start,
+            path=f"messages[{start}].metadata.{NAME}.from_human",
+        )
     blocks: list[tuple[int, dict[str, Any]]] = []
     end = start
     while end < len(messages) and _is_result(messages[end], first_of_group=end == start):
-        block = _block_of(messages[end], f"messages[{end}]")  # type: ignore[arg-type]
+        try:
+            block = _block_of(messages[end], f"messages[{end}]")  # type: ignore[arg-type]
+        except TraceError as error:
+            # (the group is written at start; this error is about the result at end)
+            raise (error if error.index is not None else error.relocated(index=end)) from None
         if blocks and block[0] <= blocks[-1][0]:
             # the reader gives the results in block order: these would change places
             raise TraceError(
@@ -143,6 +158,17 @@ def write_tool_results(
                 "these tool results came from a human message whose other content is the "
                 "HumanMessage marked with_tool_results right after them; none follows",
                 f"messages[{start}].metadata",
+            )
+        stray = _GROUP_KEYS.intersection(human.metadata[NAME])
+        if stray:
+            key = min(stray)
+            raise TraceError(
+                "not_representable",
+                f"this human message holds the rest of a human message with tool_result "
+                f"blocks (metadata.langchain.with_tool_results); metadata.langchain.{key} "
+                f"marks a tool result, which it is not: nothing would write it",
+                index=end,
+                path=f"messages[{end}].metadata.{NAME}.{key}",
             )
         if human.content == []:
             # nothing of it would be left beside the results: it would read back as no message
@@ -171,6 +197,15 @@ def write_tool_results(
             f"{short_repr(marker)}",
             f"messages[{start}].metadata",
         )
+    stray = _MARKERS.intersection(marker)
+    if stray:
+        key = min(stray)
+        raise _not_representable(
+            f"metadata.langchain.from_human holds the fields of the human message these "
+            f"tool results came from; {key!r} marks a message of such a group, not one of "
+            f"its fields: nothing would write it",
+            f"messages[{start}].metadata.{NAME}.from_human.{key}",
+        )
     fields = copy.deepcopy(marker)
     name, message_id = fields.pop("name", None), fields.pop("id", None)
     host = HumanMessage(content=[], name=name, id=message_id, metadata={NAME: fields})
@@ -185,8 +220,28 @@ def _is_result(message: Message, *, first_of_group: bool) -> bool:
     return first_of_group or "from_human" not in kept
 
 
+_GROUP_KEYS = frozenset((RESULT, "from_human"))
+"""What a tool result read from a ``tool_result`` block keeps: its block, and on the first
+result of a message that message's fields."""
+
+_MARKERS = _GROUP_KEYS | {"with_tool_results"}
+"""Every key marking a message of a human message's tool-result group."""
+
+
 def _block_of(message: ToolMessage, at: str) -> tuple[int, dict[str, Any]]:
-    link = message.metadata[NAME][RESULT]
+    kept = message.metadata[NAME]
+    if not _GROUP_KEYS.issuperset(kept):
+        # the block has a place for its own keys (kept in the link) only: a ToolMessage
+        # field kept beside it (artifact, response_metadata, ...) would be lost
+        key = next(key for key in kept if key not in _GROUP_KEYS)
+        raise _not_representable(
+            f"this tool result goes back as a tool_result block of a human message "
+            f"(metadata.langchain.{RESULT}), which has no place for metadata.langchain.{key}: "
+            f"it would be lost (a result kept as a ToolMessage, without the {RESULT} and "
+            f"from_human markers, has one for a ToolMessage field)",
+            f"{at}.metadata.{NAME}.{key}",
+        )
+    link = kept[RESULT]
     if (
         type(link) is not dict
         or type(link.get("at")) is not int

@@ -49,6 +49,7 @@ from ._homes import (
     check_no_kept_citation,
     typed_home_in,
 )
+from ._kept_places import GROUP_MARKERS, kept_in
 from ._results import RESULT, write_tool_results
 
 __all__ = ["write_trace"]
@@ -56,8 +57,6 @@ __all__ = ["write_trace"]
 _CALL_TAGS = frozenset(CALL_BLOCKS)
 """Block types the reader takes out of an AI message's content as calls."""
 
-_GROUP_MARKERS = ("tool_result", "from_human", "with_tool_results")
-"""Metadata keys of messages that came from (and go back into) one human message."""
 
 
 def _not_representable(detail: str, path: str) -> TraceError:
@@ -74,6 +73,9 @@ def write_trace(messages: Sequence[Message], lc: Any, drop: Collection[str]) -> 
         try:
             if "from_human" in message.metadata.get(NAME, {}):
                 written, i_next = write_tool_results(messages, i, _in_group(i, lc, drop))
+                if i_next <= i:
+                    # a group writes at least the message at i: never loop on one place
+                    raise RuntimeError(f"langchain writer: no progress at messages[{i}]")
             else:
                 written, i_next = native(message, i, lc, drop), i + 1
         except TraceError as error:
@@ -87,14 +89,16 @@ def write_trace(messages: Sequence[Message], lc: Any, drop: Collection[str]) -> 
             unchecked = unchecked_field(messages, NAME)
             if unchecked is not None:
                 raise unchecked from None
-            found = _kept_in(messages, i)
+            found = kept_in(messages, i)
             if found is None:
                 raise  # nothing of it was read: the fault is the writer's, shown as it is
-            j, kept = found
+            j, kept, expected = found
             raise TraceError(
                 "malformed_event",
-                f"{kept[1:]} is not what to_messages writes there "
-                f"({type(exc).__name__}: {exc})",
+                f"{kept[1:]} is not "
+                + (f"{expected}, as to_messages writes it" if expected else
+                   "what to_messages writes there")
+                + f" ({type(exc).__name__}: {exc})",
                 index=j,
                 path=f"messages[{j}]{kept}",
                 source=NAME,
@@ -121,38 +125,6 @@ def _check_not_continued(written: Any, out: list[Any], i: int, run: ChunkRun) ->
             path=f"messages[{i}].id",
             source=NAME,
         )
-
-
-def _kept_in(messages: Sequence[Message], i: int) -> tuple[int, str] | None:
-    """Where the message at ``i`` holds this adapter's metadata (on it, its parts, calls,
-    citations or audio reply), with the tool results written back with it into one human
-    message: the first place whose namespace is not an object, else the first place; None
-    when none holds any."""
-    group = [i]
-    for j in range(i + 1, len(messages)):
-        own = messages[j].metadata.get(NAME)
-        if not (isinstance(own, dict) and not own.keys().isdisjoint(_GROUP_MARKERS)):
-            break
-        group.append(j)
-    found = [(j, where, namespace) for j in group for where, namespace in _kept(messages[j])]
-    for j, where, namespace in found:
-        if not isinstance(namespace, dict):
-            return j, where
-    return (found[0][0], found[0][1]) if found else None
-
-
-def _kept(message: Message) -> list[tuple[str, Any]]:
-    """Each place of ``message`` holding this adapter's namespace, with the namespace."""
-    places: list[tuple[str, Any]] = [("", message)]
-    if not isinstance(message.content, str):
-        places += [(f".content[{j}]", part) for j, part in enumerate(message.content)]
-    if isinstance(message, AIMessage):
-        places += [(f".tool_calls[{k}]", call) for k, call in enumerate(message.tool_calls)]
-        places += [(f".citations[{k}]", cited) for k, cited in enumerate(message.citations)]
-        if message.audio is not None:
-            places.append((".audio", message.audio))
-    return [(f"{where}.metadata.{NAME}", held.metadata[NAME])
-            for where, held in places if NAME in held.metadata]
 
 
 def _in_group(
@@ -184,7 +156,7 @@ def native(
     tag = kept.pop("class", _plain_class(message))
     kept.pop("artifact_dropped", None)
     extra = kept.pop("extra", {})
-    for marker in _GROUP_MARKERS:
+    for marker in GROUP_MARKERS:
         if marker in kept and content is None:
             raise _not_representable(
                 f"metadata.langchain.{marker} marks a message that goes back into a human "
@@ -192,7 +164,16 @@ def native(
                 f"{at}.metadata",
             )
         kept.pop(marker, None)
-    if tag not in CLASSES:
+    if tag not in CLASSES:  # (an unhashable one falls over here: kept_in names it)
+        if type(tag) is not str:
+            j, where = kept_at or (i, f"{at}.metadata.{NAME}")
+            raise TraceError(
+                "malformed_event",
+                f"metadata.langchain.class is a LangChain class tag (a string), got "
+                f"{short_repr(tag)}",
+                index=j,
+                path=f"{where}.class",
+            )
         raise _not_representable(
             f"metadata.langchain.class {short_repr(tag)} is no LangChain message class; "
             f"known: {', '.join(CLASSES)}",
@@ -577,6 +558,13 @@ def _plain_class(message: Message) -> str:
 
 def _tool_fields(message: ToolMessage, fields: dict[str, Any], tag: str, at: str) -> None:
     if CLASSES[tag][0].startswith("Function"):
+        if message.tool_call_id is not None:
+            raise _not_representable(
+                f"metadata.langchain.class {tag!r} is a FunctionMessage class, which has no "
+                f"tool_call_id field; this tool result has tool_call_id "
+                f"{message.tool_call_id!r} (take the class out to write a ToolMessage)",
+                f"{at}.tool_call_id",
+            )
         if message.is_error:
             raise _not_representable(
                 "a FunctionMessage (a tool result without tool_call_id) has no status to "
