@@ -158,7 +158,7 @@ def test_event_facts_stay_as_documented() -> None:
      "title", "a file part of a video",
      "block_type, data_url, detail, fps, path, video_mimetype"),
     (ReasoningPart(text="t", metadata={NS: {"signature": "x"}}), "signature",
-     "a reasoning part", "additional_information, content_is_null, num_tokens"),
+     "a reasoning part", "additional_information, also, content_is_null, from, num_tokens"),
     (OpaquePart(kind="cache", value=CachePoint(cache_control=CacheControl(type="ephemeral"))
                 .model_dump(mode="json"), metadata={NS: {"bogus": 1}}), "bogus",
      "a opaque part", "nothing there"),
@@ -470,7 +470,8 @@ def keeping_every_key() -> list[Any]:
         ChatMessage(role="model", additional_kwargs={"reference_audio_id": "au_2"},
                     blocks=[AudioBlock(audio=WAV.encode(), format="wav")]),
         ChatMessage(role="assistant", blocks=[], additional_kwargs={
-            "function_call": {"name": "k", "arguments": "{}"}}),
+            "function_call": {"name": "k", "arguments": "{}"},
+            "reasoning_content": "r", "reasoning": "r"}),
         ChatMessage(role="function", content="r4", additional_kwargs={"name": "k"}),
     ]
 

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
 from tracebridge import AIMessage, ToolCall, TraceError
-from tracebridge._json import json_copy, same_json
+from tracebridge._json import MAX_DEPTH, is_plain_json, json_copy, same_json
 from tracebridge.errors import short_repr
 
 from ._blocks import NAME, fail, json_checked, no_unknown_fields, not_representable, optional_str
@@ -36,17 +37,46 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _finite(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):  # 1e400: JSON's syntax, but no number a call can hold
+        raise ValueError(f"{token} is out of range")
+    return value
+
+
+# One decoder for every call (``json.loads`` with options builds a new one each time). It
+# refuses what OpenAI Chat's reader refuses: NaN and Infinity, and a number that overflows
+# to an infinity (the hook is called only for a number with a fraction or an exponent).
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite)
+
+
+def parse_text(raw: str) -> dict[str, Any] | None:
+    """Argument text as the reader takes it: its JSON object, or None when the text is not
+    one (the call keeps it as ``invalid_args``): not JSON, another JSON value, NaN or an
+    infinity (``{"a": 1e400}``, which Python's ``json`` reads as inf), or nested deeper than
+    a JSON value may be (``MAX_DEPTH``). The writer asks this too, so that text it writes
+    unparsed reads back unparsed."""
+    try:
+        parsed = _DECODER.decode(raw)
+    except (ValueError, RecursionError):
+        return None
+    if type(parsed) is not dict:
+        return None
+    if len(raw) > MAX_DEPTH and raw.count("[") + raw.count("{") > MAX_DEPTH and (
+        not is_plain_json(parsed)
+    ):
+        return None
+    return parsed
+
+
 def parse_args(raw: Any, index: int, path: str) -> tuple[dict[str, Any], str | None]:
     """``(args, invalid_args)`` from tool arguments given as a dict or as JSON text."""
     if type(raw) is dict:
         json_checked(raw, index, path)
         return raw, None
     if type(raw) is str:
-        try:
-            parsed = json.loads(raw, parse_constant=_reject_constant)
-        except ValueError:
-            return {}, raw
-        return (parsed, None) if type(parsed) is dict else ({}, raw)
+        parsed = parse_text(raw)
+        return ({}, raw) if parsed is None else (parsed, None)
     raise fail(
         "malformed_event",
         f"tool arguments must be a dict or a JSON string, got {type(raw).__name__} "

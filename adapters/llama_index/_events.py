@@ -336,7 +336,8 @@ class _Rebuild(Inputs):
                 # the usual case: the response's call at the same place
                 call = calls[k]
                 if call.id == fields.get("tool_id") and self.agrees(
-                    call, fields.get("tool_name"), fields.get("tool_kwargs")
+                    call, fields.get("tool_name"), fields.get("tool_kwargs"), e,
+                    f"{path}.tool_calls[{k}]"
                 ):
                     continue
             self.selection(entry, e, f"{path}.tool_calls[{k}]")
@@ -407,7 +408,7 @@ class _Rebuild(Inputs):
         else ``conflicting_fields`` at ``where``."""
         tool_id, name, kwargs = fields["tool_id"], fields["tool_name"], fields["tool_kwargs"]
         call = _by_id(self.calls, tool_id)
-        if call is None or not self.agrees(call, name, kwargs):
+        if call is None or not self.agrees(call, name, kwargs, e, where):
             found = "no call with that id" if call is None else self.shown(call)
             raise fail("conflicting_fields", f"call {tool_id!r} is {name}({short_repr(kwargs)}) "
                        f"here, but {holder} has {found}; both must agree", e, where)
@@ -425,7 +426,7 @@ class _Rebuild(Inputs):
         fields = event.__dict__
         call = _by_id(self.calls, fields.get("tool_id"))
         if call is None or not self.agrees(call, fields.get("tool_name"),
-                                           fields.get("tool_kwargs")):
+                                           fields.get("tool_kwargs"), e, f"events[{e}].data"):
             self.tool_call(_event_fields(event, "ToolCall", e, f"events[{e}].data"), e)
 
     def response(self, response: dict[str, Any], agent: str, e: int, path: str) -> AIMessage:
@@ -603,14 +604,18 @@ class _Rebuild(Inputs):
                 return said.content == text
         return False
 
-    def agrees(self, call: ToolCall, name: Any, kwargs: Any) -> bool:
-        """Whether another copy of ``call`` (a tool name and arguments) says the same: the
-        name, and the arguments as the same JSON; when the call's text did not parse, the
-        arguments LlamaIndex repaired it to, as the first copy said them (``parsed``)."""
+    def agrees(self, call: ToolCall, name: Any, kwargs: Any, e: int, where: str) -> bool:
+        """Whether another copy of ``call`` (a tool name and arguments, at ``where`` in
+        the event at ``e``) says the same: the name, and the arguments as the same JSON; when
+        the call's text did not parse, the arguments LlamaIndex repaired it to, as the first
+        copy said them (``parsed``: what is kept with the result, so it must be JSON there:
+        ``{"a": 1e400}`` ran with ``{"a": inf}``)."""
         if call.name != name:
             return False
         if call.invalid_args is None:
             return same_json(call.args, kwargs)
+        if call.id not in self.parsed and type(kwargs) is dict:
+            json_checked(kwargs, e, f"{where}.tool_kwargs")
         said = self.parsed.setdefault(call.id, kwargs)
         return said is kwargs or same_json(said, kwargs)
 
@@ -622,7 +627,7 @@ class _Rebuild(Inputs):
         call = _by_id(self.calls, tool_id)
         if call is None:
             return False
-        if not self.agrees(call, name, kwargs):
+        if not self.agrees(call, name, kwargs, e, path):
             raise fail("conflicting_fields", f"the result of call {tool_id!r} names "
                        f"{name}({short_repr(kwargs)}), but the call is {self.shown(call)}; "
                        f"both must agree", e, path)

@@ -63,7 +63,8 @@ PART_KEYS: Mapping[str, frozenset[str]] = {
     "text": frozenset(),
     "refusal": frozenset(),
     "opaque": frozenset(),
-    "reasoning": frozenset(("content_is_null", "num_tokens", "additional_information")),
+    "reasoning": frozenset(("content_is_null", "num_tokens", "additional_information", "from",
+                            "also")),
     "image": frozenset(("path", "image_mimetype", DATA_URL)),
     "audio": frozenset(("path", "format", DATA_URL)),
 }
@@ -79,12 +80,19 @@ _MESSAGE_NAMES = {"human": "a user message", "system": "a system message",
                   "ai": "an assistant message", "tool": "a tool result"}
 _KIND_NAMES = {**_MESSAGE_NAMES, "ai": "an assistant-side message"}
 
+REASONING_KEYS = ("reasoning_content", "reasoning")
+"""The ``additional_kwargs`` keys of an assistant-side message that hold the model's reasoning
+text (``_reasoning``)."""
+REASONING_MARK = frozenset(("from", "also"))
+"""What a reasoning part read from one of them keeps: the key, and the other key when both held
+its text. Such a part is written back there only as an assistant's first part."""
+
 LIFTED_KWARGS: Mapping[str, frozenset[str]] = {
     "human": frozenset(("name",)),
     "system": frozenset(("name",)),
     "tool": frozenset(("name", *RESULT_ID_KEYS)),
     "ai": frozenset(("name", "tool_calls", "function_call", "refusal", "audio",
-                     "reference_audio_id", "annotations")),
+                     "reference_audio_id", "annotations", *REASONING_KEYS)),
 }
 """Per message kind, the ``additional_kwargs`` keys the reader reads into a typed field (a
 value of the right type) and the writer writes from it."""
@@ -228,6 +236,8 @@ def _typed_home(key: str, message: Message) -> str:
         return "the message's refusal (a last RefusalPart)"
     if key == "annotations":
         return f"the message's citations ({len(message.citations)} of them)"
+    if key in REASONING_KEYS:
+        return "the message's reasoning (a first ReasoningPart marked 'from' it)"
     return f"the message's spoken reply (audio={'None' if message.audio is None else 'set'})"
 
 
@@ -319,6 +329,16 @@ def check_part_kept(part: Part, kept: dict[str, Any], where: str) -> None:
     elif not kept.keys() <= PART_KEYS[kind]:
         refuse_unknown_keys(kept, PART_KEYS[kind], f"a {kind} part", where)
     if kind == "reasoning":
+        if not REASONING_MARK.isdisjoint(kept):
+            key = "from" if "from" in kept else "also"
+            raise not_representable(
+                f"this reasoning part is marked as read from an assistant-side message's "
+                f"additional_kwargs (metadata.{NAME}.{key} = {short_repr(kept[key])}), which "
+                f"it goes back to only as the first part of an assistant message (the reader "
+                f"puts it first); take the mark out of its metadata to write it as a "
+                f"ThinkingBlock",
+                f"{where}.metadata.{NAME}.{key}",
+            )
         _check_reasoning_values(kept, where)
         return
     inline = kept.get(DATA_URL, True)

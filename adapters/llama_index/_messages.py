@@ -53,6 +53,7 @@ from ._calls import block_call, blocks_with_calls, parse_args, reconcile_calls
 from ._json_form import check_json_form
 from ._kept import (
     LIFTED_KWARGS,
+    REASONING_KEYS,
     RESULT_ID_KEYS,
     check_call_kept,
     check_kept_kwargs,
@@ -62,6 +63,7 @@ from ._kept import (
     own,
 )
 from ._parts import part_to_block
+from ._reasoning import put_reasoning, take_reasoning
 from ._reply import (
     put_audio,
     put_citations,
@@ -260,8 +262,9 @@ def message_fields(dump: Any, index: int, where: str) -> tuple[type[Message], di
     fields: dict[str, Any] = {}
     if extra and type(extra.get("name")) is str:
         fields["name"] = extra.pop("name")
-    refusal = None
+    refusal = reasoning = None
     if kind == "ai" and extra:
+        reasoning = take_reasoning(extra, index, where)
         refusal = take_refusal(extra)
         audio, blocks = take_audio(extra, blocks, index, where)
         if audio is not None:
@@ -275,9 +278,12 @@ def message_fields(dump: Any, index: int, where: str) -> tuple[type[Message], di
     cls: type[Message]
     if kind == "ai":
         cls = AIMessage
-        if refusal is not None:
+        if refusal is not None or reasoning is not None:
             fields["content"] = [TextPart(text=p) if type(p) is str else p for p in parts]
-            fields["content"].append(refusal)
+            if reasoning is not None:
+                fields["content"].insert(0, reasoning)
+            if refusal is not None:
+                fields["content"].append(refusal)
         if block_calls or extra:
             call_blocks = [block for block in blocks if block["block_type"] == "tool_call"]
             calls = reconcile_calls(call_blocks, block_calls, extra, index, where)
@@ -480,15 +486,17 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
     if message.name is not None:
         extra["name"] = message.name
     is_ai = isinstance(message, AIMessage)
-    content = put_refusal(message, extra, drop, where) if isinstance(message, AIMessage) else (
-        message.content
-    )
+    first = 0
+    if isinstance(message, AIMessage):
+        content, first = put_reasoning(put_refusal(message, extra, drop, where), extra, where)
+    else:
+        content = message.content
     written: Sequence[dict[str, Any] | None]
     if isinstance(content, str):
         written = blocks = [{"block_type": "text", "text": content}]
     else:
         written = [part_to_block(part, f"{where}.content[{j}]", drop, in_ai=is_ai)
-                   for j, part in enumerate(content)]
+                   for j, part in enumerate(content, first)]
         blocks = [block for block in written if block is not None]
     if isinstance(message, AIMessage):
         last = len(message.tool_calls) - 1
@@ -544,6 +552,9 @@ def _check_kept_images(images: Any, path: str) -> None:
         raise not_representable(error.detail, error.path or path) from None
 
 
+_LIFTED_TEXT = frozenset(("refusal", "reference_audio_id", *REASONING_KEYS))
+
+
 def _is_lifted(key: str, value: Any, kind: str) -> bool:
     if key == "name":
         return type(value) is str
@@ -555,4 +566,4 @@ def _is_lifted(key: str, value: Any, kind: str) -> bool:
         return type(value) is list and bool(value)
     if key in ("function_call", "audio"):
         return type(value) is dict
-    return key in ("refusal", "reference_audio_id") and type(value) is str
+    return key in _LIFTED_TEXT and type(value) is str

@@ -12,6 +12,9 @@ ToolSelections) as well as or instead of ``ToolCallBlock``s, blocks before the c
 linked by ``call_id``, extra kwargs, audio format spellings, every other block type, the
 residue of OpenAI dicts (``refusal: None``, ``annotations: []``, ...), and the legacy shapes:
 ``function_call`` answered by a ``function`` message, and ``images`` of ``ImageDocument``s.
+An assistant's reasoning is also given as ``from_openai_message_dict`` keeps a compatible
+API's reply: ``reasoning_content`` and/or ``reasoning`` text (a first part marked ``from``
+them in typed conversations), or a null value beside the others.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from tracebridge import (
     ImagePart,
     Message,
     OpaquePart,
+    ReasoningPart,
     RefusalPart,
     TextPart,
     ToolMessage,
@@ -154,8 +158,30 @@ def expressible(messages: list[Any]) -> list[Any]:
     return out
 
 
+_REASONING_MARKS = [None, {"from": "reasoning_content"}, {"from": "reasoning"},
+                    {"from": "reasoning_content", "also": "reasoning"},
+                    {"from": "reasoning", "also": "reasoning_content"}]
+"""How an assistant's reasoning read from ``additional_kwargs`` is marked (None: none)."""
+
+
+def _with_reasoning(messages: list[Any], marks: list[Any]) -> list[Any]:
+    """Each assistant message with a first reasoning part marked as read from the keys its
+    mark names (the rest of its content as parts)."""
+    out = []
+    for message, mark in zip(messages, marks, strict=True):
+        if isinstance(message, AIMessage) and mark is not None:
+            content = message.content
+            rest = ([TextPart(text=content)] if isinstance(content, str) else list(content))
+            first = ReasoningPart(text=f"thought {len(out)}", metadata={"llama_index": mark})
+            message = message.model_copy(update={"content": [first, *rest]})
+        out.append(message)
+    return out
+
+
 def typed_conversations() -> st.SearchStrategy[list[Message]]:
-    return conversations(SHAPE).map(expressible)
+    return conversations(SHAPE).map(expressible).flatmap(lambda messages: st.lists(
+        st.sampled_from(_REASONING_MARKS), min_size=len(messages), max_size=len(messages)
+    ).map(lambda marks: _with_reasoning(messages, marks)))
 
 
 # --- native traces -----------------------------------------------------------------------
@@ -237,6 +263,8 @@ def _vary_ai(draw: st.DrawFn, dump: dict[str, Any]) -> None:
         dump["blocks"] = [*calls[:1], *[b for b in blocks if b is not calls[0]]]
 
 
+_REASONING_KEYS = ("reasoning_content", "reasoning")
+
 # What ``from_openai_message_dict`` leaves in the kwargs of an assistant message dict.
 _OPENAI_RESIDUE = {"refusal": None, "audio": None, "annotations": [], "function_call": None,
                    "tool_calls": None}
@@ -296,6 +324,9 @@ def chat_histories(draw: st.DrawFn) -> list[Any]:
             kwargs["call_id"] = kwargs.pop("tool_call_id")
         if dump["role"] in ROLE_VARIANTS["assistant"]:
             _vary_ai(draw, dump)
+            free = [key for key in _REASONING_KEYS if key not in dump["additional_kwargs"]]
+            if free and draw(st.booleans()):  # a null reasoning key, as an API may send
+                dump["additional_kwargs"][draw(st.sampled_from(free))] = None
             if draw(st.booleans()):
                 dump["additional_kwargs"] = {**_OPENAI_RESIDUE, **kwargs}
         _vary_blocks(draw, dump)
