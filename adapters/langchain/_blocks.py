@@ -25,6 +25,7 @@ from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import OpaquePart, TextPart
 
 from ._classes import NAME
+from ._kept_places import OPAQUE_PART_KEYS, PART_KEYS, STRING_PART_KEYS, refuse_unknown
 from ._shapes import (
     SHAPES,
     SHAPES_BY_NAME,
@@ -144,9 +145,25 @@ def _base64_as_bytes(block: dict[str, Any], paths: Any, at: str) -> dict[str, An
     return block
 
 
+def _check_part_keys(part: AnyPart, kept: dict[str, Any], path: str) -> None:
+    """A part's kept keys are the ones the reader keeps on a part of its kind written as a
+    content element (``from`` and ``content`` go back only from a reasoning or refusal part
+    written into ``additional_kwargs``, which does not come here)."""
+    if isinstance(part, OpaquePart):
+        known, what = OPAQUE_PART_KEYS, "an opaque part"
+    elif kept.get("shape") == STRING_SHAPE and isinstance(part, TextPart):
+        known, what = STRING_PART_KEYS, "a text part read from a bare string"
+    else:
+        known, what = PART_KEYS, "a part written as a content block"
+    if not known.issuperset(kept):
+        refuse_unknown(kept, known, what, f"{path}.metadata.{NAME}")
+
+
 def block_of(part: AnyPart, path: str) -> str | dict[str, Any]:
     """The LangChain content-list element for ``part`` (the inverse of ``part_of``)."""
     kept = part.metadata.get(NAME)
+    if kept and type(kept) is dict:
+        _check_part_keys(part, kept, path)
     if isinstance(part, OpaquePart):
         value = part.value
         raw = kept.get("bytes") if kept else None

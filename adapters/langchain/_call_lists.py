@@ -21,6 +21,7 @@ from tracebridge.messages import ToolCall
 from ._call_blocks import CALL_BLOCKS, CUSTOM_ARG, block_reads_back, call_block
 from ._calls import read_invalid_args
 from ._classes import NAME
+from ._kept_places import CALL_KEYS, check_types, refuse_unknown
 
 __all__ = ["CallLists", "lists_of"]
 
@@ -47,6 +48,27 @@ def _not_representable(detail: str, path: str) -> TraceError:
     return TraceError("not_representable", detail, path=path)
 
 
+def _check_call_keys(kept: dict[str, Any], where: str) -> None:
+    """A call's kept keys are the ones the reader keeps on a call, of the types it keeps
+    there (else ``malformed_event``), with the values it gives the marks (``in_content:
+    true``, ``from: "function_call"``): another value is read as no mark, and the call would
+    read back without it."""
+    if not CALL_KEYS.issuperset(kept):
+        refuse_unknown(kept, CALL_KEYS, "a tool call", f"{where}.metadata.{NAME}")
+    check_types(kept, "call", f"{where}.metadata.{NAME}")
+    for key, mark in _CALL_MARKS.items():
+        if key in kept and not (type(kept[key]) is type(mark) and kept[key] == mark):
+            raise _not_representable(
+                f"metadata.langchain.{key} is kept as {short_repr(kept[key])}; the reader "
+                f"keeps it only as {mark!r}, and the way back reads any other value as no "
+                f"mark: the call would read back without it",
+                f"{where}.metadata.{NAME}.{key}",
+            )
+
+
+_CALL_MARKS: dict[str, Any] = {"in_content": True, "from": "function_call"}
+
+
 def lists_of(
     calls: list[ToolCall], at: str, drop: Collection[str], *, custom_blocks: bool = True
 ) -> CallLists:
@@ -61,6 +83,8 @@ def lists_of(
     for k, call in enumerate(calls):
         where = f"{at}.tool_calls[{k}]"
         kept = call.metadata.get(NAME, {})
+        if kept and type(kept) is dict:
+            _check_call_keys(kept, where)
         # A reader puts calls of the two lists first, then those only the content names,
         # then the legacy function_call: an order it would not give back cannot be written.
         place = 2 if kept.get("from") == "function_call" else 1 if kept.get("in_content") else 0

@@ -10,11 +10,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import AIMessage, Message
 
 from ._classes import NAME
 
-__all__ = ["GROUP_MARKERS", "kept_in"]
+__all__ = [
+    "CALL_KEYS",
+    "GROUP_MARKERS",
+    "MESSAGE_KEYS",
+    "OPAQUE_PART_KEYS",
+    "PART_KEYS",
+    "STRING_PART_KEYS",
+    "check_types",
+    "kept_in",
+    "refuse_unknown",
+]
 
 GROUP_MARKERS = ("tool_result", "from_human", "with_tool_results")
 """Metadata keys of messages that came from (and go back into) one human message."""
@@ -95,6 +106,55 @@ _KEPT_TYPES: dict[str, dict[str, tuple[type, ...]]] = {
 }
 """The types of the values the reader keeps under each key, by the place holding them (a
 kept audio reply's keys are the reply's own, of any type)."""
+
+
+MESSAGE_KEYS = frozenset(_KEPT_TYPES["message"])
+"""The message keys the reader keeps besides the fields of the class it read (which
+``_write._check_kept`` holds to the class written)."""
+
+CALL_KEYS = frozenset(_KEPT_TYPES["call"])
+"""What the reader keeps on a call: its content block, its ``invalid_tool_calls`` entry's
+other keys, and the marks of a call named only by a block or read from ``function_call``."""
+
+PART_KEYS = frozenset(("shape", "block", "bytes"))
+"""What the reader keeps on a part written as a content block (its layout, the block
+without the mapped fields, where raw bytes were). The others of ``_KEPT_TYPES["part"]``
+(``from``, ``content``) are kept only on a reasoning or refusal part that goes back into
+``additional_kwargs``, whose writer checks them."""
+
+STRING_PART_KEYS = frozenset(("shape",))
+"""What the reader keeps on a text part read from a bare string in a content list."""
+
+OPAQUE_PART_KEYS = frozenset(("bytes",))
+"""What the reader keeps on an opaque part: where its raw bytes were."""
+
+
+def refuse_unknown(kept: dict[str, Any], known: frozenset[str], what: str, where: str) -> None:
+    """``not_representable`` at the first key of ``kept`` (the namespace at ``where``) that
+    is not in ``known``: nothing writes it, so it would be lost."""
+    for key in kept:
+        if key not in known:
+            raise TraceError(
+                "not_representable",
+                f"{key!r} is no key the langchain reader keeps on {what} (it keeps "
+                f"{', '.join(sorted(known))}): nothing writes it, so it would be lost",
+                path=f"{where}.{key}",
+                source=NAME,
+            )
+
+
+def check_types(kept: dict[str, Any], kind: str, where: str) -> None:
+    """``malformed_event`` at the first key of ``kept`` (a namespace of the ``kind`` of place
+    at ``where``) whose value is of no type the reader keeps there."""
+    wrong = _wrong_typed(kept, _KEPT_TYPES[kind])
+    if wrong is not None:
+        raise TraceError(
+            "malformed_event",
+            f"metadata.{NAME}{wrong[0]} is {short_repr(kept[wrong[0][1:]])}, not {wrong[1]}, "
+            f"as to_messages writes it",
+            path=f"{where}{wrong[0]}",
+            source=NAME,
+        )
 
 
 def _kept(message: Message) -> list[tuple[str, str, Any]]:

@@ -151,9 +151,17 @@ def write_tool_results(
         end += 1
     if marker == "rest":
         human = messages[end] if end < len(messages) else None
-        if not isinstance(human, HumanMessage) or not human.metadata.get(NAME, {}).get(
-            "with_tool_results"
-        ):
+        mark = human.metadata.get(NAME, {}).get("with_tool_results") if human else None
+        if isinstance(human, HumanMessage) and mark is not None and mark is not True:
+            raise TraceError(
+                "not_representable",
+                f"metadata.langchain.with_tool_results is kept as {short_repr(mark)}; the "
+                f"reader keeps it only as true (this message holds the rest of a human message "
+                f"with tool_result blocks), and the way back writes no other value",
+                index=end,
+                path=f"messages[{end}].metadata.{NAME}.with_tool_results",
+            )
+        if not isinstance(human, HumanMessage) or not mark:
             raise _not_representable(
                 "these tool results came from a human message whose other content is the "
                 "HumanMessage marked with_tool_results right after them; none follows",
@@ -181,14 +189,18 @@ def write_tool_results(
                 index=end,
                 path=f"messages[{end}].content",
             )
-        rest: list[Any] = (
-            [
-                block_of(part, f"messages[{end}].content[{k}]")
-                for k, part in enumerate(human.content)
-            ]
-            if isinstance(human.content, list)
-            else [human.content]  # a bare string is a content element too
-        )
+        try:
+            rest: list[Any] = (
+                [
+                    block_of(part, f"messages[{end}].content[{k}]")
+                    for k, part in enumerate(human.content)
+                ]
+                if isinstance(human.content, list)
+                else [human.content]  # a bare string is a content element too
+            )
+        except TraceError as error:
+            # (the group is written at start; this error is about the message at end)
+            raise (error if error.index is not None else error.relocated(index=end)) from None
         kept_at = (end, f"messages[{end}].metadata.{NAME}")
         return native(human, _placed(blocks, rest, start), kept_at), end + 1
     if type(marker) is not dict:

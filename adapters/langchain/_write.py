@@ -49,7 +49,7 @@ from ._homes import (
     check_no_kept_citation,
     typed_home_in,
 )
-from ._kept_places import GROUP_MARKERS, kept_in
+from ._kept_places import GROUP_MARKERS, kept_in, refuse_unknown
 from ._results import RESULT, write_tool_results
 
 __all__ = ["write_trace"]
@@ -153,8 +153,10 @@ def native(
     message holds the fields kept for it, and where."""
     at = f"messages[{i}]"
     kept: dict[str, Any] = json_copy(message.metadata.get(NAME, {}))
+    if kept and type(kept) is dict:
+        _check_not_defaults(kept, message, i, kept_at)
     tag = kept.pop("class", _plain_class(message))
-    kept.pop("artifact_dropped", None)
+    dropped = kept.pop("artifact_dropped", _NO_DEFAULT)
     extra = kept.pop("extra", {})
     for marker in GROUP_MARKERS:
         if marker in kept and content is None:
@@ -180,6 +182,8 @@ def native(
             f"{at}.metadata",
         )
     cls_name, kind = CLASSES[tag]
+    if dropped is not _NO_DEFAULT:
+        _check_artifact_dropped(dropped, kept, getattr(lc, cls_name), i, kept_at)
     if (kind or CHAT_ROLES.get(kept.get("role", ""))) != message.type:
         raise _not_representable(
             f"metadata.langchain.class {tag!r} is not a {message.type} message class",
@@ -209,6 +213,64 @@ def native(
         raise _not_representable(
             f"LangChain's {cls_name} does not accept these fields: {exc}".replace("\n", " "), at
         ) from None
+
+
+def _check_not_defaults(
+    kept: dict[str, Any], message: Message, i: int, kept_at: tuple[int, str] | None
+) -> None:
+    """The reader keeps no class tag for the plain class and no empty ``extra``: kept, they
+    would be written as nothing and read back without the key."""
+    j, where = kept_at or (i, f"messages[{i}].metadata.{NAME}")
+    if kept.get("class") == PLAIN_CLASS[message.type] == _plain_class(message):
+        raise TraceError(
+            "not_representable",
+            f"metadata.langchain.class is {kept['class']!r}, the plain class of a "
+            f"{message.type} message, which the reader never keeps (it is what the way back "
+            f"writes without it): written, the message would read back without the key",
+            index=j,
+            path=f"{where}.class",
+        )
+    if "extra" in kept and kept["extra"] == {} and type(kept["extra"]) is dict:
+        raise TraceError(
+            "not_representable",
+            "metadata.langchain.extra is kept empty, which the reader never keeps (it keeps "
+            "extra attributes only when there are some): written, the message would read back "
+            "without the key",
+            index=j,
+            path=f"{where}.extra",
+        )
+
+
+def _check_artifact_dropped(
+    dropped: Any, kept: dict[str, Any], cls: Any, i: int, kept_at: tuple[int, str] | None
+) -> None:
+    """``artifact_dropped`` (the type name of an artifact ``drop_artifacts`` left out) is
+    kept only on a tool result of a class with an ``artifact`` field, which then keeps no
+    ``artifact``; the way back writes ``artifact=None`` for it."""
+    j, where = kept_at or (i, f"messages[{i}].metadata.{NAME}")
+    if type(dropped) is not str:
+        raise TraceError(
+            "malformed_event",
+            f"metadata.langchain.artifact_dropped is the type name of a dropped artifact (a "
+            f"string), as to_messages writes it; got {short_repr(dropped)}",
+            index=j,
+            path=f"{where}.artifact_dropped",
+        )
+    if "artifact" not in cls.model_fields or "artifact" in kept:
+        raise TraceError(
+            "not_representable",
+            f"metadata.langchain.artifact_dropped is kept on a message written as "
+            f"{cls.__name__}, "
+            + (
+                "which also keeps an artifact"
+                if "artifact" in kept
+                else "which has no artifact field"
+            )
+            + ": the reader keeps it only on a tool result whose artifact drop_artifacts left "
+            "out, and nothing would write it here",
+            index=j,
+            path=f"{where}.artifact_dropped",
+        )
 
 
 def _check_kept(kept: dict[str, Any], extra: Any, kind: str, cls: Any, where: str) -> None:
@@ -251,6 +313,17 @@ def _check_kept(kept: dict[str, Any], extra: Any, kind: str, cls: Any, where: st
                     + "; written, LangChain would take it as that, not as an attribute",
                     f"{where}.extra.{key}",
                 )
+    defaults = _defaults_of(cls)
+    for key, value in kept.items():
+        default = defaults.get(key, _NO_DEFAULT)
+        if value == default and type(value) is type(default):
+            raise _not_representable(
+                f"metadata.langchain.{key} is kept as {short_repr(value)}, the default of "
+                f"{cls.__name__}'s {key} field, which the reader never keeps (the way back "
+                f"writes the default without it): written, the message would read back without "
+                f"the key",
+                f"{where}.{key}",
+            )
     kwargs = kept.get("additional_kwargs")
     if type(kwargs) is dict and kwargs:
         # a ChatMessage says its role itself: the developer marker stays verbatim there
@@ -281,6 +354,20 @@ def _fields_of(cls: Any) -> tuple[frozenset[str], frozenset[str]]:
         if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
     }
     return taken - {"self"}, fields - MAPPED
+
+
+_NO_DEFAULT = object()
+
+
+@functools.cache
+def _defaults_of(cls: Any) -> dict[str, Any]:
+    """Each field of a LangChain message class that has a default, with that default (the
+    reader keeps no field at its default)."""
+    return {
+        key: declared.get_default(call_default_factory=True)
+        for key, declared in cls.model_fields.items()
+        if not declared.is_required()
+    }
 
 
 _HOME_NAMES = {
@@ -366,7 +453,7 @@ def _ai_fields(
     parts, reasoning = _split_reasoning(message.content, at)
     if reasoning is not None:
         _kwargs_home(fields, REASONING_KEY, reasoning, at, typed="reasoning part")
-    parts, refusal = _split_refusal(parts)
+    parts, refusal = _split_refusal(parts, at)
     if refusal is not None:
         _kwargs_home(fields, "refusal", refusal, at)
     if message.audio is not None:
@@ -433,28 +520,57 @@ _MARKER_KEYS = frozenset(("from", "content"))
 
 
 def _split_refusal(
-    content: Content | list[AnyPart],
+    content: Content | list[AnyPart], at: str
 ) -> tuple[Content | list[AnyPart], str | None]:
     """The content without the refusal that belongs in ``additional_kwargs``: the last
-    part, when it is a refusal that was not a content block."""
+    part, when it is a refusal that was not a content block (the reader keeps no key but
+    ``content`` on it)."""
     if isinstance(content, str) or not content:
         return content, None
     last = content[-1]
     if not isinstance(last, RefusalPart) or "shape" in last.metadata.get(NAME, {}):
         return content, None
     rest: list[AnyPart] = list(content[:-1])
-    was = last.metadata.get(NAME, {}).get("content")
+    kept = last.metadata.get(NAME, {})
+    was = kept.get("content")
     if not rest:
-        return ([] if was == "list" else ""), last.text
-    if (
+        written: Content | list[AnyPart] = [] if was == "list" else ""
+    elif (
         was == "string"
         and len(rest) == 1
         and isinstance(rest[0], TextPart)
         and rest[0].text  # an empty string content reads back as no text part
         and not rest[0].metadata
     ):
-        return rest[0].text, last.text
-    return rest, last.text
+        written = rest[0].text
+    else:
+        written = rest
+    if kept and type(kept) is dict:
+        _check_refusal_mark(kept, f"{at}.content[{len(rest)}].metadata.{NAME}")
+    return written, last.text
+
+
+def _check_refusal_mark(kept: dict[str, Any], where: str) -> None:
+    """The mark of a refusal read from ``additional_kwargs.refusal``: the layout of the
+    content beside it (``"string"`` or ``"list"``), and nothing else."""
+    if not _REFUSAL_KEYS.issuperset(kept):
+        refuse_unknown(
+            kept, _REFUSAL_KEYS, "a refusal read from additional_kwargs.refusal", where
+        )
+    if "content" in kept and kept["content"] not in _CONTENT_LAYOUTS:
+        raise _not_representable(
+            f"'content': {short_repr(kept['content'])} is no layout the reader keeps on a "
+            f"refusal read from additional_kwargs.refusal (it keeps 'string' or 'list'): "
+            f"nothing writes it, so it would be lost",
+            f"{where}.content",
+        )
+
+
+_CONTENT_LAYOUTS = ("string", "list")
+
+
+_REFUSAL_KEYS = frozenset(("content",))
+"""What the reader keeps on a refusal read from ``additional_kwargs.refusal``."""
 
 
 def _call_fields(
