@@ -521,17 +521,12 @@ def _openinference_responses() -> dict[str, Any]:
 # --- LangGraph ----------------------------------------------------------------------------
 
 
-def langgraph_case() -> dict[str, Any]:
-    """A LangGraph ReAct agent with a scripted chat model, traced by OpenInference."""
+def scripted_chat_model(script: list[Any]) -> Any:
+    """A LangChain chat model that answers each call with the next message of ``script``
+    (tools bound to it change nothing: the script already holds the calls)."""
     from langchain_core.language_models import BaseChatModel
-    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, messages_to_dict
+    from langchain_core.messages import AIMessage
     from langchain_core.outputs import ChatGeneration, ChatResult
-    from langchain_core.tools import tool
-    from langgraph.prebuilt import ToolNode, create_react_agent
-    from openinference.instrumentation.langchain import LangChainInstrumentor
-
-    tracing = Tracing()
-    LangChainInstrumentor().instrument()
 
     class ScriptedChatModel(BaseChatModel):
         script: list[AIMessage]
@@ -549,6 +544,19 @@ def langgraph_case() -> dict[str, Any]:
             reply = self.script[self.position]
             self.position += 1
             return ChatResult(generations=[ChatGeneration(message=reply)])
+
+    return ScriptedChatModel(script=script)
+
+
+def langgraph_case() -> dict[str, Any]:
+    """A LangGraph ReAct agent with a scripted chat model, traced by OpenInference."""
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, messages_to_dict
+    from langchain_core.tools import tool
+    from langgraph.prebuilt import ToolNode, create_react_agent
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+
+    tracing = Tracing()
+    LangChainInstrumentor().instrument()
 
     @tool
     def get_weather(city: str) -> str:
@@ -570,7 +578,7 @@ def langgraph_case() -> dict[str, Any]:
         AIMessage(content="Paris is 18 C and sunny; I cannot convert to JPY.", id="ai-2"),
     ]
     agent = create_react_agent(
-        ScriptedChatModel(script=script),
+        scripted_chat_model(script),
         ToolNode([get_weather, convert_currency], handle_tool_errors=True),
     )
     state = agent.invoke({"messages": [
@@ -598,32 +606,13 @@ def langgraph_run(
     after the other. ``cut_after_tools``: the graph is interrupted after its first tools
     step (``interrupt_after=["tools"]``, a checkpointer), so no model call follows the
     tools; the history is then the checkpointed state."""
-    from langchain_core.language_models import BaseChatModel
-    from langchain_core.messages import AIMessage, messages_to_dict
-    from langchain_core.outputs import ChatGeneration, ChatResult
+    from langchain_core.messages import messages_to_dict
     from langchain_core.tools import tool
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.prebuilt import ToolNode, create_react_agent
 
     tracing = Tracing()
     instrument()
-
-    class ScriptedChatModel(BaseChatModel):
-        script: list[AIMessage]
-        position: int = 0
-
-        @property
-        def _llm_type(self) -> str:
-            return "scripted"
-
-        def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:  # type: ignore[override]
-            return self
-
-        def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None,
-                      **kwargs: Any) -> ChatResult:
-            reply = self.script[self.position]
-            self.position += 1
-            return ChatResult(generations=[ChatGeneration(message=reply)])
 
     @tool
     def get_weather(city: str) -> str:
@@ -645,7 +634,7 @@ def langgraph_run(
         extra = {"checkpointer": InMemorySaver(), "interrupt_after": ["tools"]}
         config["configurable"] = {"thread_id": "thread-1"}
     agent = create_react_agent(
-        ScriptedChatModel(script=script),
+        scripted_chat_model(script),
         ToolNode([get_weather, convert_currency], handle_tool_errors=True),
         **extra,
     )
@@ -733,32 +722,13 @@ def tool_for_no_call_run(cut_after_tools: bool) -> dict[str, Any]:
     Traceloop records ``kwargs.tool_call_id = null``. The history is the graph's final state."""
     import contextlib
 
-    from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import AIMessage, HumanMessage, messages_to_dict
-    from langchain_core.outputs import ChatGeneration, ChatResult
     from langchain_core.tools import tool
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.prebuilt import ToolNode, create_react_agent
 
     tracing = Tracing()
     instrument_traceloop_langchain()
-
-    class ScriptedChatModel(BaseChatModel):
-        script: list[AIMessage]
-        position: int = 0
-
-        @property
-        def _llm_type(self) -> str:
-            return "scripted"
-
-        def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:  # type: ignore[override]
-            return self
-
-        def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None,
-                      **kwargs: Any) -> ChatResult:
-            reply = self.script[self.position]
-            self.position += 1
-            return ChatResult(generations=[ChatGeneration(message=reply)])
 
     @tool
     def get_weather(city: str) -> str:
@@ -788,7 +758,7 @@ def tool_for_no_call_run(cut_after_tools: bool) -> dict[str, Any]:
         extra = {"checkpointer": InMemorySaver(), "interrupt_after": ["tools"]}
         config["configurable"] = {"thread_id": "thread-1"}
     agent = create_react_agent(
-        ScriptedChatModel(script=script), ToolNode([get_weather, plan], handle_tool_errors=True),
+        scripted_chat_model(script), ToolNode([get_weather, plan], handle_tool_errors=True),
         **extra,
     )
     state = agent.invoke(
