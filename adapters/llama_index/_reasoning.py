@@ -63,11 +63,10 @@ def put_reasoning(content: Any, extra: dict[str, Any], where: str) -> tuple[Any,
     what the reader does not keep beside it, or a key the kept ``additional_kwargs`` holds a
     value under (the reader reads no text from a key it keeps), is refused
     (``not_representable`` at the key); ``where``: the message's path."""
-    if type(content) is not list or not content or type(first := content[0]) is not (
-        ReasoningPart
-    ) or (
-        NAME not in first.metadata
-    ):
+    if type(content) is not list or not content:
+        return content, 0
+    first = content[0]
+    if type(first) is not ReasoningPart or NAME not in first.metadata:
         return content, 0
     at = f"{where}.content[0]"
     kept = own(first.metadata, at)
