@@ -71,7 +71,7 @@ def set_attribute(span: dict[str, Any], key: str, text: str | None) -> None:
 
 
 def test_predict_spans_wrap_the_chat_they_make() -> None:
-    case = load("llama_index_predict")
+    case = load("openinference_llama_index_predict")
     names = [span["name"] for span in spans(case["trace"])]
     assert names == [
         "MockFunctionCallingLLM.chat", "MockFunctionCallingLLM.achat",
@@ -87,7 +87,7 @@ def test_predict_spans_wrap_the_chat_they_make() -> None:
 
 
 def test_predict_with_capture_off_is_content_not_captured_at_the_first_chat() -> None:
-    case = load("llama_index_predict")
+    case = load("openinference_llama_index_predict")
     error = refused(without_messages(case["trace"]))
     assert (error.code, error.index, error.path) == (
         "content_not_captured", 0, "resourceSpans[0].scopeSpans[0].spans[0]"
@@ -148,7 +148,7 @@ def test_a_wrapper_with_no_messaged_call_below_it_is_read_and_refused() -> None:
 
 
 def test_a_text_completion_is_not_representable_not_content_not_captured() -> None:
-    document = without_messages(load("llama_index_predict")["trace"])
+    document = without_messages(load("openinference_llama_index_predict")["trace"])
     first = spans(document)[0]
     first["name"] = "MockLLM.complete"
     first["attributes"].append({"key": "llm.prompts", "value": {"arrayValue": {"values": [

@@ -35,7 +35,12 @@ from law_kits.otel import OTEL_CONVERSATIONS
 
 FOLDER = Path(__file__).resolve().parents[1] / "golden_traces" / "otel"
 GOLDEN = sorted(FOLDER.glob("*.json"))
-OPENINFERENCE = [p for p in GOLDEN if p.stem.startswith("openinference")]
+OPENINFERENCE_PLAIN = {"openinference_llama_index_predict"}
+"""OpenInference runs whose conversation keeps nothing the GenAI convention cannot write
+(plain text turns): ``auto`` writes those as GenAI."""
+OPENINFERENCE = [
+    p for p in GOLDEN if p.stem.startswith("openinference") and p.stem not in OPENINFERENCE_PLAIN
+]
 
 H = HumanMessage(content="weather?")
 
@@ -87,6 +92,16 @@ def test_openinference_conversations_are_written_as_openinference(path: Path) ->
     assert "llm.input_messages.0.message.role" in last
     assert "llm.output_messages.0.message.role" in last
     assert not any(key.startswith("gen_ai.") for span in keys for key in span)
+
+
+@pytest.mark.parametrize("stem", sorted(OPENINFERENCE_PLAIN))
+def test_a_plain_openinference_conversation_is_written_as_genai_by_default(stem: str) -> None:
+    messages = otel.to_messages(golden(FOLDER / f"{stem}.json")["trace"])
+    assert all(not m.metadata for m in messages)  # nothing kept: no reason for OpenInference
+    keys = [key for span in span_keys(otel.from_messages(messages)) for key in span]
+    assert "gen_ai.input.messages" in keys
+    assert not any(key.startswith(("openinference.", "llm.")) for key in keys)
+    assert back(messages, convention="openinference") == messages
 
 
 def test_an_agents_instructions_become_the_call_it_made() -> None:

@@ -999,8 +999,8 @@ def _llama_index_output_cls() -> dict[str, Any]:
     return llama_index_case("output_cls")
 
 
-@case("llama_index_predict")
-def _llama_index_predict() -> dict[str, Any]:
+@case("openinference_llama_index_predict")
+def _openinference_llama_index_predict() -> dict[str, Any]:
     """``LLM.apredict`` and ``LLM.predict`` with a chat prompt template on a chat model
     (llama-index-core's ``MockFunctionCallingLLM(is_chat_model=True)``): each call's
     ``apredict`` / ``predict`` span only wraps the ``achat`` / ``chat`` span below it. The
@@ -1097,7 +1097,7 @@ VALID: dict[str, tuple[str, str, dict[str, Any]]] = {
     "openinference_llama_index_context_tool": (
         "openinference-instrumentation-llama-index", "llama_index", {}
     ),
-    "llama_index_predict": (
+    "openinference_llama_index_predict": (
         "openinference-instrumentation-llama-index", "llama_index", {}
     ),
 }
@@ -1188,7 +1188,7 @@ MORE_VERSIONS = {
     "traceloop_langgraph_tool_for_no_call": ("opentelemetry-instrumentation-langchain",),
     "traceloop_langgraph_tool_after_cut": ("opentelemetry-instrumentation-langchain",),
     "openinference_llama_index_context_tool": LLAMA_INDEX_PACKAGES,
-    "llama_index_predict": LLAMA_INDEX_PACKAGES,
+    "openinference_llama_index_predict": LLAMA_INDEX_PACKAGES,
 }
 """Packages a case's file names beside the common ones."""
 
