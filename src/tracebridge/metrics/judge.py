@@ -13,7 +13,9 @@ retry included) and what it cost; a budget uses it to refuse requests it cannot 
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import json
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
@@ -146,8 +148,10 @@ class OpenAIJudge:
     With a ``RequestGate`` (``ask(request, gate=...)``) every request passes the gate, so the
     client's own retries are turned off for it and the judge makes them itself: as many as the
     client's ``max_retries``, for the errors the client retries (connection errors, timeouts,
-    408, 409, 429, 5xx, or as ``x-should-retry`` says), waiting as ``Retry-After`` asks (up to
-    60 s) or ``first_retry_delay`` seconds doubled each time (at most 8 s).
+    408, 409, 429, 5xx, or as ``x-should-retry`` says), waiting as ``Retry-After`` asks (in
+    seconds, milliseconds or as an HTTP date; up to 60 s) or else ``first_retry_delay`` seconds
+    doubled each time (at most 8 s). A longer ``Retry-After`` does not stop a retry: the judge
+    waits its own delay (the client would wait up to 120 s, and not retry past that).
 
     >>> import openai  # doctest: +SKIP
     >>> judge = OpenAIJudge(  # doctest: +SKIP
@@ -278,14 +282,12 @@ class OpenAIJudge:
         """The completion and its usage, the client's own retries counted."""
         openai = require("openai", adapter="OpenAI judge", extra="openai", package="openai")
         try:
-            response, retried = await self._create(**body)
+            return await self._create(self.client, body)
         except (openai.APIError, ValueError) as exc:
-            # ValueError: a body that is not JSON at all (json.JSONDecodeError)
+            # ValueError: a body that is not JSON at all (json.JSONDecodeError), from a
+            # client without ``with_raw_response`` (``_create`` counts the real client's)
             sent = 1 + _retries_before(exc)
             raise _request_failed(exc, Usage(requests=sent, requests_without_usage=sent)) from exc
-        return response, _usage_of(response) + Usage(
-            requests=retried, requests_without_usage=retried
-        )
 
     async def _send_through(
         self, gate: RequestGate, answer: type[BaseModel], body: dict[str, Any]
@@ -304,8 +306,11 @@ class OpenAIJudge:
                 raise
             cost = Usage(requests=1, requests_without_usage=1)  # unless a reply says otherwise
             try:
-                response = await client.chat.completions.create(**body)
-                cost = _usage_of(response)
+                response, cost = await self._create(client, body)
+            except JudgeError as exc:  # a reply that is not JSON: not retried
+                cost = exc.usage
+                exc.usage = usage + cost
+                raise
             except (openai.APIError, ValueError) as exc:
                 usage += cost
                 if attempt == retries or not _retried(openai, exc):
@@ -320,19 +325,30 @@ class OpenAIJudge:
             )
         raise AssertionError("unreachable: the last try returns or raises")
 
-    async def _create(self, **request: Any) -> tuple[Any, int]:
-        """The completion, and how many failed tries the client retried before it.
+    async def _create(self, client: Any, request: dict[str, Any]) -> tuple[Any, Usage]:
+        """The completion and what it cost, the tries the client retried before it included.
 
-        The client retries some HTTP errors and timeouts on its own; each of those tries
-        is a request sent, and is counted.
+        The client retries some HTTP errors and timeouts on its own; each of those tries is
+        a request sent, and is counted (also when the last reply is not JSON: a
+        ``JudgeError`` then carries them all). The token counts are read from the reply's
+        body as sent: the client's model coerces them (``"100"``, ``true`` and ``100.0``
+        would read as 100, 1 and 100).
         """
-        completions = self.client.chat.completions
+        completions = client.chat.completions
         raw_api = getattr(completions, "with_raw_response", None)
         if raw_api is None:  # a client with only ``chat.completions.create``
-            return await completions.create(**request), 0
+            response = await completions.create(**request)
+            return response, _usage_of(getattr(response, "usage", None))
         raw = await raw_api.create(**request)
-        retried = getattr(raw, "retries_taken", 0)
-        return raw.parse(), retried if isinstance(retried, int) else 0
+        retries_taken = getattr(raw, "retries_taken", 0)
+        retried = retries_taken if isinstance(retries_taken, int) else 0
+        before = Usage(requests=retried, requests_without_usage=retried)
+        try:
+            response = raw.parse()
+        except ValueError as exc:  # the body is not JSON (json.JSONDecodeError)
+            sent = before + Usage(requests=1, requests_without_usage=1)
+            raise _request_failed(exc, sent) from exc
+        return response, _usage_of(_sent_usage(raw)) + before
 
     async def aclose(self) -> None:
         """Close the client's connections."""
@@ -342,11 +358,23 @@ class OpenAIJudge:
         return f"OpenAIJudge({self.name!r})"
 
 
-def _usage_of(response: Any) -> Usage:
-    """What one reply says it cost; a count that is not a whole number 0 or more (a bool, a
-    float, a negative number) is no usage at all: the request's tokens are unknown."""
-    reported = getattr(response, "usage", None)
-    counts = [getattr(reported, field, None) for field in _USAGE_FIELDS]
+def _sent_usage(raw: Any) -> Any:
+    """The ``usage`` member of a raw reply's JSON body as the server sent it, or None."""
+    try:
+        body = raw.http_response.json()
+    except ValueError:  # not JSON (the client parsed it as text)
+        return None
+    return body.get("usage") if isinstance(body, dict) else None
+
+
+def _usage_of(reported: Any) -> Usage:
+    """What one reply says it cost, given its ``usage`` (a JSON object as sent, or the
+    client's model of it); a count that is not a whole number 0 or more (a bool, a float, a
+    string, a negative number) is no usage at all: the request's tokens are unknown."""
+    if isinstance(reported, dict):
+        counts = [reported.get(field) for field in _USAGE_FIELDS]
+    else:
+        counts = [getattr(reported, field, None) for field in _USAGE_FIELDS]
     if not all(type(count) is int and count >= 0 for count in counts):
         return Usage(requests=1, requests_without_usage=1)
     prompt, completion, total = counts
@@ -382,7 +410,10 @@ def _request_failed(exc: Exception, usage: Usage) -> JudgeError:
 
 
 def _retried(openai: Any, exc: Exception) -> bool:
-    """Whether the ``openai`` client would retry after ``exc`` (its rules, as of 2.x)."""
+    """Whether the judge retries a gated request after ``exc``: for the errors the ``openai``
+    client retries (its rules, as of 2.x), whatever ``Retry-After`` says. (The client itself
+    does not retry when ``Retry-After`` asks for more than 120 s; the judge then retries after
+    its own delay, as ``_retry_after`` gives it none.)"""
     if isinstance(exc, openai.APIConnectionError):  # timeouts included
         return True
     if not isinstance(exc, openai.APIStatusError):
@@ -395,19 +426,36 @@ def _retried(openai: Any, exc: Exception) -> bool:
 
 
 def _retry_after(exc: Exception) -> float | None:
-    """The wait a server asked for in ``Retry-After`` (seconds, at most 60), if any."""
+    """The wait a server asked for, if it is more than 0 and at most 60 s: ``retry-after-ms``,
+    else ``Retry-After`` in seconds or as an HTTP date (read as the ``openai`` client reads it).
+    """
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
     if headers is None:
         return None
     for header, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        try:
-            seconds = float(headers.get(header, "")) * scale
-        except ValueError:
+        value = headers.get(header)
+        if value is None:
             continue
-        if 0 < seconds <= 60:
+        try:
+            seconds: float | None = float(value) * scale
+        except ValueError:
+            seconds = _seconds_until(value) if header == "retry-after" else None
+        if seconds is not None and 0 < seconds <= 60:
             return seconds
     return None
+
+
+def _seconds_until(http_date: str) -> float | None:
+    """Seconds from now until an HTTP date (``Wed, 21 Oct 2015 07:28:00 GMT``), or None."""
+    try:
+        parsed = email.utils.parsedate_tz(http_date)
+        if parsed is None:
+            return None
+        moment = email.utils.mktime_tz(parsed)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return None
+    return float(moment - time.time())
 
 
 def _retries_before(exc: Exception) -> int:
