@@ -107,7 +107,6 @@ def test_an_input_that_is_not_text_beside_an_input_object_is_malformed(value: An
     ({"input": None, "input_data": {}}, {"input_data": {}}),
     ({"input": ""}, {"input": ""}),
     ({"input": {}}, {"input": {}}),
-    ({"input": "", "input_data": {}}, {"input": "", "input_data": {}}),
     ({"input": None, "input_data": None}, {}),
 ])
 def test_an_empty_input_is_kept_apart_from_a_null_one(
@@ -116,6 +115,13 @@ def test_an_empty_input_is_kept_apart_from_a_null_one(
     [answer] = _read(**fields, actual_output="ok")
     assert answer.text == "ok"
     assert answer.metadata["galtea"]["trace"] == {**RECORD, **kept}
+
+
+def test_an_empty_input_beside_an_input_object_without_user_message_is_conflicting() -> None:
+    # input "" says a user_message "", input_data {} none (the SDK's input is None then): two
+    # values, as actual_output "" beside actual_output_data {} (tests/test_galtea_audit_s37.py)
+    assert _record_refused(input="", input_data={}, actual_output="ok") == (
+        "conflicting_fields", 0, "traces[0].input")
 
 
 @pytest.mark.parametrize("legacy", ["actualInput", "actual_input"])

@@ -93,7 +93,7 @@ def test_files_sent_with_an_empty_input_are_a_user_message() -> None:
 @pytest.mark.parametrize("value", [0, False, [], {}])
 def test_a_user_message_that_is_not_text_is_malformed(value: Any) -> None:
     assert _refused(**SDK, input_data={"user_message": value}, actual_output="a") == (
-        "malformed_event", "traces[0]['input_data.user_message']")
+        "malformed_event", "traces[0].input_data.user_message")
 
 
 def test_a_null_user_message_is_kept_beside_the_empty_text() -> None:

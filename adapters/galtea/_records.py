@@ -202,12 +202,20 @@ def _files_said_once(found: list[dict[str, Any]], key: str | None, given: Any, i
     return given  # a list that is not one of files is refused where files are read
 
 
-def _turns_of(record: dict[str, Any], i: int) -> tuple[list[dict[str, Any]], set[str]]:
+# The record's own keys (as spelled, or None) that the built turns' ``metadata`` and file
+# lists were taken from: the input object, input files, output envelope, output files.
+_Spelled = tuple[str | None, str | None, str | None, str | None]
+
+
+def _turns_of(
+    record: dict[str, Any], i: int
+) -> tuple[list[dict[str, Any]], set[str], _Spelled]:
     """The record as the ``ConversationMessage`` dumps the SDK would build from it, except
     that nothing of it is left out: an input of files alone, or an empty answer, is a
     message too, and what two fields say twice must agree. Also the keys of the record that
     said something but gave no message (an empty input object, an output envelope with no
-    text nor files): they are kept with the rest of the record."""
+    text nor files): they are kept with the rest of the record. And, per role, the record's
+    keys the turn's ``metadata`` and files come from (``_at_record_key``)."""
     input_key, raw_input = _field(record, "input", i)
     data_key, input_data = _field(record, "input_data", i)
     files_key, input_files = _field(record, "input_files", i)
@@ -216,6 +224,7 @@ def _turns_of(record: dict[str, Any], i: int) -> tuple[list[dict[str, Any]], set
     out_data_key, output_data = _field(record, "actual_output_data", i)
     input_files = [] if files_key is None else input_files
     output_files = [] if out_files_key is None else output_files
+    source_key = data_key if input_data is not None else input_key  # the input object's key
     if input_data is not None and type(input_data) not in (str, dict):
         raise error("malformed_event", f"expected the input as a string or a dict, got "
                     f"{type(input_data).__name__} {short_repr(input_data)}", i, data_key,
@@ -227,7 +236,7 @@ def _turns_of(record: dict[str, Any], i: int) -> tuple[list[dict[str, Any]], set
             if not same_json(input_data, raw_input):
                 raise error("conflicting_fields", f"the input {short_repr(raw_input)} is not "
                             f"{data_key} {short_repr(input_data)}", i, input_key, base="traces")
-        input_data = raw_input
+        input_data, source_key = raw_input, input_key
         raw_input = raw_input.get("user_message")
         input_files = _files_said_once(_envelope_files(input_data), files_key, input_files, i,
                                        input_key)
@@ -237,9 +246,9 @@ def _turns_of(record: dict[str, Any], i: int) -> tuple[list[dict[str, Any]], set
                     base="traces")
     else:
         if type(raw_input) is str and input_data is not None:
-            said = (input_data.get("user_message") or "") if type(input_data) is dict \
-                else input_data
-            if raw_input != said:
+            # an absent user_message is null, which "" is not (the SDK's input is None then)
+            said = input_data.get("user_message") if type(input_data) is dict else input_data
+            if not same_json(raw_input, said):  # a str: no deep value is compared
                 at = f"{data_key}.user_message" if type(input_data) is dict else data_key
                 raise error("conflicting_fields", f"the input {short_repr(raw_input)} is not "
                             f"{at} {short_repr(said)}", i, input_key, base="traces")
@@ -285,9 +294,10 @@ def _turns_of(record: dict[str, Any], i: int) -> tuple[list[dict[str, Any]], set
         if type(source) is dict:
             text = source.get("user_message")
             if text is not None and type(text) is not str:
-                raise error("malformed_event", f"expected the user_message as a string, got "
-                            f"{short_repr(text)}", i, json_path(data_key or "input",
-                                                                "user_message"), base="traces")
+                raise TraceError("malformed_event", f"expected the user_message as a string, "
+                                 f"got {short_repr(text)}", index=i, path=json_path(
+                                     where(i, source_key, base="traces"), "user_message"),
+                                 source=NAME)
             # a null or empty user_message stays with the rest: it is not the text left out
             rest = {key: value for key, value in source.items()
                     if key != "user_message" or not text}
@@ -308,7 +318,24 @@ def _turns_of(record: dict[str, Any], i: int) -> tuple[list[dict[str, Any]], set
                       "output_files": output_files})
     else:  # an envelope with no text nor files (the SDK keeps it as actual_output_data)
         unread.update(key for key in _MAPPED["actual_output"] if record.get(key) is not None)
-    return turns, unread
+    return turns, unread, (source_key, files_key, output_key, out_files_key)
+
+
+def _at_record_key(exc: TraceError, i: int, role: str, spelled: _Spelled) -> TraceError:
+    """``exc``, found reading the ``role`` turn built from record ``i``, at the record's own
+    key: the turn's ``metadata`` is the record's input or output object, its files the
+    record's file list, each spelled as the record spells it (a record has no ``metadata``
+    or ``output_files``). Files found in an envelope's ``content`` are built whole: no error
+    is found in them."""
+    source_key, files_key, output_key, out_files_key = spelled
+    fields = ({"metadata": source_key, "input_files": files_key} if role == "user"
+              else {"metadata": output_key, "output_files": out_files_key})
+    path = exc.path or ""
+    for field, key in fields.items():
+        at = where(i, field, base="traces")
+        if key is not None and path.startswith(at) and path[len(at):][:1] in ("", ".", "["):
+            return exc.relocated(path=where(i, key, base="traces") + path[len(at):])
+    return exc
 
 
 def from_records(records: list[Any], origin: list[int]) -> list[Message]:
@@ -337,7 +364,7 @@ def from_records(records: list[Any], origin: list[int]) -> list[Message]:
                         "not in conversation order (the SDK sorts traces by index; sort them "
                         "first)", i, "index", base="traces")
         last_index = index
-        turns, unread = _turns_of(record, i)
+        turns, unread, spelled = _turns_of(record, i)
         if not turns:
             raise error("malformed_event", "a trace with no input and no output: no message to "
                         "read (a turn opened before the agent answered it)", i, base="traces")
@@ -348,7 +375,10 @@ def from_records(records: list[Any], origin: list[int]) -> list[Message]:
         except TraceError as exc:
             raise exc.relocated(index=i, source=NAME) from None
         for k, turn in enumerate(turns):
-            message = from_role_turn(turn, i, base="traces")
+            try:
+                message = from_role_turn(turn, i, base="traces")
+            except TraceError as exc:  # the turn's keys are not the record's
+                raise _at_record_key(exc, i, turn["role"], spelled) from None
             if k == 0:
                 namespace = {**message.metadata.get(NAME, {}), "trace": copy.deepcopy(kept)}
                 message = message.model_copy(update={"metadata": {NAME: namespace}})

@@ -10,7 +10,7 @@ from typing_extensions import assert_never
 
 from tracebridge._json import json_path
 from tracebridge._shape import UNCHECKED, unchecked_field
-from tracebridge.errors import short_repr
+from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import AIMessage, AnyMessage, HumanMessage, messages_of
 from tracebridge.validation import validate
 
@@ -122,6 +122,14 @@ def write_turns(
         raise refused from None
     if not options.fold_tools:
         validate(messages, allow_pending=True, source=NAME)
+    if not written[0]:  # messages there were (validate says so), but the options left out all
+        raise TraceError(
+            "empty_conversation",
+            f"no turn to write: skip_system / fold_tools left out all {len(messages)} "
+            f"message(s), and Galtea takes no empty conversation (traces.create_batch refuses "
+            f"one)",
+            source=NAME,
+        )
     if omitted is not None:
         omitted.extend(found)
     return written
