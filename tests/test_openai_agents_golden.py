@@ -40,6 +40,7 @@ def input_list(case: dict[str, Any]) -> list[Any]:
 
 def test_the_folder_has_the_cases_the_issue_asks_for() -> None:
     assert [p.stem for p in VALID] == [
+        "approval_after_other_call",
         "approval_granted",
         "approval_pending",
         "handoff",

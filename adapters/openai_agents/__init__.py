@@ -174,4 +174,10 @@ def handoffs(trace: Any, *, allow_pending: bool = False) -> list[Handoff]:
         isinstance(m, (AIMessage, ToolMessage, HumanMessage, SystemMessage)) for m in typed
     ):
         typed = to_messages(trace, allow_pending=allow_pending)
-    return handoffs_in(typed)
+    try:
+        return handoffs_in(typed)
+    except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
+        refused = unchecked_field(typed, NAME)
+        if refused is None:
+            raise
+        raise refused from None

@@ -83,22 +83,7 @@ def groups(entries: list[Entry]) -> list[Group]:
     for entry in entries:
         last = found[-1] if found else None
         if entry.approval:  # no item of its own
-            waits_on = _field((entry.record or {}).get("raw_item") or {}, "call_id")
-            calls = [] if last is None else [_field(item, "call_id") for item in last.items]
-            if last is None or not last.model or last.agent != entry.agent or (
-                waits_on not in calls
-            ):
-                raise TraceError(
-                    "malformed_event",
-                    f"a tool_approval_item for call {waits_on!r} must come right after the "
-                    "model response of its agent that made that call",
-                    index=entry.index,
-                    path=entry.path,
-                    source=NAME,
-                )
-            if entry.record is not None:
-                last.records.append((len(calls) - 1 - calls[::-1].index(waits_on),
-                                     entry.record))
+            _approve(found, entry)
             continue
         model = is_model_item(entry.item)
         record = entry.record
@@ -111,6 +96,38 @@ def groups(entries: list[Entry]) -> list[Group]:
         if record is not None:
             last.records.append((len(last.items) - 1, record))
     return found
+
+
+_BEFORE_APPROVALS = frozenset({"tool_call_output_item", "mcp_approval_response_item"})
+"""RunItems the SDK lists between a model response and the approvals its calls wait on: the
+outputs of the calls it ran at once, and the MCP approvals it answered itself."""
+
+
+def _approve(found: list[Group], entry: Entry) -> None:
+    """Keep an approval's wrapper with the call it waits on: a call of its agent's last model
+    response, which only that response's outputs (of the calls run at once) may follow."""
+    waits_on = _field((entry.record or {}).get("raw_item") or {}, "call_id")
+    response = None
+    for group in reversed(found):
+        if group.model:
+            response = group
+            break
+        if group.agent != entry.agent or not group.records or any(
+            record.get("type") not in _BEFORE_APPROVALS for _, record in group.records
+        ):
+            break
+    calls = [] if response is None else [_field(item, "call_id") for item in response.items]
+    if response is None or response.agent != entry.agent or waits_on not in calls:
+        raise TraceError(
+            "malformed_event",
+            f"a tool_approval_item for call {waits_on!r} must come after the model response "
+            "of its agent that made that call, with only that response's tool outputs between",
+            index=entry.index,
+            path=entry.path,
+            source=NAME,
+        )
+    if entry.record is not None:
+        response.records.append((len(calls) - 1 - calls[::-1].index(waits_on), entry.record))
 
 
 @dataclass

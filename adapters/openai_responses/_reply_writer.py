@@ -36,6 +36,15 @@ __all__ = ["ReplyWriter", "item_of"]
 _CITATION_FIELDS = ("url", "title", "start_index", "end_index")
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no JSON value")
+
+
+_STRICT_JSON = json.JSONDecoder(parse_constant=_no_constant)
+"""JSON text as JSON spells it: ``NaN``, ``Infinity`` and ``-Infinity`` (which Python's json
+reads and writes) are refused, as the item would hold no JSON value."""
+
+
 def item_of(call: ToolCall, source: str) -> str | None:
     """The item type a call was read from, when not a function or custom call."""
     kept = call.metadata.get(source)
@@ -59,6 +68,7 @@ class ReplyWriter(ItemPartWriter):
         self.drop_names = drop_names
         self.annotations: dict[int, list[dict[str, Any]]] = {}
         self.part_at = 0
+        self.part_path = ""
 
     def unnamed(self, what: str) -> None:
         """Refuse a name the item has no place for, unless ``drop_names`` leaves it out."""
@@ -75,9 +85,9 @@ class ReplyWriter(ItemPartWriter):
         spells it, and not be a string (the reader takes a string item value as text)."""
         text = self.text(content, path, "JSON output")
         try:
-            value = json.loads(text)
+            value = _STRICT_JSON.decode(text)
             spelled = spelled_json(value)
-        except ValueError:
+        except ValueError:  # NaN and Infinity too: Python's json takes them, JSON has none
             self.refuse(f"the output was read as JSON and is no longer JSON: {text[:60]!r}", path)
         except RecursionError:  # JSON nested deeper than Python's json reads
             raise TraceError(
@@ -183,16 +193,35 @@ class ReplyWriter(ItemPartWriter):
         elif namespace.get("content") == "string" and (
             not spoken or (len(spoken) == 1 and type(spoken[0]) is TextPart)
         ):
+            if len(spoken) == len(content):
+                # the reader keeps the flag only beside reasoning or kept items: alone, a
+                # string content reads back as the string
+                self.refuse(
+                    "content: 'string' marks a message content read as a string beside the "
+                    "reply's reasoning or kept items; this reply has none, so written as a "
+                    "string it would read back as a string content, not as these parts",
+                    f".metadata.{self.source}.content",
+                )
             text = spoken[0].text if spoken else ""  # type: ignore[union-attr]
         if text is not None and not message.citations:
+            if spoken:  # a string has no place for the part's kept keys
+                kept = self.namespace(spoken[0].metadata)
+                if kept:
+                    key = next(iter(kept))
+                    self.refuse(
+                        f"the message content is written as a string (content: 'string'), "
+                        f"which has no place for its text part's {key} "
+                        f"({short_repr(kept[key])})",
+                        f".content[{first}].metadata.{self.source}.{key}",
+                    )
             out["content"] = text
         else:
-            parts: list[Part] = [TextPart(text=text)] if text is not None else spoken
+            parts: list[Part] = spoken if spoken or text is None else [TextPart(text=text)]
             self.place_citations(message.citations, parts)
             written = []
             for j, part in enumerate(parts):
-                self.part_at = j
-                item = self.item_part(part, f".content[{first + j}]", "assistant")
+                self.part_at, self.part_path = j, f".content[{first + j}]"
+                item = self.item_part(part, self.part_path, "assistant")
                 if item is not None:
                     written.append(item)
             out["content"] = written
@@ -268,12 +297,28 @@ class ReplyWriter(ItemPartWriter):
         if not isinstance(layout, list):
             out["annotations"] = cited
             return
+        self.check_layout(layout, f"{self.part_path}.metadata.{self.source}.annotations")
         kept = [entry for entry in layout if entry is not None]
         if len(kept) + len(cited) != len(layout):
             out["annotations"] = cited + kept  # edited: the citations first
             return
         given = iter(cited)
         out["annotations"] = [next(given) if entry is None else entry for entry in layout]
+
+    def check_layout(self, layout: list[Any], path: str) -> None:
+        """Refuse a kept annotation layout the reader would not give back: it keeps the
+        annotations that are no citation (objects), and null where a citation goes."""
+        for k, entry in enumerate(layout):
+            if entry is None:
+                continue
+            if not isinstance(entry, dict):
+                self.malformed(f"a kept annotation layout holds annotation objects, and null "
+                               f"where a citation goes, as to_messages writes it; got "
+                               f"{short_repr(entry)}", f"{path}[{k}]")
+            if entry.get("type") == "url_citation":
+                self.refuse("a url_citation annotation kept in the part's layout would read "
+                            "back as a typed citation (the reader keeps only other annotations "
+                            "there; a citation is one of AIMessage.citations)", f"{path}[{k}]")
 
     def reasoning(self, part: ReasoningPart, path: str) -> dict[str, Any] | None:
         namespace = self.namespace(part.metadata)
@@ -332,12 +377,12 @@ class ReplyWriter(ItemPartWriter):
             )
         if call.invalid_args is not None:
             self.unparsed(call, call.invalid_args, kind, f"{path}.invalid_args")
+        if kind is not None and call.kind == "custom":  # a hosted item too: checked first
+            self.refuse(f"a {kind} item holds a call with input fields, not a custom (free-text) "
+                        "call", f"{path}.kind")
         out: dict[str, Any]
         if kind in HOSTED_CALLS:
             return self.hosted(call, kind, path, result)
-        if kind is not None and call.kind == "custom":
-            self.refuse(f"a {kind} item holds a call with input fields, not a custom (free-text) "
-                        "call", f"{path}.kind")
         if kind is not None and kind in CALL_OUTPUTS:
             self.own_keys(call.args, ("type", "call_id", "id", "status"), kind, f"{path}.args")
             out = {"type": kind, "call_id": call.id, **call.args}

@@ -199,6 +199,8 @@ class _Writer(ReplyWriter):
                 and isinstance(content[0], OpaquePart)
                 and is_item_part(content[0], self.source)
             ):
+                if namespace:
+                    self.nothing_kept(namespace, content[0].kind)
                 return [self.kept_item(content[0], ".content[0]", OPAQUE_INPUT_ITEMS)]
         elif isinstance(message, SystemMessage):
             role = message.role
@@ -209,6 +211,21 @@ class _Writer(ReplyWriter):
             # input message items have no id key: one read so from this format is written back
             out["id"] = message.id
         return [self.with_fields(out, namespace, "", _input_message_key)]
+
+    def nothing_kept(self, namespace: dict[str, Any], kind: str) -> None:
+        """Refuse kept keys of a message written as the item its one part keeps whole: the
+        item is written as it is, with no place for them (the reader keeps none there)."""
+        for key, value in namespace.items():
+            if key == "fields" and isinstance(value, dict):
+                if not value:
+                    continue
+                key = f"fields.{next(iter(value))}"
+                value = next(iter(value.values()))
+            self.refuse(
+                f"the {kind} item is kept whole and written as it is, with no place for the "
+                f"message's kept {key} ({short_repr(value)})",
+                f".metadata.{self.source}.{key}",
+            )
 
     def output(
         self, message: ToolMessage, namespace: dict[str, Any], call: ToolCall | None
@@ -225,6 +242,12 @@ class _Writer(ReplyWriter):
             self.malformed(f"metadata.{self.source}.item names the output item type, one of "
                            f"{', '.join(_OUTPUT_TYPES)}; got {short_repr(kind)}",
                            f".metadata.{self.source}.item")
+        if namespace.get("output") == "absent" and kind != "apply_patch_call_output":
+            self.refuse(
+                f"output: 'absent' marks an apply_patch_call_output without output (the one "
+                f"output item whose output is optional); a {kind} item needs its output",
+                f".metadata.{self.source}.output",
+            )
         out: dict[str, Any] = {"type": kind, "call_id": message.tool_call_id}
         if kind == "local_shell_call_output" and namespace.get("paired_by") != "call_id":
             out = {"type": kind, "id": message.tool_call_id}  # the API names the call by id

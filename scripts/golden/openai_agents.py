@@ -331,6 +331,28 @@ async def approval_granted() -> Finished:
     return Finished(await Runner.run(agent, state))
 
 
+@function_tool
+def list_files() -> str:
+    """Files in the working folder."""
+    return "report.txt"
+
+
+async def approval_after_other_call() -> Finished:
+    model = ScriptModel([
+        [call("call_l1", "list_files", "{}"),
+         call("call_d1", "delete_file", '{"path":"/tmp/report.txt"}')],
+        [message("msg_d2", "I listed the files; the deletion was not approved.")],
+    ])
+    agent = Agent(name="File Clerk", instructions="Manage files.",
+                  tools=[list_files, delete_file], model=model)
+    first = await Runner.run(agent, "List the files, then delete /tmp/report.txt")
+    assert [type(item).__name__ for item in first.new_items] == [
+        "ToolCallItem", "ToolCallItem", "ToolCallOutputItem", "ToolApprovalItem"]
+    state = first.to_state()
+    state.reject(first.interruptions[0])
+    return Finished(await Runner.run(agent, state))
+
+
 CASES: dict[str, Case] = {
     "tool_calling": Case(
         "Weather Bot reasons, calls get_weather and answers (Runner.run, string input).",
@@ -364,6 +386,11 @@ CASES: dict[str, Case] = {
     "approval_granted": Case(
         "The same run resumed from its RunState after approve(): the approval item stays in "
         "new_items, the call is answered.", approval_granted),
+    "approval_after_other_call": Case(
+        "One model response calls list_files, then delete_file, which needs approval: the SDK "
+        "runs list_files at once, so its output comes before the tool_approval_item. The "
+        "approval is rejected and the run resumed: the SDK answers the call with its "
+        "rejection text, and the model answers.", approval_after_other_call),
 }
 
 TO_OPTIONS = {"approval_pending": {"allow_pending": True}}
