@@ -108,7 +108,10 @@ def detect(trace: Any) -> bool:
     for item in trace:
         if is_sdk_message(item):
             continue
-        if not isinstance(item, dict) or item.get("role") not in ROLES:
+        if not isinstance(item, dict):
+            return False
+        role = item.get("role")
+        if not isinstance(role, str) or role not in ROLES:  # ``in`` on a numpy array raises
             return False
         if "sender" in item or "tool_name" in item:
             return False

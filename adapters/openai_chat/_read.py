@@ -36,7 +36,8 @@ ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 """The roles a Chat Completions message may have (``function`` is the legacy one)."""
 
 _CHUNK_CLASSES = ("ChatCompletionChunk", "ChoiceDelta", "ChoiceDeltaToolCall")
-_MESSAGE_CLASSES = ("ChatCompletionMessage", "ParsedChatCompletionMessage")
+_MESSAGE = "ChatCompletionMessage"
+_STORE = "ChatCompletionStoreMessage"
 
 
 @dataclass(frozen=True)
@@ -74,12 +75,23 @@ def fast_for(dialect: Dialect, kind: Callable[[Dialect], T]) -> T:
 
 
 def is_sdk_message(item: Any) -> bool:
-    """An SDK message object: a ``ChatCompletionMessage``, or the
-    ``ParsedChatCompletionMessage[T]`` of a ``parse()`` call."""
+    """An SDK message object: a ``ChatCompletionMessage``, the
+    ``ParsedChatCompletionMessage[T]`` of a ``parse()`` call, or a
+    ``ChatCompletionStoreMessage`` of ``chat.completions.messages.list()``."""
     kind = type(item)
-    return module_of(kind).startswith("openai.") and (
-        kind.__name__.partition("[")[0] in _MESSAGE_CLASSES
-    )
+    return kind is not dict and sdk_message_class(kind) is not None
+
+
+def sdk_message_class(kind: type) -> str | None:
+    """The SDK message class ``kind`` is or derives from (``_STORE`` for a stored message,
+    ``_MESSAGE`` for any other), or None. Asked through the classes it derives from, not
+    by its own module: pydantic names a ``ParsedChatCompletionMessage[T]`` first made at a
+    module's top level after that module (``__main__``)."""
+    for base in kind.__mro__:
+        name = base.__name__
+        if name in (_STORE, _MESSAGE) and module_of(base).startswith("openai."):
+            return name
+    return None
 
 
 def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Message]:
@@ -166,6 +178,10 @@ class _FastReader:
         if type(item) is not dict:
             return None
         role = item.get("role")
+        if type(role) is not str:
+            # a str subclass (an Enum: the general reader stores the str), or no string at
+            # all (a numpy array, whose == has no truth value: the general reader refuses it)
+            return None
         if role == "assistant":
             return self.assistant(item)
         content = item.get("content")
@@ -191,8 +207,6 @@ class _FastReader:
                 return _build.tool(content, call_id, name)
             return None
         if (role == "system" or role == "developer") and self.user_names:
-            if type(role) is not str:
-                return None  # a str subclass (an Enum): the general reader stores the str
             if size == 2:
                 return _build.system(content, role)
             if size == 3 and type(name := item.get("name")) is str:
@@ -239,7 +253,7 @@ class _FastReader:
                 if type(value) is not str:
                     return None
                 name = value
-            elif key == "annotations" and value == []:
+            elif key == "annotations" and type(value) is list and not value:
                 annotated = True
             else:
                 return None
@@ -374,18 +388,21 @@ class _Reader(ReplyReader):
 
     def as_dict(self, item: Any) -> dict[str, Any]:
         kind = type(item)
+        sdk = None if kind is dict else sdk_message_class(kind)
+        if sdk is not None:
+            # A stored message holds the role the request gave it (the SDK makes it without
+            # validation, under the reply's class, which allows "assistant" only).
+            if sdk != _STORE and drifted(item):  # a role set after it was made
+                self.refuse_changed(item)
+            # Only the keys the response really had; a full dump would invent nulls.
+            try:
+                dumped: dict[str, Any] = item.model_dump(mode="json", exclude_unset=True)
+            except FELL:
+                self.refuse_changed(item)
+                raise  # the SDK accepts the object: the fault is ours, shown as it is
+            self.check_extras(item, self.root)
+            return dumped
         if module_of(kind).startswith("openai."):
-            if kind.__name__.partition("[")[0] in _MESSAGE_CLASSES:  # [T]: of a parse() call
-                if drifted(item):  # a role the class does not allow, set after it was made
-                    self.refuse_changed(item)
-                # Only the keys the response really had; a full dump would invent nulls.
-                try:
-                    dumped: dict[str, Any] = item.model_dump(mode="json", exclude_unset=True)
-                except FELL:
-                    self.refuse_changed(item)
-                    raise  # the SDK accepts the object: the fault is ours, shown as it is
-                self.check_extras(item, self.root)
-                return dumped
             if kind.__name__ in _CHUNK_CLASSES or module_of(kind).endswith("_chunk"):
                 self.fail(
                     "streaming_chunk",
@@ -407,7 +424,9 @@ class _Reader(ReplyReader):
             )
         return dict(item)
 
-    def check_extras(self, model: Any, path: str, message: Any = None) -> None:
+    def check_extras(
+        self, model: Any, path: str, message: Any = None, within: tuple[int, ...] = ()
+    ) -> None:
         """Fields the SDK does not declare (a vendor's) hold what the response said, as
         ``json.loads`` made it: a JSON dump would write a NaN there as null, a tuple as a
         list. Each must be JSON as it is (``unserializable_value`` where it is not); a field
@@ -415,7 +434,8 @@ class _Reader(ReplyReader):
         an infinity set on one after the object was made would be written as null too: it is
         refused alike. ``parsed`` (a ``parse()`` call's) is the application's model, written
         as it writes itself. ``message``: the message ``model`` is part of (itself when
-        None), which the SDK is asked about."""
+        None), which the SDK is asked about; ``within``: the ids of the models around
+        ``model``, from the message down."""
         message = model if message is None else message
         for key, value in (model.__pydantic_extra__ or {}).items():
             try:
@@ -423,19 +443,36 @@ class _Reader(ReplyReader):
             except TraceError:
                 self.refuse_changed(message)
                 raise
+        within = (*within, id(model))
         for key, value in model.__dict__.items():
             if key == "parsed":
                 continue
             if isinstance(value, BaseModel):
-                self.check_extras(value, f"{path}.{key}", message)
+                self.nested(value, f"{path}.{key}", message, within)
             elif type(value) is list:
                 for k, entry in enumerate(value):
                     if isinstance(entry, BaseModel):
-                        self.check_extras(entry, f"{path}.{key}[{k}]", message)
+                        self.nested(entry, f"{path}.{key}[{k}]", message, within)
                     else:
                         self.finite(message, entry, f"{path}.{key}[{k}]")
             elif type(value) is float or type(value) is dict:
                 self.finite(message, value, f"{path}.{key}")
+
+    def nested(self, model: Any, path: str, message: Any, within: tuple[int, ...]) -> None:
+        """``check_extras`` of a model inside another (``within``: the ids of those around
+        it). A model set inside itself after it was made (``m.annotations = [m]``: pydantic
+        does not check assignments, and the SDK's dump writes the inner one by the field's
+        class, as ``{}``) has no JSON form, nor has a chain of models deeper than a JSON
+        value may nest: both are refused where they are, before the walk runs out of stack."""
+        if id(model) in within:
+            self.fail("unserializable_value", path, f"a {type(model).__name__} set inside "
+                      "itself (after it was made): JSON has no form for an object inside "
+                      "itself")
+        if len(within) >= MAX_DEPTH:
+            self.fail("unserializable_value", path, f"objects nested more than {MAX_DEPTH} "
+                      "levels deep (set after they were made): JSON readers stop before "
+                      "their end")
+        self.check_extras(model, path, message, within)
 
     def finite(self, message: Any, value: Any, path: str) -> None:
         """Refuse a NaN or an infinity in ``value`` (a field of the SDK's ``message`` or of
@@ -450,12 +487,16 @@ class _Reader(ReplyReader):
     def refuse_changed(self, item: Any) -> None:
         """Refuse an SDK object whose fields were changed after it was made (pydantic does not
         check assignments) where the SDK would refuse it; return if the SDK accepts it."""
+        if sdk_message_class(type(item)) == _STORE:
+            # its role is the request's, which the reply's class it is made under (allowing
+            # "assistant" only) would refuse: the SDK is asked about the other fields
+            item = item.model_copy(update={"role": "assistant"})
         refused = refusal(item, self.root, "the OpenAI SDK", index=self.index, source=self.source)
         if refused is not None:
             raise refused
 
     def reject_streaming(self, data: dict[str, Any]) -> None:
-        if data.get("object") == "chat.completion.chunk" or "delta" in data:
+        if _is_text(data.get("object"), "chat.completion.chunk") or "delta" in data:
             self.fail(
                 "streaming_chunk",
                 self.root,
@@ -530,7 +571,8 @@ class _Reader(ReplyReader):
     def calls(self, data: dict[str, Any]) -> list[ToolCall]:
         calls: list[ToolCall] = []
         listed = data.get("tool_calls")
-        if listed is not None and listed != []:  # None and [] stay in ``fields`` as they were
+        # None and [] stay in ``fields`` as they were
+        if listed is not None and not (type(listed) is list and not listed):
             path = f"{self.root}.tool_calls"
             if not isinstance(listed, list):
                 self.fail(
@@ -626,10 +668,17 @@ def refused_anywhere(key: str, value: Any) -> bool:
     if key == "delta" or key == "choices":
         return True
     if key == "object":
-        return bool(value == "chat.completion.chunk")
+        return _is_text(value, "chat.completion.chunk")
     if key == "role":
         return value is None
     return key == "tool_calls" and isinstance(value, list) and any(map(is_call_delta, value))
+
+
+def _is_text(value: Any, text: str) -> bool:
+    """Whether ``value`` is the string ``text`` (a ``str`` Enum member of it too), asked
+    without ``==`` on a value of another class, whose answer may have no truth value (a
+    numpy array's)."""
+    return isinstance(value, str) and value == text
 
 
 def read_arguments(raw: str) -> dict[str, Any] | None:

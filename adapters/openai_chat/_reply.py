@@ -171,8 +171,9 @@ class ReplyReader(PartReader):
     def citation(self, item: Any, path: str) -> Citation | None:
         """The ``url_citation`` annotation as a Citation; None for another annotation type."""
         data = self.mapping(item, path, "an annotation")
-        if data.get("type") != "url_citation":
-            return None
+        kind = data.get("type")
+        if not isinstance(kind, str) or kind != "url_citation":
+            return None  # (a value of another class is kept, or refused, verbatim)
         del data["type"]
         inner_path = f"{path}.url_citation"
         inner = self.mapping(data.pop("url_citation", None), inner_path, "'url_citation'")

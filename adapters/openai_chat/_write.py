@@ -230,9 +230,13 @@ class _FastWriter:
                             return None
                         annotated = True
                     fields = namespace.get("fields")
-                    if fields is not None and type(fields) is not dict:
-                        return None
+                    if type(fields) is not dict and (fields is not None or "fields" in namespace):
+                        return None  # (a null one too): the general writer refuses it
                     form = namespace.get("content")
+                    if form is None and "content" in namespace:
+                        return None  # a null form, which the general writer refuses
+                elif self.source in metadata:
+                    return None  # a null namespace, which the general writer refuses
             name = held["name"]
             out: dict[str, Any]
             if kind is AIMessage:
@@ -414,6 +418,14 @@ class _Writer(ReplyWriter):
                 out["content"] = None
             elif empty != "absent":
                 out["content"] = self.content(message.content, role)
+        elif "content" in namespace and "refusal" not in namespace and self.known_keys:
+            # (with a spelling, check_reply says the same)
+            self.refuse(
+                f"the kept form {short_repr(namespace['content'])} of an empty content beside "
+                "a refusal written as the refusal key: the reader keeps no such form there "
+                "(a refusal's own spellings are under 'refusal'), so it would be lost",
+                f".metadata.{self.source}.content",
+            )
         out.update(reasoning)
         name_key = self.dialect.name_keys[role]
         if message.name is not None:
@@ -500,9 +512,11 @@ class _Writer(ReplyWriter):
         """The kept form of an empty content (``"null"``, ``"absent"``) or None; refused
         where the reader never makes it: another value, a role that has no such form, or a
         content that is not empty."""
-        form = namespace.get("content")
-        if form is None or (isinstance(message, AIMessage) and "refusal" in namespace):
+        if "content" not in namespace or (
+            isinstance(message, AIMessage) and "refusal" in namespace
+        ):
             return None  # a refusal's own forms read the same key (``refusal``)
+        form = namespace["content"]  # a null one too: the reader keeps none
         where = f".metadata.{self.source}.content"
         if form not in _FORMS.get(role, ()):
             self.refuse(f"a {role} message read from {self.FORMAT} has no empty content of "
@@ -623,7 +637,11 @@ def _arguments(call: ToolCall, spelled: Any) -> str:
         return call.invalid_args
     if spelled == "" and call.args == {}:
         return ""
-    if isinstance(spelled, str) and same_json(parse_arguments(spelled), call.args):
+    # -0.0 is not 0.0 here: kept '{"dx":-0.0}' after args were edited to {"dx": 0.0}
+    # would read back as the old value
+    if isinstance(spelled, str) and same_json(
+        parse_arguments(spelled), call.args, zero_signs=True
+    ):
         return spelled
     return dumps(call.args)
 

@@ -147,6 +147,13 @@ def check_reply(
             "the content too), so the form would be lost",
             f"{where}.content",
         )
+    if own["refusal"] is None:  # (the writer takes it for no spelling at all)
+        writer.refuse(
+            "the kept refusal spelling is null, which the reader never keeps (it keeps a "
+            "spelling only for a refusal not written as content null + refusal): it would "
+            "be lost",
+            f"{where}.refusal",
+        )
     read_back = _refusal_form(out)
     if own["refusal"] == "after_parts" and out.get("content") == "" and writer.drop:
         return  # every part before the refusal was left out by name (drop=...)

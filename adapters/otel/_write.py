@@ -842,6 +842,6 @@ def _arguments(call: ToolCall, spelled: Any, kept: bool) -> Any:
         return call.invalid_args
     if spelled == "text":
         return dumps(call.args)
-    if isinstance(spelled, str) and same_json(parse_arguments(spelled), call.args):
+    if isinstance(spelled, str) and same_json(parse_arguments(spelled), call.args, zero_signs=True):
         return spelled
     return call.args

@@ -92,9 +92,14 @@ def detect(trace: Any) -> bool:
     """True for a list of role-keyed dicts with at least one ``sender`` or ``tool_name``."""
     if not isinstance(trace, list) or not trace:
         return False
-    if not all(isinstance(item, dict) and item.get("role") in openai_chat.ROLES for item in trace):
+    if not all(isinstance(item, dict) and _known_role(item.get("role")) for item in trace):
         return False
     return any("sender" in item or "tool_name" in item for item in trace)
+
+
+def _known_role(role: Any) -> bool:
+    # a string first: ``in`` asks ``==``, whose answer may have no truth value (numpy's)
+    return isinstance(role, str) and role in openai_chat.ROLES
 
 
 @dataclass(frozen=True)

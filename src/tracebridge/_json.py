@@ -340,12 +340,18 @@ def check_json_object(value: Any, path: str) -> dict[str, Any]:
     return value
 
 
-def same_json(a: Any, b: Any) -> bool:
+def same_json(a: Any, b: Any, *, zero_signs: bool = False) -> bool:
     """Equal as JSON, types included (``1``, ``1.0`` and ``True`` are three values here, as
-    they are to a tool; Python's ``==`` takes them for one)."""
+    they are to a tool; Python's ``==`` takes them for one).
+
+    ``zero_signs``: ``-0.0`` and ``0.0`` are two values too, as their JSON texts (and the
+    transcript hash) are: for a writer asking whether kept text still says what a value
+    says. Without it they are one, as to Python (the readers that compare two places of
+    one event, and their fast paths, count them so).
+    """
     if a.__class__ is not b.__class__ or a != b:  # one comparison in C for most answers
         return False
-    return _same_classes(a, b)
+    return _same_classes(a, b) and (not zero_signs or _same_zero_signs(a, b))
 
 
 def _same_classes(a: Any, b: Any) -> bool:
@@ -372,3 +378,16 @@ def _same_class(value: Any, other: Any) -> bool:
     return inner is other.__class__ and (
         not (inner is dict or inner is list or inner is tuple) or _same_classes(value, other)
     )
+
+
+def _same_zero_signs(a: Any, b: Any) -> bool:
+    """For two values ``same_json`` holds the same: whether every zero float in one has the
+    sign of the zero at its place in the other (only a zero has two signs)."""
+    kind = a.__class__
+    if kind is float:
+        return bool(a) or math.copysign(1.0, a) == math.copysign(1.0, b)
+    if kind is dict:
+        return all(_same_zero_signs(value, b[key]) for key, value in a.items())
+    if kind is list or kind is tuple:
+        return all(map(_same_zero_signs, a, b))
+    return True
