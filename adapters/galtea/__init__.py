@@ -187,7 +187,8 @@ def _looks_like_pair(turn: dict[str, Any]) -> bool:
 
 def _looks_like_role_turn(turn: dict[str, Any]) -> bool:
     return (
-        turn.get("role") in ("user", "assistant")
+        isinstance(role := turn.get("role"), str)  # no == on a value of another class
+        and role in ("user", "assistant")
         and type(turn.get("content")) is str
         and "input" not in turn
         and "actual_output" not in turn

@@ -297,7 +297,7 @@ def _class_name(tag: Any, i: int) -> str:
     """The ``langchain_core.messages`` class for a type tag; ``unknown_role`` otherwise."""
     if isinstance(tag, str) and tag in CLASSES:
         return CLASSES[tag][0]
-    if tag == "remove":
+    if isinstance(tag, str) and tag == "remove":  # no == on a value of another class
         detail = (
             "RemoveMessage is a LangGraph instruction to delete a message from the state, not a "
             "message of the conversation; apply it (add_messages) before converting"

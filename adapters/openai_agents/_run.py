@@ -97,9 +97,13 @@ def is_result(trace: Any) -> bool:
 
 def is_run_item(item: Any) -> bool:
     """True for a ``RunItem`` object or its ``RunState.to_json()`` dict."""
-    if isinstance(item, dict):
-        return item.get("type") in RUN_ITEM_TYPES and "raw_item" in item
-    return is_sdk_object(item) and getattr(item, "type", None) in RUN_ITEM_TYPES
+    if isinstance(item, dict):  # isinstance first: no == on a value of another class
+        return isinstance(kind := item.get("type"), str) and kind in RUN_ITEM_TYPES and (
+            "raw_item" in item
+        )
+    return is_sdk_object(item) and isinstance(kind := getattr(item, "type", None), str) and (
+        kind in RUN_ITEM_TYPES
+    )
 
 
 def entries(trace: Any, given_input: Any) -> list[Entry]:

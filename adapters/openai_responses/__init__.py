@@ -124,12 +124,14 @@ def detect(trace: Any) -> bool:
         if not isinstance(item, dict):
             return False
         kind = item.get("type")
-        if kind is not None and kind != "message":
+        # isinstance first: no == on a value of another class (a numpy array's has no truth)
+        if kind is not None and not (isinstance(kind, str) and kind == "message"):
             if type(kind) is not str or kind not in ITEM_TYPES:
                 return False
             marked = True
             continue
-        if item.get("role") not in MESSAGE_ROLES or not item.keys() <= _KEYS:
+        role = item.get("role")
+        if not isinstance(role, str) or role not in MESSAGE_ROLES or not item.keys() <= _KEYS:
             return False
         content = item.get("content")
         if isinstance(content, list):

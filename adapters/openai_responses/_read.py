@@ -289,7 +289,7 @@ class _Conversation:
     def message(self, reader: ItemReader, data: dict[str, Any]) -> None:
         given = "role" in data
         role = data.pop("role", None)
-        if role not in MESSAGE_ROLES:
+        if not isinstance(role, str) or role not in MESSAGE_ROLES:  # no == on another class
             reader.fail(
                 "unknown_role" if given else "malformed_event",
                 f"{reader.root}.role",
