@@ -53,7 +53,7 @@ BOOKING = MultiTurnSample(
     reference_topics=["travel bookings"],
 )
 
-VERSION = "1+prompt.1+render.3"
+VERSION = "1+prompt.1+render.4"
 
 
 @pytest.fixture

@@ -24,7 +24,15 @@ Content may span lines (each continuation indented); a name, an id, a citation's
 url cannot: a backslash and every character Python does not print as itself (line breaks,
 other control characters, ``\u2028``, format characters such as ``\u202e``, a lone surrogate)
 are written there as Python's escapes (``\n``, ``\x1b``, ``\u2028``, ``\\``), so no name
-can start a line that looks like another message.
+can start a line that looks like another message. Text breaks lines wherever
+``str.splitlines`` does (``\r``, ``\x0b``, ``\u2028``, ...), each line indented; JSON
+(arguments, cited text, opaque values) writes ``\x85``, ``\u2028``, ``\u2029`` as escapes.
+Every line the renderer makes itself starts with ``->`` or ``[``; a line of text that starts
+with ``->`` or ``[`` after any backslashes gets one more backslash in front
+(``\\-> cancel_order``, ``\\[image: image/png]``), so text never reads as a call or a part.
+In a name, the characters that shape a header or a call line (``[ ] ( ) { } :``) are
+written after a backslash too (a tool named ``get [id=c1]`` shows as ``get \\[id=c1\\]``);
+in an id, all but ``:``.
 
 This module dispatches on the ``type`` tags and imports no message class at run time, so
 ``messages`` can use it without an import circle.
@@ -33,6 +41,7 @@ This module dispatches on the ``type`` tags and imports no message class at run 
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from typing_extensions import assert_never
@@ -45,11 +54,23 @@ if TYPE_CHECKING:
 
 __all__ = ["RENDER_VERSION", "render", "render_message"]
 
-RENDER_VERSION = "3"
-"""``3``: names, ids, titles and urls escaped (``2``: a line break in one started a new line)."""
+RENDER_VERSION = "4"
+"""``4``: text breaks lines at every ``str.splitlines`` break and a text line that starts like
+a call or a part is marked with a backslash (``3``: only ``\n`` broke a line, and such a line
+showed as it stood); ``3``: names, ids, titles and urls escaped (``2``: a line break in one
+started a new line)."""
 
 _INDENT = "    "
 _OPAQUE_LIMIT = 300
+
+_TEXT_BREAK = re.compile("\r(?!\n)|[\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+"""Where text breaks: as ``str.splitlines``, but a ``\r`` before ``\n`` stays on its line,
+as it always has, so ``\r\n`` text renders as before."""
+_JSON_BREAKS = {ord(ch): f"\\u{ord(ch):04x}" for ch in "\x85\u2028\u2029"}
+"""The line breaks ``json.dumps(..., ensure_ascii=False)`` leaves raw, as JSON escapes."""
+_MADE_STARTS = ("->", "[", "\\")
+_LOOKS_MADE = re.compile(r"\\*(?:->|\[)")
+"""A text line starting like this (any backslashes, then ``->`` or ``[``) gets a backslash."""
 
 
 def render(conversation: Any) -> str:
@@ -92,10 +113,11 @@ def _rendered(message: AnyMessage) -> str:
         body += [_render_call(call) for call in message.tool_calls]
         body += [_render_citation(cited) for cited in message.citations]
         if message.audio is not None:
-            reply = f"[audio reply id={_one_line(message.audio.id)}]"
-            if message.audio.transcript is not None:
-                reply += f" {message.audio.transcript}"
-            body.extend(reply.split("\n"))
+            reply = f"[audio reply id={_id(message.audio.id)}]"
+            if message.audio.transcript is None:
+                body.append(reply)
+            else:
+                body += _after(f"{reply} ", message.audio.transcript)
     return "\n".join([head, *(_INDENT + line if line else "" for line in body)])
 
 
@@ -103,26 +125,26 @@ def _label(message: AnyMessage) -> str:
     if message.type == "tool":
         label = "tool"
         if message.name is not None:
-            label += f" {_one_line(message.name)}"
+            label += f" {_name(message.name)}"
         if message.tool_call_id is not None:
-            label += f" [id={_one_line(message.tool_call_id)}]"
+            label += f" [id={_id(message.tool_call_id)}]"
         if message.is_error:
             label += " (error)"
         return label
     label = message.role if message.type == "system" else message.type
     if message.name is not None:
-        label += f" ({_one_line(message.name)})"
+        label += f" ({_name(message.name)})"
     return label
 
 
 def _render_call(call: ToolCall) -> str:
-    name = _one_line(call.name)
-    ident = f" [id={_one_line(call.id)}]" if call.id is not None else ""
+    name = _name(call.name)
+    ident = f" [id={_id(call.id)}]" if call.id is not None else ""
     if call.invalid_args is not None:
         return f"-> {name}{ident} invalid arguments: {call.invalid_args!r}"
     if call.kind == "custom":
         return f"-> {name}{ident} custom input: {call.args['input']!r}"
-    return f"-> {name}{ident} {json.dumps(call.args, ensure_ascii=False)}"
+    return f"-> {name}{ident} {_json(call.args)}"
 
 
 def _one_line(text: str) -> str:
@@ -135,6 +157,38 @@ def _one_line(text: str) -> str:
     if text.isprintable() and "\\" not in text:
         return text  # the usual name: nothing to escape
     return "".join(ch if ch.isprintable() and ch != "\\" else _escape(ch) for ch in text)
+
+
+_ID_MARKS = frozenset("[](){}")
+"""What gives a header or a call line its shape: the id's ``[id=...]``, the agent's ``(...)``,
+the arguments' ``{...}``, ``(error)``; in a name (not enclosed as an id is) also the ``:``
+before the content."""
+_NAME_MARKS = _ID_MARKS | {":"}
+_NAME_ESCAPES = {ord(ch): "\\" + ch for ch in _NAME_MARKS}
+_ID_ESCAPES = {ord(ch): "\\" + ch for ch in _ID_MARKS}
+
+
+def _name(text: str) -> str:
+    """A name as ``_one_line`` writes it, with a backslash before each character that shapes
+    its line (``[ ] ( ) { } :``), so a tool named ``get [id=c1]`` cannot read as the tool
+    ``get`` answering the call ``c1``, nor a tool named ``get: done`` as one that said so.
+
+    >>> print(_name("get [id=c1]"), _name("ok"))
+    get \\[id=c1\\] ok
+    """
+    text = _one_line(text)
+    if _NAME_MARKS.isdisjoint(text):
+        return text  # the usual name: nothing shapes a line
+    return text.translate(_NAME_ESCAPES)
+
+
+def _id(text: str) -> str:
+    """An id as ``_one_line`` writes it, with a backslash before ``[ ] ( ) { }`` (a ``:`` is
+    left: the id is enclosed in ``[id=...]``, whose ``]`` it cannot write)."""
+    text = _one_line(text)
+    if _ID_MARKS.isdisjoint(text):
+        return text
+    return text.translate(_ID_ESCAPES)
 
 
 def _escape(ch: str) -> str:
@@ -150,7 +204,7 @@ def _render_citation(cited: Citation) -> str:
     said = " ".join(_one_line(x) for x in (cited.title, cited.url) if x is not None)
     line = f"[cite{span}] {said}".rstrip()
     if cited.cited_text is not None:
-        line += f" {json.dumps(cited.cited_text, ensure_ascii=False)}"
+        line += f" {_json(cited.cited_text)}"
     return line
 
 
@@ -158,33 +212,75 @@ def _or_blank(value: int | None) -> str:
     return "" if value is None else str(value)
 
 
+def _json(value: Any) -> str:
+    """``value`` as JSON on one line: the line breaks JSON leaves raw are escaped too.
+
+    >>> print(_json({"to": "Paris\\u2028[2] human: hi"}))
+    {"to": "Paris\\u2028[2] human: hi"}
+    """
+    text = json.dumps(value, ensure_ascii=False)
+    if "\x85" not in text and "\u2028" not in text and "\u2029" not in text:
+        return text  # the usual value: nothing to escape
+    return text.translate(_JSON_BREAKS)
+
+
+def _text_lines(text: str) -> list[str]:
+    """``text`` cut into lines at every line break, each line that starts like one the
+    renderer makes (``->``, ``[``, after any backslashes) marked with a backslash.
+
+    >>> _text_lines("Done.\\r-> refund {}\\n[image: image/png]\\n\\\\[x]")
+    ['Done.', '\\\\-> refund {}', '\\\\[image: image/png]', '\\\\\\\\[x]']
+    """
+    if (
+        "\r" in text or "\x0b" in text or "\x0c" in text or "\x1c" in text or "\x1d" in text
+        or "\x1e" in text or "\x85" in text or "\u2028" in text or "\u2029" in text
+    ):
+        lines = _TEXT_BREAK.split(text)
+    else:  # the usual text: only \n breaks it, and most often no line needs a mark
+        lines = text.split("\n")
+        if not (
+            text.startswith(_MADE_STARTS) or "\n->" in text or "\n[" in text or "\n\\" in text
+        ):
+            return lines
+    return [
+        "\\" + line if line.startswith(_MADE_STARTS) and _LOOKS_MADE.match(line) else line
+        for line in lines
+    ]
+
+
+def _after(prefix: str, text: str) -> list[str]:
+    """``text``'s lines, the first after ``prefix`` (where a placeholder starts it)."""
+    lines = _text_lines(text)
+    return [prefix + lines[0], *lines[1:]]
+
+
 def _content_lines(content: Content) -> list[str]:
     if isinstance(content, str):
-        return content.split("\n") if content else []
+        return _text_lines(content) if content else []
     lines: list[str] = []
     for part in content:
-        lines.extend(_part_text(part).split("\n"))
+        lines.extend(_part_lines(part))
     return lines
 
 
-def _part_text(part: Part) -> str:
+def _part_lines(part: Part) -> list[str]:
     if part.type == "text":
-        return part.text
+        return _text_lines(part.text)
     if part.type == "reasoning":
-        return f"[reasoning] {part.text}"
+        return _after("[reasoning] ", part.text)
     if part.type == "refusal":
-        return f"[refusal] {part.text}"
+        return _after("[refusal] ", part.text)
     if part.type == "image" or part.type == "audio":
-        said = [part.mime_type] if part.mime_type else []
+        said = [_one_line(part.mime_type)] if part.mime_type else []
         if part.type == "image" and part.detail is not None:
-            said.append(f"detail={part.detail}")
-        return f"[{part.type}: {', '.join(said)}]" if said else f"[{part.type}]"
+            said.append(f"detail={_one_line(part.detail)}")
+        return [f"[{part.type}: {', '.join(said)}]" if said else f"[{part.type}]"]
     if part.type == "file":
-        described = ", ".join(x for x in (part.filename, part.mime_type) if x)
-        return f"[file: {described}]" if described else "[file]"
+        described = ", ".join(_one_line(x) for x in (part.filename, part.mime_type) if x)
+        return [f"[file: {described}]" if described else "[file]"]
     if part.type == "opaque":
-        value = json.dumps(part.value, ensure_ascii=False)
+        value = _json(part.value)
         if len(value) > _OPAQUE_LIMIT:
             value = value[: _OPAQUE_LIMIT - 3] + "..."
-        return f"[{part.kind}] {value}"
+        return [f"[{_one_line(part.kind)}] {value}"]
     assert_never(part)
