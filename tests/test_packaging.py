@@ -38,9 +38,11 @@ def test_the_wheel_holds_core_adapters_types_and_the_command(wheel: Path) -> Non
     adapters = {p.relative_to(folder).as_posix() for p in folder.rglob("*.py")}
     assert len(adapters) > len(ADAPTER_NAMES)  # every adapter package and its private modules
     assert {f"tracebridge/adapters/{name}" for name in adapters} <= names
-    assert {"tracebridge/__init__.py", "tracebridge/py.typed", "tracebridge/cli.py"} <= names
+    assert {"tracebridge/__init__.py", "tracebridge/py.typed", "tracebridge/cli.py",
+            "_tracebridge_cli.py"} <= names
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
-    assert "tracebridge = tracebridge.cli:main" in archive.read(entry_points).decode()
+    # the console script starts in a top-level module that covers Ctrl-C during the imports
+    assert "tracebridge = _tracebridge_cli:main" in archive.read(entry_points).decode()
     metadata = archive.read(entry_points.replace("entry_points.txt", "METADATA"))
     requires = [line for line in metadata.decode().splitlines() if line.startswith("Requires-Dist")]
     core = [line for line in requires if "extra ==" not in line]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, TextIO
 
-from ._jsonstream import JsonDocuments, Record, Shape, UnreadableInput, is_jsonl_name
+from ._jsonstream import ESCAPE, JsonDocuments, Record, Shape, UnreadableInput, is_jsonl_name
 from .errors import FormatError, TraceError
 from .messages import Message
 from .options import Option, command_line_hint, options_of, parse_options
@@ -63,8 +63,8 @@ class Problem:
     """Why a record cannot be used: a stable ``code`` and one line of explanation."""
 
     code: str
-    """A ``TraceError`` code, or ``not_json``, ``no_such_path``, ``too_deep``,
-    ``internal_error``."""
+    """A ``TraceError`` code, or ``not_json``, ``no_record`` (a JSONL line that is not UTF-8
+    text), ``no_such_path``, ``too_deep``, ``internal_error``."""
     message: str
     error: TraceError | None = None
 
@@ -162,8 +162,8 @@ class TraceFile:
     def _item(self, record: Record) -> Item:
         shape = self.documents.shape or "json"
         if record.problem is not None:
-            return Item(self.name, record.line, shape, None, problem=Problem("not_json",
-                                                                             record.problem))
+            return Item(self.name, record.line, shape, None,
+                        problem=Problem(record.code, record.problem))
         trace = record.value
         if self.at is not None:
             trace, missing = select(record.value, self.at)
@@ -274,8 +274,9 @@ def select(document: Any, at: str) -> tuple[Any, str | None]:
 
 def open_text(path: str) -> TextIO:
     """A UTF-8 text file, read lazily and as written (a byte-order mark is skipped; no newline
-    translation: a JSONL line ends at ``\n`` only)."""
-    try:
-        return open(path, encoding="utf-8-sig", newline="\n")  # the caller closes it
+    translation: a JSONL line ends at ``\n`` only). Bytes that are not UTF-8 are escaped
+    (``ESCAPE``), so that ``JsonDocuments`` fails the JSONL line holding them, not the file."""
+    try:  # the caller closes it
+        return open(path, encoding="utf-8-sig", errors=ESCAPE, newline="\n")
     except OSError as exc:
         raise UnreadableInput(f"cannot read {path}: {exc}") from None

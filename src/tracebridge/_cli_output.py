@@ -2,7 +2,10 @@
 
 ``Output`` writes converted records in the input's shape (one JSON document, a JSON array,
 or JSONL) as they come. With ``-o OUT`` it writes a temporary file beside OUT and renames
-it over OUT only when the run ends normally, so OUT is never left half-written.
+it over OUT only when the run ends normally, so OUT is never left half-written. When OUT is
+a symbolic link, that is done beside the file it names (which is replaced; the link stays a
+link); when OUT exists and is not a regular file (a FIFO, a device such as ``/dev/null``),
+it is written directly, as it goes, since no file could be put in its place.
 
 ``Tally`` counts good and failed records. Without ``--keep-going`` the first failure ends
 the run (``RunStopped``); with it, each failure is one line on standard error (and one JSON
@@ -14,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TextIO
@@ -57,12 +61,24 @@ class Output:
     def __init__(self, path: str | None, stdout: TextIO) -> None:
         self.path = None if path in (None, "-") else path
         self._temp: str | None = None
+        self._target = ""
+        """The file the temporary file replaces: OUT, or the file it links to."""
+        self._direct = False
+        """OUT is written as it goes (it is not a regular file), and closed at the end."""
         self.count = 0
         self._shape: Shape | None = None
         if self.path is None:
             self.stream = stdout
             return
-        directory, base = os.path.split(os.path.abspath(self.path))
+        target = _replaced(self.path)
+        if target is None:
+            self._direct = True
+            self.stream = open(  # noqa: SIM115 - closed by commit or abandon
+                self.path, "w", encoding="utf-8", errors=JSON_SAFE
+            )
+            return
+        self._target = target
+        directory, base = os.path.split(target)
         descriptor, self._temp = tempfile.mkstemp(
             prefix=f".{base}.", suffix=".partial", dir=directory
         )
@@ -77,35 +93,63 @@ class Output:
             text = ("[\n" if self.count == 0 else ",\n") + json.dumps(value, ensure_ascii=False)
         else:
             text = json.dumps(value, ensure_ascii=False) + "\n"
-        self.stream.write(text)
+        try:
+            self.stream.write(text)
+        except OSError as exc:
+            if self.path is None:
+                raise  # standard output: a reader that went away is exit 141, not an error
+            raise self._cannot_write(exc) from None
         self.count += 1
 
     def commit(self) -> None:
         """The run ended normally: close an open array and put OUT in place."""
+        if self._direct:
+            try:
+                if self._shape == "array":
+                    self.stream.write("\n]\n" if self.count else "[]\n")
+                self.stream.close()
+            except OSError as exc:
+                raise self._cannot_write(exc) from None
+            finally:
+                self._direct = False
+            return
         if self._shape == "array":
             self.stream.write("\n]\n" if self.count else "[]\n")
         if self._temp is None:
             self.stream.flush()
             return
-        assert self.path is not None
         try:
-            self.stream.close()
+            try:
+                self.stream.close()
+            except OSError as exc:  # the last write (a full disk)
+                raise self._cannot_write(exc) from None
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(self._temp, 0o666 & ~umask)  # as if OUT had been created directly
-            os.replace(self._temp, self.path)
-        except BaseException:  # OUT cannot be put in place (a directory, a full disk)
+            os.replace(self._temp, self._target)
+        except BaseException:  # OUT cannot be put in place (a full disk, a closed directory)
             with contextlib.suppress(OSError):
                 os.unlink(self._temp)  # no stray copy of the output is left beside it
             self._temp = None
             raise
         self._temp = None
 
+    def _cannot_write(self, exc: OSError) -> OSError:
+        """Writing OUT failed (a full disk, ``/dev/full``, a FIFO whose reader went away): one
+        line naming OUT, exit 2 (a broken pipe here is no closed standard output)."""
+        return OSError(f"cannot write {self.path}: {exc}")
+
     def abandon(self) -> None:
-        """The run stopped: OUT is left as it was (standard output keeps what it got).
+        """The run stopped: OUT is left as it was (standard output keeps what it got; OUT
+        written directly keeps what it got, and is closed).
 
         Nothing is left beside OUT either, even when closing fails again for the reason the
         run stopped (a full disk: the buffered rest cannot be written)."""
+        if self._direct:
+            self._direct = False
+            with contextlib.suppress(OSError, ValueError):
+                self.stream.close()
+            return
         if self._temp is None:
             return
         temp, self._temp = self._temp, None
@@ -189,6 +233,19 @@ def _exit_code(problem: Problem) -> int:
     if problem.code == "internal_error":
         return EXIT_INTERNAL
     return EXIT_USAGE  # the input itself is unusable: not JSON, nothing at --at, too deep
+
+
+def _replaced(path: str) -> str | None:
+    """The file ``-o path`` replaces: ``path`` itself, or the file a symbolic link names
+    (the link stays a link); None when ``path`` exists and is not a regular file (a FIFO, a
+    device, a directory), which is written directly instead (a directory fails to open)."""
+    try:
+        found = os.stat(path)  # through links; a loop or a closed directory is an OSError
+    except FileNotFoundError:  # not there yet, or a link to nothing yet: made where it points
+        return os.path.realpath(path)
+    if not stat.S_ISREG(found.st_mode):
+        return None
+    return os.path.realpath(path)
 
 
 def same_file(output: str | None, inputs: Sequence[tuple[str, str | None]]) -> str | None:

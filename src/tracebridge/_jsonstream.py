@@ -20,10 +20,20 @@ tab, ``\r``); anything else on a line is read as a document (``\u00a0`` alone is
 line holding two documents is not JSON ("Extra data"), the first line too. An object that has
 a key twice is refused (``tracebridge._json.RepeatedKey``) like text that is not JSON: which
 value was meant is not known.
+
+Bytes that are not UTF-8: a stream opened with ``errors=ESCAPE`` (``open_text``, the command
+line's standard input) holds each such byte as ``surrogateescape`` does, a character
+U+DC80..U+DCFF, which no UTF-8 text decodes to. A JSONL line holding one is a record that is
+not text (``Record.code`` ``no_record``, as ``tracebridge.ray_data`` gives that line a null
+record), and the lines after it are read; a document that is not a JSONL line (one JSON
+document, an array of conversations) refuses the input whole, as a stream read strictly does.
+The ``ESCAPE`` handler counts what it escapes, so text is searched for such characters only
+once some were made: reading a file that is all UTF-8 costs nothing more.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import json
 import re
@@ -33,7 +43,7 @@ from typing import Any, Literal, TextIO
 
 from ._json import UNIQUE_KEYS_DECODER
 
-__all__ = ["JsonDocuments", "Record", "Shape", "UnreadableInput"]
+__all__ = ["ESCAPE", "JsonDocuments", "Record", "Shape", "UnreadableInput"]
 
 Shape = Literal["json", "array", "jsonl"]
 """``json``: one document; ``array``: an array of conversations; ``jsonl``: one per line."""
@@ -46,6 +56,28 @@ _DECODER = UNIQUE_KEYS_DECODER
 _JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
 _HOLD = 1 << 18
 """Characters of a one-line top-level array held back before it is taken as conversations."""
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+"""A byte that is not UTF-8, as ``surrogateescape`` holds it (a JSON ``\\udc80`` escape is
+six ASCII characters, never this)."""
+NOT_TEXT = "no_record"
+"""``Record.code`` of a JSONL line that is not UTF-8 text."""
+ESCAPE = "tracebridge.surrogateescape"
+"""The error handler to read JSON text with: ``surrogateescape``, counted (``_Escaped``)."""
+_SURROGATEESCAPE = codecs.lookup_error("surrogateescape")
+
+
+class _Escaped:
+    """How many runs of bytes that are not UTF-8 ``ESCAPE`` has escaped in this process."""
+
+    runs = 0
+
+
+def _escape(error: UnicodeError) -> tuple[str | bytes, int]:
+    _Escaped.runs += 1
+    return _SURROGATEESCAPE(error)
+
+
+codecs.register_error(ESCAPE, _escape)
 
 
 class UnreadableInput(Exception):
@@ -61,7 +93,10 @@ class Record:
     value: Any = None
     problem: str | None = None
     """``not valid JSON: ...`` for a JSONL line that does not parse, or holds an object with a
-    key twice; the value is then None."""
+    key twice; ``not UTF-8 text: ...`` for one that is not text; the value is then None."""
+    code: str = "not_json"
+    """What the problem is, when there is one: ``not_json``, or ``no_record`` (``NOT_TEXT``)
+    for a line that is not UTF-8 text."""
 
 
 def is_jsonl_name(name: str) -> bool:
@@ -78,7 +113,9 @@ class JsonDocuments:
     so); ``allow_empty`` yields nothing for an empty input instead of refusing it.
 
     A text stream that has not been read yet is set to read without newline translation
-    (``newline="\n"``): a lone ``\r`` ends no JSONL line.
+    (``newline="\n"``): a lone ``\r`` ends no JSONL line. A stream read with
+    ``errors="surrogateescape"`` has its bytes that are not UTF-8 told line by line (see the
+    module's docstring); a strict one fails whole at the first.
     """
 
     def __init__(
@@ -92,6 +129,9 @@ class JsonDocuments:
     ) -> None:
         _untranslated(stream)
         self.stream = stream
+        self._escaped = getattr(stream, "errors", None) == ESCAPE
+        self._undecodable: int | None = None
+        """Where the first byte that is not UTF-8 is (absolute), once a chunk read holds one."""
         self.allow_empty = allow_empty
         self.name = name
         self.is_record = is_record
@@ -118,6 +158,11 @@ class JsonDocuments:
             self._dropped += cut
             self._buffer = self._buffer[cut:]
             self._pos -= cut
+        if self._escaped and _Escaped.runs and self._undecodable is None \
+                and not chunk.isascii():
+            found = _UNDECODABLE.search(chunk)
+            if found is not None:
+                self._undecodable = self._dropped + len(self._buffer) + found.start()
         self._buffer += chunk
 
     def _read_text(self, size: int) -> str:
@@ -125,6 +170,18 @@ class JsonDocuments:
             return self.stream.read(size)
         except UnicodeDecodeError as exc:
             raise UnreadableInput(f"{self.name}: not UTF-8 text: {exc.reason}") from None
+
+    def _not_text_before(self, end: int) -> None:
+        """Refuse the input when a byte that is not UTF-8 lies before ``end`` (in the
+        buffer) in the document being read, which is no JSONL line: as a strict read does."""
+        if self._undecodable is None:
+            return
+        at = self._undecodable - self._dropped
+        if 0 <= at < end:
+            start = self._buffer.rfind("\n", 0, at) + 1
+            stop = self._buffer.find("\n", at)
+            line = self._buffer[start : len(self._buffer) if stop < 0 else stop]
+            raise UnreadableInput(f"{self.name}: not UTF-8 text: {_why_not_text(line)}")
 
     def _advance(self, to: int) -> None:
         self._line += self._buffer.count("\n", self._pos, to)
@@ -152,6 +209,7 @@ class JsonDocuments:
             try:
                 value, end = _DECODER.raw_decode(self._buffer, self._pos)
             except json.JSONDecodeError as exc:
+                self._not_text_before(exc.pos + 1)
                 if self._eof or not _maybe_incomplete(exc, len(self._buffer)):
                     raise UnreadableInput(self._describe(exc)) from None
             except RecursionError:
@@ -163,6 +221,7 @@ class JsonDocuments:
                     f"{self.name}: line {self._line}: not valid JSON: {exc}"
                 ) from None
             else:
+                self._not_text_before(end)
                 if end < len(self._buffer) or self._eof:  # a number may go on in the next chunk
                     self._advance(end)
                     return value
@@ -176,6 +235,7 @@ class JsonDocuments:
         return f"{self.name}: not valid JSON: {exc.msg}: {where}"
 
     def _expect(self, found: str, wanted: str) -> UnreadableInput:
+        self._not_text_before(self._pos + 1)
         what = repr(found) if found else "the end of the input"
         return UnreadableInput(
             f"{self.name}: line {self._line}: not valid JSON: expected {wanted}, found {what}"
@@ -270,7 +330,7 @@ class JsonDocuments:
         return self._after_broken_line(pieces[0], line)
 
     def _after_broken_line(self, text: str, line: int) -> Iterator[Record]:
-        yield _parse_line(text, line)
+        yield self._line_record(text, line)
         yield from self._lines(line + 1)
 
     def _array(self, first: Record, line: int, start: int) -> Iterator[Record]:
@@ -335,10 +395,20 @@ class JsonDocuments:
     def _lines(self, line: int) -> Iterator[Record]:
         """JSONL from the current position on: one document per line that is not blank (JSON
         whitespace only)."""
+        escaped = self._escaped
         for text in self._remaining_lines():
             if text.strip(BLANK):
-                yield _parse_line(text, line)
+                # (all but the first test take no time: no byte was escaped, or it is ASCII)
+                if escaped and _Escaped.runs and not text.isascii() and _not_utf8(text):
+                    yield _not_text(text, line)
+                else:
+                    yield _parse_line(text, line)
             line += 1
+
+    def _line_record(self, text: str, line: int) -> Record:
+        if self._escaped and _not_utf8(text):
+            return _not_text(text, line)
+        return _parse_line(text, line)
 
     def _remaining_lines(self) -> Iterator[str]:
         pieces = self._buffer[self._pos :].split("\n")
@@ -377,6 +447,31 @@ def _whole_document(text: str) -> bool:
         return isinstance(json.loads(text), (dict, list))
     except (ValueError, RecursionError):
         return False
+
+
+def _not_utf8(text: str) -> bool:
+    """Does ``text``, read with ``ESCAPE``, hold a byte that is not UTF-8? (Encoding fails at
+    a lone surrogate, and faster than a search finds one.)"""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _not_text(text: str, line: int) -> Record:
+    """The record of a JSONL line holding bytes that are not UTF-8."""
+    return Record(line, problem=f"not UTF-8 text: {_why_not_text(text)}", code=NOT_TEXT)
+
+
+def _why_not_text(text: str) -> str:
+    """Why the bytes of ``text`` (read with ``ESCAPE``) are not UTF-8, as a strict read says
+    it (``invalid continuation byte``)."""
+    try:
+        text.encode("utf-8", "surrogateescape").decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return str(exc.reason)
+    return "invalid start byte"  # not reached: an escaped byte never decodes
 
 
 def _parse_line(text: str, line: int) -> Record:

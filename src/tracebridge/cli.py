@@ -48,7 +48,7 @@ from ._cli_output import (
     JSON_SAFE,
     RunStopped,
 )
-from ._jsonstream import UnreadableInput
+from ._jsonstream import ESCAPE, UnreadableInput
 from .errors import FormatError, MissingExtraError, TraceError
 from .options import OptionError, command_line_hint
 from .registry import FORMATS
@@ -127,7 +127,8 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     convert.add_argument("--to", dest="target", required=True, choices=FORMATS,
                          metavar="FORMAT", help="one of " + ", ".join(FORMATS))
     convert.add_argument("-o", "--output", metavar="OUT",
-                         help="write here (all at once, when the run ends) instead of stdout")
+                         help="write here (all at once, when the run ends; a FIFO or device "
+                         "as it goes) instead of stdout")
     convert.add_argument(
         "--to-option", dest="to_options", action="append", metavar="KEY=VALUE",
         help="an option of the target format, e.g. drop=is_error (see: tracebridge formats "
@@ -231,12 +232,13 @@ def main(
 
 
 def _stdin() -> TextIO:
-    """Standard input as UTF-8 whatever the locale (a byte-order mark is skipped)."""
+    """Standard input as UTF-8 whatever the locale (a byte-order mark is skipped), read as
+    ``open_text`` reads a file (a JSONL line that is not UTF-8 is one bad record)."""
     if sys.stdin is None:  # the process was started with its standard input closed
         return _closed("input")
     # not a text file (replaced, closed, or already read): use it as it is
     with contextlib.suppress(AttributeError, ValueError, OSError):
-        sys.stdin.reconfigure(encoding="utf-8-sig")  # type: ignore[union-attr]
+        sys.stdin.reconfigure(encoding="utf-8-sig", errors=ESCAPE)  # type: ignore[union-attr]
     return sys.stdin
 
 

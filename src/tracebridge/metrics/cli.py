@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -31,7 +32,7 @@ from typing import Any, Literal, TextIO
 from pydantic import ValidationError
 
 from .._cli_output import same_file
-from .._jsonstream import JsonDocuments, Record, UnreadableInput
+from .._jsonstream import ESCAPE, JsonDocuments, Record, UnreadableInput
 from ..errors import MissingExtraError, TraceError
 from ..sample import MultiTurnSample
 from .base import Metric, MetricResult, Usage
@@ -176,6 +177,8 @@ def run(
         results = out if args.output is None else _open_output(args.output)
         tally = _Tally({metric.name: _Row() for metric in metrics})
         stopped = asyncio.run(_score(records, metrics, judge, args, results, tally, err))
+        if results is not out:
+            _close_output(results, args.output)
     except KeyboardInterrupt:
         where = "" if args.output is None else f" to {args.output}"
         done = tally.written if tally is not None else 0
@@ -186,7 +189,8 @@ def run(
         return EXIT_USAGE
     finally:
         if results is not None and results is not out:
-            results.close()
+            with contextlib.suppress(OSError):  # the run has stopped: its error is told
+                results.close()
     assert tally is not None
     if stopped is not None:
         err.write(f"tracebridge score: {stopped}\n")
@@ -206,12 +210,21 @@ def _open_output(path: str) -> TextIO:
         raise _Unusable(f"cannot write {path}: {exc}") from None
 
 
+def _close_output(results: TextIO, path: str) -> None:
+    try:
+        results.close()
+    except OSError as exc:  # the last write (a full disk)
+        raise _Unusable(f"cannot write {path}: {exc}") from None
+
+
 def _records(path: str, stdin: TextIO) -> Iterator[Record]:
     if path == "-":
         stream = stdin
     else:
         try:
-            stream = open(path, encoding="utf-8-sig")  # noqa: SIM115 - closed after the last record
+            # ESCAPE: a line that is not UTF-8 is one bad record (see _jsonstream)
+            stream = open(  # noqa: SIM115 - closed after the last record
+                path, encoding="utf-8-sig", errors=ESCAPE)
         except OSError as exc:
             raise _Unusable(f"cannot read {path}: {exc}") from None
 
@@ -315,18 +328,23 @@ async def _score(
 
     def write(done: set[asyncio.Task[tuple[int, MultiTurnSample, MetricResult, Verdict]]]) -> None:
         # jobs that finished together are written in the order they were started
-        for task in sorted(done, key=running.__getitem__):
-            del running[task]
-            line, sample, result, kind = task.result()
-            row: dict[str, Any] = {"line": line}
-            if "id" in sample.metadata:
-                row["id"] = sample.metadata["id"]
-            # to_json: a lone surrogate (in a dict key too) is written as its JSON escape
-            results.write(json.dumps({**row, **json.loads(result.to_json())},
-                                     ensure_ascii=False) + "\n")
-            tally.add(result, kind)
-        if done:
-            results.flush()
+        try:
+            for task in sorted(done, key=running.__getitem__):
+                del running[task]
+                line, sample, result, kind = task.result()
+                row: dict[str, Any] = {"line": line}
+                if "id" in sample.metadata:
+                    row["id"] = sample.metadata["id"]
+                # to_json: a lone surrogate (in a dict key too) is written as its JSON escape
+                results.write(json.dumps({**row, **json.loads(result.to_json())},
+                                         ensure_ascii=False) + "\n")
+                tally.add(result, kind)
+            if done:
+                results.flush()
+        except OSError as exc:  # -o OUT: a full disk, /dev/full, a FIFO's reader gone
+            if args.output is None:
+                raise  # standard output: a reader that went away is exit 141
+            raise _Unusable(f"cannot write {args.output}: {exc}") from None
 
     stopped: Exception | None = None
     started = 0
