@@ -197,7 +197,7 @@ def test_invalid_samples_exit_1_and_say_where(tmp_path: Path) -> None:
     path = dataset(tmp_path, json.dumps(wrong_field))
     assert score(str(path), "-m", "tool_call_f1") == (
         1, "", f"tracebridge score: invalid sample: {path}: line 1: reference_topics: Input "
-        "should be a valid list\n"
+        "should be a valid list (got str 'x') [malformed_event]\n"
     )
 
 

@@ -24,14 +24,22 @@ from __future__ import annotations
 import types
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, NoReturn, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
+from typing_extensions import Never
 
 from ._json import check_json
 from .errors import TraceError, short_repr
 
-__all__ = ["UNCHECKED", "register_messages", "unchecked_field", "unchecked_in", "unchecked_value"]
+__all__ = [
+    "UNCHECKED",
+    "register_messages",
+    "unchecked_field",
+    "unchecked_in",
+    "unchecked_value",
+    "unknown_kind",
+]
 
 UNCHECKED = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 """What reading a field of an undeclared type raises. ``TraceError`` derives from none of
@@ -49,6 +57,16 @@ _MISSING = object()
 # (code, path inside the message, detail)
 Fault = tuple[Literal["malformed_event", "unserializable_value"], str, str]
 Check = Callable[[Any, str], "Fault | None"]
+
+
+def unknown_kind(value: Never) -> NoReturn:
+    """``assert_never`` for a dispatch over parts or messages, raising ``TypeError`` (one of
+    ``UNCHECKED``): only a part or message whose ``type`` was changed unchecked
+    (``model_copy(update={"type": ...})``) gets here, and the caller's fallback then names
+    that field (``malformed_event``), where ``assert_never``'s ``AssertionError`` went past it.
+    Type checkers still prove the dispatch exhaustive: ``value`` must be ``Never``."""
+    raise TypeError(f"no branch for {type(value).__name__} of type "
+                    f"{short_repr(getattr(value, 'type', None))}")
 
 
 def register_messages(*classes: type[BaseModel]) -> None:
@@ -130,8 +148,9 @@ def _fields_fault(model: type[BaseModel], value: BaseModel, path: str) -> Fault 
         )
         said = f"{where[1:]}: {first['msg']}" if where else first["msg"]
         return ("malformed_event", where, f"{said} {_NOT_CHECKED}")
-    except TraceError as error:  # a metadata validator; check_json has passed it already
-        return (error.code, path, error.detail)  # type: ignore[return-value]
+    except TraceError as error:  # a field's own validator (an int JSON cannot carry)
+        where = f"{path}.{error.path}" if error.path else path
+        return (error.code, where, error.detail)  # type: ignore[return-value]
     return None
 
 

@@ -24,7 +24,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ._conversation import messages_of
-from ._json import check_json
+from ._json import check_json, json_copy
 from ._shape import UNCHECKED, unchecked_field
 from .errors import TraceError
 from .media import canonical_audio_mime_type
@@ -43,6 +43,17 @@ _LEAVE_OUT = {"metadata", "id"}
 
 def canonical_json(value: Any) -> bytes:
     """Sorted keys, compact separators, UTF-8; refuses NaN and non-JSON values.
+
+    Exactly: Python's ``json.dumps(value, sort_keys=True, separators=(",", ":"),
+    ensure_ascii=False, allow_nan=False)`` encoded as UTF-8. So keys are sorted by code
+    point (U+FFFF before U+10000; RFC 8785 (JCS) and JavaScript sort by UTF-16 code units,
+    which put U+10000 first); strings are written raw except ``"``, ``\\`` and the control
+    characters U+0000-U+001F, which are escaped (``\\"``, ``\\\\``, ``\\b``, ``\\f``,
+    ``\\n``, ``\\r``, ``\\t``, the others as ``\\u001b``, hex in lower case; U+007F and above
+    are raw); an int is its decimal digits; a float is Python's ``repr`` (the shortest
+    text that reads back as the same float: ``100.0``, ``-0.0``, ``1e+16``, ``1e-07``,
+    ``0.1``), and a float equal to an int is still written as a float (``1.0`` is not
+    ``1``); ``true``, ``false``, ``null``.
 
     A lone surrogate (JSON text may hold one as an escape, ``"\\ud800"``, and Python reads it
     into a string) has no UTF-8 form: it is written as the three bytes of its code point
@@ -87,8 +98,11 @@ def _not_hashable(body: list[dict[str, Any]]) -> TraceError:
 
 
 def hashed_messages(messages: Iterable[AnyMessage]) -> list[Any]:
-    """What the hash covers, message by message (for tests and for people auditing a hash)."""
-    return [_hashed_fields(message) for message in messages]
+    """What the hash covers, message by message (for tests and for people auditing a hash).
+
+    A copy: editing it changes no message (``transcript_hash`` reads the messages' own
+    values, and does not pay for this copy)."""
+    return [json_copy(_hashed_fields(message)) for message in messages]
 
 
 def _hashed_fields(message: AnyMessage) -> dict[str, Any]:

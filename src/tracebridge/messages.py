@@ -2,11 +2,15 @@
 
 Every model is a frozen pydantic v2 model with ``extra="forbid"``; parts and messages are
 discriminated on their ``type`` tag. ``metadata`` (and ``ToolCall.args``) hold JSON values
-only; anything else raises ``TraceError("unserializable_value")`` naming the field path.
+only; anything else raises ``TraceError("unserializable_value")`` naming the field path. A
+mapping of another class given for one (an ``OrderedDict``) is checked as a dict and kept as a
+plain dict copy. An int field (a citation's indexes, an audio reply's ``expires_at``) takes
+only what JSON text carries (at most 4,300 digits), as metadata does.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -21,7 +25,7 @@ from pydantic import (
 )
 
 from ._conversation import messages_of
-from ._json import json_copy_at
+from ._json import _INT_DIGITS, _short_int, json_copy_at
 from ._shape import UNCHECKED, register_messages, unchecked_in
 from .errors import TraceError
 from .render import render_message
@@ -52,14 +56,29 @@ __all__ = [
 
 def _json_object_field(name: str) -> BeforeValidator:
     def check(value: Any) -> Any:
-        # Only JSON objects get checked here; a non-dict falls through to pydantic's own
+        # Only JSON objects get checked here; a non-mapping falls through to pydantic's own
         # type error so the message stays the usual "Input should be a valid dictionary".
         # Taken as a copy: a frozen message does not change when its source's dicts do.
-        if type(value) is dict and value:
-            return json_copy_at(value, name)
+        if type(value) is dict:
+            return json_copy_at(value, name) if value else value
+        if isinstance(value, Mapping):
+            # Rare: an OrderedDict, a defaultdict, a MappingProxyType. pydantic would make a
+            # dict of it unchecked; it is checked as a dict is and kept as a plain dict copy.
+            return json_copy_at(dict(value), name)
         return value
 
     return BeforeValidator(check)
+
+
+def _json_int(value: int | None, name: str | None) -> int | None:
+    """``unserializable_value`` for an int JSON text cannot carry (as in metadata)."""
+    if value is not None and not _short_int(value):
+        raise TraceError(
+            "unserializable_value",
+            f"an integer of more than {_INT_DIGITS:,} digits: JSON readers refuse it",
+            path=name,
+        )
+    return value
 
 
 def _json_value_field(name: str) -> BeforeValidator:
@@ -144,7 +163,9 @@ class _SourcedPart(BaseModel):
         sources = ("url", "data", "file_id")
         if all(getattr(self, field, None) is None for field in sources):
             present = [field for field in sources if field in type(self).model_fields]
-            raise ValueError(f"a {self.__class__.__name__} needs one of: {', '.join(present)}")
+            name = self.__class__.__name__
+            article = "an" if name[0] in "AEIOU" else "a"
+            raise ValueError(f"{article} {name} needs one of: {', '.join(present)}")
         return self
 
 
@@ -262,6 +283,12 @@ class Citation(BaseModel):
     metadata: Metadata = Field(default_factory=dict)
     """Source fields kept verbatim."""
 
+    @field_validator("start_index", "end_index")
+    @classmethod
+    def _index_fits_json(cls, value: int | None, info: ValidationInfo) -> int | None:
+        # runs only when an index is given: most citations pay nothing
+        return _json_int(value, info.field_name)
+
 
 class AudioReference(BaseModel):
     """A spoken reply the provider keeps, referred to by id (OpenAI ``message.audio``)."""
@@ -278,6 +305,11 @@ class AudioReference(BaseModel):
     """When the provider forgets the audio (Unix seconds), when given."""
     metadata: Metadata = Field(default_factory=dict)
     """Source fields kept verbatim."""
+
+    @field_validator("expires_at")
+    @classmethod
+    def _time_fits_json(cls, value: int | None, info: ValidationInfo) -> int | None:
+        return _json_int(value, info.field_name)
 
 
 def _text_of(content: Content) -> str:

@@ -20,10 +20,10 @@ from .messages import (
     ToolMessage,
     checked_messages,
 )
-from .sample import ALLOW_PENDING, MultiTurnSample, locate
+from .sample import ALLOW_PENDING, MultiTurnSample, loc_path, locate
 from .validation import validate
 
-__all__ = ["NAME", "detect", "from_messages", "to_messages"]
+__all__ = ["NAME", "detect", "from_messages", "to_messages", "to_sample"]
 
 NAME = "tracebridge"
 _MESSAGES = TypeAdapter(list[Message])
@@ -34,6 +34,22 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
     """Typed messages from a ``MultiTurnSample`` (object or JSON dict) or a list of messages."""
     try:
         return _read(trace, allow_pending)
+    except TraceError as error:
+        raise error.relocated(source=NAME) from None
+
+
+def to_sample(trace: Any, *, allow_pending: bool = False) -> MultiTurnSample:
+    """The ``MultiTurnSample`` ``trace`` is: itself, or read from its JSON object as
+    ``to_messages`` reads it, references and all (``convert`` keeps them)."""
+    if allow_pending is not True and allow_pending is not False:
+        raise ValueError(f"allow_pending must be True or False, got {allow_pending!r}")
+    if isinstance(trace, MultiTurnSample):
+        return trace
+    if not isinstance(trace, dict):
+        raise TraceError("malformed_event", f"expected a MultiTurnSample or its JSON object; "
+                         f"got {type(trace).__name__}", source=NAME)
+    try:
+        return _sample(trace, allow_pending)
     except TraceError as error:
         raise error.relocated(source=NAME) from None
 
@@ -108,7 +124,7 @@ def _sample(trace: dict[str, Any], allow_pending: bool = False) -> MultiTurnSamp
         )
     except ValidationError as exc:
         first = exc.errors()[0]
-        path = ".".join(str(part) for part in first["loc"]) or "sample"
+        path = loc_path(first["loc"])
         raise TraceError(
             "malformed_event",
             f"not a MultiTurnSample: {first['msg']} (got {short_repr(first['input'])})",

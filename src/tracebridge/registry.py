@@ -10,10 +10,14 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from ._drop import check_flag
 from .errors import FormatError, TraceError
 from .messages import Message
+
+if TYPE_CHECKING:
+    from .sample import MultiTurnSample
 
 __all__ = ["ADAPTER_NAMES", "FORMATS", "Adapter", "convert", "detect_format", "get_adapter"]
 
@@ -116,21 +120,66 @@ def convert(
     target: str,
     source_options: dict[str, Any] | None = None,
     target_options: dict[str, Any] | None = None,
+    messages_only: bool = False,
 ) -> Any:
     """Convert ``trace`` from ``source`` to ``target`` through the typed model.
 
     ``source="auto"`` detects the format from the trace's shape. The options go to the
     source's ``to_messages`` and the target's ``from_messages``.
 
+    A ``MultiTurnSample`` (the object, or its JSON object) read as ``tracebridge`` is
+    converted as ``tracebridge convert`` converts it: to ``tracebridge`` it stays a sample,
+    its ``reference``, ``reference_tool_calls``, ``reference_topics``, ``rubrics`` and
+    ``metadata`` kept (a dict: the sample's ``model_dump()``); any other format has no
+    place for them, so a sample that sets one is refused (``not_representable`` at the first,
+    ``reference`` say) unless ``messages_only=True`` accepts converting its conversation
+    alone. A list of messages converts as a list.
+
     >>> from tracebridge import convert
     >>> convert([{"type": "human", "content": "hi"}], source="tracebridge", target="tracebridge")
     [{'type': 'human', 'content': 'hi', 'name': None, 'id': None, 'metadata': {}}]
     """
+    check_flag("messages_only", messages_only)
     writer = get_adapter(target)
+    messages = None
     if source == "auto":
         source, messages = _detect(trace, FORMATS)
-        if messages is None or source_options:
-            messages = get_adapter(source).to_messages(trace, **(source_options or {}))
-    else:
+    if source == NATIVE and (isinstance(trace, dict) or _is_sample(trace)):
+        from .native import to_sample
+
+        sample = to_sample(trace, **(source_options or {}))
+        return _sample_written(sample, target, writer, messages_only, target_options or {})
+    if messages is None or source_options:
         messages = get_adapter(source).to_messages(trace, **(source_options or {}))
     return writer.from_messages(messages, **(target_options or {}))
+
+
+def _is_sample(trace: Any) -> bool:
+    from .sample import MultiTurnSample
+
+    return isinstance(trace, MultiTurnSample)
+
+
+def _sample_written(
+    sample: MultiTurnSample, target: str, writer: Adapter, messages_only: bool,
+    options: dict[str, Any],
+) -> Any:
+    """What ``convert`` writes of a sample: the whole sample to ``tracebridge``; elsewhere its
+    messages, when it sets nothing else or ``messages_only`` accepts leaving that out."""
+    if target == NATIVE:  # a sample stays a sample, references and all
+        kept = sample.model_dump(exclude={"messages"})
+        return {"messages": writer.from_messages(sample, **options), **kept}
+    fields = [
+        name for name in type(sample).model_fields
+        if name != "messages" and (value := getattr(sample, name)) is not None and value != {}
+    ]
+    if fields and not messages_only:
+        raise TraceError(
+            "not_representable",
+            f"the sample's {', '.join(fields)} have no place in {target}: convert to "
+            f"tracebridge to keep them, or pass messages_only=True to convert the "
+            f"conversation alone",
+            path=fields[0],
+            source=target,
+        )
+    return writer.from_messages(sample.messages, **options)

@@ -44,10 +44,8 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from typing_extensions import assert_never
-
 from ._conversation import messages_of
-from ._shape import UNCHECKED, unchecked_field, unchecked_in
+from ._shape import UNCHECKED, unchecked_field, unchecked_in, unknown_kind
 
 if TYPE_CHECKING:
     from .messages import AnyMessage, Citation, Content, Part, ToolCall
@@ -283,4 +281,4 @@ def _part_lines(part: Part) -> list[str]:
         if len(value) > _OPAQUE_LIMIT:
             value = value[: _OPAQUE_LIMIT - 3] + "..."
         return [f"[{_one_line(part.kind)}] {value}"]
-    assert_never(part)
+    unknown_kind(part)  # assert_never, raising what the fallback to unchecked_field catches

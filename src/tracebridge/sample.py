@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import operator
 import weakref
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import (
     AliasChoices,
@@ -20,7 +20,7 @@ from pydantic import (
 from pydantic_core import ErrorDetails, PydanticSerializationError
 
 from ._gc import pause_gc, resume_gc
-from ._json import RepeatedKey, read_json
+from ._json import RepeatedKey, json_path, read_json
 from .errors import TraceError
 from .hashing import transcript_hash
 from .messages import AudioReference, Citation, Message, Metadata, Part, ToolCall
@@ -35,6 +35,9 @@ _PART: TypeAdapter[Any] = TypeAdapter(Part)
 _CITATION: TypeAdapter[Any] = TypeAdapter(Citation)
 _AUDIO: TypeAdapter[Any] = TypeAdapter(AudioReference)
 _TAGS = ("human", "ai", "tool", "system")
+_PART_TAGS: tuple[str, ...] = tuple(
+    kind.model_fields["type"].default for kind in get_args(get_args(Part)[0])
+)
 _HASHES: dict[int, tuple[list[Any], str]] = {}
 """id(sample) -> (a copy of its messages list, their hash); an entry leaves when its sample
 does."""
@@ -215,29 +218,61 @@ def _has_surrogate(text: str) -> bool:
 
 
 def _first_message_error(exc: ValidationError) -> TraceError | None:
-    """Turn pydantic's complaint about one message into a TraceError, if it is about one."""
-    for details in exc.errors():
+    """Turn pydantic's complaint about one message, or about a field beside the messages
+    (``reference_tool_calls[0].name``), into a TraceError, if it is about one."""
+    errors = exc.errors()
+    for position, details in enumerate(errors):
         loc = details["loc"]
         if len(loc) >= 2 and loc[0] in _MESSAGE_FIELDS and isinstance(loc[1], int):
+            if loc[-1] == "str" and isinstance(details["input"], (list, tuple)):
+                # content is str | list[Part]: pydantic tells the str branch first, but for a
+                # list the list branch's error says which part is wrong, and why
+                details = _list_branch(errors[position + 1:], loc[:-1]) or details
             return _message_error(details, loc[1])
+        if loc and loc[0] not in _MESSAGE_FIELDS and loc[0] in MultiTurnSample.model_fields:
+            return TraceError(
+                "malformed_event",
+                f"{details['msg']} (got {type(details['input']).__name__} "
+                f"{_clip(details['input'])})",
+                path=loc_path(loc),
+            )
+    return None
+
+
+def _list_branch(errors: list[ErrorDetails], content: tuple[int | str, ...]) -> ErrorDetails | None:
+    """The first of ``errors`` inside the list branch of the content at ``content``."""
+    for details in errors:
+        loc = details["loc"]
+        if loc[: len(content)] == content and len(loc) > len(content):
+            branch = loc[len(content)]
+            if isinstance(branch, str) and branch.startswith("list["):
+                return details
     return None
 
 
 def _message_error(details: ErrorDetails, index: int) -> TraceError:
-    path = _path(details["loc"][2:], f"messages[{index}]")
+    root = f"messages[{index}]"
+    path = _path(details["loc"][2:], root)
     if details["type"] == "union_tag_invalid":
         found = details["input"].get("type") if isinstance(details["input"], dict) else None
-        return TraceError(
-            "unknown_role",
-            f"unknown message type {found!r}; expected one of {', '.join(_TAGS)}",
+        if path == root:
+            return TraceError(
+                "unknown_role",
+                f"unknown message type {found!r}; expected one of {', '.join(_TAGS)}",
+                index=index,
+                path=f"{root}.type",
+            )
+        return TraceError(  # a content part's: a part type is no role
+            "malformed_event",
+            f"unknown part type {found!r}; expected one of {', '.join(_PART_TAGS)}",
             index=index,
-            path=f"messages[{index}].type",
+            path=f"{path}.type",
         )
     found = f"{type(details['input']).__name__} {_clip(details['input'])}"
     if path.endswith(".content") and details["type"] in ("string_type", "list_type"):
         expected = "content must be a string or a list of parts"
     else:
-        expected = details["msg"]
+        expected = details["msg"].removeprefix("Value error, ")
     return TraceError(
         "malformed_event",
         f"{expected} (got {found})",
@@ -248,15 +283,29 @@ def _message_error(details: ErrorDetails, index: int) -> TraceError:
 
 def _path(loc: tuple[int | str, ...], root: str) -> str:
     path = root
+    part_at = False  # the step before was a content part's index: its type's name may follow
     for position, part in enumerate(loc):
         if isinstance(part, int):
             path += f"[{part}]"
-        elif position == 0 and part in _TAGS:
-            continue  # the discriminator branch pydantic names; not a field
+            before = loc[position - 1] if position else None
+            part_at = isinstance(before, str) and before.startswith("list[tagged-union[")
+            continue
+        if (position == 0 and part in _TAGS) or (part_at and part in _PART_TAGS):
+            pass  # the discriminator branch pydantic names; not a field
         elif part.isidentifier() and part != "str":
             path += f".{part}"
         # anything else is a union-branch label such as 'list[tagged-union[...]]'
+        part_at = False
     return path
+
+
+def loc_path(loc: tuple[int | str, ...]) -> str:
+    """pydantic's location of a sample field as a path: ``reference_tool_calls[0].name``,
+    ``rubrics.tone``, ``rubrics['a b']``; ``sample`` for the sample itself."""
+    path = ""
+    for part in loc:
+        path = json_path(path, part)
+    return path or "sample"
 
 
 def _clip(value: Any) -> str:
@@ -291,7 +340,9 @@ def locate(exc: TraceError, data: Any) -> TraceError:
     return exc
 
 
-_NESTED = (("tool_calls", _TOOL_CALL), ("content", _PART), ("citations", _CITATION))
+_NESTED = (("content", _PART), ("tool_calls", _TOOL_CALL), ("citations", _CITATION))
+"""The fields of a message that hold models, in the order pydantic validates them (the
+fields' order: content, tool_calls, citations, then audio)."""
 
 
 def _nested_path(item: Any, index: int, inner: TraceError) -> str:
@@ -302,12 +353,18 @@ def _nested_path(item: Any, index: int, inner: TraceError) -> str:
             if isinstance(children, list):
                 for position, child in enumerate(children):
                     found = _raised_by(adapter, child)
-                    if found is not None:
+                    if found is not None and _same_fault(found, inner):
                         return f"{root}.{field}[{position}].{found.path}"
         found = _raised_by(_AUDIO, item.get("audio"))
-        if found is not None:
+        if found is not None and _same_fault(found, inner):
             return f"{root}.audio.{found.path}"
     return f"{root}.{inner.path}"
+
+
+def _same_fault(found: TraceError, raised: TraceError) -> bool:
+    """Whether ``found`` (a field's own error) is the one the message raised: the path is
+    told with the detail it belongs to, never another fault's."""
+    return found.code == raised.code and found.detail == raised.detail
 
 
 def _raised_by(adapter: TypeAdapter[Any], item: Any) -> TraceError | None:
