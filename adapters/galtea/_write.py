@@ -13,7 +13,7 @@ names that option; what an option leaves out is recorded as an ``Omission`` in t
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -113,7 +113,8 @@ def check_options(join_consecutive: Any, drop: Any, omitted: Any = None) -> None
     if join_consecutive is not None and type(join_consecutive) is not str:
         raise ValueError(f"join_consecutive must be a separator string or None, "
                          f"got {short_repr(join_consecutive)}")
-    if isinstance(drop, (str, bytes)) or not isinstance(drop, Collection) or not all(
+    # a mapping is refused too: {"citations": False} would be read as its keys, consent
+    if isinstance(drop, (str, bytes, Mapping)) or not isinstance(drop, Collection) or not all(
         type(name) is str and name in DROPPABLE for name in drop
     ):
         raise ValueError(f"drop={short_repr(drop)} names nothing droppable; it takes a list of "

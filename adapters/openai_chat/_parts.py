@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, NoReturn
 
-from typing_extensions import assert_never
-
 from tracebridge._json import check_json, json_copy, json_path
+from tracebridge._shape import unknown_kind
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.media import (
     audio_format,
@@ -391,7 +390,7 @@ class PartWriter:
             self.check_kept(inner, file, f"{kept}.inner", _read_as_file)
             out = {"type": "file", "file": {**inner, **file}}
         else:
-            assert_never(part)
+            unknown_kind(part)
         fields = namespace.get("fields", {})
         self.check_kept(fields, out, f"{kept}.fields")
         if fields:

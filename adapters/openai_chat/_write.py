@@ -6,12 +6,10 @@ import functools
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from typing_extensions import assert_never
-
 from tracebridge._drop import check_drop
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge._json import json_copy, same_json
-from tracebridge._shape import UNCHECKED, unchecked_field
+from tracebridge._shape import UNCHECKED, unchecked_field, unknown_kind
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AIMessage,
@@ -410,7 +408,7 @@ class _Writer(ReplyWriter):
         elif isinstance(message, ToolMessage):
             role = "function" if message.tool_call_id is None else "tool"
         else:
-            assert_never(message)
+            unknown_kind(message)
         out: dict[str, Any] = {"role": role}
         if not (isinstance(message, AIMessage) and self.refusal(message.content, namespace, out)):
             empty = self.empty_form(message, role, namespace)

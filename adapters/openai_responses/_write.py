@@ -12,12 +12,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from typing_extensions import assert_never
-
 from tracebridge._drop import check_drop as check_names
 from tracebridge._drop import check_flag
 from tracebridge._json import json_copy
-from tracebridge._shape import UNCHECKED, unchecked_field
+from tracebridge._shape import UNCHECKED, unchecked_field, unknown_kind
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AIMessage,
@@ -205,7 +203,7 @@ class _Writer(ReplyWriter):
         elif isinstance(message, SystemMessage):
             role = message.role
         else:
-            assert_never(message)
+            unknown_kind(message)
         out: dict[str, Any] = {"role": role, "content": self.parts(message.content, role)}
         if message.id is not None and namespace:
             # input message items have no id key: one read so from this format is written back

@@ -17,11 +17,10 @@ from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 from pydantic import ValidationError
-from typing_extensions import assert_never
 
 from tracebridge._drop import check_drop
 from tracebridge._json import same_json
-from tracebridge._shape import UNCHECKED, unchecked_field
+from tracebridge._shape import UNCHECKED, unchecked_field, unknown_kind
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.hashing import canonical_json
 from tracebridge.messages import (
@@ -525,7 +524,7 @@ class _Writer(PartWriter):
                                f".metadata.{SOURCE}.role")
             out = {"role": role, "parts": [self.result(message, namespace)]}
         else:
-            assert_never(message)
+            unknown_kind(message)
         if message.name is not None:
             out["name"] = message.name
         self.extra(out, namespace.get("fields", {}), ("role", "parts", "name"), "fields")
@@ -599,7 +598,7 @@ class _Writer(PartWriter):
                 return dict(value)
             return {"type": "opaque", "kind": part.kind, "value": value}
         else:
-            assert_never(part)
+            unknown_kind(part)
         taken = _PART_KEYS.get(out["type"], {"type"})
         if not isinstance(part, ImagePart):  # the reader keeps their detail beside them
             taken = taken - {"detail"}
