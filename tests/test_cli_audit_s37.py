@@ -204,6 +204,23 @@ def test_out_a_link_to_dev_full_writes_through_it(tmp_path: Path, command: str) 
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
 
 
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+@pytest.mark.parametrize("command", COMMANDS)
+def test_out_the_file_a_standard_stream_is_redirected_to_is_written_through_it(
+    tmp_path: Path, command: str, stream: str
+) -> None:
+    # `{ echo BEFORE; tracebridge convert ... -o /dev/stdout; echo AFTER; } > log 2>&1`: the
+    # records go into log between the two lines; log is not replaced (which cut off what the
+    # shell wrote after) nor opened anew (truncated, or written at another offset)
+    argv, wanted, printed = _write_command(command, tmp_path, f"/dev/{stream}")
+    script = (f'{{ echo BEFORE; "{SCRIPT}" {" ".join(argv)}; echo "rc=$? AFTER"; }} '
+              "> log 2>&1")
+    subprocess.run(["bash", "-c", script], cwd=tmp_path, check=True, timeout=120)
+    assert (tmp_path / "log").read_text(encoding="utf-8") == (
+        f"BEFORE\n{wanted}{printed}rc=0 AFTER\n"
+    )
+
+
 # --- 2. a JSONL line that is not UTF-8 is one bad record ------------------------------------
 
 BAD_LINE_3 = "tracebridge: t.jsonl: line 3: not UTF-8 text: invalid continuation byte\n"

@@ -70,6 +70,11 @@ class Output:
         if self.path is None:
             self.stream = stdout
             return
+        shared = standard_stream(self.path)
+        if shared is not None:  # -o /dev/stdout, redirected to a file: written through it
+            self._direct = True
+            self.stream = os.fdopen(os.dup(shared), "w", encoding="utf-8", errors=JSON_SAFE)
+            return
         target = _replaced(self.path)
         if target is None:
             self._direct = True
@@ -233,6 +238,26 @@ def _exit_code(problem: Problem) -> int:
     if problem.code == "internal_error":
         return EXIT_INTERNAL
     return EXIT_USAGE  # the input itself is unusable: not JSON, nothing at --at, too deep
+
+
+def standard_stream(path: str) -> int | None:
+    """The descriptor (0, 1 or 2) of this process's standard stream that is open on the file
+    ``path`` names, or None. ``-o /dev/stdout`` with standard output redirected to a file
+    names that file: replacing it, or opening it anew (truncated, at another offset), would
+    cut off or overwrite what else is written to the stream, so it is written through the
+    stream's own descriptor."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    for fd in (0, 1, 2):
+        try:
+            opened = os.fstat(fd)
+        except OSError:  # closed
+            continue
+        if (opened.st_dev, opened.st_ino) == (found.st_dev, found.st_ino):
+            return fd
+    return None
 
 
 def _replaced(path: str) -> str | None:

@@ -4,8 +4,9 @@ Every model is a frozen pydantic v2 model with ``extra="forbid"``; parts and mes
 discriminated on their ``type`` tag. ``metadata`` (and ``ToolCall.args``) hold JSON values
 only; anything else raises ``TraceError("unserializable_value")`` naming the field path. A
 mapping of another class given for one (an ``OrderedDict``) is checked as a dict and kept as a
-plain dict copy. An int field (a citation's indexes, an audio reply's ``expires_at``) takes
-only what JSON text carries (at most 4,300 digits), as metadata does.
+plain dict copy; inside it, as in any JSON value, an object must be a plain dict. An int
+field (a citation's indexes, an audio reply's ``expires_at``) takes only what JSON text
+carries (at most 4,300 digits), as metadata does.
 """
 
 from __future__ import annotations

@@ -28,8 +28,10 @@ can start a line that looks like another message. Text breaks lines wherever
 ``str.splitlines`` does (``\r``, ``\x0b``, ``\u2028``, ...), each line indented; JSON
 (arguments, cited text, opaque values) writes ``\x85``, ``\u2028``, ``\u2029`` as escapes.
 Every line the renderer makes itself starts with ``->`` or ``[``; a line of text that starts
-with ``->`` or ``[`` after any backslashes gets one more backslash in front
-(``\\-> cancel_order``, ``\\[image: image/png]``), so text never reads as a call or a part.
+with ``->`` or ``[`` after any backslashes, white space or invisible format characters gets
+one more backslash in front (``\\-> cancel_order``, ``\\[image: image/png]``), so text never
+reads as a call or a part; a part's mime type, detail, file name and opaque kind escape
+``[ ] ( ) { }`` as ids do, and a citation's title and url escape ``"``.
 In a name, the characters that shape a header or a call line (``[ ] ( ) { } :``) are
 written after a backslash too (a tool named ``get [id=c1]`` shows as ``get \\[id=c1\\]``);
 in an id, all but ``:``.
@@ -66,9 +68,22 @@ _TEXT_BREAK = re.compile("\r(?!\n)|[\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 as it always has, so ``\r\n`` text renders as before."""
 _JSON_BREAKS = {ord(ch): f"\\u{ord(ch):04x}" for ch in "\x85\u2028\u2029"}
 """The line breaks ``json.dumps(..., ensure_ascii=False)`` leaves raw, as JSON escapes."""
-_MADE_STARTS = ("->", "[", "\\")
-_LOOKS_MADE = re.compile(r"\\*(?:->|\[)")
-"""A text line starting like this (any backslashes, then ``->`` or ``[``) gets a backslash."""
+_BEFORE_MADE = (
+    "[\\s\\\\"
+    # the format characters (category Cf) of Unicode 15
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f]*"
+)
+"""Backslashes, white space and characters that show as nothing (format characters: a zero
+width space, a byte order mark, direction marks), which may come before a ``->`` or ``[``
+without changing how the line looks to a reader."""
+_LOOKS_MADE = re.compile(_BEFORE_MADE + r"(?:->|\[)")
+"""A text line starting like this (``->`` or ``[`` after any of ``_BEFORE_MADE``) gets a
+backslash."""
+_SOME_LINE_LOOKS_MADE = re.compile(r"(?:^|\n)" + _BEFORE_MADE + r"(?:->|\[)")
+"""Whether some line of a text (split at ``\\n``) may: each is then matched alone."""
 
 
 def render(conversation: Any) -> str:
@@ -195,11 +210,17 @@ def _escape(ch: str) -> str:
     return ch.encode("unicode_escape").decode("ascii")
 
 
+def _quoted(text: str) -> str:
+    """A citation's title or url as ``_one_line`` writes it, with a backslash before ``"``:
+    only the cited text is written in quotes."""
+    return _one_line(text).replace('"', '\\"')
+
+
 def _render_citation(cited: Citation) -> str:
     span = ""
     if cited.start_index is not None or cited.end_index is not None:
         span = f" {_or_blank(cited.start_index)}-{_or_blank(cited.end_index)}"
-    said = " ".join(_one_line(x) for x in (cited.title, cited.url) if x is not None)
+    said = " ".join(_quoted(x) for x in (cited.title, cited.url) if x is not None)
     line = f"[cite{span}] {said}".rstrip()
     if cited.cited_text is not None:
         line += f" {_json(cited.cited_text)}"
@@ -224,7 +245,8 @@ def _json(value: Any) -> str:
 
 def _text_lines(text: str) -> list[str]:
     """``text`` cut into lines at every line break, each line that starts like one the
-    renderer makes (``->``, ``[``, after any backslashes) marked with a backslash.
+    renderer makes (``->``, ``[``, after any backslashes, white space or invisible format
+    characters) marked with a backslash.
 
     >>> _text_lines("Done.\\r-> refund {}\\n[image: image/png]\\n\\\\[x]")
     ['Done.', '\\\\-> refund {}', '\\\\[image: image/png]', '\\\\\\\\[x]']
@@ -236,14 +258,9 @@ def _text_lines(text: str) -> list[str]:
         lines = _TEXT_BREAK.split(text)
     else:  # the usual text: only \n breaks it, and most often no line needs a mark
         lines = text.split("\n")
-        if not (
-            text.startswith(_MADE_STARTS) or "\n->" in text or "\n[" in text or "\n\\" in text
-        ):
+        if _SOME_LINE_LOOKS_MADE.search(text) is None:
             return lines
-    return [
-        "\\" + line if line.startswith(_MADE_STARTS) and _LOOKS_MADE.match(line) else line
-        for line in lines
-    ]
+    return ["\\" + line if _LOOKS_MADE.match(line) else line for line in lines]
 
 
 def _after(prefix: str, text: str) -> list[str]:
@@ -269,16 +286,16 @@ def _part_lines(part: Part) -> list[str]:
     if part.type == "refusal":
         return _after("[refusal] ", part.text)
     if part.type == "image" or part.type == "audio":
-        said = [_one_line(part.mime_type)] if part.mime_type else []
+        said = [_id(part.mime_type)] if part.mime_type else []
         if part.type == "image" and part.detail is not None:
-            said.append(f"detail={_one_line(part.detail)}")
+            said.append(f"detail={_id(part.detail)}")
         return [f"[{part.type}: {', '.join(said)}]" if said else f"[{part.type}]"]
     if part.type == "file":
-        described = ", ".join(_one_line(x) for x in (part.filename, part.mime_type) if x)
+        described = ", ".join(_id(x) for x in (part.filename, part.mime_type) if x)
         return [f"[file: {described}]" if described else "[file]"]
     if part.type == "opaque":
         value = _json(part.value)
         if len(value) > _OPAQUE_LIMIT:
             value = value[: _OPAQUE_LIMIT - 3] + "..."
-        return [f"[{_one_line(part.kind)}] {value}"]
+        return [f"[{_id(part.kind)}] {value}"]
     unknown_kind(part)  # assert_never, raising what the fallback to unchecked_field catches

@@ -31,7 +31,7 @@ from typing import Any, Literal, TextIO
 
 from pydantic import ValidationError
 
-from .._cli_output import same_file
+from .._cli_output import same_file, standard_stream
 from .._jsonstream import ESCAPE, JsonDocuments, Record, UnreadableInput
 from ..errors import MissingExtraError, TraceError
 from ..sample import MultiTurnSample
@@ -205,6 +205,9 @@ def run(
 
 def _open_output(path: str) -> TextIO:
     try:
+        shared = standard_stream(path)  # -o /dev/stdout redirected to a file: through it
+        if shared is not None:
+            return os.fdopen(os.dup(shared), "w", encoding="utf-8", errors="backslashreplace")
         return open(path, "w", encoding="utf-8", errors="backslashreplace")  # closed by run
     except OSError as exc:
         raise _Unusable(f"cannot write {path}: {exc}") from None
