@@ -189,19 +189,20 @@ def _name(text: str) -> str:
     >>> print(_name("get [id=c1]"), _name("ok"))
     get \\[id=c1\\] ok
     """
-    text = _one_line(text)
-    if _NAME_MARKS.isdisjoint(text):
-        return text  # the usual name: nothing shapes a line
-    return text.translate(_NAME_ESCAPES)
+    return _marked(_one_line(text), _NAME_MARKS, _NAME_ESCAPES)
 
 
 def _id(text: str) -> str:
-    """An id as ``_one_line`` writes it, with a backslash before ``[ ] ( ) { }`` (a ``:`` is
-    left: the id is enclosed in ``[id=...]``, whose ``]`` it cannot write)."""
-    text = _one_line(text)
-    if _ID_MARKS.isdisjoint(text):
-        return text
-    return text.translate(_ID_ESCAPES)
+    """An id (or a field inside a placeholder) as ``_one_line`` writes it, with a backslash
+    before ``[ ] ( ) { }`` (a ``:`` is left: the id is enclosed in ``[id=...]``, whose ``]``
+    it cannot write)."""
+    return _marked(_one_line(text), _ID_MARKS, _ID_ESCAPES)
+
+
+def _marked(text: str, marks: frozenset[str], escapes: dict[int, str]) -> str:
+    if marks.isdisjoint(text):
+        return text  # the usual name or id: nothing shapes a line
+    return text.translate(escapes)
 
 
 def _escape(ch: str) -> str:
