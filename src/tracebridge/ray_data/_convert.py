@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from .._cli_commands import to_json
 from .._cli_output import JSON_SAFE
+from .._drop import check_flag
 from .._jsonstream import _parse_line
 from ..errors import FormatError, TraceError
 from ..registry import convert, get_adapter
@@ -96,6 +97,7 @@ def convert_record(
     target: str,
     source_options: dict[str, Any] | None = None,
     target_options: dict[str, Any] | None = None,
+    messages_only: bool = False,
 ) -> str:
     """One record converted, as compact JSON text (as ``tracebridge convert`` writes it:
     framework objects dumped to JSON, a lone surrogate as its escape); ``RowError`` when it
@@ -103,7 +105,8 @@ def convert_record(
     value = parse_record(text, line)
     try:
         written = convert(value, source=source, target=target,
-                          source_options=source_options, target_options=target_options)
+                          source_options=source_options, target_options=target_options,
+                          messages_only=messages_only)
         output = json.dumps(to_json(target, written), ensure_ascii=False, separators=(",", ":"))
     except Exception as exc:  # one record's failure is its row's error, never the batch's
         raise RowError.of(exc, f"converting from {source} to {target}") from None
@@ -117,13 +120,17 @@ def convert_batch(
     target: str,
     source_options: dict[str, Any] | None = None,
     target_options: dict[str, Any] | None = None,
+    messages_only: bool = False,
 ) -> pa.Table:
     """``batch`` with ``output``, ``error_code``, ``error_index``, ``error_path`` and
     ``error_message`` added; one row out per row in, in order.
 
     ``batch`` has a string column ``record`` (the JSON text of one trace; ``read_traces``
     makes it, with ``file`` and ``line``) and may have ``source``: the format told for the
-    record's file, used when ``source="auto"``. Unknown format names and a missing
+    record's file, used when ``source="auto"``. A sample (``MultiTurnSample`` JSON) whose
+    references the target cannot hold is refused (``not_representable`` at the first of
+    them), as ``tracebridge convert`` refuses it, unless ``messages_only=True`` (its
+    ``--messages-only``) converts its conversation alone. Unknown format names and a missing
     framework package raise at once (the request is wrong, not the data); a record that
     cannot be read or written never does.
 
@@ -133,6 +140,7 @@ def convert_batch(
     >>> out.column("error_code").to_pylist()
     [None, 'not_json']
     """
+    check_flag("messages_only", messages_only)
     get_adapter(target)  # an unknown name or a missing extra: the whole request is wrong
     if source != "auto":
         get_adapter(source)
@@ -145,7 +153,8 @@ def convert_batch(
         try:
             output = convert_record(text, lines[row], source=told, target=target,
                                     source_options=source_options,
-                                    target_options=target_options)
+                                    target_options=target_options,
+                                    messages_only=messages_only)
         except RowError as error:
             _append(columns, None, error)
         else:
