@@ -411,7 +411,9 @@ def test_run_refuses_a_timeout_that_is_not_a_positive_number(tmp_path: Path,
     done = one_run(tmp_path, [ok_case()], "--timeout", value)
     assert done.returncode == 2
     shown = str(float(value))
-    assert done.stderr == f"tracebridge run: --timeout must be more than 0, got {shown}\n"
+    assert done.stderr == (
+        f"tracebridge run: --timeout must be a finite number more than 0, got {shown}\n"
+    )
     assert not (tmp_path / "run").exists()
 
 
@@ -424,7 +426,9 @@ def test_score_refuses_a_timeout_that_is_not_a_positive_number(tmp_path: Path,
               cwd=tmp_path)
     assert (done.returncode, done.stdout) == (2, "")
     shown = str(float(value))
-    assert done.stderr == f"tracebridge score: --timeout must be more than 0, got {shown}\n"
+    assert done.stderr == (
+        f"tracebridge score: --timeout must be a finite number more than 0, got {shown}\n"
+    )
 
 
 # --- 10. file modes in RUN_DIR ----------------------------------------------------------------

@@ -241,7 +241,7 @@ def test_a_broken_transcript_is_told_and_blocked(tmp_path: Path, server: FakeOpe
     [
         (("--concurrency", "0"), "--concurrency must be 1 or more, got 0"),
         (("--retries", "-1"), "--retries must be 0 or more, got -1"),
-        (("--timeout", "0"), "--timeout must be more than 0, got 0.0"),
+        (("--timeout", "0"), "--timeout must be a finite number more than 0, got 0.0"),
         (("--price", "judge-model"), "a price is MODEL=INPUT,OUTPUT"),
         (("--checks", "nope"), "--checks nope: expected package.module:function"),
     ],

@@ -169,7 +169,7 @@ def _runner(args: argparse.Namespace, cases: CaseSet, checks: list[UserCheck],
     if args.retries < 0:
         raise UsageError(f"--retries must be 0 or more, got {args.retries}")
     if not math.isfinite(args.timeout) or args.timeout <= 0:
-        raise UsageError(f"--timeout must be more than 0, got {args.timeout}")
+        raise UsageError(f"--timeout must be a finite number more than 0, got {args.timeout}")
     if not 0.0 <= args.pass_threshold <= 1.0:  # (nan too: no value is below it, all pass)
         raise UsageError(f"--pass-threshold must be from 0 to 1, got {args.pass_threshold}")
     judge = _judge(args)

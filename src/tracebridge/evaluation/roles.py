@@ -64,11 +64,21 @@ def to_messages(trace: Any) -> list[Message]:
     except TraceError as exc:
         path = exc.path
         if path is not None and path.startswith("messages"):
-            path = "transcript" + path[len("messages"):]
+            path = _own_keys("transcript" + path[len("messages"):])
         # a case file has no allow_pending switch: the hint about it would lead nowhere
         detail = exc.detail.replace(_PENDING_HINT, "")
         raise TraceError(exc.code, detail, index=exc.index, path=path, source=ROLES) from None
     return messages
+
+
+def _own_keys(path: str) -> str:
+    """A rule's path in this form's keys: a result's and a call's id are ``call_id`` here
+    (the typed model's ``tool_call_id`` and ``tool_calls[k].id``)."""
+    if path.endswith(".tool_call_id"):
+        return path[: -len("tool_call_id")] + "call_id"
+    if path.endswith("].id") and ".tool_calls[" in path:
+        return path[: -len("id")] + "call_id"
+    return path
 
 
 def _error(code: Any, detail: str, index: int | None, path: str) -> TraceError:

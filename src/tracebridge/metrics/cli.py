@@ -167,7 +167,7 @@ def run(
         if args.max_concurrency < 1:
             raise _Unusable(f"--max-concurrency must be 1 or more, got {args.max_concurrency}")
         if not math.isfinite(args.timeout) or args.timeout <= 0:
-            raise _Unusable(f"--timeout must be more than 0, got {args.timeout}")
+            raise _Unusable(f"--timeout must be a finite number more than 0, got {args.timeout}")
         clash = same_file(args.output, [("the dataset", args.dataset)])
         if clash is not None:  # OUT is opened (emptied) before DATASET is read
             raise _Unusable(f"-o {clash}")
