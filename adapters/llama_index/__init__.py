@@ -35,6 +35,7 @@ from tracebridge.validation import validate
 from ._blocks import NAME, llama_types, not_representable
 from ._events import EVENT_TYPES, dump_events, events_to_messages
 from ._fast import read_item, writer
+from ._kept import own
 from ._messages import (
     chat_message_dump,
     dump_from_message,
@@ -214,14 +215,18 @@ def strip_event_extras(messages: Iterable[Message]) -> list[Message]:
     ``metadata["llama_index"]["event"]`` (``return_direct``, ``structured_response``, a tool
     output's ``raw_output`` and ``raw_input``, the ``tool_kwargs`` a call whose text did not
     parse ran with, ``no_system_prompt``).
+
+    A ``metadata["llama_index"]`` that is not a dict (no reader keeps one) is refused as
+    ``from_messages`` refuses it: ``not_representable`` at ``messages[i].metadata.llama_index``.
     """
     stripped: list[Message] = []
-    for message in messages:
+    for k, message in enumerate(messages):
         if isinstance(message, SystemMessage) and message.role == "system":
             continue  # system prompts are one of the extras this function exists to remove
         update: dict[str, Any] = {}
-        kept = dict(message.metadata.get(NAME, {}))
+        kept = _own_kept(message, k)
         if "event" in kept:
+            kept = dict(kept)
             del kept["event"]
             metadata = {key: value for key, value in message.metadata.items() if key != NAME}
             update["metadata"] = {**metadata, NAME: kept} if kept else metadata
@@ -232,3 +237,12 @@ def strip_event_extras(messages: Iterable[Message]) -> list[Message]:
             update["is_error"] = False
         stripped.append(message.model_copy(update=update))
     return stripped
+
+
+def _own_kept(message: Message, k: int) -> dict[str, Any]:
+    if NAME not in message.metadata:
+        return {}
+    try:
+        return own(message.metadata, f"messages[{k}]")
+    except TraceError as error:
+        raise error.relocated(index=k) from None

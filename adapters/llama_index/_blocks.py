@@ -271,9 +271,11 @@ def _media_part(block: dict[str, Any], index: int, path: str) -> Part:
     for key in ("path", "detail", "format", "title", *MIME_FIELDS.values()):
         optional_str(block, key, index, path)
     fps = block.get("fps")
-    if fps is not None and type(fps) is not int:
-        raise fail("malformed_event", f"'fps' must be an int or null, got {fps!r}", index,
-                   f"{path}.fps")
+    if fps is not None:
+        if type(fps) is not int:
+            raise fail("malformed_event", f"'fps' must be an int or null, got {fps!r}", index,
+                       f"{path}.fps")
+        json_checked(fps, index, f"{path}.fps")  # kept: one too long for JSON is refused here
     block = held_block(block, index, path)  # data, path, mimetypes as LlamaIndex holds them
     if data is None and url is None:
         # A local path (or nothing at all): no part field says "a file on this machine".
@@ -355,9 +357,11 @@ def _audio_part(block: dict[str, Any], url: str | None, data: str | None) -> Aud
 def _reasoning_part(block: dict[str, Any], index: int, path: str) -> ReasoningPart:
     content = optional_str(block, "content", index, path)
     tokens = block.get("num_tokens")
-    if tokens is not None and type(tokens) is not int:
-        raise fail("malformed_event", f"'num_tokens' must be an int or null, got {tokens!r}",
-                   index, f"{path}.num_tokens")
+    if tokens is not None:
+        if type(tokens) is not int:
+            raise fail("malformed_event", f"'num_tokens' must be an int or null, got "
+                       f"{tokens!r}", index, f"{path}.num_tokens")
+        json_checked(tokens, index, f"{path}.num_tokens")  # (as fps, above)
     info = json_checked(block.get("additional_information", {}), index,
                         f"{path}.additional_information", is_object=True)
     kept: dict[str, Any] = {}

@@ -31,6 +31,7 @@ from tracebridge._json import MAX_DEPTH, is_plain_json, json_copy, same_json
 from tracebridge.errors import short_repr
 
 from ._blocks import NAME, fail, json_checked, no_unknown_fields, not_representable, optional_str
+from ._kept import own
 
 
 def _reject_constant(name: str) -> Any:
@@ -202,7 +203,7 @@ def reconcile_calls(
     if not any(call.metadata for call in calls):
         return calls  # nothing kept that the check below could leave out
     plain = [call.model_copy(update={"metadata": {}}) for call in calls]
-    in_blocks, written, written_legacy = place_calls(plain)
+    in_blocks, written, written_legacy = place_calls(plain, where)
     if (in_blocks, written, written_legacy) == (
         blocks, entries if type(entries) is list and entries else None,
         legacy if type(legacy) is dict else None,
@@ -291,7 +292,7 @@ def blocks_with_calls(
     with the calls. A layout whose counts are not the message's is ``not_representable``
     (``where``: the message's path): the calls would follow the parts, and the order be lost.
     """
-    in_blocks, entries, legacy = place_calls(message.tool_calls)
+    in_blocks, entries, legacy = place_calls(message.tool_calls, where)
     if entries is not None:
         extra["tool_calls"] = entries
     if legacy is not None:
@@ -312,25 +313,32 @@ def blocks_with_calls(
 
 
 def place_calls(
-    calls: list[ToolCall],
+    calls: list[ToolCall], where: str
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None, dict[str, Any] | None]:
     """The ToolCallBlocks, the ``tool_calls`` entries (None for none) and the legacy
-    ``function_call`` (or None) that hold ``calls``."""
+    ``function_call`` (or None) that hold ``calls`` (``where``: their message's path)."""
     if not calls:
         return [], None, None
-    placed = [_placement(call, k, k == len(calls) - 1) for k, call in enumerate(calls)]
+    kept = [_call_kept(call, where, k) for k, call in enumerate(calls)]
+    placed = [_placement(call, call_kept, k, k == len(calls) - 1)
+              for k, (call, call_kept) in enumerate(zip(calls, kept, strict=True))]
     in_order = all(entry is None and legacy is None for _, entry, legacy in placed)
     if not (in_order or _reads_back_in_order(placed, calls)):  # all blocks: in order
-        placed = [(None, (k, _entry(call, call.metadata.get(NAME, {}).get("entry"))), None)
-                  for k, call in enumerate(calls)]
+        placed = [(None, (k, _entry(call, call_kept.get("entry"))), None)
+                  for k, (call, call_kept) in enumerate(zip(calls, kept, strict=True))]
     in_blocks = [block for block, _, _ in placed if block is not None]
     entries = sorted((entry for _, entry, _ in placed if entry is not None), key=lambda e: e[0])
     legacy = [call for _, _, call in placed if call is not None]
     return in_blocks, [entry for _, entry in entries] or None, legacy[0] if legacy else None
 
 
-def _placement(call: ToolCall, k: int, is_last: bool) -> _Placed:
-    call_kept = call.metadata.get(NAME, {})
+def _call_kept(call: ToolCall, where: str, k: int) -> dict[str, Any]:
+    """The namespace of call ``k`` of the message at ``where`` (``own``: a null or other
+    non-dict one is refused)."""
+    return own(call.metadata, f"{where}.tool_calls[{k}]") if call.metadata else {}
+
+
+def _placement(call: ToolCall, call_kept: dict[str, Any], k: int, is_last: bool) -> _Placed:
     stored = call_kept.get("entry")
     legacy = call_kept.get("function_call")
     if type(legacy) is dict and is_last and call.id is None and call.kind == "function":

@@ -38,7 +38,7 @@ from ._events_fast import (
 )
 from ._fast import dump_blocks, object_blocks, read_item, response_read
 from ._inputs import Inputs, without_event
-from ._json_form import check_json_form
+from ._json_form import check_dumped_form, check_json_form
 from ._messages import (
     blocks_dump,
     build_message,
@@ -108,7 +108,8 @@ def _event_fields(event: Any, kind: str, e: int, where: str) -> dict[str, Any]:
             "tool_kwargs": event.tool_kwargs,
             "tool_output": {"blocks": blocks_dump(output.blocks, e, f"{where}.tool_output.blocks"),
                             "is_error": output.is_error,
-                            "tool_name": output.tool_name, **_raw_dump(output)},
+                            "tool_name": output.tool_name,
+                            **_raw_dump(output, e, f"{where}.tool_output")},
             "return_direct": event.return_direct,
         }
     return {}
@@ -513,7 +514,7 @@ class _Rebuild(Inputs):
         if facts:  # kept as LlamaIndex's JSON writes them, and asked again in that form
             if "raw_input" in facts:  # (changed after it was made: LlamaIndex refuses it)
                 _check_raw_input(raw_input, e, f"events[{e}].data.tool_output.raw_input")
-            dumped = _raw_dump(output)
+            dumped = _raw_dump(output, e, f"events[{e}].data.tool_output")
             facts = _raw_facts(dumped["raw_input"], dumped["raw_output"], fast[0], kwargs,
                                blocks_dump(blocks, e, f"events[{e}].data.tool_output.blocks"))
             if facts:
@@ -748,17 +749,33 @@ def _same_items(items: Any, blocks: list[Any]) -> bool:
     return all(a is b or same_json(a, b) for a, b in zip(items, blocks, strict=True))
 
 
-def _raw_dump(output: Any) -> dict[str, Any]:
-    """A ToolOutput's ``raw_input`` and ``raw_output`` as its JSON dump writes them, but for
-    a NaN or an infinity, which stays as it is (the dump would write null) to be refused by
-    the JSON check; a value it cannot write falls, and is told where by the reader's
-    refusal."""
-    raw_input = output.raw_input
+_SCALARS = frozenset({str, int, bool, float, type(None)})
+"""Raw values that the JSON dump writes as they are, or that the JSON check refuses (NaN)."""
+
+
+def _raw_dump(output: Any, e: int, where: str) -> dict[str, Any]:
+    """A ToolOutput's ``raw_input`` and ``raw_output`` as its JSON dump writes them (a model by
+    its field names, not their aliases, as ``model_dump(mode="json")`` and ``dump_events``
+    write it), but for a NaN or an infinity, which stays as it is (the dump would write null)
+    to be refused by the JSON check. What the dump would write as another value (a key that
+    is not a string, written over any key of its text) is ``unserializable_value`` where it
+    is (``where``: the output's path), as ``dump_events`` refuses it; a value it cannot write
+    falls, and is told where by the reader's refusal."""
+    raw_input, raw_output = output.raw_input, output.raw_output
     # one LlamaIndex does not make (changed after it was made) is left as it is, for the
     # reader to refuse where it is, rather than mended by the dump (int keys as text)
-    return {"raw_input": to_jsonable_python(raw_input, inf_nan_mode="constants")
-            if _named_values(raw_input) else raw_input,
-            "raw_output": to_jsonable_python(output.raw_output, inf_nan_mode="constants")}
+    named = _named_values(raw_input)
+    checked = {"raw_output"} if type(raw_output) not in _SCALARS else set()
+    if named and raw_input:
+        checked.add("raw_input")
+    if checked:  # (a container or an object: asked as dump_events asks it)
+        dumped = output.model_dump(include=checked)
+        for key in sorted(checked):
+            check_dumped_form(dumped[key], e, f"{where}.{key}")
+    return {"raw_input": to_jsonable_python(raw_input, by_alias=False, inf_nan_mode="constants")
+            if named else raw_input,
+            "raw_output": to_jsonable_python(raw_output, by_alias=False,
+                                             inf_nan_mode="constants")}
 
 
 _READERS: dict[str, Callable[[_Rebuild, Any, int], None]] = {

@@ -40,7 +40,12 @@ def not_json_at(value: Any, path: str) -> tuple[str, str] | None:
 def check_json_form(obj: Any, index: int | None, where: str) -> None:
     """Refuse (``unserializable_value`` at the value) a pydantic object holding what its JSON
     dump would write as another value (``not_json_at``)."""
-    found = not_json_at(obj.model_dump(), where)
+    check_dumped_form(obj.model_dump(), index, where)
+
+
+def check_dumped_form(dumped: Any, index: int | None, where: str) -> None:
+    """``check_json_form`` of a Python-mode dump (of an object, or one of its fields)."""
+    found = not_json_at(dumped, where)
     if found is not None:
         raise TraceError("unserializable_value", found[1], index=index, path=found[0],
                          source=NAME)

@@ -99,9 +99,11 @@ value of the right type) and the writer writes from it."""
 
 
 def own(metadata: dict[str, Any], where: str) -> dict[str, Any]:
-    """``metadata["llama_index"]`` (``{}`` when absent); ``where``: the holder's path."""
+    """``metadata["llama_index"]`` (``{}`` when absent); ``where``: the holder's path. A
+    namespace that is there but no dict (a null one too, which would be left out without a
+    word) is refused."""
     kept = metadata.get(NAME)
-    if kept is None:
+    if kept is None and NAME not in metadata:
         return {}
     if type(kept) is not dict:
         raise not_representable(

@@ -104,15 +104,16 @@ def chat_message_dump(
 ) -> dict[str, Any]:
     """``message.model_dump(mode="json")`` of a ChatMessage object, written out by hand where
     that is plain: text blocks, tool-call blocks with text or flat arguments, and
-    ``additional_kwargs`` of strings. Anything else is left to pydantic's serializer, and a
-    value it would write as another (a NaN as null, a key that is not a string as its text) is
-    ``unserializable_value`` there (``where``: the message's path, ``index`` its position)."""
+    ``additional_kwargs`` of strings under ASCII keys. Anything else is left to pydantic's
+    serializer, and a value it would write as another (a NaN as null, a key that is not a
+    string as its text) is ``unserializable_value`` there (``where``: the message's path,
+    ``index`` its position), as is what it cannot write (a key holding a lone surrogate)."""
     extra = message.additional_kwargs
     if type(extra) is not dict:
         return _pydantic_dump(message, index, where)
     if extra:
-        for value in extra.values():
-            if type(value) is not str:
+        for key, value in extra.items():
+            if type(value) is not str or not (type(key) is str and key.isascii()):
                 return _pydantic_dump(message, index, where)
     role = message.role
     role = role._value_ if type(role) is Llama.role_type else getattr(role, "value", role)
@@ -488,7 +489,7 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
     is_ai = isinstance(message, AIMessage)
     first = 0
     if isinstance(message, AIMessage):
-        content, first = put_reasoning(put_refusal(message, extra, drop, where), extra, where)
+        content, first = put_reasoning(put_refusal(message, extra, where), extra, where)
     else:
         content = message.content
     written: Sequence[dict[str, Any] | None]

@@ -145,21 +145,20 @@ def take_citations(extra: dict[str, Any], index: int, where: str) -> list[Citati
 # --- the way back -------------------------------------------------------------------------
 
 
-def put_refusal(
-    message: AIMessage, extra: dict[str, Any], drop: Collection[str], where: str
-) -> Any:
+def put_refusal(message: AIMessage, extra: dict[str, Any], where: str) -> Any:
     """The content without a last RefusalPart, which goes to ``additional_kwargs`` (its
-    metadata too is refused where it keeps anything of this adapter's: no reader keeps any)."""
+    metadata too is refused where it keeps anything of this adapter's: no reader keeps any).
+    It has a place, so ``drop=["refusals"]`` does not leave it out: that option is for a
+    refusal that has none (``part_to_block``)."""
     content = message.content
     if isinstance(content, str) or not content or not isinstance(content[-1], RefusalPart):
         return content
-    if "refusals" not in drop:
-        if content[-1].metadata:
-            part_where = f"{where}.content[{len(content) - 1}]"
-            kept = own(content[-1].metadata, part_where)
-            if kept:
-                refuse_unknown_keys(kept, PART_KEYS["refusal"], "a refusal part", part_where)
-        extra["refusal"] = content[-1].text
+    if content[-1].metadata:
+        part_where = f"{where}.content[{len(content) - 1}]"
+        kept = own(content[-1].metadata, part_where)
+        if kept:
+            refuse_unknown_keys(kept, PART_KEYS["refusal"], "a refusal part", part_where)
+    extra["refusal"] = content[-1].text
     return content[:-1]
 
 
@@ -215,11 +214,16 @@ def put_audio(message: AIMessage, blocks: list[dict[str, Any]], extra: dict[str,
 
 def put_citations(message: AIMessage, extra: dict[str, Any], drop: Collection[str],
                   where: str) -> None:
-    if not message.citations or "citations" in drop:
+    """The message's citations as ``additional_kwargs["annotations"]``. One with cited text
+    has no place there: refused, or left out whole (not looked at) with
+    ``drop=["citations"]``; the others are written either way."""
+    if not message.citations:
         return
     entries = []
     for k, cited in enumerate(message.citations):
         if cited.cited_text is not None:
+            if "citations" in drop:
+                continue
             raise not_representable(
                 "an OpenAI url_citation in additional_kwargs['annotations'] has no cited "
                 "text; drop=['citations'] leaves citations out",
@@ -240,4 +244,5 @@ def put_citations(message: AIMessage, extra: dict[str, Any], drop: Collection[st
             if getattr(cited, key) is not None:
                 inner[key] = getattr(cited, key)
         entries.append({**entry, "type": "url_citation", "url_citation": inner})
-    extra["annotations"] = entries
+    if entries:  # (an empty list would read back as a kept value, not as no citations)
+        extra["annotations"] = entries
