@@ -31,8 +31,8 @@ was JSON, not text), ``system_instructions`` (read from ``gen_ai.system_instruct
 input does not, such as its ``finish_reason``),
 ``modality`` (of a file part), ``response_key: "result"`` (a tool result under Pydantic AI's
 key), ``role: "user"`` (a tool result sent in a user message, as Pydantic AI does),
-``failed_attempts`` (on a result, how many failed tool spans without a call id were earlier
-attempts of its call, which another span answered with success), and what
+``failed_attempts`` (on a result, how many failed tool spans were earlier attempts of its
+call, which another span answered with success), and what
 the ``openai_chat`` reader keeps for flat messages.
 
 >>> from tracebridge.adapters import otel
@@ -51,15 +51,8 @@ from typing import Any, Literal
 from tracebridge.messages import AIMessage, Message
 
 from ._calls import Call
-from ._rebuild import (
-    chains,
-    conversation,
-    model_calls,
-    refuse_ambiguous,
-    selected,
-    tool_runs,
-    trace_sessions,
-)
+from ._rebuild import chains, conversation, model_calls, refuse_ambiguous, tool_runs
+from ._sessions import selected, span_sessions
 from ._spans import SOURCE, fail, is_sdk_span, normalize_id, spans_of
 from ._write import DROPPABLE, write_document
 
@@ -78,7 +71,9 @@ def to_messages(
 ) -> list[Message]:
     """The conversation the spans record, or with ``span_id`` that one call's view (its
     input and output; calls it made may be unanswered there)."""
-    spans = selected(spans_of(trace), trace_id, session_id)
+    spans = spans_of(trace)
+    sessions = span_sessions(spans)
+    spans = selected(spans, trace_id, session_id, sessions)
     found = everything = _joined(model_calls(spans, join_calls))
     if span_id is not None:
         wanted = normalize_id(span_id, 8)
@@ -92,7 +87,6 @@ def to_messages(
             "no model-call span: expected OpenInference 'LLM' spans or GenAI "
             "chat / text_completion / generate_content spans",
         )
-    sessions = trace_sessions(spans)
     groups = chains(found, sessions)
     if len(groups) > 1:
         refuse_ambiguous(groups, sessions)
@@ -124,7 +118,8 @@ def calls(
     trace: Any, *, trace_id: str | None = None, session_id: str | None = None
 ) -> Iterator[CallView]:
     """Each model call's own (input, output), in time order, for per-turn metrics."""
-    spans = selected(spans_of(trace), trace_id, session_id)
+    spans = spans_of(trace)
+    spans = selected(spans, trace_id, session_id, span_sessions(spans))
     for call in _joined(model_calls(spans, join_calls)):
         yield CallView(call.span.trace_id, call.span.span_id, call.input, call.output)
 

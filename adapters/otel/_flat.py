@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, NoReturn
 
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import Message
@@ -49,9 +49,10 @@ def flat_messages(span: Span, prefix: str, *, openinference: bool) -> list[Messa
     """The messages under ``prefix``, or None when the span has none."""
     dotted = prefix + "."
     tree: dict[str, Any] = {}
+    nodes = {id(tree)}
     for key, value in span.attributes.items():
         if key.startswith(dotted):
-            _place(tree, key[len(dotted):].split("."), value)
+            _place(tree, key[len(dotted):].split("."), value, nodes, span, dotted)
     if not tree:
         return None
     # OpenInference's Responses API readers (the openai and the Agents SDK instrumentations)
@@ -133,14 +134,43 @@ _PART_KEYS = {"": "", ".type": ".type", ".text": ".text", ".image_url": ".image.
 """A Chat Completions part's fields, as OpenInference spells them below ``message_content``."""
 
 
-def _place(tree: dict[str, Any], parts: list[str], value: Any) -> None:
+def _place(
+    tree: dict[str, Any], parts: list[str], value: Any, nodes: set[int], span: Span, dotted: str
+) -> None:
+    """``value`` at ``parts`` of ``tree``, whose own nodes are ``nodes`` (by id: a value may
+    be a mapping, a kvlist, which is never descended into or changed). A key that holds a
+    value and starts another key (``….content`` and ``….content.foo``) is refused at that
+    key, in either order: one would hide the other."""
     node = tree
-    for part in parts[:-1]:
-        child = node.setdefault(part, {})
-        if not isinstance(child, dict):
-            child = node[part] = {"": child}
+    for depth, part in enumerate(parts[:-1]):
+        child = node.get(part, _ABSENT)
+        if child is _ABSENT:
+            child = node[part] = {}
+            nodes.add(id(child))
+        elif id(child) not in nodes:
+            _shadowing(span, dotted + ".".join(parts[: depth + 1]), dotted + ".".join(parts))
         node = child
+    if parts[-1] in node:  # a node of the tree: keys under it came first
+        key = dotted + ".".join(parts)
+        under = _first_key(span, key + ".")
+        _shadowing(span, key, under)
     node[parts[-1]] = value
+
+
+_ABSENT = object()
+
+
+def _first_key(span: Span, start: str) -> str:
+    return next(key for key in span.attributes if key.startswith(start))
+
+
+def _shadowing(span: Span, key: str, other: str) -> NoReturn:
+    span.fail(
+        "malformed_event",
+        f"the attribute {key!r} holds a value and is the start of the attribute {other!r}: "
+        "one would hide the other (each attribute of a flat message holds one field)",
+        key,
+    )
 
 
 _UNSCOPED = (

@@ -37,40 +37,8 @@ from ._calls import (
 from ._llama_index import SCOPE as LLAMA_INDEX_SCOPE
 from ._llama_index import STRUCTURED, is_structured, structures, wrapper_spans
 from ._placing import Slot, place, result_of, slots
-from ._spans import SOURCE, Span, fail, normalize_id
+from ._spans import SOURCE, Span, fail
 from ._traceloop import is_wrapped_output
-
-SESSION_KEYS = (
-    "session.id",
-    "gen_ai.conversation.id",
-    "langsmith.metadata.thread_id",
-    "langsmith.metadata.session_id",
-    "langsmith.metadata.conversation_id",
-)
-
-
-def session_of(span: Span) -> str | None:
-    for key in SESSION_KEYS:
-        value = span.attributes.get(key)
-        if isinstance(value, str):
-            return value
-    return None
-
-
-def selected(spans: list[Span], trace_id: str | None, session_id: str | None) -> list[Span]:
-    """The spans the filters keep: a session selects every trace one of its spans is in."""
-    if trace_id is not None:
-        wanted = normalize_id(trace_id, 16)
-        spans = [span for span in spans if span.trace_id == wanted]
-        if not spans:
-            fail("ambiguous_trace", f"no span has trace_id {trace_id!r}")
-    if session_id is not None:
-        traces = {span.trace_id for span in spans if session_of(span) == session_id}
-        if not traces:
-            keys = ", ".join(SESSION_KEYS)
-            fail("ambiguous_trace", f"no span has session id {session_id!r} ({keys})")
-        spans = [span for span in spans if span.trace_id in traces]
-    return spans
 
 
 def model_calls(
@@ -112,15 +80,21 @@ def model_calls(
 def _inference_ancestor(
     span: Span, by_id: dict[tuple[str, str], Span], calls: dict[int, Call]
 ) -> Call | None:
-    seen = 0
+    """The nearest model call above ``span``. Parents that loop back (a span its own
+    ancestor) are ``malformed_event``: the call would be dropped as nested in itself."""
+    seen = {span.span_id}
     parent = span.parent_id
-    while parent is not None and seen < 1000:
+    while parent is not None:
+        if parent in seen:
+            span.fail("malformed_event", f"the span's parents loop: span {parent} is its own "
+                      "ancestor (parentSpanId)")
+        seen.add(parent)
         above = by_id.get((span.trace_id, parent))
         if above is None:
             return None
         if id(above) in calls:
             return calls[id(above)]
-        parent, seen = above.parent_id, seen + 1
+        parent = above.parent_id
     return None
 
 
@@ -129,19 +103,20 @@ def body(call: Call) -> list[Message]:
     return [*call.input[call.systems:], *call.output]
 
 
-def chains(calls: list[Call], sessions: dict[str, str]) -> list[list[Call]]:
+def chains(calls: list[Call], sessions: dict[int, str]) -> list[list[Call]]:
     """Calls grouped into conversations: each call extends the last call of its chain (a
-    longer history that starts with it), in the same session (``sessions``: trace id ->
-    session id) when the spans name one. A call that repeats another starts a new chain."""
+    longer history that starts with it), in the same session when the spans name sessions
+    (``sessions``: ``_sessions.span_sessions``, each call span's own). A call that repeats
+    another starts a new chain."""
     found: list[list[Call]] = []
     for call in calls:
         mine = [same([m]) for m in body(call)]
-        session = sessions.get(call.span.trace_id)
+        session = sessions.get(id(call.span))
         for chain in found:
             last = chain[-1]
             theirs = [same([m]) for m in body(last)]
             if (
-                sessions.get(last.span.trace_id) == session
+                sessions.get(id(last.span)) == session
                 and len(mine) > len(theirs)
                 and mine[: len(theirs)] == theirs
             ):
@@ -152,21 +127,11 @@ def chains(calls: list[Call], sessions: dict[str, str]) -> list[list[Call]]:
     return found
 
 
-def trace_sessions(spans: list[Span]) -> dict[str, str]:
-    """For each trace, the session one of its spans names."""
-    found: dict[str, str] = {}
-    for span in spans:
-        session = session_of(span)
-        if session is not None:
-            found.setdefault(span.trace_id, session)
-    return found
-
-
-def refuse_ambiguous(groups: list[list[Call]], named: dict[str, str]) -> None:
+def refuse_ambiguous(groups: list[list[Call]], named: dict[int, str]) -> None:
     described = []
     for chain in groups:
         last = chain[-1].span
-        sessions = sorted({s for c in chain if (s := named.get(c.span.trace_id)) is not None})
+        sessions = sorted({s for c in chain if (s := named.get(id(c.span))) is not None})
         traces = sorted({c.span.trace_id for c in chain})
         said = f"span_id={last.span_id} (its last call, at {last.path}"
         said += f", {STRUCTURED}); " if is_structured(last) else "); "
@@ -372,15 +337,22 @@ def _text(result: Any) -> str:
 def earlier_attempts(
     runs: list[ToolRun], found: list[Slot], calls: list[Call]
 ) -> dict[int, str]:
-    """The failed tool spans without a call id that ran a call another tool span answered
-    with success (a retry, as LangGraph's ``RetryPolicy`` makes): ``id(run)`` -> call id."""
+    """The failed tool spans that ran a call another tool span answered with success (a
+    retry, as LangGraph's ``RetryPolicy`` makes), by their call id (Traceloop's LangChain
+    record gives each attempt the call's id) or placed (``_placing``) when they have none:
+    ``id(run)`` -> call id."""
     succeeded = {run.call_id for run in runs if run.call_id is not None and not run.error}
     attempts: dict[int, str] = {}
     for run in runs:
-        if run.error and run.call_id is None:
-            slot = place(run, runs, found, calls)
-            if slot.call.id is not None and slot.call.id in succeeded:
-                attempts[id(run)] = slot.call.id
+        if not run.error:
+            continue
+        if run.call_id is not None:
+            if run.call_id in succeeded:
+                attempts[id(run)] = run.call_id
+            continue
+        slot = place(run, runs, found, calls)
+        if slot.call.id is not None and slot.call.id in succeeded:
+            attempts[id(run)] = slot.call.id
     return attempts
 
 
@@ -398,7 +370,9 @@ def with_errors(
     counts: dict[str, int] = {}
     for call_id in attempts.values():
         counts[call_id] = counts.get(call_id, 0) + 1
-    by_id = {run.call_id for run in failed if run.call_id is not None}
+    by_id = {
+        run.call_id for run in failed if run.call_id is not None and id(run) not in attempts
+    }
     flagged: set[int] = set()
     for run in failed:
         if run.call_id is None and id(run) not in attempts:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import math
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -22,7 +21,8 @@ from typing import Any, NoReturn
 
 from tracebridge.errors import ErrorCode, TraceError, short_repr
 
-SOURCE = "otel"
+from ._values import SOURCE as SOURCE  # (the adapter's name, imported from here)
+from ._values import any_value, count, plain_value
 
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 
@@ -188,7 +188,7 @@ def _otlp_span(span: Any, path: str, index: int, scope: str) -> Span:
                 index=index, path=where, source=SOURCE,
             )
         try:
-            attributes[attribute["key"]] = _any_value(attribute.get("value", {}), where, index)
+            attributes[attribute["key"]] = any_value(attribute.get("value", {}), where, index)
         except RecursionError:
             raise TraceError("malformed_event", "a value nested too deeply to read",
                              index=index, path=where, source=SOURCE) from None
@@ -204,10 +204,10 @@ def _otlp_span(span: Any, path: str, index: int, scope: str) -> Span:
         if span.get("parentSpanId")
         else None,
         name=str(span.get("name", "")),
-        start=_count(span.get("startTimeUnixNano"), f"{path}.startTimeUnixNano", index),
-        end=_count(span.get("endTimeUnixNano"), f"{path}.endTimeUnixNano", index),
+        start=count(span.get("startTimeUnixNano"), f"{path}.startTimeUnixNano", index),
+        end=count(span.get("endTimeUnixNano"), f"{path}.endTimeUnixNano", index),
         attributes=attributes,
-        dropped_attributes=_count(dropped, f"{path}.droppedAttributesCount", index),
+        dropped_attributes=count(dropped, f"{path}.droppedAttributesCount", index),
         error=error,
         scope=scope,
         keys=keys,
@@ -237,146 +237,6 @@ def _failed(status: Any, key: str, codes: dict[Any, bool], path: str, index: int
 
 _NO_CODE = object()
 _CODE_TYPES = frozenset({str, int, type(None)})
-
-
-_DIGITS = 20
-"""Digits of a 64-bit integer at most (longer text is no OTLP integer, and Python refuses to
-read one of thousands of digits)."""
-
-
-def _count(value: Any, path: str, index: int) -> int:
-    """A count or a time in nanoseconds: a number, or its digits as text (64-bit integers in
-    OTLP/JSON); absent is 0, as in the protocol."""
-    if value is None:
-        return 0
-    if (type(value) is int and value >= 0) or (
-        type(value) is str and value.isascii() and value.isdigit() and len(value) <= _DIGITS
-    ):
-        return int(value)
-    raise TraceError(
-        "malformed_event", f"expected a count (a whole number, or its digits as text), got "
-        f"{short_repr(value)}", index=index, path=path, source=SOURCE,
-    )
-
-
-def _integer(value: Any, path: str, index: int) -> int:
-    """An ``intValue``: a number, or its digits (and sign) as text."""
-    text = value[1:] if type(value) is str and value[:1] == "-" else value
-    if type(value) is int or (
-        type(text) is str and text.isascii() and text.isdigit() and len(text) <= _DIGITS
-    ):
-        return int(value)
-    raise TraceError(
-        "malformed_event", f"expected an integer, got {short_repr(value)}",
-        index=index, path=path, source=SOURCE,
-    )
-
-
-def _typed(value: Any, kind: type, what: str, path: str, index: int) -> Any:
-    """``value`` when it is of ``kind`` (exactly: no ``True`` for a number)."""
-    if type(value) is kind:
-        return value
-    raise TraceError(
-        "malformed_event", f"expected {what}, got {short_repr(value)}",
-        index=index, path=path, source=SOURCE,
-    )
-
-
-_NON_FINITE = frozenset({"NaN", "Infinity", "-Infinity"})
-"""How protobuf's JSON mapping spells a double that JSON has no number for."""
-_DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-"""A JSON number's text (protobuf's JSON mapping takes a double as one, quoted)."""
-
-
-def _double(value: Any, path: str, index: int) -> float:
-    """A ``doubleValue``: a number (``2``, as protobuf's JSON mapping writes ``2.0``, is the
-    double 2.0, so it is written back as a double), or its text; finite."""
-    number: float | None = None
-    if type(value) is float or type(value) is int:
-        try:
-            number = float(value)
-        except OverflowError:  # a whole number past the largest double
-            number = math.inf
-    elif type(value) is str and _DECIMAL.fullmatch(value):
-        number = float(value)
-    elif type(value) is str and value in _NON_FINITE:
-        number = math.nan
-    if number is None:
-        raise TraceError(
-            "malformed_event", f"expected a number, got {short_repr(value)}",
-            index=index, path=path, source=SOURCE,
-        )
-    if not math.isfinite(number):
-        raise TraceError(
-            "unserializable_value", f"the double {short_repr(value)} has no JSON number",
-            index=index, path=path, source=SOURCE,
-        )
-    return number
-
-
-def _any_value(value: Any, path: str, index: int) -> Any:
-    """An OTLP ``AnyValue`` as a plain Python value."""
-    if not isinstance(value, Mapping):
-        raise TraceError(
-            "malformed_event", f"expected an AnyValue object, got {short_repr(value)}",
-            index=index, path=path, source=SOURCE,
-        )
-    if not value:
-        return None
-    if len(value) > 1:
-        raise TraceError(
-            "malformed_event", f"an AnyValue holds one value; this one has {sorted(value)}",
-            index=index, path=path, source=SOURCE,
-        )
-    if "stringValue" in value:
-        return _typed(value["stringValue"], str, "text", f"{path}.value.stringValue", index)
-    if "boolValue" in value:
-        return _typed(value["boolValue"], bool, "true or false", f"{path}.value.boolValue", index)
-    if "intValue" in value:
-        return _integer(value["intValue"], f"{path}.value.intValue", index)
-    if "doubleValue" in value:
-        return _double(value["doubleValue"], f"{path}.value.doubleValue", index)
-    if "bytesValue" in value:
-        # base64 text in OTLP/JSON: as text it would be written back as a stringValue
-        raise TraceError(
-            "unserializable_value", "a bytesValue has no JSON value to be kept as (as text "
-            "it would be written back as a stringValue)", index=index,
-            path=f"{path}.value.bytesValue", source=SOURCE,
-        )
-    if "arrayValue" in value:
-        items = _values(value["arrayValue"], path, index)
-        return [_any_value(item, path, index) for item in items]
-    if "kvlistValue" in value:
-        pairs = _values(value["kvlistValue"], path, index)
-        found: dict[str, Any] = {}
-        for pair in pairs:
-            if not isinstance(pair, Mapping) or not isinstance(pair.get("key"), str):
-                raise TraceError(
-                    "malformed_event", f"expected {{'key', 'value'}}, got {short_repr(pair)}",
-                    index=index, path=path, source=SOURCE,
-                )
-            if pair["key"] in found:
-                raise TraceError(
-                    "malformed_event", f"the key {pair['key']!r} is listed twice in one "
-                    "kvlistValue", index=index, path=path, source=SOURCE,
-                )
-            found[pair["key"]] = _any_value(pair.get("value", {}), path, index)
-        return found
-    raise TraceError(
-        "malformed_event", f"unknown AnyValue {short_repr(value)}", index=index, path=path,
-        source=SOURCE,
-    )
-
-
-def _values(value: Any, path: str, index: int) -> list[Any]:
-    """The ``values`` list of an ``arrayValue`` or ``kvlistValue``."""
-    items = value.get("values", []) if isinstance(value, Mapping) else None
-    if not isinstance(items, list):
-        raise TraceError(
-            "malformed_event", f"expected {{'values': [...]}}, got {short_repr(value)}",
-            index=index, path=path, source=SOURCE,
-        )
-    return items
 
 
 def _id(value: Any, size: int, path: str, index: int) -> str:
@@ -422,12 +282,17 @@ def _json_span(item: Mapping[str, Any], path: str, index: int) -> Span:
             "malformed_event", "expected an attribute object", index=index,
             path=f"{path}.attributes", source=SOURCE,
         )
-    for key in attributes:
+    plain: dict[str, Any] = {}
+    for key, value in attributes.items():
         if not isinstance(key, str):
             raise TraceError(
                 "malformed_event", f"an attribute name is text, got {short_repr(key)}",
                 index=index, path=f"{path}.attributes", source=SOURCE,
             )
+        # (json.loads reads NaN and Infinity, which no AnyValue holds)
+        plain[key] = value if type(value) is str else plain_value(
+            value, f"{path}.attributes[{key!r}]", index
+        )
     error = _failed(item.get("status"), "status_code", _JSON_CODES, f"{path}.status", index)
     scope = item.get("instrumentation_scope") or item.get("instrumentation_info") or {}
     return Span(
@@ -441,8 +306,8 @@ def _json_span(item: Mapping[str, Any], path: str, index: int) -> Span:
         name=str(item.get("name", "")),
         start=_iso(item.get("start_time"), f"{path}.start_time", index),
         end=_iso(item.get("end_time"), f"{path}.end_time", index),
-        attributes=dict(attributes),
-        dropped_attributes=_count(item.get("dropped_attributes"), f"{path}.dropped_attributes",
+        attributes=plain,
+        dropped_attributes=count(item.get("dropped_attributes"), f"{path}.dropped_attributes",
                                   index),
         error=error,
         scope=str(scope.get("name", "")) if isinstance(scope, Mapping) else "",
@@ -502,7 +367,9 @@ def _sdk_span(item: Any, path: str, index: int) -> Span:
         if type(key) is not str:
             fail("malformed_event", f"an attribute name is a string, got {short_repr(key)}",
                  f"{path}.attributes")
-        attributes[key] = list(value) if isinstance(value, tuple) else value
+        attributes[key] = value if type(value) is str else plain_value(
+            value, f"{path}.attributes[{key!r}]", index
+        )
     return Span(
         index=index,
         path=path,

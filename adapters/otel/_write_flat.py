@@ -12,6 +12,7 @@ null), which the span reader turns back into the same JSON value.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Iterator
 from typing import Any
 
@@ -299,9 +300,11 @@ _IN_GENAI = " (convention='genai' writes it, in JSON text)"
 
 def check_storable(writer: PartWriter, value: Any, path: str, hint: str = "") -> None:
     """Refuse what an OTLP ``AnyValue`` cannot hold: an integer past 64 bits (``intValue``),
-    or a string (a value, or an object's key) with a lone surrogate, which has no UTF-8 form
-    (OTLP strings are UTF-8: protobuf's parser, and so collectors, reject the document).
-    Walked with a stack of its own: values may nest deep."""
+    a NaN or an infinity (a ``doubleValue`` with no JSON number: a value parsed from a
+    result's text, which ``json.loads`` reads them in), or a string (a value, or an object's
+    key) with a lone surrogate, which has no UTF-8 form (OTLP strings are UTF-8: protobuf's
+    parser, and so collectors, reject the document). Walked with a stack of its own: values
+    may nest deep."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -314,6 +317,10 @@ def check_storable(writer: PartWriter, value: Any, path: str, hint: str = "") ->
             if item not in _INT64:
                 writer.refuse(f"the number {item} is past what an OTLP intValue holds (64 "
                               f"bits){hint}", path)
+        elif kind is float:
+            if not math.isfinite(item):
+                writer.refuse(f"the number {dumps(item)} is no JSON number: an OTLP/JSON "
+                              f"doubleValue cannot hold it{hint}", path)
         elif kind is list:
             stack.extend(item)
         elif kind is dict:

@@ -455,6 +455,47 @@ def _two_conversations() -> dict[str, Any]:
     return {"trace": tracing.otlp_json(), "history": histories[-1]}
 
 
+@case("openinference_openai_sessions_one_trace")
+def _sessions_one_trace() -> dict[str, Any]:
+    """An evaluation loop that runs two conversations, each in its own session
+    (OpenInference's ``using_session``: ``session.id`` on the spans inside it), under one
+    root span, so both are in one trace. Conversation conv-A asks one question; conv-B is an
+    evaluation case whose prior turns are conv-A's exchange, then a follow-up: A's model call
+    is a prefix of B's, but in another session. Each session's history is kept. Its reading
+    takes ``session_id``, which the golden files' cross-format test cannot pass to other
+    readers: no file is written; ``--raw`` prints it (tests/test_otel_audit_s38.py holds a
+    copy)."""
+    tracing = Tracing()
+    instrument_openinference_openai()
+    import openai
+    from openinference.instrumentation import using_session
+    from opentelemetry import trace
+
+    tracer = trace.get_tracer("eval")
+    script = [completion(1, said("Hello! How can I help?"), "stop"),
+              completion(2, said("It is sunny in Paris."), "stop")]
+    prior: dict[str, list[dict[str, Any]]] = {
+        "conv-A": [],
+        "conv-B": [{"role": "user", "content": "Hi"},
+                   {"role": "assistant", "content": "Hello! How can I help?"}],
+    }
+    histories = {}
+    with scripted_server(script) as url:
+        client = openai.OpenAI(base_url=url, api_key="x", max_retries=0)
+        with tracer.start_as_current_span("evaluation run"):
+            for name, turns in (("conv-A", ["Hi"]), ("conv-B", ["Weather in Paris?"])):
+                with using_session(name):
+                    history = list(prior[name])
+                    for turn in turns:
+                        history.append({"role": "user", "content": turn})
+                        reply = client.chat.completions.create(model=MODEL, messages=history)
+                        history.append(
+                            {"role": "assistant", "content": reply.choices[0].message.content}
+                        )
+                    histories[name] = history
+    return {"trace": tracing.otlp_json(), "histories": histories}
+
+
 IMAGE = (
     "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4D"
     "wABBAEAwS2OUAAAAABJRU5ErkJggg=="
@@ -771,6 +812,84 @@ def tool_for_no_call_run(cut_after_tools: bool) -> dict[str, Any]:
     else:
         with contextlib.suppress(ValueError):
             get_weather.invoke({"city": "Rome?"})
+    history = messages_to_dict(state["messages"])
+    for position, message in enumerate(history):
+        if len(message["data"].get("id") or "") == 36:  # a uuid4 LangGraph gave it
+            message["data"]["id"] = f"{message['type']}-{position}"
+    # Results read from the model call's GenAI messages name no tool; those read from tool
+    # spans after the last call (the cut run) do.
+    unrecorded = {} if cut_after_tools else {"history_unrecorded": ["ToolMessage.name"]}
+    return {"trace": tracing.otlp_json(), "history": history, **unrecorded}
+
+
+@case("traceloop_langgraph_tool_retry")
+def _traceloop_tool_retry() -> dict[str, Any]:
+    return tool_retry_run(cut_after_tools=False)
+
+
+@case("traceloop_langgraph_tool_retry_cut")
+def _traceloop_tool_retry_cut() -> dict[str, Any]:
+    return tool_retry_run(cut_after_tools=True)
+
+
+def tool_retry_run(cut_after_tools: bool) -> dict[str, Any]:
+    """Traceloop's LangChain instrumentation on a LangGraph graph whose tools node has a
+    ``RetryPolicy``: the tool fails once (a ``ConnectionError``, which the policy retries),
+    the node runs again and the tool succeeds. Traceloop records the call id
+    (``kwargs.tool_call_id``) on both tool spans: the failed one is an earlier attempt.
+    ``cut_after_tools``: the graph is interrupted after its tools node, so no model call
+    follows the tools; the history is then the checkpointed state."""
+    from langchain_core.messages import AIMessage, HumanMessage, messages_to_dict
+    from langchain_core.tools import tool
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import END, START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode, tools_condition
+    from langgraph.types import RetryPolicy
+
+    tracing = Tracing()
+    instrument_traceloop_langchain()
+    attempts = {"made": 0}
+
+    @tool
+    def get_weather(city: str) -> str:
+        """The current weather in a city."""
+        attempts["made"] += 1
+        if attempts["made"] == 1:
+            raise ConnectionError("weather service timed out")
+        return WEATHER[city]
+
+    model = scripted_chat_model([
+        AIMessage(content="", id="ai-1", tool_calls=[
+            {"name": "get_weather", "args": {"city": "Paris"}, "id": "call_1"},
+        ]),
+        AIMessage(content="Paris: 18 C, sunny.", id="ai-2"),
+    ])
+
+    def agent(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("agent", agent)
+    graph.add_node(
+        "tools", ToolNode([get_weather], handle_tool_errors=False),
+        retry_policy=RetryPolicy(max_attempts=3, initial_interval=0.01,
+                                 retry_on=ConnectionError),
+    )
+    graph.add_edge(START, "agent")
+    graph.add_conditional_edges("agent", tools_condition)
+    graph.add_edge("tools", "agent")
+    graph.add_edge("agent", END)
+    config: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    if cut_after_tools:
+        extra = {"checkpointer": InMemorySaver(), "interrupt_after": ["tools"]}
+        config["configurable"] = {"thread_id": "thread-1"}
+    compiled = graph.compile(**extra)
+    state = compiled.invoke(
+        {"messages": [HumanMessage(content="Paris?", id="human-1")]}, config=config
+    )
+    if cut_after_tools:
+        state = compiled.get_state(config).values
     history = messages_to_dict(state["messages"])
     for position, message in enumerate(history):
         if len(message["data"].get("id") or "") == 36:  # a uuid4 LangGraph gave it
@@ -1100,6 +1219,10 @@ VALID: dict[str, tuple[str, str, dict[str, Any]]] = {
     "openinference_llama_index_predict": (
         "openinference-instrumentation-llama-index", "llama_index", {}
     ),
+    "traceloop_langgraph_tool_retry": ("opentelemetry-instrumentation-langchain", "langchain", {}),
+    "traceloop_langgraph_tool_retry_cut": (
+        "opentelemetry-instrumentation-langchain", "langchain", {}
+    ),
 }
 
 # case: (the run it comes from, code, index, what is edited by hand or None)
@@ -1189,6 +1312,8 @@ MORE_VERSIONS = {
     "traceloop_langgraph_tool_after_cut": ("opentelemetry-instrumentation-langchain",),
     "openinference_llama_index_context_tool": LLAMA_INDEX_PACKAGES,
     "openinference_llama_index_predict": LLAMA_INDEX_PACKAGES,
+    "traceloop_langgraph_tool_retry": ("opentelemetry-instrumentation-langchain",),
+    "traceloop_langgraph_tool_retry_cut": ("opentelemetry-instrumentation-langchain",),
 }
 """Packages a case's file names beside the common ones."""
 
