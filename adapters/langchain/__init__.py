@@ -24,12 +24,16 @@ See ``docs/adapters/langchain.md`` for the full mapping table.
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Collection, Sequence
 from typing import Any, Literal
 
-from tracebridge._drop import check_drop
+from tracebridge._drop import check_drop, check_flag
+from tracebridge._json import _INT_BOUND, _INT_FLOOR, json_path
 from tracebridge._optional import module_of
 from tracebridge._shape import UNCHECKED, unchecked_field
+from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import Message, checked_messages
 
 from ._classes import NAME, langchain_core_messages
@@ -62,10 +66,14 @@ def _looks_like_message(item: Any) -> bool:
         if set(item) == {"type", "data"}:
             return isinstance(item["data"], dict)
         return set(item) >= _DUMP_KEYS and type(item["type"]) is str
-    module = module_of(type(item))
-    return module.startswith(("langchain_core.", "langchain.")) and isinstance(
-        getattr(item, "type", None), str
-    )
+    if not module_of(type(item)).startswith(("langchain_core.", "langchain.")):
+        # A user's subclass of a message class (``class TaggedHuman(HumanMessage)``), which
+        # the reader reads: its base class was imported, so langchain-core is (detect
+        # imports nothing)
+        lc = sys.modules.get("langchain_core.messages")
+        if lc is None or not isinstance(item, lc.BaseMessage):
+            return False
+    return isinstance(getattr(item, "type", None), str)
 
 
 def detect(trace: Any) -> bool:
@@ -86,8 +94,11 @@ def to_messages(
 
     ``drop_artifacts=True`` accepts a ``ToolMessage.artifact`` that is not JSON by dropping it
     (recorded as ``metadata["langchain"]["artifact_dropped"]``, the artifact's type name);
-    without it such an artifact raises ``unserializable_value``.
+    without it such an artifact raises ``unserializable_value``. Both flags must be True or
+    False (``ValueError`` before anything is read: ``"false"`` is true).
     """
+    check_flag("allow_pending", allow_pending)
+    check_flag("drop_artifacts", drop_artifacts)
     return read_trace(trace, allow_pending=allow_pending, drop_artifacts=drop_artifacts)
 
 
@@ -129,9 +140,75 @@ def from_messages(
 def to_json(trace: Any) -> Any:
     """The JSON form of what ``from_messages`` returned: the dicts as they are, objects as
     ``messages_to_dict`` dicts (inside ``{"messages": ...}`` for a state); ``to_messages``
-    reads it back."""
+    reads it back.
+
+    Raw ``bytes`` (a Bedrock Converse or Vertex AI block read from bytes goes back with
+    them) have no JSON form LangChain reads back as bytes: ``not_representable`` at the
+    first one (message index and path)."""
     if isinstance(trace, dict) and set(trace) == {"messages"}:
         return {"messages": to_json(trace["messages"])}
     if all(isinstance(item, dict) for item in trace):
-        return trace
-    return langchain_core_messages().messages_to_dict(trace)
+        out = trace
+    else:
+        out = langchain_core_messages().messages_to_dict(trace)
+    try:
+        json.dumps(out)  # the C encoder: the usual output is checked in one quick pass
+    except (TypeError, ValueError):
+        try:
+            refused = _non_json_refusal(out)
+        except RecursionError:  # a value that holds itself: json.dumps said so already
+            refused = None
+        if refused is None:
+            raise
+        raise refused from None
+    return out
+
+
+def _non_json_refusal(messages: list[Any]) -> TraceError | None:
+    """``not_representable`` at the first value of ``messages`` that JSON cannot hold."""
+    for i, message in enumerate(messages):
+        found = _non_json_in(message, f"messages[{i}]")
+        if found is None:
+            continue
+        path, value = found
+        if type(value) is bytes:
+            detail = (
+                f"raw bytes ({short_repr(value)}), which LangChain's JSON forms cannot hold "
+                f"(model_dump(mode='json') writes them as UTF-8 text, which reads back as "
+                f"text; dumps() as a 'not_implemented' marker its loads() refuses); keep the "
+                f"objects (form='messages'), or take metadata.langchain.bytes out of the typed "
+                f"part to write its data as base64 text"
+            )
+        else:
+            detail = f"a {type(value).__name__} value ({short_repr(value)}), which is not JSON"
+        return TraceError(
+            "not_representable",
+            f"the JSON form of this LangChain message holds {detail}",
+            index=i,
+            path=path,
+            source=NAME,
+        )
+    return None
+
+
+def _non_json_in(value: Any, path: str) -> tuple[str, Any] | None:
+    """The path and value of the first thing in ``value`` ``json.dumps`` cannot write."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                return path, key
+            found = _non_json_in(item, json_path(path, key if type(key) is str else str(key)))
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, (list, tuple)):
+        for k, item in enumerate(value):
+            found = _non_json_in(item, f"{path}[{k}]")
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return None if _INT_FLOOR < value < _INT_BOUND else (path, value)  # json's digits
+    if isinstance(value, (str, float)) or value is None:
+        return None
+    return path, value

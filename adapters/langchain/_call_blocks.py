@@ -87,7 +87,10 @@ def parse_arguments(text: Any) -> dict[str, Any] | None:
                 value = _LENIENT.decode(text)
         else:
             value = _LENIENT.decode(text)
-    except (json.JSONDecodeError, StopIteration):  # the scanner stops where no value starts
+    except (ValueError, RecursionError, StopIteration):
+        # not JSON (JSONDecodeError), legal JSON Python cannot hold (an int of more than
+        # 4,300 digits: ValueError; nesting past its depth: RecursionError), or the scanner
+        # stopping where no value starts: text LangChain cannot parse either
         return None
     if type(value) is dict:
         return value
@@ -269,7 +272,7 @@ def _block_args(block: dict[str, Any], key: str, where: str) -> Any:
     if value == {} and type(partial) is str and partial:
         try:
             return json.loads(partial)
-        except json.JSONDecodeError as exc:
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, or JSON Python cannot hold
             raise _conflict(f"partial_json does not parse: {exc}", f"{where}.partial_json") from exc
     return value
 

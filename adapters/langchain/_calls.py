@@ -22,7 +22,6 @@ cross-check does) and call blocks in the content (``_call_blocks``). A legacy
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -60,7 +59,7 @@ def chunk_args(chunk: dict[str, Any], parse_partial: PartialParser) -> dict[str,
         return {}
     try:
         args = parse_partial(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # LangChain catches any exception here
         return None
     return args if type(args) is dict else None
 

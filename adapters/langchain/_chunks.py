@@ -1,16 +1,26 @@
 """Streaming chunks the ``langchain`` reader refuses (``streaming_chunk``): an
 ``AIMessageChunk`` still in pieces, which ``stream()`` yields one per token and which must be
-summed (``chunk + chunk``) into one message before it is converted."""
+summed (``chunk + chunk``) into one message before it is converted. And the content blocks
+LangChain itself rewrites when the writer builds a stream's last v1 chunk
+(``not_representable``)."""
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from tracebridge.errors import TraceError, short_repr
 
-__all__ = ["ChunkRun", "continued_from", "reject_continued_chunk", "reject_partial_chunk"]
+__all__ = [
+    "ChunkRun",
+    "ContentWatch",
+    "continued_from",
+    "reject_continued_chunk",
+    "reject_partial_chunk",
+    "watch_content",
+]
 
 
 def reject_partial_chunk(data: dict[str, Any], at: str, parse_partial: Any) -> None:
@@ -87,7 +97,7 @@ def reject_continued_chunk(chunk_id: Any, i: int, at: str, run: ChunkRun) -> Non
 def _strict_json(text: str) -> bool:
     try:
         json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # JSONDecodeError, or JSON Python cannot hold
         return False
     return True
 
@@ -95,5 +105,61 @@ def _strict_json(text: str) -> bool:
 def _partial(parse_partial: Any, text: str) -> Any:
     try:
         return parse_partial(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return None
+
+
+@dataclass(frozen=True)
+class ContentWatch:
+    """The content given to an ``AIMessageChunk`` that LangChain's validators may rewrite:
+    the elements given (by identity), a deep copy of them, and the part blocks among them
+    (``parts[k]`` is the block of typed part ``first + k``)."""
+
+    given: list[Any]
+    copied: list[Any]
+    parts: list[Any]
+    first: int
+
+    def check(self, built: Any, at: str) -> None:
+        """``built`` (the content LangChain kept) must be the content given: its
+        ``init_tool_calls`` turns a ``tool_call_chunk`` block naming a valid call into a
+        ``tool_call`` block, and ``init_server_tool_calls`` a ``server_tool_call_chunk`` (or a
+        ``server_tool_call``) with JSON text arguments into a ``server_tool_call`` with them
+        parsed; either would read back as another part, or as none."""
+        if built == self.copied:
+            return
+        p = next(
+            (p for p, block in enumerate(self.copied) if p >= len(built) or built[p] != block),
+            len(self.copied),
+        )
+        given = self.given[p] if p < len(self.given) else None
+        k = next((k for k, part in enumerate(self.parts) if part is given), None)
+        raise TraceError(
+            "not_representable",
+            f"LangChain rewrites this content block when it builds an AIMessageChunk with "
+            f"chunk_position='last' and response_metadata.output_version 'v1' (its "
+            f"init_tool_calls / init_server_tool_calls validators): "
+            f"{short_repr(self.copied[p] if p < len(self.copied) else None)} becomes "
+            f"{short_repr(built[p] if p < len(built) else None)}, which would read back as "
+            f"another part or as none (kept as another class, or without chunk_position, it "
+            f"stays as it is)",
+            path=f"{at}.content" if k is None else f"{at}.content[{self.first + k}]",
+        )
+
+
+def watch_content(
+    cls_name: str, fields: dict[str, Any], parts: Any, first: int
+) -> ContentWatch | None:
+    """A ``ContentWatch`` of ``fields["content"]`` when LangChain's validators may rewrite
+    it (an ``AIMessageChunk`` marked ``chunk_position="last"`` whose ``response_metadata``
+    says ``output_version`` ``"v1"``, with a content list); None otherwise (the usual
+    message: nothing to compare). ``parts``: the part blocks written into the content."""
+    if cls_name != "AIMessageChunk" or fields.get("chunk_position") != "last":
+        return None
+    metadata = fields.get("response_metadata")
+    content = fields["content"]
+    if type(metadata) is not dict or metadata.get("output_version") != "v1":
+        return None
+    if type(content) is not list:
+        return None
+    return ContentWatch(list(content), copy.deepcopy(content), parts, first)

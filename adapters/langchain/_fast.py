@@ -34,7 +34,7 @@ __all__ = ["Plan", "Reader", "kwargs_copy", "plans", "typed_fast"]
 _CALL_KEYS = frozenset({"name", "args", "id", "type"})
 _ABSENT: Any = object()
 """A key not there (of no type a value may have)."""
-_AI_HOMES = frozenset({"function_call", "annotations", "audio"})
+_AI_HOMES = frozenset({"function_call", "annotations", "audio", "reasoning"})
 """``additional_kwargs`` keys that send an AI message to the general reader."""
 
 

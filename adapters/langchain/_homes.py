@@ -8,6 +8,10 @@ citations.
   Ollama, xAI and Groq integrations keep the model's reasoning, which langchain-core's
   ``content_blocks`` reads as a ``reasoning`` block before the others): a ``ReasoningPart``
   before the other parts;
+* an AI message's ``additional_kwargs["reasoning"]`` (an OpenAI Responses reasoning item
+  with its ``summary``: where ChatOpenAI on the Responses API keeps it with
+  ``output_version="v0"``, which ``content_blocks`` reads as reasoning first too): a
+  ``ReasoningPart`` after that one (if any) and before the other parts;
 * an AI message's ``additional_kwargs["refusal"]`` (text): a ``RefusalPart`` after the other
   parts;
 * ``additional_kwargs["audio"]`` (``id``, ``data``, ``expires_at``, ``transcript``):
@@ -29,6 +33,7 @@ from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import AudioReference, Citation, TextPart
 
 from ._classes import NAME
+from ._shapes import REASONING_ITEM
 
 __all__ = [
     "CITATION_TYPES",
@@ -38,8 +43,10 @@ __all__ = [
     "check_no_kept_citation",
     "citation_of",
     "citations_of",
+    "ITEM_KEY",
     "REASONING_KEY",
     "is_developer",
+    "reasoning_item_of",
     "reasoning_of",
     "refusal_of",
     "typed_home_in",
@@ -50,6 +57,11 @@ DEVELOPER_KEY = "__openai_role__"
 REASONING_KEY = "reasoning_content"
 """Where chat models of OpenAI-compatible APIs keep the model's reasoning text; the reasoning
 part read from there keeps ``metadata.langchain.from`` = this key."""
+
+ITEM_KEY = "reasoning"
+"""Where ChatOpenAI (Responses API, ``output_version="v0"``) keeps the reasoning item; the
+reasoning part read from there keeps ``metadata.langchain.from`` = this key and ``block`` =
+the item without what the part gives back (``REASONING_ITEM``'s template)."""
 
 CITATION_TYPES = ("citation", "url_citation")
 """Annotation types read as citations: LangChain's standard ``citation`` and OpenAI's
@@ -78,6 +90,10 @@ def _is_reasoning(value: Any) -> TypeGuard[str]:
     return type(value) is str
 
 
+def _is_reasoning_item(value: Any) -> TypeGuard[dict[str, Any]]:
+    return type(value) is dict and REASONING_ITEM.read(value) is not None
+
+
 def _is_audio_reply(audio: Any) -> TypeGuard[dict[str, Any]]:
     """A dict with a string ``id`` and the other known keys of their types or ``None``."""
     return (
@@ -104,6 +120,7 @@ _HOMES: dict[str, tuple[tuple[str, Callable[[Any], bool]], ...]] = {
     "system": ((DEVELOPER_KEY, _is_developer_marker),),
     "ai": (
         (REASONING_KEY, _is_reasoning),
+        (ITEM_KEY, _is_reasoning_item),
         ("refusal", _is_refusal),
         ("audio", _is_audio_reply),
         ("annotations", _is_citation_list),
@@ -141,6 +158,20 @@ def reasoning_of(kwargs: dict[str, Any]) -> str | None:
         del kwargs[REASONING_KEY]
         return reasoning
     return None
+
+
+def reasoning_item_of(kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The text of ``additional_kwargs["reasoning"]`` when it is a Responses reasoning item
+    (``type`` ``"reasoning"``, a ``summary`` of ``summary_text`` entries), and the item
+    without what the text gives back; any other value stays where it is."""
+    item = kwargs.get(ITEM_KEY)
+    if type(item) is not dict:
+        return None
+    values = REASONING_ITEM.read(item)
+    if values is None:
+        return None
+    del kwargs[ITEM_KEY]
+    return values["text"], REASONING_ITEM.template(item, values)
 
 
 def refusal_of(kwargs: dict[str, Any]) -> str | None:

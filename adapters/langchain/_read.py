@@ -48,11 +48,13 @@ from ._classes import (
 )
 from ._fast import Reader, plans
 from ._homes import (
+    ITEM_KEY,
     REASONING_KEY,
     audio_of,
     citation_of,
     citations_of,
     is_developer,
+    reasoning_item_of,
     reasoning_of,
     refusal_of,
 )
@@ -494,21 +496,29 @@ def _ai_content(
 
     Reasoning text in ``additional_kwargs["reasoning_content"]`` becomes the first part (the
     model reasoned before it answered; langchain-core's ``content_blocks`` puts it first
-    too), marked ``metadata.langchain.from`` so that it goes back there, with
-    ``content: "string"`` when the rest of the content reads as a string, which then goes
-    back as that string. A refusal in ``additional_kwargs`` becomes the last part. A list
-    holding only call blocks reads as ``""`` (the blocks live on the calls); the way back
-    writes ``""`` with call blocks as exactly that list.
+    too), then a Responses reasoning item in ``additional_kwargs["reasoning"]``; each is
+    marked ``metadata.langchain.from`` so that it goes back there (the item with the rest of
+    it as ``block``), the first with ``content: "string"`` when the rest of the content
+    reads as a string, which then goes back as that string. A refusal in
+    ``additional_kwargs`` becomes the last part. A list holding only call blocks reads as
+    ``""`` (the blocks live on the calls); the way back writes ``""`` with call blocks as
+    exactly that list.
     """
     reasoning = reasoning_of(kwargs)
+    item = reasoning_item_of(kwargs)
     typed, citations = _ai_parts(content, at, call_blocks, kwargs)
-    if reasoning is None:
+    if reasoning is None and item is None:
         return typed, citations
-    marker: dict[str, Any] = {"from": REASONING_KEY}
+    marks: list[tuple[str, dict[str, Any]]] = []
+    if reasoning is not None:
+        marks.append((reasoning, {"from": REASONING_KEY}))
+    if item is not None:
+        marks.append((item[0], {"from": ITEM_KEY, "block": item[1]}))
     if isinstance(typed, str):
-        marker["content"] = "string"
+        marks[0][1]["content"] = "string"
         typed = [TextPart(text=typed)] if typed else []
-    return [ReasoningPart(text=reasoning, metadata={NAME: marker}), *typed], citations
+    lead = [ReasoningPart(text=text, metadata={NAME: mark}) for text, mark in marks]
+    return [*lead, *typed], citations
 
 
 def _ai_parts(

@@ -93,11 +93,21 @@ def _result_of(
             f"{short_repr(body)}",
             path=f"{where}.content",
         )
+    is_error = block.get("is_error")
+    if is_error is not None and type(is_error) is not bool:
+        # langchain-core's converters read it by truthiness ("false" is an error there):
+        # read either way, it would say something the block may not
+        raise TraceError(
+            "malformed_event",
+            f"a tool_result block's is_error is true or false (or null: not set), got "
+            f"{short_repr(is_error)}",
+            path=f"{where}.is_error",
+        )
     check_json(template, where)
     return {
         "content": body,
         "tool_call_id": call_id,
-        "is_error": block.get("is_error") is True,
+        "is_error": is_error is True,
         "metadata": {NAME: {RESULT: link}},
     }
 

@@ -26,6 +26,7 @@ from tracebridge.messages import (
 )
 
 __all__ = [
+    "REASONING_ITEM",
     "SHAPES",
     "SHAPES_BY_NAME",
     "BlockShape",
@@ -219,6 +220,57 @@ class BlockShape:
         return block
 
 
+def summary_text(summary: Any) -> str | None:
+    """The text of an OpenAI Responses reasoning ``summary``: its ``summary_text`` entries
+    joined by a blank line, as the ``openai_responses`` adapter reads the same item; None
+    when it is not a list of such entries."""
+    if type(summary) is not list:
+        return None
+    texts = []
+    for entry in summary:
+        if type(entry) is not dict or entry.get("type") != "summary_text":
+            return None
+        text = entry.get("text")
+        if type(text) is not str:
+            return None
+        texts.append(text)
+    return "\n\n".join(texts)
+
+
+@dataclass(frozen=True)
+class SummaryShape(BlockShape):
+    """An OpenAI Responses reasoning item (``{"type": "reasoning", "id", "summary": [...]}``)
+    as ChatOpenAI keeps it: a content block (``output_version="responses/v1"``), or
+    ``additional_kwargs["reasoning"]`` (``"v0"``). Its text is the summary's; the summary
+    stays in the template only when one ``summary_text`` entry of that text would not give
+    it back, and goes back as kept while it still reads as the part's text."""
+
+    def read(self, block: dict[str, Any]) -> dict[str, str] | None:
+        if block.get("type") != self.tag:
+            return None
+        text = summary_text(block.get("summary"))
+        return None if text is None else {"text": text}
+
+    def template(self, block: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
+        rest = copy.deepcopy(block)
+        if rest["summary"] == [{"type": "summary_text", "text": values["text"]}]:
+            del rest["summary"]
+        return rest
+
+    def write(self, template: dict[str, Any], part: MappedPart, at: str) -> dict[str, Any]:
+        block = copy.deepcopy(template)
+        text = getattr(part, "text", None)
+        if type(text) is not str or not isinstance(part, ReasoningPart):
+            raise TraceError(
+                "not_representable",
+                f"a {self.name} block holds reasoning; the part is a {type(part).__name__}",
+                path=at,
+            )
+        if summary_text(block.get("summary")) != text:
+            block["summary"] = [{"type": "summary_text", "text": text}]
+        return block
+
+
 def _is_data_url(value: Any) -> bool:
     return type(value) is str and split_data_url(value) is not None
 
@@ -328,7 +380,17 @@ def _vertex_shapes() -> list[BlockShape]:
 SHAPES: tuple[BlockShape, ...] = (
     BlockShape("text", TextPart, "text", (("text", ("text",)),), ("text",)),
     BlockShape("reasoning", ReasoningPart, "reasoning", (("text", ("reasoning",)),), ("text",)),
+    SummaryShape(
+        "responses_reasoning", ReasoningPart, "reasoning", (("text", ("summary",)),), ("text",)
+    ),
     BlockShape("thinking", ReasoningPart, "thinking", (("text", ("thinking",)),), ("text",)),
+    BlockShape(
+        "bedrock_reasoning",
+        ReasoningPart,
+        "reasoning_content",
+        (("text", ("reasoning_content", "text")),),
+        ("text",),
+    ),
     BlockShape("refusal", RefusalPart, "refusal", (("text", ("refusal",)),), ("text",)),
     *_data_shapes(ImagePart, "image"),
     BlockShape(
@@ -397,6 +459,8 @@ SHAPES: tuple[BlockShape, ...] = (
 """Tried in order; the first shape that reads a block wins."""
 
 SHAPES_BY_NAME = {shape.name: shape for shape in SHAPES}
+REASONING_ITEM = SHAPES_BY_NAME["responses_reasoning"]
+"""The Responses reasoning item, also read from ``additional_kwargs["reasoning"]``."""
 _DATA_URL_ONLY: dict[str | None, tuple[BlockShape, ...]] = {
     shape.tag: tuple(s for s in SHAPES if s.tag == shape.tag and s.data_url_only)
     for shape in SHAPES

@@ -39,10 +39,11 @@ from ._call_blocks import CALL_BLOCKS
 from ._call_copies import bring_copies_in_line
 from ._call_lists import CallLists, lists_of
 from ._calls import interleave, source_kinds
-from ._chunks import ChunkRun, continued_from
+from ._chunks import ChunkRun, ContentWatch, continued_from, watch_content
 from ._classes import CHAT_ROLES, CLASSES, MAPPED, NAME, PLAIN_CLASS, partial_parser
 from ._homes import (
     DEVELOPER_KEY,
+    ITEM_KEY,
     REASONING_KEY,
     annotation_of,
     audio_reply,
@@ -51,6 +52,7 @@ from ._homes import (
 )
 from ._kept_places import GROUP_MARKERS, kept_in, refuse_unknown
 from ._results import RESULT, write_tool_results
+from ._shapes import REASONING_ITEM
 
 __all__ = ["write_trace"]
 
@@ -196,8 +198,9 @@ def native(
         except TraceError as error:
             raise error.relocated(index=j) from None
     fields: dict[str, Any] = {"name": message.name, "id": message.id, **kept, **extra}
+    watch = None
     if isinstance(message, AIMessage):
-        _ai_fields(message, fields, cls_name, at, drop)
+        watch = _ai_fields(message, fields, cls_name, at, drop)
     else:
         read_as = frozenset({RESULT}) if isinstance(message, HumanMessage) else frozenset()
         fields["content"] = (
@@ -208,11 +211,14 @@ def native(
     elif isinstance(message, SystemMessage):
         _system_fields(message, fields, cls_name, at)
     try:
-        return getattr(lc, cls_name)(**fields)
+        built = getattr(lc, cls_name)(**fields)
     except (ValidationError, TypeError, ValueError) as exc:
         raise _not_representable(
             f"LangChain's {cls_name} does not accept these fields: {exc}".replace("\n", " "), at
         ) from None
+    if watch is not None:
+        watch.check(built.content, at)
+    return built
 
 
 def _check_not_defaults(
@@ -373,6 +379,7 @@ def _defaults_of(cls: Any) -> dict[str, Any]:
 _HOME_NAMES = {
     DEVELOPER_KEY: "SystemMessage.role 'developer'",
     REASONING_KEY: "a ReasoningPart",
+    ITEM_KEY: "a ReasoningPart",
     "refusal": "a RefusalPart",
     "audio": "AIMessage.audio",
     "annotations": "AIMessage.citations",
@@ -403,20 +410,32 @@ def _content_back(
         if part.metadata:
             if cites and isinstance(part, TextPart):
                 check_no_kept_citation(part, f"{at}.content[{j}]")
-            elif isinstance(part, ReasoningPart) and _from_reasoning_content(part):
+            elif isinstance(part, ReasoningPart) and _home_of(part) is not None:
+                place = (
+                    "the first part of an AI message (the reader puts it first)"
+                    if _home_of(part) == REASONING_KEY
+                    else f"the first part of an AI message, or the second after reasoning from "
+                    f"{REASONING_KEY} (the reader puts it there)"
+                )
                 raise _not_representable(
                     f"this reasoning part is marked as read from additional_kwargs."
-                    f"{REASONING_KEY} (metadata.langchain.from), which goes back there only "
-                    f"from the first part of an AI message (the reader puts it first); take "
-                    f"the marker out of its metadata to write it as a reasoning block",
+                    f"{_home_of(part)} (metadata.langchain.from), which goes back there only "
+                    f"from {place}; take the marker out of its metadata to write it as a "
+                    f"reasoning block",
                     f"{at}.content[{j}].metadata",
                 )
     return [block_of(part, f"{at}.content[{j}]") for j, part in enumerate(content, first)]
 
 
-def _from_reasoning_content(part: ReasoningPart) -> bool:
+_LEADING = (REASONING_KEY, ITEM_KEY)
+"""The ``additional_kwargs`` keys whose reasoning the reader puts first, in its order."""
+
+
+def _home_of(part: ReasoningPart) -> str | None:
+    """The ``additional_kwargs`` key a reasoning part is marked as read from, if any."""
     kept = part.metadata.get(NAME)
-    return type(kept) is dict and kept.get("from") == REASONING_KEY
+    home = kept.get("from") if type(kept) is dict else None
+    return home if home in _LEADING else None
 
 
 def _system_fields(message: SystemMessage, fields: dict[str, Any], cls_name: str, at: str) -> None:
@@ -449,17 +468,24 @@ def _kwargs_home(
 
 def _ai_fields(
     message: AIMessage, fields: dict[str, Any], cls_name: str, at: str, drop: Collection[str]
-) -> None:
-    parts, reasoning = _split_reasoning(message.content, at)
-    if reasoning is not None:
-        _kwargs_home(fields, REASONING_KEY, reasoning, at, typed="reasoning part")
+) -> ContentWatch | None:
+    """Fill ``fields`` for an AI message; the ``ContentWatch`` to check the built message
+    with when LangChain may rewrite its content (a stream's last v1 chunk)."""
+    parts, homes = _split_reasoning(message.content, at)
+    for key, value in homes.items():
+        _kwargs_home(fields, key, value, at, typed="reasoning part")
     parts, refusal = _split_refusal(parts, at)
     if refusal is not None:
         _kwargs_home(fields, "refusal", refusal, at)
     if message.audio is not None:
         _kwargs_home(fields, "audio", audio_reply(message.audio, f"{at}.audio"), at)
-    first = 0 if reasoning is None else 1
+    first = len(homes)
     content = _content_back(parts, at, _CALL_TAGS, cites=True, first=first)
+    # a stream's last chunk may have its content rewritten by LangChain: which block is
+    # which part (call blocks go in between)
+    part_blocks = (
+        (list(content) if type(content) is list else []) if cls_name == "AIMessageChunk" else None
+    )
     # A custom call's block follows the content; an empty content list would then read
     # back as "", so such a call is written the way an id-less one is.
     lists = lists_of(message.tool_calls, at, drop, custom_blocks=content != [])
@@ -477,46 +503,85 @@ def _ai_fields(
     fields["content"] = _with_call_blocks(content, lists, at)
     if "citations" not in drop:
         _put_citations(message.citations, fields, at)
+    return None if part_blocks is None else watch_content(cls_name, fields, part_blocks, first)
 
 
 def _split_reasoning(
     content: Content, at: str
-) -> tuple[Content | list[AnyPart], str | None]:
-    """The content without the reasoning that belongs in ``additional_kwargs``: the first
-    part, when it is a reasoning part read from there (``metadata.langchain.from``). What is
-    left goes back as the string it was read from (``content: "string"``), which it must
-    still be: no part, or one text part with text and nothing kept. A marker holding anything
-    else would be lost: ``not_representable`` at it."""
+) -> tuple[Content | list[AnyPart], dict[str, Any]]:
+    """The content without the reasoning that belongs in ``additional_kwargs``, and what
+    goes into which key: the first parts, when they are reasoning parts read from there
+    (``metadata.langchain.from``: ``reasoning_content`` text, then a ``reasoning`` item, as
+    the reader puts them). What is left goes back as the string it was read from
+    (``content: "string"`` on the first), which it must still be: no part, or one text
+    part with text and nothing kept. A marker holding anything else would be lost:
+    ``not_representable`` at it."""
     if isinstance(content, str) or not content:
-        return content, None
-    first = content[0]
-    if not isinstance(first, ReasoningPart) or not _from_reasoning_content(first):
-        return content, None
-    marker = first.metadata[NAME]
-    where = f"{at}.content[0].metadata.{NAME}"
-    for key in marker:
-        if key not in _MARKER_KEYS:
-            raise _not_representable(
-                f"{key!r} is no key the reader keeps beside 'from' on reasoning read from "
-                f"additional_kwargs.{REASONING_KEY} (it keeps 'from' and 'content'): nothing "
-                f"writes it, so it would be lost", f"{where}.{key}")
-    rest: list[AnyPart] = list(content[1:])
-    if "content" not in marker:
-        return rest, first.text
+        return content, {}
+    homes: dict[str, Any] = {}
+    layout: dict[str, Any] | None = None
+    for key in _LEADING:
+        part = content[len(homes)] if len(homes) < len(content) else None
+        if not isinstance(part, ReasoningPart) or _home_of(part) != key:
+            continue
+        marker = part.metadata[NAME]
+        where = f"{at}.content[{len(homes)}].metadata.{NAME}"
+        known = _MARKER_KEYS if key == REASONING_KEY else _ITEM_MARKER_KEYS
+        for name in marker:
+            if name not in known or (name == "content" and homes):
+                raise _not_representable(
+                    f"{name!r} is no key the reader keeps beside 'from' on this reasoning read "
+                    f"from additional_kwargs.{key} (it keeps {', '.join(sorted(known))}"
+                    f"{'; content only on the first part' if name == 'content' else ''}): "
+                    f"nothing writes it, so it would be lost", f"{where}.{name}")
+        if "content" in marker:
+            layout = marker
+        homes[key] = part.text if key == REASONING_KEY else _reasoning_item(part, marker, where)
+    if not homes:
+        return content, {}
+    rest: list[AnyPart] = list(content[len(homes):])
+    if layout is None:
+        return rest, homes
     only = rest[0] if len(rest) == 1 else None
-    if marker["content"] != "string" or not (
+    if layout["content"] != "string" or not (
         not rest or (isinstance(only, TextPart) and only.text and not only.metadata)
     ):
         raise _not_representable(
-            f"'content': {short_repr(marker['content'])} is kept only as 'string' (the "
+            f"'content': {short_repr(layout['content'])} is kept only as 'string' (the "
             f"content after the reasoning was a string), before no part or one plain text "
             f"part; {len(rest)} part(s) follow it here: written, the message would read back "
-            f"without this key", f"{where}.content")
-    return (only.text if isinstance(only, TextPart) else ""), first.text
+            f"without this key", f"{at}.content[0].metadata.{NAME}.content")
+    return (only.text if isinstance(only, TextPart) else ""), homes
+
+
+def _reasoning_item(part: ReasoningPart, marker: dict[str, Any], where: str) -> dict[str, Any]:
+    """``additional_kwargs["reasoning"]`` for a reasoning part read from there: the kept
+    item with the part's text as its summary (the kept summary while it still reads as the
+    text)."""
+    kept = marker.get("block")
+    if type(kept) is not dict:
+        raise TraceError(
+            "malformed_event",
+            f"metadata.langchain.block of reasoning read from additional_kwargs.{ITEM_KEY} is "
+            f"the reasoning item without its summary text (an object), as to_messages writes "
+            f"it; got {short_repr(kept)}",
+            path=f"{where}.block",
+        )
+    item = REASONING_ITEM.write(kept, part, where)
+    if REASONING_ITEM.read(item) != {"text": part.text}:
+        raise _not_representable(
+            f"the reasoning item kept for this part makes {short_repr(item)}, which does not "
+            f"read back as this reasoning (a Responses reasoning item has type 'reasoning')",
+            f"{where}.block",
+        )
+    return item
 
 
 _MARKER_KEYS = frozenset(("from", "content"))
 """What the reader keeps on reasoning read from ``additional_kwargs.reasoning_content``."""
+
+_ITEM_MARKER_KEYS = frozenset(("from", "content", "block"))
+"""What the reader keeps on reasoning read from ``additional_kwargs.reasoning``."""
 
 
 def _split_refusal(

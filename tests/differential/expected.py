@@ -129,7 +129,7 @@ EXPECTED: dict[str, dict[Key, str]] = {
         ("to_openai", "missing", (1, "call", "call_p1", "book", "{}")): "unanswered-call",
     },
     "lc_reasoning_summary": {
-        ("to_openai", "drop", "opaque_parts"): "non-chat-blocks",
+        ("to_openai", "drop", "reasoning"): "non-chat-blocks",
         ("to_openai", "missing", (1, "reasoning", "Compared both.")): "non-chat-blocks",
         ("to_openai", "missing", (1, "reasoning_extra", "id", '"rs_1"')): "non-chat-blocks",
     },
