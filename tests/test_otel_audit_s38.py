@@ -33,6 +33,7 @@ from tracebridge import (
     transcript_hash,
 )
 from tracebridge.adapters import otel
+from tracebridge.adapters.otel._write_flat import any_value  # JSON as an OTLP AnyValue
 from tracebridge.registry import get_adapter
 
 FOLDER = Path(__file__).resolve().parents[1] / "golden_traces" / "otel"
@@ -55,23 +56,6 @@ def where(error: TraceError) -> tuple[str, int | None, str | None, str | None]:
 
 
 # --- OTLP/JSON built as the audit's repros build it (h.py) ---------------------------------
-
-
-def any_value(value: Any) -> dict[str, Any]:
-    if value is None:
-        return {}
-    if isinstance(value, bool):
-        return {"boolValue": value}
-    if isinstance(value, int):
-        return {"intValue": str(value)}
-    if isinstance(value, float):
-        return {"doubleValue": value}
-    if isinstance(value, str):
-        return {"stringValue": value}
-    if isinstance(value, list):
-        return {"arrayValue": {"values": [any_value(item) for item in value]}}
-    pairs = [{"key": k, "value": any_value(v)} for k, v in value.items()]
-    return {"kvlistValue": {"values": pairs}}
 
 
 def span(number: int, attributes: Any, start: int, parent: int | None = None,
