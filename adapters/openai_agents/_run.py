@@ -71,7 +71,8 @@ class Entry:
     record: dict[str, Any] | None
     """The RunItem wrapper without its raw item (``type``, ``agent``, the class's fields)."""
     index: int | None
-    """Position in the source trace (None for the ``input`` the items were given with)."""
+    """Position in the source trace (None for the ``input`` the items were given with; for an
+    item of ``to_input_list()``, its position there)."""
     path: str
     """Where it is in the source trace (``new_items[3]``, ``input[0]``, ``items[2]``)."""
     approval: bool = False
@@ -182,6 +183,22 @@ def _as_replayed(found: list[Entry], replay: list[Any]) -> list[Entry]:
         if len(same) == len(items):
             given = iter(same)
             return [entry if entry.approval else next(given) for entry in found]
+        for i, (entry, item) in enumerate(zip(items, replay, strict=True)):
+            if entry.record is None and isinstance(entry.item, BaseModel) and (
+                isinstance(item, list)
+            ):
+                raise TraceError(
+                    "malformed_event",
+                    f"the run's {entry.path} is an OpenAI SDK object "
+                    f"({type(entry.item).__name__}), which the Agents SDK lists in "
+                    f"to_input_list() (and sent to the model) as a list of [field, value] "
+                    f"pairs: {short_repr(item)}. The run as the model received it is no "
+                    "Responses item list; to read the object as given, pass "
+                    "to_messages(result.new_items, input=result.input)",
+                    index=i,
+                    path=f"to_input_list()[{i}]",
+                    source=NAME,
+                )
     runs = [entry for entry in found if entry.record is not None]
     kept: list[Entry] = []
     end = len(replay)
@@ -197,7 +214,7 @@ def _as_replayed(found: list[Entry], replay: list[Any]) -> list[Entry]:
     while kept and kept[-1].approval:
         kept.pop()  # its call is in the rewritten input: it stays with the items it waits on
     head = [
-        Entry(item, None, None, None, f"to_input_list()[{i}]")
+        Entry(item, None, None, i, f"to_input_list()[{i}]")
         for i, item in enumerate(replay[:end])
     ]
     return [*head, *reversed(kept)]

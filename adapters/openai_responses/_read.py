@@ -4,8 +4,11 @@ One pass over the items. A user, system or developer ``message`` is one typed me
 output item is one ``ToolMessage``. The items of one reply (``reasoning``, an assistant
 ``message``, calls, hosted calls, items kept whole) gather into one ``AIMessage``: its content
 items first (reasoning and kept items as parts, the message's parts or string), then its calls.
-A content item after a call, or a second assistant message, starts the next reply. A hosted
-call's result follows the ``AIMessage`` as a ``ToolMessage``. The conversation rules run last;
+A content item after a call, or a second assistant message, starts the next reply, unless a
+call of the reply still waits for its output item: then the model is still speaking (reasoning
+between two calls), and the item joins the reply (``calls_at`` keeps where each call stood
+among its content items). A hosted call's result follows the ``AIMessage`` as a
+``ToolMessage``. The conversation rules run last;
 their errors point at the item (``items[j]``) that breaks them.
 """
 
@@ -115,6 +118,13 @@ class _Reply:
     calls: list[ToolCall] = field(default_factory=list)
     call_items: list[tuple[int, str]] = field(default_factory=list)
     """For each call: its item index and the key its id is under."""
+    items_read: int = 0
+    """The content items (reasoning, kept items, the message) read so far."""
+    calls_at: list[int] = field(default_factory=list)
+    """For each call: how many content items came before it."""
+    waiting: bool = False
+    """A call answered by an output item of its own (no hosted call) is in the reply: the
+    output items come after it, so the model is still speaking."""
     hosted: list[tuple[int, ToolMessage]] = field(default_factory=list)
     citations: list[Citation] = field(default_factory=list)
 
@@ -166,6 +176,8 @@ class _Conversation:
                 namespace["message"] = at
             if message_id is not None and text is not None and not namespace:
                 namespace["id"] = "item"  # written back on a message item that has no id key
+        if any(at != reply.items_read for at in reply.calls_at):
+            namespace["calls_at"] = reply.calls_at  # content items after a call: their order
         self.call_items[reply.first] = reply.call_items
         self.add(
             AIMessage(
@@ -182,11 +194,20 @@ class _Conversation:
 
     def open_reply(self, j: int, content_item: bool) -> _Reply:
         reply = self.reply
-        if reply is not None and content_item and reply.calls:
+        if reply is not None and content_item and reply.calls and not reply.waiting:
             self.flush()  # the model speaks again after calling: the next reply
             reply = None
         if reply is None:
             reply = self.reply = _Reply(j)
+        if content_item:
+            reply.items_read += 1
+        return reply
+
+    def add_call(self, j: int, call: ToolCall, key: str) -> _Reply:
+        reply = self.open_reply(j, False)
+        reply.calls.append(call)
+        reply.call_items.append((j, key))
+        reply.calls_at.append(reply.items_read)
         return reply
 
     def check(self, allow_pending: bool) -> None:
@@ -261,7 +282,9 @@ class _Conversation:
         if kind == "message":
             self.message(reader, data)
         elif kind == "reasoning":
-            if self.reply is not None and self.reply.message is not None:
+            if self.reply is not None and self.reply.message is not None and (
+                not self.reply.waiting
+            ):
                 self.flush()  # reasoning comes before the message it leads to: the next reply
             self.open_reply(j, True).content.append(reader.reasoning(data))
         elif kind in OPAQUE_REPLY_ITEMS:
@@ -273,15 +296,10 @@ class _Conversation:
             call = reader.call(data, kind)
             assert call.id is not None
             self.expected_outputs[call.id] = CALL_OUTPUTS[kind]
-            reply = self.open_reply(j, False)
-            reply.calls.append(call)
-            reply.call_items.append((j, "call_id"))
+            self.add_call(j, call, "call_id").waiting = True
         elif kind in HOSTED_CALLS:
             call, result = reader.hosted(data, kind)
-            reply = self.open_reply(j, False)
-            reply.calls.append(call)
-            reply.call_items.append((j, "id"))
-            reply.hosted.append((j, result))
+            self.add_call(j, call, "id").hosted.append((j, result))
         else:
             self.flush()
             self.add(reader.output(data, kind, self.expected_outputs), j)

@@ -3,7 +3,8 @@
 ``ReplyWriter`` writes an ``AIMessage``: reasoning and kept items where its content has them,
 one assistant ``message`` item (text, refusals, citations as ``url_citation`` annotations),
 then one item per call (a hosted call with the ``ToolMessage`` that holds its result, as the
-one item it was read from). ``_write`` adds the other messages and the order rules.
+one item it was read from); a kept ``calls_at`` places calls among the content items, as they
+were read. ``_write`` adds the other messages and the order rules.
 """
 
 from __future__ import annotations
@@ -115,20 +116,69 @@ class ReplyWriter(ItemPartWriter):
             self.unnamed(f"a Responses reply has no agent name ({message.name!r})")
         if message.audio is not None:
             self.lose("a Responses reply has no audio reply", ".audio", "audio_replies")
-        items = self.content_items(message, namespace)
-        for k, call in enumerate(message.tool_calls):
-            if k in self.unanswered:
-                self.lose(
-                    f"tool call {call.name!r} has no result: the API rejects a call item "
-                    "without its output",
-                    f".tool_calls[{k}]",
-                    "unanswered_calls",
+        content = self.content_items(message, namespace)
+        places = self.calls_at(namespace, len(message.tool_calls), len(content))
+        items: list[dict[str, Any]] = []
+        called = waiting = spoke = False  # a call, a call waiting for its output, the message
+        k = 0
+        for n, (kind, item, path) in enumerate([*content, ("end", None, "")]):
+            while k < len(message.tool_calls) and places[k] == n:
+                call = message.tool_calls[k]
+                if k in self.unanswered:
+                    self.lose(
+                        f"tool call {call.name!r} has no result: the API rejects a call item "
+                        "without its output",
+                        f".tool_calls[{k}]",
+                        "unanswered_calls",
+                    )
+                else:
+                    items.append(self.call(call, f".tool_calls[{k}]", results.get(call.id)))
+                    called = True
+                    waiting = waiting or item_of(call, self.source) not in HOSTED_CALLS
+                k += 1
+            if item is None:
+                continue  # the end, or reasoning dropped
+            # the reader starts the next reply at a content item after a call, or at reasoning
+            # after the message, unless a call before it waits for its output item
+            if not waiting and (called or (kind == "reasoning" and spoke)):
+                self.refuse(
+                    "a Responses reply's reasoning items come before its message item: "
+                    "reasoning after the reply's text reads back as the next reply"
+                    if not called
+                    else f"a {kind} item after the reply's calls reads back as the next reply "
+                    "unless a call before it waits for its output item (a hosted call holds "
+                    "its result)",
+                    path if not called else f".metadata.{self.source}.calls_at",
                 )
-                continue
-            items.append(self.call(call, f".tool_calls[{k}]", results.get(call.id)))
+            spoke = spoke or kind == "message"
+            items.append(item)
         return items
 
-    def content_items(self, message: AIMessage, namespace: dict[str, Any]) -> list[dict[str, Any]]:
+    def calls_at(self, namespace: dict[str, Any], calls: int, content: int) -> list[int]:
+        """For each call, how many of the reply's content items are written before it (kept
+        as ``calls_at`` when the reader read content items after a call)."""
+        places = namespace.get("calls_at")
+        if places is None:
+            return [content] * calls
+        if not (
+            isinstance(places, list)
+            and len(places) == calls
+            and all(type(at) is int and 0 <= at <= content for at in places)
+            and places == sorted(places)
+        ):
+            self.malformed(
+                f"metadata.{self.source}.calls_at lists, for each of the reply's {calls} "
+                f"calls, how many of its {content} content items come before it (rising), as "
+                f"to_messages writes it; got {short_repr(places)}",
+                f".metadata.{self.source}.calls_at",
+            )
+        return places
+
+    def content_items(
+        self, message: AIMessage, namespace: dict[str, Any]
+    ) -> list[tuple[str, dict[str, Any] | None, str]]:
+        """The reply's content items in order: their kind (``message``, ``reasoning``,
+        ``kept``), the item (None for reasoning left out by ``drop``) and its path."""
         content = message.content
         parts = [] if isinstance(content, str) else list(content)
         spoken = [j for j, part in enumerate(parts) if not is_item_part(part, self.source)]
@@ -144,28 +194,21 @@ class ReplyWriter(ItemPartWriter):
             at = spoken[0]
         elif not isinstance(at, int) or not 0 <= at <= len(parts):
             at = len(parts) if writes else None
-        items: list[dict[str, Any]] = []
+        items: list[tuple[str, dict[str, Any] | None, str]] = []
         for j, part in enumerate([*parts, None]):
             if j == at:
-                items.append(self.reply_message(
+                items.append(("message", self.reply_message(
                     message, namespace, [parts[k] for k in spoken], spoken[0] if spoken else 0
-                ))
+                ), f".content[{j}]" if j in spoken else ""))
             if part is None or j in spoken:
                 continue
             if isinstance(part, ReasoningPart):
-                reasoning = self.reasoning(part, f".content[{j}]")
-                if reasoning is not None and at is not None and j >= at:
-                    # the reader starts the next reply at a reasoning item after the message
-                    self.refuse(
-                        "a Responses reply's reasoning items come before its message item: "
-                        "reasoning after the reply's text reads back as the next reply",
-                        f".content[{j}]",
-                    )
-                if reasoning is not None:
-                    items.append(reasoning)
+                items.append(("reasoning", self.reasoning(part, f".content[{j}]"),
+                              f".content[{j}]"))
             else:
                 assert isinstance(part, OpaquePart)  # is_item_part: an item kept whole
-                items.append(self.kept_item(part, f".content[{j}]", OPAQUE_REPLY_ITEMS))
+                items.append(("kept", self.kept_item(part, f".content[{j}]", OPAQUE_REPLY_ITEMS),
+                              f".content[{j}]"))
         return items
 
     def kept_item(self, part: OpaquePart, path: str, kinds: Sequence[str]) -> dict[str, Any]:
