@@ -375,6 +375,29 @@ def test_an_is_error_that_is_no_bool_is_malformed(is_error: Any) -> None:
         assert refused(form) == ("malformed_event", 2, "messages[2].content[0].is_error")
 
 
+@pytest.mark.parametrize("is_error", [1, "yes", []])
+def test_the_writer_refuses_a_kept_is_error_that_is_no_bool(is_error: Any) -> None:
+    # the reader refuses it: written beside the typed flag, it would say what the flag may not
+    messages = langchain.to_messages(with_result(False))
+    kept = messages[2].metadata["langchain"]
+    block = {**kept["tool_result"]["block"], "is_error": is_error}
+    edited = messages[2].model_copy(
+        update={"metadata": {"langchain": {**kept, "tool_result": {**kept["tool_result"],
+                                                                   "block": block}}}}
+    )
+    with pytest.raises(TraceError) as caught:
+        langchain.from_messages([*messages[:2], edited])
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable", 2, "messages[2].metadata"
+    )
+    # null (not set) and the booleans are written, the typed flag winning
+    for flag in (None, True):
+        block = {**kept["tool_result"]["block"], "is_error": flag}
+        same = messages[2].model_copy(update={"metadata": {"langchain": {
+            **kept, "tool_result": {**kept["tool_result"], "block": block}}}})
+        back = langchain.to_messages(langchain.from_messages([*messages[:2], same]))
+        assert back[2].is_error is False
+
 
 # --- 3. OpenAI Responses and Bedrock reasoning has its typed home --------------------------
 

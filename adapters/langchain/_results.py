@@ -302,7 +302,16 @@ def _block_of(message: ToolMessage, at: str) -> tuple[int, dict[str, Any]]:
             f"which would read back as the result's content",
             f"{at}.metadata",
         )
-    if type(block.get("is_error")) is bool or message.is_error:
+    kept_flag = block.get("is_error")
+    if kept_flag is not None and type(kept_flag) is not bool:
+        # the reader refuses it (langchain-core reads it by truthiness): written, it would
+        # say what the typed result may not
+        raise _not_representable(
+            f"the kept tool_result block's is_error is true or false (or null: not set), got "
+            f"{short_repr(kept_flag)}",
+            f"{at}.metadata",
+        )
+    if type(kept_flag) is bool or message.is_error:
         block["is_error"] = message.is_error
     return link["at"], block
 
