@@ -353,6 +353,10 @@ def _interrupt_at(tmp_path: Path, module: str) -> dict[str, str]:
     (hook / "sitecustomize.py").write_text(f'''
 import os, signal, sys
 
+# Ctrl-C's handler as an interpreter started from a terminal has it: a process started in the
+# background of a shell without job control inherits SIGINT ignored, and would not see it
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 class _InterruptAt:
     def find_spec(self, name, path=None, target=None):
         if name == {module!r}:
