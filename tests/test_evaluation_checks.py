@@ -170,7 +170,9 @@ def test_every_reason_is_given_at_once(tmp_path: Path) -> None:
     [
         ("nocolon", "--checks nocolon: expected package.module:function"),
         ("no_such_module_xyz:f", "--checks no_such_module_xyz:f: cannot import "
-         "no_such_module_xyz: No module named 'no_such_module_xyz'"),
+         "no_such_module_xyz: No module named 'no_such_module_xyz'; the module must be "
+         "importable: put its directory on the import path (PYTHONPATH=. for a module in the "
+         "current directory) or install it"),
         (f"{__name__}:missing", f"--checks {__name__}:missing: {__name__} has no function "
          "missing"),
     ],

@@ -98,6 +98,10 @@ class Hold:
         self.cost = cost
         """What is still held (requests, tokens, dollars)."""
         self.released = False
+        self.charged = Usage()
+        """What the job's settled requests were charged, as they reported it (a request
+        that reported no tokens, or was cut off, counts in ``requests_without_usage``): a
+        job interrupted without a result still leaves this in the run's usage."""
 
 
 _HOLD: contextvars.ContextVar[Hold | None] = contextvars.ContextVar("budget_hold", default=None)
@@ -297,9 +301,12 @@ class Budget:
         input_tokens = actual_usage.prompt_tokens + unknown * per_request_input
         output_tokens = actual_usage.completion_tokens + unknown * per_request_output
         price = reservation.price
+        hold = _HOLD.get()
         with self._lock:
             if self._open.pop(reservation.number, None) is None:
                 raise ValueError(f"reservation {reservation.number} is already settled")
+            if hold is not None and hold.budget is self:
+                hold.charged += actual_usage
             self._held_requests -= estimate.requests
             self._held_tokens -= estimate.tokens
             if price is not None:

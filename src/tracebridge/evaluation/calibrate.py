@@ -31,6 +31,11 @@ labelled cases where both gave a 0/1 verdict, ``disagree`` how many of those dif
 Conversation length is the number of messages of the case's typed conversation, in buckets
 ``1-4``, ``5-8``, ``9-16``, ``17-32``, ``33+`` (``unreadable`` when the transcript could not be
 read).
+
+A run not finished (``running``, or cases with no row in ``cases.jsonl``) gives figures of its
+settled cases only: ``finished`` is false, ``settled_cases`` and ``unsettled_cases`` say how
+many, ``unsettled_labelled_cases`` how many labelled cases have no verdict yet, and the tables
+open with that line (the command exits 2, as the gate does on such a run).
 """
 
 from __future__ import annotations
@@ -103,8 +108,16 @@ def calibrate(run: RunDir, cases: CaseSet) -> dict[str, Any]:
         }
 
     both = WITH_REFERENCE in metrics and WITHOUT_REFERENCE in metrics
+    settled = {row.case_id for row in run.cases}
     return {
         "run": str(run.path),
+        "finished": run.finished,
+        "settled_cases": len(run.cases),
+        "unsettled_cases": run.unsettled,
+        "unsettled_labelled_cases": sum(
+            1 for case in cases.cases
+            if case.case_id not in settled and case.case.human_adjudication is not None
+            and case.case.human_adjudication.goal_achieved is not None),
         "labelled_cases": len(labelled),
         "length_buckets": bucket_names(),
         "metrics": {name: groups(functools.partial(_figures, run, name)) for name in metrics},
@@ -187,11 +200,13 @@ _PAIR_COLUMNS: tuple[tuple[str, str], ...] = (
 
 def tables(calibration: dict[str, Any]) -> str:
     """The calibration as plain-text tables."""
+    head = "" if calibration["finished"] else unfinished_line(calibration) + "\n"
     if not calibration["labelled_cases"]:
-        return "no case of the run has a human label: nothing to calibrate\n"
+        which = "settled case" if head else "case"
+        return f"{head}no {which} of the run has a human label: nothing to calibrate\n"
     if not calibration["metrics"]:
-        return "the run has no goal metric: nothing to compare with the human labels\n"
-    parts = [f"{calibration['labelled_cases']} labelled case(s)\n"]
+        return head + "the run has no goal metric: nothing to compare with the human labels\n"
+    parts = [head, f"{calibration['labelled_cases']} labelled case(s)\n"]
     sections = [(name, _METRIC_COLUMNS, groups)
                 for name, groups in calibration["metrics"].items()]
     if calibration["with_vs_without"] is not None:
@@ -205,6 +220,15 @@ def tables(calibration: dict[str, Any]) -> str:
                                 ([name, *(_cell(figures[f]) for _, f in columns)]
                                  for name, figures in groups[key].items())))
     return "".join(parts)
+
+
+def unfinished_line(calibration: dict[str, Any]) -> str:
+    """What an unfinished run's figures are (one line)."""
+    settled, unsettled = calibration["settled_cases"], calibration["unsettled_cases"]
+    return (f"the run has not finished: {settled} of {settled + unsettled} case(s) settled, "
+            f"{unsettled} unsettled ({calibration['unsettled_labelled_cases']} of them "
+            "labelled); these figures are of the settled cases only, not the run's "
+            "(resume it)")
 
 
 def _cell(value: Any) -> str:

@@ -30,11 +30,12 @@ from pydantic import (
     model_validator,
 )
 
+from .._cli_input import EVENTS, READABLE, matching
 from .._jsonstream import JsonDocuments, UnreadableInput, is_jsonl_name
 from ..errors import FormatError, TraceError
 from ..hashing import canonical_json
 from ..messages import Message, Metadata, ToolCall
-from ..registry import FORMATS, detect_format, get_adapter
+from ..registry import detect_format, get_adapter
 from ..sample import MultiTurnSample
 from . import roles
 
@@ -52,8 +53,9 @@ __all__ = [
     "read_cases",
 ]
 
-SOURCES: tuple[str, ...] = (roles.ROLES, *FORMATS)
-"""What a case's ``source`` may name: the role/``call_id`` form, or any format."""
+SOURCES: tuple[str, ...] = (roles.ROLES, *READABLE)
+"""What a case's ``source`` may name: the role/``call_id`` form, or any format ``convert
+--from`` reads (``llama_index_events`` included)."""
 
 _CONFIG = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 # Switches and counts are strict: JSON has its own booleans and numbers, and "false" is not
@@ -362,7 +364,22 @@ def _loaded(case: Case, line: int, position: int) -> LoadedCase:
 def _read(case: Case) -> tuple[str, list[Message]]:
     source = case.source
     if source is None:
-        source = roles.ROLES if roles.detect(case.transcript) else detect_format(case.transcript)
+        source = roles.ROLES if roles.detect(case.transcript) else _format_of(case.transcript)
     if source == roles.ROLES:
         return source, roles.to_messages(case.transcript)
+    if source == EVENTS:
+        events_to_messages = get_adapter("llama_index").events_to_messages  # type: ignore[attr-defined]
+        return source, list(events_to_messages(case.transcript))
     return source, get_adapter(source).to_messages(case.transcript)
+
+
+def _format_of(transcript: Any) -> str:
+    """The format of ``transcript`` as ``convert --from auto`` tells it (``matching`` over
+    the formats it reads); several shapes are told apart by reading them (``detect_format``)."""
+    names = matching(transcript, READABLE)
+    if not names:
+        raise FormatError(f"cannot tell the format of this {type(transcript).__name__}: it "
+                          f"matches none of {', '.join(SOURCES)}; pass source=<format>")
+    if names == [EVENTS]:
+        return EVENTS
+    return detect_format(transcript, candidates=[name for name in names if name != EVENTS])

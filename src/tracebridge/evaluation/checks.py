@@ -65,7 +65,14 @@ def load_check(spec: str) -> UserCheck:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise CheckError(f"--checks {spec}: cannot import {module_name}: {exc}") from None
+        hint = ""
+        if isinstance(exc, ModuleNotFoundError) and exc.name is not None and (
+                module_name == exc.name or module_name.startswith(exc.name + ".")):
+            # the module itself is not found (not a module it imports): the current
+            # directory is not on the import path of an installed command
+            hint = ("; the module must be importable: put its directory on the import path "
+                    "(PYTHONPATH=. for a module in the current directory) or install it")
+        raise CheckError(f"--checks {spec}: cannot import {module_name}: {exc}{hint}") from None
     except Exception as exc:  # the module's own failure (a SyntaxError, an error at import,
         # a relative name): the check cannot be loaded, said in one line
         told = " ".join(str(exc).split())

@@ -82,7 +82,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="score the other cases even when a control comes out wrong")
     parser.add_argument("--checks", action="append", default=[], metavar="MODULE:FUNCTION",
                         help="a user check: a function of the case returning a list of "
-                        "problems (repeat for several)")
+                        "problems (repeat for several); MODULE must be importable (on the "
+                        "import path: PYTHONPATH=. for a module in the current directory)")
     parser.add_argument("--pass-threshold", type=float, default=1.0, metavar="X",
                         help="a metric passes a case at this value or above (default: 1.0)")
 

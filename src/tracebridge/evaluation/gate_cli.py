@@ -7,7 +7,8 @@
 ``gate`` exit codes: 0 passed, 1 quality failed, 2 incomplete, 3 review required (see
 ``evaluation.gate`` for the precedence), 4 the gate cannot be evaluated (an unusable RUN_DIR,
 policy or flag). ``calibrate`` and ``report`` exit 0, or 4 when they cannot read what they
-need. Errors are one line each on stderr, never a traceback.
+need; ``calibrate`` exits 2 on a run not finished (its figures are of the settled cases
+only). Errors are one line each on stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import sys
 from typing import Any, NoReturn, TextIO
 
 EXIT_UNUSABLE = 4
+EXIT_NOT_FINISHED = 2
+"""``calibrate`` on a run not finished (the gate's exit status for it)."""
 
 
 def _usage_exits_4(parser: argparse.ArgumentParser) -> None:
@@ -96,7 +99,7 @@ def cmd_gate(args: argparse.Namespace, streams: Any) -> int:
 
 def cmd_calibrate(args: argparse.Namespace, streams: Any) -> int:
     """Calibration tables on stdout (JSON with ``--json``)."""
-    from .calibrate import calibrate, tables
+    from .calibrate import calibrate, tables, unfinished_line
     from .rundir import RunDirError, read_run
 
     try:
@@ -109,6 +112,9 @@ def cmd_calibrate(args: argparse.Namespace, streams: Any) -> int:
         streams.stdout.write(json.dumps(calibration, indent=2, ensure_ascii=False) + "\n")
     else:
         streams.stdout.write(tables(calibration))
+    if not calibration["finished"]:  # partial figures are not the run's: as the gate says
+        streams.stderr.write(f"tracebridge calibrate: {unfinished_line(calibration)}\n")
+        return EXIT_NOT_FINISHED
     return 0
 
 

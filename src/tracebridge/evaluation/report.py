@@ -108,7 +108,12 @@ def _facts(run: RunDir) -> str:
     raw = run.raw_summary
     judge = summary.judge or {}
     usage = summary.usage
-    counts = ", ".join(f"{summary.counts.get(state, 0)} {state}" for state in STATES)
+    if run.finished:
+        counts = ", ".join(f"{summary.counts.get(state, 0)} {state}" for state in STATES)
+    else:  # the settled cases by state, then those the run has not come to yet
+        found = Counter(row.state for row in run.cases)
+        counts = ", ".join([*(f"{found[state]} {state}" for state in STATES),
+                            f"{run.unsettled} unsettled (the run has not finished)"])
     rows = [
         ("status", summary.status),
         ("stopped", summary.stopped or "-"),
@@ -210,12 +215,17 @@ def _cases(run: RunDir, loaded: dict[str, LoadedCase]) -> str:
     parts = [f"<section id=\"cases\"><h2>Cases to look at ({len(shown)})</h2>",
              f"<p>Show: {buttons}</p>" if shown else "<p>None.</p>"]
     parts += [_case(run, row, loaded.get(row.case_id)) for row in shown]
-    rest = [row for row in run.cases if row.state in ("errored", "unrun")]
-    if rest:
-        items = "".join(f"<tr><td>{_e(row.case_id)}</td><td>{row.state}</td><td>"
-                        f"{_e('; '.join(row.reasons))}</td></tr>" for row in rest)
-        parts.append(f"<h3 id=\"not-scored\">Errored and unrun ({len(rest)})</h3><table>"
-                     f"<tr><th>case</th><th>state</th><th>why</th></tr>{items}</table>")
+    rest = [(row.case_id, row.state, "; ".join(row.reasons))
+            for row in run.cases if row.state in ("errored", "unrun")]
+    settled = {row.case_id for row in run.cases}
+    unsettled = [(case_id, "unsettled", "the run has not finished: no state yet (resume it)")
+                 for case_id in loaded if case_id not in settled]
+    if rest or unsettled:
+        items = "".join(f"<tr><td>{_e(case_id)}</td><td>{state}</td><td>{_e(why)}</td></tr>"
+                        for case_id, state, why in [*rest, *unsettled])
+        title = "Errored, unrun and unsettled" if unsettled else "Errored and unrun"
+        parts.append(f"<h3 id=\"not-scored\">{title} ({len(rest) + len(unsettled)})</h3>"
+                     f"<table><tr><th>case</th><th>state</th><th>why</th></tr>{items}</table>")
     parts.append("</section>")
     return "".join(parts)
 

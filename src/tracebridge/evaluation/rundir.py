@@ -67,6 +67,15 @@ class CaseRow(BaseModel):
     session_id: str | None
 
 
+class Planned(BaseModel):
+    """The case file's slices and control roles, each with its number of cases."""
+
+    model_config = _READ
+
+    slices: dict[str, int]
+    controls: dict[str, int]
+
+
 class Summary(BaseModel):
     """The parts of ``summary.json`` the readers use."""
 
@@ -84,6 +93,8 @@ class Summary(BaseModel):
     cost: float | None = None
     cost_note: str | None = None
     usage: dict[str, Any] = {}
+    planned: Planned | None = None
+    """None in a run directory of an earlier version."""
 
     @property
     def cost_unknown(self) -> str | None:
@@ -94,6 +105,8 @@ class Summary(BaseModel):
         no_price = self.cost_note is not None and self.cost_note.startswith("no --price")
         if type(without) is int and without > 0 and not no_price:
             return f"{without} judge request(s) reported no token usage"
+        if self.cost is None and self.status == "running" and self.cost_note is None:
+            return "the run has not finished and recorded no usage yet: resume it"
         if self.cost is None:
             return "run it with --price for the judge model"
         return None
@@ -113,6 +126,24 @@ class RunDir:
     """The last result of each (case_id, metric)."""
     cached: frozenset[tuple[str, str]]
     """The (case_id, metric) whose result came from the cache."""
+
+    @property
+    def unsettled(self) -> int:
+        """The run's cases with no row in ``cases.jsonl`` (a run not finished)."""
+        return max(self.summary.cases - len(self.cases), 0)
+
+    @property
+    def finished(self) -> bool:
+        """The run ended (not ``running``) with a row for each of its cases."""
+        return self.summary.status != "running" and self.unsettled == 0
+
+    def planned_but_unsettled(self, kind: str, name: str) -> bool:
+        """The case file has a slice (``kind`` ``slices``) or control role (``controls``)
+        ``name`` the run has not settled yet: not absent, only not there yet."""
+        planned = self.summary.planned
+        if planned is None or self.finished:
+            return False
+        return name in (planned.slices if kind == "slices" else planned.controls)
 
     @property
     def metric_names(self) -> list[str]:

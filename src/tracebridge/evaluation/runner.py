@@ -14,15 +14,17 @@
    ``continue_on_control_failure``.
 5. Then critical cases, then the rest, at most ``concurrency`` jobs at once. A job starts only
    when the budget's remaining share covers its estimate, which it then holds while it runs
-   (so jobs in flight side by side cannot be cut mid-way); at the boundary no new job starts,
-   the jobs in flight finish, and what is left is unrun with the reason. A judge or provider
-   failure is an ``errored`` result (never a goal failure); a successful judged result goes
-   into the cache.
+   (so jobs in flight side by side cannot be cut mid-way); at the boundary no new judged job
+   starts, the jobs in flight finish, and what is left is unrun with the reason; a
+   deterministic metric sends no request, so it is still scored past the boundary. A judge
+   or provider failure is an ``errored`` result (never a goal failure); a successful judged
+   result goes into the cache.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -42,7 +44,7 @@ from .checks import UserCheck, check_case, reference_fields
 from .outcome import GOAL_METRICS, case_row
 from .plan import PlanningJudge, planned_requests
 from .record import RunRecord
-from .summary import header
+from .summary import header, planned
 from .summary import summary as build_summary
 
 __all__ = ["Job", "RunSettings", "Runner", "UsageError"]
@@ -144,6 +146,7 @@ class Runner:
             None if judge is None else {"name": judge.name, **self.judge_settings},
             settings.pass_threshold,
             [check.name for check in self.user_checks],
+            planned(cases),
         )
         """The start of ``summary.json``; a run resumes only where it matches."""
         self.results: dict[tuple[str, str], MetricResult] = {}
@@ -151,6 +154,10 @@ class Runner:
         self.blocked: dict[str, list[str]] = {}
         self.stopped: str | None = None
         self.status = "complete"
+        self.settled: set[str] = set()
+        """The cases whose row is in ``cases.jsonl`` (an interrupted run tells the others
+        apart as unsettled)."""
+        self._opened = False
 
     def _check_controls(self) -> None:
         needs_goal = [c.case_id for c in self.cases.cases
@@ -201,12 +208,32 @@ class Runner:
         """Run every case; writes RUN_DIR as it goes and returns the summary."""
         try:
             return await self._run()
-        except BaseException:
+        except BaseException as exc:
+            if self._opened and isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
+                # still running (a resume finishes it), but saying what settled and what
+                # the judge was sent so far; never counted as a finished run
+                with contextlib.suppress(OSError):
+                    self.record.write_summary(self._interrupted())
             self.record.abandon()  # what was written stays, for a resumed run
             raise
 
+    def _interrupted(self) -> dict[str, Any]:
+        """``summary.json`` of a run interrupted (Ctrl-C): ``status: running``, the counts of
+        the settled cases, ``unsettled`` the others, and the usage and cost so far (the
+        requests in flight charged their estimate: ``spent.jsonl``)."""
+        rows = [self._settle(case) for case in self.cases.cases
+                if case.case_id in self.settled]
+        unsettled = [case.case_id for case in self.cases.cases
+                     if case.case_id not in self.settled]
+        summary = build_summary(self, rows)
+        return {**summary, "status": "running", "finished_at": None,
+                "stopped": f"interrupted: {len(rows)} of {len(self.cases.cases)} case(s) "
+                           "settled; run again on the same RUN_DIR to resume",
+                "unsettled": unsettled}
+
     async def _run(self) -> dict[str, Any]:
         done = self.record.open(self.header)
+        self._opened = True
         for (case_id, name), row in done.items():
             result = MetricResult.model_validate({k: v for k, v in row.items()
                                                   if k not in ("case_id", "cached")})
@@ -220,11 +247,11 @@ class Runner:
             reasons = check_case(case, self.metrics_of(case), self.user_checks)
             if reasons:
                 self.blocked[case.case_id] = reasons
-                self.record.write_case(self._settle(case))
+                self._write_case(case)
                 continue
             all_jobs = self._jobs(case)
             if not all_jobs:  # done in an earlier run, or nothing to ask (a duplicate control)
-                self.record.write_case(self._settle(case))
+                self._write_case(case)
             control = case.case.control_role is not None
             for job in all_jobs:
                 hit = self._cached(job)
@@ -270,9 +297,13 @@ class Runner:
         self.results[(job.case.case_id, job.metric.name)] = result
         case_id = job.case.case_id
         if all((case_id, name) in self.results for name in self.metrics_of(job.case)):
-            self.record.write_case(self._settle(job.case))  # as it settles; the end rewrites
+            self._write_case(job.case)  # as it settles; the end rewrites
         if (not cached and job.judged and job.key is not None and result.error is None):
             self.cache.put(job.key, result)
+
+    def _write_case(self, case: LoadedCase) -> None:
+        self.record.write_case(self._settle(case))
+        self.settled.add(case.case_id)
 
     def _stop(self, reason: str, status: str) -> None:
         if self.stopped is None:
@@ -304,7 +335,10 @@ class Runner:
                     else:
                         hold = claim
                         holds.append(hold)
-                if self.stopped is not None:
+                if self.stopped is not None and (job.judged or self.status != "incomplete"):
+                    # the budget covers judge requests: a job that sends none still gets
+                    # its result at the boundary (a real failure is never hidden as unrun);
+                    # a refused run or wrong controls stop every job
                     gate.release()
                     self.unrun[(job.case.case_id, job.metric.name)] = self.stopped
                     continue
@@ -330,6 +364,12 @@ class Runner:
             try:
                 with self.budget.holding(hold):
                     result = await job.metric.ascore(job.sample)
+            except asyncio.CancelledError:
+                # interrupted in flight: what its requests were charged (a request cut off
+                # at its estimate, an unknown never free) is kept for the usage
+                if hold is not None and hold.charged.requests:
+                    self.record.write_spent(job.case.case_id, job.metric.name, hold.charged)
+                raise
             except Exception as exc:  # one broken metric must not end the run
                 result = job.metric.failed(job.sample, f"{type(exc).__name__}: {exc}")
             refused = exhausted_reason(result)

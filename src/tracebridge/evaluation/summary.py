@@ -15,9 +15,10 @@ from .. import __version__
 from .outcome import STATES
 
 if TYPE_CHECKING:
+    from .cases import CaseSet
     from .runner import Runner
 
-__all__ = ["header", "summary"]
+__all__ = ["header", "planned", "summary"]
 
 
 def now() -> str:
@@ -33,13 +34,16 @@ def header(
     judge: dict[str, Any] | None,
     pass_threshold: float = 1.0,
     checks: Sequence[str] = (),
+    planned_cases: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The start of ``summary.json``, written when the run starts (``status: running``).
 
     ``metrics``: each metric's name and ``metric_version``; ``judge``: its name and every
     request setting (None without a judge); ``pass_threshold`` and ``checks`` (the
     ``package.module:function`` names of the user checks, in order), which decide the states.
-    A run resumes only where these match.
+    A run resumes only where these match. ``planned_cases`` (``planned``): the slices and
+    control roles of the case file, so that a reader of a run not yet finished tells a case
+    not settled yet from one that is not in the run.
     """
     return {
         "tracebridge": __version__,
@@ -51,8 +55,17 @@ def header(
         "judge": judge,
         "pass_threshold": pass_threshold,
         "checks": list(checks),
+        "planned": dict(planned_cases) if planned_cases is not None else None,
         "started_at": now(),
     }
+
+
+def planned(cases: CaseSet) -> dict[str, Any]:
+    """The case file's slices and control roles, each with its number of cases."""
+    slices = Counter(case.case.slice or "" for case in cases.cases)
+    controls = Counter(case.case.control_role.value for case in cases.cases
+                       if case.case.control_role is not None)
+    return {"slices": dict(sorted(slices.items())), "controls": dict(sorted(controls.items()))}
 
 
 def summary(runner: Runner, rows: Sequence[dict[str, Any]],
