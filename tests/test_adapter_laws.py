@@ -10,7 +10,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracebridge import TraceError, transcript_hash, validate
+from tracebridge import (
+    AIMessage,
+    HumanMessage,
+    ToolCall,
+    ToolMessage,
+    TraceError,
+    transcript_hash,
+    validate,
+)
 from tracebridge.cli import to_json
 from tracebridge.registry import ADAPTER_NAMES, FORMATS, get_adapter
 
@@ -124,6 +132,26 @@ def write(name: str, messages: list[Any]) -> tuple[Any, TraceError | None]:
         return get_adapter(name).from_messages(messages), None
     except TraceError as error:
         return None, error
+
+
+# A fixed conversation every writer carries whole (Galtea turns hold no tool calls: only its
+# text), so that a writer refusing everything cannot pass the property below.
+ASKED_AND_ANSWERED = [
+    HumanMessage(content="Weather in Paris?"),
+    AIMessage(tool_calls=[ToolCall(name="get_weather", args={"city": "Paris"}, id="call_1")]),
+    ToolMessage(content="18 C", tool_call_id="call_1", name="get_weather"),
+    AIMessage(content="18 C in Paris."),
+]
+CHAT = [HumanMessage(content="hi"), AIMessage(content="hello")]
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_a_plain_conversation_is_written_whole(name: str) -> None:
+    for messages in (CHAT, ASKED_AND_ANSWERED) if name != "galtea" else (CHAT,):
+        written, error = write(name, messages)
+        assert error is None
+        again = get_adapter(name).to_messages(json.loads(json.dumps(to_json(name, written))))
+        assert transcript_hash(again) == transcript_hash(messages)
 
 
 @pytest.mark.parametrize("name", FORMATS)

@@ -43,7 +43,8 @@ def test_an_object_of_a_class_without_a_module_is_not_detected(adapter: Any) -> 
 def test_the_readers_refuse_it_where_it_is(adapter: Any, path: str) -> None:
     with pytest.raises(TraceError) as caught:
         adapter.to_messages([Odd()])
-    assert (caught.value.index, caught.value.path) == (0, path)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "malformed_event", 0, path)
 
 
 def test_format_detection_says_no_format_matches() -> None:
@@ -54,4 +55,5 @@ def test_format_detection_says_no_format_matches() -> None:
 def test_llama_index_events_refuse_it_where_it_is() -> None:
     with pytest.raises(TraceError) as caught:
         llama_index.events_to_messages([Odd()])
-    assert (caught.value.index, caught.value.path) == (0, "events[0]")
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "unknown_role", 0, "events[0]")

@@ -13,7 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracebridge import TraceError, convert, transcript_hash
+from tracebridge import (
+    AIMessage,
+    HumanMessage,
+    ToolCall,
+    ToolMessage,
+    TraceError,
+    convert,
+    transcript_hash,
+)
 from tracebridge.cli import to_json
 from tracebridge.registry import ADAPTER_NAMES, FORMATS, get_adapter
 
@@ -61,6 +69,28 @@ def convert_or_refuse(stored: Any, source: str, target: str,
         return convert(stored, source=source, target=target, source_options=options or None), None
     except TraceError as error:
         return None, error
+
+
+# A fixed conversation every writer carries whole (Galtea turns hold no tool calls: only its
+# text), so that a writer refusing everything cannot pass the property below.
+ASKED_AND_ANSWERED = [
+    HumanMessage(content="Weather in Paris?"),
+    AIMessage(tool_calls=[ToolCall(name="get_weather", args={"city": "Paris"}, id="call_1")]),
+    ToolMessage(content="18 C", tool_call_id="call_1", name="get_weather"),
+    AIMessage(content="18 C in Paris."),
+]
+CHAT = [HumanMessage(content="hi"), AIMessage(content="hello")]
+
+
+@pytest.mark.parametrize("target", FORMATS)
+@pytest.mark.parametrize("source", FORMATS)
+def test_a_plain_conversation_converts_between_any_two_formats(source: str, target: str) -> None:
+    plain = CHAT if "galtea" in (source, target) else ASKED_AND_ANSWERED
+    stored = json.loads(json.dumps(to_json(source, get_adapter(source).from_messages(plain))))
+    written, refused = convert_or_refuse(stored, source, target, {})
+    assert refused is None
+    again = get_adapter(target).to_messages(json.loads(json.dumps(to_json(target, written))))
+    assert transcript_hash(again) == transcript_hash(plain)
 
 
 @pytest.mark.parametrize("target", FORMATS)

@@ -347,8 +347,10 @@ def test_named_options_leave_things_out_and_record_each_one() -> None:
 
 def test_nothing_is_recorded_when_the_conversion_fails() -> None:
     omitted: list[Omission] = []
-    with pytest.raises(TraceError):
+    with pytest.raises(TraceError) as caught:
         galtea.from_messages(AGENT, skip_system=True, omitted=omitted)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable", 2, "messages[2].tool_calls")
     assert omitted == []
 
 

@@ -333,15 +333,19 @@ def test_aliases_name_only_what_the_turn_carries_as_the_reader_records_them() ->
 
 def test_split_current_turn_fills_omitted_only_when_it_succeeds() -> None:
     omitted: list[galtea.Omission] = []
-    with pytest.raises(TraceError):
+    with pytest.raises(TraceError) as caught:
         galtea.split_current_turn([SystemMessage(content="be brief"), HumanMessage(content="q")],
                                   shape="roles", skip_system=True, omitted=omitted)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable", 1, "messages[1]")
     assert omitted == []
-    with pytest.raises(TraceError):
+    with pytest.raises(TraceError) as caught:
         galtea.split_current_turn(
             [SystemMessage(content="s"), HumanMessage(content="q"),
              AIMessage(content="a", metadata={"galtea": {"extra": {"k": 1}}})],
             skip_system=True, omitted=omitted)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable", 2, "messages[2].metadata.galtea")
     assert omitted == []
     done = galtea.split_current_turn(
         [SystemMessage(content="s"), HumanMessage(content="q"), AIMessage(content="a")],

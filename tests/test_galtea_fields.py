@@ -102,14 +102,25 @@ def test_text_after_a_file_is_refused_unless_the_order_may_change() -> None:
 
 def test_an_empty_text_part_beside_files_is_a_part_boundary() -> None:
     messages = [HumanMessage(content=[TextPart(text=""), DEED_PART])]
-    assert error_of(galtea.from_messages, messages).path == "messages[0].content"
+    error = error_of(galtea.from_messages, messages)
+    assert (error.code, error.index, error.path) == ("not_representable", 0, "messages[0].content")
+    assert error.detail == (
+        "an empty text part: a Galtea turn holds one text; drop=['part_boundaries'] leaves it "
+        "out (recorded in omitted)"
+    )
     assert galtea.from_messages(messages, drop=["part_boundaries"]) == [
         {"role": "user", "content": "", "input_files": [DEED]}]
 
 
 def test_images_stay_non_text_parts_even_by_url() -> None:
     messages = [HumanMessage(content=[ImagePart(url="https://x/a.png")])]
-    assert error_of(galtea.from_messages, messages).detail.startswith("a image part: Galtea")
+    error = error_of(galtea.from_messages, messages)
+    assert (error.code, error.index, error.path) == (
+        "not_representable", 0, "messages[0].content[0]")
+    assert error.detail == (
+        "a image part: Galtea turns hold only user and assistant text and files; "
+        "drop_non_text=True leaves it out (recorded in omitted)"
+    )
 
 
 # --- history: test_cases.create(conversation_history=...) ------------------------------------

@@ -40,6 +40,14 @@ READERS: dict[str, tuple[Callable[[Any], Any], Callable[[int], list[Any]], Any]]
     "llama_index": (get_adapter("llama_index").to_messages, conversation, [{"role": "x"}]),
     "galtea": (get_adapter("galtea").to_messages, chat, [{"role": "x", "content": "a"}]),
 }
+# what each reader refuses its broken trace with: (code, index, path)
+REFUSED = {
+    "openai_chat": ("unknown_role", 0, "messages[0].role"),
+    "swarm": ("unknown_role", 0, "messages[0].role"),
+    "langchain": ("unknown_role", 0, "messages[0].type"),
+    "llama_index": ("malformed_event", 0, "messages[0].blocks"),
+    "galtea": ("unknown_role", 0, "conversation_turns[0].role"),
+}
 
 
 @pytest.fixture
@@ -75,8 +83,9 @@ def test_no_collection_runs_while_a_reader_builds_a_trace(
     assert started == 0
     assert gc.isenabled()
     assert len(typed) == len(make(1_500))
-    with pytest.raises(TraceError):
+    with pytest.raises(TraceError) as caught:
         read(broken)
+    assert (caught.value.code, caught.value.index, caught.value.path) == REFUSED[name]
     assert gc.isenabled()
     gc.disable()
     try:
@@ -96,6 +105,8 @@ def test_no_collection_runs_while_a_sample_is_validated(collections: list[str]) 
     assert started == 0
     assert gc.isenabled()
     assert len(sample.messages) == 6_000
-    with pytest.raises(TraceError):
+    with pytest.raises(TraceError) as caught:
         MultiTurnSample.model_validate({"messages": [{"type": "x"}]})
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "unknown_role", 0, "messages[0].type")
     assert gc.isenabled()

@@ -119,6 +119,11 @@ def test_one_text_part_hashes_as_its_string() -> None:
                  AIMessage(content="hello")]
     assert transcript_hash(as_part) == transcript_hash(as_string)
     assert transcript_hash(two_parts) != transcript_hash(as_string)
+    assert hashed_messages(as_part)[0]["content"] == "hi"
+    assert hashed_messages(two_parts)[0]["content"] == [
+        {"type": "text", "text": "h"},
+        {"type": "text", "text": "i"},
+    ]
 
 
 def test_typed_homes_at_their_defaults_keep_the_pinned_body() -> None:
@@ -126,6 +131,20 @@ def test_typed_homes_at_their_defaults_keep_the_pinned_body() -> None:
     assert hashed_messages(SAMPLE.messages) == json.loads(HASHED_BODY)
     system = hashed_messages([SystemMessage(content="be brief")])
     assert system == [{"content": "be brief", "name": None, "type": "system"}]
+    # an image without a detail hashes without the key; a text part never had one
+    looked = hashed_messages(
+        [HumanMessage(content=[TextPart(text="look"), ImagePart(url="https://x.test/a.png")])]
+    )
+    assert looked == [
+        {
+            "type": "human",
+            "content": [
+                {"type": "text", "text": "look"},
+                {"type": "image", "url": "https://x.test/a.png", "data": None, "mime_type": None},
+            ],
+            "name": None,
+        }
+    ]
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from cli_helpers import run
 from pydantic import ValidationError
 
 import tracebridge._jsonstream as jsonstream
-from tracebridge import HumanMessage, MultiTurnSample
+from tracebridge import HumanMessage, MultiTurnSample, TraceError
 from tracebridge._json import RepeatedKey, read_json
 from tracebridge._jsonstream import JsonDocuments, UnreadableInput
 
@@ -303,12 +303,13 @@ def test_model_validate_json_reads_what_it_read_before() -> None:
         MultiTurnSample.model_validate_json('{"messages": [')
     assert raised.value.errors()[0]["type"] == "json_invalid"
     # strict as before: a value of the wrong JSON type is refused at its path
-    with pytest.raises(Exception, match=r"is_error") as mistyped:
+    with pytest.raises(TraceError) as mistyped:
         MultiTurnSample.model_validate_json(
             '{"messages": [{"type": "ai", "content": "", "tool_calls": [{"name": "f", '
             '"args": {}, "id": "c"}]}, {"type": "tool", "content": "r", "tool_call_id": "c", '
             '"is_error": "off"}]}')
-    assert getattr(mistyped.value, "code", None) == "malformed_event"
+    assert (mistyped.value.code, mistyped.value.index, mistyped.value.path) == (
+        "malformed_event", 1, "messages[1].is_error")
 
 
 # --- on Ray: the same lines ------------------------------------------------------------------

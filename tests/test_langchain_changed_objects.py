@@ -128,7 +128,7 @@ def test_a_tool_call_without_its_type_is_refused() -> None:
     messages = conversation()
     del messages[2].tool_calls[0]["type"]
     assert outcome(messages) == _general(messages)
-    assert outcome(messages)[:2] == ("malformed_event", 2)
+    assert outcome(messages) == ("malformed_event", 2, "messages[2].tool_calls")
 
 
 def _general(messages: list[Any]) -> Any:

@@ -20,7 +20,16 @@ from llama_index.core.agent import workflow
 from llama_index.core.base.llms.types import ChatMessage, ImageBlock, TextBlock, ToolCallBlock
 from llama_index.core.tools import ToolOutput
 
-from tracebridge import TraceError
+from tracebridge import (
+    AIMessage,
+    HumanMessage,
+    ImagePart,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolMessage,
+    TraceError,
+)
 from tracebridge.adapters import llama_index
 from tracebridge.adapters.llama_index import _events
 
@@ -139,41 +148,52 @@ def test_a_value_that_is_not_json_is_refused_where_it_is() -> None:
         "unserializable_value", 4, "messages[4].additional_kwargs.tool_call_id")
 
 
+_NOT_JSON = object()
+_MALFORMED = "malformed_event"
+
+
 @pytest.mark.parametrize(
-    ("change", "index", "path", "said"),
+    ("change", "code", "index", "path", "detail"),
     [
-        (lambda t: setattr(t[1], "response", 5), 1, "events[1].data.response",
+        (lambda t: setattr(t[1], "response", 5), _MALFORMED, 1, "events[1].data.response",
          f"this AgentOutput {_CHANGED}: Input should be a valid dictionary or instance of "
          "ChatMessage"),
-        (lambda t: setattr(t[1], "response", TextBlock(text="t")), 1, "events[1].data.response",
-         "Input should be a valid dictionary or instance of ChatMessage"),
-        (lambda t: setattr(t[2], "tool_output", "x"), 2, "events[2].data.tool_output",
-         f"this ToolCallResult {_CHANGED}"),
-        (lambda t: setattr(t[2].tool_output, "blocks", None), 2,
+        (lambda t: setattr(t[1], "response", TextBlock(text="t")), _MALFORMED, 1,
+         "events[1].data.response",
+         f"this AgentOutput {_CHANGED}: Input should be a valid dictionary or instance of "
+         "ChatMessage"),
+        (lambda t: setattr(t[2], "tool_output", "x"), _MALFORMED, 2,
+         "events[2].data.tool_output",
+         f"this ToolCallResult {_CHANGED}: Input should be a valid dictionary or instance of "
+         "ToolOutput"),
+        (lambda t: setattr(t[2].tool_output, "blocks", None), _MALFORMED, 2,
          "events[2].data.tool_output.blocks",
          f"this ToolOutput {_CHANGED}: blocks is None, which it would have stored as []"),
-        (lambda t: setattr(t[0].input[1], "blocks", None), 0, "events[0].data.input[1].blocks",
+        (lambda t: setattr(t[0].input[1], "blocks", None), _MALFORMED, 0,
+         "events[0].data.input[1].blocks",
          f"this ChatMessage {_CHANGED}: Input should be a valid list"),
-        (lambda t: setattr(t[1].response.blocks[0], "tool_kwargs", {"k": object()}), 1,
-         "events[1].data.response.blocks[0].tool_kwargs.k", "expected a JSON value, got object"),
-        (lambda t: setattr(t[2].tool_output, "is_error", "no"), 2,
+        (lambda t: setattr(t[1].response.blocks[0], "tool_kwargs", {"k": _NOT_JSON}),
+         "unserializable_value", 1, "events[1].data.response.blocks[0].tool_kwargs.k",
+         f"expected a JSON value, got object {_NOT_JSON!r}"),
+        (lambda t: setattr(t[2].tool_output, "is_error", "no"), _MALFORMED, 2,
          "events[2].data.tool_output.is_error", "'is_error' must be a bool, found 'no'"),
-        (lambda t: setattr(t[1], "current_agent_name", None), 1,
+        (lambda t: setattr(t[1], "current_agent_name", None), _MALFORMED, 1,
          "events[1].data.current_agent_name", "'current_agent_name' must be a str, found None"),
-        (lambda t: t[0].input.__setitem__(1, None), 0, "events[0].data.input[1]",
+        (lambda t: t[0].input.__setitem__(1, None), _MALFORMED, 0, "events[0].data.input[1]",
          "expected a ChatMessage or its model_dump(mode='json') dict, got NoneType None"),
     ],
 )
 @pytest.mark.filterwarnings("ignore")
 def test_a_changed_event_is_refused_where_it_is(
-    change: Callable[[list[Any]], None], index: int, path: str, said: str
+    change: Callable[[list[Any]], None], code: str, index: int, path: str, detail: str
 ) -> None:
     trace = events()
     change(trace)
-    assert both(llama_index.events_to_messages, trace)[1:] == (index, path)
+    assert both(llama_index.events_to_messages, trace) == (code, index, path)
     with pytest.raises(TraceError) as caught:
         llama_index.events_to_messages(trace)
-    assert said in str(caught.value)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (code, index, path)
+    assert caught.value.detail == detail
 
 
 @pytest.mark.filterwarnings("ignore")
@@ -218,8 +238,23 @@ def test_a_fall_of_ours_on_objects_llama_index_accepts_shows_as_it_is(
 
 
 def test_unchanged_objects_read() -> None:
-    assert len(both(llama_index.to_messages, history())) == 6
-    assert len(both(llama_index.events_to_messages, events())) == 6
+    assert both(llama_index.to_messages, history()) == [
+        SystemMessage(content="be brief"),
+        HumanMessage(content="find q"),
+        HumanMessage(content=[TextPart(text="see"), ImagePart(url="https://x.test/a.png")]),
+        AIMessage(content="ok", tool_calls=[ToolCall(name="s", args={"q": 1}, id="c1")]),
+        ToolMessage(content="found", tool_call_id="c1", name="s"),
+        AIMessage(content="done", name="bot"),
+    ]
+    assert both(llama_index.events_to_messages, events()) == [
+        SystemMessage(content="be brief"),
+        HumanMessage(content="go"),
+        AIMessage(content=[], tool_calls=[ToolCall(name="f", args={"k": 0}, id="c0")], name="a"),
+        ToolMessage(content="r0", tool_call_id="c0", name="f",
+                    metadata={"llama_index": {"event": {"raw_input": {}}}}),
+        HumanMessage(content="next"),
+        AIMessage(content="done", name="a"),
+    ]
 
 
 @settings(max_examples=200)

@@ -153,7 +153,7 @@ def test_the_function_call_flow_agrees_with_openai_chat() -> None:
 def test_a_function_result_without_its_call_is_still_an_orphan() -> None:
     trace = function_flow()
     del trace[1]
-    assert rejected(trace)[:2] == ("orphan_tool_result", 1)
+    assert rejected(trace) == ("orphan_tool_result", 1, "messages[1].tool_call_id")
 
 
 @pytest.mark.parametrize(

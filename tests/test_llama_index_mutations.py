@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter
 
-from tracebridge import TraceError
+from tracebridge import Message, TraceError
 from tracebridge.adapters import llama_index
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden_traces" / "llama_index"
@@ -39,8 +40,13 @@ def refusal(convert: Any, trace: Any) -> tuple[str, int | None, str | None]:
 
 
 def test_the_unmutated_goldens_read() -> None:
-    assert len(llama_index.events_to_messages(TWO_TURNS["events"])) == 10
-    assert len(llama_index.to_messages(TWO_TURNS["trace"])) == 9
+    messages = TypeAdapter(list[Message])
+    expected_events = messages.validate_python(TWO_TURNS["expected_events"])
+    assert llama_index.events_to_messages(TWO_TURNS["events"]) == expected_events
+    assert len(expected_events) == 10
+    expected = messages.validate_python(TWO_TURNS["expected"])
+    assert llama_index.to_messages(TWO_TURNS["trace"]) == expected
+    assert len(expected) == 9
 
 
 @pytest.mark.parametrize(

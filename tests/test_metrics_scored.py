@@ -6,6 +6,7 @@ import copy
 import pickle
 
 import pytest
+from pydantic import ValidationError
 
 from tracebridge import AIMessage, HumanMessage, MultiTurnSample, ToolCall, ToolMessage
 from tracebridge.metrics import MetricResult, ToolCallAccuracy, ToolCallF1
@@ -34,8 +35,9 @@ def test_a_scored_result_is_the_validated_one(metric: ToolCallAccuracy | ToolCal
     assert pickle.loads(pickle.dumps(fast)) == fast
     assert copy.deepcopy(fast) == fast
     assert fast.model_copy(update={"value": 0.0}).value == 0.0
-    with pytest.raises(Exception, match="frozen"):
+    with pytest.raises(ValidationError) as frozen:
         fast.value = 1.0
+    assert frozen.value.errors()[0]["type"] == "frozen_instance"
 
 
 def test_a_scored_value_outside_zero_one_is_refused() -> None:

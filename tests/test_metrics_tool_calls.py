@@ -311,6 +311,65 @@ def test_f1_invalid_arguments_match_nothing() -> None:
     ]
 
 
+def test_f1_a_missing_call_with_invalid_arguments_keeps_them() -> None:
+    broken = ToolCall(name="get_weather", invalid_args="city=Paris")
+    result = ToolCallF1().score(sample_with([], [broken]))
+    assert result.value == 0.0
+    assert result.details["missing"] == [
+        {"reference": 0, "name": "get_weather", "args": {}, "invalid_args": "city=Paris"}
+    ]
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_unmatched_calls_with_invalid_arguments_keep_them(strict: bool) -> None:
+    predicted = ToolCall(name="get_weather", invalid_args="city=Paris")
+    reference = ToolCall(name="search", invalid_args='{"query"')
+    result = ToolCallAccuracy(strict_order=strict).score(
+        sample_with_broken([predicted], [reference])
+    )
+    assert result.value == 0.0
+    assert result.details["pairs"] == []
+    assert result.details["unmatched_predicted"] == [
+        {
+            "predicted": 0,
+            "message_index": 1,
+            "name": "get_weather",
+            "args": {},
+            "invalid_args": "city=Paris",
+        }
+    ]
+    assert result.details["unmatched_reference"] == [
+        {"reference": 0, "name": "search", "args": {}, "invalid_args": '{"query"'}
+    ]
+
+
+def test_f1_lists_the_unmatched_calls_in_their_order() -> None:
+    # each matched prediction uses up the first equal reference call not used yet: the
+    # reference calls left over are the later ones, listed in reference order
+    result = ToolCallF1().score(
+        sample_with([WEATHER, WEATHER, UV], [WEATHER, SEARCH_10, WEATHER, WEATHER])
+    )
+    assert result.value == 4 / 7
+    assert result.details == {
+        "true_positives": 2,
+        "false_positives": 1,
+        "false_negatives": 2,
+        "precision": 2 / 3,
+        "recall": 0.5,
+        "matched": [
+            {"predicted": 0, "message_index": 1, "name": "get_weather", "args": {"city": "Paris"}},
+            {"predicted": 1, "message_index": 3, "name": "get_weather", "args": {"city": "Paris"}},
+        ],
+        "unexpected": [
+            {"predicted": 2, "message_index": 5, "name": "get_uv_index", "args": {"city": "Paris"}}
+        ],
+        "missing": [
+            {"reference": 1, "name": "search", "args": {"query": "python", "limit": 10}},
+            {"reference": 3, "name": "get_weather", "args": {"city": "Paris"}},
+        ],
+    }
+
+
 # --- the assignment against brute force --------------------------------------------------
 
 
@@ -489,11 +548,14 @@ def brute_best(
     return best
 
 
-def slow_f1(predicted: list[ToolCall], reference: list[ToolCall]) -> tuple[int, int, int]:
-    left = list(reference)
-    tp = 0
-    for call in predicted:
-        for k, wanted in enumerate(left):
+def slow_f1(
+    predicted: list[ToolCall], reference: list[ToolCall]
+) -> tuple[list[int], list[int], list[int]]:
+    """The matched and unexpected predicted indexes, and the missing reference indexes."""
+    left = list(enumerate(reference))
+    matched, unexpected = [], []
+    for i, call in enumerate(predicted):
+        for k, (_, wanted) in enumerate(left):
             if (
                 call.invalid_args is None
                 and wanted.invalid_args is None
@@ -501,9 +563,11 @@ def slow_f1(predicted: list[ToolCall], reference: list[ToolCall]) -> tuple[int, 
                 and json_equal(call.args, wanted.args)
             ):
                 del left[k]
-                tp += 1
+                matched.append(i)
                 break
-    return tp, len(predicted) - tp, len(reference) - tp
+        else:
+            unexpected.append(i)
+    return matched, unexpected, [j for j, _ in left]
 
 
 # ties everywhere: few names, few keys, values that are equal under JSON and not in Python
@@ -616,11 +680,15 @@ def test_order_free_is_the_brute_force_optimum(
 def test_f1_is_the_multiset_count(lists: tuple[list[ToolCall], list[ToolCall]]) -> None:
     predicted, reference = lists
     result = ToolCallF1().score(sample_with_broken(predicted, reference))
-    tp, fp, fn = slow_f1(predicted, reference)
+    matched, unexpected, missing = slow_f1(predicted, reference)
+    tp, fp, fn = len(matched), len(unexpected), len(missing)
     details = result.details
     assert (details["true_positives"], details["false_positives"], details["false_negatives"]) == (
         tp,
         fp,
         fn,
     )
+    assert [entry["predicted"] for entry in details["matched"]] == matched
+    assert [entry["predicted"] for entry in details["unexpected"]] == unexpected
+    assert [entry["reference"] for entry in details["missing"]] == missing
     assert result.value == (1.0 if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn))

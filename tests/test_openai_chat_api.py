@@ -357,7 +357,8 @@ def test_an_unanswered_legacy_function_call_that_did_not_parse_is_refused_too() 
     ]
     with pytest.raises(TraceError) as caught:
         from_messages(messages)
-    assert (caught.value.index, caught.value.path) == (1, "messages[1].tool_calls[0]")
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable", 1, "messages[1].tool_calls[0]")
     assert from_messages(messages, drop=["unanswered_calls"])[1] == {
         "role": "assistant",
         "content": "",

@@ -109,6 +109,22 @@ def _general_write(message: Any, dialect: Any, index: int) -> Any:
         return error.code
 
 
+def test_the_fast_writer_takes_a_plain_conversation_and_agrees() -> None:
+    # the property below passes for a fast writer that takes nothing: this one it must take
+    messages = [
+        HumanMessage(content="Weather in Paris?"),
+        AIMessage(tool_calls=[ToolCall(name="get_weather", args={"city": "Paris"}, id="c1")]),
+        ToolMessage(content="18 C", tool_call_id="c1", name="get_weather"),
+        AIMessage(content="18 C in Paris."),
+    ]
+    for dialect in (OPENAI, SWARM):
+        fast = _write._FastWriter(dialect)
+        for i, message in enumerate(messages):
+            out = fast.message(message)
+            assert out is not None
+            assert out == _general_write(message, dialect, i)
+
+
 @given(messages=conversations())
 def test_the_fast_writer_agrees_on_generated_conversations(messages: list[Any]) -> None:
     for dialect in (OPENAI, SWARM):
@@ -181,11 +197,15 @@ def test_the_collector_is_paused_only_while_a_trace_is_built() -> None:
     assert gc.isenabled()
     assert openai_chat.from_messages(typed) == trace
     assert gc.isenabled()
-    with pytest.raises(TraceError):
+    with pytest.raises(TraceError) as caught:
         openai_chat.to_messages([{"role": "user", "content": 3}])
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "malformed_event", 0, "messages[0].content")
     assert gc.isenabled()
-    with pytest.raises(TraceError):
+    with pytest.raises(TraceError) as caught:
         openai_chat.from_messages([ToolMessage(content="r", tool_call_id="c1", is_error=True)])
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "orphan_tool_result", 0, "messages[0].tool_call_id")
     assert gc.isenabled()
     gc.disable()
     try:

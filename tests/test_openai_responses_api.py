@@ -128,6 +128,29 @@ def _written_or_refused(messages: list[Any], drop: tuple[str, ...] = ()) -> Any:
     return refused[0]
 
 
+ASKED_AND_ANSWERED = [
+    HumanMessage(content="Weather in Paris?"),
+    AIMessage(tool_calls=[ToolCall(name="get_weather", args={"city": "Paris"}, id="call_1")]),
+    ToolMessage(content="18 C", tool_call_id="call_1", name="get_weather"),
+    AIMessage(content="18 C in Paris."),
+]
+
+
+def test_a_plain_conversation_is_written_and_the_api_accepts_it() -> None:
+    # the properties below pass for a writer that refuses everything: this one must be written
+    for drop in ((), openai_responses.DROPPABLE):
+        written = _written_or_refused(ASKED_AND_ANSWERED, drop=drop)
+        assert written == [
+            {"role": "user", "content": "Weather in Paris?"},
+            {"type": "function_call", "call_id": "call_1", "name": "get_weather",
+             "arguments": '{"city": "Paris"}'},
+            {"type": "function_call_output", "call_id": "call_1", "output": "18 C",
+             "name": "get_weather"},
+            {"role": "assistant", "content": "18 C in Paris."},
+        ]
+        assert api_problems(written) == []
+
+
 @given(messages=conversations())
 def test_whatever_is_written_the_api_accepts(messages: list[Any]) -> None:
     written = _written_or_refused(messages)

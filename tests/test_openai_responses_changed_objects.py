@@ -21,7 +21,18 @@ from openai.types.responses import (
 )
 from openai.types.responses.response_input_item import FunctionCallOutput
 
-from tracebridge import TraceError
+from tracebridge import (
+    AIMessage,
+    Citation,
+    HumanMessage,
+    ReasoningPart,
+    RefusalPart,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolMessage,
+    TraceError,
+)
 from tracebridge.adapters import openai_responses
 
 
@@ -94,7 +105,24 @@ def test_a_changed_item_object_is_refused_where_it_is(
 
 
 def test_unchanged_items_read() -> None:
-    assert len(openai_responses.to_messages(items())) == 7
+    kept = {"fields": {"status": "completed"}}
+    assert openai_responses.to_messages(items()) == [
+        SystemMessage(content="be brief"),
+        HumanMessage(content="find q"),
+        AIMessage(
+            content=[ReasoningPart(text="think", metadata={"openai_responses": {"id": "r1"}})],
+            tool_calls=[ToolCall(name="s", args={"q": 1}, id="c1",
+                                 metadata={"openai_responses": {"id": "fc1", **kept}})],
+        ),
+        ToolMessage(content="found", tool_call_id="c1"),
+        AIMessage(content=[TextPart(text="see")], id="m1",
+                  citations=[Citation(url="https://x.test", title="X", start_index=0,
+                                      end_index=3)],
+                  metadata={"openai_responses": kept}),
+        HumanMessage(content="more"),
+        AIMessage(content=[RefusalPart(text="no")], id="m2",
+                  metadata={"openai_responses": kept}),
+    ]
 
 
 @settings(max_examples=200)

@@ -102,16 +102,34 @@ def test_the_expected_refusals_are_all_there() -> None:
 
 def test_content_capture_off_names_the_switch() -> None:
     case = load(FOLDER / "invalid" / "content_capture_off.json")
-    with pytest.raises(TraceError, match="OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"):
+    with pytest.raises(TraceError) as caught:
         otel.to_messages(case["trace"])
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "content_not_captured", 0, "resourceSpans[0].scopeSpans[0].spans[0]")
+    assert caught.value.detail == (
+        "a model call recorded no message content: content capture was off. OpenTelemetry's "
+        "instrumentations record it with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
+        "span_only (and OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental), Traceloop's "
+        "with TRACELOOP_TRACE_CONTENT=true and use_attributes=True (False sends it to log "
+        "events), OpenInference's unless OPENINFERENCE_HIDE_INPUTS / OPENINFERENCE_HIDE_OUTPUTS "
+        "(or OPENINFERENCE_HIDE_INPUT_MESSAGES / OPENINFERENCE_HIDE_OUTPUT_MESSAGES) are set"
+    )
 
 
 def test_ambiguity_lists_what_selects_each_conversation() -> None:
     case = load(FOLDER / "invalid" / "two_conversations.json")
     with pytest.raises(TraceError) as caught:
         otel.to_messages(case["trace"])
-    assert "session_id=session-a" in str(caught.value)
-    assert "session_id=session-b" in str(caught.value)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "ambiguous_trace", None, None)
+    assert caught.value.detail == (
+        "the spans hold 2 conversations (in different sessions, or whose calls are not prefixes "
+        "of one another); choose one with a filter: span_id=0000000000001003 (its last call, at "
+        "resourceSpans[0].scopeSpans[0].spans[1]); trace_id=0000000000000000000000000000a001; "
+        "session_id=session-a | span_id=0000000000001006 (its last call, at "
+        "resourceSpans[0].scopeSpans[0].spans[3]); trace_id=0000000000000000000000000000a002; "
+        "session_id=session-b"
+    )
     one = otel.to_messages(case["trace"], session_id="session-a")
     other = otel.to_messages(case["trace"], trace_id="0000000000000000000000000000a001")
     assert one == other

@@ -167,7 +167,9 @@ def test_the_result_attribute_of_the_genai_convention_is_named() -> None:
         "gen_ai.tool.call.result": given}))
     with pytest.raises(TraceError) as caught:
         otel.to_messages(trace)
-    assert caught.value.path == f"{SPANS}[1].attributes['gen_ai.tool.call.result']"
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "malformed_event", 1, f"{SPANS}[1].attributes['gen_ai.tool.call.result']")
+    assert caught.value.detail == "the ToolMessage's status is 'success' or 'error', got 'unknown'"
 
 
 def _ending_with(result: ToolMessage) -> list[Any]:

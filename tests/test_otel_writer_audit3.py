@@ -31,16 +31,17 @@ FOLDER = Path(__file__).resolve().parents[1] / "golden_traces" / "otel"
 GOLDEN = sorted(FOLDER.glob("*.json"))
 CONVENTIONS = ("auto", "genai", "openinference")
 KEEPS_OPENINFERENCE_ONLY = {
-    "openinference_agents_and_client",
-    "openinference_agents_handoff",
-    "openinference_langgraph_agent",
-    "openinference_llama_index_agent",
-    "openinference_llama_index_context_tool",
-    "openinference_openai_responses_tool_loop",
-    "openinference_openai_tool_loop",
+    "openinference_agents_and_client": 2,
+    "openinference_agents_handoff": 2,
+    "openinference_langgraph_agent": 2,
+    "openinference_llama_index_agent": 2,
+    "openinference_llama_index_context_tool": 2,
+    "openinference_openai_responses_tool_loop": 1,
+    "openinference_openai_tool_loop": 2,
 }
-"""The golden runs whose conversation keeps what only OpenInference's flat messages hold
-(``openinference_llama_index_predict`` is plain text turns: it keeps nothing)."""
+"""The golden runs whose conversation keeps what only OpenInference's flat messages hold, and
+the first message that keeps it (``openinference_llama_index_predict`` is plain text turns: it
+keeps nothing)."""
 
 
 def refused(messages: list[Message], **options: Any) -> tuple[str, int | None, str | None]:
@@ -477,8 +478,15 @@ def test_every_key_the_reader_keeps_is_written_back(path: Path, convention: str)
     if convention == "genai" and path.stem in KEEPS_OPENINFERENCE_ONLY:
         # what the reader keeps from OpenInference's flat messages only (a reply's content
         # left out) has no GenAI spelling: refused as that, not as a key no writer reads
-        with pytest.raises(TraceError, match="has no place in the genai convention"):
+        with pytest.raises(TraceError) as caught:
             otel.from_messages(messages, convention=convention)
+        at = KEEPS_OPENINFERENCE_ONLY[path.stem]
+        assert (caught.value.code, caught.value.index, caught.value.path) == (
+            "not_representable", at, f"messages[{at}].metadata.otel.content")
+        assert caught.value.detail == (
+            "metadata.otel.content was kept from OpenInference (flat) messages and has no place "
+            "in the genai convention; write convention='openinference', or remove it"
+        )
         return
     written = otel.from_messages(messages, convention=convention)
     again = otel.to_messages(json.loads(json.dumps(written)), allow_pending=True)
@@ -486,4 +494,4 @@ def test_every_key_the_reader_keeps_is_written_back(path: Path, convention: str)
 
 
 def test_the_openinference_only_runs_named_are_golden_runs() -> None:
-    assert KEEPS_OPENINFERENCE_ONLY.issubset(p.stem for p in GOLDEN)
+    assert KEEPS_OPENINFERENCE_ONLY.keys() <= {p.stem for p in GOLDEN}

@@ -242,6 +242,13 @@ def test_the_assignment_keeps_its_start_when_every_row_finds_a_best_column(
         assert _assignment.hungarian(scaled, 3) == start
 
 
+def test_the_assignment_keeps_a_start_that_is_found() -> None:
+    # the property above passes when no start is ever found: here one is, and is kept
+    scaled = [[3, 0, 1], [0, 3, 1]]
+    assert first_free_best(scaled) == [(0, 0), (1, 1)]
+    assert _assignment.hungarian(scaled, 3) == [(0, 0), (1, 1)]
+
+
 @settings(max_examples=200)
 @given(lists=trajectories(st.one_of(plain_calls, plain_calls, broken_calls), 12))
 def test_details_list_the_differences_and_the_calls_left_over(

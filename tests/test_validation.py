@@ -59,7 +59,11 @@ def test_a_tool_result_after_a_human_that_follows_the_call_is_an_orphan() -> Non
 
 
 def test_the_block_opener_must_have_tool_calls() -> None:
-    assert error_of([H, AIMessage(content="sure"), tool("a")])[:2] == ("orphan_tool_result", 2)
+    assert error_of([H, AIMessage(content="sure"), tool("a")]) == (
+        "orphan_tool_result",
+        2,
+        "messages[2].tool_call_id",
+    )
 
 
 def test_a_call_left_unanswered_when_the_agent_speaks_again() -> None:
@@ -74,30 +78,64 @@ def test_a_second_result_for_the_same_call_is_an_orphan_at_its_index() -> None:
 
 def test_a_result_naming_a_call_of_another_message_is_an_orphan() -> None:
     messages = [H, ai("a"), tool("a"), H, ai("b"), tool("a")]
-    assert error_of(messages)[:2] == ("orphan_tool_result", 5)
+    assert error_of(messages) == ("orphan_tool_result", 5, "messages[5].tool_call_id")
 
 
 def test_two_calls_and_one_result_is_rejected() -> None:
-    assert error_of([H, ai("a", "b"), tool("a")])[:2] == ("unanswered_tool_call", 1)
+    assert error_of([H, ai("a", "b"), tool("a")]) == (
+        "unanswered_tool_call",
+        1,
+        "messages[1].tool_calls[1]",
+    )
 
 
 def test_one_call_and_three_results_is_rejected() -> None:
-    assert error_of([H, ai(None), tool(None), tool(None), tool(None)])[:2] == (
+    assert error_of([H, ai(None), tool(None), tool(None), tool(None)]) == (
         "orphan_tool_result",
         3,
+        "messages[3].tool_call_id",
     )
 
 
 def test_id_less_calls_pair_with_results_by_position() -> None:
-    validate([H, ai(None, None), tool(None), tool(None), AIMessage(content="both done")])
+    messages = [H, ai(None, None), tool(None), tool(None), AIMessage(content="both done")]
+    validate(messages)
+    assert check(messages) == []
+    # one result for two calls: the first call is answered, the second is not
+    assert [(e.code, e.index, e.path) for e in check([H, ai(None, None), tool(None)])] == [
+        ("unanswered_tool_call", 1, "messages[1].tool_calls[1]")
+    ]
 
 
 def test_a_result_without_id_answers_the_first_call_not_yet_answered() -> None:
-    validate([H, ai("a", "b"), tool("b"), tool(None)])
+    messages = [H, ai("a", "b"), tool("b"), tool(None)]
+    validate(messages)
+    assert check(messages) == []
+    # the id-less result answered "a", the first free call: "c" is what is left unanswered
+    three_calls = [H, ai("a", "b", "c"), tool("b"), tool(None)]
+    assert [(e.code, e.index, e.path) for e in check(three_calls)] == [
+        ("unanswered_tool_call", 1, "messages[1].tool_calls[2]")
+    ]
+    # and a later result for "a" finds it answered by the id-less one
+    assert [
+        (e.code, e.index, e.path, e.detail)
+        for e in check([H, ai("a", "b"), tool(None), tool("a"), tool("b")])
+    ] == [
+        (
+            "orphan_tool_result",
+            3,
+            "messages[3].tool_call_id",
+            "tool_call_id 'a' was already answered at messages[2]",
+        )
+    ]
 
 
 def test_a_result_with_an_id_cannot_answer_an_id_less_call() -> None:
-    assert error_of([H, ai(None), tool("a")])[:2] == ("orphan_tool_result", 2)
+    assert error_of([H, ai(None), tool("a")]) == (
+        "orphan_tool_result",
+        2,
+        "messages[2].tool_call_id",
+    )
 
 
 def test_tool_call_ids_are_unique_across_the_conversation() -> None:
@@ -106,7 +144,11 @@ def test_tool_call_ids_are_unique_across_the_conversation() -> None:
 
 
 def test_a_duplicate_id_inside_one_message_is_rejected() -> None:
-    assert error_of([H, ai("a", "a"), tool("a"), tool("a")])[:2] == ("duplicate_tool_call_id", 1)
+    assert error_of([H, ai("a", "a"), tool("a"), tool("a")]) == (
+        "duplicate_tool_call_id",
+        1,
+        "messages[1].tool_calls[1].id",
+    )
 
 
 def test_an_empty_conversation_is_rejected() -> None:
@@ -121,7 +163,7 @@ def test_pending_calls_are_allowed_only_at_the_very_end() -> None:
 
 
 def test_something_that_is_not_a_message_is_malformed() -> None:
-    assert error_of([H, {"role": "user"}])[:2] == ("malformed_event", 1)
+    assert error_of([H, {"role": "user"}]) == ("malformed_event", 1, "messages[1]")
 
 
 def test_check_returns_every_violation_in_pass_order() -> None:
@@ -136,12 +178,16 @@ def test_check_returns_every_violation_in_pass_order() -> None:
 def test_errors_name_the_source_position_through_origin() -> None:
     with pytest.raises(TraceError) as caught:
         validate([H, tool("a")], source="openai_chat", origin=[3, 7])
-    assert (caught.value.index, caught.value.path, caught.value.source) == (
+    assert (caught.value.code, caught.value.index, caught.value.path, caught.value.source) == (
+        "orphan_tool_result",
         7,
         "messages[7].tool_call_id",
         "openai_chat",
     )
-    assert str(caught.value).startswith("openai_chat: messages[7].tool_call_id: ")
+    assert str(caught.value) == (
+        "openai_chat: messages[7].tool_call_id: tool result answers nothing: "
+        "no AIMessage comes before it [orphan_tool_result]"
+    )
 
 
 def test_the_sample_raises_the_trace_error_itself() -> None:
@@ -161,6 +207,7 @@ def test_every_generated_conversation_is_valid(messages: list) -> None:
 @given(conversations(Shape(ids=False)))
 def test_every_generated_id_less_conversation_is_valid(messages: list) -> None:
     validate(messages)
+    assert check(messages) == []
 
 
 def assert_rejected(broken: Broken) -> None:
@@ -225,9 +272,10 @@ def test_a_call_whose_arguments_did_not_parse_may_go_unanswered() -> None:
     validate(messages)
     answered = [*messages[:3], tool("bad", "error: bad arguments"), messages[3]]
     validate(answered)
-    assert error_of([*answered[:3], tool("bad"), tool("bad"), answered[4]])[:2] == (
+    assert error_of([*answered[:3], tool("bad"), tool("bad"), answered[4]]) == (
         "orphan_tool_result",
         4,
+        "messages[4].tool_call_id",
     )
 
 
