@@ -7,11 +7,12 @@ another exception.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from changed_objects import VALUES, change_one, outcome
+from changed_objects import VALUES, Field, change, outcome, places
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from openai.types.responses import (
@@ -20,6 +21,7 @@ from openai.types.responses import (
     ResponseReasoningItem,
 )
 from openai.types.responses.response_input_item import FunctionCallOutput
+from pydantic import BaseModel
 
 from tracebridge import (
     AIMessage,
@@ -32,6 +34,7 @@ from tracebridge import (
     ToolCall,
     ToolMessage,
     TraceError,
+    validation,
 )
 from tracebridge.adapters import openai_responses
 
@@ -125,11 +128,47 @@ def test_unchanged_items_read() -> None:
     ]
 
 
+def _path(k: int, place: tuple[Any, ...], remove: bool) -> str:
+    """The path of what ``change`` changed: the field or item, or the list or dict an item
+    was removed from (its later items moved)."""
+    if remove and type(place[-1]) is not Field:
+        place = place[:-1]
+    return f"items[{k}]" + "".join(
+        f".{step}" if type(step) is Field else f"[{step!r}]" for step in place)
+
+
 @settings(max_examples=200)
 @given(st.data(), VALUES, st.booleans())
 def test_any_changed_item_object_reads_or_is_refused(
     data: st.DataObject, value: Any, remove: bool
 ) -> None:
     trace = items()
-    change_one(data, trace, value, remove)
-    outcome(openai_responses.to_messages, trace)  # any exception but a TraceError fails here
+    # as change_one draws it, keeping where
+    k = data.draw(st.sampled_from([k for k, item in enumerate(trace)
+                                   if isinstance(item, BaseModel)]))
+    place = data.draw(st.sampled_from(list(places(trace[k]))))
+    change(trace, (k, *place), copy.deepcopy(value), remove=remove)
+    result = outcome(openai_responses.to_messages, trace)  # any other exception fails here
+    if isinstance(result, list):
+        # a changed text, id or list reads as what it now holds
+        assert all(isinstance(m, (HumanMessage, AIMessage, ToolMessage, SystemMessage))
+                   for m in result)
+        assert validation.check(result) == []
+        return
+    code, index, path = result
+    changed = _path(k, place, remove)
+    if place == (Field("call_id"),):
+        # a call id changed on the call (item 3) or its output (item 4): the output no longer
+        # answers the call, and is the orphan
+        assert (code, index, path) in {("orphan_tool_result", 4, "items[4].call_id"),
+                                       ("malformed_event", k, changed)}
+        return
+    assert code in {"malformed_event", "unserializable_value"}
+    assert index == k
+    at_field = path == changed or path.startswith((f"{changed}.", f"{changed}["))
+    if changed.startswith("items[2].summary[0]."):
+        # a reasoning summary entry the dump writes (a non-string text, another type) is
+        # refused as a whole, not at its field: imprecise, reported
+        assert at_field or (code, path) == ("malformed_event", "items[2].summary[0]")
+    else:
+        assert at_field

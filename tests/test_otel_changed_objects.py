@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_otel import EXPECTED, sdk_spans
 
-from tracebridge import TraceError
+from tracebridge import TraceError, validation
 from tracebridge.adapters import otel
 
 _FIELDS = ("_name", "_context", "_parent", "_start_time", "_end_time", "_attributes", "_status",
@@ -43,7 +43,7 @@ def test_a_changed_span_is_refused_where_it_is(field: str, value: Any, path: str
                                                said: str) -> None:
     spans = sdk_spans()
     setattr(spans[0], field, value)
-    assert outcome(otel.to_messages, spans) == ("malformed_event", None, path)
+    assert outcome(otel.to_messages, spans) == ("malformed_event", 0, path)  # the span's place
     with pytest.raises(TraceError, match=said):
         otel.to_messages(spans)
     assert otel.detect(spans)  # still spans: to_messages says what is wrong
@@ -53,10 +53,40 @@ def test_unchanged_spans_read() -> None:
     assert otel.to_messages(sdk_spans()) == EXPECTED
 
 
+_CONVERSATION_CODES = {
+    # a mapping without the GenAI attributes leaves the span no model call: the conversation
+    # is the first call's, which ends with its call unanswered (at that call, not the field)
+    "_attributes": {"unanswered_tool_call"},
+    # a start before the first call's: the calls do not chain in that order (no span to blame)
+    "_start_time": {"ambiguous_trace"},
+}
+"""What a changed field can give besides ``malformed_event`` at itself: its span's part in
+the conversation changed."""
+
+
 @settings(max_examples=200)
 @given(st.integers(0, 2), st.sampled_from(_FIELDS), VALUES)
 def test_any_changed_span_reads_or_is_refused(span: int, field: str, value: Any) -> None:
     spans = sdk_spans()
     setattr(spans[span], field, value)
-    outcome(otel.to_messages, spans)  # any exception but a TraceError fails here
-    otel.detect(spans)
+    result = outcome(otel.to_messages, spans)  # any exception but a TraceError fails here
+    assert otel.detect(spans) is True  # still spans: to_messages says what is wrong
+    if isinstance(result, list):
+        # No drawn value holds a message attribute, so a change can take a call away but not
+        # alter one, and the last call holds the whole conversation.
+        assert validation.check(result) == []
+        assert result == EXPECTED
+        return
+    code, index, path = result
+    changed = f"[{span}].{field.removeprefix('_')}"
+    if code == "malformed_event":
+        assert path == changed or path.startswith((f"{changed}.", f"{changed}["))
+        assert index == span  # docs/adapters/otel.md "Refusals": the span's position
+    elif code == "unanswered_tool_call":
+        assert code in _CONVERSATION_CODES.get(field, set())
+        assert (index, path) == (0, "[0].output[0].tool_calls[0]")
+        assert span == 1  # the last call's span
+    else:
+        assert code in _CONVERSATION_CODES.get(field, set())
+        assert (code, index, path) == ("ambiguous_trace", None, None)
+        assert span == 1

@@ -97,7 +97,7 @@ def _spans(trace: Any) -> Iterator[Span]:
             elif isinstance(item, Mapping) and "context" in item:
                 yield _json_span(item, f"[{k}]", next(counter))
             elif is_sdk_span(item):
-                yield _sdk_span(item, f"[{k}]", next(counter))
+                yield _sdk_span_at(item, f"[{k}]", next(counter))
             else:
                 fail(
                     "malformed_event",
@@ -328,6 +328,17 @@ def _iso(value: Any, path: str, index: int) -> int:
             f"{short_repr(value)}", index=index, path=path, source=SOURCE,
         ) from None
     return int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000
+
+
+def _sdk_span_at(item: Any, path: str, index: int) -> Span:
+    """``_sdk_span``, its refusals of the span's own fields at the span's position too (as
+    every refusal of a span is: docs/adapters/otel.md "Refusals")."""
+    try:
+        return _sdk_span(item, path, index)
+    except TraceError as error:
+        if error.index is not None:
+            raise
+        raise error.relocated(index=index) from None
 
 
 def _sdk_span(item: Any, path: str, index: int) -> Span:
