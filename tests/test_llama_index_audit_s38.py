@@ -147,17 +147,21 @@ def test_a_raw_output_key_that_is_no_string_is_refused_as_dump_events_refuses_it
     assert caught(lambda: llama_index.events_to_messages(events)) == refused
 
 
-def test_a_raw_input_key_that_is_no_string_is_refused_as_dump_events_refuses_it() -> None:
-    events = [
+def one_call_events(text: str, raw_input: Any, raw_output: Any) -> list[Any]:
+    """A run of one call of ``t`` whose output shows ``text`` and holds the raw values."""
+    return [
         AgentInput(input=[ChatMessage(role="user", content="go")], current_agent_name="A"),
         AgentOutput(response=ChatMessage(role="assistant", blocks=[
             ToolCallBlock(tool_call_id="c1", tool_name="t", tool_kwargs={"x": 1})]),
             current_agent_name="A"),
         ToolCallResult(tool_name="t", tool_kwargs={"x": 1}, tool_id="c1", return_direct=False,
-                       tool_output=ToolOutput(tool_name="t", blocks=[TextBlock(text="r")],
-                                              raw_input={"kwargs": {"x": {1: "a"}}},
-                                              raw_output="r")),
+                       tool_output=ToolOutput(tool_name="t", blocks=[TextBlock(text=text)],
+                                              raw_input=raw_input, raw_output=raw_output)),
     ]
+
+
+def test_a_raw_input_key_that_is_no_string_is_refused_as_dump_events_refuses_it() -> None:
+    events = one_call_events("r", {"kwargs": {"x": {1: "a"}}}, "r")
     refused = ("unserializable_value", 2, "events[2].data.tool_output.raw_input.kwargs.x",
                "object keys must be strings, got int 1 (LlamaIndex's dump writes it as '1', "
                "over any key of that text)")
@@ -178,16 +182,7 @@ def test_a_plain_dict_raw_output_of_a_run_is_still_kept() -> None:
 
 def test_a_model_raw_output_is_kept_by_field_name_on_every_road() -> None:
     doc = Document(text="doc", id_="d1")
-    events = [
-        AgentInput(input=[ChatMessage(role="user", content="go")], current_agent_name="A"),
-        AgentOutput(response=ChatMessage(role="assistant", blocks=[
-            ToolCallBlock(tool_call_id="c1", tool_name="t", tool_kwargs={"x": 1})]),
-            current_agent_name="A"),
-        ToolCallResult(tool_name="t", tool_kwargs={"x": 1}, tool_id="c1", return_direct=False,
-                       tool_output=ToolOutput(tool_name="t", blocks=[TextBlock(text="doc")],
-                                              raw_input={"args": [], "kwargs": {"x": 1}},
-                                              raw_output=doc)),
-    ]
+    events = one_call_events("doc", {"args": [], "kwargs": {"x": 1}}, doc)
     objects = llama_index.events_to_messages(events, allow_pending=True)
     dumped = llama_index.events_to_messages(
         json.loads(json.dumps(llama_index.dump_events(events))), allow_pending=True)
@@ -202,15 +197,7 @@ def test_a_model_raw_output_is_kept_by_field_name_on_every_road() -> None:
 
 def test_a_model_raw_input_is_kept_by_field_name() -> None:
     doc = Document(text="doc", id_="d1")
-    events = [
-        AgentInput(input=[ChatMessage(role="user", content="go")], current_agent_name="A"),
-        AgentOutput(response=ChatMessage(role="assistant", blocks=[
-            ToolCallBlock(tool_call_id="c1", tool_name="t", tool_kwargs={"x": 1})]),
-            current_agent_name="A"),
-        ToolCallResult(tool_name="t", tool_kwargs={"x": 1}, tool_id="c1", return_direct=False,
-                       tool_output=ToolOutput(tool_name="t", blocks=[TextBlock(text="r")],
-                                              raw_input={"doc": doc}, raw_output="r")),
-    ]
+    events = one_call_events("r", {"doc": doc}, "r")
     objects = llama_index.events_to_messages(events, allow_pending=True)
     assert objects[-1].metadata[NS]["event"]["raw_input"] == {"doc": doc.model_dump(mode="json")}
     assert objects == llama_index.events_to_messages(llama_index.dump_events(events),

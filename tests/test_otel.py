@@ -127,21 +127,28 @@ def test_a_list_of_documents_and_json_lines_are_one_input() -> None:
     assert otel.to_messages(json.dumps(first) + "\n" + json.dumps(second) + "\n") == EXPECTED
 
 
-def sdk_spans() -> list[Any]:
+def recorded_spans(build: Any, scope: str = "test") -> list[Any]:
+    """The SDK spans ``build(tracer)`` makes, as an in-memory exporter receives them."""
     sdk = pytest.importorskip("opentelemetry.sdk.trace")
     memory = pytest.importorskip("opentelemetry.sdk.trace.export.in_memory_span_exporter")
     export = pytest.importorskip("opentelemetry.sdk.trace.export")
     exporter = memory.InMemorySpanExporter()
     provider = sdk.TracerProvider()
     provider.add_span_processor(export.SimpleSpanProcessor(exporter))
-    tracer = provider.get_tracer("test")
-    with tracer.start_as_current_span("agent"):
-        for given, answered in (([ASK], [CALLING]), ([ASK, CALLING, RESULT], [ANSWER])):
-            with tracer.start_as_current_span("chat") as current:
-                current.set_attribute("gen_ai.operation.name", "chat")
-                current.set_attribute("gen_ai.input.messages", json.dumps(given))
-                current.set_attribute("gen_ai.output.messages", json.dumps(answered))
+    build(provider.get_tracer(scope))
     return list(exporter.get_finished_spans())
+
+
+def sdk_spans() -> list[Any]:
+    def build(tracer: Any) -> None:
+        with tracer.start_as_current_span("agent"):
+            for given, answered in (([ASK], [CALLING]), ([ASK, CALLING, RESULT], [ANSWER])):
+                with tracer.start_as_current_span("chat") as current:
+                    current.set_attribute("gen_ai.operation.name", "chat")
+                    current.set_attribute("gen_ai.input.messages", json.dumps(given))
+                    current.set_attribute("gen_ai.output.messages", json.dumps(answered))
+
+    return recorded_spans(build)
 
 
 def test_sdk_spans_and_their_to_json_dicts() -> None:

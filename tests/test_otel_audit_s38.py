@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_otel import recorded_spans
 
 from tracebridge import (
     AIMessage,
@@ -385,14 +386,7 @@ def test_the_retry_trace_without_its_last_model_call_reads(allow_pending: bool) 
 
 
 def sdk_spans(build: Any) -> list[Any]:
-    sdk = pytest.importorskip("opentelemetry.sdk.trace")
-    memory = pytest.importorskip("opentelemetry.sdk.trace.export.in_memory_span_exporter")
-    export = pytest.importorskip("opentelemetry.sdk.trace.export")
-    exporter = memory.InMemorySpanExporter()
-    provider = sdk.TracerProvider()
-    provider.add_span_processor(export.SimpleSpanProcessor(exporter))
-    build(provider.get_tracer("test.scope"))
-    return list(exporter.get_finished_spans())
+    return recorded_spans(build, "test.scope")
 
 
 ASK = [{"role": "user", "parts": [{"type": "text", "content": "q"}]}]

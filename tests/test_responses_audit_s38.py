@@ -19,6 +19,7 @@ import pytest
 from agents import Runner
 from openai.types.responses import response_output_item
 from test_openai_agents import GENERATOR
+from test_reasoning_without_id import unnamed
 
 from tracebridge import AIMessage, HumanMessage, TraceError
 from tracebridge.adapters import openai_agents, openai_responses
@@ -60,19 +61,6 @@ def kept_item_after_a_call() -> tuple[Any, Any]:
     ])
 
 
-def plain(messages: list[Any]) -> list[Any]:
-    """``messages`` without agent names and RunItem wrappers: what the input list reads as."""
-    out = []
-    for message in messages:
-        kept = dict(message.metadata.get("openai_agents", {}))
-        kept.pop("run_items", None)
-        update: dict[str, Any] = {"metadata": {"openai_agents": kept} if kept else {}}
-        if isinstance(message, AIMessage):
-            update["name"] = None
-        out.append(message.model_copy(update=update))
-    return out
-
-
 def reasoned(text: str, item_id: str, source: str) -> ReasoningPart:
     return ReasoningPart(text=text, metadata={source: {"id": item_id}})
 
@@ -108,7 +96,7 @@ def test_reasoning_between_two_calls_reads_as_one_reply_of_a_live_run() -> None:
         ToolMessage(content="24 C, clear", tool_call_id="c2"),
     ]
     read = openai_agents.to_messages(result)
-    assert plain(read)[:4] == expected
+    assert unnamed(read)[:4] == expected
     assert read[1].name == "Weather Bot"
     assert [r["type"] for r in read[1].metadata[source]["run_items"]] == [
         "reasoning_item", "tool_call_item", "reasoning_item", "tool_call_item",
