@@ -362,7 +362,7 @@ def test_non_text_parts_are_not_representable_unless_dropped_by_name() -> None:
         "not_representable", 0, "messages[0].content[1]"
     )
     assert error.detail == (
-        "a image part: Galtea turns hold only user and assistant text and files; "
+        "an image part: Galtea turns hold only user and assistant text and files; "
         "drop_non_text=True leaves it out (recorded in omitted)"
     )
     # the two text parts left become one text: a loss of its own, accepted by its own name

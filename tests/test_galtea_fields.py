@@ -118,7 +118,7 @@ def test_images_stay_non_text_parts_even_by_url() -> None:
     assert (error.code, error.index, error.path) == (
         "not_representable", 0, "messages[0].content[0]")
     assert error.detail == (
-        "a image part: Galtea turns hold only user and assistant text and files; "
+        "an image part: Galtea turns hold only user and assistant text and files; "
         "drop_non_text=True leaves it out (recorded in omitted)"
     )
 

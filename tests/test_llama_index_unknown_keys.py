@@ -149,9 +149,9 @@ def test_event_facts_stay_as_documented() -> None:
     # a text part with anything kept goes the general way (it used to take the fast path)
     (TextPart(text="t", metadata={NS: {"bogus": 1}}), "bogus", "a text part", "nothing there"),
     (ImagePart(data=PNG, mime_type="image/png", metadata={NS: {"fps": 24}}), "fps",
-     "a image part", "data_url, image_mimetype, path"),
+     "an image part", "data_url, image_mimetype, path"),
     (AudioPart(data=WAV, mime_type="audio/wav", metadata={NS: {"detail": "high"}}), "detail",
-     "a audio part", "data_url, format, path"),
+     "an audio part", "data_url, format, path"),
     (FilePart(data="JVBERi0=", mime_type="application/pdf", metadata={NS: {"fps": 24}}), "fps",
      "a file part (a document)", "data_url, document_mimetype, path"),
     (FilePart(url="https://a.com/v.mp4", metadata={NS: {"block_type": "video", "title": "v"}}),
@@ -161,7 +161,7 @@ def test_event_facts_stay_as_documented() -> None:
      "a reasoning part", "additional_information, also, content_is_null, from, num_tokens"),
     (OpaquePart(kind="cache", value=CachePoint(cache_control=CacheControl(type="ephemeral"))
                 .model_dump(mode="json"), metadata={NS: {"bogus": 1}}), "bogus",
-     "a opaque part", "nothing there"),
+     "an opaque part", "nothing there"),
 ])
 def test_an_unknown_key_on_a_part_is_refused(part: Any, key: str, what: str, keeps: str) -> None:
     message = HumanMessage(content=[TextPart(text="first"), part])

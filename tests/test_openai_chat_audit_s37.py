@@ -248,7 +248,7 @@ def test_a_null_content_form_on_an_assistant_message_says_why() -> None:
     with pytest.raises(TraceError) as caught:
         openai_chat.from_messages(messages)
     assert str(caught.value) == (
-        "openai_chat: messages[1].metadata.openai_chat.content: a assistant message read from "
+        "openai_chat: messages[1].metadata.openai_chat.content: an assistant message read from "
         "Chat Completions has no empty content of the kept form None [not_representable]"
     )
 

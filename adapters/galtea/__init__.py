@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from tracebridge._gc import pause_gc, resume_gc
-from tracebridge.errors import TraceError, short_repr
+from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import Message
 from tracebridge.validation import validate
 
@@ -110,8 +110,8 @@ def _from_list(items: list[Any], origin: list[int], start: int = 0,
         elif item_kind != kind:
             raise error(
                 "malformed_event",
-                f"a {_NOUN[item_kind]} in a list of {_NOUN[kind]}s (turn 0 set the shape); "
-                f"one list holds one shape",
+                f"{with_article(_NOUN[item_kind])} in a list of {_NOUN[kind]}s (turn 0 set the "
+                "shape); one list holds one shape",
                 i,
             )
     if kind == "traces":

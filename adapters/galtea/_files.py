@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection
 from typing import Any, Literal
 
 from tracebridge._json import check_json, json_path
-from tracebridge.errors import TraceError, short_repr
+from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import FilePart
 
 __all__ = ["FILE_FIELDS", "FileField", "checked_namespace", "default_field", "file_fields",
@@ -146,8 +146,8 @@ def write_file(part: FilePart, role: str, index: int, at: str) -> dict[str, Any]
     if namespace.get("field", "input_files") not in FILE_FIELDS:
         raise bad(f"expected one of {FILE_FIELDS}, got {short_repr(namespace['field'])}", "field")
     if namespace.get("field") == default_field(role):
-        raise bad(f"{namespace['field']!r} is where a {role} turn's files go already (record "
-                  f"'field' only for the other list)", "field")
+        raise bad(f"{namespace['field']!r} is where {with_article(role)} turn's files go already "
+                  "(record 'field' only for the other list)", "field")
     absent = namespace.get("absent", [])
     if (type(absent) is not list or not all(type(key) is str for key in absent)
             or not set(absent) <= set(_FILE_KEYS[1:]) or ("absent" in namespace and not absent)

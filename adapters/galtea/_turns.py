@@ -10,7 +10,7 @@ from typing_extensions import assert_never
 
 from tracebridge._json import json_path
 from tracebridge._shape import UNCHECKED, unchecked_field
-from tracebridge.errors import TraceError, short_repr
+from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import AIMessage, AnyMessage, HumanMessage, messages_of
 from tracebridge.validation import validate
 
@@ -256,7 +256,8 @@ def _extra(entry: Entry, shape: Shape) -> dict[str, Any]:
         raise refuse(
             entry.index,
             json_path(f"messages[{entry.index}].metadata.{NAME}.extra", clashes[0]),
-            f"extra key(s) {clashes} would take the place of a {shape} turn's own field",
+            f"extra key(s) {clashes} would take the place of {with_article(shape)} turn's own "
+            "field",
         )
     markers = sorted(key for key in extra if key in _RECORD_MARKERS)
     if {"id", "index"} <= extra.keys() and not _SESSION_KEYS.isdisjoint(extra):

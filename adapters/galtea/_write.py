@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tracebridge._drop import check_flag
-from tracebridge.errors import TraceError, short_repr
+from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import (
     AIMessage,
     AnyMessage,
@@ -328,7 +328,7 @@ def _content(message: HumanMessage | AIMessage, entry: Entry, shape: Shape, opti
             leave_out(options.drop_non_text,
                       Omission(i, "non_text_part", "drop_non_text",
                                f"{part.type} part at content[{j}]"),
-                      found, at, f"a {part.type} part", _why_not(part, shape))
+                      found, at, f"{with_article(part.type)} part", _why_not(part, shape))
     entry.text = "\n".join(texts)
     at = f"messages[{i}].content"
     if reordered:
@@ -360,8 +360,9 @@ def _no_namespace(part: TextPart | RefusalPart, i: int, at: str) -> None:
     """Refuse ``metadata["galtea"]`` on a text or refusal part: ``to_messages`` records none
     there and a turn's text has no place for one, so written it would be left out without a
     word (as an unknown key of a message's or a file's namespace is refused)."""
-    raise TraceError("malformed_event", f"a {part.type} part holds no galtea namespace (a turn's "
-                     f"text has no place for it), got {short_repr(part.metadata[NAME])}",
+    raise TraceError("malformed_event",
+                     f"{with_article(part.type)} part holds no galtea namespace (a turn's text "
+                     f"has no place for it), got {short_repr(part.metadata[NAME])}",
                      index=i, path=f"{at}.metadata.{NAME}", source=NAME)
 
 

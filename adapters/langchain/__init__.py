@@ -33,7 +33,7 @@ from tracebridge._drop import check_drop, check_flag
 from tracebridge._json import _INT_BOUND, _INT_FLOOR, json_path
 from tracebridge._optional import module_of
 from tracebridge._shape import UNCHECKED, unchecked_field
-from tracebridge.errors import TraceError, short_repr
+from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import Message, checked_messages
 
 from ._classes import NAME, langchain_core_messages
@@ -180,7 +180,8 @@ def _non_json_refusal(messages: list[Any]) -> TraceError | None:
                 f"part to write its data as base64 text"
             )
         else:
-            detail = f"a {type(value).__name__} value ({short_repr(value)}), which is not JSON"
+            kind = with_article(type(value).__name__)
+            detail = f"{kind} value ({short_repr(value)}), which is not JSON"
         return TraceError(
             "not_representable",
             f"the JSON form of this LangChain message holds {detail}",

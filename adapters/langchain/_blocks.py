@@ -21,7 +21,7 @@ import copy
 from typing import Any
 
 from tracebridge._json import check_json
-from tracebridge.errors import TraceError, short_repr
+from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import OpaquePart, TextPart
 
 from ._classes import NAME
@@ -206,8 +206,8 @@ def block_of(part: AnyPart, path: str) -> str | dict[str, Any]:
     if not isinstance(part, shape.part):
         raise TraceError(
             "not_representable",
-            f"metadata.langchain.shape is {name!r}, a {shape.part.__name__} layout, "
-            f"but the part is a {type(part).__name__}",
+            f"metadata.langchain.shape is {name!r}, {with_article(shape.part.__name__)} layout, "
+            f"but the part is {with_article(type(part).__name__)}",
             path=path,
             source=NAME,
         )

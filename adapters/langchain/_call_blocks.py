@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tracebridge._json import check_json, same_json
-from tracebridge.errors import TraceError, short_repr
+from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import ToolCall
 
 from ._classes import NAME
@@ -120,7 +120,8 @@ def link_content_blocks(
         if call_id is not None and type(call_id) is not str:
             raise TraceError(
                 "malformed_event",
-                f"a {kind.tag} block's {kind.id_key} must be a string, got {short_repr(call_id)}",
+                f"{with_article(kind.tag)} block's {kind.id_key} must be a string, got "
+                f"{short_repr(call_id)}",
                 path=f"{where}.{kind.id_key}",
             )
         spec = by_id.get(call_id)
@@ -131,8 +132,9 @@ def link_content_blocks(
                 by_id[spec["id"]] = spec
         elif spec is None or "content_block" in spec.get("metadata", {}).get(NAME, {}):
             raise _conflict(
-                f"a {kind.tag} block with {kind.id_key} {block.get(kind.id_key)!r} names no call "
-                f"of tool_calls that another block has not named (call ids: {list(by_id)})",
+                f"{with_article(kind.tag)} block with {kind.id_key} {block.get(kind.id_key)!r} "
+                "names no call of tool_calls that another block has not named (call ids: "
+                f"{list(by_id)})",
                 f"{where}.{kind.id_key}",
             )
         else:
@@ -149,7 +151,7 @@ def _content_spec(block: dict[str, Any], kind: CallBlock, where: str) -> dict[st
     if type(name) is not str:
         raise TraceError(
             "malformed_event",
-            f"a {kind.tag} block needs a 'name' string, got {short_repr(name)}",
+            f"{with_article(kind.tag)} block needs a 'name' string, got {short_repr(name)}",
             path=f"{where}.name",
         )
     call_id = block.get(kind.id_key)  # None or a string: checked by link_content_blocks
@@ -180,7 +182,8 @@ def _malformed_args(kind: CallBlock, value: Any, where: str) -> TraceError:
     wanted = "an object" if kind.encoding == "object" else "a string"
     return TraceError(
         "malformed_event",
-        f"a {kind.tag} block's {kind.args_key} must be {wanted}, got {short_repr(value)}",
+        f"{with_article(kind.tag)} block's {kind.args_key} must be {wanted}, got "
+        f"{short_repr(value)}",
         path=f"{where}.{kind.args_key}",
     )
 
@@ -337,9 +340,10 @@ def call_block(
             "not_representable",
             "a custom_tool_call block belongs to a custom call; this call is a function call"
             if custom_block
-            else f"a {kind.tag} block {'without arguments ' if without_args else ''}holds a "
-            f"function call; this call is a custom (free-text) call, which LangChain holds in "
-            f"a custom_tool_call block with its input (it would read back as a function call)",
+            else f"{with_article(kind.tag)} block "
+                 f"{'without arguments ' if without_args else ''}holds a function call; this call "
+                 "is a custom (free-text) call, which LangChain holds in a custom_tool_call "
+                 "block with its input (it would read back as a function call)",
             path=at,
         )
     omit_id = bool(link.get("without_id")) and call.id is None

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tracebridge.errors import TraceError, short_repr
+from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.media import audio_format, audio_mime_type, data_url, split_data_url
 from tracebridge.messages import (
     AudioPart,
@@ -164,7 +164,7 @@ class BlockShape:
             if spelled is None:
                 raise TraceError(
                     "not_representable",
-                    f"a {self.name} block cannot spell {field} {value!r}",
+                    f"{with_article(self.name)} block cannot spell {field} {value!r}",
                     path=f"{at}.{field}",
                 )
             _put(block, path, spelled)
@@ -178,8 +178,8 @@ class BlockShape:
             if mime is None and self.data_url_only:
                 raise TraceError(
                     "not_representable",
-                    f"a {self.name} block holds its data as a data: URL, which names a mime "
-                    "type; the part has none",
+                    f"{with_article(self.name)} block holds its data as a data: URL, which names "
+                    "a mime type; the part has none",
                     path=f"{at}.mime_type",
                 )
             if (mime is None and split_data_url(part.data) is not None) or (
@@ -188,7 +188,8 @@ class BlockShape:
                 # read back, the text would split elsewhere: other data, another mime type
                 raise TraceError(
                     "not_representable",
-                    f"a {self.name} block holds its data as a data: URL, which cannot spell "
+                    f"{with_article(self.name)} block holds its data as a data: URL, which cannot "
+                    "spell "
                     + (f"the mime type {mime!r} (a comma ends its header)" if mime is not None
                        else "data that is itself a data: URL, with no mime type"),
                     path=f"{at}.mime_type" if mime is not None else f"{at}.data",
@@ -263,7 +264,8 @@ class SummaryShape(BlockShape):
         if type(text) is not str or not isinstance(part, ReasoningPart):
             raise TraceError(
                 "not_representable",
-                f"a {self.name} block holds reasoning; the part is a {type(part).__name__}",
+                f"{with_article(self.name)} block holds reasoning; the part is "
+                f"{with_article(type(part).__name__)}",
                 path=at,
             )
         if summary_text(block.get("summary")) != text:

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from tracebridge._changed import FELL
 from tracebridge._json import json_copy
 from tracebridge._shape import unchecked_field
-from tracebridge.errors import TraceError, short_repr
+from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import (
     AIMessage,
     Citation,
@@ -188,7 +188,7 @@ def native(
         _check_artifact_dropped(dropped, kept, getattr(lc, cls_name), i, kept_at)
     if (kind or CHAT_ROLES.get(kept.get("role", ""))) != message.type:
         raise _not_representable(
-            f"metadata.langchain.class {tag!r} is not a {message.type} message class",
+            f"metadata.langchain.class {tag!r} is not {with_article(message.type)} message class",
             f"{at}.metadata",
         )
     if kept or extra:
@@ -404,7 +404,8 @@ def _content_back(
         if isinstance(part, OpaquePart) and part.kind in read_as:
             raise _not_representable(
                 f"an opaque {part.kind!r} part in this message's content would read back as "
-                f"a {'tool result' if part.kind == RESULT else 'tool call'}, not as a part",
+                f"{with_article('tool result' if part.kind == RESULT else 'tool call')}, not as a "
+                "part",
                 f"{at}.content[{j}]",
             )
         if part.metadata:

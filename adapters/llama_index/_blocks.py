@@ -45,7 +45,7 @@ from tracebridge import (
 )
 from tracebridge._json import check_json, check_json_object
 from tracebridge._optional import require
-from tracebridge.errors import short_repr
+from tracebridge.errors import short_repr, with_article
 from tracebridge.media import audio_format, audio_mime_type, split_data_url
 from tracebridge.messages import Part
 
@@ -226,8 +226,8 @@ def no_unknown_fields(block: dict[str, Any], kind: str, index: int, path: str) -
         key = sorted(unknown, key=str)[0]
         raise fail(
             "malformed_event",
-            f"a {kind} block has no field {key!r} (LlamaIndex would drop it); its fields: "
-            f"{', '.join(sorted(block_fields(kind)))}",
+            f"{with_article(kind)} block has no field {key!r} (LlamaIndex would drop it); its "
+            f"fields: {', '.join(sorted(block_fields(kind)))}",
             index,
             f"{path}.{key}",
         )

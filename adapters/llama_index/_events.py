@@ -23,7 +23,7 @@ from tracebridge._changed import FELL, refusal
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge._json import same_json
 from tracebridge._optional import module_of
-from tracebridge.errors import short_repr
+from tracebridge.errors import short_repr, with_article
 from tracebridge.validation import validate
 
 from ._blocks import NAME, Llama, fail, json_checked
@@ -200,7 +200,8 @@ def _known(kind: str, e: int) -> None:
 def _field(data: dict[str, Any], key: str, kind: type, e: int, path: str) -> Any:
     if key not in data or type(data[key]) is not kind:
         found = short_repr(data[key]) if key in data else "nothing"
-        raise fail("malformed_event", f"{key!r} must be a {kind.__name__}, found {found}", e,
+        wanted = with_article(kind.__name__)
+        raise fail("malformed_event", f"{key!r} must be {wanted}, found {found}", e,
                    f"{path}.{key}")
     return data[key]
 

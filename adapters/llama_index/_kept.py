@@ -36,7 +36,7 @@ from typing import Any
 
 from tracebridge import AIMessage, Message, ToolCall
 from tracebridge._json import json_path, same_json
-from tracebridge.errors import short_repr
+from tracebridge.errors import short_repr, with_article
 from tracebridge.media import audio_mime_type, canonical_audio_mime_type
 from tracebridge.messages import Part
 
@@ -329,7 +329,7 @@ def check_part_kept(part: Part, kept: dict[str, Any], where: str) -> None:
             refuse_unknown_keys(kept, known, "a file part of a video" if video == "video"
                                 else "a file part (a document)", where)
     elif not kept.keys() <= PART_KEYS[kind]:
-        refuse_unknown_keys(kept, PART_KEYS[kind], f"a {kind} part", where)
+        refuse_unknown_keys(kept, PART_KEYS[kind], f"{with_article(kind)} part", where)
     if kind == "reasoning":
         if not REASONING_MARK.isdisjoint(kept):
             key = "from" if "from" in kept else "also"

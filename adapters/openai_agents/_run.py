@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from tracebridge._changed import FELL
 from tracebridge._json import json_copy_at
 from tracebridge._optional import require
-from tracebridge.errors import TraceError, short_repr
+from tracebridge.errors import TraceError, short_repr, with_article
 
 from ._bridge import read
 from ._identities import identity_keys
@@ -113,7 +113,8 @@ def entries(trace: Any, given_input: Any) -> list[Entry]:
         if given_input is not None:
             raise TraceError(
                 "malformed_event",
-                f"a {type(trace).__name__} holds its own input; do not pass input= with it",
+                f"{with_article(type(trace).__name__)} holds its own input; do not pass input= "
+                "with it",
                 source=NAME,
             )
         if type(trace).__name__ == "RunResultStreaming" and not trace.is_complete:
@@ -439,8 +440,8 @@ def _run_item(item: Any, index: int, path: str, identities: Any) -> Entry:
     if not isinstance(raw, dict):
         raise TraceError(
             "malformed_event",
-            f"the raw item of a {type(item).__name__} serialized to {type(raw).__name__}, "
-            "not a dict",
+            f"the raw item of {with_article(type(item).__name__)} serialized to "
+            f"{type(raw).__name__}, not a dict",
             index=index,
             path=f"{path}.raw_item",
             source=NAME,
@@ -552,8 +553,9 @@ def _serializer_fault(state: Any, item: Any, index: int, path: str) -> TraceErro
         try:
             write(value)
         except FELL as exc:
-            return _changed(item, field, f"a {type(value).__name__} the SDK's serializer falls "
-                            f"on ({type(exc).__name__}: {exc})", index, path)
+            return _changed(item, field, f"{with_article(type(value).__name__)} the SDK's "
+                                         f"serializer falls on ({type(exc).__name__}: {exc})",
+                            index, path)
     return None
 
 

@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 
 from tracebridge._json import check_json, json_copy, json_path
 from tracebridge._shape import unknown_kind
-from tracebridge.errors import TraceError, short_repr
+from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.media import (
     audio_format,
     audio_mime_type,
@@ -154,7 +154,7 @@ class PartReader:
     ) -> dict[str, Any]:
         """The part's inner object (``image_url``, ``file``...); what is left of it is kept."""
         if key not in data:
-            self.fail("malformed_event", f"{path}.{key}", f"a {key} part needs {key!r}")
+            self.fail("malformed_event", f"{path}.{key}", f"{with_article(key)} part needs {key!r}")
         inner = self.mapping(data.pop(key), f"{path}.{key}", repr(key))
         # The caller pops what it maps; the dict object left behind is what gets kept.
         namespace["inner"] = inner
@@ -359,7 +359,8 @@ class PartWriter:
             if part.kind in PART_TYPES[role] and self.namespace(part.metadata).get("verbatim"):
                 # the reader keeps only types it does not map: this one would read back typed
                 self.refuse(f"an opaque {part.kind!r} part kept verbatim: {self.FORMAT} "
-                            f"reads a {part.kind} part in {role} content as a typed part", path)
+                            f"reads {with_article(part.kind)} part in {role} content as a typed "
+                            "part", path)
             return self.opaque(part, path)
         api_type = _API_TYPES[type(part)]
         if api_type not in PART_TYPES[role]:
@@ -403,8 +404,9 @@ class PartWriter:
         namespace = self.namespace(part.metadata)
         if namespace.get("verbatim") is not True:
             self.lose(
-                f"an opaque {part.kind!r} block from another format is not a {self.FORMAT} "
-                f"part (only parts read from a {self.FORMAT} trace are written back verbatim)",
+                f"an opaque {part.kind!r} block from another format is not "
+                f"{with_article(self.FORMAT)} part (only parts read from "
+                f"{with_article(self.FORMAT)} trace are written back verbatim)",
                 path,
                 "opaque_parts",
             )
@@ -421,7 +423,7 @@ class PartWriter:
         if not (isinstance(value, dict) and value.get("type") == part.kind):
             self.refuse(
                 f"an opaque {part.kind!r} {what} is written back verbatim, so its value "
-                f"must be a {what} object with type {part.kind!r}",
+                f"must be {with_article(what)} object with type {part.kind!r}",
                 path,
             )
         return json_copy(value)  # type: ignore[no-any-return]
@@ -451,8 +453,8 @@ class PartWriter:
         (a comma ends a data: URL's header: the type would read back cut there)."""
         if "," in mime_type:
             self.refuse(
-                f"a {part.type} part's mime type {mime_type!r} has a comma, which a data: URL "
-                f"cannot hold",
+                f"{with_article(part.type)} part's mime type {mime_type!r} has a comma, which a "
+                "data: URL cannot hold",
                 f"{path}.mime_type",
             )
         return data_url(mime_type, data)

@@ -16,7 +16,7 @@ from tracebridge._changed import FELL, drifted, refusal
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge._json import MAX_DEPTH, is_plain_json, non_finite_at
 from tracebridge._optional import module_of
-from tracebridge.errors import TraceError
+from tracebridge.errors import TraceError, with_article
 from tracebridge.messages import (
     AIMessage,
     AnyMessage,
@@ -465,7 +465,8 @@ class _Reader(ReplyReader):
         class, as ``{}``) has no JSON form, nor has a chain of models deeper than a JSON
         value may nest: both are refused where they are, before the walk runs out of stack."""
         if id(model) in within:
-            self.fail("unserializable_value", path, f"a {type(model).__name__} set inside "
+            self.fail("unserializable_value", path,
+                      f"{with_article(type(model).__name__)} set inside "
                       "itself (after it was made): JSON has no form for an object inside "
                       "itself")
         if len(within) >= MAX_DEPTH:
@@ -531,7 +532,7 @@ class _Reader(ReplyReader):
         path = f"{self.root}.content"
         if "content" not in data:
             if role != "assistant":
-                self.fail("malformed_event", path, f"a {role} message needs 'content'")
+                self.fail("malformed_event", path, f"{with_article(role)} message needs 'content'")
             namespace["content"] = "absent"
             return ""
         value = data.pop("content")
@@ -540,7 +541,8 @@ class _Reader(ReplyReader):
                 self.fail(
                     "malformed_event",
                     path,
-                    f"a {role} message needs content (a string or a list of parts), got None",
+                    f"{with_article(role)} message needs content (a string or a list of parts), "
+                    "got None",
                 )
             namespace["content"] = "null"
             return ""

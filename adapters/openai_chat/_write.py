@@ -10,7 +10,7 @@ from tracebridge._drop import check_drop
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge._json import json_copy, same_json
 from tracebridge._shape import UNCHECKED, unchecked_field, unknown_kind
-from tracebridge.errors import TraceError, short_repr
+from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import (
     AIMessage,
     AnyMessage,
@@ -517,8 +517,8 @@ class _Writer(ReplyWriter):
         form = namespace["content"]  # a null one too: the reader keeps none
         where = f".metadata.{self.source}.content"
         if form not in _FORMS.get(role, ()):
-            self.refuse(f"a {role} message read from {self.FORMAT} has no empty content of "
-                        f"the kept form {form!r}", where)
+            self.refuse(f"{with_article(role)} message read from {self.FORMAT} has no empty "
+                        f"content of the kept form {form!r}", where)
         if message.content != "":
             self.refuse(f"the kept form {form!r} of an empty content, with content "
                         f"{short_repr(message.content)}: written, one of them is lost", where)

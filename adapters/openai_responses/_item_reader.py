@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tracebridge.errors import with_article
 from tracebridge.messages import (
     Citation,
     Content,
@@ -229,7 +230,9 @@ class ItemReader(ItemPartReader):
         if "output" not in data:
             if kind != "apply_patch_call_output":  # the one output item whose output is optional
                 self.fail(
-                    "malformed_event", f"{self.root}.output", f"a {kind} item needs 'output'"
+                    "malformed_event",
+                    f"{self.root}.output",
+                    f"{with_article(kind)} item needs 'output'",
                 )
             content = ""
             namespace["output"] = "absent"

@@ -13,7 +13,7 @@ import json
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from tracebridge.errors import TraceError, short_repr
+from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import (
     AIMessage,
     Citation,
@@ -78,7 +78,7 @@ class ReplyWriter(ItemPartWriter):
 
     def text(self, content: Any, path: str, what: str) -> str:
         if not isinstance(content, str):
-            self.refuse(f"a {what} holds its output as text, not parts", path)
+            self.refuse(f"{with_article(what)} holds its output as text, not parts", path)
         return content
 
     def json_text(self, content: Any, path: str) -> Any:
@@ -145,9 +145,9 @@ class ReplyWriter(ItemPartWriter):
                     "a Responses reply's reasoning items come before its message item: "
                     "reasoning after the reply's text reads back as the next reply"
                     if not called
-                    else f"a {kind} item after the reply's calls reads back as the next reply "
-                    "unless a call before it waits for its output item (a hosted call holds "
-                    "its result)",
+                    else f"{with_article(kind)} item after the reply's calls reads back as the "
+                         "next reply unless a call before it waits for its output item (a hosted "
+                         "call holds its result)",
                     path if not called else f".metadata.{self.source}.calls_at",
                 )
             spoke = spoke or kind == "message"
@@ -218,8 +218,8 @@ class ReplyWriter(ItemPartWriter):
         if part.kind not in kinds:
             self.refuse(
                 f"an opaque {part.kind!r} part marked as an item kept whole: this format keeps "
-                f"only {', '.join(kinds)} items so here, and a {part.kind} item would read back "
-                "as other typed data",
+                f"only {', '.join(kinds)} items so here, and {with_article(part.kind)} item would "
+                "read back as other typed data",
                 path,
             )
         return self.whole(part, path, "item")
@@ -414,15 +414,15 @@ class ReplyWriter(ItemPartWriter):
         if kind is not None and call.name != call_name(kind):
             # the item type names the tool: another name would read back as this one
             self.refuse(
-                f"a {kind} item names its tool by its type ({call_name(kind)!r}); this call "
-                f"is named {call.name!r}",
+                f"{with_article(kind)} item names its tool by its type ({call_name(kind)!r}); "
+                f"this call is named {call.name!r}",
                 f"{path}.name",
             )
         if call.invalid_args is not None:
             self.unparsed(call, call.invalid_args, kind, f"{path}.invalid_args")
         if kind is not None and call.kind == "custom":  # a hosted item too: checked first
-            self.refuse(f"a {kind} item holds a call with input fields, not a custom (free-text) "
-                        "call", f"{path}.kind")
+            self.refuse(f"{with_article(kind)} item holds a call with input fields, not a custom "
+                        "(free-text) call", f"{path}.kind")
         out: dict[str, Any]
         if kind in HOSTED_CALLS:
             return self.hosted(call, kind, path, result)
@@ -457,8 +457,8 @@ class ReplyWriter(ItemPartWriter):
         arguments."""
         if kind in HOSTED_CALLS or kind in CALL_OUTPUTS:
             self.refuse(
-                f"a {kind} item holds its input as fields, with no place for arguments that "
-                f"did not parse (invalid_args={text!r})",
+                f"{with_article(kind)} item holds its input as fields, with no place for "
+                f"arguments that did not parse (invalid_args={text!r})",
                 path,
             )
         read_back = read_arguments(text)  # what the reader makes of the text
@@ -469,27 +469,31 @@ class ReplyWriter(ItemPartWriter):
         self, call: ToolCall, kind: str, path: str, result: ToolMessage | None
     ) -> dict[str, Any]:
         if result is None:
-            self.refuse(f"a {kind} item holds its result, and none follows the call", path)
+            self.refuse(f"{with_article(kind)} item holds its result, and none follows the call",
+                        path)
         result_path = f"{path} (result)"
         if result.is_error:
-            self.lose(f"a {kind} item has no error flag (is_error=True)", result_path, "is_error")
+            self.lose(f"{with_article(kind)} item has no error flag (is_error=True)", result_path,
+                      "is_error")
         if result.name != call.name:  # the item names its result for its call, always
             self.refuse(
-                f"the result of a {kind} item is named for its call ({call.name!r}), not "
-                f"{result.name!r}",
+                f"the result of {with_article(kind)} item is named for its call ({call.name!r}), "
+                f"not {result.name!r}",
                 result_path,
             )
         if set(self.namespace(call.metadata)) != {"item"} or self.namespace(result.metadata):
-            self.refuse(f"a {kind} item keeps its call and result as it is: there is no place "
-                        f"for other {self.source} metadata on them", path)
+            self.refuse(f"{with_article(kind)} item keeps its call and result as it is: there is "
+                        f"no place for other {self.source} metadata on them", path)
         self.own_keys(call.args, ("type", "id", *RESULT_KEYS), kind, f"{path}.args")
         fields = self.json_text(result.content, result_path)
         if not isinstance(fields, dict):
-            self.refuse(f"the result of a {kind} item must be a JSON object", result_path)
+            self.refuse(f"the result of {with_article(kind)} item must be a JSON object",
+                        result_path)
         if not set(fields) <= set(RESULT_KEYS):
             other = sorted(set(fields) - set(RESULT_KEYS))[0]
-            self.refuse(f"the result of a {kind} item holds its {', '.join(RESULT_KEYS)}; "
-                        f"{other!r} would read back as the call's input", result_path)
+            self.refuse(f"the result of {with_article(kind)} item holds its "
+                        f"{', '.join(RESULT_KEYS)}; {other!r} would read back as the call's input",
+                        result_path)
         return {"type": kind, "id": call.id, **call.args, **fields}
 
     def own_keys(self, args: dict[str, Any], own: Sequence[str], kind: str, path: str) -> None:
@@ -497,5 +501,5 @@ class ReplyWriter(ItemPartWriter):
         there, or overwrite it)."""
         for key in own:
             if key in args:
-                self.refuse(f"a {kind} item keeps {key!r} beside the call's input, which "
-                            f"holds one too", f"{path}.{key}")
+                self.refuse(f"{with_article(kind)} item keeps {key!r} beside the call's input, "
+                            "which holds one too", f"{path}.{key}")

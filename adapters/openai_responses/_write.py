@@ -16,7 +16,7 @@ from tracebridge._drop import check_drop as check_names
 from tracebridge._drop import check_flag
 from tracebridge._json import json_copy
 from tracebridge._shape import UNCHECKED, unchecked_field, unknown_kind
-from tracebridge.errors import TraceError, short_repr
+from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import (
     AIMessage,
     AnyMessage,
@@ -90,7 +90,7 @@ def _written(
             if previous and written and _joins(previous, written[0]):
                 writer.refuse(
                     "two replies in a row with no item between them read back as one reply "
-                    f"(a {written[0].get('type', 'message')} item right after a "
+                    f"({with_article(written[0].get('type', 'message'))} item right after a "
                     f"{previous[-1].get('type', 'message')} item)",
                     "",
                 )
@@ -158,9 +158,9 @@ def _pairs(
                          else "the result of a later hosted call")
                 raise TraceError(
                     "not_representable",
-                    f"the result of a {kind} item is written inside its call's item, which "
-                    f"reads back right after the reply, before the other results and in call "
-                    f"order: this one stands after {after}",
+                    f"the result of {with_article(kind)} item is written inside its call's item, "
+                    "which reads back right after the reply, before the other results and in "
+                    f"call order: this one stands after {after}",
                     index=i,
                     path=f"messages[{i}]",
                     source=source,
@@ -243,7 +243,8 @@ class _Writer(ReplyWriter):
         if namespace.get("output") == "absent" and kind != "apply_patch_call_output":
             self.refuse(
                 f"output: 'absent' marks an apply_patch_call_output without output (the one "
-                f"output item whose output is optional); a {kind} item needs its output",
+                f"output item whose output is optional); {with_article(kind)} item needs its "
+                "output",
                 f".metadata.{self.source}.output",
             )
         out: dict[str, Any] = {"type": kind, "call_id": message.tool_call_id}
@@ -261,12 +262,12 @@ class _Writer(ReplyWriter):
             if kind == "function_call_output":
                 out["name"] = message.name
             else:
-                self.unnamed(f"a {kind} item has no tool name ({message.name!r})")
+                self.unnamed(f"{with_article(kind)} item has no tool name ({message.name!r})")
         if message.id is not None:
             if "id" in out:
                 self.refuse(
-                    f"a {kind} item names its call with its id: it has no id of its own "
-                    f"({message.id!r})",
+                    f"{with_article(kind)} item names its call with its id: it has no id of its "
+                    f"own ({message.id!r})",
                     ".id",
                 )
             out["id"] = message.id

@@ -17,7 +17,7 @@ from typing import Any, TypeGuard
 
 from pydantic import ValidationError
 
-from tracebridge.errors import short_repr
+from tracebridge.errors import short_repr, with_article
 from tracebridge.messages import (
     AIMessage,
     AudioPart,
@@ -126,8 +126,8 @@ class _MessageReader:
         if not parts:
             self.fail(
                 "truncated_trace",
-                f"a {role} message with no parts: the instrumentation left its content out "
-                "(Traceloop does so for an input holding a base64 image)",
+                f"{with_article(role)} message with no parts: the instrumentation left its "
+                "content out (Traceloop does so for an input holding a base64 image)",
                 f"{where}.parts",
             )
         name = data.pop("name", None)
@@ -224,7 +224,8 @@ class _MessageReader:
         if kind in ("text", "reasoning", "refusal"):
             text = part.get("content")
             if not isinstance(text, str):
-                self.fail("malformed_event", f"a {kind} part needs 'content' text", where)
+                self.fail("malformed_event", f"{with_article(kind)} part needs 'content' text",
+                          where)
             if kind == "text":
                 return TextPart(text=text, metadata=metadata)
             if kind == "reasoning":

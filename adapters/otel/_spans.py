@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, NoReturn
 
-from tracebridge.errors import ErrorCode, TraceError, short_repr
+from tracebridge.errors import ErrorCode, TraceError, short_repr, with_article
 
 from ._values import SOURCE as SOURCE  # (the adapter's name, imported from here)
 from ._values import any_value, count, plain_value
@@ -253,7 +253,7 @@ def _id(value: Any, size: int, path: str, index: int) -> str:
             return raw.hex()
     raise TraceError(
         "malformed_event",
-        f"expected a {size}-byte id in hex or base64, got {short_repr(value)}",
+        f"expected {with_article(size)}-byte id in hex or base64, got {short_repr(value)}",
         index=index, path=path, source=SOURCE,
     )
 

@@ -17,7 +17,7 @@ from collections.abc import Collection, Iterator
 from typing import Any
 
 from tracebridge._json import json_path
-from tracebridge.errors import short_repr
+from tracebridge.errors import short_repr, with_article
 from tracebridge.messages import (
     AIMessage,
     AnyMessage,
@@ -147,8 +147,9 @@ class _FlatWriter(_ChatWriter):
             for k, part in enumerate(message.content):
                 if not isinstance(part, (TextPart, ImagePart, RefusalPart)):
                     self.refuse(
-                        f"OpenInference message contents hold text and images; a {part.type} "
-                        "part has no place there (convention='genai' writes it)",
+                        "OpenInference message contents hold text and images; "
+                        f"{with_article(part.type)} part has no place there (convention='genai' "
+                        "writes it)",
                         f".content[{k}]",
                     )
         self.own_keys(message)

@@ -13,6 +13,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from tracebridge._json import json_path
+from tracebridge.errors import with_article
 from tracebridge.messages import AIMessage, AnyMessage, ToolCall
 
 from ..openai_chat._parts import PartWriter, described
@@ -111,7 +112,8 @@ class _Checker(PartWriter):
         if isinstance(message.content, list):
             for k, part in enumerate(message.content):
                 if part.metadata:
-                    self.element(part.metadata, PART_KEYS[part.type], f"a {part.type} part",
+                    self.element(part.metadata, PART_KEYS[part.type], f"{with_article(part.type)} "
+                                                                      "part",
                                  f"{path}.content[{k}]")
         calls: list[ToolCall] = message.tool_calls if isinstance(message, AIMessage) else []
         for k, call in enumerate(calls):

@@ -26,7 +26,15 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
-__all__ = ["CODES", "ErrorCode", "FormatError", "MissingExtraError", "TraceError"]
+__all__ = [
+    "CODES",
+    "ErrorCode",
+    "FormatError",
+    "MissingExtraError",
+    "TraceError",
+    "short_repr",
+    "with_article",
+]
 
 ErrorCode = Literal[
     "unknown_role",
@@ -53,6 +61,24 @@ def short_repr(value: Any) -> str:
     """``repr`` of a found value, cut so that an error message stays one readable line."""
     text = repr(value)
     return text if len(text) <= _REPR_LIMIT else text[: _REPR_LIMIT - 3] + "..."
+
+
+_AN_U = ("unk", "unn", "und", "unt", "uns", "unr", "unp", "unc", "up", "ut", "ul", "um")
+"""How words said with a vowel start when they start with ``u`` (``unknown``, ``unnamed``,
+``upload``); ``user``, ``url``, ``unique`` are said with a "y" and take ``a``."""
+
+
+def with_article(noun: object) -> str:
+    """``noun`` after its indefinite article, for error messages that name a kind found in
+    a trace: ``an image``, ``an assistant``, ``an AIMessage``, ``a user``, ``an 8``."""
+    text = str(noun)
+    if text[:2].isupper():  # an initialism, said letter by letter: an AIMessage, an HTTP
+        vowel = text[0] in "AEFHILMNORSX"
+    elif text[:1] in ("u", "U"):
+        vowel = text.lower().startswith(_AN_U)
+    else:
+        vowel = text[:1].lower() in ("a", "e", "i", "o") or text.startswith(("8", "11", "18"))
+    return f"{'an' if vowel else 'a'} {text}"
 
 
 class TraceError(Exception):

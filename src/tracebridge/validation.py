@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ._shape import UNCHECKED, unchecked_field
-from .errors import TraceError, short_repr
+from .errors import TraceError, short_repr, with_article
 from .messages import AIMessage, HumanMessage, SystemMessage, ToolCall, ToolMessage
 
 __all__ = ["check", "validate"]
@@ -228,7 +228,8 @@ def _violations(
                 reason = (
                     "no AIMessage comes before it"
                     if not seen_ai
-                    else f"it must follow an AIMessage or a ToolMessage, not a {previous} message"
+                    else "it must follow an AIMessage or a ToolMessage, not "
+                         f"{with_article(previous)} message"
                 )
                 detail = f"tool result answers nothing: {reason}"
                 yield error("orphan_tool_result", detail, i, ".tool_call_id")

@@ -32,7 +32,7 @@ from pydantic import (
 
 from .._cli_input import EVENTS, READABLE, matching
 from .._jsonstream import JsonDocuments, UnreadableInput, is_jsonl_name
-from ..errors import FormatError, TraceError
+from ..errors import FormatError, TraceError, with_article
 from ..hashing import canonical_json
 from ..messages import Message, Metadata, ToolCall
 from ..registry import detect_format, get_adapter
@@ -183,8 +183,9 @@ class Case(BaseModel):
     def _control_and_label_agree(self) -> Case:
         role, label = self.control_role, self.human_adjudication
         if role in LABELLED_ROLES and label is None:
-            raise ValueError(f"a {role.value} control needs human_adjudication.goal_achieved "
-                             "(its expected outcome is the human label)")
+            raise ValueError(f"{with_article(role.value)} control needs "
+                             "human_adjudication.goal_achieved (its expected outcome is the "
+                             "human label)")
         if label is not None and (
             (role in ACHIEVED_ROLES and not label.goal_achieved)
             or (role in NOT_ACHIEVED_ROLES and label.goal_achieved)

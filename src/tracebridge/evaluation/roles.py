@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import TraceError, short_repr
+from ..errors import TraceError, short_repr, with_article
 from ..messages import AIMessage, HumanMessage, Message, SystemMessage, ToolCall, ToolMessage
 from ..validation import validate
 
@@ -98,7 +98,8 @@ def _message(item: Any, i: int) -> Message:
                      f"{', '.join(_KEYS)}", i, f"{at}.role")
     unknown = sorted(set(item) - _KEYS[role])
     if unknown:
-        raise _error("malformed_event", f"unknown key {unknown[0]!r} in a {role} message; "
+        raise _error("malformed_event",
+                     f"unknown key {unknown[0]!r} in {with_article(role)} message; "
                      f"accepted: {', '.join(sorted(_KEYS[role]))}", i, f"{at}.{unknown[0]}")
     name = _optional_str(item, "name", i, at)
     if role == "ai":
@@ -127,7 +128,8 @@ def _message(item: Any, i: int) -> Message:
 def _content(item: dict[str, Any], i: int, at: str, *, required: bool) -> str:
     if "content" not in item:
         if required:
-            raise _error("malformed_event", f"a {item['role']} message needs 'content'", i,
+            raise _error("malformed_event",
+                         f"{with_article(item['role'])} message needs 'content'", i,
                          f"{at}.content")
         return ""
     content = item["content"]

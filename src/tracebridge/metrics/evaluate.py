@@ -17,7 +17,7 @@ from typing import TextIO
 
 from pydantic import BaseModel, ConfigDict
 
-from ..errors import TraceError
+from ..errors import TraceError, with_article
 from ..sample import MultiTurnSample
 from .base import Metric, MetricResult, run_sync
 
@@ -67,7 +67,8 @@ async def aevaluate(
     for position, sample in enumerate(samples):
         if not isinstance(sample, MultiTurnSample):
             raise TypeError(
-                f"samples[{position}] is a {type(sample).__name__}; expected a MultiTurnSample"
+                f"samples[{position}] is {with_article(type(sample).__name__)}; expected a "
+                "MultiTurnSample"
             )
         try:  # every result carries it (computed once, kept): a sample without one is refused
             sample.transcript_hash()  # before any job runs, not after the rest were scored

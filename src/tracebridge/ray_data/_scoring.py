@@ -22,7 +22,7 @@ from typing import Any, cast
 import pyarrow as pa
 from pydantic import ValidationError
 
-from ..errors import TraceError
+from ..errors import TraceError, with_article
 from ..evaluation.budget import Budget, BudgetedJudge, exhausted_reason
 from ..evaluation.cache import CacheError, cache_key, judge_part
 from ..evaluation.cases import LoadedCase
@@ -185,7 +185,7 @@ class Scorer:
             if source == SAMPLE:
                 if not isinstance(value, dict):
                     raise RowError("invalid_sample", f"expected a MultiTurnSample object, got "
-                                                     f"a {type(value).__name__}")
+                                                     f"{with_article(type(value).__name__)}")
                 return MultiTurnSample.model_validate(value)
             if source == "auto":
                 source = detect_format(value)
