@@ -587,7 +587,7 @@ def test_split_current_turn_refuses_extra_keys_on_the_current_exchange() -> None
 def test_split_current_turn_refuses_a_retrieval_context_on_the_current_question() -> None:
     messages = galtea.to_messages(
         [
-            {"role": "user", "content": "q", "retrieval_context": None},
+            {"role": "user", "content": "q", "retrieval_context": "r"},
             {"role": "assistant", "content": "a"},
         ]
     )
@@ -597,6 +597,10 @@ def test_split_current_turn_refuses_a_retrieval_context_on_the_current_question(
     )
     assert error.detail.startswith("the current exchange carries Galtea fields "
                                    "['retrieval_context']")
+    # a null one says nothing (every user message read from the SDK's objects carries one)
+    null = galtea.to_messages([{"role": "user", "content": "q", "retrieval_context": None},
+                               {"role": "assistant", "content": "a"}])
+    assert galtea.split_current_turn(null, shape="roles") == ([], "q", "a")
 
 
 def test_split_current_turn_of_nothing_is_an_empty_conversation() -> None:

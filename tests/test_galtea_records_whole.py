@@ -48,7 +48,8 @@ def test_an_output_envelope_of_text_and_files_alone_keeps_nothing_more() -> None
             "mimeType": "application/pdf"}
     answer = _read(**API, input={"user_message": "q"},
                    actualOutput={"assistant_message": "a", "content": [part]})[-1]
-    assert answer.metadata["galtea"]["metadata"] is None
+    # {}: an envelope, not the plain text with its files (null; tests/test_galtea_audit_s39.py)
+    assert answer.metadata["galtea"]["metadata"] == {}
     assert isinstance(answer.content, list)
     assert answer.content[1] == FilePart(url="gs://b/f.pdf", filename="f.pdf",
                                          mime_type="application/pdf")

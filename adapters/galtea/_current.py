@@ -21,12 +21,18 @@ from ._write import NAME, Omission, Options, Shape, check_options, refuse
 
 __all__ = ["CurrentTurn", "split_current_turn"]
 
-# What the earlier API's call took for the current exchange.
+# What the earlier API's call took for the current exchange (a role turn's answer spells its
+# retrieval context either way).
 _FIELDS: dict[Shape, frozenset[str]] = {
-    "roles": frozenset({"role", "content", "retrieval_context"}),
+    "roles": frozenset({"role", "content", "retrieval_context", "retrievalContext"}),
     "history": frozenset({"role", "content"}),
     "pairs": frozenset({"input", "actual_output", "retrieval_context"}),
 }
+# What a written role turn holds that says nothing (as in pairs and history): a null, an empty
+# file list, in either spelling. Every message read from the SDK's own objects carries them.
+# (A pair's keys besides its own are extra keys, which say what they hold.)
+_SILENT = frozenset({"retrieval_context", "retrievalContext", "metadata", "input_files",
+                     "inputFiles", "output_files", "outputFiles"})
 
 
 class CurrentTurn(tuple[list[dict[str, Any]], str, str]):
@@ -79,8 +85,9 @@ def split_current_turn(
     The conversation must end with a user message answered by an assistant message. The
     options and shapes are ``from_messages``'s (``shape=None`` is the shape ``to_messages``
     recorded: pairs when a message says so, else roles). The answer's ``retrieval_context`` is
-    on the result (``.retrieval_context``); other Galtea fields of the current exchange have no
-    place in the call and are refused.
+    on the result (``.retrieval_context``, from either spelling); other Galtea fields of the
+    current exchange have no place in the call and are refused (a null, an empty file list and
+    a spelling say nothing).
 
     >>> from tracebridge import AIMessage, HumanMessage
     >>> turns, question, answer = split_current_turn(
@@ -122,7 +129,8 @@ def split_current_turn(
     if shape != "pairs":
         allowed[0] = frozenset({"role", "content"})  # the question has no retrieval_context
     for turn, fields, at in zip(current, allowed, origins[-len(current):], strict=True):
-        leftover = [key for key in turn if key not in fields]
+        leftover = [key for key, value in turn.items() if key not in fields
+                    and not (shape == "roles" and key in _SILENT and value in (None, []))]
         if leftover:
             raise refuse(
                 at,
@@ -130,7 +138,8 @@ def split_current_turn(
                 f"the current exchange carries Galtea fields {leftover} that the evaluation-task "
                 f"call (input, actual_output, retrieval_context) had no place for",
             )
-    context = current[-1].get("retrieval_context")  # optional in both shapes
+    answer_turn = current[-1]  # its retrieval context is optional, in either spelling
+    context = answer_turn.get("retrieval_context", answer_turn.get("retrievalContext"))
     if omitted is not None:
         omitted.extend(found)
     return CurrentTurn(prior, question, answer, context)

@@ -154,6 +154,11 @@ def write_file(part: FilePart, role: str, index: int, at: str) -> dict[str, Any]
             or len(set(absent)) != len(absent)):
         raise bad(f"expected a non-empty list of {_FILE_KEYS[1:]}, got {short_repr(absent)}",
                   "absent")
+    if len(absent) > 1 and absent != [key for key in _FILE_KEYS[1:] if key in absent]:
+        # the written file holds its keys in one order: read back, this one would change
+        raise bad(f"expected absent in the order a file is read in "
+                  f"({[key for key in _FILE_KEYS[1:] if key in absent]}), got {absent}",
+                  "absent")
     aliases = namespace.get("aliases", [])
     if aliases != ["mimeType"] and "aliases" in namespace:
         raise bad(f"expected ['mimeType'], got {short_repr(aliases)}", "aliases")

@@ -131,11 +131,14 @@ def is_agent_input(value: Any) -> bool:
             and any(key in value for key in _SESSION_KEYS))
 
 
-def _plain(value: Any) -> Any:
-    # The status of a python-mode dump is a TraceStatus (a str enum); its value is the data.
-    if isinstance(value, enum.Enum) and isinstance(value.value, str):
-        return value.value
-    return value
+def _with_plain_status(record: dict[str, Any]) -> dict[str, Any]:
+    """The record, its ``status`` read as its value when it is a ``str`` enum: a python-mode
+    dump holds the SDK's ``TraceStatus`` there. No other field's enum is read so (an
+    application's enum is not its value): it is refused where it is, as anywhere in a trace."""
+    status = record.get("status")
+    if isinstance(status, enum.Enum) and isinstance(status.value, str):
+        return {**record, "status": status.value}
+    return record
 
 
 def _field(record: dict[str, Any], name: str, i: int) -> tuple[str | None, Any]:
@@ -271,7 +274,9 @@ def _turns_of(
         answer = {key: value for key, value in envelope.items()
                   if key != "assistant_message" or not output}
         if answer.keys() == {"content"} and answer["content"] and _only_files(answer["content"]):
-            answer = None  # its files, read as such, are all it says besides the text
+            # its files, read as such, are all it says besides the text: an envelope of text
+            # (and files) is {}, not the plain text (null); one of files alone is null
+            answer = {} if output else None
     elif type(output_data) is dict:  # a dump: the envelope beside its text and files
         said = output_data.get("assistant_message")
         said = said if type(said) is str else None  # what the SDK unwraps
@@ -345,7 +350,7 @@ def from_records(records: list[Any], origin: list[int]) -> list[Message]:
     last_index: Any = None
     seen: dict[str, int] = {}
     for i, record in enumerate(records):
-        record = {key: _plain(value) for key, value in record.items()}
+        record = _with_plain_status(record)
         trace_id = record["id"]
         if type(trace_id) is not str:  # the SDK's Trace.id; else a repeat would go unseen
             raise error("malformed_event", f"expected the trace's id as a string, got "
@@ -393,7 +398,7 @@ def _one_session(records: list[dict[str, Any]]) -> None:
     twice must say one session (``conflicting_fields``)."""
     sessions: list[tuple[Any, list[int]]] = []
     for i, record in enumerate(records):
-        said = [(key, _plain(record[key])) for key in _SESSION_KEYS if key in record]
+        said = [(key, record[key]) for key in _SESSION_KEYS if key in record]
         for key, value in said:
             _comparable(value, i, key)
         session = said[0][1]
@@ -446,7 +451,7 @@ def from_agent_input(agent_input: dict[str, Any], origin: list[int]) -> list[Mes
                 f"message's input_files {short_repr(own)} (the SDK derives one from the other)",
                 path=derived_key, source=NAME,
             )
-    kept = {key: _plain(value) for key, value in agent_input.items()
+    kept = {key: value for key, value in agent_input.items()
             if key not in ("messages", "input_files", "inputFiles")}
     try:
         check_json(kept, "agent_input")

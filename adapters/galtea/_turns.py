@@ -225,7 +225,9 @@ def _join(entries: list[Entry], separator: str, options: Options,
             joined.append(Entry(entry.role, entry.text, entry.index, dict(entry.namespace),
                                 list(entry.files)))
             continue
-        if (last.namespace and entry.namespace) or (last.files and entry.files):
+        said, saying = _said(last.namespace), _said(entry.namespace)
+        if (said and saying and last.namespace != entry.namespace) or (
+                last.files and entry.files):
             raise refuse(
                 entry.index,
                 f"messages[{entry.index}].metadata.{NAME}",
@@ -242,11 +244,20 @@ def _join(entries: list[Entry], separator: str, options: Options,
                       f"text after the files of messages[{last.index}] it is joined to",
                       "a Galtea turn holds its text, then its files")
         last.text = last.text + separator + entry.text
-        last.namespace = last.namespace or dict(entry.namespace)
+        if (saying and not said) or not last.namespace:  # the fields that say something
+            last.namespace = dict(entry.namespace)
         last.files = last.files or list(entry.files)
         found.append(Omission(entry.index, "joined", "join_consecutive",
                               f"joined into the {entry.role} turn of messages[{last.index}]"))
     return joined
+
+
+def _said(namespace: dict[str, Any]) -> bool:
+    """Whether a message's Galtea fields say something: a null, an empty file list and a
+    spelling say nothing (every message read from the SDK's own objects carries them)."""
+    return any(key not in ("aliases", "empty_files")
+               and not (key in ("metadata", "retrieval_context") and value is None)
+               for key, value in namespace.items())
 
 
 def _extra(entry: Entry, shape: Shape) -> dict[str, Any]:

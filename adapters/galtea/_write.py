@@ -249,6 +249,10 @@ def read_namespace(message: HumanMessage | AIMessage, i: int) -> dict[str, Any]:
                   and set(value) <= set(allowed))
         if not listed or (key in namespace and not value) or len(set(value)) != len(value):
             raise bad(f"expected a non-empty list of {allowed}, got {short_repr(value)}", key)
+        if len(value) > 1 and value != [name for name in allowed if name in value]:
+            # the written turn holds its fields in one order: read back, this one would change
+            raise bad(f"expected {key} in the order a turn is read in "
+                      f"({[name for name in allowed if name in value]}), got {value}", key)
     _said_and_written(message, namespace, bad)
     return {key: value for key, value in namespace.items() if key != "shape"}
 
