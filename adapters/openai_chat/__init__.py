@@ -46,6 +46,7 @@ from typing import Any
 
 from tracebridge.messages import Message
 
+from ._parts import STRING_ROLES
 from ._read import ROLES, Dialect, is_sdk_message, parse_arguments, read_trace
 from ._reply import REASONING_KEYS
 from ._write import DROPPABLE, write_trace
@@ -63,7 +64,7 @@ __all__ = [
 
 NAME = "openai_chat"
 
-OPENAI = Dialect(NAME, {role: "name" for role in ROLES}, REASONING_KEYS)
+OPENAI = Dialect(NAME, {role: "name" for role in ROLES}, REASONING_KEYS, STRING_ROLES)
 
 # What an assistant message may carry instead of content (the audio guide sends back
 # ``{"role": "assistant", "audio": {"id": ...}}``).

@@ -2,13 +2,15 @@
 
 The API takes different part types in each role (``PART_TYPES``, from the SDK's ``*Param``
 TypedDicts): user ``text``/``image_url``/``input_audio``/``file``, assistant ``text``/``refusal``,
-every other role ``text`` only. ``PartReader`` maps the part types a role takes to typed parts
-(``image_url.detail`` to ``ImagePart.detail``, ``input_audio.format`` to ``AudioPart.mime_type``
-through ``tracebridge.media``); any other part is kept whole as an ``OpaquePart`` marked
-``{"verbatim": true}`` in the adapter's namespace, and only such a part is written back as it
-was. ``PartWriter`` writes what a role takes and refuses the rest, naming the ``drop=`` option
-when leaving the part out is an acceptable loss. Unknown keys of a part and of its inner
-object are kept under ``metadata[<adapter>]`` as ``fields``/``inner``.
+system, developer and tool ``text`` only, and the legacy ``function`` role no parts at all
+(``STRING_ROLES``: its content is a string or null). ``PartReader`` maps the part types a
+role takes to typed parts (``image_url.detail`` to ``ImagePart.detail``,
+``input_audio.format`` to ``AudioPart.mime_type`` through ``tracebridge.media``); any other
+part is kept whole as an ``OpaquePart`` marked ``{"verbatim": true}`` in the adapter's
+namespace, and only such a part is written back as it was. ``PartWriter`` writes what a
+role takes and refuses the rest, naming the ``drop=`` option when leaving the part out is an
+acceptable loss. Unknown keys of a part and of its inner object are kept under
+``metadata[<adapter>]`` as ``fields``/``inner``.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from tracebridge.messages import (
 
 from ._write_keys import PART_KEYS, PART_NAMES, refuse_unknown, refuse_untyped
 
-__all__ = ["PART_TYPES", "PartReader", "PartWriter", "described", "is_plain"]
+__all__ = ["PART_TYPES", "STRING_ROLES", "PartReader", "PartWriter", "described", "is_plain"]
 
 PART_TYPES: Mapping[str, tuple[str, ...]] = {
     "user": ("text", "image_url", "input_audio", "file"),
@@ -51,7 +53,15 @@ PART_TYPES: Mapping[str, tuple[str, ...]] = {
     "tool": ("text",),
     "function": ("text",),
 }
-"""The content part types the Chat Completions API takes in each role."""
+"""The content part types the Chat Completions API takes in each role that takes parts
+(``function``'s entry is for formats built on these classes whose function messages hold
+parts: otel's flat messages; the API takes none there, see ``STRING_ROLES``)."""
+
+STRING_ROLES = frozenset(("function",))
+"""The roles whose content the Chat Completions API takes only as a string or null, never as
+a list of parts: the legacy ``function`` message (``ChatCompletionFunctionMessageParam``,
+``content: Optional[str]``). The openai_chat and swarm dialects refuse parts there both ways
+(``Dialect.string_roles``)."""
 
 
 class PartReader:
@@ -239,6 +249,10 @@ class PartWriter:
     """The assistant keys a reasoning part marked in this namespace goes back to (``from``):
     the openai_chat and swarm writer's; none for writers of other formats."""
 
+    string_roles: frozenset[str] = frozenset()
+    """The roles whose content is written only as a string (``STRING_ROLES``): the openai_chat
+    and swarm writer's; none for writers of other formats."""
+
     def __init__(self, source: str, index: int, drop: Collection[str]) -> None:
         self.source = source
         self.index = index
@@ -333,6 +347,16 @@ class PartWriter:
     def content(self, content: Content, role: str) -> str | list[dict[str, Any]]:
         if isinstance(content, str):
             return content
+        if role in self.string_roles:
+            # Not even one text part as its string: it would read back as another content
+            # (a string, not a list of parts).
+            self.refuse(
+                f"{self.FORMAT} takes {with_article(role)} message's content only as a string "
+                f"(or null), not as a list of parts (found {len(content)} part(s)); a result "
+                "with a tool_call_id (answering a call with an id) is a tool message, which "
+                "takes text parts",
+                ".content",
+            )
         parts = []
         for j, part in enumerate(content, self.first):
             written = self.part(part, f".content[{j}]", role)

@@ -51,6 +51,10 @@ class Dialect:
     reasoning_keys: tuple[str, ...] = ()
     """The keys of an assistant message whose text is the model's reasoning (a
     ``ReasoningPart`` first in the content); none for a dialect that keeps them verbatim."""
+    string_roles: frozenset[str] = frozenset()
+    """The roles whose content is only a string or null (``_parts.STRING_ROLES``): a list of
+    parts there is refused, read or written; none for a dialect whose messages hold parts in
+    every role (otel's flat messages)."""
 
 
 T = TypeVar("T")
@@ -109,16 +113,47 @@ def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Mes
         # the quick pass of the rules passes no result without an id after calls with ids,
         # so only a conversation it cannot vouch for is looked at closer
         if not surely_valid(messages, allow_pending) or type(allow_pending) is not bool:
-            validate(
-                messages,
-                allow_pending=allow_pending,
-                source=dialect.source,
-                origin=range(len(messages)),
-            )
+            try:
+                validate(
+                    messages,
+                    allow_pending=allow_pending,
+                    source=dialect.source,
+                    origin=range(len(messages)),
+                )
+            except TraceError as error:
+                raise _at_legacy_keys(error, messages) from None
             _function_results_answer_function_calls(messages, dialect.source)
     finally:
         resume_gc(paused)
     return messages
+
+
+def _at_legacy_keys(error: TraceError, messages: list[Message]) -> TraceError:
+    """A rule's error pointed at the keys the source message has. The rules name a call as
+    ``tool_calls[k]`` and a result by its ``tool_call_id``; an id-less call was read from the
+    legacy ``function_call`` (one per message), and a result without id from a ``function``
+    message, which has neither key: such an error points at ``function_call`` / the
+    message. Asked only once a rule has failed."""
+    i = error.index
+    if i is None or not 0 <= i < len(messages):
+        return error
+    message = messages[i]
+    if (
+        error.code == "unanswered_tool_call"
+        and error.path == f"messages[{i}].tool_calls[0]"
+        and isinstance(message, AIMessage)
+        and message.tool_calls
+        and message.tool_calls[0].id is None
+    ):
+        return error.relocated(path=f"messages[{i}].function_call")
+    if (
+        error.code == "orphan_tool_result"
+        and error.path == f"messages[{i}].tool_call_id"
+        and isinstance(message, ToolMessage)
+        and message.tool_call_id is None
+    ):
+        return error.relocated(path=f"messages[{i}]")
+    return error
 
 
 def _function_results_answer_function_calls(messages: list[Message], source: str) -> None:
@@ -549,6 +584,15 @@ class _Reader(ReplyReader):
         if type(value) is str:
             return value
         if isinstance(value, list):
+            if role in self.dialect.string_roles:
+                # as a null content where the API takes none: a shape of the whole content
+                # the role does not take (no part of it is one the API takes there)
+                self.fail(
+                    "malformed_event",
+                    path,
+                    f"{with_article(role)} message's content is a string or null, not a list "
+                    f"of parts; got {described(value)}",
+                )
             return [self.part(part, f"{path}[{j}]", role) for j, part in enumerate(value)]
         self.fail(
             "malformed_event",

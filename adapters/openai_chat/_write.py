@@ -136,10 +136,6 @@ _MAPPED = {
 to the typed message unless it is null (or, for ``tool_calls``, an empty list): kept in
 ``fields`` only then."""
 
-def _call_key(key: str, value: Any) -> bool:
-    """Whether the reader maps this key of a tool call (kept fields of a call never hold it)."""
-    return key in ("id", "type", "function", "custom")
-
 _FORMS = {"assistant": ("null", "absent"), "function": ("null",)}
 """Per role, the kept forms of an empty content the reader makes (``metadata.content``)."""
 
@@ -385,6 +381,7 @@ class _Writer(ReplyWriter):
         self.dialect = dialect
         self.unanswered = unanswered
         self.reasoning_keys = dialect.reasoning_keys
+        self.string_roles = dialect.string_roles
 
     def message(self, message: AnyMessage) -> dict[str, Any]:
         namespace = self.namespace(message.metadata)
@@ -596,7 +593,10 @@ class _Writer(ReplyWriter):
             function = self.function(call, namespace, path)
             out = {"id": call.id, "type": "function", "function": function}
         fields = namespace.get("fields", {})
-        self.check_kept(fields, out, f"{path}.metadata.{self.source}.fields", _call_key)
+        # The reader maps a call's id, type and the object of its type, which ``out`` holds:
+        # the other type's object (a "custom" key on a function call, a "function" key on a
+        # custom call) is kept as any unknown key, and written back.
+        self.check_kept(fields, out, f"{path}.metadata.{self.source}.fields")
         if fields:
             out.update(json_copy(fields))
         if namespace and self.known_keys and not CALL_KEYS[call.kind].issuperset(namespace):

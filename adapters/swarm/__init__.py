@@ -44,6 +44,7 @@ from tracebridge.messages import (
 )
 
 from .. import openai_chat
+from ..openai_chat._parts import STRING_ROLES
 from ..openai_chat._read import read_trace
 from ..openai_chat._reply import REASONING_KEYS
 from ..openai_chat._write import write_trace
@@ -65,7 +66,7 @@ _NAME_KEYS = {role: "name" for role in openai_chat.ROLES} | {
     "assistant": "sender",
     "tool": "tool_name",
 }
-SWARM = openai_chat.Dialect(NAME, _NAME_KEYS, REASONING_KEYS)
+SWARM = openai_chat.Dialect(NAME, _NAME_KEYS, REASONING_KEYS, STRING_ROLES)
 
 
 def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
