@@ -42,6 +42,8 @@ class ItemReader(ItemPartReader):
         self.citations: list[Citation] = []
         self.offset = 0
         self.first_text: int | None = None
+        self.nth_message = 0
+        """Which of its reply's message items this one is (its citations say when not 0)."""
 
     def whole(self, data: dict[str, Any]) -> OpaquePart:
         kept = self.kept(data, self.root)
@@ -124,6 +126,8 @@ class ItemReader(ItemPartReader):
             namespace["fields"] = self.kept(data, path)
         if part != self.first_text:
             namespace["part"] = part
+        if self.nth_message:  # a reply of several message items: the one it annotates
+            namespace["message"] = self.nth_message
         return Citation(**fields, metadata={self.source: namespace} if namespace else {})
 
     # -- the reply's other items --

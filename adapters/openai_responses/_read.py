@@ -6,10 +6,11 @@ output item is one ``ToolMessage``. The items of one reply (``reasoning``, an as
 items first (reasoning and kept items as parts, the message's parts or string), then its calls.
 A content item after a call, or a second assistant message, starts the next reply, unless a
 call of the reply still waits for its output item: then the model is still speaking (reasoning
-between two calls), and the item joins the reply (``calls_at`` keeps where each call stood
-among its content items). A hosted call's result follows the ``AIMessage`` as a
-``ToolMessage``. The conversation rules run last;
-their errors point at the item (``items[j]``) that breaks them.
+between two calls, a message before each call), and the item joins the reply (``calls_at``
+keeps where each call stood among its content items; ``messages``, where each of several
+message items stood). A hosted call's result follows the ``AIMessage`` as a ``ToolMessage``.
+The conversation rules run last; their errors point at the item (``items[j]``) that breaks
+them.
 """
 
 from __future__ import annotations
@@ -115,6 +116,8 @@ class _Reply:
     content: list[Part] = field(default_factory=list)
     message: dict[str, Any] | None = None
     """The assistant message's id, string content and namespace, once one is read."""
+    more: list[dict[str, Any]] = field(default_factory=list)
+    """Further assistant messages, read while a call waited for its output item."""
     calls: list[ToolCall] = field(default_factory=list)
     call_items: list[tuple[int, str]] = field(default_factory=list)
     """For each call: its item index and the key its id is under."""
@@ -154,7 +157,10 @@ class _Conversation:
         if reply.message is None and not reply.content:
             content = ""  # calls alone: no text
         message_id = None
-        if reply.message is not None:
+        if reply.more:  # several message items: each keeps its id, place and keys
+            content, namespace["messages"] = listed_messages(reply.message, reply.more,
+                                                             reply.content)
+        elif reply.message is not None:
             message_id = reply.message["id"]
             namespace = reply.message["namespace"]
             text = reply.message["string"]
@@ -319,12 +325,43 @@ class _Conversation:
             self.add(reader.input_message(data, role), reader.index)
             return
         reply = self.reply
-        if reply is not None and reply.message is not None:
+        if reply is not None and reply.message is not None and not reply.waiting:
             self.flush()
         reply = self.open_reply(reader.index, True)
         reader.citations = reply.citations
         reader.offset = len(reply.content)
-        reply.message = reader.assistant_message(data, reply.content)
+        if reply.message is not None:  # a further message while a call waits for its output
+            reader.nth_message = 1 + len(reply.more)
+        read = reader.assistant_message(data, reply.content)
+        read["parts"] = len(reply.content) - reader.offset
+        if reply.message is None:
+            reply.message = read
+        else:
+            reply.more.append(read)
+
+
+def listed_messages(
+    first: dict[str, Any] | None, more: list[dict[str, Any]], read: list[Part]
+) -> tuple[list[Part], list[dict[str, Any]]]:
+    """The content of a reply of several message items (a string content as a text part),
+    and what each item keeps: its ``id``, where its parts stand (``at``, ``parts``), its
+    ``content: "string"`` and its own kept keys (``fields``, ``type``)."""
+    assert first is not None  # (more follow a first)
+    content = list(read)
+    listed: list[dict[str, Any]] = []
+    for message in (first, *more):
+        at = message["at"] + len(content) - len(read)  # after the texts of string contents
+        entry: dict[str, Any] = {"at": at, "parts": message["parts"], **message["namespace"]}
+        if message["id"] is not None:
+            entry["id"] = message["id"]
+        text = message["string"]
+        if text is not None:
+            entry["content"] = "string"
+            if text:
+                content.insert(at, TextPart(text=text))
+                entry["parts"] = 1
+        listed.append(entry)
+    return content, listed
 
 
 def would_write_message(

@@ -4,7 +4,8 @@
 one assistant ``message`` item (text, refusals, citations as ``url_citation`` annotations),
 then one item per call (a hosted call with the ``ToolMessage`` that holds its result, as the
 one item it was read from); a kept ``calls_at`` places calls among the content items, as they
-were read. ``_write`` adds the other messages and the order rules.
+were read, and a kept ``messages`` writes several message items (``_message_items``).
+``_write`` adds the other messages and the order rules.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..openai_chat._read import read_arguments
 from ..openai_chat._write import _arguments
 from ._item_reader import spelled_json
 from ._items import CALL_OUTPUTS, HOSTED_CALLS, OPAQUE_REPLY_ITEMS, RESULT_KEYS, call_name
+from ._message_items import listed_items
 from ._parts import ItemPartWriter, taken, taken_always
 from ._read import is_item_part, would_write_message
 
@@ -139,16 +141,25 @@ class ReplyWriter(ItemPartWriter):
             if item is None:
                 continue  # the end, or reasoning dropped
             # the reader starts the next reply at a content item after a call, or at reasoning
-            # after the message, unless a call before it waits for its output item
-            if not waiting and (called or (kind == "reasoning" and spoke)):
+            # or a message after the message, unless a call before it waits for its output item
+            if not waiting and (called or (spoke and kind in ("reasoning", "message"))):
+                if called:
+                    self.refuse(
+                        f"{with_article(kind)} item after the reply's calls reads back as the "
+                        "next reply unless a call before it waits for its output item (a hosted "
+                        "call holds its result)",
+                        f".metadata.{self.source}.calls_at",
+                    )
+                if kind == "message":
+                    self.refuse(
+                        "a second message item reads back as the next reply unless a call "
+                        "before it waits for its output item (calls_at places none there)",
+                        f".metadata.{self.source}.messages",
+                    )
                 self.refuse(
                     "a Responses reply's reasoning items come before its message item: "
-                    "reasoning after the reply's text reads back as the next reply"
-                    if not called
-                    else f"{with_article(kind)} item after the reply's calls reads back as the "
-                         "next reply unless a call before it waits for its output item (a hosted "
-                         "call holds its result)",
-                    path if not called else f".metadata.{self.source}.calls_at",
+                    "reasoning after the reply's text reads back as the next reply",
+                    path,
                 )
             spoke = spoke or kind == "message"
             items.append(item)
@@ -179,6 +190,18 @@ class ReplyWriter(ItemPartWriter):
     ) -> list[tuple[str, dict[str, Any] | None, str]]:
         """The reply's content items in order: their kind (``message``, ``reasoning``,
         ``kept``), the item (None for reasoning left out by ``drop``) and its path."""
+        listed = namespace.get("messages")
+        if listed is not None:
+            return listed_items(self, message, namespace, listed)
+        for k, citation in enumerate(message.citations):
+            nth = self.namespace(citation.metadata).get("message")
+            if nth is not None:  # only a reply of several message items names one
+                self.malformed(
+                    f"metadata.{self.source}.message names the message item a citation "
+                    f"annotates in a reply of several (metadata.{self.source}.messages); this "
+                    f"reply has one, got {short_repr(nth)}",
+                    f".citations[{k}].metadata.{self.source}.message",
+                )
         content = message.content
         parts = [] if isinstance(content, str) else list(content)
         spoken = [j for j, part in enumerate(parts) if not is_item_part(part, self.source)]
@@ -202,14 +225,16 @@ class ReplyWriter(ItemPartWriter):
                 ), f".content[{j}]" if j in spoken else ""))
             if part is None or j in spoken:
                 continue
-            if isinstance(part, ReasoningPart):
-                items.append(("reasoning", self.reasoning(part, f".content[{j}]"),
-                              f".content[{j}]"))
-            else:
-                assert isinstance(part, OpaquePart)  # is_item_part: an item kept whole
-                items.append(("kept", self.kept_item(part, f".content[{j}]", OPAQUE_REPLY_ITEMS),
-                              f".content[{j}]"))
+            items.append(self.own_item(part, j))
         return items
+
+    def own_item(self, part: Part, j: int) -> tuple[str, dict[str, Any] | None, str]:
+        """The item the reply's part ``content[j]`` stands for: reasoning, or a kept item."""
+        path = f".content[{j}]"
+        if isinstance(part, ReasoningPart):
+            return "reasoning", self.reasoning(part, path), path
+        assert isinstance(part, OpaquePart)  # is_item_part: an item kept whole
+        return "kept", self.kept_item(part, path, OPAQUE_REPLY_ITEMS), path
 
     def kept_item(self, part: OpaquePart, path: str, kinds: Sequence[str]) -> dict[str, Any]:
         """An item kept whole (an opaque part marked ``item``), written back as it is: one
@@ -260,7 +285,7 @@ class ReplyWriter(ItemPartWriter):
             out["content"] = text
         else:
             parts: list[Part] = spoken if spoken or text is None else [TextPart(text=text)]
-            self.place_citations(message.citations, parts)
+            self.place_citations(list(enumerate(message.citations)), parts)
             written = []
             for j, part in enumerate(parts):
                 self.part_at, self.part_path = j, f".content[{first + j}]"
@@ -285,9 +310,10 @@ class ReplyWriter(ItemPartWriter):
             ),
         )
 
-    def place_citations(self, citations: list[Citation], parts: list[Part]) -> None:
+    def place_citations(self, citations: list[tuple[int, Citation]], parts: list[Part]) -> None:
+        """Each citation (with its index in the reply's) as an annotation of its text part."""
         texts = [j for j, part in enumerate(parts) if isinstance(part, TextPart)]
-        for k, citation in enumerate(citations):
+        for k, citation in citations:
             annotation = self.annotation(citation, f".citations[{k}]")
             if annotation is None:
                 continue
