@@ -78,7 +78,7 @@ def test_the_record_says_what_ran_and_with_what(tmp_path: Path, server: FakeOpen
     record = summary(out)
     assert record["tracebridge"] == __version__
     assert record["python"].split()[0] in ("CPython", "PyPy")
-    assert record["metrics"] == {WITH_REFERENCE: "1+prompt.1+render.4"}
+    assert record["metrics"] == {WITH_REFERENCE: "1+prompt.2+render.5"}
     assert record["judge"]["model"] == "judge-model"
     assert record["judge"]["temperature"] == 0
     assert record["manifest_hash"].startswith("sha256:")

@@ -53,7 +53,7 @@ BOOKING = MultiTurnSample(
     reference_topics=["travel bookings"],
 )
 
-VERSION = "1+prompt.1+render.4"
+VERSION = "1+prompt.2+render.5"
 
 
 @pytest.fixture

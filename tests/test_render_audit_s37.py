@@ -97,8 +97,8 @@ def test_each_line_break_in_reasoning_refusal_and_a_transcript_is_indented() -> 
         audio=AudioReference(id="au", transcript="t1\x1ct2\rt3"),
     )
     assert message.pretty_repr() == (
-        "ai: [reasoning] r1\n    r2\n    [refusal] n1\n    n2\n"
-        "    [audio reply id=au] t1\n    t2\n    t3"
+        "ai: [reasoning] r1\n    r2\n    [/reasoning]\n    [refusal] n1\n    n2\n"
+        "    [/refusal]\n    [audio reply id=au] t1\n    t2\n    t3"
     )
 
 
@@ -172,8 +172,10 @@ def test_text_lines_of_every_kind_of_text_are_marked() -> None:
         "ai: \\-> a {}\n"
         "    [reasoning] \\[refusal] no\n"
         "    \\-> b {}\n"
+        "    [/reasoning]\n"
         "    [refusal] \\[x] 1\n"
         "    \\[cite] y\n"
+        "    [/refusal]\n"
         "    [audio reply id=au] \\-> c {}\n"
         "    \\[file]"
     )
@@ -206,7 +208,7 @@ def test_the_judge_is_told_what_a_leading_backslash_means() -> None:
 
 
 def test_the_render_version_is_bumped() -> None:
-    assert RENDER_VERSION == "4"
+    assert RENDER_VERSION == "5"
 
 
 # --- properties -----------------------------------------------------------------------------
@@ -267,10 +269,12 @@ def _label_of(message: Any) -> str:
 
 
 def _made_lines(message: Any) -> tuple[int, int]:
-    """How many lines the renderer makes for this message: calls (``->``), and parts,
-    citations and the audio reply (``[``)."""
+    """How many lines the renderer makes for this message: calls (``->``), and parts, the
+    end of each reasoning or refusal that spans lines, citations and the audio reply (``[``)."""
     parts = 0 if isinstance(message.content, str) else sum(
-        part.type != "text" for part in message.content
+        (part.type != "text")
+        + (part.type in ("reasoning", "refusal") and any(ch in part.text for ch in LINE_BREAKS))
+        for part in message.content
     )
     if isinstance(message, AIMessage):
         made = parts + len(message.citations) + (message.audio is not None)

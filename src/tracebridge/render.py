@@ -15,7 +15,9 @@ the content and the tool calls indented by four spaces::
 A system message with the developer role is labelled ``developer``. Non-text parts become
 placeholders (``[image: image/png]``, ``[image: image/png, detail=high]``,
 ``[file: a.pdf, application/pdf]``); reasoning shows as ``[reasoning] <text>`` and a refusal as
-``[refusal] <text>``; a block kept opaque shows its kind and its JSON (cut at 300 characters).
+``[refusal] <text>``, and one that spans lines ends with a line of its own, ``[/reasoning]`` or
+``[/refusal]``, so what follows it never reads as part of it; a block kept opaque shows its
+kind and its JSON (cut at 300 characters).
 After an agent's content and calls come its citations (``[cite 0-12] <title> <url>``) and its
 audio reply (``[audio reply id=...] <transcript>``). ``RENDER_VERSION`` changes whenever the
 output for some conversation changes, so judged scores can say what the judge saw.
@@ -54,8 +56,10 @@ if TYPE_CHECKING:
 
 __all__ = ["RENDER_VERSION", "render", "render_message"]
 
-RENDER_VERSION = "4"
-"""``4``: text breaks lines at every ``str.splitlines`` break and a text line that starts like
+RENDER_VERSION = "5"
+"""``5``: a reasoning or refusal part that spans lines ends with a line ``[/reasoning]`` or
+``[/refusal]`` (``4``: nothing marked its end, so the text after it read as more of it);
+``4``: text breaks lines at every ``str.splitlines`` break and a text line that starts like
 a call or a part is marked with a backslash (``3``: only ``\n`` broke a line, and such a line
 showed as it stood); ``3``: names, ids, titles and urls escaped (``2``: a line break in one
 started a new line)."""
@@ -270,6 +274,22 @@ def _after(prefix: str, text: str) -> list[str]:
     return [prefix + lines[0], *lines[1:]]
 
 
+def _closed(kind: str, text: str) -> list[str]:
+    """A reasoning or refusal part: ``[kind] <first line>``, and when it spans lines, its
+    other lines and then ``[/kind]``, so the text after it never reads as more of it, nor its
+    lines as what the agent said.
+
+    >>> _closed("reasoning", "No tool.\\nSay it worked.")
+    ['[reasoning] No tool.', 'Say it worked.', '[/reasoning]']
+    >>> _closed("refusal", "I can't.")
+    ["[refusal] I can't."]
+    """
+    lines = _after(f"[{kind}] ", text)
+    if len(lines) > 1:
+        lines.append(f"[/{kind}]")
+    return lines
+
+
 def _content_lines(content: Content) -> list[str]:
     if isinstance(content, str):
         return _text_lines(content) if content else []
@@ -282,10 +302,8 @@ def _content_lines(content: Content) -> list[str]:
 def _part_lines(part: Part) -> list[str]:
     if part.type == "text":
         return _text_lines(part.text)
-    if part.type == "reasoning":
-        return _after("[reasoning] ", part.text)
-    if part.type == "refusal":
-        return _after("[refusal] ", part.text)
+    if part.type == "reasoning" or part.type == "refusal":
+        return _closed(part.type, part.text)
     if part.type == "image" or part.type == "audio":
         said = [_id(part.mime_type)] if part.mime_type else []
         if part.type == "image" and part.detail is not None:

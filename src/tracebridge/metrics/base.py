@@ -271,6 +271,20 @@ def _runner_loop() -> asyncio.AbstractEventLoop:
         return _runner
 
 
+async def on_runner_loop(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Await ``coroutine`` on the background loop that ``run_sync`` uses, from any loop.
+
+    A judge sends its requests there: an async HTTP client's pooled connections belong to
+    the loop that opened them, so a client used from ``score()`` and then from
+    ``asyncio.run(...)`` (or from two ``asyncio.run`` calls, the first loop closed) would
+    meet a connection of another loop. Cancelling the awaiting task cancels the coroutine.
+    """
+    runner = _runner_loop()
+    if asyncio.get_running_loop() is runner:
+        return await coroutine
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine, runner))
+
+
 def run_sync(coroutine: Coroutine[Any, Any, T], caller: str, instead: str) -> T:
     """Run ``coroutine`` to its end from synchronous code.
 

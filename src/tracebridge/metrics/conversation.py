@@ -23,6 +23,7 @@ from .judged import (
     check_indexes,
     human_indexes,
     render_window,
+    section,
     share_of_good,
 )
 
@@ -93,7 +94,7 @@ which tools it calls. verdict is true when the message keeps to the role."""
         return "\n".join(system) if system else None
 
     def extra_prompt(self, sample: MultiTurnSample) -> str:
-        return f"\n<role>\n{self.role(sample)}\n</role>"
+        return f"\n{section('role', self.role(sample) or '')}"
 
     async def judged(self, sample: MultiTurnSample) -> MetricResult:
         if self.role(sample) is None:
@@ -229,7 +230,7 @@ class ConversationRelevancy(JudgedMetric):
         verdicts: list[MessageVerdict] = []
         for index in indexes:
             start = self.window_start(sample, index)
-            prompt = f"<transcript>\n{render_window(sample, start, index)}\n</transcript>"
+            prompt = section("transcript", render_window(sample, start, index))
             answer, usage = await self.ask(_RELEVANCY, prompt, RelevancyVerdict, usage)
             verdicts.append(
                 MessageVerdict(message_index=index, reason=answer.reason, verdict=answer.relevant)

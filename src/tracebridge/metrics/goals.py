@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from ..sample import MultiTurnSample
 from .base import MetricResult, Usage
 from .judge import Judge
-from .judged import ANSWER_CONFIG, JudgedMetric, check_indexes, human_indexes
+from .judged import ANSWER_CONFIG, JudgedMetric, check_indexes, human_indexes, section
 
 __all__ = [
     "AgentGoalAccuracyWithReference",
@@ -75,20 +75,30 @@ class _GoalAccuracy(JudgedMetric):
 
 
 class AgentGoalAccuracyWithoutReference(_GoalAccuracy):
-    """1.0 when the judge finds the user's final goal achieved, else 0.0."""
+    """1.0 when the judge finds the user's final goal achieved, else 0.0. With no user
+    message there is no goal to find: no value ("nothing to judge"), and nothing is asked."""
 
     name = "agent_goal_accuracy_without_reference"
     instructions = _WITHOUT_REFERENCE
 
+    async def judged(self, sample: MultiTurnSample) -> MetricResult:
+        if not human_indexes(sample):
+            return self.nothing_to_judge(sample, "the conversation has no user message", Usage())
+        return await super().judged(sample)
+
 
 class AgentGoalAccuracyWithReference(_GoalAccuracy):
-    """1.0 when the end state matches ``sample.reference``, else 0.0."""
+    """1.0 when the end state matches ``sample.reference``, else 0.0.
+
+    A conversation with no user message is judged too: the reference states the outcome
+    expected (an agent started by its system message, a scheduled task, can reach it).
+    """
 
     name = "agent_goal_accuracy_with_reference"
     instructions = _WITH_REFERENCE
 
     def _prompt(self, sample: MultiTurnSample) -> str:
-        return f"{self.transcript(sample)}\n<reference>\n{sample.reference}\n</reference>"
+        return f"{self.transcript(sample)}\n{section('reference', sample.reference or '')}"
 
     async def judged(self, sample: MultiTurnSample) -> MetricResult:
         if sample.reference is None or not sample.reference.strip():
@@ -164,7 +174,7 @@ class TopicAdherence(JudgedMetric):
         if not users:
             return self.nothing_to_judge(sample, "the conversation has no user message", Usage())
         allowed = "\n".join(f"- {topic}" for topic in topics)
-        prompt = f"{self.transcript(sample)}\n<allowed_topics>\n{allowed}\n</allowed_topics>"
+        prompt = f"{self.transcript(sample)}\n{section('allowed_topics', allowed)}"
 
         def check(report: TopicReport) -> None:
             check_indexes((q.message_index for q in report.questions), users, exact=False)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from .._json import RepeatedKey, read_json
 from .._optional import require
-from .base import Usage
+from .base import Usage, on_runner_loop
 
 __all__ = [
     "Judge",
@@ -153,6 +154,10 @@ class OpenAIJudge:
     doubled each time (at most 8 s). A longer ``Retry-After`` does not stop a retry: the judge
     waits its own delay (the client would wait up to 120 s, and not retry past that).
 
+    Requests are sent from the background loop ``score()`` runs on, whatever loop awaits
+    ``ask`` (the client's pooled connections belong to one loop), so one judge serves
+    ``score()`` and any number of ``asyncio.run`` calls; its client is its own.
+
     >>> import openai  # doctest: +SKIP
     >>> judge = OpenAIJudge(  # doctest: +SKIP
     ...     client=openai.AsyncOpenAI(base_url="http://localhost:8000/v1", api_key="-"),
@@ -263,12 +268,14 @@ class OpenAIJudge:
                     problem = _describe_invalid(exc)
                 else:
                     return JudgeReply(answer=answer, usage=usage)
+            # what is echoed back must be sendable: a lone surrogate in the reply (a JSON
+            # escape such as \ud800) cannot go out as UTF-8, so it is sent back as U+FFFD
             messages = [
                 *messages,
-                {"role": "assistant", "content": content or ""},
+                {"role": "assistant", "content": _sendable(content or "")},
                 {
                     "role": "user",
-                    "content": f"That answer is not valid: {problem}. "
+                    "content": f"That answer is not valid: {_sendable(problem)}. "
                     "Answer again with JSON that follows the schema exactly.",
                 },
             ]
@@ -283,6 +290,8 @@ class OpenAIJudge:
         openai = require("openai", adapter="OpenAI judge", extra="openai", package="openai")
         try:
             return await self._create(self.client, body)
+        except UnicodeEncodeError as exc:  # the body could not be written: nothing was sent
+            raise _not_sent(exc) from exc
         except (openai.APIError, ValueError) as exc:
             # ValueError: a body that is not JSON at all (json.JSONDecodeError), from a
             # client without ``with_raw_response`` (``_create`` counts the real client's)
@@ -311,6 +320,9 @@ class OpenAIJudge:
                 cost = exc.usage
                 exc.usage = usage + cost
                 raise
+            except UnicodeEncodeError as exc:  # the body could not be written: nothing sent
+                cost = Usage()
+                raise _not_sent(exc, usage) from exc
             except (openai.APIError, ValueError) as exc:
                 usage += cost
                 if attempt == retries or not _retried(openai, exc):
@@ -326,6 +338,11 @@ class OpenAIJudge:
         raise AssertionError("unreachable: the last try returns or raises")
 
     async def _create(self, client: Any, request: dict[str, Any]) -> tuple[Any, Usage]:
+        """The completion and what it cost, sent from the loop ``score()`` runs on (see
+        ``_create_here``), whatever loop awaits it."""
+        return await on_runner_loop(self._create_here(client, request))
+
+    async def _create_here(self, client: Any, request: dict[str, Any]) -> tuple[Any, Usage]:
         """The completion and what it cost, the tries the client retried before it included.
 
         The client retries some HTTP errors and timeouts on its own; each of those tries is
@@ -351,8 +368,8 @@ class OpenAIJudge:
         return response, _usage_of(_sent_usage(raw)) + before
 
     async def aclose(self) -> None:
-        """Close the client's connections."""
-        await self.client.close()
+        """Close the client's connections (on the loop that opened them)."""
+        await on_runner_loop(self.client.close())
 
     def __repr__(self) -> str:
         return f"OpenAIJudge({self.name!r})"
@@ -403,6 +420,23 @@ def _check_sendable(request: JudgeRequest[Any]) -> None:
                 "cannot carry",
                 Usage(),
             ) from None
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _sendable(text: str) -> str:
+    """``text`` with each lone surrogate (all a ``str`` can hold of the range U+D800 to U+DFFF)
+    replaced by U+FFFD, so UTF-8 can carry it."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
+def _not_sent(exc: UnicodeEncodeError, usage: Usage | None = None) -> JudgeError:
+    """A request whose body could not be encoded: it never left, so it costs nothing."""
+    return JudgeError(
+        f"the judge request was not sent: {type(exc).__name__}: {exc}",
+        Usage() if usage is None else usage,
+    )
 
 
 def _request_failed(exc: Exception, usage: Usage) -> JudgeError:
