@@ -25,6 +25,7 @@ from tracebridge import (
     TextPart,
     ToolCall,
     ToolMessage,
+    TraceError,
     transcript_hash,
 )
 from tracebridge.hashing import canonical_json, hashed_messages
@@ -56,8 +57,13 @@ def test_canonical_json_sorts_keys_and_is_compact_utf8() -> None:
 
 
 def test_canonical_json_refuses_nan() -> None:
-    with pytest.raises(ValueError, match="JSON compliant"):
+    # unserializable_value, as the core refuses any value that is not JSON (DESIGN.md's
+    # error table), and still a ValueError, as json.dumps's refusal was
+    with pytest.raises(ValueError, match=r"^x: nan is not a finite number") as caught:
         canonical_json({"x": float("nan")})
+    error = caught.value
+    assert isinstance(error, TraceError)
+    assert (error.code, error.path) == ("unserializable_value", "x")
 
 
 def test_the_hash_is_the_same_in_another_process() -> None:

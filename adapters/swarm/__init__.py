@@ -142,7 +142,8 @@ def handoffs(messages: Any, *, allow_pending: bool = False) -> list[Handoff]:
     >>> swarm.handoffs(swarm.to_messages(history))
     [Handoff(index=2, from_agent='Front Desk', to_agent='Billing Agent')]
     """
-    typed = messages_of(messages, NAME)
+    # a sample's references are not what handoffs read: its conversation is
+    typed = messages_of(getattr(messages, "messages", messages), NAME)
     if not all(isinstance(m, (AIMessage, ToolMessage, HumanMessage, SystemMessage)) for m in typed):
         # a Swarm history as stored; its errors say what is wrong
         typed = to_messages(messages, allow_pending=allow_pending)

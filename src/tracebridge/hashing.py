@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from typing import TYPE_CHECKING, Any
 
 from ._conversation import messages_of
-from ._json import check_json, json_copy
+from ._json import _check_at, _is_plain, check_json, json_copy
 from ._shape import UNCHECKED, unchecked_field
 from .errors import TraceError
 from .media import canonical_audio_mime_type
@@ -58,10 +59,61 @@ def canonical_json(value: Any) -> bytes:
     A lone surrogate (JSON text may hold one as an escape, ``"\\ud800"``, and Python reads it
     into a string) has no UTF-8 form: it is written as the three bytes of its code point
     (``surrogatepass``), which no valid UTF-8 text holds, so no other string hashes alike.
+
+    What is not plain JSON is refused before anything is written, with
+    ``TraceError("unserializable_value")`` at its path inside ``value`` (``x[1]``; None for
+    ``value`` itself), where ``json.dumps`` would write it as another value (a tuple as a
+    list, ``{1: "a"}`` as ``{"1": "a"}``, an ``IntEnum`` as its int: two values would be
+    one) or fail (NaN, a key of another type among strings, an int of more than 4,300
+    digits, a value that holds itself). Plain JSON is what metadata may hold, nested as
+    deep as Python's ``json`` writes (a conversation's ``hashed_messages`` nest a value of
+    the deepest a message holds a few levels further). The error is a ``ValueError`` too,
+    as ``json.dumps``'s refusals are.
     """
+    if not _plain(value):
+        raise _not_json(value)
+    return _canonical_bytes(value)
+
+
+def _canonical_bytes(value: Any) -> bytes:
+    """``canonical_json`` of a value known to be JSON (``transcript_hash`` reads the values of
+    validated messages: checking them again would cost about a walk of each)."""
     return json.dumps(
         value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     ).encode("utf-8", "surrogatepass")
+
+
+_ANY_DEPTH = sys.maxsize
+"""No depth limit of the core's own (``MAX_DEPTH`` is for a field's value): Python's stack
+is the limit, as it is ``json.dumps``'s."""
+
+
+def _plain(value: Any) -> bool:
+    try:
+        return _is_plain(value, _ANY_DEPTH)
+    except RecursionError:  # nested past Python's depth, or a value that holds itself
+        return False
+
+
+class _NotJson(TraceError, ValueError):
+    """``unserializable_value`` from ``canonical_json``: a ``ValueError`` too, as the refusals
+    of ``json.dumps`` it stands in front of are (callers that catch those keep working).
+    Never raised inside a pydantic validator, which would wrap a ``ValueError``."""
+
+
+def _not_json(value: Any) -> TraceError:
+    """Where ``value`` is not plain JSON, as ``check_json`` tells it."""
+    try:
+        _check_at(value, "", _ANY_DEPTH, "")
+    except TraceError as error:
+        return _NotJson(error.code, error.detail, path=error.path or None)
+    except RecursionError:
+        pass
+    return _NotJson(
+        "unserializable_value",
+        "a value nested past Python's depth, or one that holds itself (a dict or list inside "
+        "its own contents)",
+    )
 
 
 def transcript_hash(conversation: Any) -> str:
@@ -78,7 +130,7 @@ def transcript_hash(conversation: Any) -> str:
             raise
         raise refused from None
     try:
-        text = canonical_json(body)
+        text = _canonical_bytes(body)
     except (ValueError, TypeError, RecursionError):
         raise _not_hashable(body) from None
     return f"{HASH_VERSION}:{hashlib.sha256(text).hexdigest()}"

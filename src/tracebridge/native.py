@@ -44,6 +44,7 @@ def to_sample(trace: Any, *, allow_pending: bool = False) -> MultiTurnSample:
     if allow_pending is not True and allow_pending is not False:
         raise ValueError(f"allow_pending must be True or False, got {allow_pending!r}")
     if isinstance(trace, MultiTurnSample):
+        _check_again(trace, allow_pending)
         return trace
     if not isinstance(trace, dict):
         raise TraceError("malformed_event", f"expected a MultiTurnSample or its JSON object; "
@@ -58,6 +59,7 @@ def _read(trace: Any, allow_pending: bool) -> list[Message]:
     if allow_pending is not True and allow_pending is not False:
         raise ValueError(f"allow_pending must be True or False, got {allow_pending!r}")
     if isinstance(trace, MultiTurnSample):
+        _check_again(trace, allow_pending)
         return list(trace.messages)
     if isinstance(trace, dict):
         return list(_sample(trace, allow_pending).messages)
@@ -73,6 +75,14 @@ def _read(trace: Any, allow_pending: bool) -> list[Message]:
     return messages
 
 
+def _check_again(sample: MultiTurnSample, allow_pending: bool) -> None:
+    """The rules, over a sample object's messages as they are now: its list can have been
+    changed since it was built (``sample.messages.append(...)``, or replaced with
+    ``model_copy(update=...)``), so it is read as its JSON would be, with the caller's
+    ``allow_pending`` (the sample keeps no record of the one it was built with)."""
+    validate(sample.messages, allow_pending=allow_pending, source=NAME)
+
+
 def from_messages(messages: Sequence[Message] | MultiTurnSample) -> list[dict[str, Any]]:
     """The messages (a list, any iterable of them, or a ``MultiTurnSample``'s) as JSON-ready
     dicts: each message's ``model_dump()``; ``malformed_event`` at ``messages`` (or
@@ -83,7 +93,13 @@ def from_messages(messages: Sequence[Message] | MultiTurnSample) -> list[dict[st
     JSON) in a kept metadata key reaches the JSON writer, which escapes it (``\\ud83c``).
     pydantic's ``mode="json"`` raises on such a key, or replaces its characters with U+FFFD.
     For a message the two forms are otherwise equal: every field holds JSON.
+
+    A sample is written as its messages, whatever else it holds (unlike every other writer,
+    which refuses a sample with references): the rest is the ``tracebridge`` format's too,
+    and ``convert(sample, target="tracebridge")`` writes it beside them.
     """
+    if isinstance(messages, MultiTurnSample):
+        messages = messages.messages
     return [message.model_dump() for message in checked_messages(messages, NAME)]
 
 
@@ -142,4 +158,6 @@ def _validate_items(items: list[Any]) -> list[Message]:
         _sample({"messages": items})
         raise
     except TraceError as error:  # a value that is not JSON, deep in one message: which?
+        # the sample says where, or tells a fault pydantic met before it (as for one)
+        _sample({"messages": items})
         raise locate(error, {"messages": items}) from None

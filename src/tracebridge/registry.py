@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from ._conversation import sample_extras, sample_refused
 from ._drop import check_flag
 from .errors import FormatError, TraceError
 from .messages import Message
@@ -169,17 +170,7 @@ def _sample_written(
     if target == NATIVE:  # a sample stays a sample, references and all
         kept = sample.model_dump(exclude={"messages"})
         return {"messages": writer.from_messages(sample, **options), **kept}
-    fields = [
-        name for name in type(sample).model_fields
-        if name != "messages" and (value := getattr(sample, name)) is not None and value != {}
-    ]
+    fields = sample_extras(sample)
     if fields and not messages_only:
-        raise TraceError(
-            "not_representable",
-            f"the sample's {', '.join(fields)} have no place in {target}: convert to "
-            f"tracebridge to keep them, or pass messages_only=True to convert the "
-            f"conversation alone",
-            path=fields[0],
-            source=target,
-        )
+        raise sample_refused(fields, target, "pass messages_only=True to convert the conversation")
     return writer.from_messages(sample.messages, **options)

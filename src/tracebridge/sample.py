@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import operator
+import re
 import weakref
 from typing import Any, get_args
 
@@ -19,11 +20,20 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails, PydanticSerializationError
 
+from ._conversation import register_sample
 from ._gc import pause_gc, resume_gc
 from ._json import RepeatedKey, json_path, read_json
 from .errors import TraceError
 from .hashing import transcript_hash
-from .messages import AudioReference, Citation, Message, Metadata, Part, ToolCall
+from .messages import (
+    AudioReference,
+    Citation,
+    Message,
+    Metadata,
+    OpaquePart,
+    Part,
+    ToolCall,
+)
 from .render import render
 from .validation import validate
 
@@ -96,7 +106,9 @@ class MultiTurnSample(BaseModel):
                     raise
                 raise problem from None
             except TraceError as exc:
-                raise locate(exc, data) from None
+                located, site = _located(exc, data)
+                earlier = _earlier_fault(data, site, handler)
+                raise (located if earlier is None else earlier) from None
             # the rules, still paused: the first allocation after the collector is back
             # would start a collection over every message just built
             validate(sample.messages, allow_pending=info.context is ALLOW_PENDING)
@@ -187,6 +199,9 @@ class MultiTurnSample(BaseModel):
         return value
 
 
+register_sample(MultiTurnSample)
+
+
 def _same_objects(kept: list[Any], messages: list[Any]) -> bool:
     """Whether both lists hold the very same objects, in order (``==`` would ask each
     message, and ``{"a": 1}`` equals ``{"a": True}``, which hashes otherwise)."""
@@ -228,8 +243,12 @@ def _first_message_error(exc: ValidationError) -> TraceError | None:
                 # content is str | list[Part]: pydantic tells the str branch first, but for a
                 # list the list branch's error says which part is wrong, and why
                 details = _list_branch(errors[position + 1:], loc[:-1]) or details
+            if details["input"] is _STAND_IN:
+                return None  # nothing before the value that raised (see _earlier_fault)
             return _message_error(details, loc[1])
         if loc and loc[0] not in _MESSAGE_FIELDS and loc[0] in MultiTurnSample.model_fields:
+            if details["input"] is _STAND_IN:
+                return None
             return TraceError(
                 "malformed_event",
                 f"{details['msg']} (got {type(details['input']).__name__} "
@@ -313,6 +332,11 @@ def _clip(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+Site = tuple[str | int, ...]
+"""Where in a sample's raw data a value raised: the keys and list positions down to the field
+that holds it (``("messages", 2, "tool_calls", 0, "args")``)."""
+
+
 def locate(exc: TraceError, data: Any) -> TraceError:
     """Find which message (and which tool call, part, citation or audio reply in it), or which
     reference tool call, raised ``exc``.
@@ -320,32 +344,55 @@ def locate(exc: TraceError, data: Any) -> TraceError:
     A JSON check deep inside a message does not know where the message sits; on this
     error path only, the raw messages are validated one by one to find it.
     """
+    return _located(exc, data)[0]
+
+
+def _located(exc: TraceError, data: Any) -> tuple[TraceError, Site | None]:
+    """``locate``, and the site of the value that raised (None when it is not known)."""
     if exc.index is not None or not isinstance(data, dict):
-        return exc
+        return exc, None
+    key: str | None = None
     messages = None
-    for key in _MESSAGE_FIELDS:
-        if key in data:
-            messages = data[key]
-    if isinstance(messages, list):
+    for name in _MESSAGE_FIELDS:
+        if name in data:
+            key, messages = name, data[name]
+    if isinstance(messages, list) and key is not None:
         for index, item in enumerate(messages):
             inner = _raised_by(_MESSAGE, item)
             if inner is not None:
-                return inner.relocated(index=index, path=_nested_path(item, index, inner))
+                path, steps = _nested(item, index, inner)
+                return inner.relocated(index=index, path=path), _site(key, index, *steps)
     calls = data.get("reference_tool_calls")
     if isinstance(calls, list):
         for position, call in enumerate(calls):
             inner = _raised_by(_TOOL_CALL, call)
             if inner is not None:
-                return inner.relocated(path=f"reference_tool_calls[{position}].{inner.path}")
-    return exc
+                path = f"reference_tool_calls[{position}].{inner.path}"
+                site = _site("reference_tool_calls", position, _field_of(inner))
+                return inner.relocated(path=path), site
+    return exc, _site(_field_of(exc))  # a field of the sample's own (its metadata)
 
+
+def _site(*steps: str | int | None) -> Site | None:
+    site = tuple(step for step in steps if step is not None)
+    return site if len(site) == len(steps) else None
+
+
+def _field_of(error: TraceError) -> str | None:
+    """The field a model's own error names first (``args`` of ``args.when``)."""
+    match = _FIELD.match(error.path or "")
+    return match.group() if match else None
+
+
+_FIELD = re.compile(r"[A-Za-z_]\w*")
 
 _NESTED = (("content", _PART), ("tool_calls", _TOOL_CALL), ("citations", _CITATION))
 """The fields of a message that hold models, in the order pydantic validates them (the
 fields' order: content, tool_calls, citations, then audio)."""
 
 
-def _nested_path(item: Any, index: int, inner: TraceError) -> str:
+def _nested(item: Any, index: int, inner: TraceError) -> tuple[str, tuple[str | int | None, ...]]:
+    """The path of what raised ``inner`` in the message ``item``, and its site in it."""
     root = f"messages[{index}]"
     if isinstance(item, dict):
         for field, adapter in _NESTED:
@@ -354,11 +401,12 @@ def _nested_path(item: Any, index: int, inner: TraceError) -> str:
                 for position, child in enumerate(children):
                     found = _raised_by(adapter, child)
                     if found is not None and _same_fault(found, inner):
-                        return f"{root}.{field}[{position}].{found.path}"
+                        return (f"{root}.{field}[{position}].{found.path}",
+                                (field, position, _field_of(found)))
         found = _raised_by(_AUDIO, item.get("audio"))
         if found is not None and _same_fault(found, inner):
-            return f"{root}.audio.{found.path}"
-    return f"{root}.{inner.path}"
+            return f"{root}.audio.{found.path}", ("audio", _field_of(found))
+    return f"{root}.{inner.path}", (_field_of(inner),)
 
 
 def _same_fault(found: TraceError, raised: TraceError) -> bool:
@@ -375,3 +423,114 @@ def _raised_by(adapter: TypeAdapter[Any], item: Any) -> TraceError | None:
     except ValidationError:
         return None  # another kind of problem; the TraceError is elsewhere
     return None
+
+
+class _StandIn:
+    """What ``_earlier_fault`` puts where a value raised: a value no field takes."""
+
+    def __repr__(self) -> str:
+        return "<the value that raised>"
+
+
+_STAND_IN = _StandIn()
+
+
+class _NoCut(Exception):
+    """The data around a site is not plain dicts and lists (a model object, say)."""
+
+
+def _earlier_fault(data: Any, site: Site | None, handler: Any) -> TraceError | None:
+    """A fault pydantic met before the value at ``site`` raised its ``TraceError``, or None.
+
+    pydantic records a mistyped field and goes on; a ``TraceError`` (a value that is not
+    JSON) stops it at once, before the messages are told apart, so the fault it met first
+    would be lost. On this error path only, the data is validated again (as the caller
+    asked: strict or not) up to the site, where a stand-in no field takes is put and what
+    follows is left out: the first error then is an earlier fault, or the stand-in's.
+    """
+    if site is None:
+        return None
+    try:
+        cut = _cut(data, site, MultiTurnSample)
+    except _NoCut:
+        return None
+    try:
+        handler(cut)
+    except ValidationError as exc:
+        return _first_message_error(exc)
+    except TraceError:  # not expected: what comes before the site raised none the first time
+        return None
+    return None
+
+
+_MESSAGE_KINDS: dict[Any, type[BaseModel]] = {
+    kind.model_fields["type"].default: kind for kind in get_args(get_args(Message)[0])
+}
+_PART_KINDS: dict[Any, type[BaseModel]] = {
+    kind.model_fields["type"].default: kind for kind in get_args(get_args(Part)[0])
+}
+_HOLDS: dict[str, type[BaseModel] | dict[Any, type[BaseModel]]] = {
+    "messages": _MESSAGE_KINDS, "user_input": _MESSAGE_KINDS, "content": _PART_KINDS,
+    "tool_calls": ToolCall, "reference_tool_calls": ToolCall, "citations": Citation,
+    "audio": AudioReference,
+}
+"""The model each field holds (in a list or alone); by its ``type`` tag for a message or
+a part."""
+
+
+def _model_of(field: str, value: Any) -> type[BaseModel]:
+    held = _HOLDS.get(field)
+    if isinstance(held, dict):
+        held = held.get(value.get("type")) if type(value) is dict else None
+    if held is None:
+        raise _NoCut
+    return held
+
+
+def _cut(value: Any, site: Site, model: type[BaseModel]) -> dict[str, Any]:
+    """``value`` (a model's raw dict) with the fields declared before ``site``'s first, that
+    one cut further (or the stand-in, at the end of the site), and nothing after."""
+    if type(value) is not dict:
+        raise _NoCut
+    field, rest = site[0], site[1:]
+    if not isinstance(field, str):
+        raise _NoCut
+    out: dict[str, Any] = {}
+    for name in _keys(model, value):
+        if name == field:
+            break
+        if name in value:
+            out[name] = value[name]
+    else:
+        raise _NoCut
+    if not rest:
+        if model is OpaquePart and field == "value":
+            # any value is taken here, or refused with a TraceError: the stand-in goes to
+            # the field right after it instead
+            out["value"], out["metadata"] = None, _STAND_IN
+        else:
+            out[field] = _STAND_IN
+        return out
+    child = value.get(field)
+    position = rest[0]
+    if isinstance(position, int):
+        if type(child) is not list or not 0 <= position < len(child):
+            raise _NoCut
+        item = child[position]
+        out[field] = [*child[:position], _cut(item, rest[1:], _model_of(field, item))]
+    else:
+        out[field] = _cut(child, rest, _model_of(field, child))
+    return out
+
+
+def _keys(model: type[BaseModel], value: dict[str, Any]) -> list[str]:
+    """The keys of ``model``'s fields in ``value``, in their declared order (a sample's
+    messages under the name they were given; both names given are not cut)."""
+    if model is not MultiTurnSample:
+        return list(model.model_fields)
+    given = [name for name in _MESSAGE_FIELDS if name in value]
+    if len(given) > 1:
+        raise _NoCut
+    messages = given[0] if given else "messages"
+    return [messages if name == "messages" else name for name in model.model_fields]
+

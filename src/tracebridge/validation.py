@@ -21,9 +21,10 @@ A result that breaks 1-4 is an orphan tool result. Checking is one linear pass.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from ._conversation import messages_of
 from ._shape import UNCHECKED, unchecked_field
 from .errors import TraceError, short_repr, with_article
 from .messages import AIMessage, HumanMessage, SystemMessage, ToolCall, ToolMessage
@@ -32,7 +33,7 @@ __all__ = ["check", "validate"]
 
 
 def validate(
-    messages: Sequence[Any],
+    messages: Iterable[Any],
     *,
     allow_pending: bool = False,
     source: str | None = None,
@@ -48,43 +49,63 @@ def validate(
     Traceback (most recent call last):
     ...
     tracebridge.errors.TraceError: messages[1].tool_call_id: ... [orphan_tool_result]
+
+    ``messages`` is read as ``transcript_hash`` reads it: a ``MultiTurnSample`` stands for
+    its messages, any other iterable of messages is taken, and anything else (a string, a
+    dict, ``None``) is ``malformed_event`` at ``messages``.
     """
-    if _surely_valid(messages, allow_pending):
+    # a list, the common case, costs this one check
+    listed = messages if type(messages) is list else _listed(messages, source)
+    if _surely_valid(listed, allow_pending):
         if allow_pending is not False and allow_pending is not True:
             _not_a_bool(allow_pending)
         return
     _checked_flag(allow_pending)
     try:
-        for violation in _violations(messages, allow_pending, source, origin):
+        for violation in _violations(listed, allow_pending, source, origin):
             raise violation
     except UNCHECKED:
-        refused = unchecked_field(messages, source, origin)
+        refused = unchecked_field(listed, source, origin)
         if refused is None:
             raise
         raise refused from None
 
 
 def check(
-    messages: Sequence[Any],
+    messages: Iterable[Any],
     *,
     allow_pending: bool = False,
     source: str | None = None,
     origin: Sequence[int] | None = None,
 ) -> list[TraceError]:
     """Every rule violation, in the order one pass over the conversation finds them (the
-    pass stops at a field of a type its model does not declare, the last error then)."""
+    pass stops at a field of a type its model does not declare, the last error then).
+    ``messages`` is read as ``validate`` reads it; what holds no messages is the one error."""
     _checked_flag(allow_pending)
-    if _surely_valid(messages, allow_pending):
+    try:
+        listed = messages if type(messages) is list else _listed(messages, source)
+    except TraceError as error:
+        return [error]
+    if _surely_valid(listed, allow_pending):
         return []
     found: list[TraceError] = []
     try:
-        found.extend(_violations(messages, allow_pending, source, origin))
+        found.extend(_violations(listed, allow_pending, source, origin))
     except UNCHECKED:
-        refused = unchecked_field(messages, source, origin)
+        refused = unchecked_field(listed, source, origin)
         if refused is None:
             raise
         found.append(refused)
     return found
+
+
+def _listed(messages: Any, source: str | None) -> list[Any]:
+    """``messages`` as a list, read as ``transcript_hash`` reads its argument (a sample's
+    messages; ``malformed_event`` at ``messages`` for what holds no messages)."""
+    try:
+        return messages_of(messages)
+    except TraceError as error:
+        raise error.relocated(source=source) from None
 
 
 def _checked_flag(allow_pending: Any) -> None:
