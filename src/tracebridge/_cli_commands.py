@@ -12,7 +12,15 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from ._cli_input import EVENTS, READABLE, Item, Problem, TraceFile
-from ._cli_output import EXIT_OK, Output, Tally, internal_problem, same_file, typed_records
+from ._cli_output import (
+    EXIT_OK,
+    Output,
+    RunStopped,
+    Tally,
+    internal_problem,
+    same_file,
+    typed_records,
+)
 from .errors import MissingExtraError, TraceError
 from .messages import Message
 from .options import OptionError, command_line_hint, parse_options, reader_options, writer_options
@@ -79,13 +87,22 @@ def _trace_file(args: argparse.Namespace, path: str, streams: Streams) -> TraceF
 
 @contextlib.contextmanager
 def _running(sources: list[TraceFile], tally: Tally, out: Output | None = None) -> Iterator[None]:
-    """Close what a run opened; a run that stops early leaves OUT as it was."""
+    """Close what a run opened; a run that stops early leaves OUT as it was.
+
+    When ``--errors FILE`` cannot be written either, the failure that stopped the run is
+    still told, and the run ends on the write failure (exit 2); an interrupt stays one."""
     try:
         yield
-    except BaseException:
+    except BaseException as stopped:
         if out is not None:
             out.abandon()
-        tally.close()
+        unwritten = tally.abandon()
+        if unwritten is not None:
+            if isinstance(stopped, RunStopped):
+                if str(stopped):
+                    tally.stderr.write(f"tracebridge: {stopped}\n")
+                raise unwritten from None
+            tally.stderr.write(f"tracebridge: {unwritten}\n")
         raise
     finally:
         for source in sources:
@@ -162,11 +179,12 @@ def cmd_convert(args: argparse.Namespace, streams: Streams) -> int:
             except Exception as exc:  # a writer's bug must not end a --keep-going run
                 problem = internal_problem(f"writing {args.target}", exc)
             else:
-                out.write(value, item.shape)
+                out.write(value, item.written_as or item.shape)
                 tally.good()
                 continue
             tally.fail(item, problem, f"{item.where()}cannot write {args.target}: "
                                       f"{problem.message}")
+        tally.complete()  # --errors FILE first: OUT is put in place only when it is written
     out.commit()
     return tally.finish()
 
@@ -223,6 +241,11 @@ def cmd_sample(args: argparse.Namespace, streams: Streams) -> int:
     with _running(files, tally):
         out = run_sample(args, files, typed(), streams.stdin, streams.stdout, tally,
                          files[0].hint)
+        try:
+            tally.complete()  # --errors FILE first: OUT is put in place only when it is written
+        except BaseException:
+            out.abandon()
+            raise
     out.commit()
     return tally.finish()
 

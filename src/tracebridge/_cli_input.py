@@ -2,15 +2,17 @@
 
 ``TraceFile`` opens FILE (``-`` is standard input), streams its documents
 (``tracebridge._jsonstream``), picks each one's trace at ``--at``, tells the format once from
-the first records unless ``--from`` names it, and reads each trace into typed messages with
-the options given. A record that cannot be read is an ``Item`` with a ``Problem``, so that
-``--keep-going`` can report it and go on.
+the first records unless ``--from`` names it (when several formats read those alike, each
+later record is checked as they were: one they read differently, or of another shape, is a
+bad record), and reads each trace into typed messages with the options given. A record that
+cannot be read is an ``Item`` with a ``Problem``, so that ``--keep-going`` can report it and
+go on.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 from typing import Any, TextIO
 
@@ -79,6 +81,12 @@ class Item:
     document: Any
     trace: Any = None
     problem: Problem | None = None
+    read: list[Message] | None = None
+    """The trace's messages, when telling its format apart read them already (with no
+    options): they are not read again."""
+    written_as: Shape | None = None
+    """The shape its conversion is written in, when not ``shape``: a JSONL file read as one
+    trace (OpenTelemetry) is one JSON line, so that the output is JSONL as FILE is."""
 
     def where(self) -> str:
         """``FILE: line N: `` in a file of several records; nothing for a single document."""
@@ -107,6 +115,12 @@ class TraceFile:
         self._notice = notice
         self.options: dict[str, Any] = {}
         self.known_options: dict[str, Option] = {}
+        self._candidates: dict[str, Any] = {}
+        """The formats the first records all had the shape of, and were read alike by, when
+        there were several (each with its adapter): each later record is told apart by them
+        too (``_told_apart``)."""
+        self._told = ""
+        """What the format was told from (``its first 32 records``)."""
         self._read: Callable[..., list[Message]] | None = None
         self._stream = stream = stdin if path == "-" else open_text(path)
         self._own = path != "-"
@@ -136,6 +150,8 @@ class TraceFile:
             elif len(head) >= _HEAD_LIMIT:
                 raise FormatError(f"{self.name}: none of the first {_HEAD_LIMIT} records can be "
                                   f"read, so there is nothing to tell the format from")
+            if self._candidates:
+                items = map(self._told_apart, items)
             items = chain(head, items)
         if self.format is not None:  # else every record has a problem: none is read
             self._prepare()
@@ -157,7 +173,8 @@ class TraceFile:
             traces.append(item.trace)
         if first is not None:
             trace = traces[0] if len(traces) == 1 else traces
-            yield Item(self.name, first.line, "json", trace, trace)
+            written: Shape = "jsonl" if first.shape == "jsonl" else "json"
+            yield Item(self.name, first.line, "json", trace, trace, written_as=written)
 
     def _item(self, record: Record) -> Item:
         shape = self.documents.shape or "json"
@@ -200,22 +217,65 @@ class TraceFile:
                     f"one file holds one format: pass --from FORMAT"
                 )
             common = [name for name in common if name in names]
-        if len(common) > 1:
+        candidates = [name for name in common if name != EVENTS]
+        if len(candidates) > 1:
             for item, _ in shaped:
                 try:
-                    detect_format(item.trace, candidates=[n for n in common if n != EVENTS])
+                    detect_format(item.trace, candidates=candidates)
                 except FormatError as exc:
                     raise FormatError(f"{item.where()}{command_line_hint(str(exc))}") from None
                 except TraceError:
                     continue  # broken the same way in every format: it fails when read
+            if common[0] != WHOLE_FILE:  # a whole file is one trace: it has no later records
+                self._candidates = {name: get_adapter(name) for name in candidates}
         if shaped[0][0].shape == "json":
-            told = "its shape"
+            self._told = "its shape"
         elif len(shaped) == 1:
-            told = f"line {shaped[0][0].line}"
+            self._told = f"line {shaped[0][0].line}"
         else:
-            told = f"its first {len(shaped)} records"
-        self._notice(f"reading {self.name} as {common[0]} (told from {told}; --from to choose)")
+            self._told = f"its first {len(shaped)} records"
+        self._notice(f"reading {self.name} as {common[0]} (told from {self._told}; --from to "
+                     f"choose)")
         return common[0]
+
+    def _told_apart(self, item: Item) -> Item:
+        """A record after the first ones, checked as they were: when several formats read
+        those alike, the one taken must read this record as the others do (else it is
+        ambiguous, as it is on its own), and it must still have the shape of the format taken.
+
+        It is kept cheap: the candidates' shape tests are asked first (a record that only the
+        format taken has the shape of is read once, as before), and the reading that tells
+        the formats apart is the record's reading (``Item.read``), not done again."""
+        if item.problem is not None:
+            return item
+        names = [name for name, adapter in self._candidates.items()
+                 if _has_shape(adapter, item.trace)]
+        if names == [self.format]:
+            return item
+        if self.format not in names:
+            found = matching(item.trace, READABLE)
+            if not found:
+                return item  # no format's shape: its reader says what is wrong, as before
+            return replace(item, problem=Problem("unknown_format", (
+                f"it has the shape of {' or '.join(found)}, not of {self.format}, which this "
+                f"file is read as (told from {self._told}); one file holds one format: pass "
+                f"--from FORMAT")))
+        readings: list[list[Message]] = []
+        try:  # the format taken is first: the candidates keep their order
+            readings = [self._candidates[name].to_messages(item.trace) for name in names]
+        except TraceError:
+            pass  # one refuses it: detect_format says whether all do, alike
+        except Exception:  # a reader's bug, or a trace nested too deeply: reading it tells
+            return item
+        if readings and all(reading == readings[0] for reading in readings):
+            return replace(item, read=readings[0])
+        try:  # read differently, or refused by some: said as for this record alone
+            detect_format(item.trace, candidates=names)
+        except FormatError as exc:
+            return replace(item, problem=Problem("unknown_format", command_line_hint(str(exc))))
+        except Exception:  # refused alike by every format (or a bug): reading it tells
+            return item
+        return item
 
     def _prepare(self) -> None:
         assert self.format is not None
@@ -235,9 +295,23 @@ class TraceFile:
         assert self._read is not None, "items() settles the format first"
         return self._read(trace, **self.options)
 
+    def messages(self, item: Item) -> list[Message]:
+        """The typed messages of a readable record (see ``typed``)."""
+        if item.read is not None and not self.options:
+            return item.read
+        return self.typed(item.trace)
+
     def hint(self, message: str) -> str:
         """An error message in the command line's spelling."""
         return command_line_hint(message, reader=self.known_options, allow_pending_flag=True)
+
+
+def _has_shape(adapter: Any, trace: Any) -> bool:
+    """``adapter.detect(trace)``; a shape test that fails on a value has answered no."""
+    try:
+        return bool(adapter.detect(trace))
+    except Exception:  # see ``matching``
+        return False
 
 
 def matching(trace: Any, names: tuple[str, ...] | list[str]) -> list[str]:

@@ -37,6 +37,7 @@ __all__ = [
     "RunStopped",
     "Tally",
     "internal_problem",
+    "os_reason",
     "same_file",
     "typed_records",
 ]
@@ -67,27 +68,31 @@ class Output:
         """OUT is written as it goes (it is not a regular file), and closed at the end."""
         self.count = 0
         self._shape: Shape | None = None
+        self._shared: int | None = None
+        """The descriptor of the standard stream OUT is (``-o /dev/stdout``), or None."""
         if self.path is None:
             self.stream = stdout
             return
-        shared = standard_stream(self.path)
-        if shared is not None:  # -o /dev/stdout, redirected to a file: written through it
+        self._shared = standard_stream(self.path)
+        try:
+            self.stream = self._open(self.path)
+        except OSError as exc:  # no such directory, a read-only one: OUT is named, not the
+            raise self._cannot_write(exc) from None  # temporary file beside it
+
+    def _open(self, path: str) -> TextIO:
+        if self._shared is not None:  # -o /dev/stdout, redirected to a file: written through it
             self._direct = True
-            self.stream = os.fdopen(os.dup(shared), "w", encoding="utf-8", errors=JSON_SAFE)
-            return
-        target = _replaced(self.path)
+            return os.fdopen(os.dup(self._shared), "w", encoding="utf-8", errors=JSON_SAFE)
+        target = _replaced(path)
         if target is None:
             self._direct = True
-            self.stream = open(  # noqa: SIM115 - closed by commit or abandon
-                self.path, "w", encoding="utf-8", errors=JSON_SAFE
-            )
-            return
+            return open(path, "w", encoding="utf-8", errors=JSON_SAFE)  # commit/abandon close it
         self._target = target
         directory, base = os.path.split(target)
         descriptor, self._temp = tempfile.mkstemp(
             prefix=f".{base}.", suffix=".partial", dir=directory
         )
-        self.stream = os.fdopen(descriptor, "w", encoding="utf-8", errors=JSON_SAFE)
+        return os.fdopen(descriptor, "w", encoding="utf-8", errors=JSON_SAFE)
 
     def write(self, value: Any, shape: Shape) -> None:
         """Write one record; ``shape`` is the input's."""
@@ -118,31 +123,38 @@ class Output:
             finally:
                 self._direct = False
             return
-        if self._shape == "array":
-            self.stream.write("\n]\n" if self.count else "[]\n")
-        if self._temp is None:
+        if self._temp is None:  # standard output
+            if self._shape == "array":
+                self.stream.write("\n]\n" if self.count else "[]\n")
             self.stream.flush()
             return
         try:
-            try:
-                self.stream.close()
-            except OSError as exc:  # the last write (a full disk)
-                raise self._cannot_write(exc) from None
+            if self._shape == "array":
+                self.stream.write("\n]\n" if self.count else "[]\n")
+            self.stream.close()  # the last write (a full disk)
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(self._temp, 0o666 & ~umask)  # as if OUT had been created directly
             os.replace(self._temp, self._target)
-        except BaseException:  # OUT cannot be put in place (a full disk, a closed directory)
+        except BaseException as exc:  # OUT cannot be put in place (a full disk, a closed
+            with contextlib.suppress(OSError, ValueError):  # directory)
+                self.stream.close()
             with contextlib.suppress(OSError):
                 os.unlink(self._temp)  # no stray copy of the output is left beside it
             self._temp = None
+            if isinstance(exc, OSError):  # named as OUT, not as the temporary file
+                raise self._cannot_write(exc) from None
             raise
         self._temp = None
 
     def _cannot_write(self, exc: OSError) -> OSError:
         """Writing OUT failed (a full disk, ``/dev/full``, a FIFO whose reader went away): one
-        line naming OUT, exit 2 (a broken pipe here is no closed standard output)."""
-        return OSError(f"cannot write {self.path}: {exc}")
+        line naming OUT, exit 2. A broken pipe is no closed standard output, unless OUT is
+        standard output (``-o /dev/stdout | head -1``): that stays a ``BrokenPipeError``,
+        exit 141 without a message, as when no ``-o`` is given."""
+        if isinstance(exc, BrokenPipeError) and self._shared == 1:
+            return exc
+        return OSError(f"cannot write {self.path}: {os_reason(exc)}")
 
     def abandon(self) -> None:
         """The run stopped: OUT is left as it was (standard output keeps what it got; OUT
@@ -180,24 +192,36 @@ class Tally:
         self.ok = 0
         self.failed = 0
         self.internal = 0
+        self._errors_path = errors
         self._errors: TextIO | None = None
         if errors is not None:
-            self._errors = open(  # noqa: SIM115 - closed in finish
-                errors, "w", encoding="utf-8", errors=JSON_SAFE
-            )
+            try:
+                self._errors = open(  # noqa: SIM115 - closed in finish
+                    errors, "w", encoding="utf-8", errors=JSON_SAFE
+                )
+            except OSError as exc:  # a directory, a closed one: named as --errors
+                raise self._cannot_write(exc) from None
 
     def good(self) -> None:
         self.ok += 1
 
     def fail(self, item: Item, problem: Problem, message: str) -> None:
-        """Count a failed record; without ``--keep-going`` this ends the run."""
+        """Count a failed record; without ``--keep-going`` this ends the run.
+
+        When ``--errors FILE`` cannot be written, the failure is still told, then the run
+        stops on that (exit 2)."""
         self.failed += 1
         self.internal += problem.code == "internal_error"
-        self._record(item, problem)
         reported = self.report is not None and problem.error is not None
         if reported:
             assert self.report is not None
             self.report.write(message + "\n")
+        try:
+            self._record(item, problem)
+        except OSError:
+            if not reported:
+                self.stderr.write(f"tracebridge: {message}\n")
+            raise
         if not self.keep_going:
             raise RunStopped("" if reported else message, _exit_code(problem))
         if not reported:
@@ -207,7 +231,7 @@ class Tally:
         """The failure as one JSON line in ``--errors FILE`` (also the one that ends a run)."""
         if self._errors is not None:
             error = problem.error
-            self._errors.write(json.dumps({
+            text = json.dumps({
                 "file": item.file,
                 "line": item.line,
                 "code": problem.code,
@@ -215,21 +239,59 @@ class Tally:
                 "path": error.path if error is not None else None,
                 "source": error.source if error is not None else None,
                 "message": problem.message,
-            }, ensure_ascii=False) + "\n")
+            }, ensure_ascii=False) + "\n"
+            try:
+                self._errors.write(text)
+            except OSError as exc:  # a full disk, /dev/full
+                self.abandon()
+                raise self._cannot_write(exc) from None
 
     def finish(self) -> int:
         """Close ``--errors``, print the count line, and give the exit status."""
-        self.close()
+        self.complete()
         if self.keep_going:
             self.stderr.write(f"{self.ok} ok, {self.failed} failed\n")
         if self.internal:
             return EXIT_INTERNAL
         return EXIT_INVALID if self.failed else EXIT_OK
 
+    def complete(self) -> None:
+        """Close ``--errors``: before OUT is put in place, so that OUT is left as it was when
+        FILE cannot be written. The count line is printed all the same (``--keep-going``)."""
+        try:
+            self.close()
+        except OSError:
+            if self.keep_going:
+                self.stderr.write(f"{self.ok} ok, {self.failed} failed\n")
+            raise
+
     def close(self) -> None:
+        """Close ``--errors``; ``OSError`` naming it when its last lines cannot be written."""
         if self._errors is not None:
-            self._errors.close()
-            self._errors = None
+            errors, self._errors = self._errors, None
+            try:
+                errors.close()
+            except OSError as exc:
+                raise self._cannot_write(exc) from None
+
+    def abandon(self) -> OSError | None:
+        """Close ``--errors`` as a run stops for another reason: whether that failed too."""
+        try:
+            self.close()
+        except OSError as exc:
+            return exc
+        return None
+
+    def _cannot_write(self, exc: OSError) -> OSError:
+        return OSError(f"cannot write --errors {self._errors_path}: {os_reason(exc)}")
+
+
+def os_reason(exc: OSError) -> str:
+    """What the system said, without the file it names (the temporary file beside OUT is
+    no file the user gave): ``[Errno 2] No such file or directory``."""
+    if exc.errno is not None and exc.strerror:
+        return f"[Errno {exc.errno}] {exc.strerror}"
+    return str(exc)
 
 
 def _exit_code(problem: Problem) -> int:
@@ -311,7 +373,7 @@ def typed_records(
         problem = item.problem
         if problem is None:
             try:
-                messages = source.typed(item.trace)
+                messages = source.messages(item)
             except TraceError as exc:
                 problem = Problem(exc.code, source.hint(str(exc)), exc)
             except MissingExtraError:

@@ -47,6 +47,7 @@ from ._cli_output import (
     EXIT_USAGE,
     JSON_SAFE,
     RunStopped,
+    os_reason,
 )
 from ._jsonstream import ESCAPE, UnreadableInput
 from .errors import FormatError, MissingExtraError, TraceError
@@ -219,7 +220,10 @@ def main(
     except BrokenPipeError:
         _quiet(streams.stdout)
         return EXIT_BROKEN_PIPE
-    except (UnreadableInput, OptionError, FormatError, MissingExtraError, OSError) as exc:
+    except OptionError as exc:  # it quotes the pair given, as given (its hints are spelled)
+        err.write(f"tracebridge: {exc}\n")
+        return EXIT_USAGE
+    except (UnreadableInput, FormatError, MissingExtraError, OSError) as exc:
         err.write(f"tracebridge: {command_line_hint(str(exc))}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -248,7 +252,35 @@ def _stdout() -> TextIO:
         return _closed("output")
     with contextlib.suppress(AttributeError, ValueError, OSError):
         sys.stdout.reconfigure(errors=JSON_SAFE)  # type: ignore[union-attr]
-    return sys.stdout
+    return cast(TextIO, _StandardOutput(sys.stdout))
+
+
+class _StandardOutput:
+    """Standard output, whose failed writes name it (``cannot write standard output:
+    [Errno 28] No space left on device``, exit 2); a reader that went away stays a
+    ``BrokenPipeError`` (exit 141, without a message)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OSError(f"cannot write standard output: {os_reason(exc)}") from None
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OSError(f"cannot write standard output: {os_reason(exc)}") from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
 
 
 def _closed(which: str) -> TextIO:
@@ -276,6 +308,8 @@ class _Closed(io.TextIOBase):
 
 def _quiet(stdout: TextIO) -> None:
     """The reader of stdout went away (``| head``): exit without another error at shutdown."""
+    if isinstance(stdout, _StandardOutput):
+        stdout = stdout.stream
     if stdout is sys.stdout:
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

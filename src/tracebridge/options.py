@@ -219,9 +219,20 @@ def _option_names() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(readers), frozenset(writers)
 
 
-_DROP = re.compile(r"\bdrop=[\[\{\(]([^\]\}\)]*)[\]\}\)]")
+_NAME = r"""(?:'[^'\\]*'|"[^"\\]*")"""
+_DROP = re.compile(
+    rf"\bdrop=[\[\{{\(]\s*({_NAME}(?:\s*,\s*{_NAME})*)?\s*,?\s*[\]\}}\)]"
+)
 _FLAG_TRUE = re.compile(r"\b([a-z_]+)=True\b")
 _NAMES = re.compile(r"['\"]([^'\"]+)['\"]")
+_FILTER = re.compile(  # otel's ambiguous_trace: what selects each conversation (hex ids)
+    r"(?P<lead>filter: | \| )span_id=(?P<span>[0-9a-f]+)(?P<at> \(its last call, at .*?\); )"
+    r"trace_id=(?P<traces>[0-9a-f]+(?:, [0-9a-f]+)*)(?P<session>; session_id=)?"
+)
+_QUOTED = re.compile(r"""(?<!\w)(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""")
+"""A quoted value (Python's repr of a string): text from the user's input, never rewritten.
+A quote after a letter is an apostrophe (``the tool's``), not the start of one."""
+_SOURCE = re.compile(r"pass source=<format>|pass source= one of them")
 
 
 def command_line_hint(
@@ -230,15 +241,18 @@ def command_line_hint(
     reader: dict[str, Option] | None = None,
     allow_pending_flag: bool = False,
 ) -> str:
-    """``message`` with its Python spellings (``drop=['x']``, ``flag=True``, ``source=``)
-    turned into the flags that do the same on the command line.
+    """``message`` with its Python spellings (``drop=['x']``, ``flag=True``, ``source=``, an
+    OpenTelemetry filter ``span_id=...``) turned into the flags that do the same on the
+    command line.
 
     ``name=True`` becomes a flag only when ``name`` is an option (of ``reader``, else of some
     format); anything else (a message field, as in "no error flag (is_error=True)") is kept.
+    A quoted value (``unknown role 'fold_tools=True'``) is the input's own text: it is never
+    rewritten, so the message says what the input holds.
     """
 
     def drop(match: re.Match[str]) -> str:
-        return "--to-option drop=" + ",".join(_NAMES.findall(match.group(1)))
+        return "--to-option drop=" + ",".join(_NAMES.findall(match.group(1) or ""))
 
     def flag(match: re.Match[str]) -> str:
         name = match.group(1)
@@ -253,7 +267,32 @@ def command_line_hint(
             return f"--from-option {name}=true"
         return match.group(0)  # not an option (a field, as in "is_error=True"): as written
 
-    message = _DROP.sub(drop, message)
-    message = _FLAG_TRUE.sub(flag, message)
-    message = message.replace("pass source=<format>", "pass --from FORMAT")
-    return message.replace("pass source= one of them", "pass --from with one of them")
+    def selected(match: re.Match[str]) -> str:
+        session = "; --from-option session_id=" if match.group("session") else ""
+        return (f"{match.group('lead')}--from-option span_id={match.group('span')}"
+                f"{match.group('at')}--from-option trace_id={match.group('traces')}{session}")
+
+    def source(match: re.Match[str]) -> str:
+        if match.group(0) == "pass source=<format>":
+            return "pass --from FORMAT"
+        return "pass --from with one of them"
+
+    message = _outside_quotes(_DROP, drop, message)
+    message = _outside_quotes(_FLAG_TRUE, flag, message)
+    message = _outside_quotes(_FILTER, selected, message)
+    return _outside_quotes(_SOURCE, source, message)
+
+
+def _outside_quotes(
+    pattern: re.Pattern[str], spell: Callable[[re.Match[str]], str], message: str
+) -> str:
+    """``pattern.sub(spell, message)``, but for matches that start inside a quoted value."""
+    quoted = [found.span() for found in _QUOTED.finditer(message)]
+
+    def outside(match: re.Match[str]) -> str:
+        at = match.start()
+        if any(start <= at < end for start, end in quoted):
+            return match.group(0)
+        return spell(match)
+
+    return pattern.sub(outside, message)
