@@ -198,13 +198,7 @@ def _message_item(
     else:
         writer.annotations = {}
         writer.place_citations(cited, spoken)
-        written = []
-        for j, part in enumerate(spoken):
-            writer.part_at, writer.part_path = j, f".content[{first + j}]"
-            item = writer.item_part(part, writer.part_path, "assistant")
-            if item is not None:
-                written.append(item)
-        out["content"] = written
+        out["content"] = writer.written_parts(spoken, first)
         if entry.get("type") != "absent":
             out["type"] = "message"
     if "id" in entry:

@@ -78,6 +78,16 @@ class ReplyWriter(ItemPartWriter):
         if not self.drop_names:
             self.refuse(f"{what}; pass drop_names=True to leave names out", ".name")
 
+    def written_parts(self, parts: list[Part], first: int) -> list[dict[str, Any]]:
+        """A message item's parts as written, ``first`` the content index of the first."""
+        written = []
+        for j, part in enumerate(parts):
+            self.part_at, self.part_path = j, f".content[{first + j}]"
+            item = self.item_part(part, self.part_path, "assistant")
+            if item is not None:
+                written.append(item)
+        return written
+
     def text(self, content: Any, path: str, what: str) -> str:
         if not isinstance(content, str):
             self.refuse(f"{with_article(what)} holds its output as text, not parts", path)
@@ -286,13 +296,7 @@ class ReplyWriter(ItemPartWriter):
         else:
             parts: list[Part] = spoken if spoken or text is None else [TextPart(text=text)]
             self.place_citations(list(enumerate(message.citations)), parts)
-            written = []
-            for j, part in enumerate(parts):
-                self.part_at, self.part_path = j, f".content[{first + j}]"
-                item = self.item_part(part, self.part_path, "assistant")
-                if item is not None:
-                    written.append(item)
-            out["content"] = written
+            out["content"] = self.written_parts(parts, first)
             if namespace.get("type") != "absent":
                 out["type"] = "message"
         if message.id is not None and (isinstance(out["content"], list) or namespace):
