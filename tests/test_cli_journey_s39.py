@@ -315,3 +315,18 @@ def test_o_dev_stdout_whose_reader_went_away_ends_quietly_with_141(tmp_path: Pat
             timeout=120,
         )
         assert (done.stdout, done.stderr) == ("141\n", ""), output
+
+
+def test_score_o_dev_stdout_whose_reader_went_away_ends_quietly_with_141(tmp_path: Path) -> None:
+    with open(tmp_path / "samples.jsonl", "w", encoding="utf-8") as out:
+        for n in range(20000):
+            out.write(json.dumps({"messages": [{"type": "human", "content": f"hi {n}"},
+                                               {"type": "ai", "content": "yo"}]}) + "\n")
+    for output in ([], ["-o", "/dev/stdout"]):
+        done = subprocess.run(
+            f"{SCRIPT} score -m tool_call_f1 samples.jsonl "
+            f"{' '.join(output)} | head -1 >/dev/null; echo ${{PIPESTATUS[0]}}",
+            shell=True, executable="/bin/bash", cwd=tmp_path, capture_output=True, text=True,
+            timeout=120,
+        )
+        assert (done.stdout, done.stderr) == ("141\n", ""), output

@@ -198,6 +198,27 @@ def test_a_fault_of_an_earlier_field_of_the_sample_is_told_first(
     assert _sample_error(data) == expected
 
 
+@pytest.mark.parametrize(("data", "expected"), [
+    ({"messages": [{"type": "human", "content": [{"type": "text", "metadata": {"a": {1, 2}},
+                                                   "extra": 1}]}]},
+     ("malformed_event", 0, "messages[0].content[0].text",
+      "Field required (got dict {'type': 'text', 'metadata': {'a': {1, 2}}, 'extra': 1})")),
+    ({"messages": [{"type": "ai", "content": "x", "tool_calls": [{"args": {"a": {1}},
+                                                                  "id": "c1"}]}]},
+     ("malformed_event", 0, "messages[0].tool_calls[0].name",
+      "Field required (got dict {'args': {'a': {1}}, 'id': 'c1'})")),
+    ({"messages": [{"type": "human", "content": "x"}], "rubrics": {"a": 1, "b": "2"},
+      "metadata": {"a": {1}}},
+     ("malformed_event", None, "rubrics.a", "Input should be a valid string (got int 1)")),
+], ids=["missing-text", "missing-name", "rubric"])
+def test_an_earlier_fault_quotes_the_input_as_given(
+    data: dict[str, Any], expected: tuple[Any, ...],
+) -> None:
+    # told from a second validation of the data cut at the value that is not JSON: what the
+    # message quotes is the caller's own value, whole, not the cut one
+    assert _sample_error(data) == expected
+
+
 def test_a_value_that_is_not_json_before_a_mistyped_field_is_still_told_first() -> None:
     data = {"messages": [{"type": "human", "content": "x", "metadata": {"a": NAN}},
                          {"type": "human", "content": 5}]}

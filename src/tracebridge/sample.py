@@ -232,9 +232,14 @@ def _has_surrogate(text: str) -> bool:
     return False
 
 
-def _first_message_error(exc: ValidationError) -> TraceError | None:
+_NO_DATA: Any = object()
+
+
+def _first_message_error(exc: ValidationError, data: Any = _NO_DATA) -> TraceError | None:
     """Turn pydantic's complaint about one message, or about a field beside the messages
-    (``reference_tool_calls[0].name``), into a TraceError, if it is about one."""
+    (``reference_tool_calls[0].name``), into a TraceError, if it is about one. ``data``: the
+    sample's raw data when ``exc`` came from a cut of it (``_earlier_fault``), whose own
+    values the message quotes."""
     errors = exc.errors()
     for position, details in enumerate(errors):
         loc = details["loc"]
@@ -245,10 +250,14 @@ def _first_message_error(exc: ValidationError) -> TraceError | None:
                 details = _list_branch(errors[position + 1:], loc[:-1]) or details
             if details["input"] is _STAND_IN:
                 return None  # nothing before the value that raised (see _earlier_fault)
+            if data is not _NO_DATA:
+                details = {**details, "input": _found_at(data, details["loc"])}
             return _message_error(details, loc[1])
         if loc and loc[0] not in _MESSAGE_FIELDS and loc[0] in MultiTurnSample.model_fields:
             if details["input"] is _STAND_IN:
                 return None
+            if data is not _NO_DATA:
+                details = {**details, "input": _found_at(data, details["loc"])}
             return TraceError(
                 "malformed_event",
                 f"{details['msg']} (got {type(details['input']).__name__} "
@@ -298,6 +307,31 @@ def _message_error(details: ErrorDetails, index: int) -> TraceError:
         index=index,
         path=path,
     )
+
+
+def _found_at(data: Any, loc: tuple[int | str, ...]) -> Any:
+    """What ``data`` (a sample's raw data) holds at pydantic's ``loc``, the union-branch
+    labels passed over as ``_path`` passes them; the last value there is when a step is
+    missing (pydantic's input for a missing field is the object that lacks it)."""
+    found = data
+    part_at = False
+    for position, step in enumerate(loc):
+        if isinstance(step, int):
+            if type(found) is not list or not 0 <= step < len(found):
+                return found
+            found = found[step]
+            before = loc[position - 1] if position else None
+            part_at = isinstance(before, str) and before.startswith("list[tagged-union[")
+            continue
+        branch = (position == 2 and loc[0] in _MESSAGE_FIELDS and step in _TAGS) or (
+            part_at and step in _PART_TAGS)
+        part_at = False
+        if branch or not step.isidentifier() or step == "str":
+            continue  # a union-branch label, not a field
+        if type(found) is not dict or step not in found:
+            return found
+        found = found[step]
+    return found
 
 
 def _path(loc: tuple[int | str, ...], root: str) -> str:
@@ -457,7 +491,7 @@ def _earlier_fault(data: Any, site: Site | None, handler: Any) -> TraceError | N
     try:
         handler(cut)
     except ValidationError as exc:
-        return _first_message_error(exc)
+        return _first_message_error(exc, data)
     except TraceError:  # not expected: what comes before the site raised none the first time
         return None
     return None

@@ -217,7 +217,15 @@ def _close_output(results: TextIO, path: str) -> None:
     try:
         results.close()
     except OSError as exc:  # the last write (a full disk)
+        if _closed_stdout(exc, path):
+            raise
         raise _Unusable(f"cannot write {path}: {exc}") from None
+
+
+def _closed_stdout(exc: OSError, path: str) -> bool:
+    """Whether OUT is standard output (``-o /dev/stdout``) and its reader went away: exit
+    141 without a message, as for standard output itself."""
+    return isinstance(exc, BrokenPipeError) and standard_stream(path) == 1
 
 
 def _records(path: str, stdin: TextIO) -> Iterator[Record]:
@@ -345,7 +353,7 @@ async def _score(
             if done:
                 results.flush()
         except OSError as exc:  # -o OUT: a full disk, /dev/full, a FIFO's reader gone
-            if args.output is None:
+            if args.output is None or _closed_stdout(exc, args.output):
                 raise  # standard output: a reader that went away is exit 141
             raise _Unusable(f"cannot write {args.output}: {exc}") from None
 
