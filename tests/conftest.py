@@ -1,10 +1,17 @@
-"""Shared test setup: hypothesis profiles (CI runs derandomized)."""
+"""Shared test setup: hypothesis profiles (CI runs derandomized); a local fake OpenAI server
+(``server``) and a judge asking it (``judge``), which a test file may define otherwise."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator, Iterator
 
+import openai
+import pytest
+from fake_openai_server import FakeOpenAI, serve
 from hypothesis import HealthCheck, settings
+
+from tracebridge.metrics import OpenAIJudge
 
 settings.register_profile(
     "ci",
@@ -27,3 +34,19 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    """A fake OpenAI server on 127.0.0.1, shut down after the test."""
+    yield from serve()
+
+
+@pytest.fixture
+async def judge(server: FakeOpenAI) -> AsyncIterator[OpenAIJudge]:
+    """A judge asking ``server``: no client retries, a 5 s timeout."""
+    client = openai.AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0,
+                                timeout=5.0)
+    judge = OpenAIJudge(client=client, model="judge-model")
+    yield judge
+    await judge.aclose()

@@ -14,13 +14,12 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from evaluation_helpers import WITH_REFERENCE, case, goal, write_cases
-from fake_openai_server import FakeOpenAI, serve
+from fake_openai_server import FakeOpenAI
 
 from tracebridge._cli_output import Output
 
@@ -33,11 +32,6 @@ OPEN_CALL: list[dict[str, Any]] = [
         {"name": "open", "args": {"p": "x"}, "call_id": "c1"}]},
     {"role": "tool", "content": "opened", "call_id": "c1"},
 ]
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    yield from serve()
 
 
 def tb(*argv: str, cwd: Path, env: dict[str, str] | None = None,

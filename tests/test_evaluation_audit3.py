@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,7 @@ from evaluation_helpers import (
     summary,
     write_cases,
 )
-from fake_openai_server import FakeOpenAI, Reply, serve
+from fake_openai_server import FakeOpenAI, Reply
 from gate_helpers import gate, policy
 
 from tracebridge import AIMessage, HumanMessage, MultiTurnSample
@@ -45,11 +44,6 @@ from tracebridge.metrics import (
 TOOL_CALLS = "tool_call_accuracy"
 RELEVANCY = "conversation_relevancy"
 TICKETS = "[slices.tickets]\nmax_failures = 0\n"
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    yield from serve()
 
 
 # --- user checks of this module (``--checks test_evaluation_audit3:NAME``) --------------------

@@ -8,12 +8,12 @@ import json
 import math
 import re
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import openai
 import pytest
-from fake_openai_server import FakeOpenAI, Reply, serve
+from fake_openai_server import FakeOpenAI, Reply
 from pydantic import BaseModel, ConfigDict
 
 from tracebridge import AIMessage, HumanMessage, MultiTurnSample, ToolCall, ToolMessage
@@ -70,11 +70,6 @@ REQUEST: JudgeRequest[Verdict] = JudgeRequest(
     answer=Verdict,
 )
 ESTIMATE = estimate(REQUEST, "judge-model")
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    yield from serve()
 
 
 @pytest.fixture

@@ -31,24 +31,18 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_helpers import run
 from evaluation_helpers import WITH_REFERENCE, WITHOUT_REFERENCE, case, goal
-from fake_openai_server import FakeOpenAI, Reply, serve
+from fake_openai_server import FakeOpenAI, Reply
 from gate_helpers import LONGER, make_run
 
 from tracebridge.evaluation.calibrate import cohen_kappa, length_bucket
 
 W, WO = WITH_REFERENCE, WITHOUT_REFERENCE
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    yield from serve()
 
 
 def labelled(case_id: str, slice_name: str, human: bool | None, *,

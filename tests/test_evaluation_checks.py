@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +18,10 @@ from evaluation_helpers import (
     states,
     write_cases,
 )
-from fake_openai_server import FakeOpenAI, serve
+from fake_openai_server import FakeOpenAI
 
 from tracebridge.evaluation.cases import Case, load_cases
 from tracebridge.evaluation.checks import CheckError, check_case, load_check
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    yield from serve()
 
 
 def blocked_by(tmp_path: Path, server: FakeOpenAI, item: dict[str, Any], *extra: str,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +19,7 @@ from evaluation_helpers import (
     summary,
     write_cases,
 )
-from fake_openai_server import FakeOpenAI, serve
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    yield from serve()
+from fake_openai_server import FakeOpenAI
 
 
 def said(text: str) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ recorded (a provider's error, the budget's words) are built from the record itse
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from cli_helpers import run
 from evaluation_helpers import TICKET, WITH_REFERENCE, WITHOUT_REFERENCE, case, control, goal
-from fake_openai_server import FakeOpenAI, Reply, serve
+from fake_openai_server import FakeOpenAI, Reply
 from gate_helpers import edit_rows, gate, make_run, policy
 
 from tracebridge.evaluation.gate import KINDS, decide
@@ -214,11 +214,6 @@ ROWS: dict[str, Row] = {
         [case("a"), case("b")], [OUTAGE, OUTAGE], TICKETS, 2,
         ["evaluator_errors: run: 2 evaluator error(s), over the limit of 0 (a, b)"]),
 }
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    yield from serve()
 
 
 @pytest.mark.parametrize("name", list(ROWS))

@@ -5,21 +5,15 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from evaluation_helpers import WITH_REFERENCE, WITHOUT_REFERENCE, case, control, goal
-from fake_openai_server import FakeOpenAI, Reply, serve
+from fake_openai_server import FakeOpenAI, Reply
 from gate_helpers import gate, make_run, policy
 
 POLICY = ("max_evaluator_errors = 1\nmax_unrun = 1\n"
           "[slices.tickets]\nmax_failures = 0\n[slices.other]\nmax_failures = 0\n")
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    yield from serve()
 
 
 @pytest.fixture

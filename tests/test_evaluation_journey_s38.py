@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +27,9 @@ from evaluation_helpers import (
     summary,
     write_cases,
 )
-from fake_openai_server import FakeOpenAI, Reply, serve
+from fake_openai_server import FakeOpenAI, Reply
 
 from tracebridge.evaluation.cases import load_cases
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    yield from serve()
-
 
 # --- 1. the budget boundary leaves a deterministic metric its result ------------------------
 

@@ -5,20 +5,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
-import pytest
 from cli_helpers import run
 from evaluation_helpers import case, goal
-from fake_openai_server import FakeOpenAI, serve
+from fake_openai_server import FakeOpenAI
 from gate_helpers import make_run, report_run
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    yield from serve()
 
 
 class Tags(HTMLParser):

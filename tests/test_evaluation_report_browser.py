@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from cli_helpers import run
 from evaluation_helpers import WITH_REFERENCE
-from fake_openai_server import FakeOpenAI, serve
+from fake_openai_server import FakeOpenAI
 from gate_helpers import FAILED_TOOL, TICKET, report_run
 
 from tracebridge.evaluation.roles import to_messages
@@ -48,11 +48,6 @@ def browser() -> Iterator[Any]:
         launched = driver.chromium.launch(executable_path=chromium, args=ARGS)
         yield launched
         launched.close()
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    yield from serve()
 
 
 def test_the_report_in_chromium(tmp_path: Path, server: FakeOpenAI, browser: Any) -> None:

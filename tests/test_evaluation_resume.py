@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,12 +23,7 @@ from evaluation_helpers import (
     summary,
     write_cases,
 )
-from fake_openai_server import FakeOpenAI, Reply, serve
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    yield from serve()
+from fake_openai_server import FakeOpenAI, Reply
 
 
 def command(path: Path, out: Path, base_url: str, *extra: str) -> list[str]:

@@ -121,6 +121,16 @@ def test_split_in_roles_still_refuses_what_the_current_exchange_says_besides() -
 
 # --- 2. join_consecutive: nulls, empty file lists and spellings do not block a join ----------
 
+JOINED = [  # "hi" and "are you there?" joined, answered "yes", in each shape
+    ("pairs", [{"input": "hi\nare you there?", "actual_output": "yes",
+                "retrieval_context": None}]),
+    ("history", [{"role": "user", "content": "hi\nare you there?"},
+                 {"role": "assistant", "content": "yes"}]),
+    ("roles", [{"role": "user", "content": "hi\nare you there?", **SDK_NULLS},
+               {"role": "assistant", "content": "yes", **SDK_NULLS}]),
+]
+
+
 def _failed_then_answered() -> list[Any]:
     return galtea.to_messages([
         Trace(id="t1", index=0, session_id="s", input="hi", status="FAILED", error="timeout"),
@@ -128,14 +138,7 @@ def _failed_then_answered() -> list[Any]:
     ])
 
 
-@pytest.mark.parametrize(("shape", "expected"), [
-    ("pairs", [{"input": "hi\nare you there?", "actual_output": "yes",
-                "retrieval_context": None}]),
-    ("history", [{"role": "user", "content": "hi\nare you there?"},
-                 {"role": "assistant", "content": "yes"}]),
-    ("roles", [{"role": "user", "content": "hi\nare you there?", **SDK_NULLS},
-               {"role": "assistant", "content": "yes", **SDK_NULLS}]),
-])
+@pytest.mark.parametrize(("shape", "expected"), JOINED)
 def test_a_failed_trace_joins_the_next_one(shape: str, expected: list[dict[str, Any]]) -> None:
     omitted: list[galtea.Omission] = []
     turns = galtea.from_messages(_failed_then_answered(), shape=shape, join_consecutive="\n",
@@ -146,14 +149,7 @@ def test_a_failed_trace_joins_the_next_one(shape: str, expected: list[dict[str, 
         (1, "joined", "join_consecutive")]
 
 
-@pytest.mark.parametrize(("shape", "expected"), [
-    ("pairs", [{"input": "hi\nare you there?", "actual_output": "yes",
-                "retrieval_context": None}]),
-    ("history", [{"role": "user", "content": "hi\nare you there?"},
-                 {"role": "assistant", "content": "yes"}]),
-    ("roles", [{"role": "user", "content": "hi\nare you there?", **SDK_NULLS},
-               {"role": "assistant", "content": "yes", **SDK_NULLS}]),
-])
+@pytest.mark.parametrize(("shape", "expected"), JOINED)
 def test_two_sdk_user_messages_in_a_row_join(shape: str, expected: list[dict[str, Any]]) -> None:
     messages = galtea.to_messages([
         ConversationMessage(role="user", content="hi"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,20 +51,6 @@ from tracebridge.render import RENDER_VERSION
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 GOAL = json.dumps({"user_goal": "g", "end_state": "e", "reason": "r", "achieved": True})
 SPENT = Usage(requests=1, prompt_tokens=100, completion_tokens=20, total_tokens=120)
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    yield from serve()
-
-
-@pytest.fixture
-async def judge(server: FakeOpenAI) -> AsyncIterator[OpenAIJudge]:
-    client = openai.AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0,
-                                timeout=5.0)
-    judge = OpenAIJudge(client=client, model="judge-model")
-    yield judge
-    await judge.aclose()
 
 
 # --- 1. a judge of one's own: the metric checks the answer ---------------------------------

@@ -10,11 +10,10 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_openai_server import FakeOpenAI, Reply, serve
+from fake_openai_server import FakeOpenAI, Reply
 
 from tracebridge import AIMessage, HumanMessage, MultiTurnSample, ToolCall, ToolMessage
 from tracebridge.metrics.cli import configure, run
@@ -32,11 +31,6 @@ HALF = EXACT.model_copy(
     update={"reference_tool_calls": [ToolCall(name="get_weather", args={"city": "Rome"}),
                                      ToolCall(name="get_uv", args={})]}
 )
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    yield from serve()
 
 
 def dataset(tmp_path: Path, *lines: str) -> Path:

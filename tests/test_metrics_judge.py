@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import openai
 import pytest
-from fake_openai_server import FakeOpenAI, Reply, serve
+from fake_openai_server import FakeOpenAI, Reply
 from pydantic import BaseModel, ConfigDict
 
 from tracebridge.metrics import JudgeError, JudgeRequest, OpenAIJudge, Usage, strict_json_schema
@@ -32,11 +32,6 @@ class Answer(BaseModel):
 
 
 GOOD = '{"reason": "fine", "ok": true, "items": [{"title": "t", "score": 1}]}'
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    yield from serve()
 
 
 @pytest.fixture

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import openai
 import pytest
-from fake_openai_server import FakeOpenAI, Reply, serve
+from fake_openai_server import FakeOpenAI, Reply
 
 from tracebridge import (
     AIMessage,
@@ -54,20 +53,6 @@ BOOKING = MultiTurnSample(
 )
 
 VERSION = "1+prompt.2+render.5"
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    yield from serve()
-
-
-@pytest.fixture
-async def judge(server: FakeOpenAI) -> AsyncIterator[OpenAIJudge]:
-    client = openai.AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0,
-                                timeout=5.0)
-    judge = OpenAIJudge(client=client, model="judge-model")
-    yield judge
-    await judge.aclose()
 
 
 def verdicts(*items: tuple[int, bool, str]) -> str:
