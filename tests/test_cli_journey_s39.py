@@ -303,30 +303,31 @@ def test_quoted_values_are_kept_beside_a_hint_that_is_respelled() -> None:
 # --- 5. -o /dev/stdout whose reader goes away ---------------------------------------------------
 
 
+def _piped_into_head(command: str, cwd: Path) -> list[tuple[str, str]]:
+    """(exit status, standard error) of ``command`` piped into ``head -1``, writing to
+    standard output, then to ``-o /dev/stdout``."""
+    told = []
+    for output in ("", " -o /dev/stdout"):
+        done = subprocess.run(
+            f"{SCRIPT} {command}{output} | head -1 >/dev/null; echo ${{PIPESTATUS[0]}}",
+            shell=True, executable="/bin/bash", cwd=cwd, capture_output=True, text=True,
+            timeout=120,
+        )
+        told.append((done.stdout, done.stderr))
+    return told
+
+
 def test_o_dev_stdout_whose_reader_went_away_ends_quietly_with_141(tmp_path: Path) -> None:
     jsonl(tmp_path / "in.jsonl",
           [[{"role": "user", "content": f"hi {n}"}, {"role": "assistant", "content": "ok"}]
            for n in range(20000)])
-    for output in ([], ["-o", "/dev/stdout"]):
-        done = subprocess.run(
-            f"{SCRIPT} convert in.jsonl --from openai_chat --to langchain "
-            f"{' '.join(output)} | head -1 >/dev/null; echo ${{PIPESTATUS[0]}}",
-            shell=True, executable="/bin/bash", cwd=tmp_path, capture_output=True, text=True,
-            timeout=120,
-        )
-        assert (done.stdout, done.stderr) == ("141\n", ""), output
+    assert _piped_into_head("convert in.jsonl --from openai_chat --to langchain", tmp_path) == [
+        ("141\n", "")] * 2
 
 
 def test_score_o_dev_stdout_whose_reader_went_away_ends_quietly_with_141(tmp_path: Path) -> None:
-    with open(tmp_path / "samples.jsonl", "w", encoding="utf-8") as out:
-        for n in range(20000):
-            out.write(json.dumps({"messages": [{"type": "human", "content": f"hi {n}"},
-                                               {"type": "ai", "content": "yo"}]}) + "\n")
-    for output in ([], ["-o", "/dev/stdout"]):
-        done = subprocess.run(
-            f"{SCRIPT} score -m tool_call_f1 samples.jsonl "
-            f"{' '.join(output)} | head -1 >/dev/null; echo ${{PIPESTATUS[0]}}",
-            shell=True, executable="/bin/bash", cwd=tmp_path, capture_output=True, text=True,
-            timeout=120,
-        )
-        assert (done.stdout, done.stderr) == ("141\n", ""), output
+    jsonl(tmp_path / "samples.jsonl",
+          [{"messages": [{"type": "human", "content": f"hi {n}"}, {"type": "ai", "content": "yo"}]}
+           for n in range(20000)])
+    assert _piped_into_head("score -m tool_call_f1 samples.jsonl", tmp_path) == [
+        ("141\n", "")] * 2

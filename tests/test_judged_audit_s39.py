@@ -14,7 +14,7 @@ from typing import Any
 
 import openai
 import pytest
-from fake_openai_server import FakeOpenAI, Reply, serve
+from fake_openai_server import FakeOpenAI, Reply
 from pydantic import BaseModel
 
 from tracebridge import (
@@ -507,54 +507,46 @@ async def test_a_request_that_cannot_be_encoded_is_not_sent_and_not_counted(
 # --- 6. one judge from any event loop ------------------------------------------------------
 
 
-def test_one_judge_scores_from_score_then_from_other_event_loops() -> None:
-    server_gen = serve()
-    server = next(server_gen)
-    try:
-        server.add(*[GOAL] * 5)
-        client = openai.AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0,
-                                    timeout=5.0)
-        judge = OpenAIJudge(client=client, model="judge-model")
-        metric = AgentGoalAccuracyWithoutReference(judge)
+def _goal_metric(server: FakeOpenAI) -> tuple[OpenAIJudge, AgentGoalAccuracyWithoutReference]:
+    """A judge of its own (made outside any event loop) and a metric asking it."""
+    client = openai.AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0,
+                                timeout=5.0)
+    judge = OpenAIJudge(client=client, model="judge-model")
+    return judge, AgentGoalAccuracyWithoutReference(judge)
 
-        async def ascore() -> Any:
-            return await metric.ascore(HELLO)
 
-        async def evaluated() -> Any:
-            return (await aevaluate([HELLO], [metric]))[0][0]
+def test_one_judge_scores_from_score_then_from_other_event_loops(server: FakeOpenAI) -> None:
+    server.add(*[GOAL] * 5)
+    judge, metric = _goal_metric(server)
 
-        results = [
-            metric.score(HELLO),
-            asyncio.run(ascore()),
-            asyncio.run(ascore()),
-            asyncio.run(evaluated()),
-            metric.score(HELLO),
-        ]
-        asyncio.run(judge.aclose())
-    finally:
-        server_gen.close()
+    async def ascore() -> Any:
+        return await metric.ascore(HELLO)
+
+    async def evaluated() -> Any:
+        return (await aevaluate([HELLO], [metric]))[0][0]
+
+    results = [
+        metric.score(HELLO),
+        asyncio.run(ascore()),
+        asyncio.run(ascore()),
+        asyncio.run(evaluated()),
+        metric.score(HELLO),
+    ]
+    asyncio.run(judge.aclose())
     assert [(r.value, r.error, r.usage) for r in results] == [(1.0, None, SPENT)] * 5
     assert len(server.requests) == 5
 
 
-def test_one_judge_scores_from_two_asyncio_runs_in_a_row() -> None:
-    server_gen = serve()
-    server = next(server_gen)
-    try:
-        server.add(GOAL, GOAL)
-        client = openai.AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0,
-                                    timeout=5.0)
-        judge = OpenAIJudge(client=client, model="judge-model")
-        metric = AgentGoalAccuracyWithoutReference(judge)
+def test_one_judge_scores_from_two_asyncio_runs_in_a_row(server: FakeOpenAI) -> None:
+    server.add(GOAL, GOAL)
+    judge, metric = _goal_metric(server)
 
-        async def ascore() -> Any:
-            return await metric.ascore(HELLO)
+    async def ascore() -> Any:
+        return await metric.ascore(HELLO)
 
-        first = asyncio.run(ascore())
-        second = asyncio.run(ascore())
-        asyncio.run(judge.aclose())
-    finally:
-        server_gen.close()
+    first = asyncio.run(ascore())
+    second = asyncio.run(ascore())
+    asyncio.run(judge.aclose())
     assert [(r.value, r.error, r.usage) for r in (first, second)] == [(1.0, None, SPENT)] * 2
     assert len(server.requests) == 2
 
