@@ -20,6 +20,12 @@ A ``TraceError`` is about the evidence (the trace); the other two are about the 
 ``TraceError`` deliberately does not derive from ``ValueError``: pydantic wraps a
 ``ValueError`` raised inside a validator into its own ``ValidationError``, and a
 ``TraceError`` must reach the caller as itself.
+
+Two ``unserializable_value`` refusals derive from ``ValueError`` too, on purpose: the one
+``canonical_json`` raises (it stands where ``json.dumps`` would raise a ``ValueError`` or
+``TypeError``), and the one a ``MetricResult``'s non-JSON ``details`` raise inside its
+validator (so it reaches the caller as a ``ValidationError`` carrying the ``TraceError``,
+like any other field's problem: the ``TraceError`` is that error's ``ctx["error"]``).
 """
 
 from __future__ import annotations
