@@ -3,19 +3,21 @@
 1. Every case passes the deterministic checks (``checks.py``); a case that fails one is
    blocked and costs nothing.
 2. Each (case, metric) still to do is looked up in the cache; a hit is a result, marked cached
-   (a control's at once, another case's once the controls came out as expected: when they
-   stop the run, it is unrun like the rest).
+   (a control's once the run is not refused, another case's once the controls came out as
+   expected: when the run is refused or the controls stop it, it is unrun like the rest).
 3. Each judged job left is estimated from the requests its metric would send (``plan.py``,
    ``budget.estimate``); when the whole does not fit the budget the run refuses to start,
    unless ``allow_partial``.
 4. Controls run first, with the goal metrics only. If one comes out otherwise than its role
-   expects (or could not be scored), the run stops there (``controls_failed``,
-   ``controls_incomplete``) and every other case is unrun, unless
-   ``continue_on_control_failure``.
+   expects (or could not be scored, the budget's boundary included), the run stops there
+   (``controls_failed``, ``controls_incomplete``, whatever stopped it before) and every other
+   case is unrun, unless ``continue_on_control_failure``.
 5. Then critical cases, then the rest, at most ``concurrency`` jobs at once. A job starts only
    when the budget's remaining share covers its estimate, which it then holds while it runs
-   (so jobs in flight side by side cannot be cut mid-way); at the boundary no new judged job
-   starts, the jobs in flight finish, and what is left is unrun with the reason; a
+   (so jobs in flight side by side cannot be cut mid-way); a job the jobs in flight leave too
+   little waits for them to give back what they did not use. The boundary is where what is
+   left does not cover the next job with none in flight (so the concurrency never changes
+   which cases run): no new judged job starts, and what is left is unrun with the reason; a
    deterministic metric sends no request, so it is still scored past the boundary. A judge
    or provider failure is an ``errored`` result (never a goal failure); a successful judged
    result goes into the cache.
@@ -50,6 +52,11 @@ from .summary import summary as build_summary
 __all__ = ["Job", "RunSettings", "Runner", "UsageError"]
 
 M = TypeVar("M", bound=BaseModel)
+
+EVERY_CASE_STOPS = ("refused", "controls_failed", "controls_incomplete")
+"""The statuses that leave every case unrun, the cache's answers and the deterministic metrics
+included."""
+CONTROL_STOPS = ("controls_failed", "controls_incomplete")
 
 
 class UsageError(Exception):
@@ -119,7 +126,9 @@ class Runner:
         self.cache = cache if cache is not None else NoCache()
         self.user_checks = list(user_checks)
         self.settings = settings
-        self.model = model or ""
+        named = getattr(judge, "model", None)
+        self.model = model or (named if isinstance(named, str) else "")
+        """The judge's model, whose price the budget charges (by default ``judge.model``)."""
         if judge_settings is None:
             found = getattr(judge, "settings", None)
             judge_settings = dict(found) if isinstance(found, dict) else {}
@@ -127,7 +136,8 @@ class Runner:
         self.metrics: dict[str, Metric] = {}
         self.planners: dict[str, tuple[Metric, PlanningJudge]] = {}
         try:
-            budgeted = None if judge is None else BudgetedJudge(judge, self.budget, self.model)
+            budgeted = None if judge is None else BudgetedJudge(judge, self.budget,
+                                                                self.model or None)
         except ValueError as exc:  # a cost limit without the model's price
             raise UsageError(str(exc)) from None
         for name in self.names:
@@ -241,8 +251,9 @@ class Runner:
                 self.results[(case_id, name)] = result
         order = self._ordered()
         phases: list[list[Job]] = [[], []]
-        hits: list[tuple[Job, MetricResult]] = []
-        """The other cases' cache hits: results only once the controls came out right."""
+        hits: list[list[tuple[Job, MetricResult]]] = [[], []]
+        """The cache's answers, the controls' and the other cases': results only once the run
+        is not refused, and the other cases' once the controls came out right."""
         for case in order:
             reasons = check_case(case, self.metrics_of(case), self.user_checks)
             if reasons:
@@ -257,25 +268,19 @@ class Runner:
                 hit = self._cached(job)
                 if hit is None:
                     phases[0 if control else 1].append(job)
-                elif control:
-                    self._keep(job, hit, cached=True)
                 else:
-                    hits.append((job, hit))
+                    hits[0 if control else 1].append((job, hit))
         for job in (job for phase in phases for job in phase if job.judged):
             await self._estimate(job)
         refusal = self.budget.fits([e for phase in phases for j in phase for e in j.estimates])
         if refusal is not None and not self.settings.allow_partial:
             self._stop(f"refused: the estimate does not fit the budget: {refusal} "
                        "(allow_partial runs anyway)", "refused")
+        self._take_hits(hits[0])
         await self._run_jobs(phases[0])
         if not self.settings.continue_on_control_failure:
             self._check_control_outcomes()
-        for job, hit in hits:
-            if self.status in ("controls_failed", "controls_incomplete"):
-                # no other case is scored, the cache's answers included
-                self.unrun[(job.case.case_id, job.metric.name)] = self.stopped or ""
-            else:
-                self._keep(job, hit, cached=True)
+        self._take_hits(hits[1])
         await self._run_jobs(phases[1])
         return self._finish(order)
 
@@ -290,6 +295,15 @@ class Runner:
     def _cached(self, job: Job) -> MetricResult | None:
         """The cache's result for ``job``, or None (a miss, or a job with no key)."""
         return None if job.key is None else self.cache.get(job.key)
+
+    def _take_hits(self, hits: list[tuple[Job, MetricResult]]) -> None:
+        """Keep the cache's answers as results, or, when the run stopped for every case
+        (refused, or the controls stopped it), leave them unrun with that reason."""
+        for job, hit in hits:
+            if self.status in EVERY_CASE_STOPS:
+                self.unrun[(job.case.case_id, job.metric.name)] = self.stopped or ""
+            else:
+                self._keep(job, hit, cached=True)
 
     def _keep(self, job: Job, result: MetricResult, *, cached: bool = False) -> None:
         mark = result.details.get("cached") if cached else None
@@ -306,7 +320,10 @@ class Runner:
         self.settled.add(case.case_id)
 
     def _stop(self, reason: str, status: str) -> None:
-        if self.stopped is None:
+        """Stop the run for ``reason``. The first reason stands, except that the controls'
+        verdict replaces a budget stop: a control the budget left unrun leaves the judge
+        unproven, and no other case is scored."""
+        if self.stopped is None or (self.status == "incomplete" and status in CONTROL_STOPS):
             self.stopped = reason
             self.status = status
 
@@ -329,7 +346,10 @@ class Runner:
                 if self.stopped is None and job.judged:
                     # the job holds all its planned requests while it runs: jobs side by
                     # side never count on the same remainder and get cut mid-way
-                    claim = self.budget.hold(job.estimates)
+                    claim = await self._hold(job, running, failed)
+                    if failed:
+                        gate.release()
+                        break
                     if isinstance(claim, str):
                         self._stop(f"budget: {claim}", "incomplete")
                     else:
@@ -357,6 +377,21 @@ class Runner:
                 self.budget.release(held)
         if failed:
             raise failed[0]
+
+    async def _hold(self, job: Job, running: set[asyncio.Task[None]],
+                    failed: list[Exception]) -> Hold | str:
+        """The budget's hold for ``job``, or why what is left does not cover it. While the
+        jobs in flight keep too much of the budget, waits for one of them to finish (it
+        gives back what it did not use) and asks again: the boundary is only where nothing
+        is in flight, the same at any concurrency. Gives up waiting once the run stopped or
+        a job failed to record its result."""
+        claim = self.budget.hold(job.estimates)
+        while isinstance(claim, str) and running and not failed and self.stopped is None:
+            await asyncio.wait(set(running), return_when=asyncio.FIRST_COMPLETED)
+            if failed or self.stopped is not None:
+                break
+            claim = self.budget.hold(job.estimates)
+        return claim
 
     async def _job(self, job: Job, gate: asyncio.Semaphore, failed: list[Exception],
                    hold: Hold | None = None) -> None:
