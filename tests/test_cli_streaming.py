@@ -134,11 +134,12 @@ def test_a_json_array_of_conversations_comes_out_as_one() -> None:
     assert [line[-1] for line in out.splitlines()[1:-1]] == [",", "]"]  # one per line
 
 
-def test_samples_of_a_json_array_are_shown_with_their_lines() -> None:
+def test_samples_of_a_json_array_are_shown_with_their_elements_and_lines() -> None:
     code, out, _ = run("show", "-", "--from", "openai_chat", stdin=json.dumps([CHAT, CHAT],
                                                                                indent=0))
     assert (code, out) == (
-        0, "# line 2\n[0] human: hi\n[1] ai: hello\n\n# line 12\n[0] human: hi\n[1] ai: hello\n"
+        0, "# element 1 (line 2)\n[0] human: hi\n[1] ai: hello\n\n"
+           "# element 2 (line 12)\n[0] human: hi\n[1] ai: hello\n"
     )
 
 

@@ -195,8 +195,14 @@ def cmd_convert(args: argparse.Namespace, streams: Streams) -> int:
 def _verdict(item: Item, problem: Problem) -> str:
     if problem.error is None:
         return _told(item, problem)  # not a verdict on a trace: the record cannot be read
-    line = "" if item.shape == "json" else f"line {item.line}: "
-    return f"{line}invalid: {problem.code} at {problem.error.path or 'trace'}: {problem.message}"
+    return (f"{_place(item)}invalid: {problem.code} at {problem.error.path or 'trace'}: "
+            f"{problem.message}")
+
+
+def _place(item: Item) -> str:
+    """``line N: `` (``element K (line N): `` in an array) before a record's verdict in a
+    file of several records; nothing for a single document."""
+    return "" if item.shape == "json" else f"{item.place()}: "
 
 
 def cmd_validate(args: argparse.Namespace, streams: Streams) -> int:
@@ -205,8 +211,8 @@ def cmd_validate(args: argparse.Namespace, streams: Streams) -> int:
     tally = Tally(args.keep_going, args.errors, streams.stderr, report=streams.stdout)
     with _running([source], tally):
         for item, messages in typed_records(source, tally, _verdict):
-            line = "" if item.shape == "json" else f"line {item.line}: "
-            streams.stdout.write(f"{line}ok: {len(messages)} messages ({source.format})\n")
+            streams.stdout.write(
+                f"{_place(item)}ok: {len(messages)} messages ({source.format})\n")
             tally.good()
     return tally.finish()
 
@@ -220,7 +226,7 @@ def cmd_show(args: argparse.Namespace, streams: Streams) -> int:
     with _running([source], tally):
         for item, messages in typed_records(source, tally, _told):
             if item.shape != "json":
-                streams.stdout.write(("\n" if tally.ok else "") + f"# line {item.line}\n")
+                streams.stdout.write(("\n" if tally.ok else "") + f"# {item.place()}\n")
             streams.stdout.write(render(messages) + "\n")
             tally.good()
     return tally.finish()

@@ -87,10 +87,21 @@ class Item:
     written_as: Shape | None = None
     """The shape its conversion is written in, when not ``shape``: a JSONL file read as one
     trace (OpenTelemetry) is one JSON line, so that the output is JSONL as FILE is."""
+    element: int | None = None
+    """Its place (1-based) in FILE's top-level array of traces; None in JSONL or a single
+    document. Elements may share a line (``json.dump`` writes the array on one): this, not
+    ``line``, tells them apart."""
+
+    def place(self) -> str:
+        """``line N``, or ``element K (line N)`` in an array of traces."""
+        if self.element is None:
+            return f"line {self.line}"
+        return f"element {self.element} (line {self.line})"
 
     def where(self) -> str:
-        """``FILE: line N: `` in a file of several records; nothing for a single document."""
-        return "" if self.shape == "json" else f"{self.file}: line {self.line}: "
+        """``FILE: line N: `` (``FILE: element K (line N): `` in an array) in a file of
+        several records; nothing for a single document."""
+        return "" if self.shape == "json" else f"{self.file}: {self.place()}: "
 
 
 class TraceFile:
@@ -122,6 +133,8 @@ class TraceFile:
         self._told = ""
         """What the format was told from (``its first 32 records``)."""
         self._read: Callable[..., list[Message]] | None = None
+        self._elements = 0
+        """How many elements of a top-level array of traces have been read."""
         self._stream = stream = stdin if path == "-" else open_text(path)
         self._own = path != "-"
         self.documents = JsonDocuments(
@@ -178,16 +191,20 @@ class TraceFile:
 
     def _item(self, record: Record) -> Item:
         shape = self.documents.shape or "json"
+        element = None
+        if shape == "array":  # every record of an array is one of its elements, in order
+            self._elements += 1
+            element = self._elements
         if record.problem is not None:
             return Item(self.name, record.line, shape, None,
-                        problem=Problem(record.code, record.problem))
+                        problem=Problem(record.code, record.problem), element=element)
         trace = record.value
         if self.at is not None:
             trace, missing = select(record.value, self.at)
             if missing is not None:
                 return Item(self.name, record.line, shape, record.value,
-                            problem=Problem("no_such_path", missing))
-        return Item(self.name, record.line, shape, record.value, trace)
+                            problem=Problem("no_such_path", missing), element=element)
+        return Item(self.name, record.line, shape, record.value, trace, element=element)
 
     def _is_record(self, element: Any) -> bool:
         """Is an element of a top-level array a conversation of its own?"""
@@ -212,8 +229,8 @@ class TraceFile:
         for item, names in shaped[1:]:
             if not set(common) & set(names):
                 raise FormatError(
-                    f"{self.name}: line {shaped[0][0].line} has the shape of "
-                    f"{' or '.join(shaped[0][1])}, line {item.line} of {' or '.join(names)}; "
+                    f"{self.name}: {shaped[0][0].place()} has the shape of "
+                    f"{' or '.join(shaped[0][1])}, {item.place()} of {' or '.join(names)}; "
                     f"one file holds one format: pass --from FORMAT"
                 )
             common = [name for name in common if name in names]
@@ -231,7 +248,7 @@ class TraceFile:
         if shaped[0][0].shape == "json":
             self._told = "its shape"
         elif len(shaped) == 1:
-            self._told = f"line {shaped[0][0].line}"
+            self._told = shaped[0][0].place()
         else:
             self._told = f"its first {len(shaped)} records"
         self._notice(f"reading {self.name} as {common[0]} (told from {self._told}; --from to "

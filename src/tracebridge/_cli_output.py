@@ -228,12 +228,16 @@ class Tally:
             self.stderr.write(f"tracebridge: {message}\n")
 
     def _record(self, item: Item, problem: Problem) -> None:
-        """The failure as one JSON line in ``--errors FILE`` (also the one that ends a run)."""
+        """The failure as one JSON line in ``--errors FILE`` (also the one that ends a run);
+        a record of an array of traces has its ``element`` too."""
         if self._errors is not None:
             error = problem.error
+            place = {"line": item.line}
+            if item.element is not None:
+                place["element"] = item.element
             text = json.dumps({
                 "file": item.file,
-                "line": item.line,
+                **place,
                 "code": problem.code,
                 "index": error.index if error is not None else None,
                 "path": error.path if error is not None else None,
@@ -303,16 +307,20 @@ def _exit_code(problem: Problem) -> int:
 
 
 def standard_stream(path: str) -> int | None:
-    """The descriptor (0, 1 or 2) of this process's standard stream that is open on the file
+    """The descriptor (1 or 2) of this process's output stream that is open on the file
     ``path`` names, or None. ``-o /dev/stdout`` with standard output redirected to a file
     names that file: replacing it, or opening it anew (truncated, at another offset), would
     cut off or overwrite what else is written to the stream, so it is written through the
-    stream's own descriptor."""
+    stream's own descriptor.
+
+    Standard input is never one: it is open for reading only (``< /dev/null``), so OUT
+    naming the file it reads (``/dev/null``, or FILE itself with ``convert FILE -o FILE <
+    FILE``) is written as any other OUT is."""
     try:
         found = os.stat(path)
     except (OSError, ValueError):
         return None
-    for fd in (0, 1, 2):
+    for fd in (1, 2):
         try:
             opened = os.fstat(fd)
         except OSError:  # closed

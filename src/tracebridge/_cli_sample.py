@@ -5,11 +5,13 @@ writes a dataset: one ``MultiTurnSample`` JSON per line, ready for ``tracebridge
 A references file holds one JSON object per line, ``{"id": ..., "reference": ...,
 "reference_tool_calls": [...], "reference_topics": [...], "rubrics": {...},
 "metadata": {...}}``; a trace takes the references whose ``id`` is its own. A trace's id is
-the value at ``--id PATH`` in its document, else the document's ``id`` key, else its line
-number (``FILE:LINE`` when several files are read). The id is kept as ``metadata["id"]``.
-Ids are unique: a repeated id in the references file, or two traces with one id (``3`` and
-``"3"`` are one id, and a document's ``id`` may be another record's line number), is refused,
-exit 2, naming both lines (the traces' ids in bounded memory: ``SeenIds``).
+the value at ``--id PATH`` in its document, else the document's ``id`` key, else its number:
+its element number (1-based) in a JSON array of traces, however the array is laid out on
+lines, else its line number (JSONL, or a single document); ``FILE:N`` when several files are
+read. The id is kept as ``metadata["id"]``. Ids are unique: a repeated id in the references
+file, or two traces with one id (``3`` and ``"3"`` are one id, and a document's ``id`` may be
+another record's number), is refused, exit 2, naming both records (the traces' ids in bounded
+memory: ``SeenIds``).
 """
 
 from __future__ import annotations
@@ -132,7 +134,8 @@ class References:
 
 
 class SeenIds:
-    """Each trace id taken so far, and where (``FILE: line N``): an id names one trace.
+    """Each trace id taken so far, and where (``FILE: line N``, ``FILE: element K (line N)``):
+    an id names one trace.
 
     The first ``IN_MEMORY`` ids are held in a dict; from then on all of them are in a
     temporary SQLite table on disk (deleted when closed), so a file of any number of
@@ -192,7 +195,8 @@ def id_key(value: Any) -> str | None:
 
 
 def record_id(item: Item, id_path: str | None, several_files: bool) -> tuple[Any, str | None]:
-    """A record's id, or why it has none."""
+    """A record's id, or why it has none: ``--id PATH``, the document's ``id``, else its
+    element number in an array of traces or its line number."""
     if id_path is not None:
         value, missing = select(item.document, id_path)
         if missing is not None:
@@ -203,7 +207,8 @@ def record_id(item: Item, id_path: str | None, several_files: bool) -> tuple[Any
         return value, None
     if isinstance(item.document, dict) and id_key(item.document.get("id")) is not None:
         return item.document["id"], None
-    return (f"{item.file}:{item.line}" if several_files else item.line), None
+    number = item.line if item.element is None else item.element
+    return (f"{item.file}:{number}" if several_files else number), None
 
 
 def merged(trace_fields: dict[str, Any], reference: dict[str, Any] | None, ref_where: str,
@@ -251,12 +256,13 @@ def run_sample(
                 continue
             key = id_key(record)
             assert key is not None
-            where = f"{item.file}: line {item.line}"
+            where = f"{item.file}: {item.place()}"
             earlier = seen.add(key, where)
             if earlier is not None:
+                number = "line" if item.element is None else "element"
                 raise UnreadableInput(
                     f"{where}: id {record!r} is also the id of {earlier}; each trace needs "
-                    f"its own id (a document's id, --id PATH, or its line number)")
+                    f"its own id (a document's id, --id PATH, or its {number} number)")
             found = references.take(key) if references is not None else None
             ref_where = f"{args.references} line {found[1]}" if found is not None else ""
             try:

@@ -3,8 +3,9 @@
 DATASET is JSONL with one ``MultiTurnSample`` per line (or a JSON array of them; ``-`` reads
 standard input, e.g. from ``tracebridge sample``). Samples are read one at a time and each
 result is written, and flushed, as soon as it is produced: ``{"line": <dataset line>,
-"id": <metadata id, when the sample has one>, ...MetricResult}`` per line, to ``-o OUT`` or
-standard output. Ctrl-C stops the run and keeps every result written so far.
+"element": <its place in a JSON array, when DATASET is one>, "id": <metadata id, when the
+sample has one>, ...MetricResult}`` per line, to ``-o OUT`` or standard output. Ctrl-C stops
+the run and keeps every result written so far.
 
 The summary (to standard output, or to standard error when the results go there) counts per
 metric the samples ``scored``, those ``unscorable`` (the sample lacks what the metric needs, or
@@ -228,7 +229,14 @@ def _closed_stdout(exc: OSError, path: str) -> bool:
     return isinstance(exc, BrokenPipeError) and standard_stream(path) == 1
 
 
-def _records(path: str, stdin: TextIO) -> Iterator[Record]:
+_Place = dict[str, int]
+"""Where a sample is in DATASET, as its results say it: ``{"line": N}``, and ``"element": K``
+(1-based) in a JSON array of samples, whose elements may share a line."""
+_Done = tuple[_Place, MultiTurnSample, MetricResult, Verdict]
+"""A finished job: where its sample is, the sample, its result and the result's verdict."""
+
+
+def _records(path: str, stdin: TextIO) -> Iterator[tuple[Record, _Place]]:
     if path == "-":
         stream = stdin
     else:
@@ -242,9 +250,15 @@ def _records(path: str, stdin: TextIO) -> Iterator[Record]:
     def is_sample(element: Any) -> bool:
         return isinstance(element, dict) and ("messages" in element or "user_input" in element)
 
-    def records() -> Iterator[Record]:
+    def records() -> Iterator[tuple[Record, _Place]]:
         try:
-            yield from JsonDocuments(stream, path, is_sample, allow_empty=True)
+            documents = JsonDocuments(stream, path, is_sample, allow_empty=True)
+            for element, record in enumerate(documents, start=1):
+                # every record of an array is one of its elements, in order
+                place = {"line": record.line}
+                if documents.shape == "array":
+                    place["element"] = element
+                yield record, place
         finally:
             if stream is not stdin:
                 stream.close()
@@ -252,8 +266,10 @@ def _records(path: str, stdin: TextIO) -> Iterator[Record]:
     return records()
 
 
-def _sample(record: Record, path: str) -> MultiTurnSample:
+def _sample(record: Record, place: _Place, path: str) -> MultiTurnSample:
     where = f"{path}: line {record.line}"
+    if "element" in place:
+        where = f"{path}: element {place['element']} (line {record.line})"
     if record.problem is not None:
         raise _Unusable(f"{where}: {record.problem}")
     if not isinstance(record.value, dict):
@@ -314,18 +330,16 @@ def verdict(result: MetricResult) -> Verdict:
     return "unscorable"
 
 
-async def _job(line: int, sample: MultiTurnSample, metric: Metric) -> tuple[
-    int, MultiTurnSample, MetricResult, Verdict
-]:
+async def _job(place: _Place, sample: MultiTurnSample, metric: Metric) -> _Done:
     try:
         result = await metric.ascore(sample)
     except Exception as exc:  # one broken metric or sample must not end the run
-        return line, sample, metric.failed(sample, f"{type(exc).__name__}: {exc}"), "error"
-    return line, sample, result, verdict(result)
+        return place, sample, metric.failed(sample, f"{type(exc).__name__}: {exc}"), "error"
+    return place, sample, result, verdict(result)
 
 
 async def _score(
-    records: Iterator[Record],
+    records: Iterator[tuple[Record, _Place]],
     metrics: list[Metric],
     judge: OpenAIJudge | None,
     args: argparse.Namespace,
@@ -334,16 +348,16 @@ async def _score(
     err: TextIO,
 ) -> Exception | None:
     """Score every sample as it is read; returns what stopped the run early, if anything."""
-    running: dict[asyncio.Task[tuple[int, MultiTurnSample, MetricResult, Verdict]], int] = {}
+    running: dict[asyncio.Task[_Done], int] = {}
     """Each job's task, and its place in the order the jobs were started."""
 
-    def write(done: set[asyncio.Task[tuple[int, MultiTurnSample, MetricResult, Verdict]]]) -> None:
+    def write(done: set[asyncio.Task[_Done]]) -> None:
         # jobs that finished together are written in the order they were started
         try:
             for task in sorted(done, key=running.__getitem__):
                 del running[task]
-                line, sample, result, kind = task.result()
-                row: dict[str, Any] = {"line": line}
+                place, sample, result, kind = task.result()
+                row: dict[str, Any] = dict(place)
                 if "id" in sample.metadata:
                     row["id"] = sample.metadata["id"]
                 # to_json: a lone surrogate (in a dict key too) is written as its JSON escape
@@ -362,10 +376,11 @@ async def _score(
     try:
         while True:
             try:
-                record = next(records, None)
-                if record is None:
+                numbered = next(records, None)
+                if numbered is None:
                     break
-                sample = _sample(record, args.dataset)
+                record, place = numbered
+                sample = _sample(record, place, args.dataset)
             except UnreadableInput as exc:
                 stopped = _Unusable(str(exc))
                 break
@@ -381,7 +396,7 @@ async def _score(
                 while len(running) >= args.max_concurrency:
                     done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
                     write(done)
-                running[asyncio.create_task(_job(record.line, sample, metric))] = started
+                running[asyncio.create_task(_job(place, sample, metric))] = started
                 started += 1
             await asyncio.sleep(0)  # let finished jobs report between reads
             write({task for task in running if task.done()})
