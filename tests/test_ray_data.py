@@ -116,7 +116,7 @@ def test_read_traces_gives_every_line_with_its_file_and_line(tmp_path: Path) -> 
     array.write_text(json.dumps([chat("Lima"), chat("Kyiv")], indent=1), encoding="utf-8")
     notices: list[str] = []
     ds = read_traces([path, array], block_bytes=700, notice=notices.append)
-    assert ds.schema().names == ["record", "file", "line", "source"]
+    assert ds.schema().names == ["record", "file", "line", "source", "problem_code", "problem"]
     rows = rows_of(ds)
     text = path.read_bytes().split(b"\n")
     assert [(row["file"], row["line"]) for row in rows] == [
@@ -126,6 +126,7 @@ def test_read_traces_gives_every_line_with_its_file_and_line(tmp_path: Path) -> 
         assert row["record"] == text[row["line"] - 1].decode("utf-8")  # verbatim
     assert rows[-1]["record"] is None
     assert {row["source"] for row in rows} == {"openai_chat"}
+    assert {(row["problem_code"], row["problem"]) for row in rows} == {(None, None)}
     assert json.loads(rows[0]["record"]) == chat("Lima")
     assert notices[0] == (f"reading {path} as openai_chat (told from its first 32 records; "
                           "--from to choose)")
@@ -140,6 +141,7 @@ def test_conversion_on_ray_accounts_for_every_row_as_one_process_does(tmp_path: 
     import pyarrow as pa
 
     from tracebridge.ray_data import read_traces
+    from tracebridge.ray_data._cluster import TRACE_COLUMNS
 
     traces = [chat(f"City{n}", call=n % 2 == 0) for n in range(40)]
     bad = {5: "not json", 17: json.dumps([{"role": "tool", "tool_call_id": "x", "content": ""}]),
@@ -152,8 +154,7 @@ def test_conversion_on_ray_accounts_for_every_row_as_one_process_does(tmp_path: 
     assert len(rows) == 43
     failed = {row["line"]: row["error_code"] for row in rows if row["error_code"]}
     assert failed == {5: "not_json", 17: "orphan_tool_result", 30: "malformed_event"}
-    table = pa.Table.from_pylist([{k: row[k] for k in ("record", "file", "line", "source")}
-                                  for row in rows])
+    table = pa.Table.from_pylist([{k: row[k] for k in TRACE_COLUMNS} for row in rows])
     alone = convert_batch(table, target="langchain").to_pylist()
     assert rows == alone
 

@@ -11,6 +11,7 @@ go on.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from itertools import chain
@@ -104,6 +105,62 @@ class Item:
         return "" if self.shape == "json" else f"{self.file}: {self.place()}: "
 
 
+@dataclass(frozen=True)
+class FormatCheck:
+    """What a file's first records told of its format when several formats had their shape
+    and read them alike (Chat Completions and Galtea turns without tool calls): the format
+    taken, the candidates (the format taken first), and what it was told from (``its first
+    32 records``). Each later record is checked against them (``told_apart``)."""
+
+    format: str
+    candidates: tuple[str, ...]
+    told: str
+
+    @functools.cached_property
+    def adapters(self) -> dict[str, Any]:
+        """Each candidate's adapter, in order."""
+        return {name: get_adapter(name) for name in self.candidates}
+
+    def told_apart(self, item: Item) -> Item:
+        """A record after the first ones, checked as they were: when several formats read
+        those alike, the one taken must read this record as the others do (else it is
+        ambiguous, as it is on its own), and it must still have the shape of the format taken.
+
+        It is kept cheap: the candidates' shape tests are asked first (a record that only the
+        format taken has the shape of is read once, as before), and the reading that tells
+        the formats apart is the record's reading (``Item.read``), not done again."""
+        if item.problem is not None:
+            return item
+        names = [name for name, adapter in self.adapters.items()
+                 if _has_shape(adapter, item.trace)]
+        if names == [self.format]:
+            return item
+        if self.format not in names:
+            found = matching(item.trace, READABLE)
+            if not found:
+                return item  # no format's shape: its reader says what is wrong, as before
+            return replace(item, problem=Problem("unknown_format", (
+                f"it has the shape of {' or '.join(found)}, not of {self.format}, which this "
+                f"file is read as (told from {self.told}); one file holds one format: pass "
+                f"--from FORMAT")))
+        readings: list[list[Message]] = []
+        try:  # the format taken is first: the candidates keep their order
+            readings = [self.adapters[name].to_messages(item.trace) for name in names]
+        except TraceError:
+            pass  # one refuses it: detect_format says whether all do, alike
+        except Exception:  # a reader's bug, or a trace nested too deeply: reading it tells
+            return item
+        if readings and all(reading == readings[0] for reading in readings):
+            return replace(item, read=readings[0])
+        try:  # read differently, or refused by some: said as for this record alone
+            detect_format(item.trace, candidates=names)
+        except FormatError as exc:
+            return replace(item, problem=Problem("unknown_format", command_line_hint(str(exc))))
+        except Exception:  # refused alike by every format (or a bug): reading it tells
+            return item
+        return item
+
+
 class TraceFile:
     """The records of one FILE, and how to read them (format, options)."""
 
@@ -126,12 +183,9 @@ class TraceFile:
         self._notice = notice
         self.options: dict[str, Any] = {}
         self.known_options: dict[str, Option] = {}
-        self._candidates: dict[str, Any] = {}
-        """The formats the first records all had the shape of, and were read alike by, when
-        there were several (each with its adapter): each later record is told apart by them
-        too (``_told_apart``)."""
-        self._told = ""
-        """What the format was told from (``its first 32 records``)."""
+        self.check: FormatCheck | None = None
+        """When several formats had the shape of the first records and read them alike: the
+        check each later record passes too."""
         self._read: Callable[..., list[Message]] | None = None
         self._elements = 0
         """How many elements of a top-level array of traces have been read."""
@@ -163,8 +217,8 @@ class TraceFile:
             elif len(head) >= _HEAD_LIMIT:
                 raise FormatError(f"{self.name}: none of the first {_HEAD_LIMIT} records can be "
                                   f"read, so there is nothing to tell the format from")
-            if self._candidates:
-                items = map(self._told_apart, items)
+            if self.check is not None:
+                items = map(self.check.told_apart, items)
             items = chain(head, items)
         if self.format is not None:  # else every record has a problem: none is read
             self._prepare()
@@ -243,56 +297,18 @@ class TraceFile:
                     raise FormatError(f"{item.where()}{command_line_hint(str(exc))}") from None
                 except TraceError:
                     continue  # broken the same way in every format: it fails when read
-            if common[0] != WHOLE_FILE:  # a whole file is one trace: it has no later records
-                self._candidates = {name: get_adapter(name) for name in candidates}
         if shaped[0][0].shape == "json":
-            self._told = "its shape"
+            told = "its shape"
         elif len(shaped) == 1:
-            self._told = shaped[0][0].place()
+            told = shaped[0][0].place()
         else:
-            self._told = f"its first {len(shaped)} records"
-        self._notice(f"reading {self.name} as {common[0]} (told from {self._told}; --from to "
+            told = f"its first {len(shaped)} records"
+        # a whole file is one trace: it has no later records
+        if len(candidates) > 1 and common[0] != WHOLE_FILE:
+            self.check = FormatCheck(common[0], tuple(candidates), told)
+        self._notice(f"reading {self.name} as {common[0]} (told from {told}; --from to "
                      f"choose)")
         return common[0]
-
-    def _told_apart(self, item: Item) -> Item:
-        """A record after the first ones, checked as they were: when several formats read
-        those alike, the one taken must read this record as the others do (else it is
-        ambiguous, as it is on its own), and it must still have the shape of the format taken.
-
-        It is kept cheap: the candidates' shape tests are asked first (a record that only the
-        format taken has the shape of is read once, as before), and the reading that tells
-        the formats apart is the record's reading (``Item.read``), not done again."""
-        if item.problem is not None:
-            return item
-        names = [name for name, adapter in self._candidates.items()
-                 if _has_shape(adapter, item.trace)]
-        if names == [self.format]:
-            return item
-        if self.format not in names:
-            found = matching(item.trace, READABLE)
-            if not found:
-                return item  # no format's shape: its reader says what is wrong, as before
-            return replace(item, problem=Problem("unknown_format", (
-                f"it has the shape of {' or '.join(found)}, not of {self.format}, which this "
-                f"file is read as (told from {self._told}); one file holds one format: pass "
-                f"--from FORMAT")))
-        readings: list[list[Message]] = []
-        try:  # the format taken is first: the candidates keep their order
-            readings = [self._candidates[name].to_messages(item.trace) for name in names]
-        except TraceError:
-            pass  # one refuses it: detect_format says whether all do, alike
-        except Exception:  # a reader's bug, or a trace nested too deeply: reading it tells
-            return item
-        if readings and all(reading == readings[0] for reading in readings):
-            return replace(item, read=readings[0])
-        try:  # read differently, or refused by some: said as for this record alone
-            detect_format(item.trace, candidates=names)
-        except FormatError as exc:
-            return replace(item, problem=Problem("unknown_format", command_line_hint(str(exc))))
-        except Exception:  # refused alike by every format (or a bug): reading it tells
-            return item
-        return item
 
     def _prepare(self) -> None:
         assert self.format is not None

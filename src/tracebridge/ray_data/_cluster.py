@@ -16,6 +16,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
@@ -23,13 +24,13 @@ import pyarrow.dataset as pads
 import ray
 import ray.data
 
-from .._cli_input import WHOLE_FILE, TraceFile
-from .._jsonstream import BLANK, JsonDocuments, UnreadableInput, is_jsonl_name
+from .._cli_input import WHOLE_FILE, FormatCheck, Item, Problem, TraceFile
+from .._jsonstream import BLANK, JsonDocuments, UnreadableInput, _parse_line, is_jsonl_name
 from ..evaluation.budget import Budget
 from ..evaluation.cache import CacheError
 from ..metrics.base import MetricResult
 from ..metrics.cli import JUDGED
-from ._convert import arrow_array
+from ._convert import arrow_array, check_source
 from ._lease import Allowances, Lease, LeasingJudge, Limits
 from ._scoring import SAMPLE, CachedResult, JudgeFactory, Scorer, check_metrics
 
@@ -41,7 +42,24 @@ _BOM = b"\xef\xbb\xbf"
 _BLANK = BLANK.encode("ascii")
 TRACE_COLUMNS: dict[str, pa.DataType] = {
     "record": pa.string(), "file": pa.string(), "line": pa.int64(), "source": pa.string(),
+    "problem_code": pa.string(), "problem": pa.string(),
 }
+"""``problem_code`` and ``problem``: why a record cannot be used, found while reading (null
+for the others): an item of a file read whole that is not JSON (its record is then null), or
+a record that is not of the format its file was told to hold (``unknown_format``)."""
+
+
+@dataclass(frozen=True)
+class Told:
+    """What was told of a file from its first records."""
+
+    format: str
+    shape: str
+    candidates: tuple[str, ...] = ()
+    """The formats that all read the first records alike, when several did: each later
+    record is told apart by them, as the command line does."""
+    basis: str = ""
+    """What the format was told from (``its first 32 records``)."""
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -64,18 +82,21 @@ def read_traces(
     is a row, a line that is not JSON too (``convert_batch`` reports it, as it does a line
     holding two documents or an object with a key twice), and a line that is not UTF-8 has
     a null record. A file holding one JSON document or array is read here and its records
-    re-encoded as JSON.
+    re-encoded as JSON. A record the command line would refuse while reading has it in
+    ``problem_code`` and ``problem``, which ``convert_batch`` and ``score_batch`` report:
+    one not of its file's told format (``unknown_format``), an item of a file read whole
+    that is not JSON (``not_json``, its record null).
     A file whose format cannot be told raises ``FormatError`` before anything runs.
     """
     pieces: list[dict[str, Any]] = []
     whole: list[dict[str, Any]] = []
     for path in [paths] if isinstance(paths, (str, os.PathLike)) else list(paths):
         name = os.fspath(path)
-        told, shape = _told(name, source, notice)
-        if shape == "jsonl" and told != WHOLE_FILE:
+        told = _told(name, source, notice)
+        if told.shape == "jsonl" and told.format != WHOLE_FILE:
             pieces.extend(_ranges(name, told, block_bytes))
         else:
-            whole.extend(_documents(name, told))
+            whole.extend(_documents(name, source, told.format))
     datasets = []
     if pieces:
         ranges = ray.data.from_items(pieces, override_num_blocks=len(pieces))
@@ -87,7 +108,7 @@ def read_traces(
     return datasets[0] if len(datasets) == 1 else datasets[0].union(*datasets[1:])
 
 
-def _told(path: str, source: str, notice: Callable[[str], object] | None) -> tuple[str, str]:
+def _told(path: str, source: str, notice: Callable[[str], object] | None) -> Told:
     """The file's format (told from its first records unless given) and its shape.
 
     A line that is not UTF-8 among the first records does not stop the telling: it is told
@@ -102,7 +123,7 @@ def _told(path: str, source: str, notice: Callable[[str], object] | None) -> tup
 
 
 def _tell(path: str, source: str, notice: Callable[[str], object] | None, *, lenient: bool
-          ) -> tuple[str, str]:
+          ) -> Told:
     if source == SAMPLE:
         with open(path, encoding="utf-8-sig", errors="replace" if lenient else "strict",
                   newline="\n") as text:
@@ -110,7 +131,7 @@ def _tell(path: str, source: str, notice: Callable[[str], object] | None, *, len
                                       allow_empty=True)
             for _ in documents:
                 break
-            return source, documents.shape or "json"
+            return Told(source, documents.shape or "json")
     file = TraceFile(path, sys.stdin, source=source, at=None, from_options=[],
                      allow_pending=False, notice=notice or (lambda _: None))
     try:
@@ -126,11 +147,17 @@ def _tell(path: str, source: str, notice: Callable[[str], object] | None, *, len
         shape = file.documents.shape or "json"
     finally:
         file.close()
-    return file.format or source, shape
+    check = file.check
+    if check is None:
+        return Told(file.format or source, shape)
+    return Told(check.format, shape, check.candidates, check.told)
 
 
-def _ranges(path: str, source: str, block_bytes: int) -> Iterable[dict[str, Any]]:
-    """Byte ranges of ``path`` cut at line ends, each with the number of its first line."""
+def _ranges(path: str, told: Told | str, block_bytes: int) -> Iterable[dict[str, Any]]:
+    """Byte ranges of ``path`` cut at line ends, each with the number of its first line and
+    what was ``told`` of the file (or only its format, given)."""
+    if isinstance(told, str):
+        told = Told(told, "jsonl")
     size = os.path.getsize(path)
     with open(path, "rb") as stream:
         start = len(_BOM) if stream.read(len(_BOM)) == _BOM else 0
@@ -141,7 +168,8 @@ def _ranges(path: str, source: str, block_bytes: int) -> Iterable[dict[str, Any]
                 stream.seek(end - 1)
                 end += len(stream.readline()) - 1  # to just after the next newline
             yield {"file": path, "path": os.path.abspath(path), "start": start, "end": end,
-                   "line": line, "source": source}
+                   "line": line, "source": told.format,
+                   "candidates": ",".join(told.candidates), "basis": told.basis}
             stream.seek(start)
             line += stream.read(end - start).count(b"\n")
             start = end
@@ -150,6 +178,7 @@ def _ranges(path: str, source: str, block_bytes: int) -> Iterable[dict[str, Any]
 def _read_ranges(batch: pa.Table) -> pa.Table:
     rows: list[dict[str, Any]] = []
     for piece in batch.to_pylist():
+        teller = _teller(piece)
         with open(piece["path"], "rb") as stream:  # absolute: a worker has its own cwd
             stream.seek(piece["start"])
             data = stream.read(piece["end"] - piece["start"])
@@ -160,9 +189,37 @@ def _read_ranges(batch: pa.Table) -> pa.Table:
                 record: str | None = raw.decode("utf-8")
             except UnicodeDecodeError:
                 record = None
-            rows.append({"record": record, "file": piece["file"], "line": number,
-                         "source": piece["source"]})
+            problem = None
+            if teller is not None and record is not None:
+                problem = _told_apart(teller, piece["file"], record, number)
+            rows.append(_row(record, piece["file"], number, piece["source"], problem))
     return _table(rows)
+
+
+def _teller(piece: dict[str, Any]) -> FormatCheck | None:
+    """What the command line knows of a file once it has told its format from the first
+    records, as it checks every later record with it; None when one format alone read
+    the first records (nothing to tell apart)."""
+    if not piece["candidates"]:
+        return None
+    return FormatCheck(piece["source"], tuple(piece["candidates"].split(",")), piece["basis"])
+
+
+def _told_apart(teller: FormatCheck, file: str, text: str, line: int) -> Problem | None:
+    """Why the record on ``line`` is not of its file's told format, or None (a line that
+    is not JSON is left to the batch functions, which report it)."""
+    parsed = _parse_line(text, line)
+    if parsed.problem is not None:
+        return None
+    item = Item(file, line, "jsonl", parsed.value, parsed.value)
+    return teller.told_apart(item).problem
+
+
+def _row(record: str | None, file: str, line: int, source: str, problem: Problem | None
+         ) -> dict[str, Any]:
+    return {"record": record, "file": file, "line": line, "source": source,
+            "problem_code": None if problem is None else problem.code,
+            "problem": None if problem is None else problem.message}
 
 
 def _is_sample(element: Any) -> bool:
@@ -170,22 +227,34 @@ def _is_sample(element: Any) -> bool:
     return isinstance(element, dict) and ("messages" in element or "user_input" in element)
 
 
-def _documents(path: str, source: str) -> list[dict[str, Any]]:
-    """The records of a JSON document or array file (or an OpenTelemetry file, one trace)."""
+def _documents(path: str, source: str, told: str) -> list[dict[str, Any]]:
+    """The records of a JSON document or array file (or an OpenTelemetry file, one trace),
+    of the format ``told`` from them. They are read as the command line reads them with
+    ``source`` (told again when "auto", so that every later record is told apart as there):
+    a record it refuses has its problem."""
     if source == SAMPLE:
         with open(path, encoding="utf-8-sig", newline="\n") as text:
-            return [{"record": None if record.problem else json.dumps(record.value,
-                                                                      ensure_ascii=False),
-                     "file": path, "line": record.line, "source": source}
+            return [_row(None if record.problem else json.dumps(record.value,
+                                                                ensure_ascii=False),
+                         path, record.line, source,
+                         None if record.problem is None else Problem(record.code,
+                                                                     record.problem))
                     for record in JsonDocuments(text, path, _is_sample, allow_empty=True)]
     file = TraceFile(path, sys.stdin, source=source, at=None, from_options=[],
                      allow_pending=False, notice=lambda _: None)
     try:
-        return [{"record": None if item.problem else json.dumps(item.trace, ensure_ascii=False),
-                 "file": path, "line": item.line, "source": source}
+        return [_row(_text(item), path, item.line, told, item.problem)
                 for item in file.items()]
     finally:
         file.close()
+
+
+def _text(item: Item) -> str | None:
+    """The record's JSON text; null for one that could not be read (a record not of the
+    told format keeps its text, as a JSONL line does)."""
+    if item.problem is not None and item.document is None:
+        return None
+    return json.dumps(item.trace, ensure_ascii=False)
 
 
 def _table(rows: list[dict[str, Any]]) -> pa.Table:
@@ -256,8 +325,11 @@ def score(
     job whose key is among them is answered from them without a request.
     """
     names = check_metrics(metrics, judge is not None)
+    check_source(source)
     if actors < 1:
         raise ValueError(f"actors must be 1 or more, got {actors}")
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be 1 or more, got {concurrency}")
     model = getattr(judge, "model", None)
     if budget is not None and budget.max_cost is not None and model not in budget.prices:
         named = model or "MODEL"

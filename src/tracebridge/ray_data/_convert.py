@@ -16,27 +16,41 @@ such a character becomes its escape, ``\\ud83c``, which in JSON text (``output``
 
 from __future__ import annotations
 
+import inspect
 import json
+from collections.abc import Callable, Collection
 from typing import Any
 
 import pyarrow as pa
 
 from .._cli_commands import to_json
+from .._cli_input import EVENTS
 from .._cli_output import JSON_SAFE
 from .._drop import check_flag
 from .._jsonstream import _parse_line
 from ..errors import FormatError, TraceError
-from ..registry import convert, get_adapter
+from ..messages import Message
+from ..options import Option, reader_options, writer_options
+from ..registry import FORMATS, NATIVE, convert, get_adapter
 
 __all__ = [
     "CONVERT_COLUMNS",
+    "SAMPLE",
     "RowError",
     "arrow_array",
+    "check_options",
+    "check_source",
     "convert_batch",
     "convert_record",
     "json_safe",
     "parse_record",
+    "reader_of",
+    "row_problems",
 ]
+
+SAMPLE = "sample"
+"""``source`` for records that are ``MultiTurnSample`` JSON (``read_traces`` tags them so);
+converted as ``tracebridge`` records are."""
 
 CONVERT_COLUMNS: dict[str, pa.DataType] = {
     "output": pa.string(),
@@ -104,9 +118,13 @@ def convert_record(
     cannot be."""
     value = parse_record(text, line)
     try:
-        written = convert(value, source=source, target=target,
-                          source_options=source_options, target_options=target_options,
-                          messages_only=messages_only)
+        if source == EVENTS:  # read only: an event stream has no writer, so no ``convert``
+            messages = reader_of(EVENTS)(value, **(source_options or {}))
+            written = get_adapter(target).from_messages(messages, **(target_options or {}))
+        else:
+            written = convert(value, source=NATIVE if source == SAMPLE else source,
+                              target=target, source_options=source_options,
+                              target_options=target_options, messages_only=messages_only)
         output = json.dumps(to_json(target, written), ensure_ascii=False, separators=(",", ":"))
     except Exception as exc:  # one record's failure is its row's error, never the batch's
         raise RowError.of(exc, f"converting from {source} to {target}") from None
@@ -127,12 +145,15 @@ def convert_batch(
 
     ``batch`` has a string column ``record`` (the JSON text of one trace; ``read_traces``
     makes it, with ``file`` and ``line``) and may have ``source``: the format told for the
-    record's file, used when ``source="auto"``. A sample (``MultiTurnSample`` JSON) whose
-    references the target cannot hold is refused (``not_representable`` at the first of
-    them), as ``tracebridge convert`` refuses it, unless ``messages_only=True`` (its
-    ``--messages-only``) converts its conversation alone. Unknown format names and a missing
-    framework package raise at once (the request is wrong, not the data); a record that
-    cannot be read or written never does.
+    record's file, used when ``source="auto"`` (``llama_index_events`` and ``sample``, which
+    ``read_traces`` also tells, included), and ``problem_code``/``problem``: why
+    ``read_traces`` found the record unusable, which becomes the row's error. A sample
+    (``MultiTurnSample`` JSON) whose references the target cannot hold is refused
+    (``not_representable`` at the first of them), as ``tracebridge convert`` refuses it,
+    unless ``messages_only=True`` (its ``--messages-only``) converts its conversation alone.
+    Unknown format names, options the reader or writer does not take (or values they do not
+    accept) and a missing framework package raise at once (the request is wrong, not the
+    data); a record that cannot be read or written never does.
 
     >>> import pyarrow as pa
     >>> rows = pa.table({"record": ['[{"role": "user", "content": "hi"}]', "{"]})
@@ -141,15 +162,19 @@ def convert_batch(
     [None, 'not_json']
     """
     check_flag("messages_only", messages_only)
-    get_adapter(target)  # an unknown name or a missing extra: the whole request is wrong
-    if source != "auto":
-        get_adapter(source)
+    check_source(source)
+    check_options(source, target, source_options, target_options)
     records = _column(batch, "record")
     lines = _column(batch, "line")
     sources = _column(batch, "source") if source == "auto" else None
+    problems = row_problems(batch, records, told=source == "auto")
     columns: dict[str, list[Any]] = {name: [] for name in CONVERT_COLUMNS}
     for row, text in enumerate(records):
         told = sources[row] if sources is not None and sources[row] else source
+        problem = problems[row]
+        if problem is not None:
+            _append(columns, None, problem)
+            continue
         try:
             output = convert_record(text, lines[row], source=told, target=target,
                                     source_options=source_options,
@@ -160,6 +185,111 @@ def convert_batch(
         else:
             _append(columns, output, None)
     return with_columns(batch, columns, CONVERT_COLUMNS)
+
+
+def check_source(source: str) -> None:
+    """Refuse a ``source`` no record can be read as (``FormatError``), or whose framework
+    package is missing: the whole request is wrong, before any row."""
+    if source in ("auto", SAMPLE):
+        return
+    if source == EVENTS:
+        get_adapter("llama_index")
+        return
+    get_adapter(source)
+
+
+def reader_of(source: str) -> Callable[..., list[Message]]:
+    """The function that reads a record of ``source`` into messages (``sample`` records as
+    ``tracebridge`` ones, an event stream with ``llama_index.events_to_messages``)."""
+    if source == EVENTS:
+        reader: Callable[..., list[Message]] = get_adapter(
+            "llama_index").events_to_messages  # type: ignore[attr-defined]
+        return reader
+    return get_adapter(NATIVE if source == SAMPLE else source).to_messages
+
+
+def check_options(
+    source: str,
+    target: str,
+    source_options: dict[str, Any] | None,
+    target_options: dict[str, Any] | None,
+) -> None:
+    """Refuse options the reader or the writer does not take, or values of the wrong kind
+    (``ValueError``, before any row), as the command line refuses ``--from-option`` and
+    ``--to-option``; the writer is then tried once on an empty conversation, as there, so
+    that its own checks of its options speak now."""
+    readers = FORMATS if source == "auto" else (source,)
+    _check_named("source_options", "reader", source_options or {}, {
+        name: (reader_of(name), reader_options(NATIVE if name == SAMPLE else name,
+                                               reader_of(name)))
+        for name in readers})
+    writer = get_adapter(target).from_messages
+    _check_named("target_options", "writer", target_options or {},
+                 {target: (writer, writer_options(target))})
+    try:
+        writer([], **(target_options or {}))
+    except TraceError:
+        pass  # an empty conversation may be refused; the options were accepted
+    except ValueError as exc:  # the writer's own check of its options
+        raise ValueError(f"target_options: {exc}") from None
+
+
+def _check_named(
+    what: str,
+    role: str,
+    options: dict[str, Any],
+    takers: dict[str, tuple[Callable[..., Any], dict[str, Option]]],
+) -> None:
+    """Each option must be a keyword of one of the functions in ``takers`` (the reader of
+    every format, when the format is told per record), of the kind each that has it takes
+    (``tracebridge.options``; a keyword the command line cannot spell is not checked)."""
+    for name, value in options.items():
+        having = [known for function, known in takers.values() if name in _keywords(function)]
+        if not having:
+            names = sorted({k for function, _ in takers.values() for k in _keywords(function)})
+            whose = (f"{next(iter(takers))}'s {role} has no option" if len(takers) == 1
+                     else f"no format's {role} has the option")
+            raise ValueError(f"{what}: {whose} {name!r} (known: {', '.join(names) or 'none'})")
+        for known in having:
+            if name in known and value != known[name].default:
+                _check_value(what, known[name], value)
+
+
+def _keywords(function: Callable[..., Any]) -> list[str]:
+    return [p.name for p in inspect.signature(function).parameters.values()
+            if p.kind is p.KEYWORD_ONLY]
+
+
+def _check_value(what: str, option: Option, value: Any) -> None:
+    """``value`` must be of ``option``'s kind (in its choices, when it has some)."""
+    choices = option.choices
+    if option.kind == "bool":
+        ok, expected = value is True or value is False, "True or False"
+    elif option.kind == "int":
+        ok, expected = type(value) is int, "a whole number"
+    elif option.kind == "text":
+        ok, expected = isinstance(value, str), "text"
+    elif option.kind == "choice":
+        ok = isinstance(value, str) and (choices is None or value in choices)
+        expected = f"one of {', '.join(choices or ())}"
+    else:
+        ok = (isinstance(value, Collection) and not isinstance(value, (str, bytes, dict))
+              and all(isinstance(v, str) and (choices is None or v in choices)
+                      for v in value))
+        expected = f"a list of names from {', '.join(choices)}" if choices else "a list of names"
+    if not ok:
+        raise ValueError(f"{what}: {option.name} takes {expected}, got {value!r}")
+
+
+def row_problems(batch: pa.Table, records: list[Any], *, told: bool) -> list[RowError | None]:
+    """Per row, the problem ``read_traces`` found (``problem_code``, ``problem``): a record
+    it could not read (null record) has it whatever the source; one that is not of its
+    file's told format has it when that format is used (``told``)."""
+    codes = _column(batch, "problem_code")
+    messages = _column(batch, "problem")
+    return [None if code is None or (text is not None and not told)
+            else RowError(code, message or code)
+            for code, message, text in zip(codes, messages, records, strict=True)]
 
 
 def _append(columns: dict[str, list[Any]], output: str | None, error: RowError | None) -> None:

@@ -5,16 +5,20 @@ Each worker's judge reserves every request (retries included) on its own local `
 as ``BudgetedJudge`` does in one process. When the local share does not cover the next
 request, it leases more from the keeper: a chunk of up to ``LEASE_CHUNK`` such requests,
 fewer as the budget runs low (at most a share of what is left per worker, and at least the
-one request), so little lies idle in one worker while another is refused. A refusal is final
-(the keeper refuses every later lease with the same reason): the request is not sent and the
-job is ``unrun``. A worker gives back what it has not used at the end of each batch, charging
-what its requests really cost. The global limits are never exceeded by estimates; a few
-requests' worth leased to a worker that had no more to ask may be left unspent at the
-boundary (with one worker, none).
+one request), so little lies idle in one worker while another is refused. A worker asks for
+one lease at a time: its jobs that find the local share short wait for the lease in flight and
+claim from what it brought before asking again, so concurrent jobs do not each take a chunk.
+A refusal is final (the keeper refuses every later lease with the same reason): the request
+is not sent and the job is ``unrun``, unless the worker's own share covers it by then. A
+worker gives back what it has not used at the end of each batch, charging what its requests
+really cost. The global limits are never exceeded by estimates; a few requests' worth leased
+to a worker that had no more to ask may be left unspent at the boundary (with one worker,
+none).
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -137,6 +141,8 @@ class LeasingJudge(BudgetedJudge):
         )
         super().__init__(judge, local, model)
         self._lease = lease
+        self._leasing = asyncio.Lock()
+        """Held while a lease is asked for: one at a time per worker."""
         self.leased = Lease(0, 0, 0.0)
         """What the leases held now allow in all."""
 
@@ -144,14 +150,22 @@ class LeasingJudge(BudgetedJudge):
         self, messages: Sequence[dict[str, str]], answer: type[BaseModel]
     ) -> Reservation:
         need = estimate_chat(messages, answer, self.price)
-        while True:
-            claim = self.budget._claim(need, self.model)
-            if not isinstance(claim, str):
-                return claim
-            granted = await self._lease(need.tokens, need.cost or 0.0)
-            if isinstance(granted, str):
-                raise BudgetExhausted(granted, Usage())
-            self._grow(granted)
+        claim = self.budget._claim(need, self.model)
+        while isinstance(claim, str):
+            async with self._leasing:
+                # a lease taken while this job waited may cover it: claim before asking
+                claim = self.budget._claim(need, self.model)
+                if not isinstance(claim, str):
+                    break
+                granted = await self._lease(need.tokens, need.cost or 0.0)
+                if isinstance(granted, Lease):
+                    self._grow(granted)
+                claim = self.budget._claim(need, self.model)
+                if isinstance(claim, str) and isinstance(granted, str):
+                    # what the jobs in flight gave back while the keeper answered may
+                    # still cover it; else the refusal stands
+                    raise BudgetExhausted(granted, Usage())
+        return claim
 
     def _grow(self, by: Lease) -> None:
         self.leased = Lease(self.leased.requests + by.requests, self.leased.tokens + by.tokens,

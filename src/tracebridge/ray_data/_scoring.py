@@ -3,11 +3,12 @@ out, with a state (``scored``, ``unscorable``, ``errored``, ``unrun``). No Ray h
 
 A record is a ``MultiTurnSample`` as JSON (``source="sample"``, what ``tracebridge sample``
 writes and ``tracebridge score`` reads), or a trace of any format, scored as a sample without
-references. Each judged (record, metric) has the evaluation cache's key
-(``tracebridge.evaluation.cache.cache_key``, built as the evaluation runner builds it); a key
-found among earlier results is answered from them without asking the judge. A judge whose
-budget refuses a request leaves that job ``unrun`` with the reason, and no job starts after
-that (the boundary); a judge or provider failure is ``errored``, never a low score.
+references (a ``tracebridge`` object is a sample: its references are kept). Each judged
+(record, metric) has the evaluation cache's key (``tracebridge.evaluation.cache.cache_key``,
+built as the evaluation runner builds it); a key found among earlier results is answered from
+them without asking the judge. A judge whose budget refuses a request leaves that job
+``unrun`` with the reason, and no job starts after that (the boundary); a judge or provider
+failure, or a metric that raises, is ``errored``, never a low score.
 """
 
 from __future__ import annotations
@@ -30,9 +31,18 @@ from ..evaluation.runner import _references
 from ..metrics.base import Metric, MetricResult, run_sync
 from ..metrics.cli import DETERMINISTIC, JUDGED, verdict
 from ..metrics.judge import Judge, OpenAIJudge
-from ..registry import detect_format, get_adapter
+from ..native import to_sample
+from ..registry import NATIVE, detect_format
 from ..sample import MultiTurnSample
-from ._convert import RowError, parse_record, with_columns
+from ._convert import (
+    SAMPLE,
+    RowError,
+    check_source,
+    parse_record,
+    reader_of,
+    row_problems,
+    with_columns,
+)
 
 __all__ = [
     "SAMPLE",
@@ -46,8 +56,6 @@ __all__ = [
     "score_batch",
 ]
 
-SAMPLE = "sample"
-"""``source`` for records that are ``MultiTurnSample`` JSON."""
 STATES = ("scored", "unscorable", "errored", "unrun")
 """``scored``: a value; ``unscorable``: the sample lacks what the metric needs (no judge
 failed); ``errored``: the judge or the record failed; ``unrun``: not run (the budget)."""
@@ -121,7 +129,9 @@ class Scorer:
     takes them), at most ``concurrency`` jobs at once.
 
     ``judge`` answers the judged metrics (wrapped in a budget by the caller when there is
-    one); ``cached`` maps cache keys to earlier results.
+    one: the cache keys take the settings of the judge inside, as an unbudgeted run's);
+    ``cached`` maps cache keys to earlier results. An unknown ``source`` raises
+    ``FormatError`` here, before any record.
     """
 
     def __init__(
@@ -136,13 +146,13 @@ class Scorer:
         if concurrency < 1:
             raise ValueError(f"concurrency must be 1 or more, got {concurrency}")
         self.names = check_metrics(metrics, judge is not None)
+        check_source(source)
         self.source = source
         self.cached = cached or {}
         self.concurrency = concurrency
-        found = getattr(judge, "settings", None)
-        self.judge_settings: dict[str, Any] = dict(found) if isinstance(found, dict) else {}
+        self.judge_settings: dict[str, Any] = {}
         if judge is not None:  # its part of a cache key, as a run's
-            self.judge_settings = judge_part(judge.name, self.judge_settings)
+            self.judge_settings = judge_part(judge.name, _settings(judge))
         self.metrics: dict[str, Metric] = {}
         for name in self.names:
             if name in DETERMINISTIC:
@@ -162,11 +172,13 @@ class Scorer:
                  else [None] * batch.num_rows)
         sources = (batch.column("source").to_pylist() if "source" in batch.column_names
                    else [None] * batch.num_rows)
+        problems = row_problems(batch, records, told=self.source == "auto")
         gate = asyncio.Semaphore(self.concurrency)
         jobs: list[asyncio.Task[dict[str, Any]]] = []
-        for text, line, told in zip(records, lines, sources, strict=True):
+        for text, line, told, problem in zip(records, lines, sources, problems, strict=True):
+            sample: MultiTurnSample | RowError
             try:
-                sample: MultiTurnSample | RowError = self.sample(text, line, told)
+                sample = problem if problem is not None else self.sample(text, line, told)
             except RowError as error:
                 sample = error
             for name in self.names:
@@ -178,7 +190,11 @@ class Scorer:
         return with_columns(repeated, columns, SCORE_COLUMNS)
 
     def sample(self, text: str | None, line: int | None, told: str | None) -> MultiTurnSample:
-        """The sample a record stands for; ``RowError`` when it cannot be read."""
+        """The sample a record stands for; ``RowError`` when it cannot be read.
+
+        A ``tracebridge`` object is a sample, read whole with its references (as
+        ``convert`` reads it); a trace of another format is a sample of its messages alone.
+        """
         value = parse_record(text, line)
         source = told if self.source == "auto" and told else self.source
         try:
@@ -189,7 +205,9 @@ class Scorer:
                 return MultiTurnSample.model_validate(value)
             if source == "auto":
                 source = detect_format(value)
-            return MultiTurnSample(messages=get_adapter(source).to_messages(value))
+            if source == NATIVE and isinstance(value, dict):
+                return to_sample(value)
+            return MultiTurnSample(messages=reader_of(source)(value))
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'sample'}: "
                                  f"{e['msg']}" for e in exc.errors()[:3])
@@ -222,8 +240,9 @@ class Scorer:
                 return row
             try:
                 result = await metric.ascore(sample)
-            except Exception as exc:  # one broken metric must not end the batch
-                result = metric.failed(sample, f"{type(exc).__name__}: {exc}")
+            except Exception as exc:  # one broken metric or judge must not end the batch
+                failed = metric.failed(sample, f"{type(exc).__name__}: {exc}")
+                return _fill(row, failed, _now(), state="errored")  # as tracebridge score
         refused = exhausted_reason(result)
         if refused is not None:
             self.stopped = self.stopped or f"budget: {refused}"
@@ -233,13 +252,24 @@ class Scorer:
         return _fill(row, result, _now())
 
 
-def _fill(row: dict[str, Any], result: MetricResult, at: str, *, cached: bool = False
-          ) -> dict[str, Any]:
-    state = {"scored": "scored", "unscorable": "unscorable", "error": "errored"}[verdict(result)]
+def _fill(row: dict[str, Any], result: MetricResult, at: str, *, cached: bool = False,
+          state: str | None = None) -> dict[str, Any]:
+    """``row`` with ``result`` in it, in the state its verdict says unless ``state`` is given."""
+    if state is None:
+        state = {"scored": "scored", "unscorable": "unscorable",
+                 "error": "errored"}[verdict(result)]
     row.update(state=state, value=result.value, error=result.error,
                result=result.to_json(), transcript_hash=result.transcript_hash,
                cached=cached, scored_at=at)
     return row
+
+
+def _settings(judge: Judge) -> dict[str, Any]:
+    """The request settings of the judge that answers (inside a budget's wrapper, which
+    changes none of them), as the evaluation runner takes them for its cache keys."""
+    inner = judge.judge if isinstance(judge, BudgetedJudge) else judge
+    found = getattr(inner, "settings", None)
+    return dict(found) if isinstance(found, dict) else {}
 
 
 def _from_cache(key: str, cached: CachedResult) -> tuple[MetricResult, str]:
@@ -272,7 +302,7 @@ def score_batch(
 
     ``batch`` has ``record`` (a ``MultiTurnSample`` as JSON, or a trace of ``source``'s
     format) and may have ``file``, ``line`` and ``source`` (kept). ``judge`` is a judge or
-    a function that builds one; ``budget`` limits its requests (``BudgetedJudge``).
+    a function (or class) that builds one; ``budget`` limits its requests (``BudgetedJudge``).
     A record that cannot be read gives ``errored`` rows; nothing raises for bad data.
     Not from inside a running event loop (use ``Scorer.score_table`` there).
 
@@ -281,7 +311,8 @@ def score_batch(
     >>> score_batch(rows, metrics=["tool_call_f1"]).column("state").to_pylist()
     ['unscorable']
     """
-    used = cast(Judge | None, judge if judge is None or hasattr(judge, "ask") else judge())
+    builds = isinstance(judge, type) or (judge is not None and not hasattr(judge, "ask"))
+    used = cast(Judge | None, cast(JudgeFactory, judge)() if builds else judge)
     if used is not None and budget is not None:
         used = BudgetedJudge(used, budget)
     scorer = Scorer(metrics, used, source=source, cached=cached, concurrency=concurrency)
