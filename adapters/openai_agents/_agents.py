@@ -5,8 +5,9 @@ message and call items, one after another) becomes one assistant turn, or severa
 hosted tool's call and result live in one item; every other item (a user message, a tool
 output) becomes one message. So the items are cut into *groups* -- each maximal stretch of
 model-output items of one agent, and each other item alone -- and a group of model items is
-read on its own to learn how many messages it is (two adjacent groups are also read together,
-to learn whether they meet in one message). Each message then has a *slot*: an assistant
+read on its own, once, to learn how many messages it is and which of them each item was
+first read into (two adjacent groups are also read together, to learn whether they meet in
+one message). Each message then has a *slot*: an assistant
 message takes its slot's agent as ``name``, and keeps under
 ``metadata["openai_agents"]["run_items"]`` the ``RunItem`` wrappers of the items first read
 into it. (RunItems do not say where one model response ends and the next begins: a stretch
@@ -24,7 +25,7 @@ from typing import Any
 from tracebridge.errors import TraceError
 from tracebridge.messages import AIMessage, Message
 
-from ._bridge import NAME, count_read
+from ._bridge import NAME, count_read, placed_read
 from ._run import ADMITTED, Entry
 
 MODEL_ITEM_TYPES = frozenset({
@@ -45,11 +46,6 @@ MODEL_ITEM_TYPES = frozenset({
     "tool_search_call",
 })
 """Responses item types only a model response produces (besides assistant messages)."""
-
-TURN_ITEM_TYPES = frozenset({"reasoning", "mcp_list_tools", "mcp_approval_request"})
-"""Model items that may begin an assistant turn of their own, as an assistant message may
-(the other model items are calls, which join the turn before them)."""
-
 
 @dataclass
 class Group:
@@ -165,50 +161,34 @@ def attributed(messages: list[Message], grouped: list[Group]) -> list[Message]:
 def _slots(grouped: list[Group]) -> list[Slot]:
     """One slot per message the groups read as, in order.
 
-    A group of model items reads as the messages it reads as alone; a group of one other item
-    as one message. Two adjacent model groups of different agents (the run's input ending in
-    an assistant message, then the first agent's call) may read as one message where they
-    meet: then that message is the agent's (two agents in one message: conflicting_fields).
+    A group of model items reads as the messages it reads as alone, each wrapper on the
+    message its item was first read into (the assistant turn that holds it; a hosted call's
+    result follows that turn); a group of one other item as one message. Two adjacent model
+    groups of different agents (the run's input ending in an assistant message, then the
+    first agent's call) may read as one message where they meet: then that message is the
+    agent's (two agents in one message: conflicting_fields).
     """
     slots: list[Slot] = []
     previous: Group | None = None
+    previous_count = 0
     for group in grouped:
-        count = len(count_read(group.items)) if group.model else 1
+        places: list[int] | None = None
+        if group.model:
+            read, places = placed_read(group.items)
+            count = len(read)
+        else:
+            count = 1
         mine = [Slot(group.agent, group.model) for _ in range(count)]
         if mine and group.records:
-            # one message (the usual model response, any other item): all its items are in it
-            first = _first_messages(group.items) if count > 1 else None
             for at, record in group.records:
-                mine[0 if first is None else first[at]].records.append(record)
+                mine[0 if places is None else places[at]].records.append(record)
         if previous is not None and previous.model and group.model and slots and mine:
             both = len(count_read([*previous.items, *group.items]))
-            alone = len(count_read(previous.items)) + count
-            if both == alone - 1:
+            if both == previous_count + count - 1:
                 mine[0] = _met(slots.pop(), mine[0], group)
         slots.extend(mine)
-        previous = group
+        previous, previous_count = group, count
     return slots
-
-
-def _first_messages(items: list[Any]) -> list[int]:
-    """For each of a model group's ``items``, the message of the group's reading it was first
-    read into: the assistant turn that holds it (a hosted call's result follows that turn).
-
-    The reader reads one item after another, so the items up to one read as the group's
-    messages up to that item's turn, which is their last assistant message; a call joins the
-    turn of the item before it. (Only for a group that reads as several messages: hosted
-    calls, or more than one turn.)"""
-    first: list[int] = []
-    for end, item in enumerate(items, 1):
-        kind = _field(item, "type")
-        if first and isinstance(kind, str) and kind in MODEL_ITEM_TYPES and (
-            kind not in TURN_ITEM_TYPES
-        ):
-            first.append(first[-1])
-            continue
-        read = count_read(items[:end])
-        first.append(max(i for i, message in enumerate(read) if isinstance(message, AIMessage)))
-    return first
 
 
 def _met(left: Slot, right: Slot, group: Group) -> Slot:

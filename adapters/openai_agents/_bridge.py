@@ -16,6 +16,7 @@ from tracebridge.errors import TraceError
 from tracebridge.messages import Message
 
 from ..openai_responses import read_items, write_items
+from ..openai_responses._read import read_placed
 
 NAME = "openai_agents"
 RUN_ITEMS = "run_items"
@@ -38,6 +39,11 @@ def read(
 def count_read(items: list[Any]) -> list[Message]:
     """The messages ``items`` alone read as (calls may stay unanswered)."""
     return read_items(items, source=NAME, allow_pending=True)
+
+
+def placed_read(items: list[Any]) -> tuple[list[Message], list[int]]:
+    """``count_read``, and for each item the index of the message it was first read into."""
+    return read_placed(items, source=NAME, allow_pending=True)
 
 
 def write(

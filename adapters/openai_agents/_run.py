@@ -23,6 +23,7 @@ from tracebridge.errors import TraceError, short_repr, with_article
 
 from ._bridge import read
 from ._identities import identity_keys
+from ._raw_items import check_raw_item
 
 NAME = "openai_agents"
 
@@ -339,18 +340,17 @@ def _stored_run_item(item: dict[str, Any], index: int, path: str) -> Entry:
             source=NAME,
         )
     producer = agent_name(item, "agent", index, path, "the agent that produced the item")
+    target = None
     if kind == HANDOFF_OUTPUT:  # the agents handoffs() names
-        for key in ("source_agent", "target_agent"):
-            agent_name(item, key, index, path, "an agent of the handoff")
+        agent_name(item, "source_agent", index, path, "an agent of the handoff")
+        target = agent_name(item, "target_agent", index, path, "an agent of the handoff")
     record = {key: value for key, value in item.items() if key != "raw_item"}
     raw = item["raw_item"]
     if kind == APPROVAL:
         record["raw_item"] = raw  # no input item of its own: the whole wrapper is kept
         return Entry(None, producer, _kept(record, index, path), index, path,
                      approval=True)
-    if isinstance(raw, dict):
-        raw = _as_input(raw, kind, record)
-    elif not isinstance(raw, BaseModel):  # refused here, as the object's own raw item is
+    if not isinstance(raw, (dict, BaseModel)):  # refused here, as the object's raw item is
         raise TraceError(
             "malformed_event",
             f"expected the raw Responses item (a dict), got {type(raw).__name__} "
@@ -359,6 +359,9 @@ def _stored_run_item(item: dict[str, Any], index: int, path: str) -> Entry:
             path=f"{path}.raw_item",
             source=NAME,
         )
+    check_raw_item(kind, raw, target, index, path)
+    if isinstance(raw, dict):
+        raw = _as_input(raw, kind, record)
     return Entry(raw, producer, _kept(record, index, path), index, path)
 
 
@@ -446,6 +449,8 @@ def _run_item(item: Any, index: int, path: str, identities: Any) -> Entry:
             path=f"{path}.raw_item",
             source=NAME,
         )
+    target = record["target_agent"]["name"] if kind == HANDOFF_OUTPUT else None
+    check_raw_item(kind, raw, target, index, path)
     raw = _as_input(raw, kind, record)
     return Entry(raw, agent, _kept(record, index, path), index, path)
 

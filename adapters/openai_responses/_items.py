@@ -11,6 +11,10 @@ Items fall into five families:
 * items the application sends back whole (``OPAQUE_INPUT_ITEMS``).
 
 Any other ``type`` is ``unknown_role``.
+
+An item, or a part of a dict item (a part of a response in a history dict), may also be an
+object of the openai SDK: it is read as the plain dict of the keys it was given
+(``sdk_dict``), as the SDK itself sends it.
 """
 
 from __future__ import annotations
@@ -18,7 +22,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import BaseModel
+
+from tracebridge._changed import FELL, drifted, refusal, unmade
 from tracebridge._optional import module_of
+
+from ._drift import passed_for_another
 
 __all__ = [
     "CALL_OUTPUTS",
@@ -31,6 +40,9 @@ __all__ = [
     "RESULT_KEYS",
     "call_name",
     "is_sdk_item",
+    "is_sdk_model",
+    "sdk_dict",
+    "with_sdk_dicts",
 ]
 
 NAME = "openai_responses"
@@ -88,7 +100,83 @@ def call_name(item_type: str) -> str:
     return item_type.removesuffix("_call")
 
 
+_ITEM_MODULES = ("openai.types.responses.", "openai.types.conversations.")
+"""The openai SDK's modules of Responses item classes (the Conversations API lists the same
+items, some under classes of its own)."""
+
+
 def is_sdk_item(item: Any) -> bool:
-    """Whether ``item`` is one of the openai SDK's Responses models."""
+    """Whether ``item`` is one of the openai SDK's Responses item models (also as the
+    Conversations API lists them: ``openai.types.conversations``)."""
     module = module_of(type(item))
-    return module.startswith("openai.types.responses.") and hasattr(item, "model_dump")
+    return module.startswith(_ITEM_MODULES) and hasattr(item, "model_dump")
+
+
+def is_sdk_model(value: Any) -> bool:
+    """Whether ``value`` is a pydantic model of the openai SDK (an item, a content part, an
+    annotation of any of its APIs), which the reader reads as ``sdk_dict`` gives it."""
+    return isinstance(value, BaseModel) and module_of(type(value)).startswith("openai.")
+
+
+def sdk_dict(model: BaseModel, path: str, index: int, source: str) -> dict[str, Any]:
+    """An openai SDK object at ``path`` of the item at ``index`` as a plain dict: the keys it
+    was given (``exclude_unset``), spelled as the API spells them (``by_alias``: ``async``,
+    which the SDK holds as ``async_``). One the SDK would not make (a field changed after it
+    was made) is refused at that field."""
+    # pydantic does not check assignments: a field changed after the object was made
+    if drifted(model):  # a role or type the class does not allow: it would pass for another
+        refused = refusal(model, path, "the OpenAI SDK", index=index, source=source)
+        if refused is not None:
+            raise refused
+    passed = passed_for_another(model, path)
+    if passed is not None:  # a part or annotation set to another kind's type
+        refused = unmade(passed[0], passed[1], "the OpenAI SDK", index=index, source=source)
+        if refused is not None:
+            raise refused
+    try:
+        dumped: dict[str, Any] = model.model_dump(mode="json", exclude_unset=True, by_alias=True)
+    except FELL:
+        refused = refusal(model, path, "the OpenAI SDK", index=index, source=source)
+        if refused is None:
+            raise  # the SDK accepts the object: the fault is ours, shown as it is
+        raise refused from None
+    return dumped
+
+
+_PART_KEYS = ("content", "output", "summary")
+"""The keys of an item that hold its parts: a message's content, an output item's output, a
+reasoning item's summary."""
+
+
+def with_sdk_dicts(item: Mapping[str, Any], index: int, source: str) -> dict[str, Any]:
+    """A dict item as a plain dict, with each openai SDK object among its parts (and among the
+    annotations of a part) as ``sdk_dict`` gives it: a history dict holding the parts of a
+    response, which the SDK sends as such dicts."""
+    data = dict(item)
+    for key in _PART_KEYS:
+        if key in data:
+            data[key] = _as_dicts(data[key], f"items[{index}].{key}", index, source)
+    return data
+
+
+def _as_dicts(value: Any, path: str, index: int, source: str) -> Any:
+    """``value`` (an SDK object, or a list of parts or annotations) with its SDK objects as
+    dicts; ``value`` itself when it holds none."""
+    if is_sdk_model(value):
+        return sdk_dict(value, path, index, source)
+    if type(value) is not list:
+        return value
+    copied: list[Any] | None = None
+    for k, part in enumerate(value):
+        found = part
+        if is_sdk_model(part):
+            found = sdk_dict(part, f"{path}[{k}]", index, source)
+        elif type(part) is dict and type(part.get("annotations")) is list:
+            listed = part["annotations"]
+            annotations = _as_dicts(listed, f"{path}[{k}].annotations", index, source)
+            if annotations is not listed:
+                found = {**part, "annotations": annotations}
+        if found is not part:
+            copied = list(value) if copied is None else copied
+            copied[k] = found
+    return value if copied is None else copied

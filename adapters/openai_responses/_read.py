@@ -20,7 +20,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tracebridge._changed import FELL, drifted, refusal, unmade
 from tracebridge.errors import TraceError
 from tracebridge.messages import (
     AIMessage,
@@ -38,7 +37,6 @@ from tracebridge.messages import (
 from tracebridge.validation import validate
 
 from ..openai_chat._parts import described
-from ._drift import passed_for_another
 from ._item_reader import ItemReader
 from ._items import (
     CALL_OUTPUTS,
@@ -47,14 +45,25 @@ from ._items import (
     MESSAGE_ROLES,
     OPAQUE_INPUT_ITEMS,
     OPAQUE_REPLY_ITEMS,
-    is_sdk_item,
+    is_sdk_model,
+    sdk_dict,
+    with_sdk_dicts,
 )
 
-__all__ = ["is_item_part", "item_dict", "read_items", "would_write_message"]
+__all__ = ["is_item_part", "item_dict", "read_items", "read_placed", "would_write_message"]
 
 def read_items(items: Any, *, source: str, allow_pending: bool = False) -> list[Message]:
     """Typed messages from a list of Responses items; ``source`` names the metadata namespace
     and ``TraceError.source``."""
+    return read_placed(items, source=source, allow_pending=allow_pending)[0]
+
+
+def read_placed(
+    items: Any, *, source: str, allow_pending: bool = False
+) -> tuple[list[Message], list[int]]:
+    """``read_items``, and for each item the index of the message it was first read into: of
+    an item of a reply (reasoning, the assistant message, a call, a hosted call, whose result
+    follows), the reply's ``AIMessage``; of any other item, its own message."""
     if not isinstance(items, list):
         raise TraceError(
             "malformed_event",
@@ -63,40 +72,20 @@ def read_items(items: Any, *, source: str, allow_pending: bool = False) -> list[
             source=source,
         )
     built = _Conversation(source)
+    places: list[int] = []
     for j, item in enumerate(items):
         built.item(j, item)
+        places.append(built.place())
     built.flush()
     built.check(allow_pending)
-    return built.messages
+    return built.messages, places
 
 
 def item_dict(item: Any, source: str, index: int) -> dict[str, Any]:
-    """The item as a plain dict: an SDK object as the keys it was given (``exclude_unset``),
-    spelled as the API spells them (``by_alias``: ``async``, which the SDK holds as ``async_``)."""
-    if is_sdk_item(item):
-        # pydantic does not check assignments: a field changed after the object was made
-        if drifted(item):  # a role or type the class does not allow: it would pass for another
-            refused = refusal(item, f"items[{index}]", "the OpenAI SDK", index=index,
-                              source=source)
-            if refused is not None:
-                raise refused
-        passed = passed_for_another(item, f"items[{index}]")
-        if passed is not None:  # a part or annotation set to another kind's type
-
-            refused = unmade(passed[0], passed[1], "the OpenAI SDK", index=index, source=source)
-            if refused is not None:
-                raise refused
-        try:
-            dumped: dict[str, Any] = item.model_dump(
-                mode="json", exclude_unset=True, by_alias=True
-            )
-        except FELL:
-            refused = refusal(item, f"items[{index}]", "the OpenAI SDK", index=index,
-                              source=source)
-            if refused is None:
-                raise  # the SDK accepts the object: the fault is ours, shown as it is
-            raise refused from None
-        return dumped
+    """The item as a plain dict: an object of the openai SDK as ``sdk_dict`` gives it; a dict
+    item with the SDK objects among its parts as such dicts too (``with_sdk_dicts``)."""
+    if is_sdk_model(item):
+        return sdk_dict(item, f"items[{index}]", index, source)
     if not isinstance(item, Mapping):
         raise TraceError(
             "malformed_event",
@@ -105,7 +94,7 @@ def item_dict(item: Any, source: str, index: int) -> dict[str, Any]:
             path=f"items[{index}]",
             source=source,
         )
-    return dict(item)
+    return with_sdk_dicts(item, index, source)
 
 
 @dataclass
@@ -147,6 +136,11 @@ class _Conversation:
     def add(self, message: Message, origin: int) -> None:
         self.messages.append(message)
         self.origins.append(origin)
+
+    def place(self) -> int:
+        """The index of the message being read: the reply read so far, which every later
+        message follows (each other item ends it first), or else the last one added."""
+        return len(self.messages) if self.reply is not None else len(self.messages) - 1
 
     def flush(self) -> None:
         reply, self.reply = self.reply, None
