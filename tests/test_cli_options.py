@@ -227,3 +227,25 @@ def test_an_unanswered_call_hint_names_the_flag() -> None:
     assert "(--allow-pending accepts a trace cut mid-tool)" in out
     assert run("validate", "-", "--from", "openai_chat", "--allow-pending",
                stdin=json.dumps(CUT))[0] == 0
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_each_adapter_declares_its_options_on_its_public_surface(name: str) -> None:
+    module = get_adapter(name)
+    assert "options" in module.__all__
+    assert module.options.name == name
+    assert module.options.reader == reader_options(name)
+    assert module.options.writer == writer_options(name)
+    if name == "tracebridge":  # the native writer takes no option and accepts no loss
+        assert (module.options.writer, hasattr(module, "DROPPABLE")) == ({}, False)
+    else:
+        assert module.options.writer["drop"].choices == tuple(module.DROPPABLE)
+
+
+def test_the_options_module_examples_hold() -> None:
+    import doctest
+
+    import tracebridge.options
+
+    failed, attempted = doctest.testmod(tracebridge.options)
+    assert (failed, attempted >= 4) == (0, True)

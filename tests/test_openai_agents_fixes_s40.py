@@ -656,3 +656,21 @@ def test_a_run_of_hosted_calls_keeps_reasoning_and_calls_on_their_turns() -> Non
         "HumanMessage", "AIMessage", "ToolMessage", "AIMessage", "ToolMessage", "ToolMessage",
         "ToolMessage", "AIMessage",
     ]
+
+
+def test_a_history_dict_holding_sdk_parts_is_told_as_responses() -> None:
+    from openai.types.responses import ResponseOutputText as OutputText
+
+    from tracebridge import convert
+    from tracebridge.adapters import openai_chat
+    from tracebridge.registry import detect_format
+
+    items = [{"role": "user", "content": "hi"},
+             {"role": "assistant", "content": [OutputText(type="output_text", text="hello",
+                                                          annotations=[])]}]
+    assert (openai_chat.detect(items), openai_responses.detect(items)) == (False, True)
+    assert detect_format(items) == "openai_responses"
+    assert convert(items, target="openai_chat") == [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "text", "text": "hello"}]},
+    ]

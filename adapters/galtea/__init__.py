@@ -32,6 +32,7 @@ from typing import Any, Literal
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import Message
+from tracebridge.options import AdapterOptions
 from tracebridge.validation import validate
 
 from ._current import CurrentTurn, split_current_turn
@@ -50,9 +51,13 @@ __all__ = [
     "Shape",
     "detect",
     "from_messages",
+    "options",
     "split_current_turn",
     "to_messages",
 ]
+
+options = AdapterOptions(NAME)
+"""What ``to_messages`` and ``from_messages`` accept (``reader`` and ``writer``)."""
 
 _Kind = Literal["pairs", "roles", "traces"]
 _NOUN: dict[_Kind, str] = {"pairs": "pair", "roles": "role turn", "traces": "trace record"}

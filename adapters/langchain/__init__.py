@@ -35,12 +35,25 @@ from tracebridge._optional import module_of
 from tracebridge._shape import UNCHECKED, unchecked_field
 from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import Message, checked_messages
+from tracebridge.options import AdapterOptions
 
 from ._classes import NAME, langchain_core_messages
 from ._read import read_trace
 from ._write import write_trace
 
-__all__ = ["DROPPABLE", "FORMS", "NAME", "detect", "from_messages", "to_json", "to_messages"]
+__all__ = [
+    "DROPPABLE",
+    "FORMS",
+    "NAME",
+    "detect",
+    "from_messages",
+    "options",
+    "to_json",
+    "to_messages",
+]
+
+options = AdapterOptions(NAME)
+"""What ``to_messages`` and ``from_messages`` accept (``reader`` and ``writer``)."""
 
 DROPPABLE = ("custom_calls", "citations")
 """What ``from_messages(drop=...)`` may leave out or change: ``custom_calls`` writes a custom

@@ -30,6 +30,7 @@ from tracebridge._gc import pause_gc, resume_gc
 from tracebridge._shape import UNCHECKED, unchecked_field
 from tracebridge.errors import short_repr
 from tracebridge.messages import checked_messages
+from tracebridge.options import AdapterOptions
 from tracebridge.validation import validate
 
 from ._blocks import NAME, llama_types, not_representable
@@ -53,9 +54,13 @@ __all__ = [
     "dump_events",
     "events_to_messages",
     "from_messages",
+    "options",
     "strip_event_extras",
     "to_messages",
 ]
+
+options = AdapterOptions(NAME)
+"""What ``to_messages`` and ``from_messages`` accept (``reader`` and ``writer``)."""
 
 DROPPABLE = (
     "is_error", "refusals", "mime_types", "citations", "opaque_parts", "file_ids", "filenames",

@@ -52,6 +52,7 @@ from tracebridge.messages import (
     ToolMessage,
     checked_messages,
 )
+from tracebridge.options import AdapterOptions
 
 from .. import openai_responses, swarm
 from ..openai_responses._write import check_drop
@@ -69,10 +70,13 @@ __all__ = [
     "detect",
     "from_messages",
     "handoffs",
+    "options",
     "to_messages",
 ]
 
 NAME = "openai_agents"
+options = AdapterOptions(NAME)
+"""What ``to_messages`` and ``from_messages`` accept (``reader`` and ``writer``)."""
 DROPPABLE = openai_responses.DROPPABLE
 """What ``from_messages(drop=...)`` may leave out: the Responses writer's names."""
 

@@ -44,7 +44,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
+from pydantic import BaseModel
+
 from tracebridge.messages import Message
+from tracebridge.options import AdapterOptions
 
 from ._parts import STRING_ROLES
 from ._read import ROLES, Dialect, is_sdk_message, parse_arguments, read_trace
@@ -58,11 +61,14 @@ __all__ = [
     "Dialect",
     "detect",
     "from_messages",
+    "options",
     "parse_arguments",
     "to_messages",
 ]
 
 NAME = "openai_chat"
+options = AdapterOptions(NAME)
+"""What ``to_messages`` and ``from_messages`` accept (``reader`` and ``writer``)."""
 
 OPENAI = Dialect(NAME, {role: "name" for role in ROLES}, REASONING_KEYS, STRING_ROLES)
 
@@ -130,7 +136,9 @@ _RESPONSES_PARTS = frozenset(("input_text", "output_text", "input_image", "input
 def _has_responses_parts(content: Any) -> bool:
     if not isinstance(content, list):
         return False
-    kinds = [part.get("type") for part in content if isinstance(part, dict)]
+    # a part object is a Responses SDK part (the Chat Completions SDK's parts are dicts)
+    kinds = [part.get("type") if isinstance(part, dict) else getattr(part, "type", None)
+             for part in content if isinstance(part, (dict, BaseModel))]
     return any(type(kind) is str and kind in _RESPONSES_PARTS for kind in kinds)
 
 

@@ -44,6 +44,7 @@ from collections.abc import Collection
 from typing import Any
 
 from tracebridge.messages import Message
+from tracebridge.options import AdapterOptions
 
 from ._items import (
     CALL_OUTPUTS,
@@ -52,6 +53,7 @@ from ._items import (
     MESSAGE_ROLES,
     NAME,
     is_sdk_item,
+    is_sdk_model,
 )
 from ._parts import PLACES
 from ._read import item_dict, read_items
@@ -65,11 +67,15 @@ __all__ = [
     "NAME",
     "detect",
     "from_messages",
+    "options",
     "item_dict",
     "read_items",
     "to_messages",
     "write_items",
 ]
+
+options = AdapterOptions(NAME)
+"""What ``to_messages`` and ``from_messages`` accept (``reader`` and ``writer``)."""
 
 
 def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
@@ -145,4 +151,8 @@ def detect(trace: Any) -> bool:
 
 
 def _is_part(part: Any, role: str) -> bool:
-    return isinstance(part, dict) and part.get("type") in PLACES[role]
+    """A content part of a message of ``role``: a dict, or the SDK's part object (an item
+    dict holding ``response.output[0].content`` is read as its dump)."""
+    if isinstance(part, dict):
+        return part.get("type") in PLACES[role]
+    return is_sdk_model(part) and getattr(part, "type", None) in PLACES[role]

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tracebridge.messages import AIMessage, Message
+from tracebridge.options import AdapterOptions
 
 from ._calls import Call
 from ._rebuild import chains, conversation, model_calls, refuse_ambiguous, tool_runs
@@ -56,9 +57,20 @@ from ._sessions import selected, span_sessions
 from ._spans import SOURCE, fail, is_sdk_span, normalize_id, spans_of
 from ._write import DROPPABLE, write_document
 
-__all__ = ["DROPPABLE", "NAME", "CallView", "calls", "detect", "from_messages", "to_messages"]
+__all__ = [
+    "DROPPABLE",
+    "NAME",
+    "CallView",
+    "calls",
+    "detect",
+    "from_messages",
+    "options",
+    "to_messages",
+]
 
 NAME = SOURCE
+options = AdapterOptions(NAME)
+"""What ``to_messages`` and ``from_messages`` accept (``reader`` and ``writer``)."""
 
 
 def to_messages(

@@ -42,6 +42,7 @@ from tracebridge.messages import (
     ToolMessage,
     messages_of,
 )
+from tracebridge.options import AdapterOptions
 
 from .. import openai_chat
 from ..openai_chat._parts import STRING_ROLES
@@ -55,11 +56,14 @@ __all__ = [
     "Handoff",
     "detect",
     "from_messages",
+    "options",
     "handoffs",
     "to_messages",
 ]
 
 NAME = "swarm"
+options = AdapterOptions(NAME)
+"""What ``to_messages`` and ``from_messages`` accept (``reader`` and ``writer``)."""
 DROPPABLE = openai_chat.DROPPABLE
 """What ``from_messages(drop=...)`` may leave out: the Chat Completions writer's names."""
 _NAME_KEYS = {role: "name" for role in openai_chat.ROLES} | {

@@ -27,6 +27,7 @@ from typing import Any, Literal, Union
 from .registry import FORMATS, get_adapter
 
 __all__ = [
+    "AdapterOptions",
     "Option",
     "OptionError",
     "command_line_hint",
@@ -184,6 +185,35 @@ def writer_options(format_name: str) -> dict[str, Option]:
     """The options of a format's ``from_messages``."""
     module = get_adapter(format_name)
     return options_of(module.from_messages, _droppable(module))
+
+
+class AdapterOptions:
+    """An adapter's declared options, its module's ``options``: ``reader`` (what
+    ``to_messages`` accepts) and ``writer`` (what ``from_messages`` accepts, a ``drop`` list's
+    choices being the losses it can accept by name), read from the signatures when asked.
+
+    >>> from tracebridge.adapters import openai_chat
+    >>> [str(option) for option in openai_chat.options.reader.values()]
+    ['allow_pending=true|false (default: false)']
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @property
+    def reader(self) -> dict[str, Option]:
+        """``reader_options`` of this adapter."""
+        return reader_options(self.name)
+
+    @property
+    def writer(self) -> dict[str, Option]:
+        """``writer_options`` of this adapter."""
+        return writer_options(self.name)
+
+    def __repr__(self) -> str:
+        return f"AdapterOptions({self.name!r})"
 
 
 def parse_options(pairs: Sequence[str], options: dict[str, Option], flag: str) -> dict[str, Any]:
