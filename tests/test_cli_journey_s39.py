@@ -113,6 +113,45 @@ def test_a_late_record_of_another_shape_is_refused(tmp_path: Path) -> None:
                                 "40 ok, 1 failed"]
 
 
+GALTEA_REFUSES = [{"role": "user", "content": "hi"},
+                  {"role": "assistant", "content": "hello", "metadata": 5}]
+BOTH_REFUSE = ('[{"role": "user", "content": "hi"}, '
+               '{"role": "assistant", "content": "a", "x": 1e400}]')
+"""A record both formats have the shape of and refuse (``1e400`` reads as an infinite float)."""
+REFUSED_BY_GALTEA = (
+    "ambiguous trace: it has the shape of openai_chat and galtea, and they read it differently "
+    "(openai_chat reads 2 message(s), keeping metadata['openai_chat']; galtea refuses it: "
+    "malformed_event at conversation_turns[1].metadata); pass --from with one of them")
+REFUSED_BY_BOTH = (
+    "ambiguous trace: it has the shape of openai_chat and galtea, and they read it differently "
+    "(openai_chat refuses it: unserializable_value at messages[1].x; galtea refuses it: "
+    "unserializable_value at conversation_turns[1].x); pass --from with one of them")
+
+
+@pytest.mark.parametrize(("line", "told"), [
+    (json.dumps(GALTEA_REFUSES), REFUSED_BY_GALTEA),
+    (BOTH_REFUSE, REFUSED_BY_BOTH),
+], ids=["refused-by-one", "refused-by-both"])
+def test_a_late_record_a_format_refuses_is_told_as_on_its_own(
+        tmp_path: Path, line: str, told: str) -> None:
+    (tmp_path / "turns.jsonl").write_text((json.dumps(PLAIN) + "\n") * 40 + line + "\n")
+    assert tb("convert", "turns.jsonl", "--to", "galtea", cwd=tmp_path) == (
+        2, (json.dumps(PLAIN) + "\n") * 40,
+        f"{NOTICE}\ntracebridge: turns.jsonl: line 41: {told}\n")
+    (tmp_path / "one.jsonl").write_text(line + "\n")
+    assert tb("convert", "one.jsonl", "--to", "galtea", cwd=tmp_path) == (
+        2, "", f"tracebridge: one.jsonl: line 1: {told}\n")
+
+
+def test_a_late_record_of_no_formats_shape_is_told_by_the_reader(tmp_path: Path) -> None:
+    jsonl(tmp_path / "turns.jsonl", [PLAIN] * 40 + [[{"speaker": "user", "text": "hi"}]])
+    assert tb("convert", "turns.jsonl", "--to", "galtea", cwd=tmp_path) == (
+        1, (json.dumps(PLAIN) + "\n") * 40,
+        f"{NOTICE}\ntracebridge: turns.jsonl: line 41: invalid trace: openai_chat: messages[0]: "
+        "a message needs 'role' (one of system, developer, user, assistant, tool, function); "
+        "found keys ['speaker', 'text'] [malformed_event]\n")
+
+
 def test_from_names_the_format_and_keeps_what_it_reads(tmp_path: Path) -> None:
     jsonl(tmp_path / "turns.jsonl", [PLAIN] * 40 + [RETRIEVAL])
     code, out, err = tb("convert", "turns.jsonl", "--from", "galtea", "--to", "galtea",
@@ -299,6 +338,14 @@ def test_quoted_values_are_kept_beside_a_hint_that_is_respelled() -> None:
         "leaves it out"
     )
 
+
+
+def test_a_drop_that_names_nothing_is_not_respelled() -> None:
+    # only a list of quoted names is respelled as --to-option drop=...
+    assert command_line_hint("expected names, got drop=[1] here") == (
+        "expected names, got drop=[1] here")
+    assert command_line_hint("pass drop=['is_error', \"name\"] to leave it out") == (
+        "pass --to-option drop=is_error,name to leave it out")
 
 # --- 5. -o /dev/stdout whose reader goes away ---------------------------------------------------
 

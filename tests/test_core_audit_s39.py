@@ -207,15 +207,21 @@ def test_a_fault_of_an_earlier_field_of_the_sample_is_told_first(
                                                                   "id": "c1"}]}]},
      ("malformed_event", 0, "messages[0].tool_calls[0].name",
       "Field required (got dict {'args': {'a': {1}}, 'id': 'c1'})")),
+    ({"messages": [{"type": "human", "content": "x"}],
+      "reference_tool_calls": [{"args": {"a": {1}}, "id": "c1"}]},
+     ("malformed_event", None, "reference_tool_calls[0].name",
+      "Field required (got dict {'args': {'a': {1}}, 'id': 'c1'})")),
     ({"messages": [{"type": "human", "content": "x"}], "rubrics": {"a": 1, "b": "2"},
       "metadata": {"a": {1}}},
      ("malformed_event", None, "rubrics.a", "Input should be a valid string (got int 1)")),
-], ids=["missing-text", "missing-name", "rubric"])
+], ids=["missing-text", "missing-name", "missing-reference-call-name", "rubric-then-metadata"])
 def test_an_earlier_fault_quotes_the_input_as_given(
     data: dict[str, Any], expected: tuple[Any, ...],
 ) -> None:
     # told from a second validation of the data cut at the value that is not JSON: what the
-    # message quotes is the caller's own value, whole, not the cut one
+    # message quotes is the caller's own value, whole, not the cut one. The first three faults
+    # hold that value (in a message, in a field beside the messages); the rubric's is told
+    # ahead of it, in another field, and quotes a value the cut leaves as it was
     assert _sample_error(data) == expected
 
 

@@ -176,6 +176,22 @@ def test_a_join_takes_the_fields_of_the_message_that_says_something() -> None:
             "role": "user", "content": text, **SDK_NULLS, "metadata": {"k": 1}}
 
 
+def test_a_spelling_says_nothing_in_a_join() -> None:
+    # one message read from an SDK object, the other from its camel-case dump: neither says
+    # anything, so the join keeps the first one's fields, in its spelling
+    snake = ConversationMessage(role="user", content="hi")
+    camel = ConversationMessage(role="user", content="are you there?").model_dump(by_alias=True)
+    answer = ConversationMessage(role="assistant", content="yes")
+    assert galtea.from_messages(galtea.to_messages([snake, camel, answer]),
+                                join_consecutive="\n")[0] == {
+        "role": "user", "content": "hi\nare you there?", **SDK_NULLS}
+    camel = ConversationMessage(role="user", content="hi").model_dump(by_alias=True)
+    snake = ConversationMessage(role="user", content="are you there?")
+    assert galtea.from_messages(galtea.to_messages([camel, snake, answer]),
+                                join_consecutive="\n")[0] == {
+        "role": "user", "content": "hi\nare you there?", "retrievalContext": None,
+        "metadata": None, "inputFiles": [], "outputFiles": []}
+
 def test_a_join_merges_two_messages_that_say_the_same_in_roles() -> None:
     same = ConversationMessage(role="user", content="hi", metadata={"k": 1})
     messages = galtea.to_messages([same, same, ConversationMessage(role="assistant",

@@ -1,12 +1,14 @@
 """Judged metrics, from an audit (s39): a judge of one's own gets its answer checked by the
 metric; goal accuracy without a reference has nothing to judge without a user message;
 render closes a reasoning or refusal that spans lines; message text cannot forge the
-sections of the judge's prompt; a lone surrogate in a reply is sent back as U+FFFD and a
-request that cannot be encoded is not counted; one judge works from any event loop."""
+sections of the judge's prompt, whose guide is pinned with its version; a lone surrogate in a
+reply, or in what the answer's check said, is sent back as U+FFFD and a request that cannot be
+encoded is not counted; one judge works from any event loop."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +36,7 @@ from tracebridge.metrics import (
     AgentGoalAccuracyWithReference,
     ConversationCompleteness,
     ConversationRelevancy,
+    JudgedMetric,
     JudgeError,
     JudgeReply,
     JudgeRequest,
@@ -407,6 +410,14 @@ def test_the_guide_says_what_sections_indents_and_the_end_of_a_reasoning_mean() 
     ) in TRANSCRIPT_GUIDE
 
 
+
+def test_the_guide_is_pinned_with_its_prompt_version() -> None:
+    # a cache key holds the prompt version, not the guide: an edit of the guide must bump
+    # JudgedMetric.prompt_version (else the cache answers with verdicts of the old prompt)
+    assert (JudgedMetric.prompt_version,
+            hashlib.sha256(TRANSCRIPT_GUIDE.encode("utf-8")).hexdigest()) == (
+        "2", "8b0db3247659d7fcebf58dc4354defc04ffd265be1c688bdccfd9722bc412497")
+
 # --- 5. a lone surrogate in a reply is sent back as U+FFFD; an unencodable request is free --
 
 SURROGATE_REPLY = '{"user_goal":"g\ud800","end_state":"e","reason":"r","achieved":true}'
@@ -503,6 +514,28 @@ async def test_a_request_that_cannot_be_encoded_is_not_sent_and_not_counted(
     assert server.requests == []
     assert gate.costs == ([Usage()] if gated else [])
 
+
+
+async def test_a_check_problem_holding_a_lone_surrogate_is_sent_back_as_u_fffd(
+    server: FakeOpenAI, judge: OpenAIJudge
+) -> None:
+    checked: list[Verdict] = []
+
+    def check(answer: Verdict) -> None:  # a check may quote the text it refuses
+        checked.append(answer)
+        if len(checked) == 1:
+            raise ValueError("the label 'caf\ud800' is unknown")
+
+    server.add(json.dumps({"ok": True}), json.dumps({"ok": True}))
+    reply = await judge.ask(JudgeRequest(instructions="Judge.", prompt="p", answer=Verdict,
+                                         check=check))
+    assert reply.answer == Verdict(ok=True)
+    assert checked == [Verdict(ok=True)] * 2
+    assert len(server.requests) == 2
+    assert server.requests[1]["messages"][-1] == {
+        "role": "user",
+        "content": "That answer is not valid: the label 'caf\ufffd' is unknown. Answer again "
+                   "with JSON that follows the schema exactly."}
 
 # --- 6. one judge from any event loop ------------------------------------------------------
 

@@ -277,7 +277,7 @@ def test_a_kept_reasoning_summary_of_two_entries_is_written_back() -> None:
                 value={"type": "mcp_approval_response", "approval_request_id": "a",
                        "approve": True})])],
             "an opaque 'mcp_approval_response' part marked as an item kept whole: this format "
-            "keeps only mcp_list_tools, mcp_approval_request items so here, and a "
+            "keeps only mcp_list_tools, mcp_approval_request items so here, and an "
             "mcp_approval_response item would read back as other typed data",
             id="input-item-in-a-reply",
         ),

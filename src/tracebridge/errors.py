@@ -30,6 +30,7 @@ like any other field's problem: the ``TraceError`` is that error's ``ctx["error"
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal, get_args
 
 __all__ = [
@@ -69,22 +70,58 @@ def short_repr(value: Any) -> str:
     return text if len(text) <= _REPR_LIMIT else text[: _REPR_LIMIT - 3] + "..."
 
 
-_AN_U = ("unk", "unn", "und", "unt", "uns", "unr", "unp", "unc", "up", "ut", "ul", "um")
-"""How words said with a vowel start when they start with ``u`` (``unknown``, ``unnamed``,
-``upload``); ``user``, ``url``, ``unique`` are said with a "y" and take ``a``."""
+_INITIAL_SAID_WITH_A_VOWEL = "AEFHILMNORSX"
+"""Letters whose names start with a vowel (a, ee, eff, aitch, el, em, ...): an AIMessage,
+an HTTP, an LLM, an SDK; not a URL, a JSON."""
+
+_LOWERCASE_INITIALS = re.compile(r"[b-df-hj-np-tv-xz]+_")
+"""A snake_case name whose first word has no vowel, said letter by letter: an mcp_call."""
+
+_NUMBER = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+")
+"""The number a noun starts with: ``8``, ``1800``, ``11,000``."""
+
+_SILENT_H = ("heir", "honest", "honor", "honour", "hour")
+"""Words said without their ``h``, which take ``an``: an hour, an honest."""
+
+_ONE = re.compile(r"[Oo]n(?:e|ce)(?![a-z])")
+"""``one`` and ``once``, said with a "w": a one, a one_of, a oneOf (not onerous)."""
+
+_SAID_WITH_A_Y = ("eu", "uni", "uri", "url", "usa", "use", "usu", "utf", "uti", "uuid")
+"""Starts of words said with a "y", which take ``a``: a euro, a unique, a url, a user, a usual,
+a utility; any other ``u`` is said as a vowel: an unknown, an upload."""
+
+_UN_BEFORE_I = ("unid", "unim", "unin")
+"""``un-`` before an ``i`` is said as a vowel all the same: an unimplemented, an uninitialized."""
 
 
 def with_article(noun: object) -> str:
     """``noun`` after its indefinite article, for error messages that name a kind found in
-    a trace: ``an image``, ``an assistant``, ``an AIMessage``, ``a user``, ``an 8``."""
+    a trace: ``an image``, ``a user``, ``an AIMessage``, ``a URL``, ``an hour``, ``a one``,
+    ``an 8``, ``an 11``, ``a 110``, ``an 18000``."""
     text = str(noun)
-    if text[:2].isupper():  # an initialism, said letter by letter: an AIMessage, an HTTP
-        vowel = text[0] in "AEFHILMNORSX"
-    elif text[:1] in ("u", "U"):
-        vowel = text.lower().startswith(_AN_U)
-    else:
-        vowel = text[:1].lower() in ("a", "e", "i", "o") or text.startswith(("8", "11", "18"))
-    return f"{'an' if vowel else 'a'} {text}"
+    return f"{'an' if _said_with_a_vowel(text) else 'a'} {text}"
+
+
+def _said_with_a_vowel(text: str) -> bool:
+    """Whether ``text`` is said starting with a vowel sound."""
+    number = _NUMBER.match(text)
+    if number is not None:
+        return _number_said_with_a_vowel(number.group().replace(",", ""))
+    if text[:2].isupper() or _LOWERCASE_INITIALS.match(text):  # said letter by letter
+        return text[0].upper() in _INITIAL_SAID_WITH_A_VOWEL
+    word = text.lower()
+    if word.startswith(_SILENT_H) or word.startswith(_UN_BEFORE_I):
+        return True
+    if _ONE.match(text) or word.startswith(_SAID_WITH_A_Y):
+        return False
+    return word[:1] in ("a", "e", "i", "o", "u")
+
+
+def _number_said_with_a_vowel(digits: str) -> bool:
+    """Whether a number is said from eight, eleven or eighteen: 8, 80, 800, 8000, 11, 11000,
+    18, 18000; not 1, 110, 180 or 1800 (one hundred ..., one thousand ...)."""
+    said_first = digits[: len(digits) % 3 or 3]  # what comes before "thousand", "million"
+    return said_first.startswith("8") or said_first in ("11", "18")
 
 
 class TraceError(Exception):
