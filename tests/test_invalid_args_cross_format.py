@@ -174,8 +174,9 @@ def test_an_id_less_call_is_refused_too(target: str) -> None:
     [
         ("openai_chat", [AIMessage(content="")]),
         ("swarm", [AIMessage(content="")]),
-        ("openai_responses", []),  # a reply with nothing in it has no item
-        ("openai_agents", []),
+        # the option names the call, not the reply: the turn stays, as an empty message item
+        ("openai_responses", [AIMessage(content="")]),
+        ("openai_agents", [AIMessage(content="")]),
     ],
 )
 def test_an_unanswered_call_is_refused_as_unanswered_and_drop_leaves_it_out(

@@ -3,9 +3,11 @@
 The oracle (``api_problems``) is the openai SDK's own request type (``ResponseInputParam``: which
 items and part types it takes) plus the API's pairing rule (every call item the application
 runs is answered by its output item later in the list, and every output answers a call before
-it). Two relaxations, both documented by the API: an assistant ``message`` item the API did not
-produce has no ``id``/``status`` (the SDK reuses the output shape, where they are required), and
-an ``input_image`` without ``detail`` means ``"auto"``. The real client then sends the written
+it), and its item id rule (an assistant ``message`` item's ``id`` begins with ``msg``: the API
+answers another with "Expected an ID that begins with 'msg'"). Two relaxations, both documented
+by the API: an assistant ``message`` item the API did not produce has no ``id``/``status`` (the
+SDK reuses the output shape, where they are required), and an ``input_image`` without
+``detail`` means ``"auto"``. The real client then sends the written
 items to a scripted endpoint on 127.0.0.1, which must receive exactly them.
 """
 
@@ -75,6 +77,8 @@ def api_problems(items: list[dict[str, Any]]) -> list[str]:
     waiting: dict[str, str] = {}
     for j, item in enumerate(items):
         kind = item.get("type", "message")
+        if item.get("role") == "assistant" and not str(item.get("id", "msg")).startswith("msg"):
+            problems.append(f"[{j}].id {item['id']!r}: expected an ID that begins with 'msg'")
         if kind in openai_responses.CALL_OUTPUTS:
             waiting[item["call_id"]] = openai_responses.CALL_OUTPUTS[kind]
         elif kind in openai_responses.CALL_OUTPUTS.values():
@@ -110,8 +114,12 @@ def test_the_oracle_accepts_what_the_real_client_sent() -> None:
         ),
         ([{"role": "user", "content": [{"type": "text", "text": "hi"}]}], "validation error"),
         ([{"role": "robot", "content": "hi"}], "validation error"),
+        (
+            [{"type": "message", "role": "assistant", "id": "lc_run--1", "content": []}],
+            "[0].id 'lc_run--1': expected an ID that begins with 'msg'",
+        ),
     ],
-    ids=["unanswered", "orphan", "chat-part", "unknown-role"],
+    ids=["unanswered", "orphan", "chat-part", "unknown-role", "message-id-prefix"],
 )
 def test_the_oracle_rejects_what_the_api_rejects(items: list[Any], problem: str) -> None:
     problems = api_problems(items)

@@ -186,10 +186,12 @@ def test_ids_from_another_format_are_left_off_items_without_an_id() -> None:
         {"role": "user", "content": "q"},
         {"role": "system", "content": "s"},
         {"type": "function_call", "call_id": "call_1", "name": "f", "arguments": "{}"},
-        {"type": "function_call_output", "call_id": "call_1", "output": "r", "id": "tool-1"},
+        {"type": "function_call_output", "call_id": "call_1", "output": "r"},
         {"role": "assistant", "content": "done"},
         {"role": "user", "content": "more"},
-        {"type": "message", "role": "assistant", "id": "run-ghi",
+        # ids are provenance: the API refuses a message item id without its prefix (msg_),
+        # and an output item's id is written only when read from this format
+        {"type": "message", "role": "assistant",
          "content": [{"type": "output_text", "text": "parts", "annotations": []}]},
     ]
 

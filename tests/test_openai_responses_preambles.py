@@ -85,9 +85,9 @@ def listed(at: int, item_id: str, parts: int = 1) -> dict[str, Any]:
 
 REPRO = [
     USER,
-    message("m1", "a"),
+    message("msg_1", "a"),
     function_call("c1"),
-    message("m2", "b"),
+    message("msg_2", "b"),
     function_call("c2", "g"),
     output("c1"),
     output("c2"),
@@ -99,12 +99,12 @@ WITH_SEARCH = {"id": "ws_1", "type": "web_search_call", "status": "completed",
 VARIANTS = {
     "repro": REPRO,
     "first message an EasyInputMessage": [
-        USER, {"role": "assistant", "content": "a"}, function_call("c1"), message("m2", "b"),
+        USER, {"role": "assistant", "content": "a"}, function_call("c1"), message("msg_2", "b"),
         function_call("c2"), output("c1"), output("c2"),
     ],
     "both string contents, the second with an id": [
         USER, {"role": "assistant", "content": "a"}, function_call("c1"),
-        {"role": "assistant", "content": "b", "id": "m2"}, function_call("c2"),
+        {"role": "assistant", "content": "b", "id": "msg_2"}, function_call("c2"),
         output("c1"), output("c2"),
     ],
     "an empty string content": [
@@ -112,47 +112,48 @@ VARIANTS = {
         {"role": "assistant", "content": "b"}, function_call("c2"), output("c1"), output("c2"),
     ],
     "three messages": [
-        USER, message("m1", "a"), function_call("c1"), message("m2", "b"), function_call("c2"),
-        message("m3", "c"), function_call("c3"), output("c1"), output("c2"), output("c3"),
+        USER, message("msg_1", "a"), function_call("c1"), message("msg_2", "b"),
+        function_call("c2"), message("msg_3", "c"), function_call("c3"), output("c1"),
+        output("c2"), output("c3"),
     ],
     "preambles marked with their phase": [
-        USER, {**message("m1", "a"), "phase": "commentary"}, function_call("c1"),
-        {**message("m2", "b"), "phase": "commentary"}, function_call("c2"), output("c1"),
+        USER, {**message("msg_1", "a"), "phase": "commentary"}, function_call("c1"),
+        {**message("msg_2", "b"), "phase": "commentary"}, function_call("c2"), output("c1"),
         output("c2"),
     ],
     "reasoning before each message": [
-        USER, reasoning("rs_1"), message("m1", "a"), function_call("c1"), reasoning("rs_2"),
-        message("m2", "b"), function_call("c2"), output("c1"), output("c2"),
+        USER, reasoning("rs_1"), message("msg_1", "a"), function_call("c1"), reasoning("rs_2"),
+        message("msg_2", "b"), function_call("c2"), output("c1"), output("c2"),
     ],
     "a hosted call among them": [
-        USER, message("m1", "a"), function_call("c1"), WITH_SEARCH, message("m2", "b"),
+        USER, message("msg_1", "a"), function_call("c1"), WITH_SEARCH, message("msg_2", "b"),
         function_call("c2"), output("c1"), output("c2"),
     ],
     "annotations on the second message": [
-        USER, message("m1", "a"), function_call("c1"),
-        message("m2", "b", [CITE, {"type": "file_path", "file_id": "file_1", "index": 0}]),
+        USER, message("msg_1", "a"), function_call("c1"),
+        message("msg_2", "b", [CITE, {"type": "file_path", "file_id": "file_1", "index": 0}]),
         function_call("c2"), output("c1"), output("c2"),
     ],
     "annotations on both messages": [
-        USER, message("m1", "a", [CITE]), function_call("c1"), message("m2", "b", [CITE]),
+        USER, message("msg_1", "a", [CITE]), function_call("c1"), message("msg_2", "b", [CITE]),
         function_call("c2"), output("c1"), output("c2"),
     ],
     "a message after the last call": [
-        USER, message("m1", "a"), function_call("c1"), message("m2", "b"), output("c1"),
+        USER, message("msg_1", "a"), function_call("c1"), message("msg_2", "b"), output("c1"),
     ],
     "an empty message and one without type or annotations": [
-        USER, message("m1", "a"), function_call("c1"),
-        {"type": "message", "role": "assistant", "id": "m2", "content": []}, function_call("c2"),
-        {"role": "assistant", "id": "m3", "content": [{"type": "output_text", "text": "c"}]},
+        USER, message("msg_1", "a"), function_call("c1"),
+        {"type": "message", "role": "assistant", "id": "msg_2", "content": []}, function_call("c2"),
+        {"role": "assistant", "id": "msg_3", "content": [{"type": "output_text", "text": "c"}]},
         function_call("c3"), output("c1"), output("c2"), output("c3"),
     ],
     "two parts in one message, a refusal in the next": [
         USER,
-        {"type": "message", "role": "assistant", "id": "m1", "content": [
+        {"type": "message", "role": "assistant", "id": "msg_1", "content": [
             {"type": "output_text", "text": "a", "annotations": []},
             {"type": "output_text", "text": "b", "annotations": [CITE]}]},
         function_call("c1"),
-        {"type": "message", "role": "assistant", "id": "m2", "content": [
+        {"type": "message", "role": "assistant", "id": "msg_2", "content": [
             {"type": "refusal", "refusal": "no"}]},
         function_call("c2"), output("c1"), output("c2"),
     ],
@@ -168,7 +169,8 @@ def test_a_message_before_each_call_reads_as_one_reply() -> None:
         AIMessage(
             content=[TextPart(text="a"), TextPart(text="b")],
             tool_calls=[called("c1"), called("c2", "g")],
-            metadata={NS: {"messages": [listed(0, "m1"), listed(1, "m2")], "calls_at": [1, 2]}},
+            metadata={NS: {"messages": [listed(0, "msg_1"), listed(1, "msg_2")],
+                           "calls_at": [1, 2]}},
         ),
         answered("c1"),
         answered("c2"),
@@ -181,7 +183,7 @@ def test_string_contents_are_text_parts_marked_in_their_entries() -> None:
         content=[TextPart(text="a"), TextPart(text="b")],
         tool_calls=[called("c1"), called("c2")],
         metadata={NS: {"messages": [{"at": 0, "parts": 1, "content": "string"},
-                                    {"at": 1, "parts": 1, "content": "string", "id": "m2"}],
+                                    {"at": 1, "parts": 1, "content": "string", "id": "msg_2"}],
                        "calls_at": [1, 2]}},
     )
     empty = openai_responses.to_messages(VARIANTS["an empty string content"])
@@ -201,7 +203,7 @@ def test_reasoning_and_messages_keep_their_order() -> None:
             TextPart(text="b"),
         ],
         tool_calls=[called("c1"), called("c2")],
-        metadata={NS: {"messages": [listed(1, "m1"), listed(3, "m2")], "calls_at": [2, 4]}},
+        metadata={NS: {"messages": [listed(1, "msg_1"), listed(3, "msg_2")], "calls_at": [2, 4]}},
     )
 
 
@@ -216,7 +218,7 @@ def test_a_hosted_call_among_them_keeps_its_result_after_the_reply() -> None:
                          id="ws_1", metadata={NS: {"item": "web_search_call"}}),
                 called("c2"),
             ],
-            metadata={NS: {"messages": [listed(0, "m1"), listed(1, "m2")],
+            metadata={NS: {"messages": [listed(0, "msg_1"), listed(1, "msg_2")],
                            "calls_at": [1, 1, 2]}},
         ),
         ToolMessage(content='{"status": "completed"}', tool_call_id="ws_1", name="web_search"),
@@ -226,10 +228,11 @@ def test_a_hosted_call_among_them_keeps_its_result_after_the_reply() -> None:
 
 
 def test_citations_stay_with_their_message_item() -> None:
+    # the indexes count characters of the reply's text ("a\nb"): "b" is at 2 to 3, in the
+    # second message item, where the writer puts the citation back
     read = openai_responses.to_messages(VARIANTS["annotations on the second message"])
     assert read[1].citations == [
-        Citation(url="https://e.com", title="E", start_index=0, end_index=1,
-                 metadata={NS: {"message": 1}}),
+        Citation(url="https://e.com", title="E", start_index=2, end_index=3),
     ]
     assert read[1].content == [
         TextPart(text="a"),
@@ -239,19 +242,19 @@ def test_citations_stay_with_their_message_item() -> None:
     both = openai_responses.to_messages(VARIANTS["annotations on both messages"])
     plain = Citation(url="https://e.com", title="E", start_index=0, end_index=1)
     assert both[1].citations == [
-        plain, plain.model_copy(update={"metadata": {NS: {"message": 1}}}),
+        plain, plain.model_copy(update={"start_index": 2, "end_index": 3}),
     ]
     two = VARIANTS["two parts in one message, a refusal in the next"]
     parts = openai_responses.to_messages(two)
-    assert parts[1].citations == [plain.model_copy(update={"metadata": {NS: {"part": 1}}})]
+    assert parts[1].citations == [plain.model_copy(update={"start_index": 2, "end_index": 3})]
 
 
 def test_sdk_objects_read_as_their_dicts() -> None:
     objects = [
         USER,
-        ResponseOutputMessage.model_validate(message("m1", "a")),
+        ResponseOutputMessage.model_validate(message("msg_1", "a")),
         ResponseFunctionToolCall.model_validate(function_call("c1")),
-        ResponseOutputMessage.model_validate(message("m2", "b")),
+        ResponseOutputMessage.model_validate(message("msg_2", "b")),
         ResponseFunctionToolCall.model_validate(function_call("c2", "g")),
         output("c1"),
         output("c2"),
@@ -261,13 +264,13 @@ def test_sdk_objects_read_as_their_dicts() -> None:
 
 
 def test_one_message_keeps_its_metadata_as_before() -> None:
-    items = [USER, message("m1", "a"), function_call("c1"), reasoning("rs_2"),
+    items = [USER, message("msg_1", "a"), function_call("c1"), reasoning("rs_2"),
              function_call("c2"), output("c1"), output("c2")]
     read = openai_responses.to_messages(items)
     assert read[1] == AIMessage(
         content=[TextPart(text="a"), ReasoningPart(text="why rs_2", metadata={NS: {"id": "rs_2"}})],
         tool_calls=[called("c1"), called("c2")],
-        id="m1",
+        id="msg_1",
         metadata={NS: {"fields": {"status": "completed"}, "calls_at": [1, 2]}},
     )
     assert openai_responses.from_messages(read) == items
@@ -275,11 +278,11 @@ def test_one_message_keeps_its_metadata_as_before() -> None:
 
 def test_a_second_message_with_no_call_waiting_still_starts_the_next_reply() -> None:
     for between in ([], [WITH_SEARCH]):
-        items = [USER, message("m1", "a"), *between, message("m2", "b")]
+        items = [USER, message("msg_1", "a"), *between, message("msg_2", "b")]
         read = openai_responses.to_messages(items)
         assert [(type(m).__name__, m.id) for m in read] == [
-            ("HumanMessage", None), ("AIMessage", "m1"), *(
-                [("ToolMessage", None)] if between else []), ("AIMessage", "m2"),
+            ("HumanMessage", None), ("AIMessage", "msg_1"), *(
+                [("ToolMessage", None)] if between else []), ("AIMessage", "msg_2"),
         ]
         assert openai_responses.from_messages(read) == items
 
@@ -290,7 +293,7 @@ def test_a_cut_preamble_reply_is_pending() -> None:
     assert read[1] == AIMessage(
         content=[TextPart(text="a"), TextPart(text="b")],
         tool_calls=[called("c1")],
-        metadata={NS: {"messages": [listed(0, "m1"), listed(1, "m2")], "calls_at": [1]}},
+        metadata={NS: {"messages": [listed(0, "msg_1"), listed(1, "msg_2")], "calls_at": [1]}},
     )
     assert outcome(openai_responses.to_messages, cut) == ("unanswered_tool_call", 2, "items[2]")
 
@@ -317,13 +320,13 @@ def test_a_typed_reply_from_another_format_is_written_as_one_message() -> None:
         HumanMessage(content="hi"),
         AIMessage(content=[TextPart(text="a"), TextPart(text="b")],
                   tool_calls=[ToolCall(name="f", id="c1"), ToolCall(name="g", id="c2")],
-                  id="m1"),
+                  id="msg_1"),
         ToolMessage(content="x", tool_call_id="c1"),
         ToolMessage(content="y", tool_call_id="c2"),
     ]
     assert openai_responses.from_messages(typed) == [
         {"role": "user", "content": "hi"},
-        {"role": "assistant", "type": "message", "id": "m1", "content": [
+        {"role": "assistant", "type": "message", "id": "msg_1", "content": [
             {"type": "output_text", "text": "a", "annotations": []},
             {"type": "output_text", "text": "b", "annotations": []}]},
         {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
@@ -371,12 +374,12 @@ def appended_text(kept: dict[str, Any]) -> None:
 def both_texts_in_the_first(kept: dict[str, Any]) -> None:
     kept["metadata"][NS]["messages"] = [
         {"at": 0, "parts": 2, "content": "string"},
-        {"at": 2, "parts": 0, "content": "string", "id": "m2"},
+        {"at": 2, "parts": 0, "content": "string", "id": "msg_2"},
     ]
 
 
 def with_id(kept: dict[str, Any]) -> None:
-    kept["id"] = "m1"
+    kept["id"] = "msg_1"
 
 
 def citation(value: Any) -> Any:
@@ -406,11 +409,11 @@ STRINGS = VARIANTS["both string contents, the second with an id"]
         (REPRO, entry(1, "type", "message"), "malformed_event", f"{MESSAGES}[1].type"),
         (REPRO, entry(1, "content", "parts"), "malformed_event", f"{MESSAGES}[1].content"),
         (REPRO, entry(1, "fields", ["status"]), "malformed_event", f"{MESSAGES}[1].fields"),
-        (REPRO, entry(1, "fields", {"id": "m9"}), "not_representable",
+        (REPRO, entry(1, "fields", {"id": "msg_9"}), "not_representable",
          f"{MESSAGES}[1].fields.id"),
         (REPRO, namespace("messages", [{"at": 0, "parts": 2}]), "malformed_event", MESSAGES),
         (REPRO, namespace("messages", {"at": 0}), "malformed_event", MESSAGES),
-        (REPRO, namespace("messages", [{"at": 0, "parts": 1}, "m2"]), "malformed_event",
+        (REPRO, namespace("messages", [{"at": 0, "parts": 1}, "msg_2"]), "malformed_event",
          f"{MESSAGES}[1]"),
         (REPRO, namespace("fields", {"status": "completed"}), "not_representable",
          f"messages[1].metadata.{NS}.fields"),
@@ -447,7 +450,7 @@ def test_a_citation_of_a_string_message_is_not_representable() -> None:
 
 
 def test_a_citation_naming_a_message_item_in_a_reply_of_one_is_malformed() -> None:
-    items = [USER, message("m1", "a", [CITE])]
+    items = [USER, message("msg_1", "a", [CITE])]
     read = openai_responses.to_messages(items)
     cited = read[1].citations[0].model_copy(update={"metadata": {NS: {"message": 1}}})
     reply = read[1].model_copy(update={"citations": [cited]})
@@ -472,12 +475,12 @@ def preamble_replies(draw: st.DrawFn) -> list[dict[str, Any]]:
         text = draw(texts)
         shape = draw(st.sampled_from(["parts", "string", "string with id", "cited"]))
         if shape == "parts":
-            items.append(message(f"m{n}", text))
+            items.append(message(f"msg_{n}", text))
         elif shape == "cited":
-            items.append(message(f"m{n}", text, [CITE] * draw(st.integers(1, 2))))
+            items.append(message(f"msg_{n}", text, [CITE] * draw(st.integers(1, 2))))
         else:
             items.append({"role": "assistant", "content": text,
-                          **({"id": f"m{n}"} if shape == "string with id" else {})})
+                          **({"id": f"msg_{n}"} if shape == "string with id" else {})})
         if draw(st.booleans()) and n:
             items.append({**WITH_SEARCH, "id": f"ws_{n}"})
         items.append(function_call(f"c{n}"))

@@ -3,6 +3,13 @@
 ``ItemReader`` reads the item at one index into typed pieces (a message, parts, a call, a
 call and its result, an output); ``_read`` gathers them into the conversation. Every error it
 raises points at that item (``items[j]``).
+
+A citation's indexes count characters of the reply's text (its text parts joined by a newline,
+as ``.text`` joins them), where an annotation counts them in its own ``output_text`` part: the
+reader adds the length of the reply's text before the part. Message ids are provenance: an id
+the writer would not write by itself (an output message item's id without the API's ``msg_``
+prefix, an output item's id) is marked as read from this format (``id: "item"``) when nothing
+else is kept.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from tracebridge.messages import (
     Part,
     ReasoningPart,
     SystemMessage,
+    TextPart,
     ToolCall,
     ToolMessage,
 )
@@ -29,7 +37,11 @@ from ..openai_chat._read import read_arguments, spelled_as_dumps
 from ._items import CALL_OUTPUTS, RESULT_KEYS, call_name
 from ._parts import ItemPartReader
 
-__all__ = ["ItemReader", "spelled_json"]
+__all__ = ["MESSAGE_ID_PREFIX", "ItemReader", "spelled_json"]
+
+MESSAGE_ID_PREFIX = "msg_"
+"""The prefix of the ids the API gives message items (it refuses a message item id without
+one): an ``AIMessage.id`` from another format is written only when it has it."""
 
 _CITATION_KEYS = (("url", str), ("title", str), ("start_index", int), ("end_index", int))
 
@@ -44,6 +56,12 @@ class ItemReader(ItemPartReader):
         self.first_text: int | None = None
         self.nth_message = 0
         """Which of its reply's message items this one is (its citations say when not 0)."""
+        self.strings_before: list[str] = []
+        """The string contents of the reply's earlier message items: text parts of its
+        content before this item's parts (placed when the reply ends)."""
+        self.cited: list[tuple[int, int]] = []
+        """For each citation of this message item: its position in ``citations`` and the
+        index of the part it annotates."""
 
     def whole(self, data: dict[str, Any]) -> OpaquePart:
         kept = self.kept(data, self.root)
@@ -76,10 +94,18 @@ class ItemReader(ItemPartReader):
                 del data["type"]
             else:
                 namespace["type"] = "absent"
+            self.in_reply_text(before, content)
             before.extend(content)
         message_id = self.optional(data, "id", str, self.root)
         if data:
             namespace["fields"] = self.kept(data, self.root)
+        if (
+            isinstance(content, list)
+            and message_id is not None
+            and not message_id.startswith(MESSAGE_ID_PREFIX)
+            and not namespace
+        ):
+            namespace["id"] = "item"  # read from this format: written back whatever its spelling
         return {
             "id": message_id,
             "namespace": namespace,
@@ -103,16 +129,19 @@ class ItemReader(ItemPartReader):
             )
         layout: list[Any] = []
         for k, annotation in enumerate(listed):
-            cited = self.citation(annotation, f"{path}.annotations[{k}]", part)
+            cited = self.citation(annotation, f"{path}.annotations[{k}]")
             if cited is None:
                 layout.append(self.kept(annotation, f"{path}.annotations[{k}]"))
             else:
+                self.cited.append((len(self.citations), part))
                 self.citations.append(cited)
                 layout.append(None)
         if any(entry is not None for entry in layout):
             namespace["annotations"] = layout
 
-    def citation(self, item: Any, path: str, part: int) -> Citation | None:
+    def citation(self, item: Any, path: str) -> Citation | None:
+        """A ``url_citation`` annotation as a citation, its indexes counted in its own part
+        (``in_reply_text`` counts them in the reply's text); None for another annotation."""
         data = self.mapping(item, path, "an annotation")
         if data.get("type") != "url_citation":
             return None
@@ -124,11 +153,57 @@ class ItemReader(ItemPartReader):
             namespace["absent"] = absent
         if data:
             namespace["fields"] = self.kept(data, path)
-        if part != self.first_text:
-            namespace["part"] = part
-        if self.nth_message:  # a reply of several message items: the one it annotates
-            namespace["message"] = self.nth_message
         return Citation(**fields, metadata={self.source: namespace} if namespace else {})
+
+    def in_reply_text(self, before: list[Part], content: list[Part]) -> None:
+        """This message item's citations with their indexes counted in the reply's text:
+        ``before`` is the reply's content so far, ``content`` the item's parts."""
+        texts = [part.text for part in before if isinstance(part, TextPart)]
+        texts += self.strings_before
+        at = sum(len(text) + 1 for text in texts)  # the texts and their newlines
+        starts: dict[int, int] = {}
+        for j, part in enumerate(content):
+            if isinstance(part, TextPart):
+                starts[j] = at
+                at += len(part.text) + 1
+        for k, j in self.cited:
+            part = content[j]
+            assert isinstance(part, TextPart)  # (an output_text part: its annotations)
+            first = not texts and j == self.first_text
+            self.citations[k] = self.placed(self.citations[k], j, starts[j], len(part.text), first)
+
+    def placed(
+        self, citation: Citation, part: int, start: int, length: int, first: bool
+    ) -> Citation:
+        """``citation`` of the part ``part`` (whose text starts at ``start`` of the reply's and
+        is ``length`` long; ``first``: the reply's first text part) with its indexes counted
+        in the reply's text. The writer puts a citation back on the text part its span falls
+        in (an index missing: on the reply's first): where that is not the part it was read
+        from, the part's index in its message item is kept (``part``), and the item's
+        position among the reply's message items (``message``) when not the first."""
+        indexes = {
+            key: None if value is None else start + value
+            for key, value in (("start_index", citation.start_index),
+                               ("end_index", citation.end_index))
+        }
+        begin, end = indexes["start_index"], indexes["end_index"]
+        if begin is not None and end is not None:
+            found = start <= begin <= end <= start + length
+        else:
+            found = first
+        namespace = dict(citation.metadata.get(self.source, {}))
+        if not found:
+            if part != self.first_text or not self.nth_message:
+                namespace["part"] = part
+            if self.nth_message:
+                namespace["message"] = self.nth_message
+        return Citation(
+            url=citation.url,
+            title=citation.title,
+            **indexes,
+            cited_text=citation.cited_text,
+            metadata={self.source: namespace} if namespace else {},
+        )
 
     # -- the reply's other items --
 
@@ -248,6 +323,8 @@ class ItemReader(ItemPartReader):
         message_id = self.optional(data, "id", str, self.root)
         if data:
             namespace["fields"] = self.kept(data, self.root)
+        if message_id is not None and not namespace:
+            namespace["id"] = "item"  # read from this format: written back with its id
         return ToolMessage(
             content=content,
             tool_call_id=call_id,

@@ -5,8 +5,9 @@ A reasoning model on the Responses API may write a short message before each of 
 into one ``AIMessage`` and keeps, in ``metadata[<adapter>]["messages"]``, one entry per
 message item: where its parts stand in the content (``at``, ``parts``), its ``id``, a string
 content (``content: "string"``), a missing ``type`` (``type: "absent"``) and its other keys
-(``fields``). A citation names the item it annotates (``message: k``, left out for the first).
-A reply whose entries no longer fit its content is refused where they say otherwise.
+(``fields``). A citation goes on the text part its span falls in, whichever message item holds
+it, unless it names where it was read from (``message: k``, left out for the first, and
+``part``). A reply whose entries no longer fit its content is refused where they say otherwise.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tracebridge.errors import short_repr
-from tracebridge.messages import AIMessage, Citation, Part, TextPart
+from tracebridge.messages import AIMessage, Part, TextPart
 
 from ._read import is_item_part
 
@@ -51,15 +52,15 @@ def listed_items(
         )
     parts = [] if isinstance(message.content, str) else list(message.content)
     spans = _spans(writer, listed, parts, where)
-    cited = _cited(writer, message.citations, len(spans))
+    texts = [(j, part.text) for j, part in enumerate(parts) if isinstance(part, TextPart)]
+    writer.place_citations(message.citations, texts, spans)
     covered = {j for start, end in spans for j in range(start, end)}
     items: list[tuple[str, dict[str, Any] | None, str]] = []
     k = 0
     for j, part in enumerate([*parts, None]):
         while k < len(spans) and spans[k][0] == j:
             start, end = spans[k]
-            item = _message_item(writer, listed[k], f"{where}[{k}]", parts[start:end], start,
-                                 cited[k])
+            item = _message_item(writer, listed[k], f"{where}[{k}]", parts[start:end], start)
             items.append(("message", item, f".content[{start}]" if end > start else ""))
             k += 1
         if part is not None and j not in covered:
@@ -143,40 +144,24 @@ def _check_entry(writer: ReplyWriter, entry: dict[str, Any], path: str) -> None:
             )
 
 
-def _cited(
-    writer: ReplyWriter, citations: list[Citation], count: int
-) -> list[list[tuple[int, Citation]]]:
-    """The reply's citations (with their index) for each of its ``count`` message items."""
-    cited: list[list[tuple[int, Citation]]] = [[] for _ in range(count)]
-    for k, citation in enumerate(citations):
-        kept = writer.namespace(citation.metadata)
-        nth = kept.get("message", 0)
-        if "message" in kept and not (type(nth) is int and 0 < nth < count):
-            writer.malformed(
-                f"metadata.{writer.source}.message names the message item (1 to {count - 1}; "
-                f"the first when left out) a citation annotates; got {short_repr(nth)}",
-                f".citations[{k}].metadata.{writer.source}.message",
-            )
-        cited[nth].append((k, citation))
-    return cited
-
-
 def _message_item(
     writer: ReplyWriter,
     entry: dict[str, Any],
     path: str,
     spoken: list[Part],
     first: int,
-    cited: list[tuple[int, Citation]],
 ) -> dict[str, Any]:
-    """One message item: ``spoken`` are its parts, from ``content[first]`` on."""
+    """One message item: ``spoken`` are its parts, from ``content[first]`` on (the
+    annotations of their citations placed by ``place_citations``)."""
     out: dict[str, Any] = {"role": "assistant"}
     if entry.get("content") == "string":
+        cited = [k for j in range(first, first + len(spoken))
+                 for k, _ in writer.annotations.get(j, [])]
         if cited:
             writer.refuse(
                 f"the citation annotates a message item whose content is a string ({path[1:]}"
                 ".content), which has no annotations",
-                f".citations[{cited[0][0]}]",
+                f".citations[{cited[0]}]",
             )
         text = ""
         if spoken:
@@ -196,8 +181,6 @@ def _message_item(
             text = part.text
         out["content"] = text
     else:
-        writer.annotations = {}
-        writer.place_citations(cited, spoken)
         out["content"] = writer.written_parts(spoken, first)
         if entry.get("type") != "absent":
             out["type"] = "message"

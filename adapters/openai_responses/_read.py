@@ -326,6 +326,9 @@ class _Conversation:
         reader.offset = len(reply.content)
         if reply.message is not None:  # a further message while a call waits for its output
             reader.nth_message = 1 + len(reply.more)
+            reader.strings_before = [
+                earlier["string"] for earlier in (reply.message, *reply.more) if earlier["string"]
+            ]
         read = reader.assistant_message(data, reply.content)
         read["parts"] = len(reply.content) - reader.offset
         if reply.message is None:

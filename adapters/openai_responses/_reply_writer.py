@@ -6,6 +6,11 @@ then one item per call (a hosted call with the ``ToolMessage`` that holds its re
 one item it was read from); a kept ``calls_at`` places calls among the content items, as they
 were read, and a kept ``messages`` writes several message items (``_message_items``).
 ``_write`` adds the other messages and the order rules.
+
+A citation goes on the ``output_text`` part its span falls in (its indexes count characters
+of the reply's text, the text parts joined by a newline; an annotation counts them in its own
+part), or where it was read from (its kept ``part`` and ``message``). A reply everything of
+which ``drop`` leaves out is still written, as an empty message item.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from tracebridge.messages import (
 
 from ..openai_chat._read import read_arguments
 from ..openai_chat._write import _arguments
-from ._item_reader import spelled_json
+from ._item_reader import MESSAGE_ID_PREFIX, spelled_json
 from ._items import CALL_OUTPUTS, HOSTED_CALLS, OPAQUE_REPLY_ITEMS, RESULT_KEYS, call_name
 from ._message_items import listed_items
 from ._parts import ItemPartWriter, taken, taken_always
@@ -69,8 +74,11 @@ class ReplyWriter(ItemPartWriter):
         super().__init__(source, index, drop)
         self.unanswered = unanswered
         self.drop_names = drop_names
-        self.annotations: dict[int, list[dict[str, Any]]] = {}
+        self.annotations: dict[int, list[tuple[int, dict[str, Any]]]] = {}
+        """For each text part (by content index): its citations' annotations, each with the
+        citation's index."""
         self.part_at = 0
+        """The content index of the part being written."""
         self.part_path = ""
 
     def unnamed(self, what: str) -> None:
@@ -82,7 +90,7 @@ class ReplyWriter(ItemPartWriter):
         """A message item's parts as written, ``first`` the content index of the first."""
         written = []
         for j, part in enumerate(parts):
-            self.part_at, self.part_path = j, f".content[{first + j}]"
+            self.part_at, self.part_path = first + j, f".content[{first + j}]"
             item = self.item_part(part, self.part_path, "assistant")
             if item is not None:
                 written.append(item)
@@ -173,6 +181,10 @@ class ReplyWriter(ItemPartWriter):
                 )
             spoke = spoke or kind == "message"
             items.append(item)
+        if not items:
+            # everything the reply holds was left out (drop=): the turn stays, as an empty
+            # message item (a reply with nothing to say)
+            items.append(self.reply_message(message, namespace, [], 0))
         return items
 
     def calls_at(self, namespace: dict[str, Any], calls: int, content: int) -> list[int]:
@@ -295,13 +307,17 @@ class ReplyWriter(ItemPartWriter):
             out["content"] = text
         else:
             parts: list[Part] = spoken if spoken or text is None else [TextPart(text=text)]
-            self.place_citations(list(enumerate(message.citations)), parts)
+            texts = [(first + j, part.text) for j, part in enumerate(parts)
+                     if isinstance(part, TextPart)]
+            self.place_citations(message.citations, texts, [(first, first + len(parts))])
             out["content"] = self.written_parts(parts, first)
             if namespace.get("type") != "absent":
                 out["type"] = "message"
-        if message.id is not None and (isinstance(out["content"], list) or namespace):
-            # an output message item has an id; one with string content (an input message
-            # shape, which has none) only when it was read so from this format
+        if message.id is not None and (namespace or (
+            isinstance(out["content"], list) and message.id.startswith(MESSAGE_ID_PREFIX)
+        )):
+            # ids are provenance: one read from this format is written back as it was read;
+            # another only on an output message item (parts), with the API's prefix for one
             out["id"] = message.id
         parts_given = isinstance(out["content"], list)
         return self.with_fields(
@@ -314,21 +330,109 @@ class ReplyWriter(ItemPartWriter):
             ),
         )
 
-    def place_citations(self, citations: list[tuple[int, Citation]], parts: list[Part]) -> None:
-        """Each citation (with its index in the reply's) as an annotation of its text part."""
-        texts = [j for j, part in enumerate(parts) if isinstance(part, TextPart)]
-        for k, citation in citations:
-            annotation = self.annotation(citation, f".citations[{k}]")
+    def place_citations(
+        self,
+        citations: Sequence[Citation],
+        texts: list[tuple[int, str]],
+        items: list[tuple[int, int]],
+    ) -> None:
+        """Each citation as an annotation of the text part it cites, its indexes counted in
+        that part's text. ``texts`` are the reply's text parts (content index, text) in order,
+        ``items`` the content ranges of its message items."""
+        starts: dict[int, int] = {}
+        at = 0
+        for j, text in texts:
+            starts[j] = at
+            at += len(text) + 1  # the text parts are joined by a newline, as .text joins them
+        last = -1
+        for k, citation in enumerate(citations):
+            path = f".citations[{k}]"
+            annotation = self.annotation(citation, path)
             if annotation is None:
                 continue
-            if not texts:
-                self.lose("a citation needs an output_text part to annotate", f".citations[{k}]",
-                          "citations")
+            cited = self.cited_part(citation, path, texts, starts, items)
+            if cited is None:
                 continue
-            part = self.namespace(citation.metadata).get("part")
-            if not (isinstance(part, int) and part in texts):
-                part = texts[0]
-            self.annotations.setdefault(part, []).append(annotation)
+            if cited < last:
+                self.lose(
+                    "the citations of each output_text part read back in part order: this one "
+                    "cites an earlier part than the citation before it",
+                    path,
+                    "citations",
+                )
+                continue
+            last = cited
+            for key in ("start_index", "end_index"):
+                if annotation.get(key) is not None:
+                    annotation[key] -= starts[cited]
+            self.annotations.setdefault(cited, []).append((k, annotation))
+
+    def cited_part(
+        self,
+        citation: Citation,
+        path: str,
+        texts: list[tuple[int, str]],
+        starts: dict[int, int],
+        items: list[tuple[int, int]],
+    ) -> int | None:
+        """The content index of the text part a citation annotates: where it was read (its
+        kept ``part`` and ``message``), else the one its span falls in, else (an index left
+        out) the reply's first; None when there is none and ``drop`` leaves it out."""
+        kept = self.namespace(citation.metadata)
+        if "part" in kept or "message" in kept:
+            return self.kept_part(kept, path, starts, items)
+        if not texts:
+            self.lose("a citation needs an output_text part to annotate", path, "citations")
+            return None
+        start, end = citation.start_index, citation.end_index
+        if start is None or end is None:
+            return texts[0][0]
+        for j, text in texts:
+            if starts[j] <= start <= end <= starts[j] + len(text):
+                return j
+        self.lose(
+            f"the cited span ({start} to {end} of the reply's text) falls inside no one "
+            "output_text part, and an annotation counts characters of its own part",
+            path,
+            "citations",
+        )
+        return None
+
+    def kept_part(
+        self,
+        kept: dict[str, Any],
+        path: str,
+        starts: dict[int, int],
+        items: list[tuple[int, int]],
+    ) -> int | None:
+        """The content index of the text part a citation was read from: its kept ``part``
+        (its index in its message item's parts; the item's first text part when left out)
+        of the message item its kept ``message`` names (the first when left out)."""
+        where = f"{path}.metadata.{self.source}"
+        nth = kept.get("message", 0)
+        if "message" in kept and not (type(nth) is int and 0 < nth < len(items)):
+            self.malformed(
+                f"metadata.{self.source}.message names the message item (1 to {len(items) - 1}; "
+                f"the first when left out) a citation annotates; got {short_repr(nth)}",
+                f"{where}.message",
+            )
+        item: tuple[int, int] = items[nth]
+        first, end = item
+        if "part" not in kept:
+            texts = [j for j in starts if first <= j < end]
+            if not texts:
+                self.lose("a citation needs an output_text part to annotate", path, "citations")
+                return None
+            return texts[0]
+        part = kept["part"]
+        if type(part) is int and 0 <= part < end - first and first + part in starts:
+            return first + part
+        self.malformed(
+            f"metadata.{self.source}.part is the index of the output_text part a citation "
+            f"annotates among its message item's {end - first} parts, as to_messages writes "
+            f"it; got {short_repr(part)}",
+            f"{where}.part",
+        )
 
     def annotation(self, citation: Citation, path: str) -> dict[str, Any] | None:
         fields = {key: getattr(citation, key) for key in _CITATION_FIELDS}
@@ -363,7 +467,7 @@ class ReplyWriter(ItemPartWriter):
         return self.with_fields(out, namespace, path, taken(_CITATION_FIELDS))
 
     def output_text(self, part: TextPart, namespace: dict[str, Any], out: dict[str, Any]) -> None:
-        cited = self.annotations.get(self.part_at, [])
+        cited = [annotation for _, annotation in self.annotations.get(self.part_at, [])]
         layout = namespace.get("annotations")
         if layout == "absent" and not cited:
             return

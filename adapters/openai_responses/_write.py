@@ -263,7 +263,9 @@ class _Writer(ReplyWriter):
                 out["name"] = message.name
             else:
                 self.unnamed(f"{with_article(kind)} item has no tool name ({message.name!r})")
-        if message.id is not None:
+        if message.id is not None and namespace:
+            # ids are provenance: only one read from this format is written back (the API
+            # checks an item id's prefix, which an id from another format does not have)
             if "id" in out:
                 self.refuse(
                     f"{with_article(kind)} item names its call with its id: it has no id of its "

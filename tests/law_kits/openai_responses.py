@@ -120,9 +120,12 @@ def reply_content(draw: st.DrawFn, n: int) -> tuple[Any, list[Citation]]:
         return draw(texts), []
     spoken = draw(st.lists(reply_parts, max_size=3))
     cited: list[Citation] = []
-    if any(isinstance(part, TextPart) for part in spoken) and draw(st.booleans()):
+    written = [part.text for part in spoken if isinstance(part, TextPart)]
+    if written and draw(st.booleans()):
+        # a span of the first text part (an annotation counts characters of its own part)
         cited = [
-            Citation(url=f"https://example.com/{k}", title=draw(texts), start_index=0, end_index=k)
+            Citation(url=f"https://example.com/{k}", title=draw(texts), start_index=0,
+                     end_index=min(k, len(written[0])))
             for k in range(draw(st.integers(1, 2)))
         ]
     return [*reasoning, *spoken], cited
