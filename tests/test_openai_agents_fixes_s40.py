@@ -4,12 +4,9 @@ wrappers that contradict their raw item."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import sys
 import types
 import typing
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -60,6 +57,7 @@ from openai.types.responses.response_output_text import (
 )
 from openai.types.responses.response_reasoning_item import Summary
 from pydantic import BaseModel
+from test_openai_agents import generator
 
 from tracebridge import AIMessage, HumanMessage, ReasoningPart, ToolMessage, TraceError
 from tracebridge.adapters import openai_agents, openai_responses
@@ -67,23 +65,6 @@ from tracebridge.adapters.openai_agents._raw_items import RAW_ITEM_TYPES
 from tracebridge.adapters.openai_responses import _read
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def generator() -> ModuleType:
-    """``scripts/golden/openai_agents.py`` (its ``ScriptModel``), loaded as the other Agents
-    tests load it."""
-    name = "golden_openai_agents"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(
-        name, ROOT / "scripts" / "golden" / "openai_agents.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 GENERATOR = generator()

@@ -281,20 +281,16 @@ def answer(call_id: str) -> dict[str, Any]:
     return {"type": "function_call_output", "call_id": call_id, "output": "r"}
 
 
-def test_a_citation_of_a_later_message_item_counts_the_items_before_it() -> None:
+@pytest.mark.parametrize(
+    "first",
+    [said(output_text("Intro.")), {"role": "assistant", "content": "Intro."}],
+    ids=["parts", "string-content"],
+)
+def test_a_citation_of_a_later_message_item_counts_the_items_before_it(
+    first: dict[str, Any],
+) -> None:
     # a message before each call: one reply, its text the text of every message item
-    items = [USER, said(output_text("Intro.")), call("c1"),
-             said(output_text("Paris is nice.", cite(0, 5)), item_id="msg_2"), call("c2"),
-             answer("c1"), answer("c2")]
-    read = openai_responses.to_messages(items)
-    assert read[1].text == "Intro.\nParis is nice."
-    assert read[1].citations == [Citation(url="https://p", title="P", start_index=7,
-                                          end_index=12)]
-    assert openai_responses.from_messages(read) == items
-
-
-def test_a_string_content_before_it_counts_too() -> None:
-    items = [USER, {"role": "assistant", "content": "Intro."}, call("c1"),
+    items = [USER, first, call("c1"),
              said(output_text("Paris is nice.", cite(0, 5)), item_id="msg_2"), call("c2"),
              answer("c1"), answer("c2")]
     read = openai_responses.to_messages(items)
