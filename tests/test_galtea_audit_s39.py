@@ -38,11 +38,14 @@ FILE = {"uri": "gs://b/o.pdf", "filename": "o.pdf", "mime_type": "application/pd
 SUMMARY = FilePart(url="gs://b/o.pdf", filename="o.pdf", mime_type="application/pdf")
 
 
-def _where(call: Any, *args: Any, **kwargs: Any) -> tuple[str, int | None, str | None]:
+def _where(
+    call: Any, *args: Any, **kwargs: Any
+) -> tuple[str, int | None, str | None, str]:
+    """The ``(code, index, path, detail)`` of the Galtea TraceError ``call`` raises."""
     with pytest.raises(TraceError) as caught:
         call(*args, **kwargs)
     assert caught.value.source == "galtea"
-    return caught.value.code, caught.value.index, caught.value.path
+    return caught.value.code, caught.value.index, caught.value.path, caught.value.detail
 
 
 # --- 1. split_current_turn in roles: nulls, empty file lists and spellings say nothing --------
@@ -100,23 +103,29 @@ def test_split_in_roles_reads_a_retrieval_context_spelled_in_camel_case() -> Non
     assert (split, split.retrieval_context) == (([], "q", "a"), "doc")
 
 
+def _no_place(fields: list[str]) -> str:
+    return (f"the current exchange carries Galtea fields {fields} that the evaluation-task call "
+            "(input, actual_output, retrieval_context) had no place for")
+
+
 def test_split_in_roles_still_refuses_what_the_current_exchange_says_besides() -> None:
     messages = galtea.to_messages([
         ConversationMessage(role="user", content="q"),
         ConversationMessage(role="assistant", content="a", metadata={"k": 1}),
     ])
     assert _where(galtea.split_current_turn, messages, shape="roles") == (
-        "not_representable", 1, "messages[1].metadata.galtea")
+        "not_representable", 1, "messages[1].metadata.galtea", _no_place(["metadata"]))
     empty = galtea.to_messages([
         ConversationMessage(role="user", content="q", metadata={}),
         ConversationMessage(role="assistant", content="a"),
     ])  # {} is not null
     assert _where(galtea.split_current_turn, empty, shape="roles") == (
-        "not_representable", 0, "messages[0].metadata.galtea")
+        "not_representable", 0, "messages[0].metadata.galtea", _no_place(["metadata"]))
     camel = galtea.to_messages([{"role": "user", "content": "q", "retrievalContext": "r"},
                                 {"role": "assistant", "content": "a"}])
+    # (the question has no retrieval context of its own: the call's is the answer's)
     assert _where(galtea.split_current_turn, camel, shape="roles") == (
-        "not_representable", 0, "messages[0].metadata.galtea")
+        "not_representable", 0, "messages[0].metadata.galtea", _no_place(["retrievalContext"]))
 
 
 # --- 2. join_consecutive: nulls, empty file lists and spellings do not block a join ----------
@@ -202,6 +211,10 @@ def test_a_join_merges_two_messages_that_say_the_same_in_roles() -> None:
         content="hi\nhi", metadata=messages[0].metadata)
 
 
+CANNOT_JOIN = ("cannot join messages[0] and messages[1]: both carry Galtea fields "
+               "(retrieval_context, metadata, files or extra keys) and one turn holds one set")
+
+
 def test_a_join_still_refuses_two_messages_that_say_different_things() -> None:
     messages = galtea.to_messages([
         ConversationMessage(role="user", content="hi", metadata={"k": 1}),
@@ -211,13 +224,13 @@ def test_a_join_still_refuses_two_messages_that_say_different_things() -> None:
     for shape in ("roles", "pairs", "history"):
         assert _where(galtea.from_messages, messages, shape=shape, join_consecutive="\n",
                       drop=list(galtea.DROPPABLE)) == (
-            "not_representable", 1, "messages[1].metadata.galtea")
+            "not_representable", 1, "messages[1].metadata.galtea", CANNOT_JOIN)
     files = galtea.to_messages([
         {"role": "user", "content": "hi", "input_files": [FILE]},
         {"role": "user", "content": "", "input_files": [FILE]},
     ])
     assert _where(galtea.from_messages, files, join_consecutive="\n") == (
-        "not_representable", 1, "messages[1].metadata.galtea")
+        "not_representable", 1, "messages[1].metadata.galtea", CANNOT_JOIN)
 
 
 # --- 3. an actualOutput envelope of text and files is not the plain text with files ----------
@@ -262,16 +275,23 @@ def _record(**fields: Any) -> dict[str, Any]:
             **fields}
 
 
+ENUM = "Label <Label.A: 'hello'>"
+NOT_JSON = f"expected a JSON value (dict, list, str, int, float, bool, None), got {ENUM}"
+
+
 @pytest.mark.parametrize(("fields", "expected"), [
-    ({"input": Label.A}, ("malformed_event", 0, "traces[0].input")),
-    ({"actual_output": Label.A}, ("malformed_event", 0, "traces[0].actual_output")),
-    ({"id": Label.A}, ("malformed_event", 0, "traces[0].id")),
-    ({"error": Label.A}, ("unserializable_value", 0, "traces[0].error")),
-    ({"session_id": Label.A}, ("unserializable_value", 0, "traces[0].session_id")),
-    ({"channel": Label.A}, ("unserializable_value", 0, "traces[0].channel")),
+    ({"input": Label.A}, ("malformed_event", 0, "traces[0].input",
+                          f"expected the input as a string (or an input object), got {ENUM}")),
+    ({"actual_output": Label.A}, ("malformed_event", 0, "traces[0].actual_output",
+                                  f"expected the output as a string, got {ENUM}")),
+    ({"id": Label.A}, ("malformed_event", 0, "traces[0].id",
+                       "expected the trace's id as a string, got <Label.A: 'hello'>")),
+    ({"error": Label.A}, ("unserializable_value", 0, "traces[0].error", NOT_JSON)),
+    ({"session_id": Label.A}, ("unserializable_value", 0, "traces[0].session_id", NOT_JSON)),
+    ({"channel": Label.A}, ("unserializable_value", 0, "traces[0].channel", NOT_JSON)),
 ], ids=["input", "actual_output", "id", "error", "session_id", "added-key"])
 def test_an_enum_in_a_record_is_refused_where_it_is(
-    fields: dict[str, Any], expected: tuple[str, int, str]
+    fields: dict[str, Any], expected: tuple[str, int, str, str]
 ) -> None:
     assert _where(galtea.to_messages, [_record(**fields)]) == expected
 
@@ -279,10 +299,10 @@ def test_an_enum_in_a_record_is_refused_where_it_is(
 def test_an_enum_in_an_agent_input_is_refused_where_it_is() -> None:
     turns = [{"role": "user", "content": "q"}]
     assert _where(galtea.to_messages, {"messages": turns, "session_id": Label.A}) == (
-        "unserializable_value", None, "agent_input.session_id")
+        "unserializable_value", None, "agent_input.session_id", NOT_JSON)
     assert _where(galtea.to_messages, {"messages": turns, "session_id": "s",
                                        "channel": Label.A}) == (
-        "unserializable_value", None, "agent_input.channel")
+        "unserializable_value", None, "agent_input.channel", NOT_JSON)
 
 
 def test_the_status_of_a_python_mode_dump_is_still_read_as_its_value() -> None:
@@ -295,26 +315,32 @@ def test_the_status_of_a_python_mode_dump_is_still_read_as_its_value() -> None:
 
 # --- 5. the writer refuses namespace lists out of the order a turn is read in ----------------
 
-@pytest.mark.parametrize(("message", "path", "shapes"), [
+@pytest.mark.parametrize(("message", "path", "shapes", "detail"), [
     (HumanMessage(content="q", metadata={"galtea": {
         "empty_files": ["output_files", "input_files"]}}),
-     "messages[0].metadata.galtea.empty_files", ("roles", "pairs", "history")),
+     "messages[0].metadata.galtea.empty_files", ("roles", "pairs", "history"),
+     "expected empty_files in the order a turn is read in (['input_files', 'output_files']), "
+     "got ['output_files', 'input_files']"),
     (AIMessage(content="a", metadata={"galtea": {
         "retrieval_context": "r", "empty_files": ["input_files", "output_files"],
         "aliases": ["outputFiles", "retrievalContext", "inputFiles"]}}),
-     "messages[0].metadata.galtea.aliases", ("roles", "pairs", "history")),
+     "messages[0].metadata.galtea.aliases", ("roles", "pairs", "history"),
+     "expected aliases in the order a turn is read in (['retrievalContext', 'inputFiles', "
+     "'outputFiles']), got ['outputFiles', 'retrievalContext', 'inputFiles']"),
     # (pairs and history attach no file: drop_non_text leaves it out, namespace and all)
     (HumanMessage(content=[FilePart(url="gs://x", metadata={"galtea": {
         "absent": ["type", "filename", "mime_type"]}})]),
-     "messages[0].content[0].metadata.galtea.absent", ("roles",)),
+     "messages[0].content[0].metadata.galtea.absent", ("roles",),
+     "expected absent in the order a file is read in (['filename', 'mime_type', 'type']), "
+     "got ['type', 'filename', 'mime_type']"),
 ], ids=["empty_files", "aliases", "absent"])
 def test_a_namespace_list_out_of_order_is_malformed(
-    message: Any, path: str, shapes: tuple[str, ...]
+    message: Any, path: str, shapes: tuple[str, ...], detail: str
 ) -> None:
     for shape in shapes:
         assert _where(galtea.from_messages, [message], shape=shape,
                       drop=list(galtea.DROPPABLE), drop_non_text=True) == (
-            "malformed_event", 0, path)
+            "malformed_event", 0, path, detail)
 
 
 def test_a_namespace_list_out_of_order_names_the_order_wanted() -> None:

@@ -42,11 +42,12 @@ CITE = {"type": "url_citation", "url": "https://e.com", "title": "E", "start_ind
 
 
 def outcome(read: Any, *args: Any, **kwargs: Any) -> Any:
-    """What ``read`` gives, or the ``(code, index, path)`` of the TraceError it raises."""
+    """What ``read`` gives, or the ``(code, index, path, detail)`` of the TraceError it
+    raises."""
     try:
         return read(*args, **kwargs)
     except TraceError as error:
-        return (error.code, error.index, error.path)
+        return (error.code, error.index, error.path, error.detail)
 
 
 def message(item_id: str, text: str, annotations: list[Any] | None = None) -> dict[str, Any]:
@@ -295,7 +296,11 @@ def test_a_cut_preamble_reply_is_pending() -> None:
         tool_calls=[called("c1")],
         metadata={NS: {"messages": [listed(0, "msg_1"), listed(1, "msg_2")], "calls_at": [1]}},
     )
-    assert outcome(openai_responses.to_messages, cut) == ("unanswered_tool_call", 2, "items[2]")
+    assert outcome(openai_responses.to_messages, cut) == (
+        "unanswered_tool_call", 2, "items[2]",
+        "tool call 'f' (id 'c1') has no result before the conversation ends (allow_pending=True "
+        "accepts a trace cut mid-tool)",
+    )
 
 
 # -- the laws --
@@ -394,49 +399,119 @@ CITED = VARIANTS["annotations on the second message"]
 STRINGS = VARIANTS["both string contents, the second with an id"]
 
 
+def entry_kinds(key: str, got: str) -> str:
+    """The detail refusing an entry's ``key`` whose value (``got``, as quoted) is not as
+    to_messages writes it."""
+    return (f"an entry's {key!r} is, as to_messages writes it: id a string, content 'string', "
+            f"type 'absent' (a message with parts and no type key), fields an object; got {got}")
+
+
+def at_range(first: int, last: int, got: str) -> str:
+    return ("'at' is where the message item's parts start in the content, after the item before "
+            f"it: from {first} to {last}; got {got}")
+
+
+def parts_range(at: int, most: int, got: str) -> str:
+    return (f"'parts' is how many content parts from content[{at}] on are the message item's: "
+            f"0 to {most}; got {got}")
+
+
+def outside(j: int, what: str) -> str:
+    return (f"content[{j}] is {what}: the message item's 'at' and 'parts' no longer fit the "
+            "content")
+
+
+def cited_range(got: str) -> str:
+    return (f"metadata.{NS}.message names the message item (1 to 1; the first when left out) a "
+            f"citation annotates; got {got}")
+
+
+LISTS = (f"metadata.{NS}.messages lists the reply's message items (two or more), as "
+         "to_messages writes it; got ")
+BESIDE = (f"a reply of several message items keeps each item's keys in its entry of "
+          f"metadata.{NS}.messages; ")
+NO_ITEM = "a part of no message item"
+OWN_ITEM = "an item of its own (reasoning, a kept item)"
+
+
 @pytest.mark.parametrize(
-    ("items", "change", "code", "path"),
+    ("items", "change", "code", "path", "detail"),
     [
-        (REPRO, entry(1, "parts", 2), "malformed_event", f"{MESSAGES}[1].parts"),
-        (REPRO, entry(0, "parts", 2), "malformed_event", f"{MESSAGES}[1].at"),
-        (REPRO, entry(0, "parts", 0), "malformed_event", f"{MESSAGES}[1].at"),
-        (REPRO, entry(1, "parts", 0), "malformed_event", MESSAGES),
-        (REPRO, entry(1, "parts", -1), "malformed_event", f"{MESSAGES}[1].parts"),
-        (REPRO, entry(1, "at", "1"), "malformed_event", f"{MESSAGES}[1].at"),
-        (REPRO, entry(1, "at", 3), "malformed_event", f"{MESSAGES}[1].at"),
-        (REPRO, entry(1, "id", 2), "malformed_event", f"{MESSAGES}[1].id"),
-        (REPRO, entry(1, "place", 2), "malformed_event", f"{MESSAGES}[1].place"),
-        (REPRO, entry(1, "type", "message"), "malformed_event", f"{MESSAGES}[1].type"),
-        (REPRO, entry(1, "content", "parts"), "malformed_event", f"{MESSAGES}[1].content"),
-        (REPRO, entry(1, "fields", ["status"]), "malformed_event", f"{MESSAGES}[1].fields"),
+        (REPRO, entry(1, "parts", 2), "malformed_event", f"{MESSAGES}[1].parts",
+         parts_range(1, 1, "2")),
+        (REPRO, entry(0, "parts", 2), "malformed_event", f"{MESSAGES}[1].at",
+         at_range(2, 2, "1")),
+        (REPRO, entry(0, "parts", 0), "malformed_event", f"{MESSAGES}[1].at",
+         outside(0, NO_ITEM)),
+        (REPRO, entry(1, "parts", 0), "malformed_event", MESSAGES,
+         "content[1] is a part of no message item: the entries no longer fit the content"),
+        (REPRO, entry(1, "parts", -1), "malformed_event", f"{MESSAGES}[1].parts",
+         parts_range(1, 1, "-1")),
+        (REPRO, entry(1, "at", "1"), "malformed_event", f"{MESSAGES}[1].at",
+         at_range(1, 2, "'1'")),
+        (REPRO, entry(1, "at", 3), "malformed_event", f"{MESSAGES}[1].at", at_range(1, 2, "3")),
+        (REPRO, entry(1, "id", 2), "malformed_event", f"{MESSAGES}[1].id", entry_kinds("id", "2")),
+        (REPRO, entry(1, "place", 2), "malformed_event", f"{MESSAGES}[1].place",
+         f"an entry of metadata.{NS}.messages holds at, parts, id, content, type, fields; "
+         "got 'place'"),
+        (REPRO, entry(1, "type", "message"), "malformed_event", f"{MESSAGES}[1].type",
+         entry_kinds("type", "'message'")),
+        (REPRO, entry(1, "content", "parts"), "malformed_event", f"{MESSAGES}[1].content",
+         entry_kinds("content", "'parts'")),
+        (REPRO, entry(1, "fields", ["status"]), "malformed_event", f"{MESSAGES}[1].fields",
+         entry_kinds("fields", "['status']")),
         (REPRO, entry(1, "fields", {"id": "msg_9"}), "not_representable",
-         f"{MESSAGES}[1].fields.id"),
-        (REPRO, namespace("messages", [{"at": 0, "parts": 2}]), "malformed_event", MESSAGES),
-        (REPRO, namespace("messages", {"at": 0}), "malformed_event", MESSAGES),
+         f"{MESSAGES}[1].fields.id",
+         "the kept key 'id' ('msg_9') is one this format's reader maps to the typed message: "
+         "written, it would replace what the typed message says"),
+        (REPRO, namespace("messages", [{"at": 0, "parts": 2}]), "malformed_event", MESSAGES,
+         LISTS + "[{'at': 0, 'parts': 2}]"),
+        (REPRO, namespace("messages", {"at": 0}), "malformed_event", MESSAGES,
+         LISTS + "{'at': 0}"),
         (REPRO, namespace("messages", [{"at": 0, "parts": 1}, "msg_2"]), "malformed_event",
-         f"{MESSAGES}[1]"),
+         f"{MESSAGES}[1]",
+         f"an entry of metadata.{NS}.messages is an object (at, parts, id, content, type, "
+         "fields); got 'msg_2'"),
         (REPRO, namespace("fields", {"status": "completed"}), "not_representable",
-         f"messages[1].metadata.{NS}.fields"),
+         f"messages[1].metadata.{NS}.fields", BESIDE + "'fields' beside them would be lost"),
         (REPRO, namespace("content", "string"), "not_representable",
-         f"messages[1].metadata.{NS}.content"),
-        (REPRO, without("calls_at"), "not_representable", MESSAGES),
-        (REPRO, appended_text, "malformed_event", MESSAGES),
-        (REPRO, with_id, "not_representable", "messages[1].id"),
-        (REASONED, entry(0, "parts", 2), "malformed_event", f"{MESSAGES}[0].parts"),
-        (REASONED, entry(0, "at", 0), "malformed_event", f"{MESSAGES}[0].parts"),
-        (STRINGS, entry(0, "parts", 2), "malformed_event", f"{MESSAGES}[1].at"),
-        (STRINGS, both_texts_in_the_first, "not_representable", f"{MESSAGES}[0].content"),
-        (STRINGS, entry(0, "type", "absent"), "malformed_event", f"{MESSAGES}[0].type"),
-        (CITED, citation(2), "malformed_event", f"messages[1].citations[0].metadata.{NS}.message"),
-        (CITED, citation(0), "malformed_event", f"messages[1].citations[0].metadata.{NS}.message"),
+         f"messages[1].metadata.{NS}.content", BESIDE + "'content' beside them would be lost"),
+        (REPRO, without("calls_at"), "not_representable", MESSAGES,
+         "a second message item reads back as the next reply unless a call before it waits "
+         "for its output item (calls_at places none there)"),
+        (REPRO, appended_text, "malformed_event", MESSAGES,
+         "content[2] is a part of no message item: the entries no longer fit the content"),
+        (REPRO, with_id, "not_representable", "messages[1].id",
+         "a reply of several message items has no id of its own: each item's id is in its "
+         f"entry of metadata.{NS}.messages (found 'msg_1')"),
+        (REASONED, entry(0, "parts", 2), "malformed_event", f"{MESSAGES}[0].parts",
+         outside(2, OWN_ITEM)),
+        (REASONED, entry(0, "at", 0), "malformed_event", f"{MESSAGES}[0].parts",
+         outside(0, OWN_ITEM)),
+        (REASONED, entry(0, "parts", 4), "malformed_event", f"{MESSAGES}[0].parts",
+         parts_range(1, 3, "4")),
+        (STRINGS, entry(0, "parts", 2), "malformed_event", f"{MESSAGES}[1].at",
+         at_range(2, 2, "1")),
+        (STRINGS, both_texts_in_the_first, "not_representable", f"{MESSAGES}[0].content",
+         "a message item's string content reads as one text part (none when empty), with "
+         "nothing kept; these 2 parts would read back otherwise"),
+        # 'absent' is refused beside content 'string': a string content has no parts
+        (STRINGS, entry(0, "type", "absent"), "malformed_event", f"{MESSAGES}[0].type",
+         entry_kinds("type", "'absent'")),
+        (CITED, citation(2), "malformed_event", f"messages[1].citations[0].metadata.{NS}.message",
+         cited_range("2")),
+        (CITED, citation(0), "malformed_event", f"messages[1].citations[0].metadata.{NS}.message",
+         cited_range("0")),
         (CITED, citation(True), "malformed_event",
-         f"messages[1].citations[0].metadata.{NS}.message"),
+         f"messages[1].citations[0].metadata.{NS}.message", cited_range("True")),
     ],
 )
 def test_metadata_that_no_longer_fits_is_refused_where_it_says_otherwise(
-    items: list[Any], change: Any, code: str, path: str
+    items: list[Any], change: Any, code: str, path: str, detail: str
 ) -> None:
-    assert outcome(openai_responses.from_messages, edited(items, change)) == (code, 1, path)
+    # each detail says what would fit: a range the check itself takes
+    assert outcome(openai_responses.from_messages, edited(items, change)) == (
+        code, 1, path, detail)
 
 
 def test_a_citation_of_a_string_message_is_not_representable() -> None:
@@ -446,6 +521,8 @@ def test_a_citation_of_a_string_message_is_not_representable() -> None:
                  metadata={NS: {"message": 1}})]})
     assert outcome(openai_responses.from_messages, [read[0], reply, *read[2:]]) == (
         "not_representable", 1, "messages[1].citations[0]",
+        f"the citation annotates a message item whose content is a string (metadata.{NS}"
+        ".messages[1].content), which has no annotations",
     )
 
 
@@ -456,6 +533,8 @@ def test_a_citation_naming_a_message_item_in_a_reply_of_one_is_malformed() -> No
     reply = read[1].model_copy(update={"citations": [cited]})
     assert outcome(openai_responses.from_messages, [read[0], reply]) == (
         "malformed_event", 1, f"messages[1].citations[0].metadata.{NS}.message",
+        f"metadata.{NS}.message names the message item a citation annotates in a reply of "
+        f"several (metadata.{NS}.messages); this reply has one, got 1",
     )
 
 
