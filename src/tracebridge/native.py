@@ -20,15 +20,12 @@ from .messages import (
     ToolMessage,
     checked_messages,
 )
-from .options import AdapterOptions
 from .sample import ALLOW_PENDING, MultiTurnSample, loc_path, locate
 from .validation import validate
 
-__all__ = ["NAME", "detect", "from_messages", "options", "to_messages", "to_sample"]
+__all__ = ["NAME", "detect", "from_messages", "to_messages", "to_sample"]
 
 NAME = "tracebridge"
-options = AdapterOptions(NAME)
-"""What ``to_messages`` and ``from_messages`` accept (``reader`` and ``writer``)."""
 _MESSAGES = TypeAdapter(list[Message])
 _TYPED = (HumanMessage, AIMessage, ToolMessage, SystemMessage)
 

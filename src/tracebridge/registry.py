@@ -18,7 +18,6 @@ from .errors import FormatError, TraceError
 from .messages import Message
 
 if TYPE_CHECKING:
-    from .options import AdapterOptions
     from .sample import MultiTurnSample
 
 __all__ = ["ADAPTER_NAMES", "FORMATS", "Adapter", "convert", "detect_format", "get_adapter"]
@@ -47,7 +46,6 @@ class Adapter(Protocol):
     to_messages: Callable[..., list[Message]]
     from_messages: Callable[..., Any]
     detect: Callable[[Any], bool]
-    options: AdapterOptions
 
 
 def get_adapter(name: str) -> Adapter:
