@@ -413,7 +413,7 @@ def test_every_event_type_says_what_it_contributes() -> None:
     assert sorted(llama_index.EVENT_TYPES) == sorted([
         "AgentInput", "AgentOutput", "ToolCallResult", "AgentSetup", "AgentStream",
         "AgentStreamStructuredOutput", "ToolCall", "StartEvent", "AgentWorkflowStartEvent",
-        "StopEvent",
+        "StopEvent", "WorkflowFailedEvent", "WorkflowCancelledEvent", "WorkflowTimedOutEvent",
     ])
 
 

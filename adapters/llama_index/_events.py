@@ -76,8 +76,25 @@ EVENT_TYPES: dict[str, str] = {
     "StopEvent": "nothing: its result (the run's AgentOutput) repeats the last AgentOutput, "
     "or (return_direct) the text of the tool output the ToolCallResult already gives; "
     "checked (conflicting_fields where it says otherwise), a structured_response kept",
+    **{kind: f"no message: the run ended here ({why}). Its JSON fields are kept verbatim, "
+       "{'event': <type>, 'data': <fields>}, appended to the list "
+       "metadata['llama_index']['event']['run_ended'] of the last message read (none read: "
+       "truncated_trace); a reply streamed before it with no AgentOutput is truncated_trace; "
+       "the next run's input may hold the conversation without what this run had only in "
+       "its scratchpad (see _inputs)" for kind, why in (
+           ("WorkflowFailedEvent", "a step failed"),
+           ("WorkflowCancelledEvent", "it was cancelled"),
+           ("WorkflowTimedOutEvent", "it timed out"))},
 }
 """Every event type ``events_to_messages`` accepts, and what it contributes."""
+
+RUN_ENDS: dict[str, frozenset[str]] = {
+    "WorkflowFailedEvent": frozenset(("step_name", "exception", "attempts", "elapsed_seconds")),
+    "WorkflowCancelledEvent": frozenset(),
+    "WorkflowTimedOutEvent": frozenset(("timeout", "active_steps")),
+}
+"""The events that end a run early (the workflow publishes one as a failed, cancelled or
+timed-out run's last event; each a StopEvent), with the fields each declares."""
 
 _MODULES = ("llama_index.", "workflows.")
 
@@ -100,6 +117,9 @@ def _event_fields(event: Any, kind: str, e: int, where: str) -> dict[str, Any]:
         return {"output": event.output}
     if kind == "StopEvent":
         return {"result": event.result}
+    if kind in RUN_ENDS:
+        check_json_form(event, e, where)
+        return event.model_dump(mode="json")  # type: ignore[no-any-return]
     if kind == "ToolCallResult":
         output = event.tool_output
         return {
@@ -587,6 +607,24 @@ class _Rebuild(Inputs):
             self.keep_structured(result["structured_response"], e,
                                  f"{path}.structured_response")
 
+    def run_ended(self, kind: str, data: dict[str, Any], e: int) -> None:
+        """A run-ending event (``RUN_ENDS``): no message; what it says kept with the last
+        message read, the one the run ended after."""
+        how = _ending(kind, data, e)
+        if self.streamed is not None:
+            self.cut(f"the run ended at events[{e}] ({how})")
+        if not self.messages:
+            raise fail("truncated_trace", f"the run ended ({how}) before any message was "
+                       f"read: the events hold no conversation to keep it with", e,
+                       f"events[{e}]")
+        json_checked(data, e, f"events[{e}].data")
+        last = self.messages[-1]
+        ended = last.metadata.get(NAME, {}).get("event", {}).get("run_ended", [])
+        entry = {"event": kind, "data": copy.deepcopy(data)}
+        self.messages[-1] = last.model_copy(update={"metadata": _with_event(
+            last.metadata, {"run_ended": [*ended, entry]})})
+        self.unsaved = range(self.saved, len(self.messages))
+
     def stop_object(self, event: Any, e: int) -> None:
         """``stop`` of a StopEvent object."""
         self.stop(_event_fields(event, "StopEvent", e, f"events[{e}].data"), e)
@@ -644,6 +682,22 @@ class _Rebuild(Inputs):
             return (f"{call.name}({call.invalid_args}), run with "
                     f"{short_repr(self.parsed[call.id])}")
         return f"{call.name}({call.invalid_args})"
+
+
+def _ending(kind: str, data: dict[str, Any], e: int) -> str:
+    """How a run ended, as its run-ending event (at ``e``) says it; its fields checked."""
+    path = f"events[{e}].data"
+    if kind == "WorkflowFailedEvent":
+        step = _field(data, "step_name", str, e, path)
+        exception = _field(data, "exception", dict, e, path)
+        name = _field(exception, "exception_type", str, e, f"{path}.exception")
+        said = _field(exception, "exception_message", str, e, f"{path}.exception")
+        return f"{kind}: step {step!r} failed with {name}: {said}"
+    if kind == "WorkflowTimedOutEvent":
+        timeout = _field(data, "timeout", float, e, path)
+        steps = _field(data, "active_steps", list, e, path)
+        return f"{kind}: timed out after {timeout} seconds, in {short_repr(steps)}"
+    return kind
 
 
 def _ran_with(kwargs: dict[str, Any], e: int, path: str) -> dict[str, Any]:
@@ -796,6 +850,24 @@ _DATA_READERS: dict[str, Callable[[_Rebuild, dict[str, Any], int], None]] = {
     "StopEvent": _Rebuild.stop,
 }
 """What reads each event type's JSON fields (``_READERS``: its objects)."""
+
+
+def _run_end_readers(kind: str) -> tuple[Callable[[_Rebuild, dict[str, Any], int], None],
+                                         Callable[[_Rebuild, Any, int], None]]:
+    """What reads a run-ending event's JSON fields, and its objects."""
+
+    def read_data(rebuild: _Rebuild, data: dict[str, Any], e: int) -> None:
+        rebuild.run_ended(kind, data, e)
+
+    def read_object(rebuild: _Rebuild, event: Any, e: int) -> None:
+        rebuild.run_ended(kind, _event_fields(event, kind, e, f"events[{e}].data"), e)
+
+    return read_data, read_object
+
+
+for _kind in RUN_ENDS:
+    _DATA_READERS[_kind], _READERS[_kind] = _run_end_readers(_kind)
+
 _OBJECT_READERS: dict[type, Callable[[_Rebuild, Any, int], None] | None] = {}
 """The event classes in ``_KNOWN_CLASSES``, with what reads one (None: it contributes nothing)."""
 _UNSEEN: Any = object()
@@ -867,6 +939,7 @@ _DECLARED: dict[str, frozenset[str]] = {
                                  "return_direct")),
     "AgentStreamStructuredOutput": frozenset(("output",)),
     "StopEvent": frozenset(("result",)),
+    **{kind: fields | {"result"} for kind, fields in RUN_ENDS.items()},  # (a StopEvent's)
 }
 """The fields each event type that is read declares (and its dump writes)."""
 

@@ -222,11 +222,11 @@ def read_input(rebuild: _Rebuild, event: Any, e: int) -> None:
         if lead >= 0 and ((not lead and not before) or _same_prompt(items, lead, before)):
             # the last message read should be where it is in the history read
             # (Inputs.continued), the history starting after the prompt
-            visible = len(messages) - len(rebuild.prompts) - rebuild.dropped
+            visible = len(messages) - len(rebuild.unheld) - rebuild.dropped
             last = lead + visible - 1
             if lead <= last < len(items):
                 k = rebuild.dropped + visible - 1
-                read = messages[rebuild.position(k) if rebuild.prompts else k]
+                read = messages[rebuild.position(k) if rebuild.unheld else k]
                 if plainly_held(read, items[last]):
                     rebuild.agent = agent
                     rebuild.prompt = items[:lead]

@@ -9,7 +9,10 @@ them is new — the next user turn, and anything else the framework gave the mod
 a ``return_direct`` tool's output that ``FunctionAgent`` adds as an assistant message). The
 leading system messages are new when they differ from the previous input's (a handoff to an
 agent with other instructions); when they are gone (a handoff to an agent without a prompt),
-the next reply says so in its metadata.
+the next reply says so in its metadata. After a run that ended early (failed, cancelled,
+timed out), the next input may hold the conversation without what that run had only in its
+scratchpad (its replies and results, which the framework saves to memory when a run
+finishes): those messages stay read.
 
 Only the last message read is compared where the input should hold it: a stream costs the
 length of its conversation, not its square. When it is not there, the input is looked at
@@ -97,8 +100,10 @@ class Inputs:
         """The event each message came from."""
         self.prompt: list[Any] | None = None
         """The leading system messages of the last input."""
-        self.prompts: list[int] = []
-        """Where the messages read as agents' prompts are (memory does not hold them)."""
+        self.unheld: list[int] = []
+        """Where the messages read that memory does not hold are, in order: the agents'
+        prompts, and what a run that ended early had only in its scratchpad (see
+        ``unsaved``)."""
         self.dropped = 0
         """How many of the oldest messages memory holds no more (a token limit)."""
         self.unprompted = False
@@ -114,6 +119,12 @@ class Inputs:
         output blocks."""
         self.source_call: str | None = None
         """The call id of the ToolCallResult ``source`` is the output of; None for an item."""
+        self.saved = 0
+        """How many messages were read when an input last gave one: what memory holds (a
+        run saves its replies and results there only when it finishes)."""
+        self.unsaved: range | None = None
+        """The messages a run that ended early (failed, cancelled, timed out) read after
+        ``saved``, until the next input: memory may not hold them."""
 
     def new_items(self, items: list[Any], e: int) -> None:
         """Read the new messages of an input (see the module docstring)."""
@@ -131,7 +142,7 @@ class Inputs:
         prompt = items[:lead]
         if not self.messages:
             self.prompt = prompt
-            self.prompts.extend(range(lead))
+            self.unheld.extend(range(lead))
             self.read_items(items, range(count), e, lead)
             return
         start = self.continued(items, lead, e)
@@ -140,7 +151,7 @@ class Inputs:
         new: Sequence[int] = range(start, count)
         if changed and lead:
             size = len(self.messages)
-            self.prompts.extend(range(size, size + lead))
+            self.unheld.extend(range(size, size + lead))
             new = [*range(lead), *new]
             self.unprompted = False
         elif changed:
@@ -172,8 +183,10 @@ class Inputs:
             messages.append(read(items[j], e, j))
             origin.append(e)
         self.taken[e] = new
+        self.unsaved = None
         if new and new[-1] >= lead:  # (the prompt, when read, comes first)
             self.source, self.source_call = items[new[-1]], None
+            self.saved = len(messages)
 
     def is_source(self, item: Any) -> bool:
         """Whether an input item is, as it is, what the last message of the history was read
@@ -201,10 +214,10 @@ class Inputs:
                 and (type(item) is not dict or len(item) == 3))
 
     def position(self, k: int) -> int:
-        """Where message ``k`` of the history (the messages read but the prompts) is."""
+        """Where message ``k`` of the history (the messages read but the unheld) is."""
         at = k
-        for prompt in self.prompts:
-            if prompt > at:
+        for skipped in self.unheld:
+            if skipped > at:
                 break
             at += 1
         return at
@@ -221,14 +234,32 @@ class Inputs:
         """Where the new items of a later input begin: after the history read, which its
         items from ``lead`` on must hold (only its last message is looked at, where it
         should be; see ``realigned`` when it is not there)."""
-        visible = len(self.messages) - len(self.prompts) - self.dropped
+        visible = len(self.messages) - len(self.unheld) - self.dropped
         if visible <= 0:
             return lead
         last = lead + visible - 1
         if last < len(items) and (self.is_source(items[last])
                                   or self.holds(items, last, self.dropped + visible - 1, e)):
             return last + 1
+        if self.unsaved is not None and self.without_unsaved(items, lead, e):
+            return lead + len(self.messages) - len(self.unheld) - self.dropped
         return self.realigned(items, lead, e)
+
+    def without_unsaved(self, items: list[Any], lead: int, e: int) -> bool:
+        """Whether the input goes on from the conversation read without what the run that
+        ended before it had only in its scratchpad (``unsaved``: the framework saves it to
+        memory when the run finishes, so a retry is given the memory without it). Those
+        messages then stay read, as messages a memory dropped do."""
+        assert self.unsaved is not None
+        before = self.unheld
+        self.unheld = sorted({*before, *self.unsaved})
+        visible = len(self.messages) - len(self.unheld) - self.dropped
+        last = lead + visible - 1
+        if visible > 0 and last < len(items) and self.holds(
+                items, last, self.dropped + visible - 1, e):
+            return True
+        self.unheld = before
+        return False
 
     def realigned(self, items: list[Any], lead: int, e: int) -> int:
         """``continued`` for an input that does not hold the history read where it should:
@@ -238,7 +269,7 @@ class Inputs:
         the run's new message in the first input alone; a memory block may be put into the
         latest), which does not make the input another conversation."""
         count = len(items)
-        total = len(self.messages) - len(self.prompts)
+        total = len(self.messages) - len(self.unheld)
         first = self.dropped
         for last in range(min(count, lead + total - first - 1) - 1, lead - 1, -1):
             size = last - lead + 1
