@@ -285,13 +285,14 @@ def test_what_the_reader_keeps_only_when_not_plain_is_refused_when_plain(
         "not_representable", i, f"messages[{i}].metadata.langchain.{key}")
 
 
-def test_a_legacy_function_result_keeps_its_class() -> None:
+def test_a_legacy_function_result_keeps_no_class() -> None:
+    """An id-less result with a name goes back as a FunctionMessage without being told."""
     messages = _read([
         LangChainHuman("weather?"),
         LangChainAI("", additional_kwargs={"function_call": {"name": "w", "arguments": "{}"}}),
         FunctionMessage(name="w", content="18C"),
     ])
-    assert messages[2].metadata == {NS: {"class": "function"}}
+    assert messages[2].metadata == {}
 
 
 @pytest.mark.parametrize("value", [False, "yes", 1, {"data": [0]}])

@@ -104,7 +104,7 @@ EXTRAS_NAMED_LIKE_FIELDS: list[tuple[str, list[BaseMessage], int, tb.Message]] =
          FunctionMessage(name="f", content="x", tool_call_id="c1")],
         2,
         tb.ToolMessage(content="x", name="f",
-                       metadata=extra({"tool_call_id": "c1"}, **{"class": "function"})),
+                       metadata=extra({"tool_call_id": "c1"})),
     ),
     (
         "function status",
@@ -112,7 +112,7 @@ EXTRAS_NAMED_LIKE_FIELDS: list[tuple[str, list[BaseMessage], int, tb.Message]] =
          FunctionMessage(name="f", content="x", status="error")],
         2,
         tb.ToolMessage(content="x", name="f",
-                       metadata=extra({"status": "error"}, **{"class": "function"})),
+                       metadata=extra({"status": "error"})),
     ),
     (
         "chat assistant tool_calls",

@@ -411,11 +411,11 @@ def test_responses_function_call_blocks_alone_are_the_calls() -> None:
     [
         (
             [assistant(USE), user(result("toolu_9"))],
-            ("orphan_tool_result", 2, "messages[2].tool_call_id"),
+            ("orphan_tool_result", 2, "messages[2].content[0].tool_use_id"),
         ),
         (
             [assistant(USE), {"role": "assistant", "content": "?"}],
-            ("unanswered_tool_call", 1, "messages[1].tool_calls[0]"),
+            ("unanswered_tool_call", 1, "messages[1].content[0]"),
         ),
         (
             [assistant(USE), user({"type": "tool_result", "content": "18C"})],

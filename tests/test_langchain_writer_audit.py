@@ -294,7 +294,7 @@ def test_an_id_less_tool_result_named_empty_is_a_function_message() -> None:
     assert isinstance(typed[2], FunctionMessage)
     assert (typed[2].name, typed[2].content) == ("", "r")
     back = langchain.to_messages(typed)
-    assert back[2] == ToolMessage(content="r", name="", metadata=_kept({"class": "function"}))
+    assert back[2] == ToolMessage(content="r", name="")
 
 
 # --- image detail ----------------------------------------------------------------------------

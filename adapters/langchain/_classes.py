@@ -16,6 +16,7 @@ __all__ = [
     "Kind",
     "langchain_core_messages",
     "partial_parser",
+    "plain_class",
 ]
 
 NAME = "langchain"
@@ -58,7 +59,17 @@ back writes them from the typed fields). An extra attribute of one of these name
 ``HumanMessage``'s ``tool_call_id``) is kept under ``extra``, as every extra attribute is."""
 
 PLAIN_CLASS: dict[str, str] = {"human": "human", "ai": "ai", "tool": "tool", "system": "system"}
-"""The class tag written for a typed message that records none."""
+"""The class tag written for a typed message of each kind that records none (but see
+``plain_class``)."""
+
+
+def plain_class(kind: str, tool_call_id: Any, name: Any) -> str:
+    """The class tag the way back writes for a typed message that records none: an id-less
+    tool result with a name (a legacy function result) can only be a ``FunctionMessage``.
+    The reader keeps a class only when it is not this one."""
+    if kind == "tool" and tool_call_id is None and name is not None:
+        return "function"
+    return PLAIN_CLASS[kind]
 
 
 @functools.cache

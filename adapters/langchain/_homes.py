@@ -18,6 +18,9 @@ citations.
   ``AIMessage.audio``;
 * ``additional_kwargs["annotations"]`` (``citation`` / ``url_citation`` entries) and the
   citation annotations of an AI text block: ``AIMessage.citations`` (text blocks' first).
+  A text block's annotation counts characters of its own block, a citation those of the
+  reply's text (``AIMessage.text``): ``in_reply_text`` and ``in_block_text`` turn one into
+  the other.
 
 Anything else in ``additional_kwargs`` stays there, verbatim, with the message's metadata.
 """
@@ -43,6 +46,8 @@ __all__ = [
     "check_no_kept_citation",
     "citation_of",
     "citations_of",
+    "in_block_text",
+    "in_reply_text",
     "ITEM_KEY",
     "REASONING_KEY",
     "is_developer",
@@ -243,6 +248,68 @@ def citation_of(annotation: Any, where: str, **location: int) -> Citation | None
     if template != {"type": "citation"}:
         kept["annotation"] = template
     return Citation(**typed, metadata={NAME: kept} if kept else {})
+
+
+def in_reply_text(citation: Citation, start: int, length: int) -> Citation:
+    """A citation read from a text block ``length`` characters long, with its indexes
+    counted in the reply's text, where the block's text starts at ``start`` (as the
+    ``openai_responses`` reader counts a part's). One whose span is not inside its block as
+    read keeps ``outside: true``, so the way back writes it there as it was."""
+    kept = dict(citation.metadata[NAME])
+    if not _inside(citation.start_index, citation.end_index, length):
+        kept["outside"] = True
+    return _moved(citation, start, kept)
+
+
+def in_block_text(citation: Citation, start: int, length: int, at: str) -> Citation:
+    """The citation ``at`` (read from a text block, ``in_reply_text``) with its indexes
+    counted in its block's text again: the block is ``length`` characters long and starts
+    at ``start`` of the reply's text. A span that is no longer inside the block (edited, or
+    the text before it was) would cite other text there: ``not_representable``."""
+    kept = citation.metadata[NAME]
+    back = _moved(citation, -start, kept)
+    inside = _inside(back.start_index, back.end_index, length)
+    if "outside" in kept and (kept["outside"] is not True or inside):
+        raise TraceError(
+            "not_representable",
+            f"metadata.langchain.outside is kept as {short_repr(kept['outside'])}; the reader "
+            f"keeps it only as true, on a citation whose span is not inside its text block"
+            + (", and this one's is" if inside else "")
+            + ": written, the citation would read back without the key",
+            path=f"{at}.metadata.{NAME}.outside",
+        )
+    if not inside and "outside" not in kept:
+        raise TraceError(
+            "not_representable",
+            f"the citation's span ({citation.start_index}, {citation.end_index} of the reply's "
+            f"text) is not inside the text block it goes back into (content block "
+            f"{kept['in_block']}: characters {start} to {start + length}), where it would "
+            f"cite other text (drop=['citations'] leaves citations out)",
+            path=at,
+        )
+    return back
+
+
+def _moved(citation: Citation, by: int, kept: dict[str, Any]) -> Citation:
+    """``citation`` with its indexes moved ``by`` characters and ``kept`` as its metadata."""
+    return Citation(
+        url=citation.url,
+        title=citation.title,
+        start_index=None if citation.start_index is None else citation.start_index + by,
+        end_index=None if citation.end_index is None else citation.end_index + by,
+        cited_text=citation.cited_text,
+        metadata={NAME: kept},
+    )
+
+
+def _inside(begin: int | None, end: int | None, length: int) -> bool:
+    """Whether a span counted in a text ``length`` characters long lies inside it (an index
+    left out: the other one does)."""
+    if begin is not None and not 0 <= begin <= length:
+        return False
+    if end is not None and not 0 <= end <= length:
+        return False
+    return begin is None or end is None or begin <= end
 
 
 def citations_of(kwargs: dict[str, Any], at: str) -> list[Citation]:

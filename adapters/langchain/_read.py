@@ -41,10 +41,10 @@ from ._classes import (
     CLASSES,
     MAPPED,
     NAME,
-    PLAIN_CLASS,
     Kind,
     langchain_core_messages,
     partial_parser,
+    plain_class,
 )
 from ._fast import Reader, plans
 from ._homes import (
@@ -53,12 +53,14 @@ from ._homes import (
     audio_of,
     citation_of,
     citations_of,
+    in_reply_text,
     is_developer,
     reasoning_item_of,
     reasoning_of,
     refusal_of,
 )
 from ._results import has_tool_results, read_tool_results
+from ._rule_paths import source_paths
 
 __all__ = ["read_trace"]
 
@@ -93,7 +95,13 @@ def read_trace(trace: Any, *, allow_pending: bool, drop_artifacts: bool) -> list
     origin = None
     if len(messages) < len(items):
         origin = _read_rest(items, messages, lc, fast, drop_artifacts)
-    validate(messages, allow_pending=allow_pending, source=NAME, origin=origin)
+    validate(
+        messages,
+        allow_pending=allow_pending,
+        source=NAME,
+        origin=origin,
+        paths=source_paths(messages, origin),
+    )
     return messages
 
 
@@ -327,7 +335,7 @@ def _typed(
         reject_partial_chunk(data, at, parse_partial)
         reject_continued_chunk(data["id"], i, at, chunk_run)
     kept = _kept_fields(cls, dumped, at, drop_artifacts)
-    if tag != PLAIN_CLASS[kind]:
+    if tag != plain_class(kind, data.get("tool_call_id"), data["name"]):
         kept["class"] = tag
     kwargs: dict[str, Any] = kept.get("additional_kwargs", {})
     common = {"name": data["name"], "id": data["id"]}
@@ -534,11 +542,14 @@ def _ai_parts(
         return [*text, RefusalPart(text=refusal, metadata=marker)], []
     parts: list[AnyPart] = []
     citations: list[Citation] = []
+    start = 0  # where the next text part's text starts in the reply's text
     for j, item in enumerate(content):
         if j in call_blocks:
             continue  # it lives on its call
-        part = part_of(item, f"{at}.content[{j}]")
-        parts.append(_with_citations_taken(part, j, at, citations))
+        part = _with_citations_taken(part_of(item, f"{at}.content[{j}]"), j, at, citations, start)
+        if isinstance(part, TextPart):
+            start += len(part.text) + 1  # the text parts are joined by newlines
+        parts.append(part)
     if refusal is not None:
         marker = {NAME: {"content": "list"}} if not parts and not call_blocks else {}
         return [*parts, RefusalPart(text=refusal, metadata=marker)], citations
@@ -553,9 +564,12 @@ def _ai_parts(
     return list(parts), citations
 
 
-def _with_citations_taken(part: AnyPart, j: int, at: str, citations: list[Citation]) -> AnyPart:
-    """A text block's citation annotations become citations of the message; the others stay
-    in the block."""
+def _with_citations_taken(
+    part: AnyPart, j: int, at: str, citations: list[Citation], start: int
+) -> AnyPart:
+    """A text block's citation annotations become citations of the message, their indexes
+    counted in the reply's text (where the block's text starts at ``start``); the others
+    stay in the block."""
     kept = part.metadata.get(NAME)
     if not isinstance(part, TextPart) or type(kept) is not dict:
         return part
@@ -570,7 +584,7 @@ def _with_citations_taken(part: AnyPart, j: int, at: str, citations: list[Citati
         if cited is None:
             left.append(annotation)
         else:
-            citations.append(cited)
+            citations.append(in_reply_text(cited, start, len(part.text)))
     if len(left) == len(annotations):
         return part
     return part.model_copy(

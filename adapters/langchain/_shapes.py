@@ -83,8 +83,11 @@ class BlockShape:
     fields: tuple[tuple[str, Path], ...]
     sources: tuple[str, ...]
     """At least one of these typed fields must be present for the shape to match."""
-    when: tuple[tuple[Path, str], ...] = ()
-    """Other paths that must hold these exact values (``source.type == "base64"``)."""
+    when: tuple[tuple[Path, str | None], ...] = ()
+    """Other paths that must hold these exact values (``source.type == "base64"``); None:
+    nothing (or null) there."""
+    requires: tuple[str, ...] = ()
+    """Typed fields that must all be present too for the shape to match."""
     codecs: tuple[tuple[str, Codec], ...] = ()
     """Fields stored in another spelling than the typed one."""
     mime_prefix: str | None = None
@@ -127,6 +130,8 @@ class BlockShape:
                 return None
             _read_data_url(get(block, self.data_url), values)
         if not any(source in values for source in self.sources):
+            return None
+        if self.requires and not all(field in values for field in self.requires):
             return None
         return values
 
@@ -307,7 +312,8 @@ def typed_values(part: MappedPart) -> dict[str, str]:
 
 
 def _data_shapes(part: type[MappedPart], tag: str, *, file_id: bool = False) -> list[BlockShape]:
-    """The v1 standard block (url/base64) and the v0 ``source_type`` block for one media."""
+    """The v1 standard block (url/base64) and the v0 ``source_type`` block for one media;
+    for a file, each also with its name where LangChain may keep it (``_named_elsewhere``)."""
     v1_fields: list[tuple[str, Path]] = [
         ("url", ("url",)),
         ("data", ("base64",)),
@@ -320,20 +326,52 @@ def _data_shapes(part: type[MappedPart], tag: str, *, file_id: bool = False) -> 
     if part is ImagePart:
         # LangChain's own translators put an OpenAI image's detail under extras.
         v1_fields.append(("detail", ("extras", "detail")))
-    v0_fields: tuple[tuple[str, Path], ...] = (("data", ("data",)), ("mime_type", ("mime_type",)))
+    v0_fields: list[tuple[str, Path]] = [("data", ("data",)), ("mime_type", ("mime_type",))]
     if file_id:
-        v0_fields += (("filename", ("filename",)),)
-    return [
-        BlockShape(tag, part, tag, tuple(v1_fields), tuple(sources)),
-        BlockShape(
-            f"{tag}_source_base64",
-            part,
-            tag,
-            v0_fields,
-            ("data",),
-            when=((("source_type",), "base64"),),
-        ),
-    ]
+        v0_fields.append(("filename", ("filename",)))
+    v1 = BlockShape(tag, part, tag, tuple(v1_fields), tuple(sources))
+    v0 = BlockShape(
+        f"{tag}_source_base64",
+        part,
+        tag,
+        tuple(v0_fields),
+        ("data",),
+        when=((("source_type",), "base64"),),
+    )
+    if not file_id:
+        return [v1, v0]
+    return [*_named_elsewhere(v1), *_named_elsewhere(v0)]
+
+
+_FILENAME_HOMES = ("extras", "metadata")
+"""Where langchain-core's converters look for a file block's name when it has none at the
+top, in their order: ``extras`` (as ``create_file_block`` writes it), then ``metadata`` (as a
+v0 block keeps it)."""
+
+
+def _named_elsewhere(shape: BlockShape) -> list[BlockShape]:
+    """The same layout with its file name under each of ``_FILENAME_HOMES``, then ``shape``
+    (the name at the top). Each matches only a block that names its file there and at no
+    place looked at before, so the name read is the one langchain-core's converters send."""
+    shapes = []
+    earlier: list[Path] = [("filename",)]
+    for key in _FILENAME_HOMES:
+        shapes.append(
+            BlockShape(
+                f"{shape.name}_filename_in_{key}",
+                shape.part,
+                shape.tag,
+                tuple(
+                    (field, (key, "filename") if field == "filename" else path)
+                    for field, path in shape.fields
+                ),
+                shape.sources,
+                when=(*shape.when, *((path, None) for path in earlier)),
+                requires=("filename",),
+            )
+        )
+        earlier.append((key, "filename"))
+    return [*shapes, shape]
 
 
 def _bedrock_shapes(

@@ -40,7 +40,7 @@ from ._call_copies import bring_copies_in_line
 from ._call_lists import CallLists, lists_of
 from ._calls import interleave, source_kinds
 from ._chunks import ChunkRun, ContentWatch, continued_from, watch_content
-from ._classes import CHAT_ROLES, CLASSES, MAPPED, NAME, PLAIN_CLASS, partial_parser
+from ._classes import CHAT_ROLES, CLASSES, MAPPED, NAME, partial_parser, plain_class
 from ._homes import (
     DEVELOPER_KEY,
     ITEM_KEY,
@@ -48,11 +48,12 @@ from ._homes import (
     annotation_of,
     audio_reply,
     check_no_kept_citation,
+    in_block_text,
     typed_home_in,
 )
 from ._kept_places import GROUP_MARKERS, kept_in, refuse_unknown
 from ._results import RESULT, write_tool_results
-from ._shapes import REASONING_ITEM
+from ._shapes import REASONING_ITEM, first_reading
 
 __all__ = ["write_trace"]
 
@@ -224,15 +225,15 @@ def native(
 def _check_not_defaults(
     kept: dict[str, Any], message: Message, i: int, kept_at: tuple[int, str] | None
 ) -> None:
-    """The reader keeps no class tag for the plain class and no empty ``extra``: kept, they
-    would be written as nothing and read back without the key."""
+    """The reader keeps no class tag for the class the way back writes without one and no
+    empty ``extra``: kept, they would be written as nothing and read back without the key."""
     j, where = kept_at or (i, f"messages[{i}].metadata.{NAME}")
-    if kept.get("class") == PLAIN_CLASS[message.type] == _plain_class(message):
+    if kept.get("class") == _plain_class(message):
         raise TraceError(
             "not_representable",
-            f"metadata.langchain.class is {kept['class']!r}, the plain class of a "
-            f"{message.type} message, which the reader never keeps (it is what the way back "
-            f"writes without it): written, the message would read back without the key",
+            f"metadata.langchain.class is {kept['class']!r}, the class the way back writes "
+            f"for this {message.type} message without one, which the reader never keeps: "
+            f"written, the message would read back without the key",
             index=j,
             path=f"{where}.class",
         )
@@ -705,21 +706,49 @@ def _put_citations(citations: list[Citation], fields: dict[str, Any], at: str) -
             f"{at}.citations",
         )
     content = fields["content"]
+    texts = _text_places(content) if located else {}
     for k, citation in enumerate(located):
         j, position = _location(citation)
         block = content[j] if isinstance(content, list) and 0 <= j < len(content) else None
         annotations = block.get("annotations") if type(block) is dict else None
-        if type(annotations) is not list or not 0 <= position <= len(annotations):
+        if (
+            type(annotations) is not list
+            or not 0 <= position <= len(annotations)
+            or j not in texts
+        ):
             raise _not_representable(
-                f"a citation belongs in the annotations of content block {j}, which has no "
+                f"a citation belongs in the annotations of text block {j}, which has no "
                 f"place {position} for it (drop=['citations'] leaves citations out)",
                 f"{at}.citations[{k}]",
             )
-        annotations.insert(position, annotation_of(citation, f"{at}.citations[{k}]"))
+        where = f"{at}.citations[{k}]"
+        in_block = in_block_text(citation, *texts[j], where)
+        annotations.insert(position, annotation_of(in_block, where))
     if loose:
         where = f"{at}.citations"
         written = [annotation_of(c, f"{where}[{len(located) + n}]") for n, c in enumerate(loose)]
         _kwargs_home(fields, "annotations", written, at)
+
+
+def _text_places(content: Any) -> dict[int, tuple[int, int]]:
+    """By position in an AI message's written content, each element that reads back as a
+    text part: where its text starts in the reply's text (the text parts joined by
+    newlines) and how long it is."""
+    places: dict[int, tuple[int, int]] = {}
+    if not isinstance(content, list):
+        return places
+    start = 0
+    for j, element in enumerate(content):
+        found = first_reading(element) if type(element) is dict else None
+        if type(element) is str:
+            text = element
+        elif found is not None and found[0].part is TextPart:
+            text = found[1]["text"]
+        else:
+            continue
+        places[j] = (start, len(text))
+        start += len(text) + 1
+    return places
 
 
 def _location(citation: Citation) -> tuple[int, int]:
@@ -729,13 +758,9 @@ def _location(citation: Citation) -> tuple[int, int]:
 
 
 def _plain_class(message: Message) -> str:
-    """The class for a message that records none: an id-less tool result with a name (a
-    legacy function result) can only be a ``FunctionMessage``."""
-    if isinstance(message, ToolMessage) and message.tool_call_id is None and (
-        message.name is not None
-    ):
-        return "function"
-    return PLAIN_CLASS[message.type]
+    """The class for a message that records none."""
+    call_id = message.tool_call_id if isinstance(message, ToolMessage) else None
+    return plain_class(message.type, call_id, message.name)
 
 
 def _tool_fields(message: ToolMessage, fields: dict[str, Any], tag: str, at: str) -> None:

@@ -21,7 +21,7 @@ A result that breaks 1-4 is an orphan tool result. Checking is one linear pass.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from ._conversation import messages_of
@@ -31,6 +31,9 @@ from .messages import AIMessage, HumanMessage, SystemMessage, ToolCall, ToolMess
 
 __all__ = ["check", "validate"]
 
+SourcePaths = Callable[[int, str], str | None]
+"""For an adapter: the source path of a field of a typed message, when not the usual one."""
+
 
 def validate(
     messages: Iterable[Any],
@@ -38,11 +41,16 @@ def validate(
     allow_pending: bool = False,
     source: str | None = None,
     origin: Sequence[int] | None = None,
+    paths: SourcePaths | None = None,
 ) -> None:
     """Raise the first rule violation as a ``TraceError``; return None when all rules hold.
 
-    ``source`` and ``origin`` are for adapters: ``origin[i]`` is the position in the source
-    trace that typed message ``i`` came from, so errors point into the source.
+    ``source``, ``origin`` and ``paths`` are for adapters: ``origin[i]`` is the position in
+    the source trace that typed message ``i`` came from, so errors point into the source;
+    ``paths(i, field)`` is the source path of ``field`` (``".tool_call_id"``,
+    ``".tool_calls[k]"``, ``".tool_calls[k].id"``) of typed message ``i`` where the source
+    keeps it elsewhere than ``messages[origin[i]]<field>``, else None (asked only for an
+    error).
 
     >>> from tracebridge import HumanMessage, ToolMessage, validate
     >>> validate([HumanMessage(content="hi"), ToolMessage(content="x", tool_call_id="a")])
@@ -62,7 +70,7 @@ def validate(
         return
     _checked_flag(allow_pending)
     try:
-        for violation in _violations(listed, allow_pending, source, origin):
+        for violation in _violations(listed, allow_pending, source, origin, paths):
             raise violation
     except UNCHECKED:
         refused = unchecked_field(listed, source, origin)
@@ -207,10 +215,12 @@ def _violations(
     allow_pending: bool,
     source: str | None,
     origin: Sequence[int] | None,
+    paths: SourcePaths | None = None,
 ) -> Iterator[TraceError]:
     def where(i: int, suffix: str) -> tuple[int, str]:
         at = origin[i] if origin is not None else i
-        return at, f"messages[{at}]{suffix}"
+        placed = paths(i, suffix) if paths is not None and suffix else None
+        return at, placed or f"messages[{at}]{suffix}"
 
     def error(code: Any, detail: str, i: int, suffix: str) -> TraceError:
         index, path = where(i, suffix)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages.content import create_file_block
 
 from .case import PDF_B64, PNG_B64, WAV_B64, case
 
@@ -137,6 +138,19 @@ def lc_file_openai_no_filename() -> list[Any]:
 def lc_file_v1_base64() -> list[Any]:
     block = {"type": "file", "base64": PDF_B64, "mime_type": "application/pdf"}
     return _ask({**block, "filename": "a.pdf"})
+
+
+@case("messages", "v1 file block as create_file_block writes it, its filename in extras")
+def lc_file_v1_extras_filename() -> list[Any]:
+    # an id given: without one, the factory makes a new one each time it is called
+    pdf = {"base64": PDF_B64, "mime_type": "application/pdf"}
+    return _ask(create_file_block(**pdf, filename="a.pdf", id="lc_f1"))
+
+
+@case("messages", "v0 file block, source_type base64, its filename in metadata")
+def lc_file_v0_metadata_filename() -> list[Any]:
+    block = {"type": "file", "source_type": "base64", "data": PDF_B64}
+    return _ask({**block, "mime_type": "application/pdf", "metadata": {"filename": "b.pdf"}})
 
 
 @case("messages", "v1 file block by provider file id")
