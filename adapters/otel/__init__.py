@@ -51,10 +51,10 @@ from typing import Any, Literal
 from tracebridge.messages import AIMessage, Message
 from tracebridge.options import AdapterOptions
 
-from ._calls import Call
+from ._calls import Call, is_inference
 from ._rebuild import chains, conversation, model_calls, refuse_ambiguous, tool_runs
 from ._sessions import selected, span_sessions
-from ._spans import SOURCE, fail, is_sdk_span, normalize_id, spans_of
+from ._spans import SOURCE, Span, fail, is_sdk_span, normalize_id, spans_of
 from ._write import DROPPABLE, write_document
 
 __all__ = [
@@ -85,7 +85,8 @@ def to_messages(
     input and output; calls it made may be unanswered there)."""
     spans = spans_of(trace)
     sessions = span_sessions(spans)
-    spans = selected(spans, trace_id, session_id, sessions)
+    traced = selected(spans, trace_id, None, sessions)
+    spans = selected(traced, None, session_id, sessions)
     found = everything = _joined(model_calls(spans, join_calls))
     if span_id is not None:
         wanted = normalize_id(span_id, 8)
@@ -106,14 +107,27 @@ def to_messages(
     pending = allow_pending or span_id is not None
     chosen_calls = groups[0]
     mine = {id(call) for call in chosen_calls}
-    later = [
-        call.span.start for call in everything
-        if call.span.start > chosen_calls[-1].span.start and id(call) not in mine
-    ]
+    starts = [call.span.start for call in everything if id(call) not in mine]
+    starts += _other_sessions_calls(traced, sessions, session_id)
+    later = [start for start in starts if start > chosen_calls[-1].span.start]
     return conversation(
         chosen_calls, tool_runs(spans), allow_pending=pending,
         horizon=min(later) if later else None, view=span_id is not None,
     )
+
+
+def _other_sessions_calls(
+    spans: list[Span], sessions: dict[int, str], session_id: str | None
+) -> list[int]:
+    """The starts of the model calls of other sessions in the traces ``session_id`` selects
+    (none without it): a tool span that names no session (GenAI's ``execute_tool`` names
+    none) and started after one of them is that call's business, not the session's."""
+    if session_id is None:
+        return []
+    return [
+        span.start for span in spans
+        if is_inference(span) and sessions.get(id(span), session_id) != session_id
+    ]
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,31 @@ def is_inference(span: Span) -> bool:
     return has_flat(span, LEGACY_INPUT) or has_flat(span, LEGACY_OUTPUT)
 
 
+def refuse_cut_call(span: Span) -> None:
+    """A span that is not read as a model call but dropped attributes (``dropped_attributes``)
+    and holds message attributes is ``truncated_trace``: the SDK's limit drops the oldest
+    attributes, and instrumentations set the one that makes a span a model call
+    (``gen_ai.operation.name``, ``openinference.span.kind``) first. A span that still says it
+    is something else (a chain, a tool) is left to what it says."""
+    attributes = span.attributes
+    if not span.dropped_attributes or any(key in attributes for key in _KINDS):
+        return
+    held = next((key for key in attributes if key in (INPUT, OUTPUT, SYSTEM)
+                 or key.startswith(_FLAT)), None)
+    if held is not None:
+        span.fail(
+            "truncated_trace",
+            f"the span dropped {span.dropped_attributes} attribute(s) "
+            f"(droppedAttributesCount) and holds messages ({held}) but no attribute that says "
+            f"what it is ({', '.join(_KINDS)}): the SDK's attribute limit (128 by default, "
+            "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT) cut the oldest attributes, which instrumentations "
+            "set first, so the model call it records cannot be read",
+        )
+
+
+_KINDS = ("gen_ai.operation.name", "openinference.span.kind")
+
+
 def is_tool(span: Span) -> bool:
     attributes = span.attributes
     return (
@@ -130,6 +155,7 @@ def read_call(span: Span) -> Call:
             PROMPTS,
         )
     if not readings:
+        _refuse_content_in_events(span)
         ref = [key for key in (f"{INPUT}.ref", f"{OUTPUT}.ref") if key in span.attributes]
         where = f" (only a reference to uploaded content: {ref[0]})" if ref else ""
         span.fail(
@@ -156,6 +182,31 @@ def read_call(span: Span) -> Call:
             key,
         )
     return Call(span=span, input=given, output=answered or [])
+
+
+def _refuse_content_in_events(span: Span) -> None:
+    """A model call whose messages are in span events, as the GenAI convention recorded them
+    before ``gen_ai.input.messages`` (``gen_ai.content.prompt`` / ``gen_ai.content.completion``,
+    ``gen_ai.user.message`` / ``gen_ai.choice``): content capture was on, but span events are
+    not read."""
+    found = [name for name in span.events if is_content_event(name)]
+    if found:
+        span.fail(
+            "content_not_captured",
+            f"the model call's messages are in span events ({', '.join(sorted(set(found)))}), "
+            "as the GenAI convention recorded them before gen_ai.input.messages; span events "
+            "are not read. Instrumentations record messages as span attributes with "
+            "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental (and "
+            "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only)",
+        )
+
+
+def is_content_event(name: str) -> bool:
+    """Whether a span event's name is one the GenAI convention gave message content."""
+    return name.startswith("gen_ai.") and (
+        name.startswith("gen_ai.content.") or name.endswith(".message")
+        or name == "gen_ai.choice"
+    )
 
 
 def _refuse_choices(

@@ -13,11 +13,12 @@ and any other ``type`` (kept whole). The writer also uses ``refusal`` (``content
 from __future__ import annotations
 
 import json
-from typing import Any, TypeGuard
+from typing import Any, NoReturn, TypeGuard
 
 from pydantic import ValidationError
 
-from tracebridge.errors import short_repr, with_article
+from tracebridge._json import RepeatedKey, unique_keys
+from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import (
     AIMessage,
     AudioPart,
@@ -64,7 +65,21 @@ def json_attribute(span: Span, key: str) -> list[Any] | None:
     value = span.attributes[key]
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = _DECODER.decode(value)
+        except _NotJson as error:
+            span.fail("unserializable_value", f"{key} holds {error}", key)
+        except RepeatedKey as error:
+            span.fail("malformed_event", f"{key}: {error}", key)
+        except json.JSONDecodeError as error:
+            if _cut(error):
+                span.fail(
+                    "truncated_trace",
+                    f"{key} ends before its JSON does ({error}): the SDK cut the value at "
+                    "its length limit (OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT or "
+                    "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT; unset, values are not cut)",
+                    key,
+                )
+            span.fail("malformed_event", f"{key} is not JSON ({error})", key)
         except ValueError as error:
             span.fail("malformed_event", f"{key} is not JSON ({error})", key)
         except RecursionError:
@@ -72,6 +87,28 @@ def json_attribute(span: Span, key: str) -> list[Any] | None:
     if not isinstance(value, list):
         span.fail("malformed_event", f"{key} must be a JSON list, got {type(value).__name__}", key)
     return value
+
+
+def _cut(error: json.JSONDecodeError) -> bool:
+    """Whether the text ended inside its JSON value (a string left open, or more expected at
+    the end), as a value cut at a length limit does."""
+    return bool(error.doc.strip()) and (
+        error.msg.startswith("Unterminated string") or error.pos >= len(error.doc)
+    )
+
+
+class _NotJson(ValueError):
+    """A token Python's ``json`` reads that JSON has no value for (``NaN``, ``Infinity``)."""
+
+
+def _not_json(token: str) -> NoReturn:
+    raise _NotJson(f"{token}, which is no JSON value (JSON has no NaN or infinity)")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=unique_keys, parse_constant=_not_json)
+"""The message lists' reader: a key given twice (``RepeatedKey``: which value was meant is not
+known) and ``NaN`` / ``Infinity`` are refused, where ``json.loads`` keeps the last value and
+reads the tokens as floats."""
 
 
 def system_instructions(span: Span) -> list[Message] | None:
@@ -105,6 +142,13 @@ class _MessageReader:
     def message(self, item: Any, where: str) -> list[Message]:
         try:
             return self._message(item, where)
+        except TraceError as error:  # the model's own check (a value nested too deep, say)
+            if error.index is not None:
+                raise
+            inside = f".{error.path}" if error.path else ""
+            raise error.relocated(
+                index=self.span.index, path=f"{self.span.at(where)}{inside}"
+            ) from None
         except ValidationError as error:  # a value of the wrong type for a typed field
             first = error.errors()[0]
             self.fail(

@@ -32,6 +32,7 @@ from ._calls import (
     json_or_text,
     read_call,
     read_tool,
+    refuse_cut_call,
     same,
 )
 from ._llama_index import SCOPE as LLAMA_INDEX_SCOPE
@@ -49,6 +50,9 @@ def model_calls(
     reply as a message of its own where the agents span records one message with them all."""
     by_id = {(span.trace_id, span.span_id): span for span in spans}
     wrappers = wrapper_spans(spans)
+    for span in spans:
+        if not is_inference(span):
+            refuse_cut_call(span)
     calls = {
         id(span): read_call(span)
         for span in spans
@@ -166,6 +170,8 @@ def conversation(
         start = len(call.input) - call.systems
         for k in range(len(call.output)):
             produced.setdefault(start + k, call)
+    for call in calls[:-1]:
+        _refuse_other_inputs(call, rest)
     messages = list(systems)
     for position, message in enumerate(rest):
         maker = produced.get(position)
@@ -208,6 +214,20 @@ def _as_made(message: Message, maker: Call, position: int, systems: list[Message
     return message.model_copy(update={"metadata": {**message.metadata, SOURCE: own}})
 
 
+def _refuse_other_inputs(call: Call, rest: list[Message]) -> None:
+    """An earlier call's input must record each message as the last call's does, metadata
+    included (the prefix rule compares what the transcript hash covers only): what only the
+    earlier record says (a message's or part's other keys, how a call's arguments were
+    spelled) would be lost. One text spelled two ways (``_spelled_as``) is one record."""
+    for k, given in enumerate(call.input[call.systems:]):
+        if _spelled_as(given, rest[k]) != rest[k]:
+            call.span.fail(
+                "conflicting_fields",
+                f"the call's input[{call.systems + k}] and a later call's input record that "
+                "message with different fields",
+            )
+
+
 def _spelled_as(made: Message, message: Message) -> Message:
     """``made`` with ``message``'s content when the two spell one text differently: a plain
     string and a single text part without metadata (OpenInference's openai-agents
@@ -242,9 +262,10 @@ def with_results(
     found: list[Slot], calls: list[Call], view: bool = False,
 ) -> list[Message]:
     """The results of the last output's calls, from the tool spans that ran after it (by
-    call id, or placed by ``_placing``), in the order they ran. A tool span after it that
-    answers none of them is refused: it would be dropped. In a ``view``, a failed one that
-    recorded no result leaves its call unanswered."""
+    call id, or placed by ``_placing``), in the order they ran; results of calls without ids
+    in their calls' order (``in_call_order``). A tool span after it that answers none of them
+    is refused: it would be dropped. In a ``view``, a failed one that recorded no result
+    leaves its call unanswered."""
     closing = messages[-1] if messages else None
     if not isinstance(closing, AIMessage) or not closing.tool_calls:
         return messages
@@ -254,10 +275,11 @@ def with_results(
     ]
     wanted = {call.id: call for call in closing.tool_calls if call.id is not None}
     known = {slot.call.id for slot in found if slot.call.id is not None}
-    added = list(messages)
+    results: list[tuple[int | None, ToolRun, ToolMessage]] = []
     attempts = earlier_attempts(runs, found, calls)
     for run in after:
         call_id = run.call_id
+        position: int | None = None
         if id(run) in attempts:
             continue  # a failed attempt of a call retried with success: counted by with_errors
         if call_id is None:
@@ -265,6 +287,7 @@ def with_results(
             if slot.message != len(messages) - 1:
                 continue  # it ran an earlier turn's call: read for its error flag only
             call_id = slot.call.id
+            position = slot.position if call_id is None else None
         elif call_id not in wanted:
             if call_id in known:
                 continue  # an earlier turn's call (this writer's error spans come last)
@@ -311,17 +334,43 @@ def with_results(
         namespace = dict(run.namespace)
         if not isinstance(run.result, str):  # a number, a list...: its JSON, marked so
             namespace["response"] = "value"
-        added.append(
-            ToolMessage(
-                content=_text(run.result),
-                tool_call_id=call_id,
-                name=run.name if isinstance(run.name, str) else None,
-                is_error=run.error,
-                metadata={SOURCE: namespace} if namespace else {},
-            )
+        result = ToolMessage(
+            content=_text(run.result),
+            tool_call_id=call_id,
+            name=run.name if isinstance(run.name, str) else None,
+            is_error=run.error,
+            metadata={SOURCE: namespace} if namespace else {},
         )
-        origin.append((run.span, "attributes"))
-    return added
+        results.append((position, run, result))
+    ordered = in_call_order(results)
+    origin.extend((run.span, "attributes") for run, _ in ordered)
+    return [*messages, *(result for _, result in ordered)]
+
+
+def in_call_order(
+    results: list[tuple[int | None, ToolRun, ToolMessage]],
+) -> list[tuple[ToolRun, ToolMessage]]:
+    """The results in the order they ran; when every one answers a call without an id
+    (``int``: its position among the closing message's calls), in the order of their calls,
+    since results without ids answer calls by position. When the k-th result does not answer
+    the k-th call (an earlier call has no result, or two spans ran one call), it would answer
+    another call: ``ambiguous_trace`` at its tool span."""
+    positions = [position for position, _, _ in results]
+    placed = [position for position in positions if position is not None]
+    if not results or len(placed) != len(results):
+        return [(run, result) for _, run, result in results]
+    ordered = sorted(results, key=lambda found: found[0] or 0)
+    for place_in_block, (position, run, _) in enumerate(ordered):
+        if position != place_in_block:
+            run.span.fail(
+                "ambiguous_trace",
+                f"the tool span ran the last model call's call at position {position}; "
+                "those calls record no ids, so results answer them by position, and the "
+                f"tool spans after the call ran the calls at positions {sorted(placed)} "
+                "(a call before it has no result, or two spans ran one call): its result "
+                "cannot be placed at its call",
+            )
+    return [(run, result) for _, run, result in ordered]
 
 
 def recorded_input(run: ToolRun) -> bool:

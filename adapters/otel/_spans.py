@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, NoReturn
 
+from tracebridge._json import RepeatedKey, read_json
 from tracebridge.errors import ErrorCode, TraceError, short_repr, with_article
 
 from ._values import SOURCE as SOURCE  # (the adapter's name, imported from here)
@@ -48,6 +48,9 @@ class Span:
     scope: str = ""
     keys: dict[str, str] = field(default_factory=dict)
     """For each attribute, the path of its value (for errors)."""
+    events: tuple[str, ...] = ()
+    """The names of the span's events (they are not read: an error says when content is
+    there)."""
 
     def fail(self, code: ErrorCode, detail: str, attribute: str | None = None) -> NoReturn:
         raise TraceError(code, detail, index=self.index, path=self.at(attribute), source=SOURCE)
@@ -70,22 +73,7 @@ def spans_of(trace: Any) -> list[Span]:
 def _spans(trace: Any) -> Iterator[Span]:
     counter = iter(range(1 << 62))
     if isinstance(trace, str):
-        text = trace.strip()
-        try:
-            whole = json.loads(text)
-        except (ValueError, RecursionError):
-            whole = None
-        if isinstance(whole, (dict, list)):
-            yield from _spans(whole)
-            return
-        for n, line in enumerate(text.splitlines()):
-            if not line.strip():
-                continue
-            try:
-                document = json.loads(line)
-            except (ValueError, RecursionError) as error:
-                fail("malformed_event", f"line {n + 1} is not JSON ({error})", f"lines[{n}]")
-            yield from _document(document, f"lines[{n}]", counter)
+        yield from _text_spans(trace, counter)
         return
     if isinstance(trace, Mapping):
         yield from _document(trace, "", counter)
@@ -111,6 +99,37 @@ def _spans(trace: Any) -> Iterator[Span]:
         "expected OTLP/JSON (a document, a list of them, or JSON lines text) or SDK spans, "
         f"got {type(trace).__name__}",
     )
+
+
+def _text_spans(text: str, counter: Iterator[int]) -> Iterator[Span]:
+    """The spans of JSON text: one document, or JSON lines. A line ends at ``\\n`` only (a
+    raw U+2028 or U+0085 is valid inside a JSON string); ``lines[n]`` is the text's line n,
+    blank lines counted. An object holding a key twice is ``malformed_event``: which value
+    was meant is not known."""
+    repeated: RepeatedKey | None = None
+    try:
+        whole = read_json(text)
+    except RepeatedKey as error:
+        whole, repeated = None, error
+    except (ValueError, RecursionError):
+        whole = None
+    if isinstance(whole, (dict, list)):
+        yield from _spans(whole)
+        return
+    read = False
+    for n, line in enumerate(text.split("\n")):
+        if not line.strip():
+            continue
+        try:
+            document = read_json(line)
+        except RepeatedKey as error:
+            fail("malformed_event", f"line {n + 1}: {error}", f"lines[{n}]")
+        except (ValueError, RecursionError) as error:
+            if repeated is not None and not read:  # one document, not lines
+                fail("malformed_event", f"the text is one JSON document, and {repeated}")
+            fail("malformed_event", f"line {n + 1} is not JSON ({error})", f"lines[{n}]")
+        read = True
+        yield from _document(document, f"lines[{n}]", counter)
 
 
 def is_sdk_span(item: Any) -> bool:
@@ -211,6 +230,7 @@ def _otlp_span(span: Any, path: str, index: int, scope: str) -> Span:
         error=error,
         scope=scope,
         keys=keys,
+        events=event_names(span.get("events")),
     )
 
 
@@ -311,6 +331,7 @@ def _json_span(item: Mapping[str, Any], path: str, index: int) -> Span:
                                   index),
         error=error,
         scope=str(scope.get("name", "")) if isinstance(scope, Mapping) else "",
+        events=event_names(item.get("events")),
         keys={key: f"{path}.attributes[{key!r}]" for key in attributes},
     )
 
@@ -397,7 +418,20 @@ def _sdk_span(item: Any, path: str, index: int) -> Span:
         error=code == "ERROR",
         scope=scope_name or "",
         keys={key: f"{path}.attributes[{key!r}]" for key in attributes},
+        events=event_names(getattr(item, "events", None)),
     )
+
+
+def event_names(events: Any) -> tuple[str, ...]:
+    """The names of a span's events (OTLP/JSON and ``to_json()`` objects, or the SDK's
+    ``Event``s); an event without a text name has none to give."""
+    if not isinstance(events, (list, tuple)):
+        return ()
+    names = (
+        event.get("name") if isinstance(event, Mapping) else getattr(event, "name", None)
+        for event in events
+    )
+    return tuple(name for name in names if isinstance(name, str))
 
 
 def _sdk_id(value: Any, path: str) -> int:
