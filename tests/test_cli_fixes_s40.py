@@ -141,6 +141,30 @@ def test_sample_out_the_input_that_standard_input_reads_replaces_it(tmp_path: Pa
     assert sorted(os.listdir(tmp_path)) == ["in.jsonl"]
 
 
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [(("score", "-", "--metric", "tool_call_f1", "-o", "data.jsonl"),
+      "tracebridge score: -o data.jsonl is the same file as the dataset"),
+     (("validate", "-", "--errors", "data.jsonl"),
+      "tracebridge: --errors data.jsonl is the same file as the input")],
+    ids=["score-out", "errors"],
+)
+def test_an_output_standard_input_reads_is_refused_where_it_is_written_first(
+    tmp_path: Path, argv: tuple[str, ...], named: str
+) -> None:
+    # `score - -o DATA < DATA` opens OUT before it reads: it emptied DATA, as `--errors X < X`
+    # did; refused as `score DATA -o DATA` is, DATA untouched
+    data = tmp_path / "data.jsonl"
+    held = "".join(json.dumps({"messages": [{"type": "human", "content": f"hi {n}"}],
+                               "reference_tool_calls": []}) + "\n" for n in (1, 2))
+    data.write_text(held)
+    with open(data, "rb") as stdin:
+        assert tb_reading(*argv, cwd=tmp_path, stdin=stdin) == (
+            2, "", f"{named} - (standard input): writing it would destroy it; give another "
+            "file\n")
+    assert data.read_text() == held
+
+
 def test_out_dev_stdout_is_still_written_through_standard_output(tmp_path: Path) -> None:
     # `{ echo BEFORE; tracebridge ... -o /dev/stdout < /dev/null; } > log`: through the
     # stream, after what it holds (standard input, read-only, is no stream OUT is written by)

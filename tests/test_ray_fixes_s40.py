@@ -234,6 +234,22 @@ def test_an_event_stream_told_by_read_traces_converts_and_scores(tmp_path: Path)
                        "calls")] * 2
 
 
+def test_an_event_stream_named_as_the_source_converts(tmp_path: Path) -> None:
+    # source="llama_index_events" given, not told: its options are the LlamaIndex reader's
+    rows = pa.table({"record": [json.dumps(EVENTS)]})
+    out = convert_batch(rows, source="llama_index_events", target="tracebridge").to_pylist()
+    path = write_jsonl(tmp_path / "events.jsonl", [EVENTS])
+    code, written, err = run("convert", str(path), "--from", "llama_index_events", "--to",
+                             "tracebridge")
+    assert code == 0, err
+    assert [(r["error_code"], json.loads(r["output"])) for r in out] == [
+        (None, json.loads(written))]
+    with pytest.raises(ValueError, match=r"^source_options: allow_pending") as caught:
+        convert_batch(rows, source="llama_index_events", target="tracebridge",
+                      source_options={"allow_pending": "x"})
+    assert str(caught.value) == "source_options: allow_pending takes True or False, got 'x'"
+
+
 def test_a_sample_row_tagged_sample_converts_whole(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "samples.jsonl", [sample("Paris")])
     rows = read_here(path, source="sample")

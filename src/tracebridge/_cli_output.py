@@ -350,16 +350,32 @@ def same_file(output: str | None, inputs: Sequence[tuple[str, str | None]]) -> s
     if output is None or output == "-":
         return None
     for what, path in inputs:
-        if path is None or path == "-":
+        if path is None:
             continue
-        try:
-            same = os.path.samefile(output, path)
-        except (OSError, ValueError):  # one does not exist (yet): the same file only by name
-            same = os.path.abspath(output) == os.path.abspath(path)
+        if path == "-":
+            same = _is_standard_input(output)
+            path = "- (standard input)"
+        else:
+            try:
+                same = os.path.samefile(output, path)
+            except (OSError, ValueError):  # one does not exist (yet): the same file only by name
+                same = os.path.abspath(output) == os.path.abspath(path)
         if same:
             return (f"{output} is the same file as {what} {path}: writing it would destroy it; "
                     "give another file")
     return None
+
+
+def _is_standard_input(output: str) -> bool:
+    """Whether ``output`` names the regular file standard input reads (``< FILE``); a device
+    or a pipe is read and written apart (``-o /dev/null < /dev/null``)."""
+    try:
+        opened = os.fstat(0)
+        found = os.stat(output)
+    except (OSError, ValueError):  # closed, or OUT not there yet
+        return False
+    return stat.S_ISREG(opened.st_mode) and (opened.st_dev, opened.st_ino) == (
+        found.st_dev, found.st_ino)
 
 
 def internal_problem(doing: str, exc: Exception) -> Problem:

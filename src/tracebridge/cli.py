@@ -148,7 +148,7 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
                         "rubrics, metadata}, matched to traces by id")
     sample.add_argument("--id", metavar="PATH",
                         help="where each document holds its id (default: its 'id' key, else "
-                        "its line number)")
+                        "its element number in a JSON array of traces, or its line number)")
     sample.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
 
     formats = add("formats", "list the formats", cmd_formats)

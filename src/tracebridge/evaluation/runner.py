@@ -16,11 +16,12 @@
    when the budget's remaining share covers its estimate, which it then holds while it runs
    (so jobs in flight side by side cannot be cut mid-way); a job the jobs in flight leave too
    little waits for them to give back what they did not use. The boundary is where what is
-   left does not cover the next job with none in flight (so the concurrency never changes
-   which cases run): no new judged job starts, and what is left is unrun with the reason; a
-   deterministic metric sends no request, so it is still scored past the boundary. A judge
-   or provider failure is an ``errored`` result (never a goal failure); a successful judged
-   result goes into the cache.
+   left does not cover the next job with none in flight (so, while jobs stay within their
+   plans, the concurrency never changes which cases run; a retry past its plan draws from
+   what is left, which jobs in flight may hold): no new judged job starts, and what is left
+   is unrun with the reason; a deterministic metric sends no request, so it is still scored
+   past the boundary. A judge or provider failure is an ``errored`` result (never a goal
+   failure); a successful judged result goes into the cache.
 """
 
 from __future__ import annotations
@@ -383,8 +384,8 @@ class Runner:
         """The budget's hold for ``job``, or why what is left does not cover it. While the
         jobs in flight keep too much of the budget, waits for one of them to finish (it
         gives back what it did not use) and asks again: the boundary is only where nothing
-        is in flight, the same at any concurrency. Gives up waiting once the run stopped or
-        a job failed to record its result."""
+        is in flight, the same at any concurrency while jobs stay within their plans. Gives
+        up waiting once the run stopped or a job failed to record its result."""
         claim = self.budget.hold(job.estimates)
         while isinstance(claim, str) and running and not failed and self.stopped is None:
             await asyncio.wait(set(running), return_when=asyncio.FIRST_COMPLETED)

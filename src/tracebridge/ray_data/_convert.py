@@ -208,6 +208,12 @@ def reader_of(source: str) -> Callable[..., list[Message]]:
     return get_adapter(NATIVE if source == SAMPLE else source).to_messages
 
 
+def _format_of(source: str) -> str:
+    """The format whose adapter reads ``source`` (an event stream: LlamaIndex's; a sample:
+    the tracebridge format's)."""
+    return "llama_index" if source == EVENTS else NATIVE if source == SAMPLE else source
+
+
 def check_options(
     source: str,
     target: str,
@@ -218,10 +224,10 @@ def check_options(
     (``ValueError``, before any row), as the command line refuses ``--from-option`` and
     ``--to-option``; the writer is then tried once on an empty conversation, as there, so
     that its own checks of its options speak now."""
-    readers = FORMATS if source == "auto" else (source,)
+    # a row read_traces tagged may also be an event stream or a sample
+    readers = (*FORMATS, EVENTS, SAMPLE) if source == "auto" else (source,)
     _check_named("source_options", "reader", source_options or {}, {
-        name: (reader_of(name), reader_options(NATIVE if name == SAMPLE else name,
-                                               reader_of(name)))
+        name: (reader_of(name), reader_options(_format_of(name), reader_of(name)))
         for name in readers})
     writer = get_adapter(target).from_messages
     _check_named("target_options", "writer", target_options or {},
