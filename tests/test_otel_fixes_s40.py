@@ -9,9 +9,10 @@ spans that lost what made them model calls (docs/adapters/otel.md).
 3. A JSON key given twice (in a GenAI message list, or in OTLP text) is ``malformed_event``.
 4. An earlier call's input that records a message with other fields than the last call's
    is ``conflicting_fields`` at the earlier call.
-5. ``session_id`` with tool spans that name no session keeps another session's tool spans out.
-6. ``NaN`` in a GenAI message list, and a value nested too deep there, are refused at the
-   span and attribute.
+5. ``session_id`` with tool spans that name no session keeps another session's tool spans out;
+   one that names a call of one session only by id is that session's, whenever it ran.
+6. ``NaN`` in a GenAI message list, a value nested too deep and one the messages refuse
+   (an infinity) are refused at the span and attribute, with the path in the source's terms.
 7. JSON lines end at ``\\n`` only; ``lines[n]`` is the text's line n.
 8. Messages in span events are refused with a text that says so.
 9. A GenAI message list cut at the value-length limit is ``truncated_trace``.
@@ -284,6 +285,73 @@ def test_another_sessions_tool_span_without_a_session_is_left_out() -> None:
         ]
 
 
+def traced(*spans: tuple[str, int, dict[str, Any]]) -> dict[str, Any]:
+    """An OTLP/JSON document of spans given as (trace id, start, attributes)."""
+    built = [
+        {"traceId": trace_id, "spanId": f"{n:016x}", "name": "span",
+         "startTimeUnixNano": str(start), "endTimeUnixNano": str(start + 1),
+         "attributes": [{"key": k, "value": any_value(v)} for k, v in pairs.items()]}
+        for n, (trace_id, start, pairs) in enumerate(spans, start=1)
+    ]
+    return {"resourceSpans": [{"scopeSpans": [{"scope": {"name": "x"}, "spans": built}]}]}
+
+
+def session_chat(session: str, asked: str, call_id: str | None) -> dict[str, Any]:
+    answered = ([{"role": "assistant", "parts": [
+        {"type": "tool_call", "id": call_id, "name": "f", "arguments": {}}]}]
+        if call_id is not None else [text("assistant", "yo")])
+    return {"gen_ai.operation.name": "chat", "session.id": session,
+            "gen_ai.input.messages": json.dumps([text("user", asked)]),
+            "gen_ai.output.messages": json.dumps(answered)}
+
+
+def tool_result(call_id: str, result: str) -> dict[str, Any]:
+    return {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "f",
+            "gen_ai.tool.call.id": call_id, "gen_ai.tool.call.result": result}
+
+
+def answered(asked: str, call_id: str, result: str) -> list[Any]:
+    return [HumanMessage(content=asked),
+            AIMessage(tool_calls=[ToolCall(name="f", args={}, id=call_id)]),
+            ToolMessage(content=result, tool_call_id=call_id, name="f")]
+
+
+A_TRACE, B_TRACE = "0a" * 16, "0b" * 16
+
+
+@pytest.mark.parametrize("allow_pending", [False, True])
+def test_another_sessions_call_in_another_trace_does_not_cut_this_sessions_result(
+    allow_pending: bool,
+) -> None:
+    # before: unanswered_tool_call, and with allow_pending the result was left out
+    document = traced((A_TRACE, 10, session_chat("A", "hi A", "c1")),
+                      (B_TRACE, 20, session_chat("B", "hi B", None)),
+                      (A_TRACE, 30, tool_result("c1", "R")))
+    read = otel.to_messages(document, session_id="A", allow_pending=allow_pending)
+    assert read == answered("hi A", "c1", "R")
+
+
+def test_two_interleaved_sessions_in_one_trace_each_read_their_results() -> None:
+    # before: session A was unanswered_tool_call (B's call, started between, cut A's
+    # result), session B orphan_tool_result at A's tool span
+    document = traced((A_TRACE, 10, session_chat("A", "hi A", "ca")),
+                      (A_TRACE, 20, session_chat("B", "hi B", "cb")),
+                      (A_TRACE, 30, tool_result("ca", "RA")),
+                      (A_TRACE, 40, tool_result("cb", "RB")))
+    assert otel.to_messages(document, session_id="A") == answered("hi A", "ca", "RA")
+    assert otel.to_messages(document, session_id="B") == answered("hi B", "cb", "RB")
+
+
+def test_a_result_after_another_sessions_call_that_made_the_same_id_is_left_out() -> None:
+    # an id both sessions made names no one session's call: the horizon holds
+    document = traced((A_TRACE, 10, session_chat("A", "hi A", "c1")),
+                      (A_TRACE, 15, tool_result("c1", "RA")),
+                      (A_TRACE, 20, session_chat("B", "hi B", "c1")),
+                      (A_TRACE, 30, tool_result("c1", "RB")))
+    assert otel.to_messages(document, session_id="A") == answered("hi A", "c1", "RA")
+    assert otel.to_messages(document, session_id="B") == answered("hi B", "c1", "RB")
+
+
 # --- 6. refusals from inside a GenAI message list, at the span ----------------------------------
 
 
@@ -312,8 +380,51 @@ def test_arguments_nested_too_deep_are_refused_at_the_span() -> None:
     error = refused(nan_in(given))
     assert where(error) == (
         "unserializable_value", 1,
-        f"{SPANS}[1].attributes['gen_ai.input.messages[1]'].args.x",
+        f"{SPANS}[1].attributes['gen_ai.input.messages[1].parts[0].arguments.x']",
     )
+    assert error.source == "otel"
+
+
+CALL_C1 = {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "f",
+                                           "arguments": {}}]}
+
+
+@pytest.mark.parametrize(("given", "inside"), [
+    ([{"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "f",
+                                       "arguments": {"x": "BIG"}}]}],
+     "[1].parts[0].arguments.x"),
+    ([{"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "f",
+                                       "arguments": ["BIG"]}]}],
+     "[1].parts[0].arguments[0]"),
+    ([{"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "f",
+                                       "arguments": {}, "zz": {"y": "BIG"}}]}],
+     "[1].parts[0].zz.y"),
+    ([{"role": "assistant", "parts": [{"type": "text", "content": "a"},
+                                      {"type": "text", "content": "b", "zz": "BIG"}]}],
+     "[1].parts[1].zz"),
+    ([{"role": "assistant", "parts": [{"type": "text", "content": "a"}], "zz": ["BIG"]}],
+     "[1].zz[0]"),
+    ([{"role": "assistant", "parts": [{"type": "custom", "v": "BIG"}]}], "[1].parts[0].v"),
+    ([{"role": "assistant", "parts": [{"type": "opaque", "kind": "k", "value": {"v": "BIG"}}]}],
+     "[1].parts[0].value.v"),
+    ([CALL_C1, {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1",
+                                           "response": "ok", "zz": "BIG"}]}],
+     "[2].parts[0].zz"),
+    ([CALL_C1, {"role": "tool", "zz": "BIG", "parts": [{"type": "tool_call_response",
+                                                         "id": "c1", "response": "ok"}]}],
+     "[2].zz"),
+])
+def test_a_value_the_messages_refuse_is_told_at_its_part_in_the_sources_terms(
+    given: list[Any], inside: str
+) -> None:
+    # before: no source, and the typed path after the message (...messages[1]'].args.x)
+    listed = json.dumps([text("user", "x"), *given]).replace('"BIG"', "1e999")
+    error = refused(otlp(genai(listed, [text("assistant", "done")])))
+    assert (error.source, *where(error)) == (
+        "otel", "unserializable_value", 0,
+        f"{SPANS}[0].attributes['gen_ai.input.messages{inside}']",
+    )
+    assert error.detail == "inf is not a finite number"
 
 
 # --- 7. JSON lines ----------------------------------------------------------------------------

@@ -51,8 +51,8 @@ from typing import Any, Literal
 from tracebridge.messages import AIMessage, Message
 from tracebridge.options import AdapterOptions
 
-from ._calls import Call, is_inference
-from ._rebuild import chains, conversation, model_calls, refuse_ambiguous, tool_runs
+from ._calls import Call, ToolRun, is_inference, read_call
+from ._rebuild import call_ids, chains, conversation, model_calls, refuse_ambiguous, tool_runs
 from ._sessions import selected, span_sessions
 from ._spans import SOURCE, Span, fail, is_sdk_span, normalize_id, spans_of
 from ._write import DROPPABLE, write_document
@@ -107,27 +107,44 @@ def to_messages(
     pending = allow_pending or span_id is not None
     chosen_calls = groups[0]
     mine = {id(call) for call in chosen_calls}
-    starts = [call.span.start for call in everything if id(call) not in mine]
-    starts += _other_sessions_calls(traced, sessions, session_id)
+    others = [call for call in everything if id(call) not in mine]
+    theirs = _other_sessions_calls(traced, spans, sessions, session_id)
+    starts = [call.span.start for call in others] + [span.start for span in theirs]
     later = [start for start in starts if start > chosen_calls[-1].span.start]
+    horizon = min(later) if later else None
+    runs = tool_runs(spans)
     return conversation(
-        chosen_calls, tool_runs(spans), allow_pending=pending,
-        horizon=min(later) if later else None, view=span_id is not None,
+        chosen_calls, runs, allow_pending=pending, horizon=horizon, view=span_id is not None,
+        foreign_ids=_foreign_ids(runs, others, theirs),
     )
 
 
 def _other_sessions_calls(
-    spans: list[Span], sessions: dict[int, str], session_id: str | None
-) -> list[int]:
-    """The starts of the model calls of other sessions in the traces ``session_id`` selects
-    (none without it): a tool span that names no session (GenAI's ``execute_tool`` names
-    none) and started after one of them is that call's business, not the session's."""
+    traced: list[Span], spans: list[Span], sessions: dict[int, str], session_id: str | None
+) -> list[Span]:
+    """The model-call spans of other sessions in the traces ``session_id`` selects
+    (``spans``' traces; none without it): a tool span that names no session (GenAI's
+    ``execute_tool`` names none) and started after one of them is that call's business, not
+    the session's, unless its call id says whose it is (``_foreign_ids``)."""
     if session_id is None:
         return []
+    chosen = {span.trace_id for span in spans}
     return [
-        span.start for span in spans
-        if is_inference(span) and sessions.get(id(span), session_id) != session_id
+        span for span in traced
+        if span.trace_id in chosen and is_inference(span)
+        and sessions.get(id(span), session_id) != session_id
     ]
+
+
+def _foreign_ids(runs: list[ToolRun], others: list[Call], theirs: list[Span]) -> frozenset[str]:
+    """The call ids tool spans name that model calls outside the conversation made
+    (``others``, and other sessions' ``theirs``, read when a tool span names an id)."""
+    named = {run.call_id for run in runs if run.call_id is not None}
+    if not named:
+        return frozenset()
+    made = [message for call in others for message in call.output]
+    made += [message for span in theirs for message in read_call(span).output]
+    return frozenset(call_ids(made) & named)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ and any other ``type`` (kept whole). The writer also uses ``refusal`` (``content
 from __future__ import annotations
 
 import json
+from types import TracebackType
 from typing import Any, NoReturn, TypeGuard
 
 from pydantic import ValidationError
@@ -141,14 +142,8 @@ class _MessageReader:
 
     def message(self, item: Any, where: str) -> list[Message]:
         try:
-            return self._message(item, where)
-        except TraceError as error:  # the model's own check (a value nested too deep, say)
-            if error.index is not None:
-                raise
-            inside = f".{error.path}" if error.path else ""
-            raise error.relocated(
-                index=self.span.index, path=f"{self.span.at(where)}{inside}"
-            ) from None
+            with _SourceTerms(self.span, where, _MESSAGE_TERMS, at_least_here=True):
+                return self._message(item, where)
         except ValidationError as error:  # a value of the wrong type for a typed field
             first = error.errors()[0]
             self.fail(
@@ -259,10 +254,17 @@ class _MessageReader:
                       f"expected a part with a 'type', got {short_repr(part)}", where)
         kind = part["type"]
         if kind == "opaque" and set(part) == {"type", "kind", "value"}:
-            return OpaquePart(kind=part["kind"], value=part["value"])
+            with _SourceTerms(self.span, where, (("value", "value"),)):
+                return OpaquePart(kind=part["kind"], value=part["value"])
         known = _PART_KEYS.get(kind)
         if known is None:
-            return OpaquePart(kind=kind, value=part)
+            with _SourceTerms(self.span, where, (("value", ""),)):  # the part kept whole
+                return OpaquePart(kind=kind, value=part)
+        with _SourceTerms(self.span, where, _PART_TERMS):
+            return self.known_part(part, kind, known, where)
+
+    def known_part(self, part: dict[str, Any], kind: str, known: set[str], where: str) -> Part:
+        """A part of a type the convention names (``_PART_KEYS``); its other keys are kept."""
         extra = {key: value for key, value in part.items() if key not in known}
         metadata = {SOURCE: {"fields": extra}} if extra else {}
         if kind in ("text", "reasoning", "refusal"):
@@ -296,6 +298,10 @@ class _MessageReader:
         return FilePart(**source, filename=part.get("filename"), metadata=metadata)
 
     def call(self, part: dict[str, Any], where: str) -> ToolCall:
+        with _SourceTerms(self.span, where, _CALL_TERMS):
+            return self.typed_call(part, where)
+
+    def typed_call(self, part: dict[str, Any], where: str) -> ToolCall:
         name = part.get("name")
         if not isinstance(name, str):
             self.fail("malformed_event", "a tool_call part needs a 'name'", f"{where}.name")
@@ -353,9 +359,67 @@ class _MessageReader:
         else:
             content = dumps(response)
             namespace["response"] = "json"
-        return ToolMessage(
-            content=content, tool_call_id=call_id, name=name, metadata=_ns(namespace)
-        )
+        with _SourceTerms(self.span, where, (("metadata.otel.part_fields", ""),)):
+            return ToolMessage(
+                content=content, tool_call_id=call_id, name=name, metadata=_ns(namespace)
+            )
+
+
+_MESSAGE_TERMS = (("metadata.otel.fields", ""),)
+"""A message's typed paths and the message's keys they came from (``_SourceTerms``): its
+other keys (``finish_reason``, say) are kept under ``fields``."""
+
+_PART_TERMS = (("metadata.otel.fields", ""), ("metadata.otel.modality", "modality"))
+"""The same for a part of a known type: its other keys, and its ``modality``."""
+
+_CALL_TERMS = (
+    ("args", "arguments"), ("metadata.otel.arguments", "arguments"), ("metadata.otel.fields", "")
+)
+"""The same for a ``tool_call`` part: its ``arguments`` (as read, or kept as given when
+neither an object nor text) and its other keys."""
+
+
+class _SourceTerms:
+    """A typed model's own refusal of a value (one nested too deep, an infinity: it has no
+    span) raised at the span, its path in the source's terms: the typed path under a prefix
+    of ``spelled`` (typed prefix, the source's key there; ``""``: the item's own keys) goes
+    on after ``where``. One under no such prefix is left to the enclosing reader, or with
+    ``at_least_here`` pointed at ``where``."""
+
+    def __init__(
+        self, span: Span, where: str, spelled: tuple[tuple[str, str], ...], *,
+        at_least_here: bool = False,
+    ) -> None:
+        self.span = span
+        self.where = where
+        self.spelled = spelled
+        self.at_least_here = at_least_here
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if not isinstance(error, TraceError) or error.index is not None:
+            return
+        inside = _in_source(error.path or "", self.spelled)
+        if inside is None and not self.at_least_here:
+            return
+        raise error.relocated(
+            index=self.span.index, path=self.span.at(f"{self.where}{inside or ''}"),
+            source=SOURCE,
+        ) from None
+
+
+def _in_source(typed: str, spelled: tuple[tuple[str, str], ...]) -> str | None:
+    """``args.x`` under ``("args", "arguments")`` -> ``.arguments.x``; None under no prefix."""
+    for prefix, key in spelled:
+        rest = typed[len(prefix):]
+        if typed.startswith(prefix) and rest[:1] in ("", ".", "["):
+            return f".{key}{rest}" if key else rest
+    return None
 
 
 RESPONSE_KEYS = ("response", "result")

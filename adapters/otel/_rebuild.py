@@ -152,13 +152,15 @@ def refuse_ambiguous(groups: list[list[Call]], named: dict[int, str]) -> None:
 
 def conversation(
     calls: list[Call], tools: list[ToolRun], *, allow_pending: bool, horizon: int | None = None,
-    view: bool = False,
+    view: bool = False, foreign_ids: frozenset[str] = frozenset(),
 ) -> list[Message]:
     """The last call's input and output, earlier calls proven prefixes, tool results added.
     ``horizon``: when the next model call outside ``calls`` started (a tool span from then
-    on is another call's business). ``view``: one call's view (``span_id``), where a failed
-    tool span that recorded no result leaves its call unanswered (the result the framework
-    made of the error is in the next call's input, outside the view)."""
+    on is another call's business, unless its call id says whose it is: ``_ours``).
+    ``foreign_ids``: the call ids model calls outside ``calls`` made. ``view``: one call's
+    view (``span_id``), where a failed tool span that recorded no result leaves its call
+    unanswered (the result the framework made of the error is in the next call's input,
+    outside the view)."""
     last = calls[-1]
     rest = body(last)
     systems = last.input[: last.systems]
@@ -179,9 +181,10 @@ def conversation(
             message = _as_made(message, maker, position, systems)
         messages.append(message)
     first = calls[0].span.start
+    own = call_ids(messages)
     runs = [
         run for run in tools
-        if run.span.start >= first and (horizon is None or run.span.start < horizon)
+        if run.span.start >= first and _ours(run, horizon, own, foreign_ids)
     ]
     found = slots(messages, {len(systems) + k: call for k, call in produced.items()})
     messages = with_results(messages, runs, origin, last, found, calls, view)
@@ -191,6 +194,25 @@ def conversation(
     except TraceError as error:
         raise moved(error, origin) from None
     return messages
+
+
+def call_ids(messages: list[Message]) -> set[str]:
+    """The ids of the messages' tool calls."""
+    return {
+        call.id for message in messages if isinstance(message, AIMessage)
+        for call in message.tool_calls if call.id is not None
+    }
+
+
+def _ours(run: ToolRun, horizon: int | None, own: set[str], foreign: frozenset[str]) -> bool:
+    """Whether a tool span is the conversation's business: one whose call id names a call of
+    the conversation only (``own``), or of model calls outside it only (``foreign``), is
+    theirs, whenever it ran (an id match is unambiguous); the rest, up to the horizon."""
+    if run.call_id in own and run.call_id not in foreign:
+        return True
+    if run.call_id in foreign and run.call_id not in own:
+        return False
+    return horizon is None or run.span.start < horizon
 
 
 def _as_made(message: Message, maker: Call, position: int, systems: list[Message]) -> Message:
