@@ -135,6 +135,43 @@ def test_an_edited_file_name_goes_back_where_it_was_read_from() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    ("block", "shape"),
+    [
+        (create_file_block(base64=PDF, mime_type="application/pdf", filename="b.pdf", id="x"),
+         "file_filename_in_extras"),
+        ({"type": "file", "base64": PDF, "mime_type": "application/pdf",
+          "metadata": {"filename": "b.pdf"}}, "file_filename_in_metadata"),
+        ({"type": "file", "source_type": "base64", "data": PDF, "mime_type": "application/pdf",
+          "extras": {"filename": "b.pdf"}}, "file_source_base64_filename_in_extras"),
+        ({"type": "file", "source_type": "base64", "data": PDF, "mime_type": "application/pdf",
+          "metadata": {"filename": "b.pdf"}}, "file_source_base64_filename_in_metadata"),
+    ],
+    ids=["v1-extras", "v1-metadata", "v0-extras", "v0-metadata"],
+)
+def test_a_file_name_removed_from_a_layout_that_needs_one_is_refused_at_the_shape(
+    block: dict[str, Any], shape: str
+) -> None:
+    # written without the name, the block reads back in the plain layout ('file', ...)
+    typed = langchain.to_messages(_ask(block))
+    content = list(typed[0].content)
+    content[1] = content[1].model_copy(update={"filename": None})
+    edited = [typed[0].model_copy(update={"content": content})]
+    with pytest.raises(TraceError) as caught:
+        langchain.from_messages(edited)
+    plain = shape.removesuffix("_filename_in_extras").removesuffix("_filename_in_metadata")
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable", 0, "messages[0].content[1].metadata.langchain.shape")
+    assert caught.value.detail == (
+        f"metadata.langchain.shape is {shape!r}, a layout for a part with filename, but the "
+        f"written block reads back in the {plain!r} layout; give the part filename, or take "
+        "metadata.langchain off the part to write it in the layout the way back picks"
+    )
+    content[1] = content[1].model_copy(update={"metadata": {}})
+    unkept = [typed[0].model_copy(update={"content": content})]
+    assert langchain.to_messages(langchain.from_messages(unkept)) == unkept
+
+
 def test_a_file_name_from_another_format_is_a_top_level_filename() -> None:
     part = tb.FilePart(data=PDF, mime_type="application/pdf", filename="a.pdf")
     [written] = langchain.from_messages([tb.HumanMessage(content=[part])])

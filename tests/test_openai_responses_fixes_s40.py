@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import hypothesis
 import pytest
+from hypothesis import strategies as st
 from langchain_core.messages import AIMessage as LCAIMessage
 from langchain_core.messages import HumanMessage as LCHumanMessage
 from langchain_core.messages import ToolMessage as LCToolMessage
@@ -33,6 +35,8 @@ from tracebridge.messages import (
     ToolCall,
     ToolMessage,
 )
+
+from law_kits.openai_responses import expressible
 
 NS = "openai_responses"
 USER = {"role": "user", "content": "hi"}
@@ -308,3 +312,44 @@ def test_a_later_message_item_s_misplaced_span_keeps_its_item_and_part() -> None
     assert read[1].citations == [Citation(url="https://p", title="P", start_index=14,
                                           end_index=54, metadata={NS: {"part": 1, "message": 1}})]
     assert openai_responses.from_messages(read) == items
+
+
+# --- the law kit draws citations on any text part ------------------------------------------
+
+
+def _cites_past_the_first_text_part(messages: list[Any]) -> bool:
+    for message in messages:
+        texts = [part.text for part in message.content if isinstance(part, TextPart)] if (
+            isinstance(message, AIMessage) and isinstance(message.content, list)) else []
+        if any(c.start_index is not None and c.start_index > len(texts[0])
+               for c in getattr(message, "citations", [])):
+            return True
+    return False
+
+
+def test_the_law_kit_draws_citations_of_later_text_parts_and_they_read_back_equal() -> None:
+    found = hypothesis.find(
+        expressible(), _cites_past_the_first_text_part,
+        # the first example found, not the smallest: the kit's conversations shrink slowly
+        settings=hypothesis.settings(database=None, derandomize=True, max_examples=1000,
+                                     phases=[hypothesis.Phase.generate]),
+    )
+    assert openai_responses.to_messages(openai_responses.from_messages(found)) == found
+
+
+@hypothesis.given(
+    st.lists(st.text(max_size=5), min_size=2, max_size=4), st.data()
+)
+def test_a_drawn_span_over_two_text_parts_is_not_representable(
+    texts: list[str], data: st.DataObject
+) -> None:
+    j = data.draw(st.integers(0, len(texts) - 2))
+    starts = [sum(len(text) + 1 for text in texts[:k]) for k in range(len(texts))]
+    # from inside part j (or its end) to past the end of part j: into its newline and beyond
+    begin = data.draw(st.integers(starts[j], starts[j] + len(texts[j])))
+    end = data.draw(st.integers(starts[j] + len(texts[j]) + 1, starts[-1] + len(texts[-1])))
+    reply = AIMessage(content=[TextPart(text=text) for text in texts],
+                      citations=[Citation(url="https://p", title="P", start_index=begin,
+                                          end_index=end)])
+    assert outcome(openai_responses.from_messages, [HumanMessage(content="hi"), reply]) == (
+        "not_representable", 1, "messages[1].citations[0]")

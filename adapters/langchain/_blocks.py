@@ -29,6 +29,7 @@ from ._kept_places import OPAQUE_PART_KEYS, PART_KEYS, STRING_PART_KEYS, refuse_
 from ._shapes import (
     SHAPES,
     SHAPES_BY_NAME,
+    BlockShape,
     MappedPart,
     default_shape,
     first_reading,
@@ -235,6 +236,7 @@ def _check_reads_back(
         and ("type" in block or raw)  # the reader refuses an untyped block without bytes
         and found[1] == typed_values(part)
     ):
+        _check_same_layout(found[0], part, shape, path)
         return
     if found is None or not ("type" in block or raw):
         reads = "an opaque part, or not at all"
@@ -246,5 +248,24 @@ def _check_reads_back(
         f"written block {short_repr(block)}, which reads back as {reads}, not as "
         f"{type(part).__name__} {short_repr(typed_values(part))}",
         path=f"{path}.metadata",
+        source=NAME,
+    )
+
+
+def _check_same_layout(found: BlockShape, part: MappedPart, shape: str, path: str) -> None:
+    """A block that reads back as the part must read back in its kept layout too: one that
+    holds a field only where langchain-core's converters look for it (a file name under
+    ``extras``) needs that field, or the block reads back in the plain layout."""
+    if found.name == shape:
+        return
+    missing = [field for field in SHAPES_BY_NAME[shape].requires if getattr(part, field) is None]
+    needs = f", a layout for a part with {' and '.join(missing)}," if missing else ""
+    give = f"give the part {' and '.join(missing)}, or " if missing else ""
+    raise TraceError(
+        "not_representable",
+        f"metadata.langchain.shape is {shape!r}{needs} but the written block reads back in "
+        f"the {found.name!r} layout; {give}take metadata.langchain off the part to write it "
+        "in the layout the way back picks",
+        path=f"{path}.metadata.{NAME}.shape",
         source=NAME,
     )

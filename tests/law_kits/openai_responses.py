@@ -119,16 +119,29 @@ def reply_content(draw: st.DrawFn, n: int) -> tuple[Any, list[Citation]]:
     if not reasoning and draw(st.booleans()):
         return draw(texts), []
     spoken = draw(st.lists(reply_parts, max_size=3))
-    cited: list[Citation] = []
     written = [part.text for part in spoken if isinstance(part, TextPart)]
-    if written and draw(st.booleans()):
-        # a span of the first text part (an annotation counts characters of its own part)
-        cited = [
-            Citation(url=f"https://example.com/{k}", title=draw(texts), start_index=0,
-                     end_index=min(k, len(written[0])))
-            for k in range(draw(st.integers(1, 2)))
-        ]
+    cited = draw(cited_spans(written)) if written and draw(st.booleans()) else []
     return [*reasoning, *spoken], cited
+
+
+@st.composite
+def cited_spans(draw: st.DrawFn, written: list[str]) -> list[Citation]:
+    """One or two citations, each a span of a drawn text part of ``written`` (the reply's text
+    parts), in part order as the writer needs them. Their indexes count characters of the
+    reply's text: the text parts joined by a newline, as ``AIMessage.text`` joins them."""
+    starts = [sum(len(text) + 1 for text in written[:j]) for j in range(len(written))]
+    cited_parts = sorted(
+        draw(st.lists(st.integers(0, len(written) - 1), min_size=1, max_size=2))
+    )
+    cited = []
+    for k, j in enumerate(cited_parts):
+        begin = draw(st.integers(0, len(written[j])))
+        end = draw(st.integers(begin, len(written[j])))
+        cited.append(
+            Citation(url=f"https://example.com/{k}", title=draw(texts),
+                     start_index=starts[j] + begin, end_index=starts[j] + end)
+        )
+    return cited
 
 
 status = st.sampled_from(["completed", "failed"])
