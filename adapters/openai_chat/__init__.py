@@ -50,7 +50,14 @@ from tracebridge.messages import Message
 from tracebridge.options import AdapterOptions
 
 from ._parts import STRING_ROLES
-from ._read import ROLES, Dialect, is_sdk_message, parse_arguments, read_trace
+from ._read import (
+    ROLES,
+    Dialect,
+    has_swarm_keys,
+    is_sdk_message,
+    parse_arguments,
+    read_trace,
+)
 from ._reply import REASONING_KEYS
 from ._write import DROPPABLE, write_trace
 
@@ -108,19 +115,20 @@ def detect(trace: Any) -> bool:
     """True for a non-empty list of role-keyed message dicts / ``ChatCompletionMessage``s.
 
     Each has ``content``, or (an assistant message) calls, ``audio`` or ``refusal`` in its place.
-    Lists with Swarm's ``sender`` or ``tool_name`` keys belong to the swarm adapter.
+    Lists with Swarm's ``sender`` or ``tool_name`` keys (on a dict, or set on an SDK object)
+    belong to the swarm adapter.
     """
     if not isinstance(trace, list) or not trace:
         return False
     for item in trace:
+        if has_swarm_keys(item):
+            return False
         if is_sdk_message(item):
             continue
         if not isinstance(item, dict):
             return False
         role = item.get("role")
         if not isinstance(role, str) or role not in ROLES:  # ``in`` on a numpy array raises
-            return False
-        if "sender" in item or "tool_name" in item:
             return False
         if "content" not in item and not any(key in item for key in _CONTENT_FREE):
             return False

@@ -18,7 +18,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, NoReturn
 
+from pydantic import BaseModel
+
+from tracebridge._changed import FELL, refusal
 from tracebridge._json import check_json, json_copy, json_path
+from tracebridge._optional import module_of
 from tracebridge._shape import unknown_kind
 from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.media import (
@@ -64,6 +68,18 @@ a list of parts: the legacy ``function`` message (``ChatCompletionFunctionMessag
 (``Dialect.string_roles``)."""
 
 
+DROP_EFFECTS: Mapping[str, str] = {
+    "custom_calls": "write it as a function call with args {'input': text}",
+}
+"""What a ``drop=`` option does, where it writes the loss another way than by leaving it out
+(the words after "pass drop=[...] to" in a refusal)."""
+
+
+def drop_effect(option: str) -> str:
+    """What ``drop=[option]`` does, as a refusal's hint says it."""
+    return DROP_EFFECTS.get(option, "leave it out")
+
+
 class PartReader:
     """Reads parts of the message at one index of a trace."""
 
@@ -86,11 +102,28 @@ class PartReader:
         return json_copy(value)
 
     def mapping(self, value: Any, path: str, what: str) -> dict[str, Any]:
+        """``value`` as a dict: a mapping as it is, an OpenAI SDK object (a reply's tool
+        call, its ``Function``, an ``Annotation``, a ``ChatCompletionAudio``, put in a dict
+        message as the application got it) as the SDK sends it, with only the keys it
+        really has; anything else is malformed."""
+        if isinstance(value, BaseModel) and module_of(type(value)).startswith("openai."):
+            return self.sdk_dump(value, path)
         if not isinstance(value, Mapping):
             self.fail(
                 "malformed_event", path, f"expected {what} (an object), got {described(value)}"
             )
         return dict(value)
+
+    def sdk_dump(self, value: BaseModel, path: str) -> dict[str, Any]:
+        """An SDK object's JSON form, as the SDK serialises it in a request."""
+        try:
+            dumped: dict[str, Any] = value.model_dump(mode="json", exclude_unset=True)
+        except FELL:
+            refused = refusal(value, path, "the OpenAI SDK", index=self.index, source=self.source)
+            if refused is not None:
+                raise refused from None
+            raise  # the SDK accepts the object: the fault is ours, shown as it is
+        return dumped
 
     def string(self, data: dict[str, Any], key: str, path: str) -> str:
         if key not in data:
@@ -262,10 +295,11 @@ class PartWriter:
         written as its own key)."""
 
     def lose(self, what: str, path: str, option: str | None) -> None:
-        """Raise ``not_representable`` unless the caller accepted this loss by name."""
+        """Raise ``not_representable`` unless the caller accepted this loss by name; the
+        error names the option and what it does (``DROP_EFFECTS``)."""
         if option is not None and option in self.drop:
             return
-        hint = f"; pass drop=[{option!r}] to leave it out" if option else ""
+        hint = f"; pass drop=[{option!r}] to {drop_effect(option)}" if option else ""
         raise TraceError(
             "not_representable",
             f"{what}{hint}",

@@ -86,6 +86,20 @@ def is_sdk_message(item: Any) -> bool:
     return kind is not dict and sdk_message_class(kind) is not None
 
 
+SWARM_KEYS = ("sender", "tool_name")
+"""The keys Swarm adds to a message: the agent that wrote it, the tool that answered."""
+
+
+def has_swarm_keys(item: Any) -> bool:
+    """Whether a message dict, or an SDK message object among its fields the SDK does not
+    declare (Swarm sets ``sender`` on the reply object before it stores it), has a key of
+    ``SWARM_KEYS``."""
+    if is_sdk_message(item):
+        extra = getattr(item, "__pydantic_extra__", None)
+        return isinstance(extra, dict) and any(key in extra for key in SWARM_KEYS)
+    return isinstance(item, dict) and any(key in item for key in SWARM_KEYS)
+
+
 def sdk_message_class(kind: type) -> str | None:
     """The SDK message class ``kind`` is or derives from (``_STORE`` for a stored message,
     ``_MESSAGE`` for any other), or None. Asked through the classes it derives from, not

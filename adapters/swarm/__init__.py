@@ -46,7 +46,7 @@ from tracebridge.options import AdapterOptions
 
 from .. import openai_chat
 from ..openai_chat._parts import STRING_ROLES
-from ..openai_chat._read import read_trace
+from ..openai_chat._read import has_swarm_keys, is_sdk_message, read_trace
 from ..openai_chat._reply import REASONING_KEYS
 from ..openai_chat._write import write_trace
 
@@ -94,12 +94,18 @@ def from_messages(messages: Any, *, drop: Collection[str] = ()) -> list[dict[str
 
 
 def detect(trace: Any) -> bool:
-    """True for a list of role-keyed dicts with at least one ``sender`` or ``tool_name``."""
+    """True for a list of role-keyed dicts and SDK message objects (``ChatCompletionMessage``)
+    with at least one ``sender`` or ``tool_name`` (a key of a dict, or set on an object, as
+    Swarm's run loop sets ``sender`` on each reply)."""
     if not isinstance(trace, list) or not trace:
         return False
-    if not all(isinstance(item, dict) and _known_role(item.get("role")) for item in trace):
+    if not all(_is_message(item) for item in trace):
         return False
-    return any("sender" in item or "tool_name" in item for item in trace)
+    return any(has_swarm_keys(item) for item in trace)
+
+
+def _is_message(item: Any) -> bool:
+    return is_sdk_message(item) or (isinstance(item, dict) and _known_role(item.get("role")))
 
 
 def _known_role(role: Any) -> bool:
