@@ -99,9 +99,9 @@ def forms(events: list[Any]) -> list[list[Any]]:
     return [events, dumped, [json.loads(serializer.serialize(event)) for event in events]]
 
 
-def read(events: list[Any]) -> list[Any]:
+def read(events: list[Any], **options: Any) -> list[Any]:
     """The messages of a stream, the same in every form."""
-    first, *others = [llama_index.events_to_messages(form) for form in forms(events)]
+    first, *others = [llama_index.events_to_messages(form, **options) for form in forms(events)]
     assert all(other == first for other in others)
     return first
 

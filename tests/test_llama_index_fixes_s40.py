@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,7 +27,7 @@ from llama_index.core.base.llms.types import ToolCallBlock
 from llama_index.core.llms import ChatMessage
 from llama_index.core.llms.mock import MockFunctionCallingLLM
 from llama_index.core.memory import Memory, StaticMemoryBlock
-from workflows.context.serializers import JsonSerializer
+from test_llama_index_events_audit import kinds, read, refused
 from workflows.errors import WorkflowCancelledByUser, WorkflowTimeoutError
 
 from tracebridge import (
@@ -126,35 +125,6 @@ def run_ok(agent: FunctionAgent, turns: list[str], memory: Any) -> list[Any]:
         return events
 
     return asyncio.run(turns_run())
-
-
-def forms(events: list[Any]) -> list[list[Any]]:
-    dumped = json.loads(json.dumps(llama_index.dump_events(events)))
-    serializer = JsonSerializer()
-    return [events, dumped, [json.loads(serializer.serialize(event)) for event in events]]
-
-
-def read(events: list[Any], **options: Any) -> list[Any]:
-    """The messages of a stream, the same in every form."""
-    first, *others = [llama_index.events_to_messages(form, **options) for form in forms(events)]
-    assert all(other == first for other in others)
-    return first
-
-
-def refused(events: list[Any], **options: Any) -> tuple[str, int | None, str | None, str]:
-    """The error of a stream, the same in every form."""
-    errors = []
-    for form in forms(events):
-        with pytest.raises(TraceError) as caught:
-            llama_index.events_to_messages(form, **options)
-        errors.append((caught.value.code, caught.value.index, caught.value.path,
-                       caught.value.detail))
-    assert all(error == errors[0] for error in errors)
-    return errors[0]
-
-
-def kinds(events: list[Any]) -> list[str]:
-    return [type(event).__name__ for event in events]
 
 
 def ended(kind: str, data: dict[str, Any]) -> dict[str, Any]:
