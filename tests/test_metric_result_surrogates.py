@@ -91,3 +91,21 @@ def test_the_evaluation_cache_reports_a_stored_result_nested_too_deep(tmp_path: 
         db.execute("UPDATE results SET value = ? WHERE key = 'k1'", (_nested(100_000),))
     with ResultCache(path) as cache, pytest.raises(CacheError, match="does not validate"):
         cache.get("k1")
+
+
+def test_a_lone_surrogate_in_a_top_level_details_key_reads_back(tmp_path: Path) -> None:
+    # pydantic's writer raises on a lone surrogate in a value or in a nested key, but writes
+    # one in a key of the result's own details as U+FFFD, without an error
+    result = MetricResult(name="custom", value=0.5, metric_version="1",
+                          transcript_hash="tb1:a", details={NAME: 1, "plain": "ok"})
+    assert "\ufffd" in result.model_dump_json()  # why to_json looks closer
+    text = result.to_json()
+    assert "\\udcff" in text
+    back = MetricResult.from_json(text)
+    assert back == result
+    assert list(back.details) == [NAME, "plain"]
+    with ResultCache(tmp_path / "cache.sqlite") as cache:
+        assert cache.put("k1", result)
+        found = cache.get("k1")
+    assert found is not None
+    assert list(found.details) == [NAME, "plain", "cached"]

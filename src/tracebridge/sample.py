@@ -143,7 +143,7 @@ class MultiTurnSample(BaseModel):
         # pydantic writes a lone surrogate in a dict *key* as U+FFFD (no error): only then is
         # there a U+FFFD (or, ensure_ascii, its escape) in the text to look closer at
         if ("\ufffd" in text or (options.get("ensure_ascii") and "\\ufffd" in text)) and (
-            _surrogate_key_in(self.model_dump())
+            surrogate_key_in(self.model_dump())
         ):
             return self._json_by_python(options)
         return text
@@ -208,18 +208,18 @@ def _same_objects(kept: list[Any], messages: list[Any]) -> bool:
     return len(kept) == len(messages) and all(map(operator.is_, kept, messages))
 
 
-def _surrogate_key_in(value: Any) -> bool:
-    """Whether a dict in ``value`` (a sample's ``model_dump()``) has a key holding a lone
-    surrogate."""
+def surrogate_key_in(value: Any) -> bool:
+    """Whether a dict in ``value`` (a model's ``model_dump()``) has a key holding a lone
+    surrogate (which pydantic's JSON writer writes as U+FFFD, without an error)."""
     if type(value) is dict:
         for key, item in value.items():
             if not key.isascii() and _has_surrogate(key):
                 return True
-            if (type(item) is dict or type(item) is list) and _surrogate_key_in(item):
+            if (type(item) is dict or type(item) is list) and surrogate_key_in(item):
                 return True
     elif type(value) is list:
         for item in value:
-            if (type(item) is dict or type(item) is list) and _surrogate_key_in(item):
+            if (type(item) is dict or type(item) is list) and surrogate_key_in(item):
                 return True
     return False
 

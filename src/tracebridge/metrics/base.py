@@ -27,7 +27,7 @@ from pydantic_core import PydanticSerializationError
 from .._json import RepeatedKey, json_copy_at, read_json
 from ..errors import TraceError
 from ..messages import JsonObject
-from ..sample import MultiTurnSample
+from ..sample import MultiTurnSample, surrogate_key_in
 
 __all__ = ["Metric", "MetricResult", "Usage", "run_sync"]
 
@@ -127,9 +127,16 @@ class MetricResult(BaseModel):
         with ``surrogateescape``, in a call's arguments) is escaped (``\\udcff``), where
         pydantic's writer refuses it."""
         try:
-            return self.model_dump_json()
+            text = self.model_dump_json()
         except PydanticSerializationError:
-            return json.dumps(self.model_dump(), separators=(",", ":"))  # every field JSON
+            return self._json_by_python()
+        # a lone surrogate in a dict key comes out as U+FFFD, without an error (as in a sample)
+        if "\ufffd" in text and surrogate_key_in(self.model_dump()):
+            return self._json_by_python()
+        return text
+
+    def _json_by_python(self) -> str:
+        return json.dumps(self.model_dump(), separators=(",", ":"))  # every field JSON
 
     @classmethod
     def from_json(cls, text: str | bytes) -> MetricResult:
