@@ -362,7 +362,8 @@ def test_fc_item_ids_answered_by_call_ids_are_orphan_results() -> None:
     fc_call = {"role": "assistant", "parts": [{**CALL, "id": "fc_1"}]}
     error = refused(document(genai(1, [ASK, fc_call, RESULT], [ANSWER])))
     assert (error.code, error.index, error.path) == (
-        "orphan_tool_result", 0, "resourceSpans[0].scopeSpans[0].spans[0].input[2].tool_call_id"
+        "orphan_tool_result", 0,
+        "resourceSpans[0].scopeSpans[0].spans[0].attributes['gen_ai.input.messages[2].parts[0].id']",
     )
 
 

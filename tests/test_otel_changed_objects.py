@@ -84,7 +84,7 @@ def test_any_changed_span_reads_or_is_refused(span: int, field: str, value: Any)
         assert index == span  # docs/adapters/otel.md "Refusals": the span's position
     elif code == "unanswered_tool_call":
         assert code in _CONVERSATION_CODES.get(field, set())
-        assert (index, path) == (0, "[0].output[0].tool_calls[0]")
+        assert (index, path) == (0, "[0].attributes['gen_ai.output.messages[0].parts[0]']")
         assert span == 1  # the last call's span
     else:
         assert code in _CONVERSATION_CODES.get(field, set())

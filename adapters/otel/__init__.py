@@ -51,8 +51,10 @@ from typing import Any, Literal
 from tracebridge.messages import AIMessage, Message
 from tracebridge.options import AdapterOptions
 
-from ._calls import Call, ToolRun, is_inference, read_call
-from ._rebuild import call_ids, chains, conversation, model_calls, refuse_ambiguous, tool_runs
+from ._calls import Call, is_inference
+from ._origins import Origin, joined
+from ._owners import outside
+from ._rebuild import chains, conversation, model_calls, refuse_ambiguous, tool_runs
 from ._sessions import selected, span_sessions
 from ._spans import SOURCE, Span, fail, is_sdk_span, normalize_id, spans_of
 from ._write import DROPPABLE, write_document
@@ -109,13 +111,14 @@ def to_messages(
     mine = {id(call) for call in chosen_calls}
     others = [call for call in everything if id(call) not in mine]
     theirs = _other_sessions_calls(traced, spans, sessions, session_id)
-    starts = [call.span.start for call in others] + [span.start for span in theirs]
-    later = [start for start in starts if start > chosen_calls[-1].span.start]
-    horizon = min(later) if later else None
     runs = tool_runs(spans)
+    claimed = frozenset(
+        id(span) for span in spans
+        if session_id is not None and sessions.get(id(span)) == session_id
+    )
     return conversation(
-        chosen_calls, runs, allow_pending=pending, horizon=horizon, view=span_id is not None,
-        foreign_ids=_foreign_ids(runs, others, theirs),
+        chosen_calls, runs, allow_pending=pending, view=span_id is not None,
+        outside=outside(chosen_calls[-1], others, theirs, runs, claimed),
     )
 
 
@@ -123,9 +126,8 @@ def _other_sessions_calls(
     traced: list[Span], spans: list[Span], sessions: dict[int, str], session_id: str | None
 ) -> list[Span]:
     """The model-call spans of other sessions in the traces ``session_id`` selects
-    (``spans``' traces; none without it): a tool span that names no session (GenAI's
-    ``execute_tool`` names none) and started after one of them is that call's business, not
-    the session's, unless its call id says whose it is (``_foreign_ids``)."""
+    (``spans``' traces; none without it), not read: a tool span that names no session
+    (GenAI's ``execute_tool`` names none) may have run one of their calls (``_owners``)."""
     if session_id is None:
         return []
     chosen = {span.trace_id for span in spans}
@@ -134,17 +136,6 @@ def _other_sessions_calls(
         if span.trace_id in chosen and is_inference(span)
         and sessions.get(id(span), session_id) != session_id
     ]
-
-
-def _foreign_ids(runs: list[ToolRun], others: list[Call], theirs: list[Span]) -> frozenset[str]:
-    """The call ids tool spans name that model calls outside the conversation made
-    (``others``, and other sessions' ``theirs``, read when a tool span names an id)."""
-    named = {run.call_id for run in runs if run.call_id is not None}
-    if not named:
-        return frozenset()
-    made = [message for call in others for message in call.output]
-    made += [message for span in theirs for message in read_call(span).output]
-    return frozenset(call_ids(made) & named)
 
 
 @dataclass(frozen=True)
@@ -211,10 +202,14 @@ def detect(trace: Any) -> bool:
 
 
 def _joined(found: list[Call]) -> list[Call]:
-    """Each call with its runs of call-only assistant messages joined to the message before."""
-    return [
-        Call(span=c.span, input=join_calls(c.input), output=join_calls(c.output)) for c in found
-    ]
+    """Each call with its runs of call-only assistant messages joined to the message before
+    (and where each was recorded, ``_origins``, joined alike)."""
+    joined: list[Call] = []
+    for call in found:
+        given, given_from = joined_calls(call.input, call.input_from)
+        output, output_from = joined_calls(call.output, call.output_from)
+        joined.append(Call(call.span, given, output, given_from, output_from))
+    return joined
 
 
 _EMPTY_CONTENT = ({SOURCE: {"content": "absent"}}, {SOURCE: {"content": "null"}})
@@ -226,24 +221,43 @@ def join_calls(messages: list[Message]) -> list[Message]:
     conversation rules want one turn's calls on one message. Only a call-only message right
     after a message whose calls are all well-formed is joined: such a pair breaks the rules
     otherwise (those calls would be unanswered), so no valid conversation is changed."""
+    return joined_calls(messages, [])[0]
+
+
+def joined_calls(
+    messages: list[Message], origins: list[Origin]
+) -> tuple[list[Message], list[Origin]]:
+    """``join_calls``, with where each message was recorded (``origins``, when given for
+    each message) joined alike: a joined message keeps each call's own."""
     out: list[Message] = []
-    for message in messages:
+    out_from: list[Origin] = []
+    given = len(origins) == len(messages)
+    for k, message in enumerate(messages):
         before = out[-1] if out else None
-        if (
-            isinstance(message, AIMessage)
-            and isinstance(before, AIMessage)
-            and before.tool_calls
-            and all(call.invalid_args is None for call in before.tool_calls)
-            and message.content == ""
-            and message.tool_calls
-            and not message.citations
-            and message.audio is None
-            and message.name == before.name
-            and message.metadata in ({}, *_EMPTY_CONTENT)
+        if isinstance(message, AIMessage) and isinstance(before, AIMessage) and _joins(
+            before, message
         ):
             out[-1] = before.model_copy(
                 update={"tool_calls": [*before.tool_calls, *message.tool_calls]}
             )
+            if given:
+                out_from[-1] = joined(out_from[-1], origins[k])
             continue
         out.append(message)
-    return out
+        if given:
+            out_from.append(origins[k])
+    return out, out_from
+
+
+def _joins(before: AIMessage, message: AIMessage) -> bool:
+    """Whether ``message`` only calls tools, and its calls join those of ``before``."""
+    return (
+        bool(before.tool_calls)
+        and all(call.invalid_args is None for call in before.tool_calls)
+        and message.content == ""
+        and bool(message.tool_calls)
+        and not message.citations
+        and message.audio is None
+        and message.name == before.name
+        and message.metadata in ({}, *_EMPTY_CONTENT)
+    )

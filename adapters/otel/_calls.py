@@ -4,9 +4,11 @@ convention the span carries, after checking nothing was lost on the way."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NoReturn
 
+from tracebridge._json import RepeatedKey, unique_keys
 from tracebridge.errors import short_repr
 from tracebridge.hashing import hashed_messages
 from tracebridge.messages import Message, SystemMessage
@@ -20,6 +22,7 @@ from ._flat import (
     OPENINFERENCE_OUTPUT,
     RESPONSES_SCOPES,
     flat_messages,
+    flat_read,
     has_flat,
 )
 from ._genai import (
@@ -27,11 +30,13 @@ from ._genai import (
     OUTPUT,
     SYSTEM,
     genai_messages,
+    genai_read,
     reads_as_parts,
     response_key,
     system_instructions,
 )
 from ._llama_index import PROMPTS, is_completion, prepares_only, tool_arguments
+from ._origins import Origin
 from ._spans import Span
 
 INFERENCE_OPERATIONS = frozenset(("chat", "text_completion", "generate_content"))
@@ -61,6 +66,9 @@ class Call:
     span: Span
     input: list[Message]
     output: list[Message]
+    input_from: list[Origin] = field(default_factory=list)
+    """Where each input message was recorded (``_origins``)."""
+    output_from: list[Origin] = field(default_factory=list)
 
     @property
     def systems(self) -> int:
@@ -118,55 +126,15 @@ def is_tool(span: Span) -> bool:
 
 def read_call(span: Span) -> Call:
     """The call's messages; refuses a span that lost or never recorded them."""
-    if span.dropped_attributes:
-        span.fail(
-            "truncated_trace",
-            f"the span dropped {span.dropped_attributes} attribute(s) "
-            "(droppedAttributesCount): the SDK's attribute limit (128 by default, "
-            "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT) cut messages out of it",
-        )
+    _refuse_dropped(span)
     _refuse_redacted(span)
-    readings: list[tuple[str, list[Message] | None, list[Message] | None]] = []
-    if INPUT in span.attributes or OUTPUT in span.attributes or SYSTEM in span.attributes:
-        systems = system_instructions(span)
-        given = genai_messages(span, INPUT)
-        if systems is not None:
-            given = [*systems, *(given or [])]
-        readings.append((INPUT, given, genai_messages(span, OUTPUT)))
-    if has_flat(span, OPENINFERENCE_INPUT) or has_flat(span, OPENINFERENCE_OUTPUT):
-        readings.append((
-            OPENINFERENCE_INPUT,
-            flat_messages(span, OPENINFERENCE_INPUT, openinference=True),
-            flat_messages(span, OPENINFERENCE_OUTPUT, openinference=True),
-        ))
-    if has_flat(span, LEGACY_INPUT) or has_flat(span, LEGACY_OUTPUT):
-        readings.append((
-            LEGACY_INPUT,
-            flat_messages(span, LEGACY_INPUT, openinference=False),
-            flat_messages(span, LEGACY_OUTPUT, openinference=False),
-        ))
-    if not readings and is_completion(span):
-        span.fail(
-            "not_representable",
-            "a LlamaIndex text completion: the model call recorded its prompt as one "
-            f"formatted string ({PROMPTS}) and its text as output.value, no messages (content "
-            "capture was on); a completion is no conversation of messages, and no role of "
-            "the prompt's text is recorded",
-            PROMPTS,
-        )
+    readings = _readings(span)
     if not readings:
-        _refuse_content_in_events(span)
-        ref = [key for key in (f"{INPUT}.ref", f"{OUTPUT}.ref") if key in span.attributes]
-        where = f" (only a reference to uploaded content: {ref[0]})" if ref else ""
-        span.fail(
-            "content_not_captured",
-            f"a model call recorded no message content{where}: content capture was off. "
-            + CAPTURE_SWITCHES,
-        )
+        _refuse_unrecorded(span)
     key, given, answered = readings[0]
     for other, other_input, other_output in readings[1:]:
-        if same(other_input or []) != same(given or []) or same(other_output or []) != same(
-            answered or []
+        if _messages(other_input) != _messages(given) or _messages(other_output) != _messages(
+            answered
         ):
             span.fail(
                 "conflicting_fields",
@@ -181,7 +149,89 @@ def read_call(span: Span) -> Call:
             "input of a call that holds a base64 image)",
             key,
         )
-    return Call(span=span, input=given, output=answered or [])
+    output, output_from = answered or ([], [])
+    return Call(span, given[0], output, given[1], output_from)
+
+
+Read = tuple[list[Message], list[Origin]]
+"""Messages, and where each was recorded (``_origins``)."""
+
+
+def _readings(span: Span) -> list[tuple[str, Read | None, Read | None]]:
+    """The span's input and output in each convention it records them in."""
+    readings: list[tuple[str, Read | None, Read | None]] = []
+    if INPUT in span.attributes or OUTPUT in span.attributes or SYSTEM in span.attributes:
+        systems = system_instructions(span)
+        given = genai_read(span, INPUT)
+        if systems is not None:
+            listed, origins = given or ([], [])
+            given = [*systems[0], *listed], [*systems[1], *origins]
+        readings.append((INPUT, given, genai_read(span, OUTPUT)))
+    for input_key, output_key, openinference in (
+        (OPENINFERENCE_INPUT, OPENINFERENCE_OUTPUT, True), (LEGACY_INPUT, LEGACY_OUTPUT, False)
+    ):
+        if has_flat(span, input_key) or has_flat(span, output_key):
+            readings.append((
+                input_key,
+                flat_read(span, input_key, openinference=openinference),
+                flat_read(span, output_key, openinference=openinference),
+            ))
+    return readings
+
+
+def _messages(read: Read | None) -> str:
+    return same(read[0] if read is not None else [])
+
+
+def _refuse_unrecorded(span: Span) -> NoReturn:
+    """A model call that recorded no messages in any convention."""
+    if is_completion(span):
+        span.fail(
+            "not_representable",
+            "a LlamaIndex text completion: the model call recorded its prompt as one "
+            f"formatted string ({PROMPTS}) and its text as output.value, no messages (content "
+            "capture was on); a completion is no conversation of messages, and no role of "
+            "the prompt's text is recorded",
+            PROMPTS,
+        )
+    _refuse_content_in_events(span)
+    ref = [key for key in (f"{INPUT}.ref", f"{OUTPUT}.ref") if key in span.attributes]
+    where = f" (only a reference to uploaded content: {ref[0]})" if ref else ""
+    span.fail(
+        "content_not_captured",
+        f"a model call recorded no message content{where}: content capture was off. "
+        + CAPTURE_SWITCHES,
+    )
+
+
+def read_output(span: Span) -> list[Message]:
+    """What the model call answered, in every convention the span records it in, without
+    reading its input: enough to tell which calls it made. Refused as ``read_call`` refuses
+    a span that lost it, or recorded no messages at all (its output is not known)."""
+    _refuse_dropped(span)
+    if not (INPUT in span.attributes or OUTPUT in span.attributes or SYSTEM in span.attributes
+            or any(has_flat(span, prefix) for prefix in _FLAT_PREFIXES)):
+        _refuse_unrecorded(span)
+    found: list[Message] = []
+    if OUTPUT in span.attributes:
+        found += genai_messages(span, OUTPUT) or []
+    for prefix, openinference in ((OPENINFERENCE_OUTPUT, True), (LEGACY_OUTPUT, False)):
+        if has_flat(span, prefix):
+            found += flat_messages(span, prefix, openinference=openinference) or []
+    return found
+
+
+_FLAT_PREFIXES = (OPENINFERENCE_INPUT, OPENINFERENCE_OUTPUT, LEGACY_INPUT, LEGACY_OUTPUT)
+
+
+def _refuse_dropped(span: Span) -> None:
+    if span.dropped_attributes:
+        span.fail(
+            "truncated_trace",
+            f"the span dropped {span.dropped_attributes} attribute(s) "
+            "(droppedAttributesCount): the SDK's attribute limit (128 by default, "
+            "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT) cut messages out of it",
+        )
 
 
 def _refuse_content_in_events(span: Span) -> None:
@@ -209,16 +259,14 @@ def is_content_event(name: str) -> bool:
     )
 
 
-def _refuse_choices(
-    span: Span, readings: list[tuple[str, list[Message] | None, list[Message] | None]]
-) -> None:
+def _refuse_choices(span: Span, readings: list[tuple[str, Read | None, Read | None]]) -> None:
     """Several output messages that are the call's choices (``n`` > 1): alternatives, not
     turns, and nothing says which one the conversation went on with. GenAI's output
     messages and Traceloop's ``gen_ai.completion.{i}`` are one per choice; OpenInference's
     ``llm.output_messages.{i}`` are too, except from its Responses API readers (one per
     output item), unless the request asked for several choices."""
     key, _, answered = readings[0]
-    if answered is None or len(answered) < 2:
+    if answered is None or len(answered[0]) < 2:
         return
     asked = _choice_count(span)
     items = key == OPENINFERENCE_INPUT and span.scope in RESPONSES_SCOPES
@@ -229,7 +277,7 @@ def _refuse_choices(
     said = f" (n = {asked})" if asked is not None else ""
     span.fail(
         "ambiguous_trace",
-        f"the model call returned {len(answered)} choices{said}: each is an alternative "
+        f"the model call returned {len(answered[0])} choices{said}: each is an alternative "
         "reply, not a later turn, and the span does not say which one the conversation "
         "went on with (request one choice, n=1)",
         attribute,
@@ -357,6 +405,7 @@ def read_tool(span: Span) -> ToolRun:
     name = _text_or_none(span, "gen_ai.tool.name", "tool.name")
     call_id = _call_id(span)
     given = _one_of(span, "gen_ai.tool.call.arguments", "input.value")
+    refuse_loose_json(span, _held(span, "gen_ai.tool.call.arguments", "input.value"), given)
     no_call = traceloop.for_no_call(span, json_or_text(given))
     args, wrapped_id = traceloop.tool_input(span, json_or_text(given))
     args = tool_arguments(span, args)
@@ -372,6 +421,8 @@ def read_tool(span: Span) -> ToolRun:
                   "masked the tool's output. " + CAPTURE_SWITCHES, where)
     parsed = json_or_text(result)
     output = traceloop.tool_output(span, parsed, call_id)
+    if output is not None or is_tool_message(parsed):  # read as a value, not kept as text
+        refuse_loose_json(span, where, result)
     if isinstance(output, str):
         result, parsed = output, json_or_text(output)
     elif output is not None:
@@ -381,6 +432,14 @@ def read_tool(span: Span) -> ToolRun:
         return replace(run, for_no_call=no_call)
     return ToolRun(span, name, call_id, args, result, span.error, given=given,
                    for_no_call=no_call)
+
+
+CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "tool.id")
+
+
+def id_attribute(span: Span) -> str | None:
+    """The attribute a tool span records its call id in, None when it has none of them."""
+    return next((key for key in CALL_ID_KEYS if key in span.attributes), None)
 
 
 def _call_id(span: Span) -> str | None:
@@ -463,6 +522,49 @@ def _one_of(span: Span, key: str, other: str) -> Any:
                   f"values ({short_repr(attributes[key])} and {short_repr(attributes[other])})",
                   other)
     return attributes.get(key, attributes.get(other))
+
+
+def _held(span: Span, key: str, other: str) -> str:
+    """Which of two attributes (``_one_of``) the span holds."""
+    return key if key in span.attributes else other
+
+
+class _NoNumber(ValueError):
+    """A number JSON text spells that no double holds (``1e999``), or ``NaN`` / ``Infinity``."""
+
+
+def _no_number(text: str) -> NoReturn:
+    raise _NoNumber(f"{text}, which no JSON number holds (it has no NaN or infinity)")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        _no_number(text)
+    return number
+
+
+_STRICT = json.JSONDecoder(
+    object_pairs_hook=unique_keys, parse_constant=_no_number, parse_float=_finite
+)
+
+
+def refuse_loose_json(span: Span, attribute: str, text: Any) -> None:
+    """A tool span's JSON text that is read as a value (a call's arguments, a result's
+    ``ToolMessage`` JSON), not kept as text, where ``json_or_text`` would read silently what
+    it cannot: a key given twice (``malformed_event``: which value was meant is not known),
+    or ``NaN``, ``Infinity`` or a number past the largest double (``unserializable_value``).
+    Text that is no JSON is left to the reader (it is kept as text)."""
+    if not isinstance(text, str) or text[:1] not in ("{", "["):
+        return
+    try:
+        _STRICT.decode(text)
+    except RepeatedKey as error:
+        span.fail("malformed_event", f"{attribute}: {error}", attribute)
+    except _NoNumber as error:
+        span.fail("unserializable_value", f"{attribute} holds {error}", attribute)
+    except (ValueError, RecursionError):  # no JSON: read as the text it is
+        return
 
 
 def _text_or_none(span: Span, key: str, fallback: str) -> str | None:

@@ -23,6 +23,7 @@ from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import Message
 
 from ..openai_chat._read import ROLES, Dialect, _Reader
+from ._origins import Origin
 from ._spans import SOURCE, Span
 
 OTEL = Dialect(SOURCE, {role: "name" for role in ROLES})
@@ -47,6 +48,14 @@ def has_flat(span: Span, prefix: str) -> bool:
 
 def flat_messages(span: Span, prefix: str, *, openinference: bool) -> list[Message] | None:
     """The messages under ``prefix``, or None when the span has none."""
+    read = flat_read(span, prefix, openinference=openinference)
+    return None if read is None else read[0]
+
+
+def flat_read(
+    span: Span, prefix: str, *, openinference: bool
+) -> tuple[list[Message], list[Origin]] | None:
+    """``flat_messages``, and where each was recorded (``_origins``)."""
     dotted = prefix + "."
     tree: dict[str, Any] = {}
     nodes = {id(tree)}
@@ -67,6 +76,7 @@ def flat_messages(span: Span, prefix: str, *, openinference: bool) -> list[Messa
     listed = _as_list(tree, span, prefix, start=1 if skip_first else 0,
                       hint=_UNSCOPED if unscoped and "0" not in tree else "")
     messages = []
+    origins = []
     for position, item in enumerate(listed):
         number = position + (1 if skip_first else 0)
         where = f"{prefix}.{number}"
@@ -80,7 +90,18 @@ def flat_messages(span: Span, prefix: str, *, openinference: bool) -> list[Messa
             messages.append(_Reader(OTEL, number).message(chat))
         except TraceError as error:
             raise _moved(error, span, where, number, openinference=openinference) from None
-    return messages
+        origins.append(_origin(where, chat, openinference=openinference))
+    return messages, origins
+
+
+def _origin(where: str, chat: dict[str, Any], *, openinference: bool) -> Origin:
+    """Where a flat message and its calls were recorded (a legacy ``function_call``: at
+    the message's ``function_call_name``)."""
+    inner = ".tool_call" if openinference else ""
+    calls = tuple(f"{where}.tool_calls.{j}{inner}" for j in range(len(chat.get("tool_calls", []))))
+    if "function_call" in chat:
+        calls = (f"{where}.function_call_name",)
+    return Origin(where, calls, f"{where}.tool_call_id")
 
 
 def _unwrapped(node: dict[str, Any], wrapper: str, span: Span, where: str) -> tuple[Any, str]:

@@ -18,7 +18,7 @@ from typing import Any, NoReturn, TypeGuard
 
 from pydantic import ValidationError
 
-from tracebridge._json import RepeatedKey, unique_keys
+from tracebridge._json import RepeatedKey, non_finite_at, unique_keys
 from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import (
     AIMessage,
@@ -39,6 +39,7 @@ from tracebridge.messages import (
 )
 
 from ..openai_chat._read import dumps, read_arguments
+from ._origins import Origin
 from ._spans import SOURCE, Span
 
 INPUT = "gen_ai.input.messages"
@@ -112,16 +113,24 @@ known) and ``NaN`` / ``Infinity`` are refused, where ``json.loads`` keeps the la
 reads the tokens as floats."""
 
 
-def system_instructions(span: Span) -> list[Message] | None:
+def system_instructions(span: Span) -> tuple[list[Message], list[Origin]] | None:
+    """The system message ``gen_ai.system_instructions`` records, with where (``_origins``)."""
     parts = json_attribute(span, SYSTEM)
     if parts is None:
         return None
-    read = _MessageReader(span, SYSTEM).message({"role": "system", "parts": parts}, SYSTEM)
+    reader = _MessageReader(span, SYSTEM)
+    read = reader.message({"role": "system", "parts": parts}, SYSTEM)
     marked = {SOURCE: {"system_instructions": True}}
-    return [message.model_copy(update={"metadata": marked}) for message in read]
+    return [message.model_copy(update={"metadata": marked}) for message in read], reader.origins
 
 
 def genai_messages(span: Span, key: str) -> list[Message] | None:
+    read = genai_read(span, key)
+    return None if read is None else read[0]
+
+
+def genai_read(span: Span, key: str) -> tuple[list[Message], list[Origin]] | None:
+    """The messages of list ``key``, and where each was recorded (``_origins``)."""
     listed = json_attribute(span, key)
     if listed is None:
         return None
@@ -129,13 +138,15 @@ def genai_messages(span: Span, key: str) -> list[Message] | None:
     messages: list[Message] = []
     for i, item in enumerate(listed):
         messages.extend(reader.message(item, f"{key}[{i}]"))
-    return messages
+    return messages, reader.origins
 
 
 class _MessageReader:
     def __init__(self, span: Span, key: str) -> None:
         self.span = span
         self.key = key
+        self.origins: list[Origin] = []
+        """Where each message read so far was recorded."""
 
     def fail(self, code: Any, detail: str, where: str) -> Any:
         self.span.fail(code, detail, where)
@@ -178,6 +189,7 @@ class _MessageReader:
         metadata = {SOURCE: namespace} if namespace else {}
         if role in ("system", "developer"):
             content = self.content(parts, where)
+            self.origins.append(Origin(where))
             return [SystemMessage(content=content, role=role, name=name, metadata=metadata)]
         if role == "user":
             return self.user(parts, where, name, metadata)
@@ -189,6 +201,10 @@ class _MessageReader:
             ]
             rest = [p for p in parts if not (isinstance(p, dict) and p.get("type") == "tool_call")]
             said: Content = self.content(rest, where) if rest else ""
+            self.origins.append(Origin(where, tuple(
+                f"{where}.parts[{k}]" for k, part in enumerate(parts)
+                if isinstance(part, dict) and part.get("type") == "tool_call"
+            )))
             return [AIMessage(content=said, tool_calls=calls, name=name, metadata=metadata)]
         if role == "tool":
             results: list[Message] = []
@@ -201,6 +217,7 @@ class _MessageReader:
                         at,
                     )
                 results.append(self.result(part, at, name, metadata if k == 0 else {}))
+                self.origins.append(Origin(at, result_id=f"{at}.id"))
             return results
         self.fail(
             "unknown_role",
@@ -217,6 +234,7 @@ class _MessageReader:
         is a ToolMessage marked ``metadata["otel"]["role"] = "user"``, and each run of other
         parts around them a HumanMessage, in order; the message's own keys go on the first."""
         if not any(_is_result(part) for part in parts):
+            self.origins.append(Origin(where))
             return [HumanMessage(content=self.content(parts, where), name=name, metadata=metadata)]
         read: list[Message] = []
         pending: list[tuple[int, Any]] = []
@@ -229,6 +247,7 @@ class _MessageReader:
                     content = typed[0].text
                 read.append(HumanMessage(content=content, name=name,
                                          metadata={} if read else metadata))
+                self.origins.append(Origin(where))
                 pending.clear()
 
         for k, part in enumerate(parts):
@@ -239,6 +258,7 @@ class _MessageReader:
             given = metadata.get(SOURCE, {}) if not read else {}
             marked = {SOURCE: {**given, "role": "user"}}
             read.append(self.result(part, f"{where}.parts[{k}]", name, marked))
+            self.origins.append(Origin(f"{where}.parts[{k}]", result_id=f"{where}.parts[{k}].id"))
         flush()
         return read
 
@@ -357,12 +377,22 @@ class _MessageReader:
             if isinstance(content, str):
                 content = [TextPart(text=content)]
         else:
+            self.refuse_non_finite(response, f"{where}.{key}")
             content = dumps(response)
             namespace["response"] = "json"
         with _SourceTerms(self.span, where, (("metadata.otel.part_fields", ""),)):
             return ToolMessage(
                 content=content, tool_call_id=call_id, name=name, metadata=_ns(namespace)
             )
+
+
+    def refuse_non_finite(self, value: Any, where: str) -> None:
+        """A value kept as its JSON text must hold no NaN or infinity (a number past the
+        largest double, ``1e999``, reads as one): its dump would spell no JSON number."""
+        found = non_finite_at(value, where)
+        if found is not None:
+            self.fail("unserializable_value", "a number that no JSON number holds (past the "
+                      "largest double, or not a number)", found)
 
 
 _MESSAGE_TERMS = (("metadata.otel.fields", ""),)

@@ -42,6 +42,14 @@ def slots(messages: list[Message], makers: dict[int, Call]) -> list[Slot]:
     ]
 
 
+def call_ids(messages: list[Message]) -> set[str]:
+    """The ids of the messages' tool calls."""
+    return {
+        call.id for message in messages if isinstance(message, AIMessage)
+        for call in message.tool_calls if call.id is not None
+    }
+
+
 def runs_call(run: ToolRun, call: ToolCall) -> bool:
     """Whether the span could have run the call: the same tool, and the same arguments as
     an object or (OpenInference, a tool of one text argument) as that text alone."""

@@ -27,6 +27,7 @@ from ._calls import (
     REDACTED,
     Call,
     ToolRun,
+    id_attribute,
     is_inference,
     is_tool,
     json_or_text,
@@ -37,7 +38,9 @@ from ._calls import (
 )
 from ._llama_index import SCOPE as LLAMA_INDEX_SCOPE
 from ._llama_index import STRUCTURED, is_structured, structures, wrapper_spans
-from ._placing import Slot, place, result_of, slots
+from ._origins import Origin, moved
+from ._owners import Outside, owned_runs
+from ._placing import Slot, call_ids, place, result_of, slots
 from ._spans import SOURCE, Span, fail
 from ._traceloop import is_wrapped_output
 
@@ -151,22 +154,19 @@ def refuse_ambiguous(groups: list[list[Call]], named: dict[int, str]) -> None:
 
 
 def conversation(
-    calls: list[Call], tools: list[ToolRun], *, allow_pending: bool, horizon: int | None = None,
-    view: bool = False, foreign_ids: frozenset[str] = frozenset(),
+    calls: list[Call], tools: list[ToolRun], *, allow_pending: bool,
+    outside: Outside | None = None, view: bool = False,
 ) -> list[Message]:
     """The last call's input and output, earlier calls proven prefixes, tool results added.
-    ``horizon``: when the next model call outside ``calls`` started (a tool span from then
-    on is another call's business, unless its call id says whose it is: ``_ours``).
-    ``foreign_ids``: the call ids model calls outside ``calls`` made. ``view``: one call's
+    ``outside``: the model calls outside ``calls``, which tell whose a tool span is
+    (``_owners``; none when not given). ``view``: one call's
     view (``span_id``), where a failed tool span that recorded no result leaves its call
     unanswered (the result the framework made of the error is in the next call's input,
     outside the view)."""
     last = calls[-1]
     rest = body(last)
     systems = last.input[: last.systems]
-    origin: list[tuple[Span, str]] = [
-        (last.span, f"input[{k}]") for k in range(len(last.input))
-    ] + [(last.span, f"output[{k}]") for k in range(len(last.output))]
+    origin = recorded(last)
     produced: dict[int, Call] = {}
     for call in calls:
         start = len(call.input) - call.systems
@@ -181,10 +181,12 @@ def conversation(
             message = _as_made(message, maker, position, systems)
         messages.append(message)
     first = calls[0].span.start
-    own = call_ids(messages)
+    made = {  # each id's first maker last: its start is kept
+        call_id: call.span.start for call in reversed(calls) for call_id in call_ids(call.output)
+    }
+    own = {call_id: made.get(call_id, first) for call_id in call_ids(messages)}
     runs = [
-        run for run in tools
-        if run.span.start >= first and _ours(run, horizon, own, foreign_ids)
+        run for run in owned_runs(tools, own, outside or Outside()) if run.span.start >= first
     ]
     found = slots(messages, {len(systems) + k: call for k, call in produced.items()})
     messages = with_results(messages, runs, origin, last, found, calls, view)
@@ -194,25 +196,6 @@ def conversation(
     except TraceError as error:
         raise moved(error, origin) from None
     return messages
-
-
-def call_ids(messages: list[Message]) -> set[str]:
-    """The ids of the messages' tool calls."""
-    return {
-        call.id for message in messages if isinstance(message, AIMessage)
-        for call in message.tool_calls if call.id is not None
-    }
-
-
-def _ours(run: ToolRun, horizon: int | None, own: set[str], foreign: frozenset[str]) -> bool:
-    """Whether a tool span is the conversation's business: one whose call id names a call of
-    the conversation only (``own``), or of model calls outside it only (``foreign``), is
-    theirs, whenever it ran (an id match is unambiguous); the rest, up to the horizon."""
-    if run.call_id in own and run.call_id not in foreign:
-        return True
-    if run.call_id in foreign and run.call_id not in own:
-        return False
-    return horizon is None or run.span.start < horizon
 
 
 def _as_made(message: Message, maker: Call, position: int, systems: list[Message]) -> Message:
@@ -269,18 +252,17 @@ def _spelled_as(made: Message, message: Message) -> Message:
     return made
 
 
-def moved(error: TraceError, origin: list[tuple[Span, str]]) -> TraceError:
-    """A rule violation at typed position ``i`` pointed at the span message it came from."""
-    if error.index is None or error.index >= len(origin):
-        return error
-    span, where = origin[error.index]
-    root = f"messages[{error.index}]"
-    suffix = error.path[len(root):] if error.path and error.path.startswith(root) else ""
-    return error.relocated(index=span.index, path=f"{span.path}.{where}{suffix}")
+def recorded(call: Call) -> list[tuple[Span, Origin]]:
+    """Where the call's span recorded each message of its input and output (``_origins``);
+    a message whose place is not known is named by the span alone."""
+    listed = [*call.input_from, *call.output_from]
+    if len(listed) != len(call.input) + len(call.output):
+        listed = [Origin()] * (len(call.input) + len(call.output))
+    return [(call.span, where) for where in listed]
 
 
 def with_results(
-    messages: list[Message], runs: list[ToolRun], origin: list[tuple[Span, str]], last: Call,
+    messages: list[Message], runs: list[ToolRun], origin: list[tuple[Span, Origin]], last: Call,
     found: list[Slot], calls: list[Call], view: bool = False,
 ) -> list[Message]:
     """The results of the last output's calls, from the tool spans that ran after it (by
@@ -365,7 +347,7 @@ def with_results(
         )
         results.append((position, run, result))
     ordered = in_call_order(results)
-    origin.extend((run.span, "attributes") for run, _ in ordered)
+    origin.extend((run.span, Origin(result_id=id_attribute(run.span))) for run, _ in ordered)
     return [*messages, *(result for _, result in ordered)]
 
 

@@ -1,0 +1,362 @@
+"""The otel reader's sessions, rule-error paths and JSON values (docs/adapters/otel.md).
+
+1. Reading a session never fails at another session's span: other sessions' model calls are
+   read only for the calls they made, and never refused. A tool span in the session (by name,
+   parent or trace) is the session's whatever other sessions did; a call id two sessions
+   made is told by time, and when time cannot tell, the tool span is ``ambiguous_trace``.
+2. A conversation rule's violation names where the span recorded the message: the GenAI
+   message or part (past system instructions, split tool messages, joined calls), the flat
+   key of OpenInference and Traceloop, or the tool span.
+3. A number past the largest double in a value kept as JSON text (a tool response, a tool
+   span's arguments or ``ToolMessage`` JSON) is ``unserializable_value`` at the attribute.
+4. A key given twice in JSON text a tool span's value is read from is ``malformed_event``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from test_otel import document, recorded_spans, span, text
+from test_otel_fixes_s40 import SPANS, refused, where
+
+from tracebridge import AIMessage, HumanMessage, ToolCall, ToolMessage, TraceError
+from tracebridge.adapters import otel
+
+
+def calling(call_id: str) -> dict[str, Any]:
+    return {"role": "assistant", "parts": [
+        {"type": "tool_call", "id": call_id, "name": "f", "arguments": {}}]}
+
+
+def answering(*call_ids: str) -> dict[str, Any]:
+    return {"role": "tool", "parts": [
+        {"type": "tool_call_response", "id": call_id, "response": "ok"} for call_id in call_ids]}
+
+
+def session_chat(number: int, session: str | None, asked: str, answered: Any, *,
+                 parent: int | None = None, **more: Any) -> dict[str, Any]:
+    attributes: dict[str, Any] = {"gen_ai.operation.name": "chat",
+                                  "gen_ai.input.messages": [text("user", asked)],
+                                  "gen_ai.output.messages": [answered]}
+    if session is not None:
+        attributes["session.id"] = session
+    attributes.update(more)
+    return span(number, attributes, parent=parent)
+
+
+def tool_span(number: int, call_id: str, result: str, *, parent: int | None = None,
+              **more: Any) -> dict[str, Any]:
+    return span(number, {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "f",
+                         "gen_ai.tool.call.id": call_id, "gen_ai.tool.call.result": result,
+                         **more}, parent=parent)
+
+
+def answered(asked: str, call_id: str, result: str) -> list[Any]:
+    return [HumanMessage(content=asked),
+            AIMessage(tool_calls=[ToolCall(name="f", args={}, id=call_id)]),
+            ToolMessage(content=result, tool_call_id=call_id, name="f")]
+
+
+# --- 1. sessions ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fault", [
+    {"gen_ai.input.messages": '[{"role": "user", "parts": [{"type": "text", "content": "b"}'},
+    {"gen_ai.input.messages": '[{"role": "user", "parts": [{"type": "text", '
+                              '"content": "__REDACTED__"}]}]'},
+    {"gen_ai.input.messages": '[{"role": "user", "role": "user", "parts": []}]'},
+])
+def test_another_sessions_broken_input_does_not_fail_this_sessions_read(
+    fault: dict[str, Any],
+) -> None:
+    # before: the other session's error (truncated_trace, content_not_captured,
+    # malformed_event at span 2), though session A's spans are all fine
+    trace = document(
+        session_chat(1, "A", "hi A", calling("c1")),
+        session_chat(2, "B", "hi B", text("assistant", "yo"), **fault),
+        tool_span(3, "c1", "R"),
+    )
+    assert otel.to_messages(trace, session_id="A") == answered("hi A", "c1", "R")
+
+
+def test_another_sessions_unreadable_output_after_this_sessions_tool_span_is_not_read() -> None:
+    # before: malformed_event at session B's span
+    trace = document(
+        session_chat(1, "A", "hi A", calling("c1")),
+        tool_span(2, "c1", "R"),
+        span(3, {"gen_ai.operation.name": "chat", "session.id": "B",
+                 "gen_ai.input.messages": [text("user", "hi B")],
+                 "gen_ai.output.messages": "not JSON"}),
+    )
+    assert otel.to_messages(trace, session_id="A") == answered("hi A", "c1", "R")
+
+
+@pytest.mark.parametrize(("recorded", "fault"), [
+    ({"gen_ai.input.messages": [text("user", "hi B")], "gen_ai.output.messages": "not JSON"},
+     "malformed_event: gen_ai.output.messages is not JSON"),
+    ({}, "content_not_captured: a model call recorded no message content"),
+])
+def test_a_tool_span_after_another_sessions_unreadable_output_is_ambiguous(
+    recorded: dict[str, Any], fault: str
+) -> None:
+    # the other call may have made c1 too; before: session B's error at its span
+    trace = document(
+        session_chat(1, "A", "hi A", calling("c1")),
+        span(2, {"gen_ai.operation.name": "chat", "session.id": "B", **recorded}),
+        tool_span(3, "c1", "R"),
+    )
+    error = refused(trace, session_id="A")
+    assert where(error) == ("ambiguous_trace", 2, f"{SPANS}[2]")
+    assert f"the model call of another session at {SPANS}[1]" in error.detail
+    assert fault in error.detail
+
+
+def shared_id_spans(name_sessions: bool) -> dict[str, Any]:
+    """Two sessions under their agent spans, both calling ``c1``, their results after both
+    calls; with ``name_sessions`` each tool span is under its session's agent span."""
+    def agent(number: int, session: str) -> dict[str, Any]:
+        return span(number, {"session.id": session, "gen_ai.operation.name": "invoke_agent"})
+
+    return document(
+        agent(1, "A"), agent(2, "B"),
+        session_chat(3, None, "hi A", calling("c1"), parent=1),
+        session_chat(4, None, "hi B", calling("c1"), parent=2),
+        tool_span(5, "c1", "RA", parent=1 if name_sessions else None),
+        tool_span(6, "c1", "RB", parent=2 if name_sessions else None),
+    )
+
+
+def test_two_sessions_sharing_a_call_id_read_the_tool_spans_their_parents_name() -> None:
+    # before: session A was unanswered_tool_call (B's call started before A's result)
+    trace = shared_id_spans(name_sessions=True)
+    assert otel.to_messages(trace, session_id="A") == answered("hi A", "c1", "RA")
+    assert otel.to_messages(trace, session_id="B") == answered("hi B", "c1", "RB")
+
+
+def test_two_sessions_sharing_a_call_id_read_the_tool_spans_that_name_them() -> None:
+    trace = document(
+        session_chat(1, "A", "hi A", calling("c1")),
+        session_chat(2, "B", "hi B", calling("c1")),
+        tool_span(3, "c1", "RA", **{"session.id": "A"}),
+        tool_span(4, "c1", "RB", **{"session.id": "B"}),
+    )
+    assert otel.to_messages(trace, session_id="A") == answered("hi A", "c1", "RA")
+    assert otel.to_messages(trace, session_id="B") == answered("hi B", "c1", "RB")
+
+
+@pytest.mark.parametrize("session", ["A", "B"])
+def test_two_sessions_sharing_a_call_id_with_nothing_to_tell_are_ambiguous(session: str) -> None:
+    # both calls made c1 before either tool span ran, and no span names a session
+    # before: A was unanswered_tool_call, B orphan_tool_result at A's tool span
+    error = refused(shared_id_spans(name_sessions=False), session_id=session)
+    assert where(error) == ("ambiguous_trace", 4, f"{SPANS}[4]")
+    assert "which this conversation and 1 model call(s) outside it made" in error.detail
+
+
+def test_sdk_spans_of_two_sessions_sharing_a_call_id_read_by_their_parents() -> None:
+    # before: session A was unanswered_tool_call
+    trace_api = pytest.importorskip("opentelemetry.trace")
+
+    def build(tracer: Any) -> None:  # one trace: an evaluation loop running two sessions
+        root = tracer.start_span("evaluation")
+        agents = {}
+        for session in ("A", "B"):
+            agents[session] = tracer.start_span(
+                "invoke_agent", context=trace_api.set_span_in_context(root),
+                attributes={"session.id": session},
+            )
+        for session in ("A", "B"):
+            inside = trace_api.set_span_in_context(agents[session])
+            with tracer.start_as_current_span("chat", context=inside) as current:
+                current.set_attribute("gen_ai.operation.name", "chat")
+                current.set_attribute("gen_ai.input.messages",
+                                      json.dumps([text("user", f"hi {session}")]))
+                current.set_attribute("gen_ai.output.messages", json.dumps([calling("c1")]))
+        for session in ("A", "B"):
+            inside = trace_api.set_span_in_context(agents[session])
+            with tracer.start_as_current_span("execute_tool f", context=inside) as current:
+                for key, value in (("gen_ai.operation.name", "execute_tool"),
+                                   ("gen_ai.tool.name", "f"), ("gen_ai.tool.call.id", "c1"),
+                                   ("gen_ai.tool.call.result", f"R{session}")):
+                    current.set_attribute(key, value)
+        for agent in agents.values():
+            agent.end()
+        root.end()
+
+    spans = recorded_spans(build)
+    assert otel.to_messages(spans, session_id="A") == answered("hi A", "c1", "RA")
+    assert otel.to_messages(spans, session_id="B") == answered("hi B", "c1", "RB")
+
+
+# --- 2. rule errors name the recorded message ------------------------------------------------
+
+ASKED = text("user", "x")
+DONE = [text("assistant", "done")]
+
+
+def genai_refused(given: Any, **more: Any) -> TraceError:
+    attributes = {"gen_ai.operation.name": "chat", "gen_ai.input.messages": given,
+                  "gen_ai.output.messages": DONE, **more}
+    return refused(document(span(1, attributes)))
+
+
+def test_a_result_split_from_a_tool_message_is_named_by_its_part() -> None:
+    # before: ...spans[0].input[3].tool_call_id (the span records 3 input messages)
+    error = genai_refused([ASKED, calling("c1"), answering("c1", "c9")])
+    assert where(error) == (
+        "orphan_tool_result", 0, f"{SPANS}[0].attributes['gen_ai.input.messages[2].parts[1].id']"
+    )
+
+
+def test_a_message_after_system_instructions_is_named_by_its_own_position() -> None:
+    # before: ...spans[0].input[3].tool_call_id
+    error = genai_refused([ASKED, calling("c1"), answering("c9")],
+                          **{"gen_ai.system_instructions": [{"type": "text", "content": "be"}]})
+    assert where(error) == (
+        "orphan_tool_result", 0, f"{SPANS}[0].attributes['gen_ai.input.messages[2].parts[0].id']"
+    )
+
+
+def test_a_call_joined_from_a_later_message_is_named_by_its_own_part() -> None:
+    # c1 and c2 are joined on one turn; c2 has no result
+    # before: ...spans[0].input[1].tool_calls[1]
+    error = genai_refused([ASKED, calling("c1"), calling("c2"), answering("c1")])
+    assert where(error) == (
+        "unanswered_tool_call", 0, f"{SPANS}[0].attributes['gen_ai.input.messages[2].parts[0]']"
+    )
+
+
+def test_a_joined_calls_repeated_id_is_named_by_its_own_part() -> None:
+    # before: ...spans[0].input[1].tool_calls[1].id
+    error = genai_refused([ASKED, calling("c1"), calling("c1"), answering("c1")])
+    assert where(error) == (
+        "duplicate_tool_call_id", 0,
+        f"{SPANS}[0].attributes['gen_ai.input.messages[2].parts[0].id']",
+    )
+
+
+def test_a_result_in_a_user_message_is_named_by_its_part() -> None:
+    # Pydantic AI's user message holding a result and a prompt: two typed messages
+    # before: ...spans[0].input[2].tool_call_id
+    user = {"role": "user", "parts": [
+        {"type": "text", "content": "and"},
+        {"type": "tool_call_response", "id": "c9", "result": "ok"}]}
+    error = genai_refused([ASKED, calling("c1"), answering("c1"), user])
+    assert where(error) == (
+        "orphan_tool_result", 0, f"{SPANS}[0].attributes['gen_ai.input.messages[3].parts[1].id']"
+    )
+
+
+def test_an_openinference_result_is_named_by_its_flat_key() -> None:
+    # before: ...spans[0].input[2].tool_call_id
+    attributes = {
+        "openinference.span.kind": "LLM",
+        "llm.input_messages.0.message.role": "user",
+        "llm.input_messages.0.message.content": "x",
+        "llm.input_messages.1.message.role": "assistant",
+        "llm.input_messages.1.message.tool_calls.0.tool_call.id": "c1",
+        "llm.input_messages.1.message.tool_calls.0.tool_call.function.name": "f",
+        "llm.input_messages.1.message.tool_calls.0.tool_call.function.arguments": "{}",
+        "llm.input_messages.2.message.role": "tool",
+        "llm.input_messages.2.message.content": "ok",
+        "llm.input_messages.2.message.tool_call_id": "c9",
+        "llm.output_messages.0.message.role": "assistant",
+        "llm.output_messages.0.message.content": "done",
+    }
+    error = refused(document(span(1, attributes)))
+    assert where(error) == (
+        "orphan_tool_result", 0,
+        f"{SPANS}[0].attributes['llm.input_messages.2.message.tool_call_id']",
+    )
+
+
+def test_a_traceloop_call_is_named_by_its_flat_key() -> None:
+    # before: ...spans[0].input[1].tool_calls[0]
+    attributes = {
+        "gen_ai.prompt.0.role": "system", "gen_ai.prompt.0.content": "be brief",
+        "gen_ai.prompt.1.role": "user", "gen_ai.prompt.1.content": "x",
+        "gen_ai.completion.0.role": "assistant",
+        "gen_ai.completion.0.tool_calls.0.id": "c1",
+        "gen_ai.completion.0.tool_calls.0.name": "f",
+        "gen_ai.completion.0.tool_calls.0.arguments": "{}",
+    }
+    error = refused(document(span(1, attributes)))
+    assert where(error) == (
+        "unanswered_tool_call", 0, f"{SPANS}[0].attributes['gen_ai.completion.0.tool_calls.0']"
+    )
+
+
+# --- 3. numbers past the largest double ------------------------------------------------------
+
+
+@pytest.mark.parametrize(("response", "inside"), [
+    ('{"x": 1e999}', ".response.x"), ("[1, -1e999]", ".response[1]"), ("1e999", ".response"),
+])
+def test_a_tool_response_past_the_largest_double_is_unserializable(
+    response: str, inside: str
+) -> None:
+    # before: read as the text 'Infinity' ({"x": Infinity}, [1, -Infinity])
+    listed = json.dumps([ASKED, calling("c1")])[:-1] + (
+        ', {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1", '
+        f'"response": {response}}}]}}]'
+    )
+    error = genai_refused(listed)
+    assert (error.source, *where(error)) == (
+        "otel", "unserializable_value", 0,
+        f"{SPANS}[0].attributes['gen_ai.input.messages[2].parts[0]{inside}']",
+    )
+
+
+def after_the_call(**tool: Any) -> dict[str, Any]:
+    return document(
+        session_chat(1, None, "x", calling("c1")),
+        span(2, {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "f", **tool}),
+    )
+
+
+TOOL_MESSAGE = {"type": "tool", "data": {"type": "tool", "tool_call_id": "c1",
+                                         "content": [{"type": "text", "text": "a", "n": "BIG"}]}}
+
+
+@pytest.mark.parametrize(("attributes", "attribute"), [
+    ({"gen_ai.tool.call.id": "c1", "gen_ai.tool.call.arguments": '{"x": 1e999}',
+      "gen_ai.tool.call.result": "R"}, "gen_ai.tool.call.arguments"),
+    ({"gen_ai.tool.call.id": "c1",
+      "gen_ai.tool.call.result": json.dumps(TOOL_MESSAGE).replace('"BIG"', "1e999")},
+     "gen_ai.tool.call.result"),
+    ({"tool_call.id": "c1", "output.value": json.dumps(
+        {"type": "tool", "data": {"tool_call_id": "c1", "content": "R", "artifact": "BIG"}}
+    ).replace('"BIG"', "-1e999")}, "output.value"),
+])
+def test_a_tool_spans_json_past_the_largest_double_is_unserializable(
+    attributes: dict[str, Any], attribute: str
+) -> None:
+    # before: arguments read as {"x": inf}; content blocks kept as '[..."n": Infinity}]';
+    # an artifact refused with no span (index None, path metadata.otel.tool_message.artifact)
+    error = refused(after_the_call(**attributes))
+    assert (error.source, *where(error)) == (
+        "otel", "unserializable_value", 1, f"{SPANS}[1].attributes[{attribute!r}]"
+    )
+
+
+# --- 4. a key given twice in a tool span's JSON ----------------------------------------------
+
+
+@pytest.mark.parametrize(("attributes", "attribute", "key"), [
+    ({"gen_ai.tool.call.id": "c1", "gen_ai.tool.call.result":
+      '{"type": "tool", "data": {"tool_call_id": "c1", "content": "x", "content": "y"}}'},
+     "gen_ai.tool.call.result", "content"),
+    ({"gen_ai.tool.call.arguments": '{"a": 1, "a": 2}', "gen_ai.tool.call.result": "R"},
+     "gen_ai.tool.call.arguments", "a"),
+])
+def test_a_key_given_twice_in_a_tool_spans_json_is_malformed(
+    attributes: dict[str, Any], attribute: str, key: str
+) -> None:
+    # before: the last value was read ('y'; the arguments as {"a": 2})
+    error = refused(after_the_call(**attributes))
+    assert where(error) == ("malformed_event", 1, f"{SPANS}[1].attributes[{attribute!r}]")
+    assert error.detail == (
+        f"{attribute}: an object has the key {key!r} twice (which value is meant is not known)"
+    )
