@@ -360,3 +360,21 @@ def test_a_key_given_twice_in_a_tool_spans_json_is_malformed(
     assert error.detail == (
         f"{attribute}: an object has the key {key!r} twice (which value is meant is not known)"
     )
+
+
+def test_the_openinference_custom_call_refusal_gives_its_hint_once() -> None:
+    from tracebridge.adapters import openai_chat
+
+    messages = openai_chat.to_messages([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None,
+         "tool_calls": [{"id": "c1", "type": "custom", "custom": {"name": "f", "input": "x"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+    ])
+    with pytest.raises(TraceError) as caught:
+        otel.from_messages(messages, convention="openinference")
+    assert where(caught.value) == ("not_representable", 1, "messages[1].tool_calls[0]")
+    assert caught.value.detail == (
+        "OpenInference records function calls only; this one is custom; pass "
+        "drop=['custom_calls'] to write it as a function call with args {'input': text}"
+    )

@@ -123,7 +123,9 @@ def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Mes
     fast = fast_for(dialect, _FastReader).message
     paused = pause_gc()  # the rules too: they make no cycles either (see pause_gc)
     try:
-        messages = [fast(item) or _Reader(dialect, i).message(item) for i, item in enumerate(trace)]
+        messages = [
+            fast(item) or _Reader(dialect, i, trace).message(item) for i, item in enumerate(trace)
+        ]
         # the quick pass of the rules passes no result without an id after calls with ids,
         # so only a conversation it cannot vouch for is looked at closer
         if not surely_valid(messages, allow_pending) or type(allow_pending) is not bool:
@@ -361,11 +363,14 @@ class _FastReader:
 
 
 class _Reader(ReplyReader):
-    """Reads the message at one index; every error it raises points there."""
+    """Reads the message at one index; every error it raises points there. ``trace``: the
+    list the message is in, looked at when an empty dict is found (the last delta of a
+    stream, where other deltas are)."""
 
-    def __init__(self, dialect: Dialect, index: int) -> None:
+    def __init__(self, dialect: Dialect, index: int, trace: list[Any] | None = None) -> None:
         super().__init__(dialect.source, index)
         self.dialect = dialect
+        self.trace = trace
 
     # -- messages --
 
@@ -373,6 +378,13 @@ class _Reader(ReplyReader):
         data = self.as_dict(item)
         self.reject_streaming(data)
         if "role" not in data:
+            if not data and self.among_deltas():
+                self.fail(
+                    "streaming_chunk",
+                    self.root,
+                    "an empty streaming delta (a stream's last, among other deltas): "
+                    "aggregate first",
+                )
             self.fail(
                 "malformed_event",
                 self.root,
@@ -452,7 +464,7 @@ class _Reader(ReplyReader):
             self.check_extras(item, self.root)
             return dumped
         if module_of(kind).startswith("openai."):
-            if kind.__name__ in _CHUNK_CLASSES or module_of(kind).endswith("_chunk"):
+            if is_chunk_class(kind):
                 self.fail(
                     "streaming_chunk",
                     self.root,
@@ -576,6 +588,19 @@ class _Reader(ReplyReader):
                         "a streaming "
                         "tool-call delta (has 'index', lacks 'id'/'type'): aggregate first",
                     )
+        at = roleless_call_delta(data)
+        if at is not None:
+            self.fail(
+                "streaming_chunk",
+                f"{self.root}.tool_calls[{at}]",
+                "a streaming tool-call delta (has 'index', in a message without 'role'): "
+                "aggregate first",
+            )
+
+    def among_deltas(self) -> bool:
+        """Whether another element of the trace is a piece of a stream (``is_delta``)."""
+        trace = self.trace or []
+        return any(is_delta(item) for k, item in enumerate(trace) if k != self.index)
 
     def content(self, data: dict[str, Any], role: str, namespace: dict[str, Any]) -> Content:
         path = f"{self.root}.content"
@@ -713,6 +738,38 @@ class _Reader(ReplyReader):
         if extra:
             given["metadata"] = {self.dialect.source: extra}
         return ToolCall(**given)
+
+
+def is_chunk_class(kind: type) -> bool:
+    """Whether an openai SDK class is one of a streaming chunk or of a part of one."""
+    return kind.__name__ in _CHUNK_CLASSES or module_of(kind).endswith("_chunk")
+
+
+def is_delta(item: Any) -> bool:
+    """Whether an element of a trace is plainly a piece of a stream: an SDK chunk or delta
+    object, or a dict the reader refuses as one (``refused_anywhere``; a whole completion's
+    ``choices`` aside), or one without ``role`` whose tool calls carry ``index``."""
+    kind = type(item)
+    if module_of(kind).startswith("openai."):
+        return is_chunk_class(kind)
+    if not isinstance(item, Mapping):
+        return False
+    if any(key != "choices" and refused_anywhere(key, value) for key, value in item.items()):
+        return True
+    return roleless_call_delta(item) is not None
+
+
+def roleless_call_delta(data: Mapping[str, Any]) -> int | None:
+    """The position of the first entry of ``tool_calls`` carrying ``index`` in a message
+    without ``role``, or None: a later call's first delta (its id and type, but no role:
+    only a stream's first delta names it)."""
+    calls = data.get("tool_calls")
+    if "role" in data or not isinstance(calls, list):
+        return None
+    for k, call in enumerate(calls):
+        if isinstance(call, Mapping) and "index" in call:
+            return k
+    return None
 
 
 def is_call_delta(call: Any) -> bool:

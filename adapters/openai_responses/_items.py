@@ -12,9 +12,9 @@ Items fall into five families:
 
 Any other ``type`` is ``unknown_role``.
 
-An item, or a part of a dict item (a part of a response in a history dict), may also be an
-object of the openai SDK: it is read as the plain dict of the keys it was given
-(``sdk_dict``), as the SDK itself sends it.
+An item, or any value inside a dict item (a part of a response in a history dict, a hosted
+call's ``action``), may also be an object of the openai SDK: it is read as the plain dict of
+the keys it was given (``sdk_dict``), as the SDK itself sends it.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from tracebridge._changed import FELL, drifted, refusal, unmade
+from tracebridge._json import MAX_DEPTH, json_path
 from tracebridge._optional import module_of
 
 from ._drift import passed_for_another
@@ -143,40 +144,52 @@ def sdk_dict(model: BaseModel, path: str, index: int, source: str) -> dict[str, 
     return dumped
 
 
-_PART_KEYS = ("content", "output", "summary")
-"""The keys of an item that hold its parts: a message's content, an output item's output, a
-reasoning item's summary."""
-
-
 def with_sdk_dicts(item: Mapping[str, Any], index: int, source: str) -> dict[str, Any]:
-    """A dict item as a plain dict, with each openai SDK object among its parts (and among the
-    annotations of a part) as ``sdk_dict`` gives it: a history dict holding the parts of a
-    response, which the SDK sends as such dicts."""
+    """A dict item as a plain dict, with each openai SDK object anywhere in it (a part of a
+    response, an annotation or a ``Logprob`` of a part, a hosted call's ``action``) as
+    ``sdk_dict`` gives it: a history dict holding the objects of a response, which the SDK
+    sends as such dicts. A value nested too deep (or inside itself) is left as it is, for
+    the check of kept values to refuse where it is."""
     data = dict(item)
-    for key in _PART_KEYS:
-        if key in data:
-            data[key] = _as_dicts(data[key], f"items[{index}].{key}", index, source)
+    for key, value in data.items():
+        if type(value) not in _SCALARS:
+            try:
+                data[key] = _as_dicts(value, (key,), index, source, MAX_DEPTH)
+            except _TooDeep:
+                continue
     return data
 
 
-def _as_dicts(value: Any, path: str, index: int, source: str) -> Any:
-    """``value`` (an SDK object, or a list of parts or annotations) with its SDK objects as
-    dicts; ``value`` itself when it holds none."""
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+"""The value classes that hold nothing inside: passed over without a look."""
+
+
+class _TooDeep(Exception):
+    """A value nests deeper than a JSON value may: the walk stops at once (one inside itself
+    twice would otherwise be walked down every branch)."""
+
+
+def _as_dicts(value: Any, keys: tuple[Any, ...], index: int, source: str, depth: int) -> Any:
+    """``value`` with its openai SDK objects (itself, or any inside its dicts and lists) as
+    dicts; ``value`` itself when it holds none. ``keys``: where ``value`` is in the item (its
+    path is spelled only for an object found); ``depth``: how many more levels may nest."""
     if is_sdk_model(value):
+        path = f"items[{index}]"
+        for key in keys:  # a dict key that is no string (refused later) spelled as its text
+            path = json_path(path, key if type(key) is int or type(key) is str else str(key))
         return sdk_dict(value, path, index, source)
-    if type(value) is not list:
+    kind = type(value)
+    if kind is not dict and kind is not list:
         return value
-    copied: list[Any] | None = None
-    for k, part in enumerate(value):
-        found = part
-        if is_sdk_model(part):
-            found = sdk_dict(part, f"{path}[{k}]", index, source)
-        elif type(part) is dict and type(part.get("annotations")) is list:
-            listed = part["annotations"]
-            annotations = _as_dicts(listed, f"{path}[{k}].annotations", index, source)
-            if annotations is not listed:
-                found = {**part, "annotations": annotations}
-        if found is not part:
-            copied = list(value) if copied is None else copied
-            copied[k] = found
+    if depth == 0:
+        raise _TooDeep
+    pairs = value.items() if kind is dict else enumerate(value)
+    copied: Any = None
+    for key, inner in pairs:
+        if type(inner) in _SCALARS:
+            continue
+        found = _as_dicts(inner, (*keys, key), index, source, depth - 1)
+        if found is not inner:
+            copied = (dict(value) if kind is dict else list(value)) if copied is None else copied
+            copied[key] = found
     return value if copied is None else copied

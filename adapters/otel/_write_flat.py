@@ -245,8 +245,7 @@ class _FlatWriter(_ChatWriter):
         ``inner`` keys a refusal names where the typed call holds them)."""
         path = f".tool_calls[{j}]"
         if call.get("type") != "function":
-            self.lose("OpenInference records function calls only; this one is custom (with "
-                      "the option it is written as a function call with args {'input': text})",
+            self.lose("OpenInference records function calls only; this one is custom",
                       path, "custom_calls")
             call = _as_function(call, self, f"{path}.metadata.{SOURCE}.inner")
         fields = kept.get("fields", {})
