@@ -264,3 +264,23 @@ def test_a_value_inside_itself_in_a_dict_item_is_refused_at_once() -> None:
     assert (error.code, error.index, error.path) == (
         "unserializable_value", 1, "items[1].action"
     )
+
+
+def test_the_dumps_of_galteas_conversation_messages_are_galtea_turns_only() -> None:
+    import galtea as sdk
+
+    from tracebridge import convert
+    from tracebridge.adapters import galtea
+
+    turns = [
+        sdk.ConversationMessage(
+            role="user", content="Summarise this.",
+            input_files=[sdk.AttachedFile(uri="gs://f/deed.pdf", filename="deed.pdf")],
+        ).model_dump(mode="json"),
+        sdk.ConversationMessage(role="assistant", content="A deed.").model_dump(mode="json"),
+    ]
+    camel = [{"role": "user", "content": "q", "retrievalContext": "ctx"}]
+    assert (openai_chat.detect(turns), galtea.detect(turns)) == (False, True)
+    assert (openai_chat.detect(camel), galtea.detect(camel)) == (False, True)
+    # auto-detection reads the files as files (openai_chat kept them as unknown fields)
+    assert convert(turns, target="galtea") == galtea.from_messages(galtea.to_messages(turns))

@@ -87,9 +87,10 @@ def test_auto_reads_a_trace_every_matching_format_reads_alike() -> None:
 
 
 def test_auto_fails_clearly_when_matching_formats_read_differently() -> None:
-    # retrieval_context is Galtea's own field, and an unknown key to OpenAI: two readings.
+    # metadata is a field of Galtea's turns, and an unknown key to OpenAI: two readings
+    # (retrieval_context and the file lists are Galtea's alone: those lists are galtea's)
     turns = [{"role": "user", "content": "q"},
-             {"role": "assistant", "content": "a", "retrieval_context": "doc"}]
+             {"role": "assistant", "content": "a", "metadata": {"k": 1}}]
     with pytest.raises(FormatError) as caught:
         detect_format(turns)
     assert str(caught.value) == (

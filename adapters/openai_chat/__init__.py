@@ -116,7 +116,8 @@ def detect(trace: Any) -> bool:
 
     Each has ``content``, or (an assistant message) calls, ``audio`` or ``refusal`` in its place.
     Lists with Swarm's ``sender`` or ``tool_name`` keys (on a dict, or set on an SDK object)
-    belong to the swarm adapter.
+    belong to the swarm adapter; those with a Galtea turn's ``retrieval_context``,
+    ``input_files`` or ``output_files`` (or their camelCase) to the galtea adapter.
     """
     if not isinstance(trace, list) or not trace:
         return False
@@ -134,7 +135,17 @@ def detect(trace: Any) -> bool:
             return False
         if "type" in item or _has_responses_parts(item.get("content")):
             return False  # a Responses item (openai_responses)
+        if not _GALTEA_ONLY.isdisjoint(item):
+            return False  # a Galtea role turn (``ConversationMessage``'s dump: galtea)
     return True
+
+
+_GALTEA_ONLY = frozenset(
+    ("retrieval_context", "input_files", "output_files",
+     "retrievalContext", "inputFiles", "outputFiles")
+)
+"""Keys of a Galtea role turn that no Chat Completions message has: a list with them is Galtea
+``conversation_turns``, whose files would otherwise be kept only as unknown fields."""
 
 
 # Part types only the Responses API has: a message holding them is a Responses item.
