@@ -129,7 +129,8 @@ def test_empty_arguments_langchain_filed_as_invalid_are_still_no_arguments() -> 
 
 def test_a_call_with_empty_arguments_must_be_answered() -> None:
     trace = [HumanMessage("time?"), AIMessage("", additional_kwargs={"tool_calls": [NOW]})]
-    assert rejected_at(trace) == ("unanswered_tool_call", 1, "messages[1].tool_calls[0]")
+    # LangChain filed it in invalid_tool_calls (tool_calls is empty): the error is there
+    assert rejected_at(trace) == ("unanswered_tool_call", 1, "messages[1].invalid_tool_calls[0]")
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ from typing import Any
 
 from tracebridge._json import check_json
 from tracebridge.errors import TraceError, short_repr, with_article
-from tracebridge.messages import OpaquePart, TextPart
+from tracebridge.messages import OpaquePart, RefusalPart, TextPart
 
 from ._classes import NAME
 from ._kept_places import OPAQUE_PART_KEYS, PART_KEYS, STRING_PART_KEYS, refuse_unknown
@@ -160,8 +160,10 @@ def _check_part_keys(part: AnyPart, kept: dict[str, Any], path: str) -> None:
         refuse_unknown(kept, known, what, f"{path}.metadata.{NAME}")
 
 
-def block_of(part: AnyPart, path: str) -> str | dict[str, Any]:
-    """The LangChain content-list element for ``part`` (the inverse of ``part_of``)."""
+def block_of(part: AnyPart, path: str, *, last_of_reply: bool = False) -> str | dict[str, Any]:
+    """The LangChain content-list element for ``part`` (the inverse of ``part_of``);
+    ``last_of_reply``: the part is the last of an AI message's content, where the reader
+    marks a plain refusal block as a content block (``_read._ai_parts``)."""
     kept = part.metadata.get(NAME)
     if kept and type(kept) is dict:
         _check_part_keys(part, kept, path)
@@ -215,6 +217,8 @@ def block_of(part: AnyPart, path: str) -> str | dict[str, Any]:
     block = shape.write(kept["block"], part, path)
     if "bytes" not in kept:
         _check_reads_back(block, None, part, name, path)
+        if not (last_of_reply and isinstance(part, RefusalPart)):
+            _check_keeps_metadata(block, part, name, path)
         return block
     written = _base64_as_bytes(block, kept["bytes"], path)
     # read back as the reader reads it: the bytes it finds where Bedrock / Vertex keep them
@@ -267,5 +271,24 @@ def _check_same_layout(found: BlockShape, part: MappedPart, shape: str, path: st
         f"the {found.name!r} layout; {give}take metadata.langchain off the part to write it "
         "in the layout the way back picks",
         path=f"{path}.metadata.{NAME}.shape",
+        source=NAME,
+    )
+
+
+def _check_keeps_metadata(block: dict[str, Any], part: MappedPart, shape: str, path: str) -> None:
+    """A block written from a kept template must not be the block the way back writes for
+    the part without metadata: the reader keeps no metadata for that one, so the part would
+    read back without its ``metadata.langchain`` (an image read from an ``image_url`` block
+    without a detail and given one after reading: that block is what a part with a detail
+    gets anyway)."""
+    if _default_block(part, path) != block:  # (it writes the typed fields alone)
+        return
+    raise TraceError(
+        "not_representable",
+        f"the block kept for this part (metadata.langchain, shape {shape!r}) makes the "
+        f"written block {short_repr(block)}, the block the way back writes for this part "
+        "without metadata, which reads back without metadata.langchain; take "
+        "metadata.langchain off the part (the same block is written)",
+        path=f"{path}.metadata.{NAME}",
         source=NAME,
     )

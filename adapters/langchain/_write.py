@@ -426,7 +426,11 @@ def _content_back(
                     f"reasoning block",
                     f"{at}.content[{j}].metadata",
                 )
-    return [block_of(part, f"{at}.content[{j}]") for j, part in enumerate(content, first)]
+    last = first + len(content) - 1
+    return [
+        block_of(part, f"{at}.content[{j}]", last_of_reply=cites and j == last)
+        for j, part in enumerate(content, first)
+    ]
 
 
 _LEADING = (REASONING_KEY, ITEM_KEY)
