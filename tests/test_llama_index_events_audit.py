@@ -338,8 +338,8 @@ def test_a_reply_cut_mid_stream_is_a_truncated_trace() -> None:
     expected = (
         "truncated_trace", 1, "events[1]",
         "a reply was streamed from here (AgentStream), but no AgentOutput follows it before "
-        "the events end: the run stopped mid-reply (it failed, or was cancelled), and the "
-        "partial reply is no message",
+        "the events end: the run stopped mid-reply (it failed, was cancelled or timed out), "
+        "and the partial reply is no message",
     )
     assert refused(logged) == expected
     assert refused(logged, allow_pending=True) == expected

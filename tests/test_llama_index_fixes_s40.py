@@ -150,8 +150,8 @@ CUT = (
     "truncated_trace", 1, "events[1]",
     "a reply was streamed from here (AgentStream), but no AgentOutput follows it before the "
     "run ended at events[2] (WorkflowFailedEvent: step 'run_agent_step' failed with "
-    "builtins.ConnectionError: stream reset by peer): the run stopped mid-reply (it failed, or "
-    "was cancelled), and the partial reply is no message",
+    "builtins.ConnectionError: stream reset by peer): the run failed mid-reply, and the "
+    "partial reply is no message",
 )
 
 
@@ -375,7 +375,7 @@ def test_memory_blocks_in_the_user_message_show_in_the_events_only() -> None:
     ]
 
 
-def test_a_retry_after_a_failure_before_the_answer_with_memory_blocks_is_refused() -> None:
+def test_a_retry_after_a_failure_before_the_answer_with_memory_blocks_reads_on() -> None:
     agent = FunctionAgent(tools=[], llm=scripted([connection_lost, say("3")]),
                           system_prompt="sys", streaming=False)
     memory = Memory.from_defaults(
@@ -385,10 +385,12 @@ def test_a_retry_after_a_failure_before_the_answer_with_memory_blocks_is_refused
     events = run(agent, ["add 1 2"], memory=memory) + run_ok(agent, ["again"], memory=memory)
     assert kinds(events) == ["AgentInput", "WorkflowFailedEvent", "AgentInput", "AgentOutput",
                              "StopEvent"]
-    assert refused(events) == (
-        "ambiguous_trace", 2, "events[2].data.input",
-        "this input holds none of the conversation read from the events before it (the last, "
-        "a user message '<memory>\\n<profile>\\nUser is Bob.\\n</profile>\\n</memory>\\nadd 1 2' "
-        "from events[0]): it begins another conversation, such as another run with a memory "
-        "of its own, logged in the same list. Split the list: events[:2] and events[2:] are "
-        "each read on their own")
+    # the retry holds the failed run's message plain, the blocks before its own
+    block = TextPart(text="<memory>\n<profile>\nUser is Bob.\n</profile>\n</memory>")
+    assert read(events) == [
+        SystemMessage(content="sys"),
+        HumanMessage(content=[block, TextPart(text="add 1 2")], metadata=ended(
+            "WorkflowFailedEvent", failed(events[1], "connection reset"))),
+        HumanMessage(content=[block, TextPart(text="again")]),
+        AIMessage(content="3", name="Agent"),
+    ]

@@ -59,6 +59,7 @@ def generator() -> ModuleType:
 def test_the_folder_has_the_cases_the_issue_asks_for() -> None:
     assert [p.stem for p in VALID] == [
         "developer_prompt_and_media",
+        "failed_run_then_retry",
         "function_agent_two_turns",
         "history_ends_with_tool_result",
         "legacy_function_call_history",

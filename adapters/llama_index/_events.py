@@ -96,6 +96,13 @@ RUN_ENDS: dict[str, frozenset[str]] = {
 """The events that end a run early (the workflow publishes one as a failed, cancelled or
 timed-out run's last event; each a StopEvent), with the fields each declares."""
 
+_CUT_BY = {
+    "WorkflowFailedEvent": "failed mid-reply",
+    "WorkflowCancelledEvent": "was cancelled mid-reply",
+    "WorkflowTimedOutEvent": "timed out mid-reply",
+}
+"""What a run ended by each event in ``RUN_ENDS`` did to a reply it was streaming."""
+
 _MODULES = ("llama_index.", "workflows.")
 
 
@@ -529,7 +536,6 @@ class _Rebuild(Inputs):
                 or type(kwargs) is not dict or output.tool_name != tool_name):
             self.tool_result(_event_fields(event, "ToolCallResult", e, f"events[{e}].data"), e)
             return
-        ran = self.answers(tool_id, tool_name, kwargs, e, f"events[{e}].data")
         raw_input = output.raw_input
         facts = _raw_facts(raw_input, output.raw_output, fast[0], kwargs, blocks)
         if facts:  # kept as LlamaIndex's JSON writes them, and asked again in that form
@@ -540,7 +546,8 @@ class _Rebuild(Inputs):
                                blocks_dump(blocks, e, f"events[{e}].data.tool_output.blocks"))
             if facts:
                 json_checked(facts, e, f"events[{e}].data.tool_output")
-        if ran:
+        # (after the output is checked, as its dump is when the event is read as JSON)
+        if self.answers(tool_id, tool_name, kwargs, e, f"events[{e}].data"):
             facts["tool_kwargs"] = _ran_with(kwargs, e, f"events[{e}].data")
         self.add(_build.tool(fast[0], tool_id, tool_name, is_error, None,
                              result_metadata(direct, facts)), e)
@@ -612,7 +619,7 @@ class _Rebuild(Inputs):
         message read, the one the run ended after."""
         how = _ending(kind, data, e)
         if self.streamed is not None:
-            self.cut(f"the run ended at events[{e}] ({how})")
+            self.cut(f"the run ended at events[{e}] ({how})", _CUT_BY[kind])
         if not self.messages:
             raise fail("truncated_trace", f"the run ended ({how}) before any message was "
                        f"read: the events hold no conversation to keep it with", e,
@@ -624,6 +631,7 @@ class _Rebuild(Inputs):
         self.messages[-1] = last.model_copy(update={"metadata": _with_event(
             last.metadata, {"run_ended": [*ended, entry]})})
         self.unsaved = range(self.saved, len(self.messages))
+        self.ended_at = e
 
     def stop_object(self, event: Any, e: int) -> None:
         """``stop`` of a StopEvent object."""

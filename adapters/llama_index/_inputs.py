@@ -12,7 +12,9 @@ agent with other instructions); when they are gone (a handoff to an agent withou
 the next reply says so in its metadata. After a run that ended early (failed, cancelled,
 timed out), the next input may hold the conversation without what that run had only in its
 scratchpad (its replies and results, which the framework saves to memory when a run
-finishes): those messages stay read.
+finishes): those messages stay read. The last message it holds may be plain where the run
+gave the model its user message with more around it (memory blocks, a state prompt: see
+``_rewrapped``): read on when the input's new user message has the same around it.
 
 Only the last message read is compared where the input should hold it: a stream costs the
 length of its conversation, not its square. When it is not there, the input is looked at
@@ -33,6 +35,7 @@ from tracebridge.errors import short_repr
 
 from ._blocks import NAME, Llama, fail
 from ._messages import ROLE_KIND, is_chat_message
+from ._rewrapped import wrapped_alike, wrappings
 
 _SYSTEM_SIDE = frozenset(role for role, kind in ROLE_KIND.items() if kind == "system")
 _EVENT_ONLY = {"ai": frozenset({"name"}), "tool": frozenset({"name", "is_error"})}
@@ -125,6 +128,8 @@ class Inputs:
         self.unsaved: range | None = None
         """The messages a run that ended early (failed, cancelled, timed out) read after
         ``saved``, until the next input: memory may not hold them."""
+        self.ended_at = -1
+        """The event the last run that ended early ended with."""
 
     def new_items(self, items: list[Any], e: int) -> None:
         """Read the new messages of an input (see the module docstring)."""
@@ -255,11 +260,50 @@ class Inputs:
         self.unheld = sorted({*before, *self.unsaved})
         visible = len(self.messages) - len(self.unheld) - self.dropped
         last = lead + visible - 1
-        if visible > 0 and last < len(items) and self.holds(
-                items, last, self.dropped + visible - 1, e):
+        k = self.dropped + visible - 1
+        if visible > 0 and last < len(items) and (
+                self.holds(items, last, k, e) or self.retried(items, last, k, e)):
             return True
         self.unheld = before
         return False
+
+    def retried(self, items: list[Any], j: int, k: int, e: int) -> bool:
+        """Whether item ``j`` of the input at ``e`` (after a run that ended early) is user
+        message ``k`` of the history, which that run gave the model with more around it
+        (memory blocks, a state prompt: see ``_rewrapped``), given plain: the input's new
+        user message, the item after it, then has the same around it. When it does not (the
+        blocks or the state changed between the runs, or no user message follows), the
+        input may be a retry or another conversation, and nothing tells which: refused."""
+        read = self.messages[self.position(k)]
+        if not isinstance(read, HumanMessage):
+            return False
+        given = self.read_input(items[j], e, j)
+        ways = wrappings(read, given) if isinstance(given, HumanMessage) and held_as(
+            read.model_copy(update={"content": given.content}), given) else []
+        if not ways:
+            return False
+        latest = self.read_input(items[j + 1], e, j + 1) if j + 1 < len(items) else None
+        if isinstance(latest, HumanMessage) and any(wrapped_alike(latest, way)
+                                                     for way in ways):
+            return True
+        after = (f"the user message after it (events[{e}].data.input[{j + 1}]) does not "
+                 f"have the same around it" if isinstance(latest, HumanMessage)
+                 else "no user message follows it to show the same around it")
+        raise self.unconfirmed(given, k, after, e, j)
+
+    def unconfirmed(self, given: Message, k: int, after: str, e: int, j: int) -> TraceError:
+        """``retried``'s refusal: item ``j`` of the input at ``e`` is history message ``k``
+        with less around it, and ``after`` says why that is not known to be a retry's."""
+        at = self.position(k)
+        return fail("ambiguous_trace", f"the model was given {_describe(given)} here, where "
+                    f"the conversation read has {_describe(self.messages[at])} "
+                    f"(events[{self.origin[at]}]), the last message the run that ended at "
+                    f"events[{self.ended_at}] gave the model: that one is this one with more "
+                    f"around it (memory blocks put into the user message, or a state "
+                    f"prompt), but {after}. This input may be a retry on the same memory or "
+                    f"another conversation, and nothing tells which. Split the list: "
+                    f"events[:{e}] and events[{e}:] are each read on their own", e,
+                    f"events[{e}].data.input[{j}]")
 
     def realigned(self, items: list[Any], lead: int, e: int) -> int:
         """``continued`` for an input that does not hold the history read where it should:
@@ -316,15 +360,15 @@ class Inputs:
                    f"list: events[:{e}] and events[{e}:] are each read on their own", e,
                    f"events[{e}].data.input")
 
-    def cut(self, until: str) -> None:
+    def cut(self, until: str,
+            how: str = "stopped mid-reply (it failed, was cancelled or timed out)") -> None:
         """Refuse a reply streamed with no AgentOutput after it (``until``: what comes
-        instead)."""
+        instead; ``how``: what the run did, as far as that tells)."""
         at = self.streamed
         assert at is not None
         raise fail("truncated_trace", f"a reply was streamed from here (AgentStream), but no "
-                   f"AgentOutput follows it before {until}: the run stopped mid-reply (it "
-                   f"failed, or was cancelled), and the partial reply is no message", at,
-                   f"events[{at}]")
+                   f"AgentOutput follows it before {until}: the run {how}, and the partial "
+                   f"reply is no message", at, f"events[{at}]")
 
     def place(self, i: int) -> str:
         """The path of the event field message ``i`` was read from."""

@@ -22,7 +22,10 @@ and rebuilds it, and llama-index-core itself fails on the rebuilt ``images`` (it
 calls ``resolve_image`` on each dict), so no run keeps them.
 
 Deterministic: call ids are fixed in the script, the memory's session id is fixed, and
-nothing else in the stored dumps carries an id or a time. Re-run with
+nothing else in the stored dumps carries an id or a time but one wall-clock field: a
+``WorkflowFailedEvent``'s ``elapsed_seconds`` (how long the failing step ran), which the
+generator writes as ``0.0`` in the dumped events (``fixed_clock``; the case's description
+says so). Re-run with
 ``.venv/bin/python scripts/golden/llama_index.py``; it rewrites the folder.
 """
 
@@ -77,12 +80,16 @@ def calls(*blocks: ToolCallBlock) -> ChatMessage:
     return ChatMessage(role="assistant", blocks=list(blocks))
 
 
-def scripted_llm(script: list[ChatMessage]) -> MockFunctionCallingLLM:
-    """A mock LLM that answers each chat with the next scripted message."""
+def scripted_llm(script: Sequence[ChatMessage | Exception]) -> MockFunctionCallingLLM:
+    """A mock LLM that answers each chat with the next scripted message, or raises the next
+    scripted exception (a model call that failed)."""
     remaining = list(script)
 
     def respond(messages: Sequence[ChatMessage], **kwargs: Any) -> ChatMessage:
-        return remaining.pop(0)
+        answer = remaining.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
 
     return MockFunctionCallingLLM(response_generator=respond)
 
@@ -124,8 +131,12 @@ ORDER_TOOL = FunctionTool.from_defaults(fn=lookup_order, return_direct=True)
 
 
 async def run_turns(
-    workflow: Any, turns: list[Any], chat_history: list[ChatMessage] | None = None
+    workflow: Any, turns: list[Any], chat_history: list[ChatMessage] | None = None,
+    failing: frozenset[int] = frozenset(),
 ) -> tuple[list[ChatMessage], list[Any]]:
+    """Every event of each turn's run, all runs sharing one memory, and the memory's history
+    after the last. The runs of the turns in ``failing`` must fail (a ``ConnectionError``
+    scripted for the model), and the next turn is run on the same memory."""
     memory = Memory.from_defaults(session_id="golden", token_limit=1_000_000)
     events: list[Any] = []
     for k, user_msg in enumerate(turns):
@@ -133,8 +144,29 @@ async def run_turns(
         handler = workflow.run(user_msg=user_msg, memory=memory, **extra)
         async for event in handler.stream_events():
             events.append(copy.deepcopy(event))  # the framework mutates some events later
-        await handler
+        if k in failing:
+            await run_failed(handler, k)
+        else:
+            await handler
     return await memory.aget_all(), events
+
+
+async def run_failed(handler: Any, k: int) -> None:
+    """Await the run of turn ``k``, which must fail with the scripted ``ConnectionError``."""
+    try:
+        await handler
+    except ConnectionError:
+        return
+    raise AssertionError(f"turn {k}'s run was scripted to fail, and it did not")
+
+
+def fixed_clock(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The dumped events with every ``WorkflowFailedEvent``'s ``elapsed_seconds`` (wall-clock
+    time, the one field that differs from run to run) written as ``0.0``."""
+    for event in events:
+        if event["event"] == "WorkflowFailedEvent":
+            event["data"]["elapsed_seconds"] = 0.0
+    return events
 
 
 def function_agent_two_turns() -> tuple[list[ChatMessage], list[Any]]:
@@ -254,6 +286,20 @@ def structured_output() -> tuple[list[ChatMessage], list[Any]]:
     return asyncio.run(run_turns(agent, ["What is 40 + 2?"]))
 
 
+def failed_run_then_retry() -> tuple[list[ChatMessage], list[Any]]:
+    """A run whose model call fails after a tool round (its log ends with the
+    WorkflowFailedEvent), then the user's retry on the same memory."""
+    llm = scripted_llm([
+        calls(call("call_add_7", "add", a=1, b=2)),
+        ConnectionError("connection reset by peer"),
+        say("1 + 2 = 3."),
+    ])
+    agent = FunctionAgent(name="calculator", tools=[add], llm=llm,
+                          system_prompt="You are a careful calculator.", streaming=False)
+    return asyncio.run(run_turns(agent, ["What is 1 + 2?", "Please try again."],
+                                 failing=frozenset({0})))
+
+
 CASES: dict[str, tuple[str, Callable[[], tuple[list[ChatMessage], list[Any]]], str | None]] = {
     "function_agent_two_turns": (
         "FunctionAgent, two user turns: parallel calls, then an image input and a tool that "
@@ -302,6 +348,16 @@ CASES: dict[str, tuple[str, Callable[[], tuple[list[ChatMessage], list[Any]]], s
         structured_output,
         None,
     ),
+    "failed_run_then_retry": (
+        "FunctionAgent: the model call after a tool round raises ConnectionError, the run "
+        "fails (WorkflowFailedEvent, kept with the tool result as run_ended; its "
+        "elapsed_seconds, wall-clock time, written as 0.0 by the generator), then the user "
+        "retries on the same memory.",
+        failed_run_then_retry,
+        "A run that ended early did not save its replies and tool results to memory "
+        "(FunctionAgent saves them when a run finishes): the events have the failed run's "
+        "call and result, memory only its user message.",
+    ),
 }
 
 
@@ -318,7 +374,7 @@ def write_valid() -> dict[str, list[dict[str, Any]]]:
     for name, (description, run, why) in CASES.items():
         history, events = run()
         trace = [m.model_dump(mode="json") for m in history]
-        dumped = llama_index.dump_events(events)
+        dumped = fixed_clock(llama_index.dump_events(events))
         expected = llama_index.to_messages(trace)
         expected_events = llama_index.events_to_messages(dumped)
         agree = llama_index.strip_event_extras(expected_events) == expected
