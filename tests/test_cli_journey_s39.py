@@ -51,6 +51,10 @@ def tb(*argv: str, cwd: Path, stdout: Any = subprocess.PIPE) -> tuple[int, str, 
 PLAIN = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
 RETRIEVAL = [{"role": "user", "content": "rates?"},
              {"role": "assistant", "content": "3%", "retrieval_context": "Rates page: 3% APR"}]
+ANNOTATED = [{"role": "user", "content": "rates?"},
+             {"role": "assistant", "content": "3%", "metadata": {"page": "Rates: 3% APR"}}]
+"""Galtea reads a turn's ``metadata``, OpenAI chat keeps it as an unknown key: both have its
+shape and read it differently (``retrieval_context`` is Galtea's alone)."""
 SENDER = [{"role": "user", "content": "bill me"},
           {"role": "assistant", "content": "Sure", "sender": "Billing Agent"}]
 ORPHAN = [{"role": "tool", "tool_call_id": "x", "content": "orphan"}]
@@ -76,19 +80,19 @@ OTHER_SHAPE = ("it has the shape of swarm or galtea, not of openai_chat, which t
 
 def test_a_late_record_the_formats_read_differently_is_refused_as_on_its_own(
         tmp_path: Path) -> None:
-    jsonl(tmp_path / "turns.jsonl", [PLAIN] * 40 + [RETRIEVAL])
+    jsonl(tmp_path / "turns.jsonl", [PLAIN] * 40 + [ANNOTATED])
     code, out, err = tb("convert", "turns.jsonl", "--to", "galtea", cwd=tmp_path)
     assert code == 2
     assert out.splitlines() == [json.dumps(PLAIN)] * 40
     assert err.splitlines() == [NOTICE, f"tracebridge: turns.jsonl: line 41: {AMBIGUOUS}"]
     # the same record alone is refused with the same words
-    jsonl(tmp_path / "one.jsonl", [RETRIEVAL])
+    jsonl(tmp_path / "one.jsonl", [ANNOTATED])
     assert tb("convert", "one.jsonl", "--to", "galtea", cwd=tmp_path) == (
         2, "", f"tracebridge: one.jsonl: line 1: {AMBIGUOUS}\n")
 
 
 def test_with_keep_going_the_late_record_is_one_bad_line(tmp_path: Path) -> None:
-    jsonl(tmp_path / "turns.jsonl", [PLAIN] * 40 + [RETRIEVAL, PLAIN])
+    jsonl(tmp_path / "turns.jsonl", [PLAIN] * 40 + [ANNOTATED, PLAIN])
     code, out, err = tb("convert", "turns.jsonl", "--to", "galtea", "--keep-going",
                         "--errors", "errors.jsonl", cwd=tmp_path)
     assert code == 1
@@ -98,6 +102,17 @@ def test_with_keep_going_the_late_record_is_one_bad_line(tmp_path: Path) -> None
     assert [json.loads(line) for line in (tmp_path / "errors.jsonl").read_text().splitlines()] \
         == [{"file": "turns.jsonl", "line": 41, "code": "unknown_format", "index": None,
              "path": None, "source": None, "message": AMBIGUOUS}]
+
+
+def test_a_late_record_only_galtea_has_the_shape_of_is_refused(tmp_path: Path) -> None:
+    jsonl(tmp_path / "turns.jsonl", [PLAIN] * 40 + [RETRIEVAL])
+    code, out, err = tb("convert", "turns.jsonl", "--to", "galtea", cwd=tmp_path)
+    assert code == 2
+    assert out.splitlines() == [json.dumps(PLAIN)] * 40
+    assert err.splitlines() == [NOTICE, "tracebridge: turns.jsonl: line 41: it has the shape "
+                                "of galtea, not of openai_chat, which this file is read as (told "
+                                "from its first 32 records); one file holds one format: pass "
+                                "--from FORMAT"]
 
 
 def test_a_late_record_of_another_shape_is_refused(tmp_path: Path) -> None:

@@ -54,9 +54,9 @@ def plain(number: int) -> list[dict[str, Any]]:
 SENDER = [{"role": "user", "content": "hi"},
           {"role": "assistant", "content": "hello", "sender": "Agent A"}]
 """A Swarm reply: its ``sender`` has no place in OpenAI chat."""
-RETRIEVAL = [{"role": "user", "content": "hi", "retrieval_context": "ctx"},
+ANNOTATED = [{"role": "user", "content": "hi", "metadata": {"page": "ctx"}},
              {"role": "assistant", "content": "hello"}]
-"""Galtea's ``retrieval_context``: OpenAI chat and Galtea read it differently."""
+"""A turn's ``metadata``: OpenAI chat (an unknown key) and Galtea read it differently."""
 OUTSIDE = ("it has the shape of swarm or galtea, not of openai_chat, which this file is read as "
            "(told from its first 32 records); one file holds one format: pass --from FORMAT")
 AMBIGUOUS = ("ambiguous trace: it has the shape of openai_chat and galtea, and they read it "
@@ -160,7 +160,7 @@ def test_a_sample_told_as_tracebridge_gives_the_role_of_its_rubrics_to_the_judge
 def test_a_jsonl_record_of_another_shape_after_the_head_fails_as_on_the_command_line(
     tmp_path: Path,
 ) -> None:
-    path = write_jsonl(tmp_path / "mixed.jsonl", [*map(plain, range(40)), SENDER, RETRIEVAL])
+    path = write_jsonl(tmp_path / "mixed.jsonl", [*map(plain, range(40)), SENDER, ANNOTATED])
     rows = read_here(path)
     assert rows.column("source").to_pylist() == ["openai_chat"] * 42
     out = convert_batch(rows, target="langchain")
@@ -364,7 +364,7 @@ def test_on_ray_every_told_problem_is_a_row_error(tmp_path: Path) -> None:
 
     from tracebridge.ray_data import init_local, read_traces
 
-    mixed = write_jsonl(tmp_path / "mixed.jsonl", [*map(plain, range(40)), SENDER, RETRIEVAL])
+    mixed = write_jsonl(tmp_path / "mixed.jsonl", [*map(plain, range(40)), SENDER, ANNOTATED])
     events = write_jsonl(tmp_path / "events.jsonl", [EVENTS])
     init_local(num_cpus=2)
     try:
