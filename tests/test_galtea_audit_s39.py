@@ -104,8 +104,15 @@ def test_split_in_roles_reads_a_retrieval_context_spelled_in_camel_case() -> Non
 
 
 def _no_place(fields: list[str]) -> str:
-    return (f"the current exchange carries Galtea fields {fields} that the evaluation-task call "
-            "(input, actual_output, retrieval_context) had no place for")
+    return (f"the current exchange carries Galtea fields {fields}: the evaluation-task call "
+            "(input, actual_output, retrieval_context) had no place for them; "
+            "drop=['turn_metadata'] leaves it out (recorded in omitted)")
+
+
+def _not_the_questions(fields: list[str]) -> str:
+    return (f"the current exchange carries Galtea fields {fields}: the call's retrieval_context "
+            "is the answer's, not the question's; drop=['retrieval_context'] leaves it out "
+            "(recorded in omitted)")
 
 
 def test_split_in_roles_still_refuses_what_the_current_exchange_says_besides() -> None:
@@ -125,7 +132,8 @@ def test_split_in_roles_still_refuses_what_the_current_exchange_says_besides() -
                                 {"role": "assistant", "content": "a"}])
     # (the question has no retrieval context of its own: the call's is the answer's)
     assert _where(galtea.split_current_turn, camel, shape="roles") == (
-        "not_representable", 0, "messages[0].metadata.galtea", _no_place(["retrievalContext"]))
+        "not_representable", 0, "messages[0].metadata.galtea",
+        _not_the_questions(["retrievalContext"]))
 
 
 # --- 2. join_consecutive: nulls, empty file lists and spellings do not block a join ----------
@@ -299,10 +307,10 @@ def test_an_enum_in_a_record_is_refused_where_it_is(
 def test_an_enum_in_an_agent_input_is_refused_where_it_is() -> None:
     turns = [{"role": "user", "content": "q"}]
     assert _where(galtea.to_messages, {"messages": turns, "session_id": Label.A}) == (
-        "unserializable_value", None, "agent_input.session_id", NOT_JSON)
+        "unserializable_value", None, "session_id", NOT_JSON)
     assert _where(galtea.to_messages, {"messages": turns, "session_id": "s",
                                        "channel": Label.A}) == (
-        "unserializable_value", None, "agent_input.channel", NOT_JSON)
+        "unserializable_value", None, "channel", NOT_JSON)
 
 
 def test_the_status_of_a_python_mode_dump_is_still_read_as_its_value() -> None:

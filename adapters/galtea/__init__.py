@@ -8,8 +8,9 @@ What ``to_messages`` reads:
   agents receive. Each turn becomes one message; attached files become ``FilePart``s;
 * **pairs** ``{"input", "actual_output", "retrieval_context"?}``: the conversation turns of
   Galtea's earlier evaluation-task API; each becomes a ``HumanMessage`` and an ``AIMessage``;
-* **``Trace`` records** (``traces.list`` / ``traces.get``): read as the SDK rebuilds the
-  conversation from them, pending traces and file-only inputs included (``_records.py``);
+* **``Trace`` records** (``traces.list``; ``traces.get``'s one ``Trace`` as ``[trace]``): read
+  as the SDK rebuilds the conversation from them, pending traces and file-only inputs included
+  (``_records.py``);
 * an **``AgentInput``** (what ``Agent.call`` receives): its ``messages``.
 
 What the typed model has no field for is kept under ``metadata["galtea"]`` (see
@@ -37,7 +38,14 @@ from tracebridge.validation import validate
 
 from ._current import CurrentTurn, split_current_turn
 from ._read import error, from_pair, from_role_turn, plain_turns
-from ._records import from_agent_input, from_records, is_agent_input, is_record, sdk_dump
+from ._records import (
+    from_agent_input,
+    from_records,
+    is_agent_input,
+    is_record,
+    is_sdk_model,
+    sdk_dump,
+)
 from ._turns import from_messages
 from ._write import DROPPABLE, NAME, SHAPES, Omission, OmissionKind, Shape
 
@@ -73,12 +81,13 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
     """
     paused = pause_gc()
     try:
-        return _to_messages(sdk_dump(trace), allow_pending)
+        return _to_messages(trace, sdk_dump(trace), allow_pending)
     finally:
         resume_gc(paused)
 
 
-def _to_messages(trace: Any, allow_pending: bool) -> list[Message]:
+def _to_messages(given: Any, trace: Any, allow_pending: bool) -> list[Message]:
+    """The messages of ``trace``, the dump of what the caller ``given``."""
     origin: list[int] = []
     if is_agent_input(trace):
         messages = from_agent_input(trace, origin)
@@ -93,15 +102,26 @@ def _to_messages(trace: Any, allow_pending: bool) -> list[Message]:
                     for i, item in enumerate(trace[taken:], taken)]
             messages.extend(_from_list(rest, origin, taken, "roles" if taken else None))
     else:
-        raise TraceError(
-            "malformed_event",
-            f"expected a list of conversation turns or Trace records, or an AgentInput; got "
-            f"{type(trace).__name__} {short_repr(trace)}",
-            path="conversation_turns",
-            source=NAME,
-        )
+        raise _not_a_list(given, trace)
     validate(messages, allow_pending=allow_pending, source=NAME, origin=origin)
     return messages
+
+
+def _not_a_list(given: Any, trace: Any) -> TraceError:
+    """``malformed_event`` for what is neither a list nor an AgentInput, named as given (a
+    ``Trace``, not the dict it dumps to); a single record (what ``traces.get`` returns) is
+    read in a list."""
+    hint = ""
+    if is_record(trace):
+        noun, name = ("Trace", "trace") if is_sdk_model(type(given)) else ("record", "record")
+        hint = f"; a single {noun} (what traces.get returns) is read in a list: pass [{name}]"
+    return TraceError(
+        "malformed_event",
+        f"expected a list of conversation turns or Trace records, or an AgentInput; got "
+        f"{type(given).__name__} {short_repr(trace)}{hint}",
+        path="conversation_turns",
+        source=NAME,
+    )
 
 
 def _from_list(items: list[Any], origin: list[int], start: int = 0,

@@ -13,21 +13,24 @@ from typing import Any
 
 from typing_extensions import assert_never
 
-from tracebridge.errors import TraceError
+from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import AnyMessage
 
 from ._turns import write_turns
-from ._write import NAME, Omission, Options, Shape, check_options, refuse
+from ._write import NAME, Omission, Options, Shape, check_options, leave_out, refuse
 
 __all__ = ["CurrentTurn", "split_current_turn"]
 
 # What the earlier API's call took for the current exchange (a role turn's answer spells its
-# retrieval context either way).
+# retrieval context either way; a history answer keeps it only here).
 _FIELDS: dict[Shape, frozenset[str]] = {
     "roles": frozenset({"role", "content", "retrieval_context", "retrievalContext"}),
-    "history": frozenset({"role", "content"}),
+    "history": frozenset({"role", "content", "retrieval_context"}),
     "pairs": frozenset({"input", "actual_output", "retrieval_context"}),
 }
+_CONTEXT_KEYS = frozenset({"retrieval_context", "retrievalContext"})
+_FILE_KEYS = frozenset({"input_files", "inputFiles", "output_files", "outputFiles"})
+_NO_PLACE = "the evaluation-task call (input, actual_output, retrieval_context) had no place for"
 # What a written role turn holds that says nothing (as in pairs and history): a null, an empty
 # file list, in either spelling. Every message read from the SDK's own objects carries them.
 # (A pair's keys besides its own are extra keys, which say what they hold.)
@@ -85,9 +88,11 @@ def split_current_turn(
     The conversation must end with a user message answered by an assistant message. The
     options and shapes are ``from_messages``'s (``shape=None`` is the shape ``to_messages``
     recorded: pairs when a message says so, else roles). The answer's ``retrieval_context`` is
-    on the result (``.retrieval_context``, from either spelling); other Galtea fields of the
-    current exchange have no place in the call and are refused (a null, an empty file list and
-    a spelling say nothing).
+    on the result (``.retrieval_context``, from either spelling), whatever the shape of the
+    prior turns; other Galtea fields of the current exchange have no place in the call: the
+    question's ``retrieval_context`` needs ``drop=["retrieval_context"]``, ``metadata`` and
+    extra keys ``drop=["turn_metadata"]``, and files are refused (a null, an empty file list
+    and a spelling say nothing).
 
     >>> from tracebridge import AIMessage, HumanMessage
     >>> turns, question, answer = split_current_turn(
@@ -101,7 +106,7 @@ def split_current_turn(
     # what the options left out is the caller's only when the split succeeds (it may refuse
     # the current exchange after the turns were written)
     found: list[Omission] = []
-    turns, origins = write_turns(messages, shape, settings, found)
+    turns, origins = write_turns(messages, shape, settings, found, context_on_last=True)
     if not turns:
         raise TraceError(
             "empty_conversation",
@@ -132,12 +137,7 @@ def split_current_turn(
         leftover = [key for key, value in turn.items() if key not in fields
                     and not (shape == "roles" and key in _SILENT and value in (None, []))]
         if leftover:
-            raise refuse(
-                at,
-                f"messages[{at}].metadata.{NAME}",
-                f"the current exchange carries Galtea fields {leftover} that the evaluation-task "
-                f"call (input, actual_output, retrieval_context) had no place for",
-            )
+            _leave_out_fields(turn, leftover, at, settings, found)
     answer_turn = current[-1]  # its retrieval context is optional, in either spelling
     context = answer_turn.get("retrieval_context", answer_turn.get("retrievalContext"))
     if omitted is not None:
@@ -145,3 +145,26 @@ def split_current_turn(
     return CurrentTurn(prior, question, answer, context)
 
 
+def _leave_out_fields(turn: dict[str, Any], leftover: list[str], at: int, options: Options,
+                      found: list[Omission]) -> None:
+    """The Galtea fields of a current turn the call has no place for: refused, or left out by
+    the option that accepts the loss (files: none does)."""
+    path = f"messages[{at}].metadata.{NAME}"
+    files = [key for key in leftover if key in _FILE_KEYS]
+    if files:
+        raise refuse(at, path, f"the current exchange carries Galtea fields {files} that "
+                               f"{_NO_PLACE}")
+    context = [key for key in leftover if key in _CONTEXT_KEYS]
+    if context:
+        leave_out("retrieval_context" in options.drop,
+                  Omission(at, "retrieval_context", "drop=retrieval_context",
+                           f"retrieval_context {short_repr(turn[context[0]])}"),
+                  found, path, f"the current exchange carries Galtea fields {context}",
+                  "the call's retrieval_context is the answer's, not the question's")
+    rest = {key: turn[key] for key in leftover if key not in _CONTEXT_KEYS}
+    if rest:
+        leave_out("turn_metadata" in options.drop,
+                  Omission(at, "turn_metadata", "drop=turn_metadata",
+                           f"turn fields {short_repr(rest)}"),
+                  found, path, f"the current exchange carries Galtea fields {list(rest)}",
+                  f"{_NO_PLACE} them")

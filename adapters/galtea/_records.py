@@ -6,9 +6,11 @@ A list of them reads the way the SDK itself rebuilds a conversation for an agent
 (``TraceService._execute_agent``), leaving nothing out: a user message when the input is not
 empty or has files (its text is ``user_message``, its other keys the message's ``metadata``,
 a null or empty ``user_message`` among them, its files ``input_files``), then an assistant
-message when there is an output (even empty text) or output files; what two fields say twice
-must agree (``conflicting_fields``; a value too deep to compare is ``unserializable_value``
-first); the message carries
+message when there is an output (even empty text) or output files (an output envelope, the
+API's ``actualOutput`` object or a dump's ``actual_output_data``, is read alike: a string
+``assistant_message`` is the text, its other keys the message's ``metadata``); what two
+fields say twice must agree (``conflicting_fields``; a value too deep to compare is
+``unserializable_value`` first); the message carries
 ``retrieval_context: None`` as the SDK's does (the API does not return it). So a pending trace
 (no output yet) is a user message alone, and a file-only input is a user message with files
 and no text. The record's other fields are kept, verbatim, under ``metadata["galtea"]["trace"]``
@@ -40,23 +42,24 @@ from tracebridge.messages import Message
 
 from ._read import error, from_role_turn, where
 
-__all__ = ["from_agent_input", "from_records", "is_agent_input", "is_record", "sdk_dump"]
+__all__ = ["from_agent_input", "from_records", "is_agent_input", "is_record", "is_sdk_model",
+           "sdk_dump"]
 
 NAME = "galtea"
 # Each field of a Trace the conversation is read from, with its camelCase spelling.
 # ``actualInput`` / ``actual_input`` are the legacy spellings of ``input`` (the SDK's ``Trace``
-# still reads them as ``input``).
+# still reads them as ``input``). The output envelope of a dump (the SDK's
+# ``actual_output_data``) is read as the answer's, like the ``input_data`` of the question; it
+# stays with the record when no answer was read from it.
 _MAPPED = {
     "input": ("input", "actualInput", "actual_input"),
     "input_data": ("input_data", "inputData"),
     "input_files": ("input_files", "inputFiles"),
     "actual_output": ("actual_output", "actualOutput"),
+    "actual_output_data": ("actual_output_data", "actualOutputData"),
     "actual_output_files": ("actual_output_files", "actualOutputFiles"),
 }
 _MAPPED_KEYS = frozenset(key for spellings in _MAPPED.values() for key in spellings)
-# Fields checked against what they repeat but kept with the record: the output envelope of a
-# dump (the SDK's actual_output_data) says the answer's text and files again.
-_SPELLINGS = {**_MAPPED, "actual_output_data": ("actual_output_data", "actualOutputData")}
 _SESSION_KEYS = ("session_id", "sessionId")
 
 
@@ -71,7 +74,7 @@ def sdk_dump(value: Any, index: int | None = None, at: str = "") -> Any:
     kind = type(value)
     if kind is list or kind is dict:
         return value
-    if module_of(kind).split(".")[0] == NAME and hasattr(value, "model_dump"):
+    if is_sdk_model(kind) and hasattr(value, "model_dump"):
         try:
             return value.model_dump()  # python mode: a value that is not JSON stays visible
         except FELL as exc:  # PydanticSerializationError is a ValueError
@@ -79,6 +82,12 @@ def sdk_dump(value: Any, index: int | None = None, at: str = "") -> Any:
     if isinstance(value, Mapping):
         return dict(value)
     return value
+
+
+def is_sdk_model(kind: type) -> bool:
+    """Whether ``kind`` is one of the Galtea SDK's classes or derives from one (an
+    application's ``class SupportMessage(ConversationMessage)`` is still the SDK's model)."""
+    return any(module_of(base).split(".")[0] == NAME for base in kind.__mro__)
 
 
 def _undumpable(value: Any, exc: Exception, index: int | None, at: str) -> TraceError:
@@ -100,7 +109,7 @@ def _undumpable(value: Any, exc: Exception, index: int | None, at: str) -> Trace
                                   path=json_path(at, name), source=NAME)
             continue
         for k, item in enumerate(items):
-            if module_of(type(item)).split(".")[0] != NAME:
+            if not is_sdk_model(type(item)):
                 return TraceError("malformed_event", f"expected the SDK's model in the {kind}'s "
                                   f"{name!r}, got {type(item).__name__} {short_repr(item)} "
                                   f"(appended after the {kind} was made?): {exc}",
@@ -144,7 +153,7 @@ def _with_plain_status(record: dict[str, Any]) -> dict[str, Any]:
 def _field(record: dict[str, Any], name: str, i: int) -> tuple[str | None, Any]:
     """(key as spelled, value) of a mapped field, or (None, None) when absent; spelled two
     ways with two values, ``conflicting_fields`` (one would be lost)."""
-    found = [(key, record[key]) for key in _SPELLINGS[name] if key in record]
+    found = [(key, record[key]) for key in _MAPPED[name] if key in record]
     if len(found) > 1:
         for key, value in found:
             _comparable(value, i, key)
@@ -210,6 +219,61 @@ def _files_said_once(found: list[dict[str, Any]], key: str | None, given: Any, i
 _Spelled = tuple[str | None, str | None, str | None, str | None]
 
 
+def _answer_of(envelope: dict[str, Any], text: str | None) -> dict[str, Any] | None:
+    """The answer's ``metadata`` read from an output envelope: its keys besides ``text`` (a
+    null, empty or non-text ``assistant_message`` stays with the rest: it is not the text
+    left out). Its files, read as such, are all an envelope of ``content`` files says besides
+    the text: an envelope of text (and files) is ``{}``, not the plain text (null); one of
+    files alone is null."""
+    answer = {key: value for key, value in envelope.items()
+              if key != "assistant_message" or not text}
+    if answer.keys() == {"content"} and answer["content"] and _only_files(answer["content"]):
+        return {} if text else None
+    return answer
+
+
+# The answer of a record: its text (None: no text), its files, its ``metadata`` (None: plain
+# text), and the record's keys (as spelled, or None) that metadata and the files came from.
+_Output = tuple[str | None, Any, dict[str, Any] | None, str | None, str | None]
+
+
+def _output_of(record: dict[str, Any], i: int) -> _Output:
+    """The record's answer, from an API ``actualOutput`` envelope, a dump's ``actual_output``
+    beside its ``actual_output_data`` envelope, or a plain text, read alike: an envelope's
+    text is its ``assistant_message`` when that is a string (what the SDK unwraps), its other
+    keys the answer's ``metadata``. What two fields say twice must agree."""
+    output_key, output = _field(record, "actual_output", i)
+    files_key, files = _field(record, "actual_output_files", i)
+    data_key, data = _field(record, "actual_output_data", i)
+    files = [] if files_key is None else files
+    if type(output) is dict:  # the API's own JSON: the envelope itself
+        if data is not None:
+            _comparable(output, i, str(output_key))
+            _comparable(data, i, str(data_key))
+            if not same_json(data, output):
+                raise error("conflicting_fields", f"the output {short_repr(output)} is not "
+                            f"{data_key} {short_repr(data)}", i, output_key, base="traces")
+        envelope, envelope_key = output, output_key
+        said = envelope.get("assistant_message")
+        text = said if type(said) is str else None  # what the SDK unwraps
+    elif type(data) is dict:  # a dump: the envelope beside its text and files
+        said = data.get("assistant_message")
+        text = said if type(said) is str else None  # what the SDK unwraps
+        if output_key is not None and output != text:
+            raise error("conflicting_fields", f"the output {short_repr(output)} is not "
+                        f"{data_key}.assistant_message {short_repr(text)}", i, output_key,
+                        base="traces")
+        envelope, envelope_key = data, data_key
+    else:
+        if output is not None and type(output) is not str:
+            raise error("malformed_event", f"expected the output as a string, got "
+                        f"{type(output).__name__} {short_repr(output)}", i, output_key,
+                        base="traces")
+        return output, files, None, output_key, files_key
+    files = _files_said_once(_envelope_files(envelope), files_key, files, i, envelope_key)
+    return text, files, _answer_of(envelope, text), envelope_key, files_key
+
+
 def _turns_of(
     record: dict[str, Any], i: int
 ) -> tuple[list[dict[str, Any]], set[str], _Spelled]:
@@ -222,11 +286,7 @@ def _turns_of(
     input_key, raw_input = _field(record, "input", i)
     data_key, input_data = _field(record, "input_data", i)
     files_key, input_files = _field(record, "input_files", i)
-    output_key, output = _field(record, "actual_output", i)
-    out_files_key, output_files = _field(record, "actual_output_files", i)
-    out_data_key, output_data = _field(record, "actual_output_data", i)
     input_files = [] if files_key is None else input_files
-    output_files = [] if out_files_key is None else output_files
     source_key = data_key if input_data is not None else input_key  # the input object's key
     if input_data is not None and type(input_data) not in (str, dict):
         raise error("malformed_event", f"expected the input as a string or a dict, got "
@@ -257,41 +317,7 @@ def _turns_of(
                             f"{at} {short_repr(said)}", i, input_key, base="traces")
         if type(input_data) is dict and files_key is not None:  # a dump: files said twice
             _files_said_once(_envelope_files(input_data), files_key, input_files, i, data_key)
-    answer: dict[str, Any] | None = None
-    if type(output) is dict:
-        envelope = output
-        if output_data is not None:
-            _comparable(envelope, i, str(output_key))
-            _comparable(output_data, i, str(out_data_key))
-            if not same_json(output_data, envelope):
-                raise error("conflicting_fields", f"the output {short_repr(envelope)} is not "
-                            f"{out_data_key} {short_repr(output_data)}", i, output_key,
-                            base="traces")
-        output_files = _files_said_once(_envelope_files(envelope), out_files_key, output_files,
-                                        i, output_key)
-        output = envelope.get("assistant_message")
-        # a null or empty assistant_message stays with the rest: it is not the text left out
-        answer = {key: value for key, value in envelope.items()
-                  if key != "assistant_message" or not output}
-        if answer.keys() == {"content"} and answer["content"] and _only_files(answer["content"]):
-            # its files, read as such, are all it says besides the text: an envelope of text
-            # (and files) is {}, not the plain text (null); one of files alone is null
-            answer = {} if output else None
-    elif type(output_data) is dict:  # a dump: the envelope beside its text and files
-        said = output_data.get("assistant_message")
-        said = said if type(said) is str else None  # what the SDK unwraps
-        if output_key is not None and output != said:
-            raise error("conflicting_fields", f"the output {short_repr(output)} is not "
-                        f"{out_data_key}.assistant_message {short_repr(said)}", i, output_key,
-                        base="traces")
-        if out_files_key is not None:
-            _files_said_once(_envelope_files(output_data), out_files_key, output_files, i,
-                             out_data_key)
     source = input_data if input_data is not None else raw_input
-    if output is not None and type(output) is not str:
-        raise error("malformed_event", f"expected the output as a string, got "
-                    f"{type(output).__name__} {short_repr(output)}", i,
-                    output_key, base="traces")
     turns: list[dict[str, Any]] = []
     unread: set[str] = set()
     if source or input_files:
@@ -316,14 +342,19 @@ def _turns_of(
     else:  # an empty text or input object is not nothing (the SDK keeps it in input_data)
         unread.update(key for name in ("input", "input_data") for key in _MAPPED[name]
                       if record.get(key) is not None)
+    output, output_files, answer, answer_key, out_files_key = _output_of(record, i)
+    envelopes = [key for key in _MAPPED["actual_output_data"] if key in record]
     if output is not None or output_files:
         # an envelope's keys besides its text ({} when it held the text alone: not plain text)
         turns.append({"role": "assistant", "content": output or "", "retrieval_context": None,
                       "metadata": answer, "input_files": [],
                       "output_files": output_files})
+        # a dump's envelope the answer was read from is in it; anything else there is not
+        unread.update(key for key in envelopes if type(record[key]) is not dict)
     else:  # an envelope with no text nor files (the SDK keeps it as actual_output_data)
         unread.update(key for key in _MAPPED["actual_output"] if record.get(key) is not None)
-    return turns, unread, (source_key, files_key, output_key, out_files_key)
+        unread.update(envelopes)
+    return turns, unread, (source_key, files_key, answer_key, out_files_key)
 
 
 def _at_record_key(exc: TraceError, i: int, role: str, spelled: _Spelled) -> TraceError:
@@ -454,9 +485,9 @@ def from_agent_input(agent_input: dict[str, Any], origin: list[int]) -> list[Mes
     kept = {key: value for key, value in agent_input.items()
             if key not in ("messages", "input_files", "inputFiles")}
     try:
-        check_json(kept, "agent_input")
+        check_json(kept, "")  # at the AgentInput's own keys: context_data.opened
     except TraceError as exc:
-        raise exc.relocated(source=NAME) from None
+        raise TraceError(exc.code, exc.detail, path=exc.path or None, source=NAME) from None
     if messages:
         last = messages[-1]
         namespace = {**last.metadata.get(NAME, {}), "agent_input": copy.deepcopy(kept)}

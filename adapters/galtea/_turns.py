@@ -98,8 +98,13 @@ def write_turns(
     shape: Shape | None,
     options: Options,
     omitted: list[Omission] | None,
+    context_on_last: bool = False,
 ) -> tuple[list[dict[str, Any]], list[int]]:
-    """The turns, and for each turn the index of the message that completed it."""
+    """The turns, and for each turn the index of the message that completed it.
+
+    ``context_on_last``: the last turn, when an answer, keeps its ``retrieval_context`` in
+    ``history`` too (``split_current_turn`` has a place for the current answer's).
+    """
     if shape is not None and shape not in SHAPES:
         raise ValueError(f"shape must be one of {', '.join(map(repr, SHAPES))}, got {shape!r}")
     check_options(options.join_consecutive, options.drop, omitted)
@@ -114,7 +119,7 @@ def write_turns(
         validate(messages, allow_pending=True, source=NAME)
     found: list[Omission] = []
     try:
-        written = _written(messages, shape, options, found)
+        written = _written(messages, shape, options, found, context_on_last)
     except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
         refused = unchecked_field(messages, NAME)
         if refused is None:
@@ -136,10 +141,11 @@ def write_turns(
 
 
 def _written(
-    messages: list[AnyMessage], shape: Shape | None, options: Options, found: list[Omission]
+    messages: list[AnyMessage], shape: Shape | None, options: Options, found: list[Omission],
+    context_on_last: bool,
 ) -> tuple[list[dict[str, Any]], list[int]]:
     if options.join_consecutive is None and shape != "pairs":
-        written = _one_turn_each(messages, shape, options, found)
+        written = _one_turn_each(messages, shape, options, found, context_on_last)
         if written is not None:
             return written
     if shape is None:
@@ -152,7 +158,9 @@ def _written(
     elif shape == "roles":
         turns, origins = [_role_turn(entry) for entry in entries], [e.index for e in entries]
     elif shape == "history":
-        turns = [_history_turn(entry, options, found) for entry in entries]
+        last = len(entries) - 1
+        turns = [_history_turn(entry, options, found, context_on_last and k == last)
+                 for k, entry in enumerate(entries)]
         origins = [entry.index for entry in entries]
     else:
         assert_never(shape)
@@ -160,7 +168,8 @@ def _written(
 
 
 def _one_turn_each(
-    messages: Sequence[AnyMessage], shape: Shape | None, options: Options, found: list[Omission]
+    messages: Sequence[AnyMessage], shape: Shape | None, options: Options,
+    found: list[Omission], context_on_last: bool,
 ) -> tuple[list[dict[str, Any]], list[int]] | None:
     """Roles or history turns, one per message not left out; None when ``shape`` is None and
     the messages recorded the pairs shape (the caller writes pairs).
@@ -199,11 +208,12 @@ def _one_turn_each(
             plain = False
     if plain:
         return written, origins  # type: ignore[return-value]  # dicts alone
+    last = len(written) - 1
     turns = [
         turn if isinstance(turn, dict)
         else _role_turn(turn) if shape == "roles"
-        else _history_turn(turn, options, found)
-        for turn in written
+        else _history_turn(turn, options, found, context_on_last and k == last)
+        for k, turn in enumerate(written)
     ]
     return turns, origins
 
@@ -301,13 +311,19 @@ def _role_turn(entry: Entry) -> dict[str, Any]:
     return turn
 
 
-def _history_turn(entry: Entry, options: Options, found: list[Omission]) -> dict[str, Any]:
+def _history_turn(entry: Entry, options: Options, found: list[Omission],
+                  keep_context: bool = False) -> dict[str, Any]:
     """``{"role", "content"}``: ``conversation_history`` takes text only (the API refuses a
-    ``retrieval_context``). A null field or an empty file list says nothing and is not written."""
+    ``retrieval_context``). A null field or an empty file list says nothing and is not written.
+    ``keep_context``: an answer's ``retrieval_context`` is written too (the current answer
+    ``split_current_turn`` takes apart)."""
+    turn: dict[str, Any] = {"role": entry.role, "content": entry.text}
     at = f"messages[{entry.index}].metadata.{NAME}"
     why = "conversation_history turns hold role and text only"
     context = entry.namespace.get("retrieval_context")
-    if context is not None:
+    if context is not None and keep_context and entry.role == "assistant":
+        turn["retrieval_context"] = context
+    elif context is not None:
         leave_out("retrieval_context" in options.drop,
                   Omission(entry.index, "retrieval_context", "drop=retrieval_context",
                            f"retrieval_context {short_repr(context)}"),
@@ -319,7 +335,7 @@ def _history_turn(entry: Entry, options: Options, found: list[Omission]) -> dict
                   Omission(entry.index, "turn_metadata", "drop=turn_metadata",
                            f"turn fields {short_repr(kept)}"),
                   found, at, "the turn's metadata and other keys", why)
-    return {"role": entry.role, "content": entry.text}
+    return turn
 
 
 def _pairs(entries: list[Entry], options: Options,
@@ -357,14 +373,7 @@ def _pairs(entries: list[Entry], options: Options,
                 f"messages[{answer.index}]); a pair holds one input: "
                 f"join_consecutive=<separator> joins them, shape='roles' keeps both",
             )
-        held = _pair_fields(question.namespace)
-        if held:
-            raise refuse(
-                question.index,
-                f"messages[{question.index}].metadata.{NAME}",
-                f"a pair keeps retrieval_context and extra keys on its answer only; this user "
-                f"message carries {sorted(held)} (shape='roles' keeps them)",
-            )
+        _question_fields(question, options, found)
         metadata = answer.namespace.get("metadata")
         if metadata is not None:
             leave_out("turn_metadata" in options.drop,
@@ -379,6 +388,26 @@ def _pairs(entries: list[Entry], options: Options,
         turns.append(pair)
         origins.append(answer.index)
     return turns, origins
+
+
+def _question_fields(question: Entry, options: Options, found: list[Omission]) -> None:
+    """A pair's question is its text alone: a user message's ``retrieval_context`` needs
+    ``drop=["retrieval_context"]``, its ``metadata`` and extra keys ``drop=["turn_metadata"]``."""
+    held = _pair_fields(question.namespace)
+    at = f"messages[{question.index}].metadata.{NAME}"
+    why = ("a pair keeps retrieval_context and extra keys on its answer only (shape='roles' "
+           "keeps them on the user turn)")
+    context = held.pop("retrieval_context", None)
+    if context is not None:
+        leave_out("retrieval_context" in options.drop,
+                  Omission(question.index, "retrieval_context", "drop=retrieval_context",
+                           f"retrieval_context {short_repr(context)}"),
+                  found, at, "a user message's retrieval_context", why)
+    if held:
+        leave_out("turn_metadata" in options.drop,
+                  Omission(question.index, "turn_metadata", "drop=turn_metadata",
+                           f"turn fields {short_repr(held)}"),
+                  found, at, "the user message's metadata and other keys", why)
 
 
 def _pair_fields(namespace: dict[str, Any]) -> dict[str, Any]:

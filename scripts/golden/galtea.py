@@ -329,10 +329,12 @@ def _traces_list_case(client: galtea.Galtea, api: FakeGaltea) -> dict[str, Any]:
     client.traces.create(session_id=session.id, input="And the tax?", status="PENDING")
     traces = client.traces.list(session_id=session.id, sort_by_created_at="asc")
     ids = [trace.id for trace in traces]
-    summary = {"assistant_message": "Marta Ruiz. A summary is attached.",
-               "content": [attached("summary.pdf")]}
+    # the first answer is read from its output envelope (actual_output_data), which is not
+    # left with the record: its keys besides the text and files are the answer's metadata ({})
+    answered = record(ids[0], 0, session.id, "GENERATED")
+    del answered["actual_output_data"]
     trace_ns = [
-        record(ids[0], 0, session.id, "GENERATED", actual_output_data=summary),
+        answered,
         record(ids[1], 1, session.id, "GENERATED"),
         record(ids[2], 2, session.id, "FAILED", error=traces[2].error),
         record(ids[3], 3, session.id, "PENDING"),
@@ -343,9 +345,11 @@ def _traces_list_case(client: galtea.Galtea, api: FakeGaltea) -> dict[str, Any]:
     def first(namespace: dict[str, Any], k: int) -> dict[str, Any]:
         return {"galtea": {**namespace, "trace": trace_ns[k]}}
 
+    enveloped = ns(**{**SEEN[1].metadata["galtea"], "metadata": {}})
     expected = [
         SEEN[0].model_copy(update={"metadata": first(SEEN[0].metadata["galtea"], 0)}),
-        SEEN[1], SEEN[2].model_copy(update={"metadata": first(SEEN[2].metadata["galtea"], 1)}),
+        SEEN[1].model_copy(update={"metadata": enveloped}),
+        SEEN[2].model_copy(update={"metadata": first(SEEN[2].metadata["galtea"], 1)}),
         SEEN[3], HumanMessage(content="Who signed it?", metadata=first(blank, 2)),
         HumanMessage(content="And the tax?", metadata=first(blank, 3)),
     ]
