@@ -284,3 +284,29 @@ def test_the_dumps_of_galteas_conversation_messages_are_galtea_turns_only() -> N
     assert (openai_chat.detect(camel), galtea.detect(camel)) == (False, True)
     # auto-detection reads the files as files (openai_chat kept them as unknown fields)
     assert convert(turns, target="galtea") == galtea.from_messages(galtea.to_messages(turns))
+
+
+@pytest.mark.parametrize("first", [
+    {"role": "system", "content": "Answer from the documents."},
+    {"role": "developer", "content": "Answer from the documents."},
+    {"role": "user", "content": [{"type": "text", "text": "q"}]},
+], ids=["system", "developer", "parts"])
+def test_a_chat_history_keeping_a_galtea_key_is_still_a_chat_history(
+        first: dict[str, Any]) -> None:
+    from tracebridge.adapters import galtea
+    from tracebridge.registry import detect_format
+
+    history = [first, {"role": "user", "content": "q"},
+               {"role": "assistant", "content": "a", "retrieval_context": ["doc"]}]
+    with_tools = [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "r"},
+        {"role": "assistant", "content": "a", "retrieval_context": ["doc"]},
+    ]
+    for trace in (history, with_tools):
+        assert (openai_chat.detect(trace), galtea.detect(trace)) == (True, False)
+        assert detect_format(trace) == "openai_chat"
+        assert openai_chat.to_messages(trace)[-1].metadata == {
+            "openai_chat": {"fields": {"retrieval_context": ["doc"]}}}

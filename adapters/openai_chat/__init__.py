@@ -117,10 +117,12 @@ def detect(trace: Any) -> bool:
     Each has ``content``, or (an assistant message) calls, ``audio`` or ``refusal`` in its place.
     Lists with Swarm's ``sender`` or ``tool_name`` keys (on a dict, or set on an SDK object)
     belong to the swarm adapter; those with a Galtea turn's ``retrieval_context``,
-    ``input_files`` or ``output_files`` (or their camelCase) to the galtea adapter.
+    ``input_files`` or ``output_files`` (or their camelCase) to the galtea adapter, when it
+    reads them (user and assistant text turns).
     """
     if not isinstance(trace, list) or not trace:
         return False
+    galtea_keys = False
     for item in trace:
         if has_swarm_keys(item):
             return False
@@ -135,17 +137,25 @@ def detect(trace: Any) -> bool:
             return False
         if "type" in item or _has_responses_parts(item.get("content")):
             return False  # a Responses item (openai_responses)
-        if not _GALTEA_ONLY.isdisjoint(item):
-            return False  # a Galtea role turn (``ConversationMessage``'s dump: galtea)
-    return True
+        galtea_keys = galtea_keys or not _GALTEA_ONLY.isdisjoint(item)
+    # Galtea role turns (every dump of its ``ConversationMessage``) are galtea's; a chat
+    # history that keeps such a key beside what Galtea turns cannot hold stays a chat history
+    return not galtea_keys or not _galtea_detect(trace)
+
+
+def _galtea_detect(trace: list[Any]) -> bool:
+    from .. import galtea  # (asked only for a list with such a key)
+
+    return galtea.detect(trace)
 
 
 _GALTEA_ONLY = frozenset(
     ("retrieval_context", "input_files", "output_files",
      "retrievalContext", "inputFiles", "outputFiles")
 )
-"""Keys of a Galtea role turn that no Chat Completions message has: a list with them is Galtea
-``conversation_turns``, whose files would otherwise be kept only as unknown fields."""
+"""Keys of a Galtea role turn that no Chat Completions message has: a list with them that
+Galtea reads is Galtea ``conversation_turns``, whose files would otherwise be kept only as
+unknown fields."""
 
 
 # Part types only the Responses API has: a message holding them is a Responses item.
