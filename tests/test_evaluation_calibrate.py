@@ -185,4 +185,5 @@ def test_a_case_file_gone_since_the_run_is_exit_4_in_one_line(
     code, _, err = run(view, str(out), *flags)
     assert code == 4
     assert err == (f"tracebridge {view}: the case file {case_file} cannot be read: cannot read "
-                   f"{case_file}: [Errno 2] No such file or directory: '{case_file}'\n")
+                   f"{case_file}: [Errno 2] No such file or directory: '{case_file}'; give the "
+                   "run's case file with --cases\n")

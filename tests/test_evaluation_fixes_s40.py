@@ -279,7 +279,7 @@ def test_a_refused_run_leaves_the_cached_cases_unrun(
     code, stdout, err = run_cases(path, out, server.base_url, "--cache", str(cache),
                                   "--max-requests", "1", metrics=(WITH_REFERENCE, F1))
     stopped = ("refused: the estimate does not fit the budget: the planned work needs 2 judge "
-               "requests; 1 of the limit of 1 are left (allow_partial runs anyway)")
+               "requests; 1 of the limit of 1 are left (--allow-partial starts it anyway)")
     assert (code, len(server.requests)) == (3, 3)
     assert err == f"tracebridge run: stopped: {stopped}\n"
     assert stdout.startswith("refused: 5 unrun; judge: 0 request(s)")

@@ -161,7 +161,9 @@ def test_an_interrupted_run_records_what_settled_and_the_request_in_flight(
                                   "requests that reported it cost $0.0001)")
     assert rows(out, "spent.jsonl") == [{"case_id": "other", "name": WITH_REFERENCE, "usage": {
         "requests": 1, "prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0,
-        "requests_without_usage": 1}}]
+        "requests_without_usage": 1}, "price": {"input_per_million": 1.0,
+                                                "output_per_million": 1.0},
+        "refused_requests": 0}]
     # resumed: the request sent before the interruption stays in the run's usage
     server.add(goal(True))
     resumed = subprocess.run(run_command(path, out, server.base_url), capture_output=True,

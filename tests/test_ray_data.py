@@ -116,7 +116,8 @@ def test_read_traces_gives_every_line_with_its_file_and_line(tmp_path: Path) -> 
     array.write_text(json.dumps([chat("Lima"), chat("Kyiv")], indent=1), encoding="utf-8")
     notices: list[str] = []
     ds = read_traces([path, array], block_bytes=700, notice=notices.append)
-    assert ds.schema().names == ["record", "file", "line", "source", "problem_code", "problem"]
+    assert ds.schema().names == ["record", "file", "line", "element", "source", "problem_code",
+                                 "problem"]
     rows = rows_of(ds)
     text = path.read_bytes().split(b"\n")
     assert [(row["file"], row["line"]) for row in rows] == [

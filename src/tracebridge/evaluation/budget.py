@@ -102,6 +102,9 @@ class Hold:
         """What the job's settled requests were charged, as they reported it (a request
         that reported no tokens, or was cut off, counts in ``requests_without_usage``): a
         job interrupted without a result still leaves this in the run's usage."""
+        self.refused = 0
+        """The job's requests the server refused with a client-error status and no usage (a 429,
+        a 400): charged as one request each with no tokens (not billed)."""
 
 
 _HOLD: contextvars.ContextVar[Hold | None] = contextvars.ContextVar("budget_hold", default=None)
@@ -424,6 +427,13 @@ class BudgetedJudge:
     def leave(self, ticket: Reservation, usage: Usage) -> None:
         """The request is over: settle its reservation with what it cost."""
         self.budget.settle(ticket, usage)
+
+    def refused(self, ticket: Reservation) -> None:
+        """The server answered the request with an error status and no usage: counted for
+        the job it was sent for (``Hold.refused``)."""
+        hold = _HOLD.get()
+        if hold is not None and hold.budget is self.budget:
+            hold.refused += 1
 
     def __repr__(self) -> str:
         return f"BudgetedJudge({self.judge!r}, model={self.model!r})"

@@ -4,7 +4,9 @@ A case file is JSONL (one case per line) or a JSON list of cases, read one recor
 Loading checks every record and reports each bad one by line and ``case_id`` at once
 (``CaseFileError``): fields of the wrong type, unknown keys, a duplicate ``case_id``, an unknown
 ``control_role``, a ``goal_shift`` or ``cancellation`` control without a human label, a control
-whose human label contradicts its role, an unknown ``source``. A transcript that cannot be read
+whose human label contradicts its role, an unknown ``source``. A case of a JSON list is told by
+its element number too (``element 2 (line 1)``), as the command line tells the traces of an
+array apart: ``json.dump`` writes the whole list on one line. A transcript that cannot be read
 or breaks the conversation rules does not stop loading: the case keeps the ``TraceError``
 (``LoadedCase.transcript_error``), is reported, and the conversation-rules check blocks it.
 
@@ -217,10 +219,17 @@ class LoadedCase:
     """Why the transcript could not be read (the conversation-rules check blocks the case)."""
     transcript_hash: str | None
     """``MultiTurnSample.transcript_hash()`` of the typed conversation."""
+    element: int | None = None
+    """Its place (1-based) in a JSON list of cases; None in JSONL or a file of one case.
+    Cases of a list may share a line (``json.dump`` writes it on one): this tells them apart."""
 
     @property
     def case_id(self) -> str:
         return self.case.case_id
+
+    def place(self) -> str:
+        """``line N``, or ``element K (line N)`` in a JSON list of cases."""
+        return _place(self.line, self.element)
 
     def sample(self) -> MultiTurnSample:
         """The conversation with the case's references, for the metrics."""
@@ -244,10 +253,18 @@ class CaseProblem:
     line: int
     case_id: str | None
     message: str
+    element: int | None = None
+    """Its place (1-based) in a JSON list of cases; None in JSONL or a file of one case."""
 
     def __str__(self) -> str:
         case = f" (case {self.case_id})" if self.case_id is not None else ""
-        return f"line {self.line}{case}: {self.message}"
+        return f"{_place(self.line, self.element)}{case}: {self.message}"
+
+
+def _place(line: int, element: int | None) -> str:
+    """``line N``, or ``element K (line N)`` for a case of a JSON list (as the command line
+    names a trace of an array: ``Item.place``)."""
+    return f"line {line}" if element is None else f"element {element} (line {line})"
 
 
 class CaseFileError(Exception):
@@ -274,8 +291,9 @@ class CaseSet:
         return [case for case in self.cases if case.transcript_error is not None]
 
 
-def read_cases(path: str) -> Iterator[tuple[int, Any | None, str | None]]:
-    """Every record of the case file: (line, value, problem), one at a time."""
+def read_cases(path: str) -> Iterator[tuple[int, int | None, Any | None, str | None]]:
+    """Every record of the case file: (line, element, value, problem), one at a time;
+    ``element`` is the record's place (1-based) in a JSON list of cases, else None."""
     try:
         stream = open(path, encoding="utf-8-sig")  # noqa: SIM115 - closed when read
     except OSError as exc:
@@ -285,14 +303,16 @@ def read_cases(path: str) -> Iterator[tuple[int, Any | None, str | None]]:
             stream, path, lambda element: isinstance(element, dict) and "case_id" in element,
             jsonl=is_jsonl_name(path), allow_empty=True,
         )
-        for record in documents:
+        for number, record in enumerate(documents, start=1):
+            # every record of a list of cases is one of its elements, in order
+            element = number if documents.shape == "array" else None
             if record.problem is not None:
-                yield record.line, None, record.problem
+                yield record.line, element, None, record.problem
             elif documents.shape == "json" and isinstance(record.value, list):
                 raise UnreadableInput(f"{path}: expected a case per line or a JSON list of "
                                       f"cases (objects with case_id)")
             else:
-                yield record.line, record.value, None
+                yield record.line, element, record.value, None
 
 
 def load_cases(path: str) -> CaseSet:
@@ -300,41 +320,52 @@ def load_cases(path: str) -> CaseSet:
     digest = hashlib.sha256()
     problems: list[CaseProblem] = []
     cases: list[LoadedCase] = []
-    seen: dict[str, int] = {}
-    for line, value, problem in read_cases(path):
+    seen: dict[str, tuple[int, int | None]] = {}
+    """Each case_id taken so far, and where: its (line, element)."""
+    for line, element, value, problem in read_cases(path):
         case_id = value.get("case_id") if isinstance(value, dict) else None
         case_id = case_id if isinstance(case_id, str) else None
         if problem is not None:
-            problems.append(CaseProblem(line, None, problem))
+            problems.append(CaseProblem(line, None, problem, element))
             continue
         try:
             digest.update(canonical_json(value) + b"\n")
         except ValueError as exc:  # NaN or a value that is not JSON
-            problems.append(CaseProblem(line, case_id, f"not JSON: {exc}"))
+            problems.append(CaseProblem(line, case_id, f"not JSON: {exc}", element))
             continue
         if not isinstance(value, dict):
             problems.append(CaseProblem(line, None, f"expected a case object, got "
-                                        f"{type(value).__name__}"))
+                                        f"{type(value).__name__}", element))
             continue
+        # an id is taken where it first stands, whether or not that record is a good case
+        repeated = False
+        if case_id is not None:
+            first = seen.setdefault(case_id, (line, element))
+            repeated = first != (line, element)
+            if repeated:
+                problems.append(CaseProblem(line, case_id, f"duplicate case_id (first "
+                                            f"{_at(*first)})", element))
         try:
             case = Case.model_validate(value)
         except ValidationError as exc:
-            problems.extend(CaseProblem(line, case_id, text) for text in _described(exc))
+            problems.extend(CaseProblem(line, case_id, text, element)
+                            for text in _described(exc))
             continue
         except TraceError as exc:  # a reference tool call holding a value that is not JSON
-            problems.append(CaseProblem(line, case_id, str(exc)))
+            problems.append(CaseProblem(line, case_id, str(exc), element))
             continue
-        if case.case_id in seen:
-            problems.append(CaseProblem(line, case.case_id, f"duplicate case_id (first on "
-                                        f"line {seen[case.case_id]})"))
-            continue
-        seen[case.case_id] = line
-        cases.append(_loaded(case, line, len(cases)))
+        if not repeated:
+            cases.append(_loaded(case, line, element, len(cases)))
     if problems:
         raise CaseFileError(path, problems)
     if not cases:
         raise CaseFileError(path, [])
     return CaseSet(path, cases, f"sha256:{digest.hexdigest()}")
+
+
+def _at(line: int, element: int | None) -> str:
+    """``on line N``, or ``at element K (line N)``."""
+    return f"{'on' if element is None else 'at'} {_place(line, element)}"
 
 
 def _described(exc: ValidationError) -> list[str]:
@@ -349,17 +380,18 @@ def _described(exc: ValidationError) -> list[str]:
     return problems
 
 
-def _loaded(case: Case, line: int, position: int) -> LoadedCase:
+def _loaded(case: Case, line: int, element: int | None, position: int) -> LoadedCase:
     source_hash = f"sha256:{hashlib.sha256(canonical_json(case.transcript)).hexdigest()}"
     try:
         name, messages = _read(case)
     except (TraceError, FormatError) as exc:
-        return LoadedCase(case, line, position, source_hash, None, None, exc, None)
+        return LoadedCase(case, line, position, source_hash, None, None, exc, None, element)
     try:
         transcript_hash = MultiTurnSample(messages=messages).transcript_hash()
     except TraceError as exc:
-        return LoadedCase(case, line, position, source_hash, None, name, exc, None)
-    return LoadedCase(case, line, position, source_hash, messages, name, None, transcript_hash)
+        return LoadedCase(case, line, position, source_hash, None, name, exc, None, element)
+    return LoadedCase(case, line, position, source_hash, messages, name, None, transcript_hash,
+                      element)
 
 
 def _read(case: Case) -> tuple[str, list[Message]]:

@@ -128,7 +128,7 @@ def _run(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
         prices = dict(parse_price(text) for text in args.prices)
         cases = load_cases(args.cases)
         for case in cases.unreadable():
-            err.write(f"tracebridge run: {args.cases}: line {case.line} (case {case.case_id}): "
+            err.write(f"tracebridge run: {args.cases}: {case.place()} (case {case.case_id}): "
                       f"the transcript cannot be used: {case.transcript_error}; the case is "
                       "blocked\n")
         runner = _runner(args, cases, checks, prices)

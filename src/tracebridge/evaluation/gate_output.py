@@ -2,8 +2,10 @@
 
 JUnit: one ``<testsuite>`` per slice and one ``<testcase classname=CASE_ID name=METRIC>`` per
 case and metric it was to be scored with (a case scored with none, a ``duplicate_side_effect``
-control, has one test named ``checks``), then a suite ``gate`` with one test, ``decision``,
-failed with every blocker when the gate does not pass. A test is:
+control, has one test named ``checks``); on a run not finished, a suite ``(unsettled)`` with a
+skipped test ``unsettled`` per case not settled yet (one for the run, ``classname=run``, when
+``summary.json`` does not list them: a killed run); then a suite ``gate`` with one test,
+``decision``, failed with every blocker when the gate does not pass. A test is:
 
 * a **failure** when the case failed on that metric (its reason names the metric), when its
   evidence contradicts it (blocked by ``expect`` or a user check's problem), when it is a
@@ -31,9 +33,10 @@ from .outcome import STATES, review_reasons
 from .policy import Policy
 from .rundir import CaseRow, RunDir
 
-__all__ = ["Test", "junit_xml", "markdown", "tests_of"]
+__all__ = ["Test", "junit_xml", "markdown", "tests_of", "unsettled_tests"]
 
 Kind = Literal["passed", "failure", "error", "skipped"]
+UNSETTLED = "the run has not finished: no state yet (resume it)"
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
@@ -107,15 +110,38 @@ def junit_xml(run: RunDir, policy: Policy, decision: Decision) -> str:
         for test in members:
             _testcase(suite, test.case.case_id, test.metric, test.kind, test.type, test.message)
         _count(suite, [test.kind for test in members])
+    unsettled = unsettled_tests(run)
+    skip: Kind = "skipped"
+    if unsettled:
+        suite = ET.SubElement(root, "testsuite", name="(unsettled)")
+        for classname, message in unsettled:
+            _testcase(suite, classname, "unsettled", "skipped", "", message)
+        _count(suite, [skip] * len(unsettled))
     passed = decision.exit_code == 0
     gate: Kind = "passed" if passed else "failure"
     suite = ET.SubElement(root, "testsuite", name="gate")
     _testcase(suite, "gate", "decision", gate, "" if passed else decision.name,
               "\n".join(map(str, decision.blockers)))
     _count(suite, [gate])
-    _count(root, [*(test.kind for test in tests), gate])
+    _count(root, [*(test.kind for test in tests), *([skip] * len(unsettled)), gate])
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def unsettled_tests(run: RunDir) -> list[tuple[str, str]]:
+    """A skipped test (classname, message) for each case the run has not settled yet, by the
+    ids ``summary.json`` lists (an interrupted run); one for the run, saying how many, when it
+    lists none (a killed run)."""
+    if run.unsettled == 0:
+        return []
+    settled = {row.case_id for row in run.cases}
+    listed = run.raw_summary.get("unsettled")
+    if isinstance(listed, list) and all(isinstance(case_id, str) for case_id in listed):
+        named = [case_id for case_id in listed if case_id not in settled]
+        if len(named) == run.unsettled:
+            return [(case_id, UNSETTLED) for case_id in named]
+    return [("run", f"the run has not finished: {run.unsettled} case(s) have no state yet "
+                    "(resume it)")]
 
 
 def _testcase(suite: ET.Element, classname: str, name: str, kind: Kind, kind_type: str,
@@ -159,8 +185,9 @@ def markdown(run: RunDir, policy: Policy, decision: Decision) -> str:
     lines = [
         f"## tracebridge gate: {decision.name} (exit {decision.exit_code})",
         "",
-        f"Run {_md(str(run.path))}: {len(run.cases)} case(s), status {_md(summary.status)}, "
-        f"judge {_md(str(judge))}, cost {cost}, manifest `{summary.manifest_hash}`.",
+        f"Run {_md(str(run.path))}: {summary.cases} case(s){_unsettled_said(run)}, "
+        f"status {_md(summary.status)}, judge {_md(str(judge))}, cost {cost}, manifest "
+        f"`{summary.manifest_hash}`.",
         "",
     ]
     if decision.blockers:
@@ -168,27 +195,63 @@ def markdown(run: RunDir, policy: Policy, decision: Decision) -> str:
         lines += [f"- `{b.kind}` {_md(b.subject)}: {_md(b.message)}" for b in decision.blockers]
     else:
         lines.append("No blockers.")
-    lines += ["", "### Slices", "",
-              "| slice | " + " | ".join(STATES) + " | failure limit |",
-              "|---|" + "---:|" * len(STATES) + "---:|"]
+    lines += _slice_table(run, policy)
+    lines += _control_table(run)
+    return "\n".join(lines) + "\n"
+
+
+def _unsettled_said(run: RunDir) -> str:
+    return "" if run.unsettled == 0 else (f", {run.unsettled} unsettled (the run has not "
+                                          "finished)")
+
+
+def _slice_table(run: RunDir, policy: Policy) -> list[str]:
+    """The counts per slice; on a run not finished, a column of the cases not settled yet,
+    and the slices of the case file with none settled (``planned``)."""
+    planned = run.summary.planned
+    partial = not run.finished and planned is not None
     counts: dict[str, Counter[str]] = {}
     for row in run.cases:
         counts.setdefault(slice_name(row), Counter())[row.state] += 1
+    if partial:
+        assert planned is not None
+        for name in planned.slices:
+            counts.setdefault(name, Counter())
+    columns = [*STATES, "unsettled"] if partial else list(STATES)
+    lines = ["", "### Slices", "", "| slice | " + " | ".join(columns) + " | failure limit |",
+             "|---|" + "---:|" * len(columns) + "---:|"]
     for name, found in sorted(counts.items()):
+        if partial:
+            assert planned is not None
+            found["unsettled"] = max(planned.slices.get(name, 0) - sum(found.values()), 0)
         limit = policy.slices.get(name)
         lines.append(f"| {_md(name or '(no slice)')} | "
-                     + " | ".join(str(found[state]) for state in STATES)
+                     + " | ".join(str(found[state]) for state in columns)
                      + f" | {'no policy' if limit is None else limit.max_failures} |")
+    return lines
+
+
+def _control_table(run: RunDir) -> list[str]:
+    """The controls settled, then a row for each control of the case file not settled yet
+    (``planned``: its role is known, its case not)."""
     controls = [row for row in run.cases if row.control is not None]
-    if controls:
-        lines += ["", "### Controls", "", "| case | role | expected | came out | as expected |",
-                  "|---|---|---|---|---|"]
-        for row in controls:
-            assert row.control is not None
-            ok = {True: "yes", False: "**no**", None: f"not known ({row.state})"}
-            lines.append(f"| {_md(row.case_id)} | {row.control.role} | {row.control.expected} "
-                         f"| {row.control.outcome or '-'} | {ok[row.control.as_expected]} |")
-    return "\n".join(lines) + "\n"
+    settled: Counter[str] = Counter()
+    lines = []
+    for row in controls:
+        assert row.control is not None
+        settled[row.control.role] += 1
+        ok = {True: "yes", False: "**no**", None: f"not known ({row.state})"}
+        lines.append(f"| {_md(row.case_id)} | {row.control.role} | {row.control.expected} "
+                     f"| {row.control.outcome or '-'} | {ok[row.control.as_expected]} |")
+    planned = run.summary.planned
+    if not run.finished and planned is not None:
+        for role, count in sorted(planned.controls.items()):
+            lines += [f"| (unsettled) | {role} | - | - | not known (unsettled) |"
+                      ] * max(count - settled[role], 0)
+    if not lines:
+        return []
+    return ["", "### Controls", "", "| case | role | expected | came out | as expected |",
+            "|---|---|---|---|---|", *lines]
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")

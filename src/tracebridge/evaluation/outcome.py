@@ -82,15 +82,19 @@ def case_row(
     threshold: float,
 ) -> dict[str, Any]:
     """The case's ``cases.jsonl`` row. ``metrics``: the metrics the case was to be scored
-    with; ``unrun``: why a metric with no result did not run."""
+    with; ``unrun``: why a metric with no result did not run. A case of a JSON list has its
+    ``element`` (1-based) after its ``line``, as the command line's records have."""
     state, reasons = _state(case, metrics, blocked, results, unrun, threshold)
     control = None
     if case.case.control_role is not None:
         state, reasons, control = _control(case, metrics, state, reasons, results, blocked)
     label = case.case.human_adjudication
+    place: dict[str, int] = {"line": case.line}
+    if case.element is not None:  # a case of a JSON list (its cases may share a line)
+        place["element"] = case.element
     return {
         "case_id": case.case_id,
-        "line": case.line,
+        **place,
         "slice": case.case.slice,
         "critical": case.case.critical,
         "state": state,

@@ -25,8 +25,9 @@ import importlib
 import sys
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..metrics.cli import DETERMINISTIC, JUDGED
 from .cases import ControlRole
 
 __all__ = ["EVIDENCE_FIELDS", "Policy", "PolicyError", "SlicePolicy", "load_policy"]
@@ -78,6 +79,16 @@ class Policy(BaseModel):
     """``cases.jsonl`` fields every case must have (not null)."""
     binary_metrics: list[str] = []
     """Metrics valued 0 or 1, besides the goal metrics."""
+
+    @field_validator("binary_metrics")
+    @classmethod
+    def _known_metrics(cls, names: list[str]) -> list[str]:
+        """A name that is no metric is a typo, never a rule that silently applies to none."""
+        for name in names:
+            if name not in DETERMINISTIC and name not in JUDGED:
+                raise ValueError(f"{name!r} is no metric; known: "
+                                 f"{', '.join([*DETERMINISTIC, *JUDGED])}")
+        return names
 
 
 def load_policy(path: str) -> Policy:

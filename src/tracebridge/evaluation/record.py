@@ -6,9 +6,13 @@
                            resume), rewritten in case order when the run ends
 ``RUN_DIR/summary.json``   versions, the manifest hash, counts, usage and cost, the unrun cases;
                            ``"status": "running"`` until the run ends
+``RUN_DIR/.lock``          locked (``flock``) while a run writes RUN_DIR: a second run on it is
+                           refused; the system lets go of it when the process ends, killed too
 
 Running again on the same RUN_DIR resumes: results already written are kept (those of a failed
-judge request are asked again), only what is missing runs. A run killed at any moment loses at
+judge request are asked again), only what is missing runs. Each row that spent judge requests
+keeps the price they were sent at, so a resume with another ``--price`` (or none) never prices
+the earlier invocations' requests again. A run killed at any moment loses at
 most the requests in flight: a line cut short by the kill is dropped when the run resumes.
 Resuming is refused when RUN_DIR holds a run of another case set, metric, judge, pass threshold
 or set of user checks.
@@ -17,9 +21,12 @@ or set of user checks.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import tempfile
+from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -28,14 +35,17 @@ from pydantic import ValidationError
 from .._cli_output import JSON_SAFE
 from .._json import same_json
 from ..metrics.base import MetricResult, Usage
+from ._estimate import Price
 
-__all__ = ["RecordError", "RunRecord"]
+__all__ = ["ROW_KEYS", "RecordError", "RunRecord", "Spend"]
 
 RESULTS, CASES, SUMMARY = "results.jsonl", "cases.jsonl", "summary.json"
 SPENT = "spent.jsonl"
 """What the judge spent on jobs that left no result (stopped by the budget mid-way): a resumed
 run counts it as well as the results' own usage."""
-_ROW_KEYS = ("case_id", "cached")
+LOCK = ".lock"
+"""Held locked by the run writing RUN_DIR."""
+ROW_KEYS = ("case_id", "cached", "price", "refused_requests")
 """What a results row holds besides the ``MetricResult`` fields."""
 _SAME_RUN = {
     "manifest_hash": "manifest hash",
@@ -51,6 +61,26 @@ class RecordError(Exception):
     """RUN_DIR cannot be used (one line)."""
 
 
+@dataclass
+class Spend:
+    """What the judge's requests cost, each at the price it was sent at."""
+
+    known: Fraction = Fraction(0)
+    """Dollars of the requests sent with a price (their reported tokens at that price)."""
+    unpriced: int = 0
+    """Requests sent without a price for the judge model (their cost is not known)."""
+    refused: int = 0
+    """Requests the server refused with a client-error status and no usage (a 429, a 400): not
+    billed, counted in ``Usage.requests`` with no tokens."""
+
+    def add(self, usage: Usage, price: Price | None, refused: int) -> None:
+        if price is None:
+            self.unpriced += usage.requests
+        else:
+            self.known += price.cost(usage.prompt_tokens, usage.completion_tokens)
+        self.refused += refused
+
+
 class RunRecord:
     """Writes one run directory."""
 
@@ -59,9 +89,15 @@ class RunRecord:
         self._results: TextIO | None = None
         self._cases: TextIO | None = None
         self._spent_rows: TextIO | None = None
+        self._lock: TextIO | None = None
         self.usage = Usage()
         """What the judge spent on this RUN_DIR's results, resumed runs included (cache hits
         cost nothing)."""
+        self.spend = Spend()
+        """What that cost, each invocation's requests at the price they were sent at."""
+        self.price: Price | None = None
+        """The judge model's price in this invocation (set before ``open``), written with each
+        row that spends."""
 
     # --- starting and resuming ---------------------------------------------------------------
 
@@ -70,12 +106,13 @@ class RunRecord:
 
         ``header`` is the start of ``summary.json``; its ``manifest_hash``, ``metrics``,
         ``judge``, ``pass_threshold`` and ``checks`` must match those of a run already in
-        RUN_DIR.
+        RUN_DIR. RUN_DIR stays locked until ``finish``, ``close`` or ``abandon``.
         """
         try:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise RecordError(f"cannot create {self.path}: {exc}") from None
+        self._take_lock()
         done = self._resume(header)
         self.write_summary({**header, "status": "running"})
         try:
@@ -90,6 +127,30 @@ class RunRecord:
         except OSError as exc:
             raise RecordError(f"cannot write {self.path}: {exc}") from None
         return done
+
+    def _take_lock(self) -> None:
+        """Lock RUN_DIR for this run, or refuse: another run is writing it."""
+        try:
+            lock = open(self.path / LOCK, "a", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            raise RecordError(f"cannot write {self.path}: {exc}") from None
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            raise RecordError(f"{self.path} is in use by another run (it holds "
+                              f"{self.path / LOCK}): wait for that run to end, or use "
+                              "another --out") from None
+        except OSError as exc:
+            lock.close()
+            raise RecordError(f"cannot lock {self.path / LOCK}: {exc}") from None
+        self._lock = lock
+
+    def _release_lock(self) -> None:
+        if self._lock is not None:
+            with contextlib.suppress(OSError):  # closing lets go of the lock whatever it says
+                self._lock.close()
+            self._lock = None
 
     def _resume(self, header: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
         summary = self.path / SUMMARY
@@ -131,7 +192,8 @@ class RunRecord:
         with open(spent, encoding="utf-8") as lines:
             for number, text in enumerate(lines, 1):
                 try:
-                    self.usage += Usage.model_validate(json.loads(text)["usage"])
+                    row = json.loads(text)
+                    self._count(Usage.model_validate(row["usage"]), row)
                 except (ValueError, KeyError, TypeError) as exc:
                     raise RecordError(f"{spent}: line {number} is not a spent row ({exc}); "
                                       "use a new --out") from None
@@ -149,7 +211,7 @@ class RunRecord:
                 try:
                     row = json.loads(text)
                     MetricResult.model_validate({k: v for k, v in row.items()
-                                                 if k not in _ROW_KEYS})
+                                                 if k not in ROW_KEYS})
                     rows[(row["case_id"], row["name"])] = row
                     self._spent(row)
                 except (ValueError, KeyError, TypeError, AttributeError) as exc:
@@ -164,23 +226,45 @@ class RunRecord:
     # --- as the run goes -----------------------------------------------------------------
 
     def write_result(self, case_id: str, result: MetricResult,
-                     cached: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Append one result row and flush it; returns the row."""
+                     cached: dict[str, Any] | None = None,
+                     refused: int = 0) -> dict[str, Any]:
+        """Append one result row and flush it; returns the row. ``refused``: its requests the
+        server answered with an error status and no usage."""
         # to_json: a lone surrogate (in a dict key too) is kept, written as its JSON escape
-        row = {"case_id": case_id, **json.loads(result.to_json()), "cached": cached}
+        row = {"case_id": case_id, **json.loads(result.to_json()), "cached": cached,
+               **self._priced(refused)}
         self._append(self._results, row)
         self._spent(row)
         return row
 
+    def _priced(self, refused: int) -> dict[str, Any]:
+        """What a row that spends keeps of its spending: the price it was sent at (null: none
+        given) and its requests refused unbilled."""
+        price = None if self.price is None else {
+            "input_per_million": self.price.input_per_million,
+            "output_per_million": self.price.output_per_million}
+        return {"price": price, "refused_requests": refused}
+
     def _spent(self, row: dict[str, Any]) -> None:
         if row.get("cached") is None and row.get("usage") is not None:
-            self.usage += Usage.model_validate(row["usage"])
+            self._count(Usage.model_validate(row["usage"]), row)
 
-    def write_spent(self, case_id: str, name: str, usage: Usage) -> None:
-        """Append what a job spent before it was stopped without a result, and count it."""
-        self._append(self._spent_rows, {"case_id": case_id, "name": name,
-                                        "usage": usage.model_dump(mode="json")})
+    def _count(self, usage: Usage, row: dict[str, Any]) -> None:
+        """Count a row's usage at the price the row was written with: a row of an earlier
+        version, which kept none, is of unknown cost."""
+        price = row.get("price")
+        refused = row.get("refused_requests", 0)
+        if type(refused) is not int or refused < 0:
+            raise ValueError(f"refused_requests is {refused!r}, not a count")
         self.usage += usage
+        self.spend.add(usage, None if price is None else _price(price), refused)
+
+    def write_spent(self, case_id: str, name: str, usage: Usage, refused: int = 0) -> None:
+        """Append what a job spent before it was stopped without a result, and count it."""
+        row = {"case_id": case_id, "name": name, "usage": usage.model_dump(mode="json"),
+               **self._priced(refused)}
+        self._append(self._spent_rows, row)
+        self._count(usage, row)
 
     def write_case(self, row: dict[str, Any]) -> None:
         """Append one case's state as it settles."""
@@ -198,16 +282,25 @@ class RunRecord:
     # --- the end -------------------------------------------------------------------------
 
     def finish(self, cases: list[dict[str, Any]], summary: dict[str, Any]) -> None:
-        """Rewrite ``cases.jsonl`` in case order and write the final ``summary.json``."""
-        self.close()
+        """Rewrite ``cases.jsonl`` in case order, write the final ``summary.json`` and let go
+        of RUN_DIR."""
+        self._close_streams()
         _replace(self.path / CASES,
                  "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in cases))
         self.write_summary(summary)
+        self._release_lock()
 
     def write_summary(self, summary: dict[str, Any]) -> None:
         _replace(self.path / SUMMARY, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
 
     def close(self) -> None:
+        """Close what is open and let go of RUN_DIR."""
+        try:
+            self._close_streams()
+        finally:
+            self._release_lock()
+
+    def _close_streams(self) -> None:
         for stream in (self._results, self._cases, self._spent_rows):
             if stream is not None:
                 stream.close()
@@ -221,6 +314,17 @@ class RunRecord:
                 with contextlib.suppress(OSError, ValueError):
                     stream.close()
         self._results = self._cases = self._spent_rows = None
+        self._release_lock()
+
+
+def _price(kept: Any) -> Price:
+    """The price a row was written with (``ValueError``: not one)."""
+    if not isinstance(kept, dict):
+        raise ValueError(f"price is {kept!r}, not a price")
+    try:
+        return Price(kept["input_per_million"], kept["output_per_million"])
+    except KeyError as exc:
+        raise ValueError(f"price has no {exc}") from None
 
 
 def _drop_cut_line(path: Path) -> None:

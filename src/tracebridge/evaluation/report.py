@@ -22,7 +22,7 @@ from collections import Counter
 from typing import Any
 
 from ..render import render
-from .calibrate import ALL, CONFUSION
+from .calibrate import ALL, CONFUSION, unfinished_line
 from .cases import CaseSet, LoadedCase
 from .gate import Decision, slice_name
 from .outcome import STATES
@@ -128,7 +128,8 @@ def _facts(run: RunDir) -> str:
         ("case file", summary.case_file),
         ("manifest", summary.manifest_hash),
         ("versions", f"tracebridge {summary.tracebridge}, {raw.get('python', '?')}"),
-        ("time", f"{raw.get('started_at', '?')} to {raw.get('finished_at', '?')}"),
+        ("time", f"{raw.get('started_at') or '?'} to "
+                 f"{raw.get('finished_at') or 'not finished'}"),
     ]
     items = "".join(f"<dt>{_e(k)}</dt><dd id=\"fact-{_e(k.replace(' ', '-'))}\">{_e(v)}</dd>"
                     for k, v in rows)
@@ -176,6 +177,8 @@ def _slices(run: RunDir, policy: Policy | None) -> str:
 def _calibration(calibration: dict[str, Any]) -> str:
     parts = ["<section id=\"calibration\"><h2>Calibration against human labels</h2>",
              f"<p>{calibration['labelled_cases']} labelled case(s).</p>"]
+    if not calibration["finished"]:
+        parts.append(f"<p id=\"calibration-unfinished\">{_e(unfinished_line(calibration))}.</p>")
     for metric, groups in calibration["metrics"].items():
         whole = groups["slices"][ALL]
         both, false_ach, false_fail, neither = (whole[key] for key in CONFUSION)

@@ -24,7 +24,7 @@ from .._jsonstream import UnreadableInput
 from ..metrics.base import MetricResult
 from .cases import CaseFileError, CaseSet, load_cases
 from .outcome import GOAL_METRICS, State
-from .record import CASES, RESULTS, SUMMARY
+from .record import CASES, RESULTS, ROW_KEYS, SUMMARY
 
 __all__ = ["CaseRow", "ControlRow", "RunDir", "RunDirError", "read_run"]
 
@@ -93,6 +93,9 @@ class Summary(BaseModel):
     cost: float | None = None
     cost_note: str | None = None
     usage: dict[str, Any] = {}
+    unpriced_requests: int = 0
+    """Requests sent without a price for the judge model (0 in a run directory of an
+    earlier version)."""
     planned: Planned | None = None
     """None in a run directory of an earlier version."""
 
@@ -105,6 +108,10 @@ class Summary(BaseModel):
         no_price = self.cost_note is not None and self.cost_note.startswith("no --price")
         if type(without) is int and without > 0 and not no_price:
             return f"{without} judge request(s) reported no token usage"
+        if self.unpriced_requests > 0 and not no_price:
+            return (f"{self.unpriced_requests} judge request(s) were sent without a --price "
+                    "for the judge model (an invocation without one; a resume does not price "
+                    "them afterwards)")
         if self.cost is None and self.status == "running" and self.cost_note is None:
             return "the run has not finished and recorded no usage yet: resume it"
         if self.cost is None:
@@ -168,7 +175,8 @@ class RunDir:
         except CaseFileError as exc:
             raise RunDirError(f"the case file {where} cannot be read: {exc}") from None
         except (OSError, ValueError, UnreadableInput) as exc:  # moved, deleted, not JSON
-            raise RunDirError(f"the case file {where} cannot be read: {exc}") from None
+            moved = "" if os.path.exists(where) else "; give the run's case file with --cases"
+            raise RunDirError(f"the case file {where} cannot be read: {exc}{moved}") from None
         if cases.manifest_hash != self.summary.manifest_hash:
             raise RunDirError(f"the case file {where} is not the one this run read (manifest "
                               f"{cases.manifest_hash}, the run's {self.summary.manifest_hash})"
@@ -180,7 +188,8 @@ def read_run(path: str | os.PathLike[str]) -> RunDir:
     """Read RUN_DIR; ``RunDirError`` says in one line what is wrong with it."""
     root = Path(path)
     if not root.is_dir():
-        raise RunDirError(f"{root} is not a run directory (no such directory)")
+        what = "not a directory" if root.exists() else "no such directory"
+        raise RunDirError(f"{root} is not a run directory ({what})")
     raw = _summary(root / SUMMARY)
     try:
         summary = Summary.model_validate(raw)
@@ -199,7 +208,7 @@ def read_run(path: str | os.PathLike[str]) -> RunDir:
     for number, value in _lines(root / RESULTS):
         try:
             result = MetricResult.model_validate(
-                {k: v for k, v in value.items() if k not in ("case_id", "cached")})
+                {k: v for k, v in value.items() if k not in ROW_KEYS})
             key = (str(value["case_id"]), result.name)
         except (ValidationError, KeyError) as exc:
             reason = _first(exc) if isinstance(exc, ValidationError) else f"no {exc}"

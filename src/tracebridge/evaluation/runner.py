@@ -11,7 +11,9 @@
 4. Controls run first, with the goal metrics only. If one comes out otherwise than its role
    expects (or could not be scored, the budget's boundary included), the run stops there
    (``controls_failed``, ``controls_incomplete``, whatever stopped it before) and every other
-   case is unrun, unless ``continue_on_control_failure``.
+   case is unrun, unless ``continue_on_control_failure``: then the other cases are scored all
+   the same, and the run ends with that status still (the status of a RUN_DIR does not depend
+   on the setting).
 5. Then critical cases, then the rest, at most ``concurrency`` jobs at once. A job starts only
    when the budget's remaining share covers its estimate, which it then holds while it runs
    (so jobs in flight side by side cannot be cut mid-way); a job the jobs in flight leave too
@@ -46,7 +48,7 @@ from .cases import CaseSet, ControlRole, LoadedCase
 from .checks import UserCheck, check_case, reference_fields
 from .outcome import GOAL_METRICS, case_row
 from .plan import PlanningJudge, planned_requests
-from .record import RunRecord
+from .record import ROW_KEYS, RunRecord
 from .summary import header, planned
 from .summary import summary as build_summary
 
@@ -71,7 +73,8 @@ class RunSettings:
     concurrency: int = 4
     """Jobs (one case, one metric) in flight at once."""
     continue_on_control_failure: bool = False
-    """Score the other cases even when a control came out wrong."""
+    """Score the other cases even when a control came out wrong (the run still ends
+    ``controls_failed``, or ``controls_incomplete`` for a control that could not be scored)."""
     allow_partial: bool = False
     """Start even when the estimate says the budget cannot cover all the work."""
     pass_threshold: float = 1.0
@@ -130,6 +133,7 @@ class Runner:
         named = getattr(judge, "model", None)
         self.model = model or (named if isinstance(named, str) else "")
         """The judge's model, whose price the budget charges (by default ``judge.model``)."""
+        record.price = self.budget.prices.get(self.model)  # kept with what this run spends
         if judge_settings is None:
             found = getattr(judge, "settings", None)
             judge_settings = dict(found) if isinstance(found, dict) else {}
@@ -247,7 +251,7 @@ class Runner:
         self._opened = True
         for (case_id, name), row in done.items():
             result = MetricResult.model_validate({k: v for k, v in row.items()
-                                                  if k not in ("case_id", "cached")})
+                                                  if k not in ROW_KEYS})
             if _finished(result):
                 self.results[(case_id, name)] = result
         order = self._ordered()
@@ -276,7 +280,7 @@ class Runner:
         refusal = self.budget.fits([e for phase in phases for j in phase for e in j.estimates])
         if refusal is not None and not self.settings.allow_partial:
             self._stop(f"refused: the estimate does not fit the budget: {refusal} "
-                       "(allow_partial runs anyway)", "refused")
+                       "(--allow-partial starts it anyway)", "refused")
         self._take_hits(hits[0])
         await self._run_jobs(phases[0])
         if not self.settings.continue_on_control_failure:
@@ -306,9 +310,11 @@ class Runner:
             else:
                 self._keep(job, hit, cached=True)
 
-    def _keep(self, job: Job, result: MetricResult, *, cached: bool = False) -> None:
+    def _keep(self, job: Job, result: MetricResult, *, cached: bool = False,
+              refused: int = 0) -> None:
         mark = result.details.get("cached") if cached else None
-        self.record.write_result(job.case.case_id, result, mark if isinstance(mark, dict) else None)
+        self.record.write_result(job.case.case_id, result, mark if isinstance(mark, dict) else None,
+                                 refused)
         self.results[(job.case.case_id, job.metric.name)] = result
         case_id = job.case.case_id
         if all((case_id, name) in self.results for name in self.metrics_of(job.case)):
@@ -404,7 +410,8 @@ class Runner:
                 # interrupted in flight: what its requests were charged (a request cut off
                 # at its estimate, an unknown never free) is kept for the usage
                 if hold is not None and hold.charged.requests:
-                    self.record.write_spent(job.case.case_id, job.metric.name, hold.charged)
+                    self.record.write_spent(job.case.case_id, job.metric.name, hold.charged,
+                                            hold.refused)
                 raise
             except Exception as exc:  # one broken metric must not end the run
                 result = job.metric.failed(job.sample, f"{type(exc).__name__}: {exc}")
@@ -414,27 +421,36 @@ class Runner:
                 self.unrun[(job.case.case_id, job.metric.name)] = f"budget: {refused}"
                 if result.usage is not None:  # spent before the refusal: counted, and kept
                     # for a resumed run, which sums what the run directory holds
-                    self.record.write_spent(job.case.case_id, job.metric.name, result.usage)
+                    self.record.write_spent(job.case.case_id, job.metric.name, result.usage,
+                                            _refused(hold))
             else:
-                self._keep(job, result)
+                self._keep(job, result, refused=_refused(hold))
         except Exception as exc:  # RUN_DIR or the cache cannot be written: the run stops
             failed.append(exc)
         finally:
             gate.release()
 
     def _check_control_outcomes(self) -> None:
+        verdict = self._controls_verdict()
+        if verdict is not None:
+            self._stop(*verdict)
+
+    def _controls_verdict(self) -> tuple[str, str] | None:
+        """Why the controls do not prove the judge, and the status it gives the run, or
+        None when they came out as expected."""
         rows = [self._settle(case) for case in self._ordered()
                 if case.case.control_role is not None]
         wrong = [row for row in rows if row["state"] == "failed"]
         unknown = [row for row in rows if row["state"] in ("errored", "unrun")]
         if wrong:
-            self._stop("controls_failed: " + "; ".join(
-                f"{row['case_id']}: {row['reasons'][0]}" for row in wrong), "controls_failed")
-        elif unknown:
-            self._stop("controls_incomplete: " + ", ".join(
+            return "controls_failed: " + "; ".join(
+                f"{row['case_id']}: {row['reasons'][0]}" for row in wrong), "controls_failed"
+        if unknown:
+            return ("controls_incomplete: " + ", ".join(
                 f"{row['case_id']} {row['state']}" for row in unknown)
                 + " (the controls must come out as expected before other cases are scored)",
                 "controls_incomplete")
+        return None
 
     def _settle(self, case: LoadedCase) -> dict[str, Any]:
         names = self.metrics_of(case)
@@ -454,6 +470,11 @@ class Runner:
                 if (kind := self._work_left(case)) is not None}
         if self.status == "complete" and left:
             self.status = "incomplete"
+        verdict = self._controls_verdict()
+        if verdict is not None and self.status in ("complete", "incomplete"):
+            # the other cases were scored all the same (continue_on_control_failure): the
+            # run still ends with the controls' verdict, as it would without the setting
+            self.status = verdict[1]
         summary = build_summary(self, in_file_order, left)
         self.record.finish(in_file_order, summary)
         return summary
@@ -469,6 +490,11 @@ class Runner:
         if any(result is not None and not _finished(result) for result in found):
             return "errored"
         return "unrun" if None in found else None
+
+
+def _refused(hold: Hold | None) -> int:
+    """The requests of a job the server answered with an error status and no usage."""
+    return 0 if hold is None else hold.refused
 
 
 def _finished(result: MetricResult) -> bool:

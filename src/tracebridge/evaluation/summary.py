@@ -15,7 +15,9 @@ from .. import __version__
 from .outcome import STATES
 
 if TYPE_CHECKING:
+    from ..metrics.base import Usage
     from .cases import CaseSet
+    from .record import Spend
     from .runner import Runner
 
 __all__ = ["header", "planned", "summary"]
@@ -78,11 +80,11 @@ def summary(runner: Runner, rows: Sequence[dict[str, Any]],
     for row in rows:
         slices.setdefault(row["slice"] or "", Counter())[row["state"]] += 1
     usage = runner.record.usage
-    price = runner.budget.prices.get(runner.model)
-    known = None if price is None else float(
-        price.cost(usage.prompt_tokens, usage.completion_tokens))
-    # a request that reported no tokens cost an unknown amount: never counted as free
-    cost = None if usage.requests_without_usage else known
+    spend = runner.record.spend
+    # each request at the price it was sent at; one that reported no tokens, or was sent
+    # without a price, cost an unknown amount: never counted as free
+    unknown = usage.requests_without_usage or spend.unpriced
+    cost = None if unknown else float(spend.known)
     budget = runner.budget
     return {
         **runner.header,
@@ -99,8 +101,10 @@ def summary(runner: Runner, rows: Sequence[dict[str, Any]],
             for row in rows if row["control"] is not None
         ],
         "usage": usage.model_dump(mode="json"),
+        "refused_requests": spend.refused,
+        "unpriced_requests": spend.unpriced,
         "cost": cost,
-        "cost_note": _cost_note(usage.requests_without_usage, known),
+        "cost_note": _cost_note(usage, spend),
         "budget": {
             "max_requests": budget.max_requests,
             "max_tokens": budget.max_tokens,
@@ -120,10 +124,18 @@ def _left(row: dict[str, Any], left: Mapping[str, str]) -> str | None:
     return state if state in ("errored", "unrun") else left.get(row["case_id"])
 
 
-def _cost_note(without_usage: int, known: float | None) -> str | None:
-    if known is None:
+def _cost_note(usage: Usage, spend: Spend) -> str | None:
+    """Why the cost is unknown, and what the requests that can be priced cost, or None."""
+    if spend.unpriced and spend.unpriced == usage.requests:
         return "no --price for the judge model: cost unknown"
-    if without_usage:
-        return (f"{without_usage} request(s) reported no token usage: cost unknown (the "
-                f"requests that reported it cost ${known:.4f})")
-    return None
+    unknown = []
+    if spend.unpriced:
+        unknown.append(f"{spend.unpriced} request(s) were sent without a --price for the "
+                       "judge model")
+    if usage.requests_without_usage:
+        unknown.append(f"{usage.requests_without_usage} request(s) reported no token usage")
+    if not unknown:
+        return None
+    which = "priced requests" if spend.unpriced else "requests"
+    return (f"{'; '.join(unknown)}: cost unknown (the {which} that reported it cost "
+            f"${float(spend.known):.4f})")

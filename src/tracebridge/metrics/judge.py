@@ -90,7 +90,10 @@ class RequestGate(Protocol):
     ``enter`` runs just before the request goes out and may stop it by raising ``JudgeError``
     (the judge adds the usage spent so far and raises it on, class unchanged); ``leave`` gets
     its ticket back with what that one request cost, whatever became of it (a request that
-    failed or was cancelled: one request, tokens unknown).
+    failed or was cancelled: one request, tokens unknown; one the server refused with a
+    client-error status and no usage, as a 429 is: one request, no tokens, not billed). A gate may
+    also have a ``refused(ticket)`` method, called before ``leave`` for such an error reply,
+    to count those apart.
     """
 
     async def enter(self, messages: Sequence[dict[str, str]], answer: type[BaseModel]) -> Any:
@@ -144,7 +147,11 @@ class OpenAIJudge:
     invalid output asks again (at most ``max_retries`` more times), telling the model what
     was wrong. Token usage is summed over every request. HTTP errors and timeouts are
     not retried here (the client's own ``max_retries`` covers those, and each of its tries
-    is counted in ``Usage.requests``); they become a ``JudgeError``.
+    is counted in ``Usage.requests``); they become a ``JudgeError``. A reply with a
+    client-error status (a 429, a 400) is one request with no tokens (not billed; the usage its
+    body reports, if any); a server error (5xx) or a request with no reply (a timeout, a
+    connection cut) is one of unknown tokens (``requests_without_usage``), and so are the tries
+    the client retried on its own, whose cause it does not tell.
 
     With a ``RequestGate`` (``ask(request, gate=...)``) every request passes the gate, so the
     client's own retries are turned off for it and the judge makes them itself: as many as the
@@ -294,9 +301,13 @@ class OpenAIJudge:
             raise _not_sent(exc) from exc
         except (openai.APIError, ValueError) as exc:
             # ValueError: a body that is not JSON at all (json.JSONDecodeError), from a
-            # client without ``with_raw_response`` (``_create`` counts the real client's)
-            sent = 1 + _retries_before(exc)
-            raise _request_failed(exc, Usage(requests=sent, requests_without_usage=sent)) from exc
+            # client without ``with_raw_response`` (``_create`` counts the real client's).
+            # The tries the client retried on its own failed for reasons it does not tell:
+            # their cost is unknown.
+            before = _retries_before(exc)
+            last = _failure_cost(openai, exc)[0]
+            spent = Usage(requests=before, requests_without_usage=before) + last
+            raise _request_failed(exc, spent) from exc
 
     async def _send_through(
         self, gate: RequestGate, answer: type[BaseModel], body: dict[str, Any]
@@ -324,6 +335,9 @@ class OpenAIJudge:
                 cost = Usage()
                 raise _not_sent(exc, usage) from exc
             except (openai.APIError, ValueError) as exc:
+                cost, unbilled = _failure_cost(openai, exc)
+                if unbilled:
+                    _tell_refused(gate, ticket)
                 usage += cost
                 if attempt == retries or not _retried(openai, exc):
                     raise _request_failed(exc, usage) from exc
@@ -437,6 +451,42 @@ def _not_sent(exc: UnicodeEncodeError, usage: Usage | None = None) -> JudgeError
         f"the judge request was not sent: {type(exc).__name__}: {exc}",
         Usage() if usage is None else usage,
     )
+
+
+def _failure_cost(openai: Any, exc: Exception) -> tuple[Usage, bool]:
+    """What a request that raised ``exc`` cost, and whether it was an error reply not billed.
+
+    A reply with a client-error status (``APIStatusError`` 4xx: a 429 rate limit, a 400) is
+    the server refusing the request before any completion: the usage its body reports when it
+    reports one, else one request with no tokens, not billed. A server error (5xx: the request
+    may have been worked on, a gateway's 504 after the model answered), or a request that got
+    no reply (a connection cut, a timeout, a body the client could not read), cost an unknown
+    amount.
+    """
+    if not isinstance(exc, openai.APIStatusError) or not 400 <= exc.status_code < 500:
+        return Usage(requests=1, requests_without_usage=1), False
+    reported = _error_body_usage(exc.response)
+    if reported is None:
+        return Usage(requests=1), True
+    return _usage_of(reported), False
+
+
+def _error_body_usage(response: Any) -> Any:
+    """The ``usage`` member of an error reply's JSON body, or None (no such member, or a
+    body that is not a JSON object: an HTML page from a proxy)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    return body.get("usage") if isinstance(body, dict) else None
+
+
+def _tell_refused(gate: RequestGate, ticket: Any) -> None:
+    """Tell a gate that counts them that the request ``ticket`` was given for got an error
+    reply with no usage (``RequestGate``)."""
+    refused = getattr(gate, "refused", None)
+    if callable(refused):
+        refused(ticket)
 
 
 def _request_failed(exc: Exception, usage: Usage) -> JudgeError:

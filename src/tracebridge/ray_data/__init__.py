@@ -9,8 +9,9 @@ them; they never raise for bad data and account for every row:
   with ``state`` (``scored``, ``unscorable``, ``errored``, ``unrun``), ``value``, ``error``
   and the ``MetricResult`` as JSON.
 
-With Ray: ``read_traces(paths, *, source="auto")`` gives ``record``/``file``/``line`` rows
-(read and numbered by us), and ``score(ds, metrics, *, judge=None, actors=2, budget=None)``
+With Ray: ``read_traces(paths, *, source="auto")`` gives ``record``/``file``/``line``/
+``element`` rows (read and numbered by us; ``element`` is a record's place in a JSON array of
+traces, null elsewhere), and ``score(ds, metrics, *, judge=None, actors=2, budget=None)``
 scores on an actor pool under one budget actor, answering from earlier results (``cache=``)
 what they already hold. See docs/ray.md.
 """

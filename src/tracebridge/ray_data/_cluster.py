@@ -41,12 +41,15 @@ BLOCK_BYTES = 8 << 20
 _BOM = b"\xef\xbb\xbf"
 _BLANK = BLANK.encode("ascii")
 TRACE_COLUMNS: dict[str, pa.DataType] = {
-    "record": pa.string(), "file": pa.string(), "line": pa.int64(), "source": pa.string(),
-    "problem_code": pa.string(), "problem": pa.string(),
+    "record": pa.string(), "file": pa.string(), "line": pa.int64(), "element": pa.int64(),
+    "source": pa.string(), "problem_code": pa.string(), "problem": pa.string(),
 }
-"""``problem_code`` and ``problem``: why a record cannot be used, found while reading (null
-for the others): an item of a file read whole that is not JSON (its record is then null), or
-a record that is not of the format its file was told to hold (``unknown_format``)."""
+"""``element``: the record's place (1-based) in its file's top-level JSON array of traces, as
+the command line numbers it (records of a one-line array share their line); null in JSONL and
+in a file of one document. ``problem_code`` and ``problem``: why a record cannot be used,
+found while reading (null for the others): an item of a file read whole that is not JSON (its
+record is then null), or a record that is not of the format its file was told to hold
+(``unknown_format``)."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,9 @@ def read_traces(
     notice: Callable[[str], object] | None = None,
 ) -> ray.data.Dataset:
     """The traces of ``paths``, one row each: ``record`` (the JSON text of one trace),
-    ``file``, ``line`` (1-based, where it starts) and ``source`` (its file's format).
+    ``file``, ``line`` (1-based, where it starts), ``element`` (1-based, its place in a JSON
+    array of traces, whose records may share a line; null elsewhere) and ``source`` (its
+    file's format).
 
     The format of each file is told once from its first records (as the command line does)
     unless ``source`` names it (``"sample"``: ``MultiTurnSample`` records). JSONL is cut into
@@ -192,7 +197,7 @@ def _read_ranges(batch: pa.Table) -> pa.Table:
             problem = None
             if teller is not None and record is not None:
                 problem = _told_apart(teller, piece["file"], record, number)
-            rows.append(_row(record, piece["file"], number, piece["source"], problem))
+            rows.append(_row(record, piece["file"], number, None, piece["source"], problem))
     return _table(rows)
 
 
@@ -215,9 +220,9 @@ def _told_apart(teller: FormatCheck, file: str, text: str, line: int) -> Problem
     return teller.told_apart(item).problem
 
 
-def _row(record: str | None, file: str, line: int, source: str, problem: Problem | None
-         ) -> dict[str, Any]:
-    return {"record": record, "file": file, "line": line, "source": source,
+def _row(record: str | None, file: str, line: int, element: int | None, source: str,
+         problem: Problem | None) -> dict[str, Any]:
+    return {"record": record, "file": file, "line": line, "element": element, "source": source,
             "problem_code": None if problem is None else problem.code,
             "problem": None if problem is None else problem.message}
 
@@ -234,19 +239,26 @@ def _documents(path: str, source: str, told: str) -> list[dict[str, Any]]:
     a record it refuses has its problem."""
     if source == SAMPLE:
         with open(path, encoding="utf-8-sig", newline="\n") as text:
-            return [_row(None if record.problem else json.dumps(record.value,
-                                                                ensure_ascii=False),
-                         path, record.line, source,
-                         None if record.problem is None else Problem(record.code,
-                                                                     record.problem))
-                    for record in JsonDocuments(text, path, _is_sample, allow_empty=True)]
+            return _sample_rows(JsonDocuments(text, path, _is_sample, allow_empty=True), path)
     file = TraceFile(path, sys.stdin, source=source, at=None, from_options=[],
                      allow_pending=False, notice=lambda _: None)
     try:
-        return [_row(_text(item), path, item.line, told, item.problem)
+        return [_row(_text(item), path, item.line, item.element, told, item.problem)
                 for item in file.items()]
     finally:
         file.close()
+
+
+def _sample_rows(documents: JsonDocuments, path: str) -> list[dict[str, Any]]:
+    """The rows of a file of samples read whole, numbered as ``tracebridge score`` numbers
+    them (an element of a top-level array has its element number)."""
+    rows = []
+    for number, record in enumerate(documents, start=1):
+        element = number if documents.shape == "array" else None
+        text = None if record.problem else json.dumps(record.value, ensure_ascii=False)
+        problem = None if record.problem is None else Problem(record.code, record.problem)
+        rows.append(_row(text, path, record.line, element, SAMPLE, problem))
+    return rows
 
 
 def _text(item: Item) -> str | None:
