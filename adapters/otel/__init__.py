@@ -53,7 +53,7 @@ from tracebridge.options import AdapterOptions
 
 from ._calls import Call, is_inference
 from ._origins import Origin, joined
-from ._owners import outside
+from ._owners import Theirs, nested, outside
 from ._rebuild import chains, conversation, model_calls, refuse_ambiguous, tool_runs
 from ._sessions import selected, span_sessions
 from ._spans import SOURCE, Span, fail, is_sdk_span, normalize_id, spans_of
@@ -124,18 +124,20 @@ def to_messages(
 
 def _other_sessions_calls(
     traced: list[Span], spans: list[Span], sessions: dict[int, str], session_id: str | None
-) -> list[Span]:
+) -> Theirs:
     """The model-call spans of other sessions in the traces ``session_id`` selects
-    (``spans``' traces; none without it), not read: a tool span that names no session
-    (GenAI's ``execute_tool`` names none) may have run one of their calls (``_owners``)."""
+    (``spans``' traces; none without it), not read, each with the one it is nested in: a
+    tool span that names no session (GenAI's ``execute_tool`` names none) may have run one
+    of their calls (``_owners``)."""
     if session_id is None:
         return []
     chosen = {span.trace_id for span in spans}
-    return [
+    theirs = [
         span for span in traced
         if span.trace_id in chosen and is_inference(span)
         and sessions.get(id(span), session_id) != session_id
     ]
+    return nested(theirs, traced)
 
 
 @dataclass(frozen=True)

@@ -389,6 +389,10 @@ class ToolRun:
     for_no_call: bool = False
     """The span says it ran for no tool call (Traceloop's LangChain record,
     ``traceloop.for_no_call``): it answers and flags nothing."""
+    loose: bool = False
+    """The input is JSON text that is not plain JSON (a key given twice, ``NaN``, a number
+    past the largest double): read only to place the span on its call (the call keeps its
+    own arguments), it does not tell which call that is; the tool name alone does."""
 
 
 TOOL_MESSAGE_DEFAULTS: dict[str, Any] = {
@@ -405,7 +409,6 @@ def read_tool(span: Span) -> ToolRun:
     name = _text_or_none(span, "gen_ai.tool.name", "tool.name")
     call_id = _call_id(span)
     given = _one_of(span, "gen_ai.tool.call.arguments", "input.value")
-    refuse_loose_json(span, _held(span, "gen_ai.tool.call.arguments", "input.value"), given)
     no_call = traceloop.for_no_call(span, json_or_text(given))
     args, wrapped_id = traceloop.tool_input(span, json_or_text(given))
     args = tool_arguments(span, args)
@@ -427,11 +430,12 @@ def read_tool(span: Span) -> ToolRun:
         result, parsed = output, json_or_text(output)
     elif output is not None:
         parsed = output
+    loose = _loose_json(given) is not None
     if is_tool_message(parsed):
         run = _tool_message(span, parsed, where, name, call_id, args, given)
-        return replace(run, for_no_call=no_call)
+        return replace(run, for_no_call=no_call, loose=loose)
     return ToolRun(span, name, call_id, args, result, span.error, given=given,
-                   for_no_call=no_call)
+                   for_no_call=no_call, loose=loose)
 
 
 CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "tool.id")
@@ -524,11 +528,6 @@ def _one_of(span: Span, key: str, other: str) -> Any:
     return attributes.get(key, attributes.get(other))
 
 
-def _held(span: Span, key: str, other: str) -> str:
-    """Which of two attributes (``_one_of``) the span holds."""
-    return key if key in span.attributes else other
-
-
 class _NoNumber(ValueError):
     """A number JSON text spells that no double holds (``1e999``), or ``NaN`` / ``Infinity``."""
 
@@ -550,21 +549,30 @@ _STRICT = json.JSONDecoder(
 
 
 def refuse_loose_json(span: Span, attribute: str, text: Any) -> None:
-    """A tool span's JSON text that is read as a value (a call's arguments, a result's
+    """A tool span's JSON text that is read as a value of the output (a result's
     ``ToolMessage`` JSON), not kept as text, where ``json_or_text`` would read silently what
     it cannot: a key given twice (``malformed_event``: which value was meant is not known),
     or ``NaN``, ``Infinity`` or a number past the largest double (``unserializable_value``).
     Text that is no JSON is left to the reader (it is kept as text)."""
+    error = _loose_json(text)
+    if isinstance(error, RepeatedKey):
+        span.fail("malformed_event", f"{attribute}: {error}", attribute)
+    if error is not None:
+        span.fail("unserializable_value", f"{attribute} holds {error}", attribute)
+
+
+def _loose_json(text: Any) -> ValueError | None:
+    """What JSON text holds that ``json_or_text`` reads silently (a ``RepeatedKey``, or a
+    ``_NoNumber``); None for plain JSON, and for what is no JSON text."""
     if not isinstance(text, str) or text[:1] not in ("{", "["):
-        return
+        return None
     try:
         _STRICT.decode(text)
-    except RepeatedKey as error:
-        span.fail("malformed_event", f"{attribute}: {error}", attribute)
-    except _NoNumber as error:
-        span.fail("unserializable_value", f"{attribute} holds {error}", attribute)
+    except (RepeatedKey, _NoNumber) as error:
+        return error
     except (ValueError, RecursionError):  # no JSON: read as the text it is
-        return
+        return None
+    return None
 
 
 def _text_or_none(span: Span, key: str, fallback: str) -> str | None:

@@ -4,9 +4,13 @@ A tool span that is in the session read (it names it, or its parent or its trace
 ``_sessions``) is the session's, whatever other sessions did. Otherwise its call id says
 whose it is: a call id only the conversation made is its own, one only calls outside it made
 is theirs. An id both made is told by time: the span ran a call made before it started and
-not yet answered (a span that did not fail answers the call it ran); when calls of both
-made it so, time cannot tell, and the span is ``ambiguous_trace``. So is a span whose call
-another session's model call may have made, when that call's output cannot be read.
+not yet answered; when calls of both made it so, time cannot tell, and the span is
+``ambiguous_trace``. So is a span whose call another session's model call may have made,
+when that call's output cannot be read. A span answers the call it ran, unless it failed
+and another span with its call id started before the next model call of the side it ran
+for (the conversation, or the calls outside it): that one is a retry, and answers (the
+framework gives the model the error of a failed span it does not retry). Another
+session's model call recorded twice, nested (two instrumentations), counts once.
 A span without a call id is the conversation's up to the ``horizon`` (when the next model
 call outside it started).
 """
@@ -26,22 +30,50 @@ from ._spans import Span
 class Outside:
     """The model calls outside the conversation, as far as they tell whose a tool span is.
 
-    ``made``: call id -> when each outside call that made it started; ``horizon``: when
-    the next outside model call started (``same_horizon``: of this session's, or of all
-    calls without ``session_id``); ``unread``: other sessions' model calls whose output
-    could not be read, with why; ``claimed``: ``id()`` of the tool spans the session read
-    holds (by name, parent or trace), for which other sessions do not count."""
+    ``made``: call id -> when each outside call that made it started; ``starts``: when each
+    outside model call started; ``horizon``: when the next outside model call started
+    (``same_``: of this session's, or of all calls without ``session_id``); ``unread``:
+    other sessions' model calls whose output could not be read, with why; ``claimed``:
+    ``id()`` of the tool spans the session read holds (by name, parent or trace), for which
+    other sessions do not count."""
 
     made: dict[str, list[int]] = field(default_factory=dict)
+    starts: list[int] = field(default_factory=list)
     horizon: int | None = None
     same_made: dict[str, list[int]] = field(default_factory=dict)
+    same_starts: list[int] = field(default_factory=list)
     same_horizon: int | None = None
     unread: list[tuple[Span, TraceError]] = field(default_factory=list)
     claimed: frozenset[int] = frozenset()
 
 
+Theirs = list[tuple[Span, Span | None]]
+"""Other sessions' model-call spans, each with the one of them it is nested in (``nested``)."""
+
+
+def nested(theirs: list[Span], spans: list[Span]) -> Theirs:
+    """Each of ``theirs`` with the nearest of them above it in ``spans`` (None: none)."""
+    by_id = {(span.trace_id, span.span_id): span for span in spans}
+    among = {id(span) for span in theirs}
+    return [(span, _enclosing(span, by_id, among)) for span in theirs]
+
+
+def _enclosing(span: Span, by_id: dict[tuple[str, str], Span], among: set[int]) -> Span | None:
+    """The nearest span of ``among`` above ``span``; None at a loop of parents (another
+    session's span: what is wrong with it is not this session's to tell)."""
+    seen = {span.span_id}
+    parent = span.parent_id
+    while parent is not None and parent not in seen:
+        seen.add(parent)
+        above = by_id.get((span.trace_id, parent))
+        if above is None or id(above) in among:
+            return above
+        parent = above.parent_id
+    return None
+
+
 def outside(
-    last: Call, others: list[Call], theirs: list[Span], runs: list[ToolRun],
+    last: Call, others: list[Call], theirs: Theirs, runs: list[ToolRun],
     claimed: frozenset[int],
 ) -> Outside:
     """``Outside`` for the conversation whose last call is ``last``: ``others``, the model
@@ -49,23 +81,45 @@ def outside(
     (their output read only when a tool span names a call id, and never refused)."""
     same_made = _made([(call.span, call_ids(call.output)) for call in others])
     named = any(run.call_id is not None for run in runs)
-    read: list[tuple[Span, set[str]]] = []
-    unread: list[tuple[Span, TraceError]] = []
-    for span in theirs if named else []:
-        try:
-            read.append((span, call_ids(read_output(span))))
-        except TraceError as error:
-            unread.append((span, error))
+    read, unread = _their_calls(theirs) if named else ([], [])
     made = _made([(call.span, call_ids(call.output)) for call in others] + read)
     same_starts = [call.span.start for call in others]
+    starts = same_starts + [span.start for span, outer in theirs if outer is None]
     return Outside(
         made=made,
-        horizon=_next(same_starts + [span.start for span in theirs], last.span.start),
+        starts=starts,
+        horizon=_next(starts, last.span.start),
         same_made=same_made,
+        same_starts=same_starts,
         same_horizon=_next(same_starts, last.span.start),
         unread=unread,
         claimed=claimed,
     )
+
+
+def _their_calls(
+    theirs: Theirs,
+) -> tuple[list[tuple[Span, set[str]]], list[tuple[Span, TraceError]]]:
+    """The call ids each of ``theirs`` made, and those whose output cannot be read, with
+    why. A span nested in one that made the same calls records that call again (two
+    instrumentations, as ``model_calls`` drops for the session read): it is not counted."""
+    outputs = {id(span): _output_ids(span) for span, _ in theirs}
+    read: list[tuple[Span, set[str]]] = []
+    unread: list[tuple[Span, TraceError]] = []
+    for span, outer in theirs:
+        found = outputs[id(span)]
+        if isinstance(found, TraceError):
+            unread.append((span, found))
+        elif outer is None or outputs[id(outer)] != found:
+            read.append((span, found))
+    return read, unread
+
+
+def _output_ids(span: Span) -> set[str] | TraceError:
+    try:
+        return call_ids(read_output(span))
+    except TraceError as error:
+        return error
 
 
 def _made(found: list[tuple[Span, set[str]]]) -> dict[str, list[int]]:
@@ -81,28 +135,55 @@ def _next(starts: list[int], after: int) -> int | None:
     return min(later) if later else None
 
 
-def owned_runs(runs: list[ToolRun], own: dict[str, int], found: Outside) -> list[ToolRun]:
+def owned_runs(
+    runs: list[ToolRun], own: dict[str, int], starts: list[int], found: Outside
+) -> list[ToolRun]:
     """The tool spans that are the conversation's (``own``: the conversation's call ids ->
-    when the call that made each started), in the order given."""
+    when the call that made each started; ``starts``: when each of its model calls
+    started), in the order given."""
     answers = _Answers()
     chosen: set[int] = set()
-    for run in sorted(runs, key=lambda run: (run.span.start, run.span.index)):
+    ordered = sorted(runs, key=lambda run: (run.span.start, run.span.index))
+    for k, run in enumerate(ordered):
         if id(run.span) in found.claimed:  # other sessions do not count
             mine = _ours(run, own, found.same_made, [], found.same_horizon, answers)
+            theirs = found.same_starts
         else:
             mine = _ours(run, own, found.made, found.unread, found.horizon, answers)
+            theirs = found.starts
         if mine:
             chosen.add(id(run))
+        if not (run.error and _retried(run, ordered[k + 1:], starts if mine else theirs)):
+            answers.count(run, mine)
     return [run for run in runs if id(run) in chosen]
+
+
+def _retried(run: ToolRun, later: list[ToolRun], starts: list[int]) -> bool:
+    """Whether a span of ``later`` ran the failed span's call again before the next model
+    call of its side (``starts``) started: the span was an attempt, not the answer."""
+    until = _next(starts, run.span.start)
+    return run.call_id is not None and any(
+        other.call_id == run.call_id and (until is None or other.span.start < until)
+        for other in later
+    )
 
 
 @dataclass
 class _Answers:
-    """The tool spans that did not fail so far, by call id: whether one answered the
+    """The tool spans that answered a call so far, by call id: whether one answered the
     conversation's call, and how many answered outside calls."""
 
     ours: set[str] = field(default_factory=set)
     theirs: dict[str, int] = field(default_factory=dict)
+
+    def count(self, run: ToolRun, mine: bool) -> None:
+        """``run`` answered its call: the conversation's (``mine``) or one outside it."""
+        if run.call_id is None:
+            return
+        if mine:
+            self.ours.add(run.call_id)
+        else:
+            self.theirs[run.call_id] = self.theirs.get(run.call_id, 0) + 1
 
 
 def _ours(
@@ -125,13 +206,7 @@ def _ours(
         _refuse_shared(run, call_id, rivals, " and tool spans before it answered")
     if ours_open:
         _refuse_unread(run, call_id, unread)
-    mine = ours_open or not rivals
-    if not run.error:
-        if mine:
-            answers.ours.add(call_id)
-        else:
-            answers.theirs[call_id] = answers.theirs.get(call_id, 0) + 1
-    return mine
+    return ours_open or not rivals
 
 
 _NAMES_NO_SESSION = (

@@ -52,8 +52,9 @@ def call_ids(messages: list[Message]) -> set[str]:
 
 def runs_call(run: ToolRun, call: ToolCall) -> bool:
     """Whether the span could have run the call: the same tool, and the same arguments as
-    an object or (OpenInference, a tool of one text argument) as that text alone."""
-    return could_run(run.name, run.given, run.args, call)
+    an object or (OpenInference, a tool of one text argument) as that text alone; the same
+    tool alone when its input is JSON text that is not plain JSON (``ToolRun.loose``)."""
+    return could_run(run.name, None if run.loose else run.given, run.args, call)
 
 
 def could_run(name: str | None, given: Any, args: Any, call: ToolCall) -> bool:

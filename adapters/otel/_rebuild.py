@@ -186,7 +186,9 @@ def conversation(
     }
     own = {call_id: made.get(call_id, first) for call_id in call_ids(messages)}
     runs = [
-        run for run in owned_runs(tools, own, outside or Outside()) if run.span.start >= first
+        run for run in owned_runs(
+            tools, own, [call.span.start for call in calls], outside or Outside()
+        ) if run.span.start >= first
     ]
     found = slots(messages, {len(systems) + k: call for k, call in produced.items()})
     messages = with_results(messages, runs, origin, last, found, calls, view)
