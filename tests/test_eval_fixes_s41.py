@@ -6,6 +6,7 @@ unfinished run; the refusal names --allow-partial."""
 
 from __future__ import annotations
 
+import argparse
 import fcntl
 import json
 import os
@@ -38,6 +39,7 @@ from gate_helpers import gate, policy
 from local_server import serving
 
 from tracebridge.evaluation.budget import Budget, BudgetedJudge
+from tracebridge.evaluation.rundir import read_run
 from tracebridge.messages import AIMessage, HumanMessage
 from tracebridge.metrics import AgentGoalAccuracyWithReference, OpenAIJudge
 from tracebridge.metrics.base import Usage
@@ -482,3 +484,103 @@ def test_a_file_given_as_run_dir_is_said_to_be_no_directory(tmp_path: Path) -> N
     code, _, err = run("gate", str(tmp_path / "afile"), "--policy", str(path))
     assert (code, err) == (4, f"tracebridge gate: {tmp_path / 'afile'} is not a run directory "
                               "(not a directory)\n")
+
+
+# --- leftovers: exit 2 for a RUN_DIR in use, an early interrupt, a list's elements, started_at --
+
+
+def test_run_help_names_a_run_dir_in_use_under_exit_2() -> None:
+    from tracebridge.evaluation import cli as evaluation_cli
+
+    parser = argparse.ArgumentParser()
+    evaluation_cli.configure(parser)
+    out = next(action for action in parser._actions if "--out" in action.option_strings)
+    assert out.help == ("the run directory (created; an existing one is resumed; one in use by "
+                        "another run is refused, exit 2)")
+    doc = " ".join((evaluation_cli.__doc__ or "").split())
+    assert ("2 the request or the input is unusable (a flag, an unreadable file, a RUN_DIR of "
+            "another run, in use by another run, or one that cannot be read back, a damaged "
+            "cache, a --checks that cannot be loaded, a cost limit without the model's price, a "
+            "result that cannot be written); ") in doc
+
+
+def test_an_interrupt_before_the_run_started_says_nothing_was_written(tmp_path: Path) -> None:
+    (tmp_path / "slowcheck.py").write_text(
+        "import pathlib, time\n"
+        "pathlib.Path(__file__).with_name('importing').write_text('')\n"
+        "time.sleep(30)\n"
+        "def check(case):\n    return []\n")
+    path = write_cases(tmp_path, [case("c1")])
+    out = tmp_path / "run"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tracebridge", "run", str(path), "--out", str(out), "--metric",
+         "tool_call_f1", "--checks", "slowcheck:check", "--no-cache"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**environment(), "PYTHONPATH": str(tmp_path)},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "importing").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)  # the check module is being imported
+        stdout, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert (process.returncode, stdout) == (130, "")
+    assert err == ("tracebridge run: interrupted before the run started; nothing was written "
+                   f"to {out}\n")
+    assert not out.exists()
+
+
+def test_an_unfinished_run_over_a_one_line_list_keeps_its_cases_in_file_order(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    """t2 is critical: it settles before t1; t3 is in flight when the run is interrupted."""
+    server.add(goal(True), goal(False), Reply(content=goal(True), sleep=30.0))
+    path = tmp_path / "cases.json"
+    path.write_text(json.dumps([case("t1"), case("t2", critical=True), case("t3")]) + "\n")
+    out = tmp_path / "run"
+    process = start_run(path, out, server.base_url)
+    try:
+        wait_for_requests(server, 3)
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert [row["case_id"] for row in rows(out, "cases.jsonl")] == ["t2", "t1"]
+    found = read_run(out).cases
+    assert [(row.case_id, row.line, row.element, row.place()) for row in found] == [
+        ("t1", 1, 1, "element 1 (line 1)"), ("t2", 1, 2, "element 2 (line 1)")]
+    page = tmp_path / "report.html"
+    assert run("report", str(out), "-o", str(page))[0] == 0
+    assert ('<h3>t1 <span class="badge s-failed">failed</span></h3><p>slice tickets; '
+            "element 1 (line 1)</p>") in page.read_text()
+
+
+def test_the_report_of_a_jsonl_case_says_its_line(tmp_path: Path, server: FakeOpenAI) -> None:
+    server.add(goal(True), goal(False))
+    out = tmp_path / "run"
+    path = write_cases(tmp_path, [case("t1"), case("t2")])
+    assert run_cases(path, out, server.base_url)[0] == 0
+    assert [(row.case_id, row.element, row.place()) for row in read_run(out).cases] == [
+        ("t1", None, "line 1"), ("t2", None, "line 2")]
+    page = tmp_path / "report.html"
+    assert run("report", str(out), "-o", str(page))[0] == 0
+    assert ('<h3>t2 <span class="badge s-failed">failed</span></h3><p>slice tickets; '
+            "line 2</p>") in page.read_text()
+
+
+def test_a_resumed_run_keeps_the_time_it_first_started(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    server.add(goal(True), goal(True))
+    path = write_cases(tmp_path, [case("c1"), case("c2")])
+    out = tmp_path / "run"
+    code, _, _ = run_cases(path, out, server.base_url, "--max-requests", "1", "--allow-partial")
+    assert (code, summary(out)["status"]) == (3, "incomplete")
+    first = summary(out)
+    time.sleep(1.1)  # the times are to the second
+    assert run_cases(path, out, server.base_url)[0] == 0
+    resumed = summary(out)
+    assert (resumed["status"], resumed["started_at"]) == ("complete", first["started_at"])
+    assert resumed["finished_at"] > first["finished_at"]

@@ -229,7 +229,7 @@ class LoadedCase:
 
     def place(self) -> str:
         """``line N``, or ``element K (line N)`` in a JSON list of cases."""
-        return _place(self.line, self.element)
+        return record_place(self.line, self.element)
 
     def sample(self) -> MultiTurnSample:
         """The conversation with the case's references, for the metrics."""
@@ -258,10 +258,10 @@ class CaseProblem:
 
     def __str__(self) -> str:
         case = f" (case {self.case_id})" if self.case_id is not None else ""
-        return f"{_place(self.line, self.element)}{case}: {self.message}"
+        return f"{record_place(self.line, self.element)}{case}: {self.message}"
 
 
-def _place(line: int, element: int | None) -> str:
+def record_place(line: int, element: int | None) -> str:
     """``line N``, or ``element K (line N)`` for a case of a JSON list (as the command line
     names a trace of an array: ``Item.place``)."""
     return f"line {line}" if element is None else f"element {element} (line {line})"
@@ -365,7 +365,7 @@ def load_cases(path: str) -> CaseSet:
 
 def _at(line: int, element: int | None) -> str:
     """``on line N``, or ``at element K (line N)``."""
-    return f"{'on' if element is None else 'at'} {_place(line, element)}"
+    return f"{'on' if element is None else 'at'} {record_place(line, element)}"
 
 
 def _described(exc: ValidationError) -> list[str]:

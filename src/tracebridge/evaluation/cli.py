@@ -7,11 +7,13 @@ again on the same RUN_DIR resumes.
 
 Exit codes: 0 the run is complete (every case passed, failed, was blocked or needs review);
 1 the case file holds bad cases; 2 the request or the input is unusable (a flag, an unreadable
-file, a RUN_DIR of another run, a damaged cache, a --checks that cannot be loaded); 3 the run is
-incomplete (cases errored or unrun: a provider failure, the budget boundary, or the estimate
-did not fit the budget; a control that could not be scored stops the run this way too); 4 a
-control came out otherwise than its role expects; 130 interrupted (RUN_DIR keeps what was
-written; run again to resume).
+file, a RUN_DIR of another run, in use by another run, or one that cannot be read back, a
+damaged cache, a --checks that cannot be loaded, a cost limit without the model's price, a
+result that cannot be written); 3 the run is incomplete (cases errored or unrun: a provider
+failure, the budget boundary, or the estimate did not fit the budget; a control that could not
+be scored stops the run this way too); 4 a control came out otherwise than its role expects;
+130 interrupted (RUN_DIR keeps what was written; run again to resume; interrupted before the
+run started, nothing was written).
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("cases", metavar="CASES",
                         help="the case file: JSONL, one case per line, or a JSON list of cases")
     parser.add_argument("--out", required=True, metavar="RUN_DIR",
-                        help="the run directory (created; an existing one is resumed)")
+                        help="the run directory (created; an existing one is resumed; one "
+                        "in use by another run is refused, exit 2)")
     parser.add_argument(
         "-m", "--metric", dest="metrics", action="append", required=True, metavar="NAME",
         choices=[*DETERMINISTIC, *JUDGED],
@@ -108,8 +111,7 @@ def cmd_run(args: argparse.Namespace, streams: Any) -> int:
         err.write(f"tracebridge run: {exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
-        err.write(f"tracebridge run: interrupted; {args.out} keeps what was written (run "
-                  "again to resume)\n")
+        err.write(f"tracebridge run: {_interrupted(args.out)}\n")
         return EXIT_INTERRUPTED
     streams.stdout.write(_report(summary, args.out))
     if summary["stopped"]:
@@ -119,6 +121,14 @@ def cmd_run(args: argparse.Namespace, streams: Any) -> int:
     if summary["status"] != "complete":
         return EXIT_INCOMPLETE
     return EXIT_OK
+
+
+def _interrupted(out: str) -> str:
+    """What an interrupt left: RUN_DIR as written so far, or nothing when the run had not
+    started (no ``summary.json`` yet: the case file was being read, a check loaded)."""
+    if not os.path.exists(os.path.join(out, SUMMARY)):
+        return f"interrupted before the run started; nothing was written to {out}"
+    return f"interrupted; {out} keeps what was written (run again to resume)"
 
 
 def _run(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:

@@ -234,7 +234,7 @@ def _cases(run: RunDir, loaded: dict[str, LoadedCase]) -> str:
 
 
 def _case(run: RunDir, row: CaseRow, case: LoadedCase | None) -> str:
-    facts = [f"slice {_e(row.slice or '(no slice)')}", f"line {row.line}"]
+    facts = [f"slice {_e(row.slice or '(no slice)')}", row.place()]
     if row.critical:
         facts.append("critical")
     if row.control is not None:

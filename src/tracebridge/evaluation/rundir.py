@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .._jsonstream import UnreadableInput
 from ..metrics.base import MetricResult
-from .cases import CaseFileError, CaseSet, load_cases
+from .cases import CaseFileError, CaseSet, load_cases, record_place
 from .outcome import GOAL_METRICS, State
 from .record import CASES, RESULTS, ROW_KEYS, SUMMARY
 
@@ -53,6 +53,8 @@ class CaseRow(BaseModel):
 
     case_id: str
     line: int
+    element: int | None = None
+    """The case's place (1-based) in a JSON list of cases; None in JSONL."""
     slice: str | None
     critical: bool
     state: State
@@ -65,6 +67,16 @@ class CaseRow(BaseModel):
     format: str | None
     reference_version: str | None
     session_id: str | None
+
+    def place(self) -> str:
+        """``line N``, or ``element K (line N)`` for a case of a JSON list (as the command
+        line tells it)."""
+        return record_place(self.line, self.element)  # as a loaded case says it
+
+    def order(self) -> tuple[int, int]:
+        """Where the case is in the case file: its line, then its element (cases of a
+        one-line list share their line)."""
+        return self.line, self.element or 0
 
 
 class Planned(BaseModel):
@@ -215,7 +227,7 @@ def read_run(path: str | os.PathLike[str]) -> RunDir:
             raise RunDirError(f"{root / RESULTS}: line {number}: {reason}") from None
         results[key] = result
         (cached.add if value.get("cached") is not None else cached.discard)(key)
-    ordered = sorted(rows.values(), key=lambda row: row.line)
+    ordered = sorted(rows.values(), key=CaseRow.order)
     return RunDir(root, summary, raw, ordered, results, frozenset(cached))
 
 

@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -48,7 +50,7 @@ from .cases import CaseSet, ControlRole, LoadedCase
 from .checks import UserCheck, check_case, reference_fields
 from .outcome import GOAL_METRICS, case_row
 from .plan import PlanningJudge, planned_requests
-from .record import ROW_KEYS, RunRecord
+from .record import ROW_KEYS, SUMMARY, RunRecord
 from .summary import header, planned
 from .summary import summary as build_summary
 
@@ -247,6 +249,7 @@ class Runner:
                 "unsettled": unsettled}
 
     async def _run(self) -> dict[str, Any]:
+        self.header = {**self.header, **_started(self.record.path / SUMMARY)}
         done = self.record.open(self.header)
         self._opened = True
         for (case_id, name), row in done.items():
@@ -490,6 +493,18 @@ class Runner:
         if any(result is not None and not _finished(result) for result in found):
             return "errored"
         return "unrun" if None in found else None
+
+
+def _started(summary: Path) -> dict[str, str]:
+    """The ``started_at`` of the run ``summary`` (``summary.json``) holds, which a resumed
+    run keeps: it started then. Nothing when there is no such file or time; a file that
+    cannot be read is told when the run is opened."""
+    try:
+        before = json.loads(summary.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):  # none yet, or told by ``RunRecord.open``
+        return {}
+    started = before.get("started_at") if isinstance(before, dict) else None
+    return {"started_at": started} if isinstance(started, str) else {}
 
 
 def _refused(hold: Hold | None) -> int:

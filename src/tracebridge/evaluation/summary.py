@@ -45,7 +45,8 @@ def header(
     ``package.module:function`` names of the user checks, in order), which decide the states.
     A run resumes only where these match. ``planned_cases`` (``planned``): the slices and
     control roles of the case file, so that a reader of a run not yet finished tells a case
-    not settled yet from one that is not in the run.
+    not settled yet from one that is not in the run. ``started_at`` is now; a resumed run
+    keeps the one its ``summary.json`` holds (``Runner``).
     """
     return {
         "tracebridge": __version__,
