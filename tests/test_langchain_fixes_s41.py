@@ -196,3 +196,36 @@ def test_a_tool_message_that_answers_nothing_keeps_its_tool_call_id_path() -> No
     assert _refused(lambda: langchain.to_messages(trace)) == (
         "orphan_tool_result", 2, "messages[2].tool_call_id"
     )
+
+
+# --- a refusal block read last, then followed by a refusal for additional_kwargs ----------
+
+
+def test_a_refusal_block_read_last_then_followed_by_a_plain_refusal_is_refused() -> None:
+    # the plain refusal goes to additional_kwargs.refusal, where the reader leaves the
+    # content's last refusal block unmarked: the marked one would read back without its mark
+    trace = [HumanMessage("q"), AIMessage([{"type": "refusal", "refusal": "I can't."}])]
+    typed = langchain.to_messages(trace)
+    followed = typed[1].model_copy(
+        update={"content": [*typed[1].content, tb.RefusalPart(text="Not allowed.")]}
+    )
+    with pytest.raises(TraceError) as caught:
+        langchain.from_messages([typed[0], followed], form="dicts")
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable", 1, "messages[1].content[0].metadata.langchain"
+    )
+    assert caught.value.detail == (
+        "the block kept for this part (metadata.langchain, shape 'refusal') makes the written "
+        "block {'type': 'refusal', 'refusal': \"I can't.\"}, the block the way back writes for "
+        "this part without metadata, which reads back without metadata.langchain; take "
+        "metadata.langchain off the part (the same block is written)"
+    )
+    # unmarked, the same reply is written as LangChain holds it, and reads back as it is
+    unmarked = followed.model_copy(
+        update={"content": [tb.RefusalPart(text="I can't."), tb.RefusalPart(text="Not allowed.")]}
+    )
+    [_, written] = langchain.from_messages([typed[0], unmarked])
+    assert (written.content, written.additional_kwargs) == (
+        [{"type": "refusal", "refusal": "I can't."}], {"refusal": "Not allowed."}
+    )
+    assert langchain.to_messages([trace[0], written]) == [typed[0], unmarked]

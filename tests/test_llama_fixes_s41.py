@@ -11,8 +11,10 @@ workflow ``JsonSerializer``'s output):
 * a retry on the same memory after a run that ended before it saved its replies holds that
   run's user message plain, where the run gave it with memory blocks before it
   (``insert_method="user"``) or in a state prompt (``initial_state``): read on when the
-  retry's new user message has the same around it, else ``ambiguous_trace`` at the plain
-  message;
+  retry's new user message, the input's last, has the same around it, else
+  ``ambiguous_trace`` at the plain message; anything else around it (another conversation
+  whose memory holds part of that message) is no wrapping, and the input another
+  conversation, and a large state costs its length;
 * a ToolCallResult object whose arguments differ from its call's and whose output was changed
   after it was made is refused at the output whichever road reads it (its JSON, the first of
   its class; the object, after).
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import tracemalloc
 from collections.abc import Sequence
 from typing import Any
 
@@ -201,15 +204,15 @@ def test_a_retry_after_a_tool_round_with_memory_blocks_reads_on() -> None:
     ]
 
 
-def unconfirmed(message: str, read_as: str, after: str) -> tuple[str, int, str, str]:
+def unconfirmed(message: str, read_as: str, after: str,
+                how: str = "in a state prompt") -> tuple[str, int, str, str]:
     return (
         "ambiguous_trace", 2, "events[2].data.input[1]",
         f"the model was given a user message {message} here, where the conversation read "
         f"has a user message {read_as} (events[0]), the last message the run that ended at "
-        f"events[1] gave the model: that one is this one with more around it (memory blocks "
-        f"put into the user message, or a state prompt), but {after}. This input may be a "
-        f"retry on the same memory or another conversation, and nothing tells which. Split "
-        f"the list: events[:2] and events[2:] are each read on their own")
+        f"events[1] gave the model: that one is this one {how}, but {after}. This input may "
+        f"be a retry on the same memory or another conversation, and nothing tells which. "
+        f"Split the list: events[:2] and events[2:] are each read on their own")
 
 
 def test_a_retry_given_other_memory_blocks_is_ambiguous_at_the_plain_message() -> None:
@@ -223,7 +226,8 @@ def test_a_retry_given_other_memory_blocks_is_ambiguous_at_the_plain_message() -
         "add 1 2", "<memory>\n<profile>\nUser is Ann.\n</profile>\n</memory>\nagain"]
     assert refused(events) == unconfirmed(
         "'add 1 2'", "'<memory>\\n<profile>\\nUser is Bob.\\n</profile>\\n</memory>\\nadd 1 2'",
-        "the user message after it (events[2].data.input[2]) does not have the same around it")
+        "the user message after it (events[2].data.input[2]) does not have the same around it",
+        "with memory blocks put before it")
 
 
 def test_a_retry_in_another_state_is_ambiguous_at_the_plain_message() -> None:
@@ -292,3 +296,97 @@ def test_a_result_object_with_other_arguments_and_a_changed_raw_input_is_told_al
         "llama_index: events[3].data.tool_output.raw_input: this ToolOutput holds what "
         "LlamaIndex does not make (was a field changed after it was made?): Input should be "
         "a valid dictionary [malformed_event]")
+
+
+# --- only what the framework puts around a user message makes a retry ------------------------
+
+
+def other_conversation(last: str) -> tuple[str, int, str, str]:
+    return (
+        "ambiguous_trace", 2, "events[2].data.input",
+        f"this input holds none of the conversation read from the events before it (the last, "
+        f"a user message {last} from events[0]): it begins another conversation, such as "
+        f"another run with a memory of its own, logged in the same list. Split the list: "
+        f"events[:2] and events[2:] are each read on their own")
+
+
+def two_sessions(failing: Any, held: list[Any], asked: Any) -> list[Any]:
+    """A session whose run fails on ``failing``, then another session, whose memory holds
+    ``held``, asked ``asked``, logged in one list (neither has memory blocks or a state)."""
+    first = FunctionAgent(name="calc", tools=[add], llm=scripted([connection_lost]),
+                          system_prompt="Be brief.", streaming=False)
+    other = FunctionAgent(name="calc", tools=[add], llm=scripted([say("Noon.")]),
+                          system_prompt="Be brief.", streaming=False)
+    events = run(first, [failing], memory=Memory.from_defaults(session_id="s41-first",
+                                                               token_limit=1_000_000))
+    memory = Memory.from_defaults(session_id="s41-other", token_limit=1_000_000)
+    for message in held:
+        asyncio.run(memory.aput(ChatMessage(role="user", content=message)))
+    return events + run_ok(other, [asked], memory=memory)
+
+
+@pytest.mark.parametrize(("failing", "held", "asked"), [
+    ("hello?", "hello", "what time is it?"),  # text after the message: no state prompt
+    ("Please translate: bonjour", "bonjour", "Please translate: merci"),  # text before it
+])
+def test_another_conversation_whose_memory_holds_part_of_the_failed_message_is_ambiguous(
+    failing: str, held: str, asked: str,
+) -> None:
+    events = two_sessions(failing, [held], asked)
+    assert [m.content for m in events[2].input] == ["Be brief.", held, asked]
+    assert refused(events) == other_conversation(repr(failing))
+
+
+def test_another_conversation_starting_with_part_of_the_failed_message_is_ambiguous() -> None:
+    events = two_sessions("hi there", [], "hi")
+    assert [m.content for m in events[2].input] == ["Be brief.", "hi"]
+    assert refused(events) == other_conversation("'hi there'")
+
+
+def test_another_conversation_whose_messages_share_a_text_block_is_ambiguous() -> None:
+    # parts before the plain message that are no memory blocks' are no wrapping either
+    def look(text: str) -> ChatMessage:
+        return ChatMessage(role="user", blocks=[TextBlock(text="Look:"), TextBlock(text=text)])
+
+    events = two_sessions(look("hello"), ["hello"], look("what time is it?"))
+    assert [m.content for m in events[2].input] == [
+        "Be brief.", "hello", "Look:\nwhat time is it?"]
+    assert refused(events) == other_conversation("'Look:\\nhello'")
+
+
+def test_a_retry_whose_new_user_message_is_not_the_last_item_is_ambiguous() -> None:
+    agent = FunctionAgent(name="calc", tools=[add], llm=scripted([connection_lost, say("3")]),
+                          system_prompt="Be brief.", streaming=False,
+                          initial_state={"user": "bob"})
+    memory = Memory.from_defaults(session_id="s41-not-last", token_limit=1_000_000)
+    events = run(agent, ["add 1 2"], memory=memory) + run_ok(agent, ["again"], memory=memory)
+    dumped = copy.deepcopy(llama_index.dump_events(events))
+    dumped[2]["data"]["input"].append(dumped[3]["data"]["response"])  # an item after it
+    with pytest.raises(TraceError) as caught:
+        llama_index.events_to_messages(dumped)
+    assert (caught.value.code, caught.value.index, caught.value.path,
+            caught.value.detail) == unconfirmed(
+        "'add 1 2'", '"Current state:\\n{\'user\': \'bob\'}\\n\\nCurrent message:\\nadd 1 2\\n"',
+        "the user message after it (events[2].data.input[2]) is not the last item of the "
+        "input, where a run's new user message is")
+
+
+def test_a_retry_after_a_short_message_in_a_large_state_costs_its_length() -> None:
+    notes = "the quick brown fox jumps over the lazy dog; " * 2_000
+    agent = FunctionAgent(name="calc", tools=[add], llm=scripted([connection_lost, say("ok")]),
+                          system_prompt="Be brief.", streaming=False,
+                          initial_state={"notes": notes})
+    memory = Memory.from_defaults(session_id="s41-large", token_limit=1_000_000)
+    events = run(agent, ["e"], memory=memory) + run_ok(agent, ["again"], memory=memory)
+    state = repr({"notes": notes})
+    assert [m.text for m in read(events)] == [
+        "Be brief.", stated("e", state), stated("again", state), "ok"]
+    dumped = llama_index.dump_events(events)
+    tracemalloc.start()
+    try:
+        llama_index.events_to_messages(dumped)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # the wrapped texts, a few times over; not a copy of the state for each "e" in it
+    assert peak < 10 * len(state)

@@ -162,8 +162,9 @@ def _check_part_keys(part: AnyPart, kept: dict[str, Any], path: str) -> None:
 
 def block_of(part: AnyPart, path: str, *, last_of_reply: bool = False) -> str | dict[str, Any]:
     """The LangChain content-list element for ``part`` (the inverse of ``part_of``);
-    ``last_of_reply``: the part is the last of an AI message's content, where the reader
-    marks a plain refusal block as a content block (``_read._ai_parts``)."""
+    ``last_of_reply``: the part is the last of an AI message's content with no
+    ``additional_kwargs.refusal``, where the reader marks a plain refusal block as a content
+    block (``_read._ai_parts``)."""
     kept = part.metadata.get(NAME)
     if kept and type(kept) is dict:
         _check_part_keys(part, kept, path)

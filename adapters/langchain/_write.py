@@ -393,12 +393,15 @@ def _content_back(
     read_as: frozenset[str] = frozenset(),
     *,
     cites: bool = False,
+    marks_last: bool = False,
     first: int = 0,
 ) -> Any:
     """The LangChain content; ``read_as`` names block types the reader takes out of this
     message's content (calls, results), which an opaque part therefore cannot be; ``cites``:
     the reader takes the citation annotations of its text blocks (an AI message's);
-    ``first``: the typed position of ``content[0]`` (after a part written elsewhere)."""
+    ``marks_last``: the reader marks a refusal block that ends this content as a block (an
+    AI message's with no ``additional_kwargs.refusal``); ``first``: the typed position of
+    ``content[0]`` (after a part written elsewhere)."""
     if isinstance(content, str):
         return content
     for j, part in enumerate(content, first):
@@ -428,7 +431,7 @@ def _content_back(
                 )
     last = first + len(content) - 1
     return [
-        block_of(part, f"{at}.content[{j}]", last_of_reply=cites and j == last)
+        block_of(part, f"{at}.content[{j}]", last_of_reply=marks_last and j == last)
         for j, part in enumerate(content, first)
     ]
 
@@ -486,7 +489,10 @@ def _ai_fields(
     if message.audio is not None:
         _kwargs_home(fields, "audio", audio_reply(message.audio, f"{at}.audio"), at)
     first = len(homes)
-    content = _content_back(parts, at, _CALL_TAGS, cites=True, first=first)
+    # a refusal moved to additional_kwargs leaves the reader's mark off the content's last
+    content = _content_back(
+        parts, at, _CALL_TAGS, cites=True, marks_last=refusal is None, first=first
+    )
     # a stream's last chunk may have its content rewritten by LangChain: which block is
     # which part (call blocks go in between)
     part_blocks = (

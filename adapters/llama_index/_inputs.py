@@ -35,7 +35,7 @@ from tracebridge.errors import short_repr
 
 from ._blocks import NAME, Llama, fail
 from ._messages import ROLE_KIND, is_chat_message
-from ._rewrapped import wrapped_alike, wrappings
+from ._rewrapped import described, wrapped_alike, wrapping
 
 _SYSTEM_SIDE = frozenset(role for role, kind in ROLE_KIND.items() if kind == "system")
 _EVENT_ONLY = {"ai": frozenset({"name"}), "tool": frozenset({"name", "is_error"})}
@@ -91,6 +91,17 @@ _KIND = {"human": "a user", "ai": "an assistant", "tool": "a tool", "system": "a
 
 def _describe(message: Message) -> str:
     return f"{_KIND[message.type]} message {short_repr(message.text)}"
+
+
+def _unconfirming(latest: Message | None, last: bool, e: int, j: int) -> str:
+    """Why the item after item ``j`` of the input at ``e`` (``latest``, None when there is
+    none; ``last``: it ends the input) does not show a retry's new user message."""
+    if not isinstance(latest, HumanMessage):
+        return "no user message follows it to show the same around it"
+    place = f"the user message after it (events[{e}].data.input[{j + 1}])"
+    if last:
+        return f"{place} does not have the same around it"
+    return f"{place} is not the last item of the input, where a run's new user message is"
 
 
 class Inputs:
@@ -269,40 +280,41 @@ class Inputs:
 
     def retried(self, items: list[Any], j: int, k: int, e: int) -> bool:
         """Whether item ``j`` of the input at ``e`` (after a run that ended early) is user
-        message ``k`` of the history, which that run gave the model with more around it
-        (memory blocks, a state prompt: see ``_rewrapped``), given plain: the input's new
-        user message, the item after it, then has the same around it. When it does not (the
-        blocks or the state changed between the runs, or no user message follows), the
-        input may be a retry or another conversation, and nothing tells which: refused."""
+        message ``k`` of the history, which that run gave the model with memory blocks or a
+        state prompt around it (see ``_rewrapped``), given plain: the input's new user
+        message, the item after it and its last, then has the same around it. When it does
+        not (the blocks or the state changed between the runs, or no user message ends the
+        input after it), the input may be a retry or another conversation, and nothing tells
+        which: refused. A message read with nothing of that around it is no retry's: False
+        (see ``realigned``)."""
         read = self.messages[self.position(k)]
         if not isinstance(read, HumanMessage):
             return False
         given = self.read_input(items[j], e, j)
-        ways = wrappings(read, given) if isinstance(given, HumanMessage) and held_as(
-            read.model_copy(update={"content": given.content}), given) else []
-        if not ways:
+        way = wrapping(read, given) if isinstance(given, HumanMessage) and held_as(
+            read.model_copy(update={"content": given.content}), given) else None
+        if way is None:
             return False
         latest = self.read_input(items[j + 1], e, j + 1) if j + 1 < len(items) else None
-        if isinstance(latest, HumanMessage) and any(wrapped_alike(latest, way)
-                                                     for way in ways):
+        last = j + 2 == len(items)
+        if last and isinstance(latest, HumanMessage) and wrapped_alike(latest, way):
             return True
-        after = (f"the user message after it (events[{e}].data.input[{j + 1}]) does not "
-                 f"have the same around it" if isinstance(latest, HumanMessage)
-                 else "no user message follows it to show the same around it")
-        raise self.unconfirmed(given, k, after, e, j)
+        why = _unconfirming(latest, last, e, j)
+        raise self.unconfirmed(given, k, described(way), why, e, j)
 
-    def unconfirmed(self, given: Message, k: int, after: str, e: int, j: int) -> TraceError:
+    def unconfirmed(self, given: Message, k: int, how: str, after: str, e: int,
+                    j: int) -> TraceError:
         """``retried``'s refusal: item ``j`` of the input at ``e`` is history message ``k``
-        with less around it, and ``after`` says why that is not known to be a retry's."""
+        plain, which that one is ``how`` (with what around it), and ``after`` says why that is
+        not known to be a retry's."""
         at = self.position(k)
         return fail("ambiguous_trace", f"the model was given {_describe(given)} here, where "
                     f"the conversation read has {_describe(self.messages[at])} "
                     f"(events[{self.origin[at]}]), the last message the run that ended at "
-                    f"events[{self.ended_at}] gave the model: that one is this one with more "
-                    f"around it (memory blocks put into the user message, or a state "
-                    f"prompt), but {after}. This input may be a retry on the same memory or "
-                    f"another conversation, and nothing tells which. Split the list: "
-                    f"events[:{e}] and events[{e}:] are each read on their own", e,
+                    f"events[{self.ended_at}] gave the model: that one is this one {how}, but "
+                    f"{after}. This input may be a retry on the same memory or another "
+                    f"conversation, and nothing tells which. Split the list: events[:{e}] and "
+                    f"events[{e}:] are each read on their own", e,
                     f"events[{e}].data.input[{j}]")
 
     def realigned(self, items: list[Any], lead: int, e: int) -> int:

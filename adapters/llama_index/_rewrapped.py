@@ -2,17 +2,19 @@
 
 Two things add to the user message that starts a run, in what the model is given only:
 memory blocks inserted into the user message (``Memory(insert_method="user")``) go before
-its blocks, in every input of that run, and a state prompt (``initial_state``) wraps its
-last text block in the run's first input (by default
-``"Current state:\\n{...}\\n\\nCurrent message:\\n<text>\\n"``). Memory stores the message
+its blocks, in every input of that run, as the parts of the memory's template (by default
+text that opens with ``<memory>`` and closes with ``</memory>``, an image or other media
+block of a memory block between its texts); and a state prompt (``initial_state``) wraps its
+last text block in the run's first input (the default
+``"Current state:\\n{state}\\n\\nCurrent message:\\n{msg}\\n"``). Memory stores the message
 plain. When the run ended early, before it saved its replies, that message is the last one
 memory holds, and the next run's input, a retry on the same memory, holds it plain where it
 should be and adds the same to its own new user message.
 
-``wrappings`` says how a message read is a plain one with more around it (every way that
-fits: a state prompt's text is not known, only seen); ``wrapped_alike`` whether another
-message has the same around it. Both are exact: parts are compared whole, texts character
-by character.
+``wrapping`` says how a message read is a plain one with exactly that around it (nothing
+else counts: other text around it, a custom template, is no wrapping); ``wrapped_alike``
+whether another message has the same around it. Both are exact (parts compared whole, texts
+character by character) and cost the length of the messages.
 """
 
 from __future__ import annotations
@@ -21,6 +23,12 @@ from typing import NamedTuple
 
 from tracebridge import HumanMessage, TextPart
 from tracebridge.messages import Part
+
+_MEMORY_OPEN, _MEMORY_CLOSE = "<memory>\n", "\n</memory>"
+"""How the text of LlamaIndex's default memory-blocks template begins and ends."""
+_STATE_HEAD, _STATE_TAIL, _STATE_AFTER = "Current state:\n", "\n\nCurrent message:\n", "\n"
+"""LlamaIndex's default state prompt: the text before the state, between the state and the
+message, and after the message."""
 
 
 class Wrapping(NamedTuple):
@@ -46,33 +54,56 @@ def _last_text(parts: list[Part]) -> int | None:
     return None
 
 
-def wrappings(read: HumanMessage, plain: HumanMessage) -> list[Wrapping]:
-    """Every way ``read`` is ``plain`` with more around it: ``read``'s parts are some parts,
-    then ``plain``'s, its last text part's text with text before and after it (one way for
-    each place that text is found). Empty when it is not, or when nothing is around it."""
+def _memory_blocks(lead: list[Part]) -> bool:
+    """Whether parts are the memory blocks' parts: the default template's text first and
+    last (one text part when the blocks are text alone)."""
+    first, last = lead[0], lead[-1]
+    return (isinstance(first, TextPart) and first.text.startswith(_MEMORY_OPEN)
+            and isinstance(last, TextPart) and last.text.endswith(_MEMORY_CLOSE))
+
+
+def _state_before(text: str, plain: str) -> str | None:
+    """The text before ``plain`` when ``text`` is ``plain`` in the default state prompt (a
+    state of any text), else None."""
+    at = len(text) - len(plain) - len(_STATE_AFTER)
+    if (at < len(_STATE_HEAD) + len(_STATE_TAIL) or not text.endswith(_STATE_AFTER)
+            or not text.startswith(plain, at) or not text.startswith(_STATE_HEAD)
+            or not text.endswith(_STATE_TAIL, 0, at)):
+        return None
+    return text[:at]
+
+
+def wrapping(read: HumanMessage, plain: HumanMessage) -> Wrapping | None:
+    """How ``read`` is ``plain`` given with memory blocks before its parts, or its last text
+    part in a state prompt, or both; None when it is not (or when nothing is around it)."""
     mine, theirs = parts_of(read), parts_of(plain)
     extra = len(mine) - len(theirs)
     if extra < 0:
-        return []
+        return None
     lead, rest = mine[:extra], mine[extra:]
     wrapped = _last_text(theirs)
-    if any(got != want for at, (got, want) in enumerate(zip(rest, theirs, strict=True))
-           if at != wrapped):
-        return []
+    if (lead and not _memory_blocks(lead)) or any(
+            got != want for at, (got, want) in enumerate(zip(rest, theirs, strict=True))
+            if at != wrapped):
+        return None
+    blocks = Wrapping(lead, "", "") if lead else None
     if wrapped is None:
-        return [Wrapping(lead, "", "")] if lead else []
+        return blocks
     got, want = rest[wrapped], theirs[wrapped]
     assert isinstance(want, TextPart)
     if not isinstance(got, TextPart) or got.metadata != want.metadata:
-        return []
-    found, text = [], got.text
-    at = text.find(want.text)
-    while at >= 0:
-        way = Wrapping(lead, text[:at], text[at + len(want.text):])
-        if lead or way.before or way.after:
-            found.append(way)
-        at = text.find(want.text, at + 1)
-    return found
+        return None
+    if got.text == want.text:
+        return blocks
+    before = _state_before(got.text, want.text)
+    return None if before is None else Wrapping(lead, before, _STATE_AFTER)
+
+
+def described(way: Wrapping) -> str:
+    """What ``way`` put around a message, as a refusal says it."""
+    blocks = "with memory blocks put before it" if way.lead else ""
+    state = "in a state prompt" if way.before else ""
+    return " and ".join(said for said in (blocks, state) if said)
 
 
 def wrapped_alike(message: HumanMessage, way: Wrapping) -> bool:
