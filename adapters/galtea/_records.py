@@ -248,11 +248,7 @@ def _output_of(record: dict[str, Any], i: int) -> _Output:
     files = [] if files_key is None else files
     if type(output) is dict:  # the API's own JSON: the envelope itself
         if data is not None:
-            _comparable(output, i, str(output_key))
-            _comparable(data, i, str(data_key))
-            if not same_json(data, output):
-                raise error("conflicting_fields", f"the output {short_repr(output)} is not "
-                            f"{data_key} {short_repr(data)}", i, output_key, base="traces")
+            _same_envelope("output", output, output_key, data, data_key, i)
         envelope, envelope_key = output, output_key
         said = envelope.get("assistant_message")
         text = said if type(said) is str else None  # what the SDK unwraps
@@ -272,6 +268,17 @@ def _output_of(record: dict[str, Any], i: int) -> _Output:
         return output, files, None, output_key, files_key
     files = _files_said_once(_envelope_files(envelope), files_key, files, i, envelope_key)
     return text, files, _answer_of(envelope, text), envelope_key, files_key
+
+
+def _same_envelope(what: str, given: dict[str, Any], given_key: str | None, data: Any,
+                   data_key: str | None, i: int) -> None:
+    """An envelope said twice (the API's ``input`` / ``actualOutput`` object and a dump's
+    ``*_data`` beside it) must say the same."""
+    _comparable(given, i, str(given_key))
+    _comparable(data, i, str(data_key))
+    if not same_json(data, given):
+        raise error("conflicting_fields", f"the {what} {short_repr(given)} is not "
+                    f"{data_key} {short_repr(data)}", i, given_key, base="traces")
 
 
 def _turns_of(
@@ -294,11 +301,7 @@ def _turns_of(
                     base="traces")
     if type(raw_input) is dict:  # the API's own JSON: the envelope itself
         if input_data is not None:
-            _comparable(raw_input, i, str(input_key))
-            _comparable(input_data, i, str(data_key))
-            if not same_json(input_data, raw_input):
-                raise error("conflicting_fields", f"the input {short_repr(raw_input)} is not "
-                            f"{data_key} {short_repr(input_data)}", i, input_key, base="traces")
+            _same_envelope("input", raw_input, input_key, input_data, data_key, i)
         input_data, source_key = raw_input, input_key
         raw_input = raw_input.get("user_message")
         input_files = _files_said_once(_envelope_files(input_data), files_key, input_files, i,
