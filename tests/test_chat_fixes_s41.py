@@ -310,3 +310,71 @@ def test_a_chat_history_keeping_a_galtea_key_is_still_a_chat_history(
         assert detect_format(trace) == "openai_chat"
         assert openai_chat.to_messages(trace)[-1].metadata == {
             "openai_chat": {"fields": {"retrieval_context": ["doc"]}}}
+
+
+# --- openai_responses: only a kept value that is not plain JSON is looked through ---------
+
+
+def sdk_looks(monkeypatch: pytest.MonkeyPatch, items: list[Any]) -> int:
+    """How many values the reader asks whether they are openai SDK objects, reading
+    ``items`` (an item itself is asked once, elsewhere: not counted)."""
+    from tracebridge.adapters.openai_responses import _items
+
+    asked = 0
+    is_sdk_model = _items.is_sdk_model
+
+    def counted(value: Any) -> bool:
+        nonlocal asked
+        asked += 1
+        return is_sdk_model(value)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(_items, "is_sdk_model", counted)
+        openai_responses.to_messages(items)
+    return asked
+
+
+def plain_history(n: int) -> list[Any]:
+    """A reply with a text part of ``n`` logprobs and a web search of ``n`` sources: no SDK
+    object anywhere."""
+    logprob = {"token": "a", "bytes": [97], "logprob": -0.5,
+               "top_logprobs": [{"token": "b", "bytes": [98], "logprob": -2.0}]}
+    source = {"type": "url", "url": "https://example.com"}
+    return [
+        RESPONSE_USER,
+        {"type": "web_search_call", "id": "ws_1", "status": "completed",
+         "action": {"type": "search", "query": "q", "sources": [source] * n}},
+        {"type": "message", "role": "assistant", "id": "m1", "status": "completed",
+         "content": [{"type": "output_text", "text": "ab", "annotations": [],
+                      "logprobs": [logprob] * n}]},
+    ]
+
+
+def test_values_of_plain_json_are_not_looked_through_for_sdk_objects(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A value kept as plain JSON is checked and copied in one walk: the reader looks for SDK
+    objects among an item's parts and annotations alone, however much its parts and hosted
+    calls hold (a part's 50 logprobs cost no more looks than none)."""
+    assert sdk_looks(monkeypatch, plain_history(50)) == sdk_looks(monkeypatch, plain_history(0))
+    # the user's content; the reply's content list, its one part and the part's annotations
+    assert sdk_looks(monkeypatch, plain_history(0)) == 4
+
+
+def test_an_sdk_object_beside_a_value_nested_too_deep_is_read_the_deep_value_refused() -> None:
+    """Each value of a kept dict is looked through alone: the Logprob beside the deep value
+    is read, and the error names the deep value (not the Logprob, as not JSON)."""
+    held, _ = with_objects()
+    deep: list[Any] = [1]
+    for _ in range(200):
+        deep = [deep]
+    held[2]["content"][0]["nested"] = deep
+    with pytest.raises(TraceError) as caught:
+        openai_responses.to_messages(held)
+    error = caught.value
+    assert (error.code, error.index, error.path) == (
+        "unserializable_value", 2, "items[2].content[0].nested"
+    )
+    assert error.detail == (
+        "a value nested more than 128 levels deep, or one that holds itself (a dict or list "
+        "inside its own contents): JSON readers stop before its end"
+    )

@@ -285,10 +285,10 @@ class ItemReader(ItemPartReader):
         del data["type"]
         item_id = self.string(data, "id", self.root)
         result = {key: data.pop(key) for key in list(data) if key in RESULT_KEYS}
-        self.kept(data, self.root)
-        self.kept(result, self.root)
+        args = self.kept(data, self.root)
+        result = self.kept(result, self.root)
         name = call_name(kind)
-        call = ToolCall(name=name, args=data, id=item_id, metadata={self.source: {"item": kind}})
+        call = ToolCall(name=name, args=args, id=item_id, metadata={self.source: {"item": kind}})
         text = self.json_text(result, self.root)
         return call, ToolMessage(content=text, tool_call_id=item_id, name=name)
 

@@ -40,6 +40,7 @@ __all__ = [
     "OUTPUT_CALLS",
     "RESULT_KEYS",
     "call_name",
+    "held_sdk_dicts",
     "is_sdk_item",
     "is_sdk_model",
     "sdk_dict",
@@ -144,20 +145,68 @@ def sdk_dict(model: BaseModel, path: str, index: int, source: str) -> dict[str, 
     return dumped
 
 
+_PART_KEYS = ("content", "output", "summary")
+"""The keys of an item that hold its parts: a message's content, an output item's output, a
+reasoning item's summary."""
+
+
 def with_sdk_dicts(item: Mapping[str, Any], index: int, source: str) -> dict[str, Any]:
-    """A dict item as a plain dict, with each openai SDK object anywhere in it (a part of a
-    response, an annotation or a ``Logprob`` of a part, a hosted call's ``action``) as
-    ``sdk_dict`` gives it: a history dict holding the objects of a response, which the SDK
-    sends as such dicts. A value nested too deep (or inside itself) is left as it is, for
-    the check of kept values to refuse where it is."""
+    """A dict item as a plain dict, with each openai SDK object among its parts (and among the
+    annotations of a part) as ``sdk_dict`` gives it: a history dict holding the parts of a
+    response, which the SDK sends as such dicts. An object deeper in the item (a part's
+    ``Logprob``, a hosted call's ``action``) is read where the item's values are kept
+    (``held_sdk_dicts``)."""
     data = dict(item)
-    for key, value in data.items():
-        if type(value) not in _SCALARS:
-            try:
-                data[key] = _as_dicts(value, (key,), index, source, MAX_DEPTH)
-            except _TooDeep:
-                continue
+    for key in _PART_KEYS:
+        if key in data:
+            data[key] = _as_dicts(data[key], f"items[{index}].{key}", index, source)
     return data
+
+
+def _as_dicts(value: Any, path: str, index: int, source: str) -> Any:
+    """``value`` (an SDK object, or a list of parts or annotations) with its SDK objects as
+    dicts; ``value`` itself when it holds none."""
+    if is_sdk_model(value):
+        return sdk_dict(value, path, index, source)
+    if type(value) is not list:
+        return value
+    copied: list[Any] | None = None
+    for k, part in enumerate(value):
+        found = part
+        if is_sdk_model(part):
+            found = sdk_dict(part, f"{path}[{k}]", index, source)
+        elif type(part) is dict and type(part.get("annotations")) is list:
+            listed = part["annotations"]
+            annotations = _as_dicts(listed, f"{path}[{k}].annotations", index, source)
+            if annotations is not listed:
+                found = {**part, "annotations": annotations}
+        if found is not part:
+            copied = list(value) if copied is None else copied
+            copied[k] = found
+    return value if copied is None else copied
+
+
+def held_sdk_dicts(value: Any, path: str, index: int, source: str) -> Any:
+    """``value`` (kept from the item at ``index``, at ``path``; not plain JSON) with each
+    openai SDK object anywhere in it (a ``Logprob`` of a part, a hosted call's ``action``) as
+    ``sdk_dict`` gives it, as the SDK sends it; ``value`` itself when it holds none. Each
+    value of a dict is walked alone: one nested too deep (or inside itself) is left as it
+    is, for the check of kept values to refuse where it is, and the others are still read."""
+    if type(value) is not dict:
+        return _held_within(value, (), path, index, source)
+    copied = dict(value)
+    for key, inner in value.items():
+        if type(inner) not in _SCALARS:
+            copied[key] = _held_within(inner, (key,), path, index, source)
+    return copied
+
+
+def _held_within(value: Any, keys: tuple[Any, ...], path: str, index: int, source: str) -> Any:
+    """``_held_dicts`` of ``value``, or ``value`` itself when it nests too deep."""
+    try:
+        return _held_dicts(value, keys, path, index, source, MAX_DEPTH)
+    except _TooDeep:
+        return value
 
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))
@@ -169,12 +218,13 @@ class _TooDeep(Exception):
     twice would otherwise be walked down every branch)."""
 
 
-def _as_dicts(value: Any, keys: tuple[Any, ...], index: int, source: str, depth: int) -> Any:
+def _held_dicts(
+    value: Any, keys: tuple[Any, ...], path: str, index: int, source: str, depth: int
+) -> Any:
     """``value`` with its openai SDK objects (itself, or any inside its dicts and lists) as
-    dicts; ``value`` itself when it holds none. ``keys``: where ``value`` is in the item (its
-    path is spelled only for an object found); ``depth``: how many more levels may nest."""
+    dicts; ``value`` itself when it holds none. ``keys``: where ``value`` is below ``path``
+    (spelled only for an object found); ``depth``: how many more levels may nest."""
     if is_sdk_model(value):
-        path = f"items[{index}]"
         for key in keys:  # a dict key that is no string (refused later) spelled as its text
             path = json_path(path, key if type(key) is int or type(key) is str else str(key))
         return sdk_dict(value, path, index, source)
@@ -188,7 +238,7 @@ def _as_dicts(value: Any, keys: tuple[Any, ...], index: int, source: str, depth:
     for key, inner in pairs:
         if type(inner) in _SCALARS:
             continue
-        found = _as_dicts(inner, (*keys, key), index, source, depth - 1)
+        found = _held_dicts(inner, (*keys, key), path, index, source, depth - 1)
         if found is not inner:
             copied = (dict(value) if kind is dict else list(value)) if copied is None else copied
             copied[key] = found

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
+from tracebridge._json import NotPlainJson, json_copy_checked
 from tracebridge.media import split_data_url
 from tracebridge.messages import (
     AudioPart,
@@ -31,6 +32,7 @@ from tracebridge.messages import (
 )
 
 from ..openai_chat._parts import PartReader, PartWriter, described
+from ._items import held_sdk_dicts
 
 __all__ = ["PLACES", "ItemPartReader", "ItemPartWriter", "taken", "taken_always"]
 
@@ -50,6 +52,16 @@ class ItemPartReader(PartReader):
     def __init__(self, source: str, index: int) -> None:
         super().__init__(source, index)
         self.root = f"items[{index}]"
+
+    def kept(self, value: Any, path: str) -> Any:
+        """``value``, checked to be JSON, as a copy to keep verbatim in metadata, copied and
+        checked in one walk. Only a value that is not plain JSON is walked again: the openai
+        SDK objects in it are read as ``sdk_dict`` gives them (``held_sdk_dicts``), and what
+        is still not JSON is refused where it is."""
+        try:
+            return json_copy_checked(value)
+        except NotPlainJson:
+            return super().kept(held_sdk_dicts(value, path, self.index, self.source), path)
 
     def parts(self, value: Any, path: str, place: str) -> Content:
         """A string as it is; a list as typed parts (``place`` says which types it takes)."""
@@ -103,7 +115,7 @@ class ItemPartReader(PartReader):
             namespace["read"] = True
             made = AudioPart(**self.audio_fields(data, path, namespace))
             if namespace.get("inner"):
-                self.kept(namespace["inner"], f"{path}.input_audio")
+                namespace["inner"] = self.kept(namespace["inner"], f"{path}.input_audio")
             else:
                 namespace.pop("inner", None)
         if data:

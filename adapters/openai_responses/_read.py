@@ -83,7 +83,8 @@ def read_placed(
 
 def item_dict(item: Any, source: str, index: int) -> dict[str, Any]:
     """The item as a plain dict: an object of the openai SDK as ``sdk_dict`` gives it; a dict
-    item with the SDK objects among its parts as such dicts too (``with_sdk_dicts``)."""
+    item with the SDK objects among its parts as such dicts too (``with_sdk_dicts``; one
+    deeper in it is read where its value is kept: ``ItemPartReader.kept``)."""
     if is_sdk_model(item):
         return sdk_dict(item, f"items[{index}]", index, source)
     if not isinstance(item, Mapping):
