@@ -281,7 +281,7 @@ def test_run_items_whose_items_the_responses_reader_does_not_know_are_unknown_ro
     with pytest.raises(TraceError) as caught:
         openai_agents.to_messages([item], input=[user])
     assert (caught.value.code, caught.value.index, caught.value.path) == (
-        "unknown_role", 0, "items[0].type"
+        "unknown_role", 0, "items[0].raw_item.type"
     )
 
 

@@ -291,7 +291,8 @@ def test_the_items_of_a_nested_history_after_its_rewritten_input_are_ambiguous()
     with pytest.raises(TraceError) as caught:
         openai_agents.to_messages(result.new_items, input=result.input)
     assert "also in the run's input, at input[1]" in caught.value.detail
-    assert "its summary is at input[0]" in caught.value.detail
+    assert "after the SDK's nested-history summary at input[0]" in caught.value.detail
+    assert "this run hands off after the item, at items[2]" in caught.value.detail
     # the result itself tells which copy the history keeps
     messages = openai_agents.to_messages(result)
     assert [(m.type, m.name, m.id) for m in messages] == [

@@ -82,7 +82,8 @@ def test_a_failed_runs_data_of_a_nested_history_that_copies_an_item_is_ambiguous
     with pytest.raises(TraceError) as caught:
         openai_agents.to_messages(details, allow_pending=True)
     assert "also in the run's input, at input[1]" in caught.value.detail
-    assert "its summary is at input[0]" in caught.value.detail
+    assert "after the SDK's nested-history summary at input[0]" in caught.value.detail
+    assert "this run hands off after the item, at new_items[2]" in caught.value.detail
     # the same as its items after its input
     assert outcome(openai_agents.to_messages, details.new_items, input=details.input,
                    allow_pending=True) == ("ambiguous_trace", 0, "items[0]")

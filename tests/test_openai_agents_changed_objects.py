@@ -93,10 +93,11 @@ def _frozen(holder: Any, key: str, value: Any) -> None:
          "unserializable_value", 2, "new_items[2].raw_item.arguments", "got object"),
         # a raw item's fields: the Responses reader refuses what the SDK's dump holds
         ("tool_calling", lambda r: setattr(r.new_items[1].raw_item, "arguments", 5),
-         "malformed_event", 1, "new_items[1].arguments", "expected a JSON string, got int 5"),
+         "malformed_event", 1, "new_items[1].raw_item.arguments",
+         "expected a JSON string, got int 5"),
         # the SDK's to_input_list() falls on it (TypeError): the reading says where
         ("tool_calling", lambda r: setattr(r.new_items[0].raw_item, "type", {}),
-         "malformed_event", 0, "new_items[0].type",
+         "malformed_event", 0, "new_items[0].raw_item.type",
          "an item needs a string 'type' (message, function_call, ...), got dict {}"),
         # the result itself
         ("tool_calling", lambda r: r.new_items.__setitem__(1, {"a": 1}),

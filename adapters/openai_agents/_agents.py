@@ -7,7 +7,10 @@ output) becomes one message. So the items are cut into *groups* -- each maximal 
 model-output items of one agent, and each other item alone -- and a group of model items is
 read on its own, once, to learn how many messages it is and which of them each item was
 first read into (two adjacent groups are also read together, to learn whether they meet in
-one message). Each message then has a *slot*: an assistant
+one message). Where the model responses of two named agents meet (a handoff whose input
+filter left its call and output out of the run, ``handoff_filters.remove_all_tools``), the
+reader would make one turn of them: the run is read apart there, each agent's items as its
+own turns. Each message then has a *slot*: an assistant
 message takes its slot's agent as ``name``, and keeps under
 ``metadata["openai_agents"]["run_items"]`` the ``RunItem`` wrappers of the items first read
 into it. (RunItems do not say where one model response ends and the next begins: a stretch
@@ -20,12 +23,13 @@ reads as input items do, with no agent, whatever agent the SDK records for it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from tracebridge.errors import TraceError
-from tracebridge.messages import AIMessage, Message
+from tracebridge.messages import AIMessage, Message, ToolMessage
 
-from ._bridge import NAME, count_read, placed_read
+from ._bridge import NAME, count_read, placed_read, read
 from ._run import ADMITTED, Entry
 
 MODEL_ITEM_TYPES = frozenset({
@@ -59,6 +63,10 @@ class Group:
     """Each RunItem wrapper with the position in ``items`` of its item (of an approval: of
     the call it waits on)."""
     first_index: int | None = None
+    first_path: str = ""
+    """Where its first item is in the source trace."""
+    start: int = 0
+    """How many items (approvals left out) come before its first."""
 
 
 def _field(item: Any, key: str) -> Any:
@@ -76,6 +84,7 @@ def is_model_item(item: Any) -> bool:
 def groups(entries: list[Entry]) -> list[Group]:
     """The entries cut into groups (an approval joins the group of the call it waits on)."""
     found: list[Group] = []
+    start = 0
     for entry in entries:
         last = found[-1] if found else None
         if entry.approval:  # no item of its own
@@ -86,8 +95,10 @@ def groups(entries: list[Entry]) -> list[Group]:
         # an admitted input item is the application's: no agent's model response
         agent = None if record is not None and record.get("type") == ADMITTED else entry.agent
         if not (model and last is not None and last.model and last.agent == agent):
-            last = Group(model, agent, first_index=entry.index)
+            last = Group(model, agent, first_index=entry.index, first_path=entry.path,
+                         start=start)
             found.append(last)
+        start += 1
         last.items.append(entry.item)
         if record is not None:
             last.records.append((len(last.items) - 1, record))
@@ -126,6 +137,81 @@ def _approve(found: list[Group], entry: Entry) -> None:
         response.records.append((len(calls) - 1 - calls[::-1].index(waits_on), entry.record))
 
 
+def apart(
+    messages: list[Message], kept: list[Entry], grouped: list[Group], *, allow_pending: bool
+) -> list[Message]:
+    """``messages`` (the whole run's reading, with its checks) read again in parts where the
+    model responses of two named agents meet, so that each agent's items are turns of its own.
+
+    ``conflicting_fields`` at the later agent's first item where a call of the earlier one
+    still waits for its output there: its output after the other agent's items would make
+    them one turn."""
+    meetings = [
+        group for previous, group in pairwise(grouped)
+        if _two_agents(previous, group)
+    ]
+    if not meetings:
+        return messages
+    out: list[Message] = []
+    start = 0
+    for group in meetings:
+        out.extend(read(kept[start:group.start], allow_pending=True))
+        _refuse_waiting(out, group)
+        start = group.start
+    out.extend(read(kept[start:], allow_pending=allow_pending))
+    return out
+
+
+def _two_agents(left: Group, right: Group) -> bool:
+    """True where the model items of two named agents meet."""
+    return left.model and right.model and None not in (left.agent, right.agent) and (
+        left.agent != right.agent
+    )
+
+
+def _refuse_waiting(before: list[Message], group: Group) -> None:
+    """``conflicting_fields`` at ``group``'s first item when a call in ``before`` waits."""
+    answered = {message.tool_call_id for message in before if isinstance(message, ToolMessage)}
+    waiting = [
+        call.id
+        for message in before
+        if isinstance(message, AIMessage)
+        for call in message.tool_calls
+        if call.id not in answered
+    ]
+    if waiting:
+        raise TraceError(
+            "conflicting_fields",
+            f"the agent {group.agent!r} speaks while the call {waiting[0]!r} of an earlier "
+            "agent still waits for its output: the items of the two agents read as one "
+            "assistant message",
+            index=group.first_index,
+            path=group.first_path,
+            source=NAME,
+        )
+
+
+def agent_turns(messages: list[Message]) -> list[int]:
+    """Where an assistant turn of a named agent follows one of another (as ``apart`` reads
+    them), every call before it answered: there each is written on its own."""
+    answered: set[str | None] = set()
+    calls: set[str | None] = set()
+    found = []
+    for i, message in enumerate(messages):
+        previous = messages[i - 1] if i else None
+        if (
+            isinstance(message, AIMessage) and isinstance(previous, AIMessage)
+            and None not in (message.name, previous.name) and message.name != previous.name
+            and calls <= answered
+        ):
+            found.append(i)
+        if isinstance(message, AIMessage):
+            calls.update(call.id for call in message.tool_calls)
+        elif isinstance(message, ToolMessage):
+            answered.add(message.tool_call_id)
+    return found
+
+
 @dataclass
 class Slot:
     """What one message of the reading came from."""
@@ -136,7 +222,8 @@ class Slot:
 
 
 def attributed(messages: list[Message], grouped: list[Group]) -> list[Message]:
-    """``messages`` (the whole run's reading) with agent names and RunItem wrappers set."""
+    """``messages`` (the run's reading, ``apart`` where two agents meet) with agent names and
+    RunItem wrappers set."""
     slots = _slots(grouped)
     if len(slots) != len(messages):
         raise TraceError(
@@ -164,9 +251,9 @@ def _slots(grouped: list[Group]) -> list[Slot]:
     A group of model items reads as the messages it reads as alone, each wrapper on the
     message its item was first read into (the assistant turn that holds it; a hosted call's
     result follows that turn); a group of one other item as one message. Two adjacent model
-    groups of different agents (the run's input ending in an assistant message, then the
-    first agent's call) may read as one message where they meet: then that message is the
-    agent's (two agents in one message: conflicting_fields).
+    groups, one of them no agent's (the run's input ending in an assistant message, then the
+    first agent's call), may read as one message where they meet: then that message is the
+    agent's. Two named agents' groups are read apart (``apart``): they never meet.
     """
     slots: list[Slot] = []
     previous: Group | None = None
@@ -182,24 +269,18 @@ def _slots(grouped: list[Group]) -> list[Slot]:
         if mine and group.records:
             for at, record in group.records:
                 mine[0 if places is None else places[at]].records.append(record)
-        if previous is not None and previous.model and group.model and slots and mine:
+        if previous is not None and previous.model and group.model and slots and mine and (
+            not _two_agents(previous, group)
+        ):
             both = len(count_read([*previous.items, *group.items]))
             if both == previous_count + count - 1:
-                mine[0] = _met(slots.pop(), mine[0], group)
+                mine[0] = _met(slots.pop(), mine[0])
         slots.extend(mine)
         previous, previous_count = group, count
     return slots
 
 
-def _met(left: Slot, right: Slot, group: Group) -> Slot:
-    """The one message two groups' items meet in."""
-    if left.agent is not None and right.agent is not None and left.agent != right.agent:
-        raise TraceError(
-            "conflicting_fields",
-            f"items of the agents {left.agent!r} and {right.agent!r} read as one assistant "
-            "message",
-            index=group.first_index,
-            source=NAME,
-        )
+def _met(left: Slot, right: Slot) -> Slot:
+    """The one message two groups' items meet in (one of them no agent's)."""
     agent = right.agent if right.agent is not None else left.agent  # "" is a name too
     return Slot(agent, True, [*left.records, *right.records])

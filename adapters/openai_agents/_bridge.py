@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from typing import Any
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
 
 from tracebridge.errors import TraceError
 from tracebridge.messages import Message
@@ -18,22 +19,26 @@ from tracebridge.messages import Message
 from ..openai_responses import read_items, write_items
 from ..openai_responses._read import read_placed
 
+if TYPE_CHECKING:
+    from ._run import Entry
+
 NAME = "openai_agents"
 RUN_ITEMS = "run_items"
 """The key of this adapter's namespace that holds a message's RunItem wrappers."""
 
 _LEADING_INDEX = re.compile(r"^[A-Za-z_]*\[\d+\]")
 _ITEM_MENTION = re.compile(r"\bitems\[(\d+)\]")
+_MESSAGE_MENTION = re.compile(r"\bmessages\[(\d+)\]")
 
 
-def read(
-    items: list[Any], paths: Sequence[str], indexes: Sequence[int | None], *, allow_pending: bool
-) -> list[Message]:
-    """Typed messages of ``items``; errors point at ``paths``/``indexes`` of the source."""
+def read(entries: Sequence[Entry], *, allow_pending: bool) -> list[Message]:
+    """Typed messages of the entries' items; errors point at the entries' places in the source
+    (a field of a RunItem's item under its ``raw_item``)."""
     try:
-        return read_items(items, source=NAME, allow_pending=allow_pending)
+        return read_items([entry.item for entry in entries], source=NAME,
+                          allow_pending=allow_pending)
     except TraceError as error:
-        raise _moved(error, paths, indexes) from None
+        raise _moved(error, entries) from None
 
 
 def count_read(items: list[Any]) -> list[Message]:
@@ -47,11 +52,38 @@ def placed_read(items: list[Any]) -> tuple[list[Message], list[int]]:
 
 
 def write(
-    messages: list[Message], drop: Collection[str], drop_names: bool
+    messages: list[Message], drop: Collection[str], drop_names: bool, starts: Sequence[int] = ()
 ) -> list[dict[str, Any]]:
-    """Responses input items for ``messages`` (the RunItem wrappers are not written)."""
-    return write_items(
-        [_without_run_items(m) for m in messages], source=NAME, drop=drop, drop_names=drop_names
+    """Responses input items for ``messages`` (the RunItem wrappers are not written), written
+    in parts from each of ``starts``: where one agent's turn follows another's, which the
+    items, with the names left out, read back as one reply (as ``to_input_list()`` lists it)."""
+    bounds = [0, *starts, len(messages)]
+    items: list[dict[str, Any]] = []
+    for start, end in pairwise(bounds):
+        try:
+            items.extend(write_items(
+                [_without_run_items(m) for m in messages[start:end]],
+                source=NAME, drop=drop, drop_names=drop_names,
+            ))
+        except TraceError as error:
+            raise _shifted(error, start) from None
+    return items
+
+
+def _shifted(error: TraceError, start: int) -> TraceError:
+    """``error`` of the messages written from ``start`` on, at its place in all of them."""
+    if start == 0:
+        return error
+
+    def shift(found: re.Match[str]) -> str:
+        return f"messages[{int(found[1]) + start}]"
+
+    return TraceError(
+        error.code,
+        _MESSAGE_MENTION.sub(shift, error.detail),
+        index=None if error.index is None else error.index + start,
+        path=None if error.path is None else _MESSAGE_MENTION.sub(shift, error.path, count=1),
+        source=error.source,
     )
 
 
@@ -66,12 +98,14 @@ def _without_run_items(message: Message) -> Message:
     return message.model_copy(update={"metadata": metadata})
 
 
-def _moved(error: TraceError, paths: Sequence[str], indexes: Sequence[int | None]) -> TraceError:
+def _moved(error: TraceError, entries: Sequence[Entry]) -> TraceError:
     """``error`` at the source's own position (the reader counted the items it was given)."""
     index, path = error.index, error.path
-    if index is None or not 0 <= index < len(paths):
+    if index is None or not 0 <= index < len(entries):
+        if path == "":  # no place at all (an empty list): no path, rather than an empty one
+            return TraceError(error.code, error.detail, index=index, source=NAME)
         return error
-    where = paths[index]
+    where = entries[index].item_path
     if path is None:
         path = where
     elif _LEADING_INDEX.match(path):
@@ -81,7 +115,7 @@ def _moved(error: TraceError, paths: Sequence[str], indexes: Sequence[int | None
     # The detail names other items by the reader's count too (``has no result before
     # items[5]``): the same positions, spelled as this trace's.
     detail = _ITEM_MENTION.sub(
-        lambda found: paths[int(found[1])] if int(found[1]) < len(paths) else found[0],
+        lambda found: entries[int(found[1])].path if int(found[1]) < len(entries) else found[0],
         error.detail,
     )
-    return TraceError(error.code, detail, index=indexes[index], path=path, source=NAME)
+    return TraceError(error.code, detail, index=entries[index].index, path=path, source=NAME)

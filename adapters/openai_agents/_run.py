@@ -79,6 +79,12 @@ class Entry:
     approval: bool = False
     """A ``tool_approval_item``: a call waiting for approval, no input item of its own."""
 
+    @property
+    def item_path(self) -> str:
+        """Where the item's own fields are: a RunItem's raw item (``new_items[3].raw_item``),
+        or the entry itself for an input item."""
+        return self.path if self.record is None else f"{self.path}.raw_item"
+
 
 def module_of(value: Any) -> str:
     """The module of ``value``'s class; "" when the class names none (a class may set its
@@ -280,9 +286,7 @@ def _readable(item: Any) -> Any:
 def _read_or_fail(found: list[Entry]) -> None:
     """Read the entries as ``to_messages`` would, for the ``TraceError`` that says what is
     wrong with them."""
-    kept = [entry for entry in found if not entry.approval]
-    read([e.item for e in kept], [e.path for e in kept], [e.index for e in kept],
-         allow_pending=True)
+    read([entry for entry in found if not entry.approval], allow_pending=True)
 
 
 def _listed(
@@ -525,7 +529,8 @@ def _serializer_fault(state: Any, item: Any, index: int, path: str) -> TraceErro
     first field that falls when the SDK's own code writes it alone. None when there is none.
 
     (A raw item's model is dumped in Python mode, which does not fall on a changed field: the
-    Responses reader refuses what it then holds at the field, ``new_items[2].arguments``.)"""
+    Responses reader refuses what it then holds at the field,
+    ``new_items[2].raw_item.arguments``.)"""
 
     def origin(value: Any) -> Any:
         return value.to_json_dict() if isinstance(value, state.ToolOrigin) else None
