@@ -378,3 +378,10 @@ def test_an_sdk_object_beside_a_value_nested_too_deep_is_read_the_deep_value_ref
         "a value nested more than 128 levels deep, or one that holds itself (a dict or list "
         "inside its own contents): JSON readers stop before its end"
     )
+
+
+def test_an_empty_responses_list_is_refused_without_a_path() -> None:
+    with pytest.raises(TraceError) as caught:
+        openai_responses.to_messages([])
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "empty_conversation", None, None)

@@ -237,6 +237,8 @@ class _Conversation:
         found = re.fullmatch(r"messages\[(\d+)\]\.tool_call_id", path)
         if found:
             return error.relocated(path=f"items[{found[1]}].call_id")
+        if error.path is None:  # an error about the whole conversation (none at all)
+            return error
         return error.relocated(path=re.sub(r"^messages\[", "items[", path))
 
     # -- items --
