@@ -241,7 +241,7 @@ SAMPLE = MultiTurnSample(messages=[HumanMessage(content="open a ticket"),
 class ErrorReplies:
     """A server answering every request with ``status`` and ``body``."""
 
-    def __init__(self, status: int, body: dict[str, Any]) -> None:
+    def __init__(self, status: int, body: dict[str, Any] | bytes) -> None:
         self.status, self.body, self.requests = status, body, 0
 
     def handler(self) -> type[BaseHTTPRequestHandler]:
@@ -256,7 +256,8 @@ class ErrorReplies:
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 state.requests += 1
-                data = json.dumps(state.body).encode()
+                body = state.body
+                data = body if isinstance(body, bytes) else json.dumps(body).encode()
                 self.send_response(state.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -584,3 +585,55 @@ def test_a_resumed_run_keeps_the_time_it_first_started(
     resumed = summary(out)
     assert (resumed["status"], resumed["started_at"]) == ("complete", first["started_at"])
     assert resumed["finished_at"] > first["finished_at"]
+
+
+# --- from the review of fd17ad6 --------------------------------------------------------------
+
+
+def test_a_run_written_before_prices_were_kept_keeps_its_cost_on_a_priced_resume(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    server.add(goal(True))
+    path = write_cases(tmp_path, [case("c1")])
+    out = tmp_path / "run"
+    assert run_cases(path, out, server.base_url, *PRICED)[0] == 0
+    # the rows as a version that kept no price wrote them
+    older = [{k: v for k, v in row.items() if k not in ("price", "refused_requests")}
+             for row in rows(out, "results.jsonl")]
+    (out / "results.jsonl").write_text("".join(json.dumps(row) + "\n" for row in older))
+    assert run_cases(path, out, server.base_url, *PRICED)[0] == 0  # nothing left to send
+    found = summary(out)
+    assert (found["cost"], found["cost_note"], found["unpriced_requests"]) == (0.12, None, 0)
+    assert run_cases(path, out, server.base_url)[0] == 0  # without --price: not known
+    assert (summary(out)["cost"], summary(out)["unpriced_requests"]) == (None, 1)
+
+
+@pytest.mark.parametrize("gated", [True, False])
+async def test_a_refusal_whose_body_nests_too_deep_is_one_request_with_no_tokens(
+    gated: bool
+) -> None:
+    replies = ErrorReplies(400, b"[" * 200_000 + b"]" * 200_000)  # RecursionError to read
+    with serving(replies.handler()) as base_url:
+        result = await score_against(f"{base_url}/v1", gated)
+    assert (result.value, result.usage, replies.requests) == (None, Usage(requests=1), 1)
+    assert result.error is not None
+    assert result.error.startswith("the judge request failed: BadRequestError: Error code: 400")
+
+
+def test_a_run_dir_that_cannot_be_locked_is_run_and_said_so(
+    tmp_path: Path, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tracebridge.evaluation import record
+
+    def no_locks(file: Any, operation: int) -> None:
+        raise OSError(37, "No locks available")
+
+    monkeypatch.setattr(record, "_flock", no_locks)
+    server.add(goal(True))
+    path = write_cases(tmp_path, [case("c1")])
+    out = tmp_path / "run"
+    code, _, err = run_cases(path, out, server.base_url, *PRICED)
+    assert (code, err) == (0, f"tracebridge run: {out}/.lock cannot be locked ([Errno 37] No "
+                              f"locks available): the run goes on, but another run on {out} at "
+                              "the same time is not refused\n")
+    assert summary(out)["status"] == "complete"

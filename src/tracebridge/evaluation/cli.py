@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import math
 import os
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from .._cli_output import same_file
@@ -141,7 +142,7 @@ def _run(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
             err.write(f"tracebridge run: {args.cases}: {case.place()} (case {case.case_id}): "
                       f"the transcript cannot be used: {case.transcript_error}; the case is "
                       "blocked\n")
-        runner = _runner(args, cases, checks, prices)
+        runner = _runner(args, cases, checks, prices, err)
         return asyncio.run(_go(runner))
     except (UnreadableInput, CheckError, RecordError, CacheError, UsageError,
             MissingExtraError, ValueError, OSError) as exc:
@@ -163,6 +164,11 @@ def _outputs_apart(args: argparse.Namespace) -> None:
             raise UsageError(f"--cache {clash}")
 
 
+def _notice(err: TextIO) -> Callable[[str], object]:
+    """A one-line notice on stderr."""
+    return lambda text: err.write(f"tracebridge run: {text}\n")
+
+
 async def _go(runner: Runner) -> dict[str, Any]:
     try:
         return await runner.run()
@@ -174,7 +180,7 @@ async def _go(runner: Runner) -> dict[str, Any]:
 
 
 def _runner(args: argparse.Namespace, cases: CaseSet, checks: list[UserCheck],
-            prices: dict[str, Price]) -> Runner:
+            prices: dict[str, Price], err: TextIO) -> Runner:
     if args.concurrency < 1:
         raise UsageError(f"--concurrency must be 1 or more, got {args.concurrency}")
     if args.retries < 0:
@@ -193,7 +199,8 @@ def _runner(args: argparse.Namespace, cases: CaseSet, checks: list[UserCheck],
         pass_threshold=args.pass_threshold,
     )
     try:
-        return Runner(cases, args.metrics, RunRecord(args.out), judge=judge, model=args.model,
+        return Runner(cases, args.metrics, RunRecord(args.out, _notice(err)),
+                      judge=judge, model=args.model,
                       budget=budget, cache=cache, user_checks=checks, settings=settings)
     except UsageError:
         cache.close()

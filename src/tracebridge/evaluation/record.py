@@ -21,10 +21,10 @@ or set of user checks.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -57,6 +57,16 @@ _SAME_RUN = {
 """What must match for a run to resume on a RUN_DIR, and how the refusal names it."""
 
 
+try:
+    import fcntl
+except ImportError:  # not a POSIX system: RUN_DIR cannot be locked there
+    _flock: Callable[[Any, int], Any] | None = None
+    _EXCLUSIVE = 0
+else:
+    _flock = fcntl.flock
+    _EXCLUSIVE = fcntl.LOCK_EX | fcntl.LOCK_NB
+
+
 class RecordError(Exception):
     """RUN_DIR cannot be used (one line)."""
 
@@ -84,8 +94,12 @@ class Spend:
 class RunRecord:
     """Writes one run directory."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], notice: Callable[[str], object] | None = None
+    ) -> None:
         self.path = Path(path)
+        self.notice = notice
+        """Told, in one line, what the run does otherwise than asked (RUN_DIR not locked)."""
         self._results: TextIO | None = None
         self._cases: TextIO | None = None
         self._spent_rows: TextIO | None = None
@@ -134,17 +148,20 @@ class RunRecord:
             lock = open(self.path / LOCK, "a", encoding="utf-8")  # noqa: SIM115
         except OSError as exc:
             raise RecordError(f"cannot write {self.path}: {exc}") from None
+        self._lock = lock
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if _flock is None:
+                raise OSError("this system has no flock")
+            _flock(lock, _EXCLUSIVE)
         except BlockingIOError:
-            lock.close()
+            self._release_lock()
             raise RecordError(f"{self.path} is in use by another run (it holds "
                               f"{self.path / LOCK}): wait for that run to end, or use "
                               "another --out") from None
-        except OSError as exc:
-            lock.close()
-            raise RecordError(f"cannot lock {self.path / LOCK}: {exc}") from None
-        self._lock = lock
+        except OSError as exc:  # a file system without locks (NFS without its lock service)
+            if self.notice is not None:
+                self.notice(f"{self.path / LOCK} cannot be locked ({exc}): the run goes on, "
+                            f"but another run on {self.path} at the same time is not refused")
 
     def _release_lock(self) -> None:
         if self._lock is not None:
@@ -250,14 +267,18 @@ class RunRecord:
             self._count(Usage.model_validate(row["usage"]), row)
 
     def _count(self, usage: Usage, row: dict[str, Any]) -> None:
-        """Count a row's usage at the price the row was written with: a row of an earlier
-        version, which kept none, is of unknown cost."""
-        price = row.get("price")
+        """Count a row's usage at the price the row was written with (null: none given). A
+        row of an earlier version, which kept no price, is priced at this invocation's, as
+        that version priced every row (so a run it wrote keeps the cost it had)."""
         refused = row.get("refused_requests", 0)
         if type(refused) is not int or refused < 0:
             raise ValueError(f"refused_requests is {refused!r}, not a count")
+        if "price" in row:
+            price = None if row["price"] is None else _price(row["price"])
+        else:
+            price = self.price
         self.usage += usage
-        self.spend.add(usage, None if price is None else _price(price), refused)
+        self.spend.add(usage, price, refused)
 
     def write_spent(self, case_id: str, name: str, usage: Usage, refused: int = 0) -> None:
         """Append what a job spent before it was stopped without a result, and count it."""

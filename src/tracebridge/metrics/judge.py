@@ -473,10 +473,10 @@ def _failure_cost(openai: Any, exc: Exception) -> tuple[Usage, bool]:
 
 def _error_body_usage(response: Any) -> Any:
     """The ``usage`` member of an error reply's JSON body, or None (no such member, or a
-    body that is not a JSON object: an HTML page from a proxy)."""
+    body that is not a JSON object: an HTML page from a proxy, JSON nested too deep to read)."""
     try:
         body = response.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return body.get("usage") if isinstance(body, dict) else None
 
