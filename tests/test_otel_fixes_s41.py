@@ -544,3 +544,29 @@ def test_loose_json_in_a_tool_message_result_is_still_refused() -> None:
     assert where(error) == (
         "unserializable_value", 1, f"{SPANS}[1].attributes['gen_ai.tool.call.result']"
     )
+
+
+def weather_after(arguments: str) -> dict[str, Any]:
+    """A call of get_weather for Paris, then a tool span without a call id that ran the tool
+    with ``arguments`` (the review's case)."""
+    call = {"role": "assistant", "parts": [
+        {"type": "tool_call", "id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}}]}
+    asked = [{"role": "user", "parts": [{"type": "text", "content": "Weather in Paris?"}]}]
+    return document(
+        span(1, {"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps(asked),
+                 "gen_ai.output.messages": json.dumps([call])}),
+        span(2, {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather",
+                 "gen_ai.tool.call.arguments": arguments,
+                 "gen_ai.tool.call.result": "Berlin: 9 C"}),
+    )
+
+
+@pytest.mark.parametrize("arguments", ['{"city": "Berlin", "city": "Berlin"}',
+                                       '{"city": "Berlin", "days": NaN}'])
+def test_loose_arguments_do_not_place_a_span_on_a_call_that_recorded_others(
+        arguments: str) -> None:
+    # before: the span answered get_weather(Paris) with "Berlin: 9 C"
+    assert where(refused(weather_after(arguments)))[:3] == (
+        "ambiguous_trace", 1, f"{SPANS}[1]")
+    assert where(refused(weather_after('{"city": "Berlin"}')))[:3] == (
+        "ambiguous_trace", 1, f"{SPANS}[1]")

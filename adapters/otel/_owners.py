@@ -17,6 +17,7 @@ call outside it started).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from tracebridge.errors import TraceError
@@ -131,8 +132,10 @@ def _made(found: list[tuple[Span, set[str]]]) -> dict[str, list[int]]:
 
 
 def _next(starts: list[int], after: int) -> int | None:
-    later = [start for start in starts if start > after]
-    return min(later) if later else None
+    """The first of ``starts`` after ``after`` (None: none is)."""
+    ordered = sorted(starts)
+    k = bisect_right(ordered, after)
+    return ordered[k] if k < len(ordered) else None
 
 
 def owned_runs(
@@ -144,6 +147,9 @@ def owned_runs(
     answers = _Answers()
     chosen: set[int] = set()
     ordered = sorted(runs, key=lambda run: (run.span.start, run.span.index))
+    again = _next_with_id(ordered)
+    sides = {id(starts): sorted(starts), id(found.starts): sorted(found.starts),
+             id(found.same_starts): sorted(found.same_starts)}
     for k, run in enumerate(ordered):
         if id(run.span) in found.claimed:  # other sessions do not count
             mine = _ours(run, own, found.same_made, [], found.same_horizon, answers)
@@ -153,19 +159,32 @@ def owned_runs(
             theirs = found.starts
         if mine:
             chosen.add(id(run))
-        if not (run.error and _retried(run, ordered[k + 1:], starts if mine else theirs)):
+        side = sides[id(starts if mine else theirs)]
+        if not (run.error and _retried(run, again[k], side)):
             answers.count(run, mine)
     return [run for run in runs if id(run) in chosen]
 
 
-def _retried(run: ToolRun, later: list[ToolRun], starts: list[int]) -> bool:
-    """Whether a span of ``later`` ran the failed span's call again before the next model
-    call of its side (``starts``) started: the span was an attempt, not the answer."""
-    until = _next(starts, run.span.start)
-    return run.call_id is not None and any(
-        other.call_id == run.call_id and (until is None or other.span.start < until)
-        for other in later
-    )
+def _next_with_id(ordered: list[ToolRun]) -> list[ToolRun | None]:
+    """For each span (in time order), the next span with its call id (None: none, or no id)."""
+    following: list[ToolRun | None] = [None] * len(ordered)
+    seen: dict[str, ToolRun] = {}
+    for k in range(len(ordered) - 1, -1, -1):
+        call_id = ordered[k].call_id
+        if call_id is not None:
+            following[k] = seen.get(call_id)
+            seen[call_id] = ordered[k]
+    return following
+
+
+def _retried(run: ToolRun, again: ToolRun | None, starts: list[int]) -> bool:
+    """Whether the next span with the failed span's call id (``again``) ran it before the
+    next model call of its side (``starts``, in order) started: the span was an attempt, not
+    the answer."""
+    if again is None:
+        return False
+    k = bisect_right(starts, run.span.start)
+    return k == len(starts) or again.span.start < starts[k]
 
 
 @dataclass

@@ -17,6 +17,7 @@ from typing import Any
 from tracebridge.messages import AIMessage, Message, ToolCall, ToolMessage
 
 from ._calls import Call, ToolRun
+from ._spans import SOURCE
 
 
 @dataclass(frozen=True)
@@ -52,9 +53,21 @@ def call_ids(messages: list[Message]) -> set[str]:
 
 def runs_call(run: ToolRun, call: ToolCall) -> bool:
     """Whether the span could have run the call: the same tool, and the same arguments as
-    an object or (OpenInference, a tool of one text argument) as that text alone; the same
-    tool alone when its input is JSON text that is not plain JSON (``ToolRun.loose``)."""
-    return could_run(run.name, None if run.loose else run.given, run.args, call)
+    an object or (OpenInference, a tool of one text argument) as that text alone. Input
+    that is JSON text but not plain JSON (``ToolRun.loose``: a key given twice, ``NaN``) is
+    not read as arguments: only a call that recorded that very text is one it ran."""
+    if run.loose:
+        return (run.name is None or run.name == call.name) and _recorded(run.given, call)
+    return could_run(run.name, run.given, run.args, call)
+
+
+def _recorded(text: Any, call: ToolCall) -> bool:
+    """Whether the call recorded its arguments as ``text``: unparsed (``invalid_args``), or
+    kept beside what they read as (``metadata.otel.arguments``)."""
+    if call.invalid_args is not None:
+        return bool(call.invalid_args == text)
+    kept = call.metadata.get(SOURCE)
+    return isinstance(kept, dict) and bool(kept.get("arguments") == text)
 
 
 def could_run(name: str | None, given: Any, args: Any, call: ToolCall) -> bool:
