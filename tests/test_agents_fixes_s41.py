@@ -114,13 +114,20 @@ def test_two_agents_whose_turns_meet_after_a_filtered_handoff_read_as_their_own_
     assert openai_agents.handoffs(result) == []  # the filter left the handoff out of the run
 
 
-def test_two_agents_turns_that_meet_are_written_as_the_sdk_lists_them() -> None:
+def test_two_agents_turns_that_meet_are_not_representable_with_names_left_out() -> None:
     result = filtered_handoff_run()
     messages = openai_agents.to_messages(result)
-    written = openai_agents.from_messages(messages, drop_names=True)
-    assert written == result.to_input_list()
-    # input items have no agents: the two turns read back as one
-    back = openai_agents.to_messages(written)
+    # input items have no agents: the two turns would read back as one
+    with pytest.raises(TraceError) as caught:
+        openai_agents.from_messages(messages, drop_names=True)
+    error = caught.value
+    assert (error.code, error.index, error.path) == ("not_representable", 2, "messages[2]")
+    assert error.detail == (
+        "two replies in a row with no item between them read back as one reply (a "
+        "function_call item right after a message item)"
+    )
+    # the SDK's own list, which has no agents, reads as one unnamed turn
+    back = openai_agents.to_messages(result.to_input_list())
     assert [(m.type, m.name, m.text) for m in back] == [
         ("human", None, "balance?"), ("ai", None, "Passing you to billing."),
         ("tool", None, "Balance of ACC-77: 120.50 EUR"),
@@ -129,15 +136,13 @@ def test_two_agents_turns_that_meet_are_written_as_the_sdk_lists_them() -> None:
     assert [call.id for call in back[1].tool_calls] == ["c1"]
 
 
-def test_an_error_after_two_agents_turns_is_written_at_its_own_message() -> None:
+def test_two_agents_turns_that_meet_are_refused_before_a_later_fault() -> None:
     messages = openai_agents.to_messages(filtered_handoff_run())
     messages[3] = messages[3].model_copy(update={"is_error": True})
     with pytest.raises(TraceError) as caught:
         openai_agents.from_messages(messages, drop_names=True)
     error = caught.value
-    assert (error.code, error.index, error.path) == (
-        "not_representable", 3, "messages[3].is_error"
-    )
+    assert (error.code, error.index, error.path) == ("not_representable", 2, "messages[2]")
 
 
 def test_an_agent_that_speaks_while_a_call_of_another_waits_is_refused_at_its_item() -> None:
@@ -289,4 +294,108 @@ def test_a_tool_that_returned_a_non_finite_float_is_unserializable_at_its_output
 def test_an_empty_list_is_an_empty_conversation_with_no_path(given: Any) -> None:
     assert outcome(openai_agents.to_messages, [], input=given) == (
         "empty_conversation", None, None
+    )
+
+
+# --- writing two agents' turns with their names left out --------------------------------------
+
+
+def _named_turns_meeting() -> list[Any]:
+    return [
+        HumanMessage(content="q"), AIMessage(content="a", name="A"),
+        AIMessage(content="", name="B", tool_calls=[ToolCall(name="f", args={}, id="c1")]),
+        ToolMessage(content="r", tool_call_id="c1"),
+    ]
+
+
+def test_two_named_turns_in_a_row_are_refused_with_their_names_left_out() -> None:
+    with pytest.raises(TraceError) as caught:
+        openai_agents.from_messages(_named_turns_meeting(), drop_names=True)
+    error = caught.value
+    assert (error.code, error.index, error.path) == ("not_representable", 2, "messages[2]")
+    assert error.detail == (
+        "two replies in a row with no item between them read back as one reply (a "
+        "function_call item right after a message item)"
+    )
+
+
+def test_two_named_turns_in_a_row_are_refused_as_the_same_turns_unnamed() -> None:
+    unnamed = [m.model_copy(update={"name": None}) for m in _named_turns_meeting()]
+    assert outcome(openai_agents.from_messages, _named_turns_meeting(), drop_names=True) == (
+        outcome(openai_agents.from_messages, unnamed)
+    )
+
+
+def test_a_reasoning_turn_and_another_agents_message_are_refused_with_names_left_out() -> None:
+    from agents.items import MessageOutputItem, ReasoningItem
+    from openai.types.responses import (
+        ResponseOutputMessage,
+        ResponseOutputText,
+        ResponseReasoningItem,
+    )
+
+    first, second = Agent(name="A"), Agent(name="B")
+    items = [
+        ReasoningItem(agent=first, raw_item=ResponseReasoningItem(
+            id="r0", type="reasoning", summary=[])),
+        MessageOutputItem(agent=second, raw_item=ResponseOutputMessage(
+            id="m1", type="message", role="assistant", status="completed",
+            content=[ResponseOutputText(type="output_text", text="t1", annotations=[])])),
+    ]
+    messages = openai_agents.to_messages(items, input="q")
+    assert [(m.type, m.name) for m in messages] == [("human", None), ("ai", "A"), ("ai", "B")]
+    unnamed = [m.model_copy(update={"name": None}) for m in messages]
+    refused = outcome(openai_agents.from_messages, messages, drop_names=True)
+    assert refused == outcome(openai_agents.from_messages, unnamed)
+    assert refused == ("not_representable", 2, "messages[2]")
+
+
+def test_a_call_id_used_again_by_another_agent_is_refused_when_written() -> None:
+    messages = [
+        HumanMessage(content="q"),
+        AIMessage(content="a", name="A", tool_calls=[ToolCall(name="f", args={}, id="c1")]),
+        ToolMessage(content="r", tool_call_id="c1"),
+        AIMessage(content="b", name="A"),
+        AIMessage(content="", name="B", tool_calls=[ToolCall(name="f", args={}, id="c1")]),
+        ToolMessage(content="r", tool_call_id="c1"),
+    ]
+    with pytest.raises(TraceError) as caught:
+        openai_agents.from_messages(messages, drop_names=True)
+    error = caught.value
+    assert (error.code, error.index, error.path) == (
+        "duplicate_tool_call_id", 4, "messages[4].tool_calls[0].id"
+    )
+    assert error.detail == "tool call id 'c1' is already used at messages[1]"
+
+
+# --- reading where two agents meet: each item read once ----------------------------------------
+
+
+def test_a_run_whose_agents_meet_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracebridge.adapters.openai_agents import _agents, _bridge
+
+    read_items: list[int] = []
+    original = _bridge.read
+
+    def counted(entries: Any, *, allow_pending: bool) -> Any:
+        read_items.append(len(entries))
+        return original(entries, allow_pending=allow_pending)
+
+    monkeypatch.setattr(_agents, "read", counted)
+    monkeypatch.setattr(openai_agents, "read", counted)
+    result = filtered_handoff_run()
+    assert openai_agents.to_messages(result) == filtered_handoff_messages()
+    assert sum(read_items) == 1 + len(result.new_items)  # the input, then each RunItem once
+
+
+def test_a_call_id_used_again_after_two_agents_meet_is_refused_at_its_item() -> None:
+    items = stored(filtered_handoff_run())["generated_items"]
+    again = copy.deepcopy(items[1:3])
+    again[0]["raw_item"]["id"] = "fc_c1b"
+    # Front speaks, Billing calls c1 and reads its output, then calls c1 again
+    with pytest.raises(TraceError) as caught:
+        openai_agents.to_messages([*items, *again], input="balance?")
+    error = caught.value
+    assert (error.code, error.index, error.path) == (
+        "duplicate_tool_call_id", 4, "items[4].raw_item.call_id"
     )

@@ -56,7 +56,7 @@ from tracebridge.options import AdapterOptions
 
 from .. import openai_responses, swarm
 from ..openai_responses._write import check_drop
-from ._agents import agent_turns, apart, attributed, groups
+from ._agents import apart, attributed, groups
 from ._bridge import read, write
 from ._handoffs import handoffs_in
 from ._overlap import refuse_overlap
@@ -97,14 +97,15 @@ def to_messages(
     # RunItems carry agents; plain input items have none to tell.
     grouped = groups(found) if any(entry.record is not None for entry in found) else None
     kept = [entry for entry in found if not entry.approval]
-    messages = read(kept, allow_pending=allow_pending)
+    if grouped is None:
+        messages = read(kept, allow_pending=allow_pending)
+    else:
+        messages = apart(kept, grouped, allow_pending=allow_pending)
     if not (is_result(trace) and hasattr(trace, "to_input_list")):
         # A result that lists its own history (to_input_list()) was read as it lists it; any
         # other input and items (an exception's run_data too) may hold a nested history's copies.
         refuse_overlap(found)
-    if grouped is None:
-        return messages
-    return attributed(apart(messages, kept, grouped, allow_pending=allow_pending), grouped)
+    return messages if grouped is None else attributed(messages, grouped)
 
 
 def from_messages(
@@ -115,9 +116,9 @@ def from_messages(
     ``drop`` works as in ``openai_responses.from_messages``. ``drop_names`` leaves out the
     names input items have no place for: an assistant turn's agent, a person's name, a tool's
     name on an output other than a function's. Without it they are ``not_representable``.
-    With them left out, a turn of one agent followed by another agent's call (as a handoff
-    that filters its tool items out leaves them) is written as the SDK lists it, the call's
-    item right after the message's: read back, the two are one turn.
+    With them left out, a turn of one agent right after another agent's (as a handoff that
+    filters its tool items out leaves them) is ``not_representable``, as the same turns unnamed
+    are: read back, the two would be one turn.
     It is True or False: any other value (``"false"``, ``1``, ``None``) is a ``ValueError``.
     """
     check_flag("drop_names", drop_names)
@@ -139,7 +140,7 @@ def from_messages(
             message = message.model_copy(update={"name": None})
         unnamed.append(message)
     try:
-        return write(unnamed, drop, drop_names, agent_turns(typed))
+        return write(unnamed, drop, drop_names)
     except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
         refused = unchecked_field(typed, NAME)
         if refused is None:

@@ -28,6 +28,7 @@ from typing import Any
 
 from tracebridge.errors import TraceError
 from tracebridge.messages import AIMessage, Message, ToolMessage
+from tracebridge.validation import validate
 
 from ._bridge import NAME, count_read, placed_read, read
 from ._run import ADMITTED, Entry
@@ -137,28 +138,36 @@ def _approve(found: list[Group], entry: Entry) -> None:
         response.records.append((len(calls) - 1 - calls[::-1].index(waits_on), entry.record))
 
 
-def apart(
-    messages: list[Message], kept: list[Entry], grouped: list[Group], *, allow_pending: bool
-) -> list[Message]:
-    """``messages`` (the whole run's reading, with its checks) read again in parts where the
-    model responses of two named agents meet, so that each agent's items are turns of its own.
+def apart(kept: list[Entry], grouped: list[Group], *, allow_pending: bool) -> list[Message]:
+    """The messages of the run's items (``kept``), read in parts where the model responses of
+    two named agents meet, so that each agent's items are turns of its own; each item is read
+    once. Where the run breaks a rule, its error is the one the whole run read at once gives.
 
     ``conflicting_fields`` at the later agent's first item where a call of the earlier one
     still waits for its output there: its output after the other agent's items would make
     them one turn."""
-    meetings = [
-        group for previous, group in pairwise(grouped)
-        if _two_agents(previous, group)
-    ]
-    if not meetings:
-        return messages
+    starts = [group for previous, group in pairwise(grouped) if _two_agents(previous, group)]
+    if not starts:
+        return read(kept, allow_pending=allow_pending)
+    try:
+        return _read_apart(kept, starts, allow_pending=allow_pending)
+    except TraceError:
+        read(kept, allow_pending=allow_pending)  # the whole run's own error comes first
+        raise
+
+
+def _read_apart(kept: list[Entry], starts: list[Group], *, allow_pending: bool) -> list[Message]:
+    """The parts of ``kept`` cut at ``starts``, each read on its own, then checked together
+    (a call id used again in a later part)."""
     out: list[Message] = []
-    start = 0
-    for group in meetings:
-        out.extend(read(kept[start:group.start], allow_pending=True))
-        _refuse_waiting(out, group)
-        start = group.start
-    out.extend(read(kept[start:], allow_pending=allow_pending))
+    begin = 0
+    for group in starts:
+        part = read(kept[begin:group.start], allow_pending=True)
+        _refuse_waiting(part, group)  # so each call's output is in its own part
+        out.extend(part)
+        begin = group.start
+    out.extend(read(kept[begin:], allow_pending=allow_pending))
+    validate(out, allow_pending=allow_pending, source=NAME)
     return out
 
 
@@ -169,47 +178,27 @@ def _two_agents(left: Group, right: Group) -> bool:
     )
 
 
-def _refuse_waiting(before: list[Message], group: Group) -> None:
-    """``conflicting_fields`` at ``group``'s first item when a call in ``before`` waits."""
-    answered = {message.tool_call_id for message in before if isinstance(message, ToolMessage)}
-    waiting = [
-        call.id
-        for message in before
-        if isinstance(message, AIMessage)
-        for call in message.tool_calls
-        if call.id not in answered
-    ]
-    if waiting:
-        raise TraceError(
-            "conflicting_fields",
-            f"the agent {group.agent!r} speaks while the call {waiting[0]!r} of an earlier "
-            "agent still waits for its output: the items of the two agents read as one "
-            "assistant message",
-            index=group.first_index,
-            path=group.first_path,
-            source=NAME,
-        )
-
-
-def agent_turns(messages: list[Message]) -> list[int]:
-    """Where an assistant turn of a named agent follows one of another (as ``apart`` reads
-    them), every call before it answered: there each is written on its own."""
+def _refuse_waiting(part: list[Message], group: Group) -> None:
+    """``conflicting_fields`` at ``group``'s first item when a call of ``part`` waits for its
+    output (read with calls left pending, only the calls of its last reply may)."""
     answered: set[str | None] = set()
-    calls: set[str | None] = set()
-    found = []
-    for i, message in enumerate(messages):
-        previous = messages[i - 1] if i else None
-        if (
-            isinstance(message, AIMessage) and isinstance(previous, AIMessage)
-            and None not in (message.name, previous.name) and message.name != previous.name
-            and calls <= answered
-        ):
-            found.append(i)
-        if isinstance(message, AIMessage):
-            calls.update(call.id for call in message.tool_calls)
-        elif isinstance(message, ToolMessage):
+    for message in reversed(part):
+        if isinstance(message, ToolMessage):
             answered.add(message.tool_call_id)
-    return found
+            continue
+        calls = message.tool_calls if isinstance(message, AIMessage) else []
+        waiting = [call.id for call in calls if call.id not in answered]
+        if waiting:
+            raise TraceError(
+                "conflicting_fields",
+                f"the agent {group.agent!r} speaks while the call {waiting[0]!r} of an earlier "
+                "agent still waits for its output: the items of the two agents read as one "
+                "assistant message",
+                index=group.first_index,
+                path=group.first_path,
+                source=NAME,
+            )
+        return
 
 
 @dataclass

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from tracebridge.errors import TraceError
@@ -28,7 +27,6 @@ RUN_ITEMS = "run_items"
 
 _LEADING_INDEX = re.compile(r"^[A-Za-z_]*\[\d+\]")
 _ITEM_MENTION = re.compile(r"\bitems\[(\d+)\]")
-_MESSAGE_MENTION = re.compile(r"\bmessages\[(\d+)\]")
 
 
 def read(entries: Sequence[Entry], *, allow_pending: bool) -> list[Message]:
@@ -52,38 +50,11 @@ def placed_read(items: list[Any]) -> tuple[list[Message], list[int]]:
 
 
 def write(
-    messages: list[Message], drop: Collection[str], drop_names: bool, starts: Sequence[int] = ()
+    messages: list[Message], drop: Collection[str], drop_names: bool
 ) -> list[dict[str, Any]]:
-    """Responses input items for ``messages`` (the RunItem wrappers are not written), written
-    in parts from each of ``starts``: where one agent's turn follows another's, which the
-    items, with the names left out, read back as one reply (as ``to_input_list()`` lists it)."""
-    bounds = [0, *starts, len(messages)]
-    items: list[dict[str, Any]] = []
-    for start, end in pairwise(bounds):
-        try:
-            items.extend(write_items(
-                [_without_run_items(m) for m in messages[start:end]],
-                source=NAME, drop=drop, drop_names=drop_names,
-            ))
-        except TraceError as error:
-            raise _shifted(error, start) from None
-    return items
-
-
-def _shifted(error: TraceError, start: int) -> TraceError:
-    """``error`` of the messages written from ``start`` on, at its place in all of them."""
-    if start == 0:
-        return error
-
-    def shift(found: re.Match[str]) -> str:
-        return f"messages[{int(found[1]) + start}]"
-
-    return TraceError(
-        error.code,
-        _MESSAGE_MENTION.sub(shift, error.detail),
-        index=None if error.index is None else error.index + start,
-        path=None if error.path is None else _MESSAGE_MENTION.sub(shift, error.path, count=1),
-        source=error.source,
+    """Responses input items for ``messages`` (the RunItem wrappers are not written)."""
+    return write_items(
+        [_without_run_items(m) for m in messages], source=NAME, drop=drop, drop_names=drop_names
     )
 
 
