@@ -10,7 +10,8 @@ workflow ``JsonSerializer``'s output):
   timed out (each naming its event);
 * a retry on the same memory after a run that ended before it saved its replies holds that
   run's user message plain, where the run gave it with memory blocks before it
-  (``insert_method="user"``) or in a state prompt (``initial_state``): read on when the
+  (``insert_method="user"``) or in a state prompt (``initial_state``), or both (an image
+  alone has the state prompt around the blocks' text): read on when the
   retry's new user message, the input's last, has the same around it, else
   ``ambiguous_trace`` at the plain message; anything else around it (another conversation
   whose memory holds part of that message) is no wrapping, and the input another
@@ -31,7 +32,7 @@ from typing import Any
 import pytest
 import test_llama_events_speed_paths as speed
 from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent
-from llama_index.core.base.llms.types import TextBlock
+from llama_index.core.base.llms.types import ImageBlock, TextBlock
 from llama_index.core.llms import ChatMessage
 from llama_index.core.memory import Memory, StaticMemoryBlock
 from test_llama_index_events_audit import kinds, read, refused
@@ -51,6 +52,7 @@ from test_llama_index_fixes_s40 import (
 from tracebridge import (
     AIMessage,
     HumanMessage,
+    ImagePart,
     SystemMessage,
     TextPart,
     ToolCall,
@@ -390,3 +392,72 @@ def test_a_retry_after_a_short_message_in_a_large_state_costs_its_length() -> No
         tracemalloc.stop()
     # the wrapped texts, a few times over; not a copy of the state for each "e" in it
     assert peak < 10 * len(state)
+
+
+# --- a user message that is an image alone: the state prompt goes around the memory blocks ----
+
+
+IMAGE = "https://example.com/cat.png"
+ANN = "{'user': 'ann'}"
+AROUND_BLOCKS = "with memory blocks put before it and their last text in a state prompt"
+
+
+def image_retry(session: str, states: tuple[str, str] = ("bob", "bob"),
+                profiles: tuple[str, str] = ("User is Bob.", "User is Bob.")) -> list[Any]:
+    """A run given an image alone, with memory blocks in the user message and a state, that
+    fails, then its retry "again" on the same memory, in ``states`` with ``profiles``."""
+    memory = blocks_memory(session)
+    events: list[Any] = []
+    asked = (ChatMessage(role="user", blocks=[ImageBlock(url=IMAGE)]), "again")
+    for user, answer, profile, message in zip(states, (connection_lost, say("ok")), profiles,
+                                              asked, strict=True):
+        memory.memory_blocks[0].static_content = [TextBlock(text=profile)]
+        agent = FunctionAgent(name="calc", tools=[add], llm=scripted([answer]),
+                              system_prompt="Be brief.", streaming=False,
+                              initial_state={"user": user})
+        events += (run if answer is connection_lost else run_ok)(agent, [message],
+                                                                 memory=memory)
+    return events
+
+
+def test_a_retry_of_an_image_alone_with_blocks_and_a_state_prompt_reads_on() -> None:
+    events = image_retry("s41-image")
+    assert kinds(events) == ["AgentInput", "WorkflowFailedEvent", "AgentInput", "AgentOutput",
+                             "StopEvent"]
+    # the failed run's message has no text: the state prompt is around the blocks' text
+    assert [block.text for block in events[0].input[1].blocks[:1]] == [stated(BLOCK.text)]
+    assert [m.content for m in events[2].input[2:]] == [f"{BLOCK.text}\n{stated('again')}"]
+    assert read(events) == [
+        SYSTEM,
+        HumanMessage(content=[TextPart(text=stated(BLOCK.text)), ImagePart(url=IMAGE)],
+                     metadata=ended("WorkflowFailedEvent",
+                                    failed(events[1], "connection reset"))),
+        HumanMessage(content=[BLOCK, TextPart(text=stated("again"))]),
+        AIMessage(content="ok", name="calc"),
+    ]
+
+
+def test_a_retry_of_an_image_alone_with_blocks_holding_the_state_prompt_reads_on() -> None:
+    # where the state ends is told by the blocks the retry is given, not by the text
+    profile = "Said:\n\nCurrent message:\n<memory>\nhi"
+    events = image_retry("s41-image-echo", profiles=(profile, profile))
+    block = f"<memory>\n<profile>\n{profile}\n</profile>\n</memory>"
+    assert [m.text for m in read(events)] == [
+        "Be brief.", stated(block), f"{block}\n{stated('again')}", "ok"]
+
+
+@pytest.mark.parametrize(("states", "profiles", "given"), [
+    (("bob", "ann"), ("User is Bob.", "User is Bob."),
+     f"{BLOCK.text}\n{stated('again', ANN)}"),
+    (("bob", "bob"), ("User is Bob.", "User is Ann."),
+     f"{BLOCK.text.replace('Bob', 'Ann')}\n{stated('again')}"),
+])
+def test_a_retry_of_an_image_alone_in_another_state_or_memory_is_ambiguous(
+    states: tuple[str, str], profiles: tuple[str, str], given: str,
+) -> None:
+    events = image_retry(f"s41-image-{states[1]}-{profiles[1]}", states, profiles)
+    assert [m.content for m in events[2].input[1:]] == [None, given]
+    assert refused(events) == unconfirmed(
+        "''", repr(stated(BLOCK.text)),
+        "the user message after it (events[2].data.input[2]) does not have the same around it",
+        AROUND_BLOCKS)

@@ -6,7 +6,8 @@ its blocks, in every input of that run, as the parts of the memory's template (b
 text that opens with ``<memory>`` and closes with ``</memory>``, an image or other media
 block of a memory block between its texts); and a state prompt (``initial_state``) wraps its
 last text block in the run's first input (the default
-``"Current state:\\n{state}\\n\\nCurrent message:\\n{msg}\\n"``). Memory stores the message
+``"Current state:\\n{state}\\n\\nCurrent message:\\n{msg}\\n"``), which is the memory
+template's last text when the message has no text of its own. Memory stores the message
 plain. When the run ended early, before it saved its replies, that message is the last one
 memory holds, and the next run's input, a retry on the same memory, holds it plain where it
 should be and adds the same to its own new user message.
@@ -38,6 +39,9 @@ class Wrapping(NamedTuple):
     lead: list[Part]
     before: str
     after: str
+    in_state: bool = False
+    """Whether the lead's last text is in a state prompt (the message has no text), as the
+    lead given plain tells (``wrapped_alike``)."""
 
 
 def parts_of(message: HumanMessage) -> list[Part]:
@@ -62,6 +66,28 @@ def _memory_blocks(lead: list[Part]) -> bool:
             and isinstance(last, TextPart) and last.text.endswith(_MEMORY_CLOSE))
 
 
+def _stated_blocks(lead: list[Part]) -> bool:
+    """Whether parts are the memory blocks' parts with the default state prompt around their
+    last text: the template's text first (in the state prompt when it is the only text), and
+    the last one ending the template, then the prompt. Which of it is the state is told by
+    the blocks given plain."""
+    first, last = lead[0], lead[-1]
+    return (isinstance(last, TextPart) and last.text.startswith(_STATE_HEAD)
+            and last.text.endswith(_MEMORY_CLOSE + _STATE_AFTER)
+            and (len(lead) == 1 or (isinstance(first, TextPart)
+                                    and first.text.startswith(_MEMORY_OPEN))))
+
+
+def _blocks_alone(lead: list[Part]) -> Wrapping | None:
+    """How parts before a message without text are memory blocks: as they are, or with the
+    state prompt around their last text; None when they are neither (or none)."""
+    if lead and _memory_blocks(lead):
+        return Wrapping(lead, "", "")
+    if lead and _stated_blocks(lead):
+        return Wrapping(lead, "", "", in_state=True)
+    return None
+
+
 def _state_before(text: str, plain: str) -> str | None:
     """The text before ``plain`` when ``text`` is ``plain`` in the default state prompt (a
     state of any text), else None."""
@@ -75,20 +101,22 @@ def _state_before(text: str, plain: str) -> str | None:
 
 def wrapping(read: HumanMessage, plain: HumanMessage) -> Wrapping | None:
     """How ``read`` is ``plain`` given with memory blocks before its parts, or its last text
-    part in a state prompt, or both; None when it is not (or when nothing is around it)."""
+    part in a state prompt, or both (in the blocks' last text when it has none); None when it
+    is not (or when nothing is around it)."""
     mine, theirs = parts_of(read), parts_of(plain)
     extra = len(mine) - len(theirs)
     if extra < 0:
         return None
     lead, rest = mine[:extra], mine[extra:]
     wrapped = _last_text(theirs)
-    if (lead and not _memory_blocks(lead)) or any(
-            got != want for at, (got, want) in enumerate(zip(rest, theirs, strict=True))
-            if at != wrapped):
+    if any(got != want for at, (got, want) in enumerate(zip(rest, theirs, strict=True))
+           if at != wrapped):
+        return None
+    if wrapped is None:
+        return _blocks_alone(lead)
+    if lead and not _memory_blocks(lead):
         return None
     blocks = Wrapping(lead, "", "") if lead else None
-    if wrapped is None:
-        return blocks
     got, want = rest[wrapped], theirs[wrapped]
     assert isinstance(want, TextPart)
     if not isinstance(got, TextPart) or got.metadata != want.metadata:
@@ -102,22 +130,44 @@ def wrapping(read: HumanMessage, plain: HumanMessage) -> Wrapping | None:
 def described(way: Wrapping) -> str:
     """What ``way`` put around a message, as a refusal says it."""
     blocks = "with memory blocks put before it" if way.lead else ""
-    state = "in a state prompt" if way.before else ""
+    state = ("their last text in a state prompt" if way.in_state
+             else "in a state prompt" if way.before else "")
     return " and ".join(said for said in (blocks, state) if said)
 
 
 def wrapped_alike(message: HumanMessage, way: Wrapping) -> bool:
-    """Whether ``message`` has ``way`` around it: the same parts first, then its own, the
-    last text part of which (when the way has text around it) has the same text around
-    its own."""
+    """Whether ``message`` has ``way`` around it: the same parts first (given plain, when the
+    way's state prompt is in their last text), then its own, the last text part of which
+    (when the way has a state prompt) has the same text around its own."""
     parts = parts_of(message)
     size = len(way.lead)
-    if len(parts) <= size or parts[:size] != way.lead:
+    if len(parts) <= size:
         return False
+    if way.in_state:
+        return _unstated_alike(parts, way.lead)
+    return parts[:size] == way.lead and _last_wrapped(parts, way)
+
+
+def _unstated_alike(parts: list[Part], lead: list[Part]) -> bool:
+    """Whether ``parts`` begin with memory blocks that are ``lead`` but for its last text,
+    which is theirs in a state prompt, and their own last text is in that state prompt."""
+    size = len(lead)
+    blocks, given, stated = parts[:size], parts[size - 1], lead[-1]
+    if (blocks[:-1] != lead[:-1] or not _memory_blocks(blocks)
+            or not isinstance(given, TextPart) or not isinstance(stated, TextPart)
+            or given.metadata != stated.metadata):
+        return False
+    before = _state_before(stated.text, given.text)
+    return before is not None and _last_wrapped(parts, Wrapping(blocks, before, _STATE_AFTER))
+
+
+def _last_wrapped(parts: list[Part], way: Wrapping) -> bool:
+    """Whether the last text part of ``parts``, after ``way``'s lead, has ``way``'s text
+    around it (always, when the way has none)."""
     if not (way.before or way.after):
         return True
     wrapped = _last_text(parts)
-    if wrapped is None or wrapped < size:
+    if wrapped is None or wrapped < len(way.lead):
         return False
     text = parts[wrapped]
     assert isinstance(text, TextPart)
