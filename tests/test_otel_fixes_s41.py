@@ -570,3 +570,33 @@ def test_loose_arguments_do_not_place_a_span_on_a_call_that_recorded_others(
         "ambiguous_trace", 1, f"{SPANS}[1]")
     assert where(refused(weather_after('{"city": "Berlin"}')))[:3] == (
         "ambiguous_trace", 1, f"{SPANS}[1]")
+
+
+def searched(call_args: Any, tool_args: str) -> dict[str, Any]:
+    """A call of search recording ``call_args``, then its tool span without a call id given
+    ``tool_args``."""
+    call = {"role": "assistant", "parts": [
+        {"type": "tool_call", "id": "c1", "name": "search", "arguments": call_args}]}
+    asked = [{"role": "user", "parts": [{"type": "text", "content": "q"}]}]
+    return document(
+        span(1, {"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps(asked),
+                 "gen_ai.output.messages": json.dumps([call])}),
+        span(2, {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search",
+                 "gen_ai.tool.call.arguments": tool_args, "gen_ai.tool.call.result": "R"}),
+    )
+
+
+TWICE = '{"a": 1, "a": 1}'
+
+
+@pytest.mark.parametrize(("call_args", "tool_args"), [
+    (TWICE, TWICE),                     # the same text recorded
+    ('{"a":1,"a":1}', TWICE),           # spaced otherwise, read alike every way
+    ({"query": TWICE}, TWICE),          # the call's one text argument
+    ({"query": '{"x": NaN}'}, '{"x": NaN}'),
+    ({"a": 1}, TWICE),                  # read alike every way
+], ids=["same-text", "spaced", "one-text-argument", "one-text-argument-nan", "same-reading"])
+def test_loose_arguments_place_a_span_on_the_call_they_are(call_args: Any, tool_args: str) -> None:
+    read = otel.to_messages(searched(call_args, tool_args))
+    assert [(m.type, m.text) for m in read] == [("human", "q"), ("ai", ""), ("tool", "R")]
+    assert read[2].tool_call_id == "c1"

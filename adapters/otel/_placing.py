@@ -11,6 +11,7 @@ that model call's matching calls. A span that neither tells apart is ``ambiguous
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,17 +58,37 @@ def runs_call(run: ToolRun, call: ToolCall) -> bool:
     that is JSON text but not plain JSON (``ToolRun.loose``: a key given twice, ``NaN``) is
     not read as arguments: only a call that recorded that very text is one it ran."""
     if run.loose:
-        return (run.name is None or run.name == call.name) and _recorded(run.given, call)
+        return (run.name is None or run.name == call.name) and _loosely_ran(run.given, call)
     return could_run(run.name, run.given, run.args, call)
 
 
-def _recorded(text: Any, call: ToolCall) -> bool:
-    """Whether the call recorded its arguments as ``text``: unparsed (``invalid_args``), or
-    kept beside what they read as (``metadata.otel.arguments``)."""
+def _loosely_ran(text: str, call: ToolCall) -> bool:
+    """Whether loose JSON ``text`` is the call's input: the call recorded that very text
+    (unparsed, ``invalid_args``, or beside what it read as, ``metadata.otel.arguments``), or
+    it is the call's one text argument, or every way of reading it (the first or the last
+    value of a key given twice) gives the call's arguments."""
     if call.invalid_args is not None:
         return bool(call.invalid_args == text)
     kept = call.metadata.get(SOURCE)
-    return isinstance(kept, dict) and bool(kept.get("arguments") == text)
+    if isinstance(kept, dict) and kept.get("arguments") == text:
+        return True
+    values = list(call.args.values())
+    if len(values) == 1 and values[0] == text:
+        return True
+    try:
+        first = json.loads(text, object_pairs_hook=_first_of_each)
+        last = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return bool(first == call.args == last)  # (NaN equals nothing: no call holds one)
+
+
+def _first_of_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object read keeping the first value of a key given twice."""
+    read: dict[str, Any] = {}
+    for key, value in pairs:
+        read.setdefault(key, value)
+    return read
 
 
 def could_run(name: str | None, given: Any, args: Any, call: ToolCall) -> bool:
