@@ -399,3 +399,52 @@ def test_a_call_id_used_again_after_two_agents_meet_is_refused_at_its_item() -> 
     assert (error.code, error.index, error.path) == (
         "duplicate_tool_call_id", 4, "items[4].raw_item.call_id"
     )
+
+
+def test_a_copy_of_a_nested_history_is_told_before_a_later_fault_of_the_parts() -> None:
+    # a run that copies an item into a nested history and has one agent speak while another's
+    # call waits: the copy (items[0]) is the first fault, as the run read whole tells it
+    from agents.items import (
+        HandoffCallItem,
+        HandoffOutputItem,
+        MessageOutputItem,
+        ToolCallItem,
+        ToolCallOutputItem,
+    )
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
+
+    first, second, third = Agent(name="A"), Agent(name="B"), Agent(name="C")
+
+    def said(agent: Any, k: int) -> Any:
+        return MessageOutputItem(agent=agent, raw_item=ResponseOutputMessage(
+            id=f"m{k}", type="message", role="assistant", status="completed",
+            content=[ResponseOutputText(type="output_text", text=f"t{k}", annotations=[])]))
+
+    def called(agent: Any, call_id: str, name: str = "f") -> Any:
+        return ToolCallItem(agent=agent, raw_item=ResponseFunctionToolCall(
+            id=f"fc_{call_id}", type="function_call", call_id=call_id, name=name,
+            arguments="{}", status="completed"))
+
+    copied = said(first, 5)
+    items = [copied, called(first, "c1"), said(second, 6),
+             ToolCallOutputItem(agent=second, raw_item={"type": "function_call_output",
+                                                        "call_id": "c1", "output": "o"},
+                                output="o"),
+             HandoffCallItem(agent=second, raw_item=called(second, "h1", "transfer_to_c").raw_item),
+             HandoffOutputItem(agent=second, raw_item={"type": "function_call_output",
+                                                       "call_id": "h1",
+                                                       "output": '{"assistant": "C"}'},
+                               source_agent=second, target_agent=third)]
+    summary = {"role": "assistant", "content": (
+        "For context, here is the conversation so far between the user and the previous "
+        "agent:\n<CONVERSATION HISTORY>\n1. user: q\n</CONVERSATION HISTORY>")}
+    given = [{"role": "user", "content": "q"}, summary,
+             copied.raw_item.model_dump(exclude_unset=True)]
+    with pytest.raises(TraceError) as caught:
+        openai_agents.to_messages(items, input=given)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "ambiguous_trace", 0, "items[0]")

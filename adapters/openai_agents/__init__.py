@@ -100,12 +100,23 @@ def to_messages(
     if grouped is None:
         messages = read(kept, allow_pending=allow_pending)
     else:
-        messages = apart(kept, grouped, allow_pending=allow_pending)
-    if not (is_result(trace) and hasattr(trace, "to_input_list")):
-        # A result that lists its own history (to_input_list()) was read as it lists it; any
-        # other input and items (an exception's run_data too) may hold a nested history's copies.
-        refuse_overlap(found)
+        try:
+            messages = apart(kept, grouped, allow_pending=allow_pending)
+        except TraceError:
+            # the faults in their order: the run read whole, its nested history, its parts
+            read(kept, allow_pending=allow_pending)
+            _refuse_overlap(trace, found)
+            raise
+    _refuse_overlap(trace, found)
     return messages if grouped is None else attributed(messages, grouped)
+
+
+def _refuse_overlap(trace: Any, found: list[Any]) -> None:
+    """``refuse_overlap``, unless the trace is a result that lists its own history
+    (``to_input_list()``), read as it lists it; any other input and items (an exception's
+    ``run_data`` too) may hold a nested history's copies."""
+    if not (is_result(trace) and hasattr(trace, "to_input_list")):
+        refuse_overlap(found)
 
 
 def from_messages(
