@@ -169,13 +169,13 @@ def test_requests_sent_without_a_price_leave_the_cost_unknown_after_a_priced_res
     found = summary(out)
     assert found["usage"] == {"requests": 3, "prompt_tokens": 200, "completion_tokens": 40,
                               "total_tokens": 240, "requests_without_usage": 0}
-    assert (found["cost"], found["unpriced_requests"], found["refused_requests"]) == (None, 2, 1)
-    assert found["cost_note"] == ("2 request(s) were sent without a --price for the judge "
+    assert (found["cost"], found["unpriced_requests"], found["refused_requests"]) == (None, 1, 1)
+    assert found["cost_note"] == ("1 request(s) were sent without a --price for the judge "
                                   "model: cost unknown (the priced requests that reported it "
                                   "cost $0.1200)")
     assert gate(out, policy(tmp_path, "max_cost = 1.0\n[slices.tickets]\nmax_failures = 0\n"))[
         :2] == (2, ["cost_unknown: run: the policy limits the cost and the run does not know "
-                    "its cost (2 judge request(s) were sent without a --price for the judge "
+                    "its cost (1 judge request(s) were sent without a --price for the judge "
                     "model (an invocation without one; a resume does not price them "
                     "afterwards))"])
 
@@ -637,3 +637,17 @@ def test_a_run_dir_that_cannot_be_locked_is_run_and_said_so(
                               f"locks available): the run goes on, but another run on {out} at "
                               "the same time is not refused\n")
     assert summary(out)["status"] == "complete"
+
+
+def test_a_refused_request_sent_without_a_price_leaves_the_cost_known(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    server.add(Reply(status=429))
+    path = write_cases(tmp_path, [case("c1")])
+    out = tmp_path / "run"
+    assert run_cases(path, out, server.base_url)[0] == 3  # no --price: refused, asked again
+    server.add(goal(True))
+    assert run_cases(path, out, server.base_url, *PRICED)[0] == 0
+    found = summary(out)
+    assert (found["cost"], found["cost_note"], found["unpriced_requests"],
+            found["refused_requests"]) == (0.12, None, 0, 1)

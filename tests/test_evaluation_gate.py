@@ -162,7 +162,8 @@ ROWS: dict[str, Row] = {
     "a cost limit and a run that does not know its cost": Row(
         [case("a")], [goal(True)], "max_cost = 1.0\n" + TICKETS, 2,
         ["cost_unknown: run: the policy limits the cost and the run does not know its cost "
-         "(run it with --price for the judge model)"], kinds={"cost_unknown"}),
+         "(its requests were sent without a --price for the judge model: run it again in a "
+         "new --out with one)"], kinds={"cost_unknown"}),
     "a failed control": Row(
         [control("p", "positive")], [goal(False)], TICKETS, 1,
         ["control_failed: p: control positive: expected achieved, came out not_achieved"],

@@ -84,8 +84,8 @@ class Spend:
     billed, counted in ``Usage.requests`` with no tokens."""
 
     def add(self, usage: Usage, price: Price | None, refused: int) -> None:
-        if price is None:
-            self.unpriced += usage.requests
+        if price is None:  # a refused request cost nothing, whatever the price
+            self.unpriced += max(usage.requests - refused, 0)
         else:
             self.known += price.cost(usage.prompt_tokens, usage.completion_tokens)
         self.refused += refused

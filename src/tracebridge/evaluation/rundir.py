@@ -126,8 +126,9 @@ class Summary(BaseModel):
                     "them afterwards)")
         if self.cost is None and self.status == "running" and self.cost_note is None:
             return "the run has not finished and recorded no usage yet: resume it"
-        if self.cost is None:
-            return "run it with --price for the judge model"
+        if self.cost is None:  # (a resume does not price what was sent without a price)
+            return "its requests were sent without a --price for the judge model: run it again " \
+                "in a new --out with one"
         return None
 
 
