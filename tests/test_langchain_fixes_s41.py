@@ -229,3 +229,67 @@ def test_a_refusal_block_read_last_then_followed_by_a_plain_refusal_is_refused()
         [{"type": "refusal", "refusal": "I can't."}], {"refusal": "Not allowed."}
     )
     assert langchain.to_messages([trace[0], written]) == [typed[0], unmarked]
+
+
+# --- a kept spelling at a typed field's place that no longer says the field ---------------
+
+
+def _audio(spelled: str) -> list[tb.Message]:
+    return langchain.to_messages([HumanMessage(
+        [{"type": "input_audio", "input_audio": {"data": "AAAA", "format": spelled}}])])
+
+
+@pytest.mark.parametrize(("spelled", "read", "given"), [
+    ("mpeg", "audio/mpeg", "audio/wav"),
+    ("mpeg", "audio/mpeg", "audio/flac"),
+    ("x-wav", "audio/x-wav", "audio/wav"),
+    ("x-wav", "audio/x-wav", "audio/mpeg"),
+])
+def test_an_audio_format_kept_in_its_spelling_then_given_another_type_is_refused(
+        spelled: str, read: str, given: str) -> None:
+    # before: written in the type's own spelling, read back without the kept one
+    [typed] = _audio(spelled)
+    part = typed.content[0]
+    assert (part.mime_type, part.metadata[LC]["block"]) == (
+        read, {"type": "input_audio", "input_audio": {"format": spelled}})
+    changed = [_with_part(typed, 0, part.model_copy(update={"mime_type": given}))]
+    assert _refused(lambda: langchain.from_messages(changed)) == (
+        "not_representable", 0, "messages[0].content[0].metadata.langchain")
+
+
+def test_an_audio_format_kept_in_its_spelling_names_what_it_holds() -> None:
+    [typed] = _audio("mpeg")
+    part = typed.content[0].model_copy(update={"mime_type": "audio/wav"})
+    with pytest.raises(TraceError) as caught:
+        langchain.from_messages([_with_part(typed, 0, part)])
+    assert caught.value.detail == (
+        "the block kept for this part (metadata.langchain, shape 'input_audio') holds 'mpeg' "
+        "at input_audio.format, which does not say the part's mime_type 'audio/wav': written, "
+        "the part would read back with other metadata; take metadata.langchain off the part, "
+        "or give it the block as it should be written"
+    )
+    # without the kept block the part is written in LangChain's own layout, and reads back
+    plain = _with_part(typed, 0, part.model_copy(update={"metadata": {}}))
+    [written] = langchain.from_messages([plain])
+    assert written.content == [{"type": "audio", "base64": "AAAA", "mime_type": "audio/wav"}]
+    assert langchain.to_messages([written]) == [plain]
+
+
+@pytest.mark.parametrize("spelled", ["mpeg", "x-wav", "wav", "mp3"])
+def test_an_audio_format_kept_in_its_spelling_still_writes_as_read(spelled: str) -> None:
+    # guard: a spelling that still says the part's type is written as it was read
+    typed = _audio(spelled)
+    [written] = langchain.from_messages(typed)
+    assert written.content == [
+        {"type": "input_audio", "input_audio": {"data": "AAAA", "format": spelled}}]
+    assert langchain.to_messages([written]) == typed
+
+
+def test_a_reasoning_summary_kept_whole_still_writes_as_read() -> None:
+    # guard: a summary of two entries stays in the kept block and goes back as it was read
+    reply = AIMessage([{"type": "reasoning", "id": "rs_1", "summary": [
+        {"type": "summary_text", "text": "a"}, {"type": "summary_text", "text": "b"}]},
+        {"type": "text", "text": "x"}])
+    typed = langchain.to_messages([HumanMessage("q"), reply])
+    assert typed[1].content[0].text == "a\n\nb"
+    assert langchain.to_messages(langchain.from_messages(typed)) == typed

@@ -13,15 +13,20 @@
 5. A failed tool span answers its call unless its side runs the call again before its next
    model call; another session's call recorded twice (nested) is one call; a tool span's
    arguments that are not plain JSON are not refused: they do not help place the span.
+6. Traceloop's LangChain record that gives ``kwargs.tool_call_id`` two values (a key given
+   twice) is ``malformed_event`` at the attribute; the same value twice reads.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
 import pytest
 from test_otel import document, recorded_spans, span, text
+from test_otel_failed_tools import TRACELOOP, attribute, spans
+from test_otel_failed_tools import refused as traceloop_refused
 from test_otel_fixes_s40 import SPANS, refused, where
 
 from tracebridge import AIMessage, HumanMessage, ToolCall, ToolMessage, TraceError
@@ -600,3 +605,43 @@ def test_loose_arguments_place_a_span_on_the_call_they_are(call_args: Any, tool_
     read = otel.to_messages(searched(call_args, tool_args))
     assert [(m.type, m.text) for m in read] == [("human", "q"), ("ai", ""), ("tool", "R")]
     assert read[2].tool_call_id == "c1"
+
+
+# --- a Traceloop record giving its call id twice ---
+
+
+def traceloop_call_ids(*given: str) -> dict[str, Any]:
+    """The Traceloop LangGraph run, its span of ``call_2`` (span 14) recording the call id
+    key ``kwargs.tool_call_id`` once for each of ``given`` (JSON text)."""
+    trace = copy.deepcopy(TRACELOOP["trace"])
+    value = attribute(spans(trace)[14], "gen_ai.tool.call.arguments")
+    keys = ", ".join(f'"tool_call_id": {one}' for one in given)
+    value["stringValue"] = value["stringValue"].replace('"tool_call_id": "call_2"', keys)
+    assert value["stringValue"].count('"tool_call_id"') == len(given)
+    return trace
+
+
+@pytest.mark.parametrize("given", [('"call_1"', '"call_2"'), ('"call_2"', '"call_3"'),
+                                   ("null", '"call_2"'), ('"call_2"', "null")])
+def test_a_traceloop_call_id_given_twice_with_two_values_is_malformed(
+        given: tuple[str, str]) -> None:
+    # before: the last value was the call id, read without a word
+    assert traceloop_refused(traceloop_call_ids(*given)) == (
+        "malformed_event", 14, f"{SPANS}[14].attributes['gen_ai.tool.call.arguments']")
+
+
+def test_a_traceloop_record_giving_kwargs_twice_with_two_call_ids_is_malformed() -> None:
+    trace = copy.deepcopy(TRACELOOP["trace"])
+    value = attribute(spans(trace)[14], "gen_ai.tool.call.arguments")
+    value["stringValue"] = value["stringValue"].replace(
+        '"kwargs": {', '"kwargs": {"tool_call_id": "call_1"}, "kwargs": {')
+    with pytest.raises(TraceError) as caught:
+        otel.to_messages(trace)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "malformed_event", 14, f"{SPANS}[14].attributes['gen_ai.tool.call.arguments']")
+    assert "'call_1' and 'call_2'" in str(caught.value)
+
+
+def test_a_traceloop_call_id_given_twice_alike_reads() -> None:
+    assert otel.to_messages(traceloop_call_ids('"call_2"', '"call_2"')) == otel.to_messages(
+        TRACELOOP["trace"])

@@ -31,6 +31,7 @@ from ._shapes import (
     SHAPES_BY_NAME,
     BlockShape,
     MappedPart,
+    SummaryShape,
     default_shape,
     first_reading,
     get,
@@ -215,6 +216,7 @@ def block_of(part: AnyPart, path: str, *, last_of_reply: bool = False) -> str | 
             path=path,
             source=NAME,
         )
+    _check_kept_values(shape, kept["block"], part, path)
     block = shape.write(kept["block"], part, path)
     if "bytes" not in kept:
         _check_reads_back(block, None, part, name, path)
@@ -293,3 +295,40 @@ def _check_keeps_metadata(block: dict[str, Any], part: MappedPart, shape: str, p
         path=f"{path}.metadata.{NAME}",
         source=NAME,
     )
+
+
+def _check_kept_values(
+    shape: BlockShape, template: dict[str, Any], part: MappedPart, path: str
+) -> None:
+    """A kept block holds a value at a typed field's place only where the way back would
+    not write it so (an ``input_audio`` block's ``format`` ``"mpeg"`` or ``"x-wav"``, which
+    it spells ``"mp3"`` and ``"wav"``): that value is written as kept while it still spells
+    the part's field. When the field says something else, writing it would drop the kept
+    value and the part would read back with other metadata: not_representable. (A kept
+    reasoning summary is written by its shape, as kept while it reads as the part's text.)"""
+    if isinstance(shape, SummaryShape):
+        return
+    codecs = dict(shape.codecs)
+    for field, at in shape.fields:
+        value = getattr(part, field)
+        if value is None or not _holds(template, at):
+            continue
+        kept = get(template, at)
+        codec = codecs.get(field)
+        if type(kept) is str and (codec.read(kept) if codec else kept) == value:
+            continue
+        raise TraceError(
+            "not_representable",
+            f"the block kept for this part (metadata.langchain, shape {shape.name!r}) holds "
+            f"{short_repr(kept)} at {'.'.join(at)}, which does not say the part's {field} "
+            f"{value!r}: written, the part would read back with other metadata; take "
+            "metadata.langchain off the part, or give it the block as it should be written",
+            path=f"{path}.metadata.{NAME}",
+            source=NAME,
+        )
+
+
+def _holds(block: dict[str, Any], path: tuple[str, ...]) -> bool:
+    """Whether ``block`` has a value (null too) at ``path``."""
+    parent = get(block, path[:-1]) if len(path) > 1 else block
+    return type(parent) is dict and path[-1] in parent

@@ -410,7 +410,7 @@ def read_tool(span: Span) -> ToolRun:
     call_id = _call_id(span)
     given = _one_of(span, "gen_ai.tool.call.arguments", "input.value")
     no_call = traceloop.for_no_call(span, json_or_text(given))
-    args, wrapped_id = traceloop.tool_input(span, json_or_text(given))
+    args, wrapped_id = traceloop.tool_input(span, json_or_text(given), given)
     args = tool_arguments(span, args)
     if wrapped_id is not None:
         if call_id is not None and call_id != wrapped_id:

@@ -25,6 +25,7 @@ or after a run): such a span answers no call and flags none (``for_no_call``); i
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ._spans import Span
@@ -61,11 +62,13 @@ def for_no_call(span: Span, parsed: Any) -> bool:
     )
 
 
-def tool_input(span: Span, parsed: Any) -> tuple[Any, str | None]:
+def tool_input(span: Span, parsed: Any, given: Any) -> tuple[Any, str | None]:
     """The arguments and the call id a Traceloop LangChain tool span records in its
-    ``on_tool_start`` record; ``(parsed, None)`` for any other span or shape."""
+    ``on_tool_start`` record (``given``, read as ``parsed``); ``(parsed, None)`` for any
+    other span or shape."""
     if not is_wrapped_input(span, parsed):
         return parsed, None
+    _refuse_two_call_ids(span, given)
     call_id = parsed["kwargs"].get("tool_call_id")
     if call_id is not None and not isinstance(call_id, str):
         span.fail("malformed_event", "the LangChain tool call id Traceloop records "
@@ -77,6 +80,57 @@ def tool_input(span: Span, parsed: Any) -> tuple[Any, str | None]:
         span.fail("malformed_event", "the LangChain tool arguments Traceloop records "
                   f"(inputs) must be an object or null, got {inputs!r}", ARGUMENTS)
     return inputs, call_id
+
+
+class _Repeated(dict[str, Any]):
+    """An object of JSON text that holds a key twice, with every pair it gives."""
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        self.pairs = pairs
+
+
+def _keep_repeated(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    return value if len(value) == len(pairs) else _Repeated(pairs)
+
+
+_PAIRS = json.JSONDecoder(object_pairs_hook=_keep_repeated)
+
+_ABSENT = object()
+"""A reading of the record that gives no ``kwargs.tool_call_id``."""
+
+
+def _refuse_two_call_ids(span: Span, given: Any) -> None:
+    """``malformed_event`` when the record's text gives ``kwargs.tool_call_id`` two values
+    (the key given twice, or ``kwargs`` given twice): which call the run answers is not
+    known. The same value given twice reads."""
+    if not isinstance(given, str):
+        return
+    ids = _call_ids(_PAIRS.decode(given))
+    if any(other != ids[0] for other in ids[1:]):
+        shown = " and ".join("none" if i is _ABSENT else repr(i) for i in ids)
+        span.fail("malformed_event", "the LangChain tool call id Traceloop records "
+                  f"(kwargs.tool_call_id) is given twice, {shown}: which call the tool ran "
+                  "for is not known", ARGUMENTS)
+
+
+def _call_ids(record: dict[str, Any]) -> list[Any]:
+    """Every ``kwargs.tool_call_id`` the record gives, as read each way its repeated keys
+    can be read (``_ABSENT`` for a ``kwargs`` without one)."""
+    return [
+        call_id
+        for kwargs in _values(record, "kwargs")
+        if isinstance(kwargs, dict)
+        for call_id in (_values(kwargs, "tool_call_id") or [_ABSENT])
+    ]
+
+
+def _values(value: dict[str, Any], key: str) -> list[Any]:
+    """The values an object gives ``key``: several when the key was given twice."""
+    if isinstance(value, _Repeated):
+        return [v for k, v in value.pairs if k == key]
+    return [value[key]] if key in value else []
 
 
 def is_wrapped_output(span: Span, parsed: Any) -> bool:
