@@ -15,7 +15,9 @@ workflow ``JsonSerializer``'s output):
   retry's new user message, the input's last, has the same around it, else
   ``ambiguous_trace`` at the plain message; anything else around it (another conversation
   whose memory holds part of that message) is no wrapping, and the input another
-  conversation, and a large state costs its length;
+  conversation, and a large state costs its length; a retry of an image alone that is an
+  image alone has the very same blocks in the very same state prompt;
+* a refusal names a message without text by its parts (``a user message of an image``);
 * a ToolCallResult object whose arguments differ from its call's and whose output was changed
   after it was made is refused at the output whichever road reads it (its JSON, the first of
   its class; the object, after).
@@ -32,7 +34,7 @@ from typing import Any
 import pytest
 import test_llama_events_speed_paths as speed
 from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent
-from llama_index.core.base.llms.types import ImageBlock, TextBlock
+from llama_index.core.base.llms.types import AudioBlock, ImageBlock, TextBlock
 from llama_index.core.llms import ChatMessage
 from llama_index.core.memory import Memory, StaticMemoryBlock
 from test_llama_index_events_audit import kinds, read, refused
@@ -403,12 +405,13 @@ AROUND_BLOCKS = "with memory blocks put before it and their last text in a state
 
 
 def image_retry(session: str, states: tuple[str, str] = ("bob", "bob"),
-                profiles: tuple[str, str] = ("User is Bob.", "User is Bob.")) -> list[Any]:
+                profiles: tuple[str, str] = ("User is Bob.", "User is Bob."),
+                retry: Any = "again") -> list[Any]:
     """A run given an image alone, with memory blocks in the user message and a state, that
-    fails, then its retry "again" on the same memory, in ``states`` with ``profiles``."""
+    fails, then its retry ``retry`` on the same memory, in ``states`` with ``profiles``."""
     memory = blocks_memory(session)
     events: list[Any] = []
-    asked = (ChatMessage(role="user", blocks=[ImageBlock(url=IMAGE)]), "again")
+    asked = (ChatMessage(role="user", blocks=[ImageBlock(url=IMAGE)]), retry)
     for user, answer, profile, message in zip(states, (connection_lost, say("ok")), profiles,
                                               asked, strict=True):
         memory.memory_blocks[0].static_content = [TextBlock(text=profile)]
@@ -458,6 +461,105 @@ def test_a_retry_of_an_image_alone_in_another_state_or_memory_is_ambiguous(
     events = image_retry(f"s41-image-{states[1]}-{profiles[1]}", states, profiles)
     assert [m.content for m in events[2].input[1:]] == [None, given]
     assert refused(events) == unconfirmed(
-        "''", repr(stated(BLOCK.text)),
+        "of an image", repr(stated(BLOCK.text)),
         "the user message after it (events[2].data.input[2]) does not have the same around it",
         AROUND_BLOCKS)
+
+
+# --- a retry of an image alone that is an image alone; a message without text, as refused ---
+
+
+DOG = "https://example.com/dog.png"
+NOT_AROUND = ("the user message after it (events[2].data.input[2]) does not have the same "
+              "around it")
+
+
+def image_alone(url: str) -> ChatMessage:
+    return ChatMessage(role="user", blocks=[ImageBlock(url=url)])
+
+
+@pytest.mark.parametrize("url", [IMAGE, DOG])
+def test_a_retry_of_an_image_alone_that_is_an_image_alone_reads_on(url: str) -> None:
+    events = image_retry(f"s41-image-alone-{url}", retry=image_alone(url))
+    assert kinds(events) == ["AgentInput", "WorkflowFailedEvent", "AgentInput", "AgentOutput",
+                             "StopEvent"]
+    # neither message has text: both have the state prompt around the same blocks' text
+    assert [block.text for block in events[2].input[2].blocks[:1]] == [stated(BLOCK.text)]
+    assert read(events) == [
+        SYSTEM,
+        HumanMessage(content=[TextPart(text=stated(BLOCK.text)), ImagePart(url=IMAGE)],
+                     metadata=ended("WorkflowFailedEvent",
+                                    failed(events[1], "connection reset"))),
+        HumanMessage(content=[TextPart(text=stated(BLOCK.text)), ImagePart(url=url)]),
+        AIMessage(content="ok", name="calc"),
+    ]
+
+
+@pytest.mark.parametrize(("states", "profiles", "given"), [
+    (("bob", "ann"), ("User is Bob.", "User is Bob."), stated(BLOCK.text, ANN)),
+    (("bob", "bob"), ("User is Bob.", "User is Ann."), stated(BLOCK.text.replace("Bob", "Ann"))),
+])
+def test_a_retry_of_an_image_alone_that_is_one_in_another_state_or_memory_is_ambiguous(
+    states: tuple[str, str], profiles: tuple[str, str], given: str,
+) -> None:
+    events = image_retry(f"s41-image-alone-{states[1]}-{profiles[1]}", states, profiles,
+                         image_alone(DOG))
+    assert [[block.text for block in m.blocks[:1]] for m in events[2].input[2:]] == [[given]]
+    assert refused(events) == unconfirmed("of an image", repr(stated(BLOCK.text)), NOT_AROUND,
+                                          AROUND_BLOCKS)
+
+
+HISTORY = [ChatMessage(role="user", content="hi"), ChatMessage(role="assistant", content="yo")]
+MEDIA = ChatMessage(role="user", blocks=[ImageBlock(url=IMAGE), ImageBlock(url=DOG),
+                                         AudioBlock(url="https://example.com/a.wav",
+                                                    format="wav")])
+
+
+def holding(session: str, history: list[ChatMessage]) -> Memory:
+    memory = Memory.from_defaults(session_id=session, token_limit=1_000_000)
+    if history:
+        asyncio.run(memory.aput_messages(history))
+    return memory
+
+
+def two_memories(session: str, first: Any, history: list[ChatMessage],
+                 then: list[ChatMessage], answers: Sequence[Any]) -> list[Any]:
+    """A run given ``first`` after ``history``, then a run given "bye" after ``then``, each on
+    a memory of its own, the first ending as ``answers`` say."""
+    agent = FunctionAgent(name="calc", tools=[add], llm=scripted(list(answers)),
+                          system_prompt="Be brief.", streaming=False)
+    went = run if answers[0] is connection_lost else run_ok
+    events = went(agent, [first], memory=holding(f"{session}-first", history))
+    return events + run_ok(agent, ["bye"], memory=holding(f"{session}-then", then))
+
+
+DEPARTS = ("conflicting_fields", 3, "events[3].data.input[3]",
+           "the model was given a user message {given} here, where the conversation read has "
+           "a user message {read_as} (events[0]): this input does not go on from what was read "
+           "before it")
+
+
+@pytest.mark.parametrize(("first", "then", "given", "read_as"), [
+    (image_alone(IMAGE), [*HISTORY, ChatMessage(role="user", content="look")], "'look'",
+     "of an image"),
+    ("look", [*HISTORY, MEDIA], "of 2 images and an audio clip", "'look'"),
+])
+def test_a_message_without_text_is_named_by_its_parts_where_an_input_departs(
+    first: Any, then: list[ChatMessage], given: str, read_as: str,
+) -> None:
+    events = two_memories(f"s41-departs-{given}", first, HISTORY, then, [say("ok"), say("fine")])
+    code, index, path, detail = DEPARTS
+    assert refused(events) == (code, index, path,
+                               detail.format(given=given, read_as=read_as))
+
+
+def test_a_message_without_text_is_named_by_its_parts_in_another_conversation() -> None:
+    events = two_memories("s41-other", image_alone(IMAGE), [], [], [connection_lost, say("fine")])
+    assert kinds(events) == ["AgentInput", "WorkflowFailedEvent", "AgentInput", "AgentOutput",
+                             "StopEvent"]
+    assert refused(events) == (
+        "ambiguous_trace", 2, "events[2].data.input",
+        "this input holds none of the conversation read from the events before it (the last, "
+        "a user message of an image from events[0]): it begins another conversation, such as "
+        "another run with a memory of its own, logged in the same list. Split the list: "
+        "events[:2] and events[2:] are each read on their own")

@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import groupby
 from typing import Any
 
-from tracebridge import AIMessage, HumanMessage, Message, ToolMessage, TraceError
-from tracebridge.errors import short_repr
+from tracebridge import AIMessage, HumanMessage, Message, TextPart, ToolMessage, TraceError
+from tracebridge.errors import short_repr, with_article
+from tracebridge.messages import OpaquePart, Part
 
 from ._blocks import NAME, Llama, fail
 from ._messages import ROLE_KIND, is_chat_message
@@ -87,10 +89,32 @@ def held_as(read: Message, given: Message) -> bool:
 
 
 _KIND = {"human": "a user", "ai": "an assistant", "tool": "a tool", "system": "a system"}
+_NOUN = {"image": "image", "audio": "audio clip", "file": "file",
+         "reasoning": "reasoning part", "refusal": "refusal"}
+"""What a refusal calls a part of each type."""
 
 
 def _describe(message: Message) -> str:
-    return f"{_KIND[message.type]} message {short_repr(message.text)}"
+    """A message as a refusal names it: by its text, or by its parts when it has parts and
+    no text part (``a user message of an image``)."""
+    kind, content = _KIND[message.type], message.content
+    if isinstance(content, str) or not content or any(
+            isinstance(part, TextPart) for part in content):
+        return f"{kind} message {short_repr(message.text)}"
+    return f"{kind} message of {_parts_said(content)}"
+
+
+def _parts_said(parts: list[Part]) -> str:
+    """Parts without text, as a refusal says them, a run of the same kind counted: ``an image
+    and 2 files``."""
+    runs = [(noun, len(list(run))) for noun, run in groupby(map(_noun, parts))]
+    said = [with_article(noun) if count == 1 else f"{count} {noun}s" for noun, count in runs]
+    return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"
+
+
+def _noun(part: Part) -> str:
+    """What a refusal calls a part (an opaque part: a block of its own kind)."""
+    return f"{part.kind} block" if isinstance(part, OpaquePart) else _NOUN[part.type]
 
 
 def _unconfirming(latest: Message | None, last: bool, e: int, j: int) -> str:

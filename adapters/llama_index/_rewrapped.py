@@ -41,7 +41,7 @@ class Wrapping(NamedTuple):
     after: str
     in_state: bool = False
     """Whether the lead's last text is in a state prompt (the message has no text), as the
-    lead given plain tells (``wrapped_alike``)."""
+    lead given plain tells, or the same lead before a message without text (``wrapped_alike``)."""
 
 
 def parts_of(message: HumanMessage) -> list[Part]:
@@ -137,15 +137,23 @@ def described(way: Wrapping) -> str:
 
 def wrapped_alike(message: HumanMessage, way: Wrapping) -> bool:
     """Whether ``message`` has ``way`` around it: the same parts first (given plain, when the
-    way's state prompt is in their last text), then its own, the last text part of which
-    (when the way has a state prompt) has the same text around its own."""
+    way's state prompt is in their last text and the message has text of its own), then its
+    own, the last text part of which (when the way has a state prompt) has the same text
+    around its own."""
     parts = parts_of(message)
     size = len(way.lead)
     if len(parts) <= size:
         return False
     if way.in_state:
-        return _unstated_alike(parts, way.lead)
+        return _textless_alike(parts, way.lead) or _unstated_alike(parts, way.lead)
     return parts[:size] == way.lead and _last_wrapped(parts, way)
+
+
+def _textless_alike(parts: list[Part], lead: list[Part]) -> bool:
+    """Whether ``parts`` are ``lead`` (memory blocks with the state prompt in their last text)
+    then parts of their own without text: the message has none either, and the same blocks
+    in the same state prompt around them."""
+    return parts[:len(lead)] == lead and _last_text(parts) == len(lead) - 1
 
 
 def _unstated_alike(parts: list[Part], lead: list[Part]) -> bool:
