@@ -2,7 +2,8 @@
 were sent at; an error reply (a 429) is one request with no tokens, not an unknown cost; the
 gate's Markdown and JUnit list what an unfinished run has not settled; the controls' verdict
 does not depend on --continue-on-control-failure; the report's time and calibration on an
-unfinished run; the refusal names --allow-partial."""
+unfinished run; the refusal names --allow-partial; a run directory whose cases.jsonl gives
+values results.jsonl does not hold is refused as damaged."""
 
 from __future__ import annotations
 
@@ -651,3 +652,95 @@ def test_a_refused_request_sent_without_a_price_leaves_the_cost_known(
     found = summary(out)
     assert (found["cost"], found["cost_note"], found["unpriced_requests"],
             found["refused_requests"]) == (0.12, None, 0, 1)
+
+
+# --- 8. a run directory whose files contradict each other is refused -------------------------
+
+CRITICAL_POLICY = "[slices.tickets]\nmax_failures = 0\n"
+DAMAGED = ("the run directory is damaged (a file deleted, cut short or replaced); run again on "
+           "it to redo what is missing, or use a new --out")
+
+
+def passed_run(tmp_path: Path, server: FakeOpenAI) -> tuple[Path, Path]:
+    """(the case file, RUN_DIR) of a complete run whose critical c1 and c2 passed."""
+    server.add(goal(True), goal(True))
+    path = write_cases(tmp_path, [case("c1", critical=True), case("c2", critical=True)])
+    out = tmp_path / "run"
+    assert run_cases(path, out, server.base_url, *PRICED)[0] == 0
+    return path, out
+
+
+def refusals(out: Path, tmp_path: Path) -> list[tuple[int, str, str]]:
+    """(exit status, stdout, stderr) of the gate, ``calibrate`` and ``report`` on ``out``."""
+    return [
+        run("gate", str(out), "--policy", str(policy(tmp_path, CRITICAL_POLICY))),
+        run("calibrate", str(out)),
+        run("report", str(out), "-o", str(tmp_path / "report.html")),
+    ]
+
+
+def refused(command: str, line: str) -> tuple[int, str, str]:
+    return 4, "", f"tracebridge {command}: {line}\n"
+
+
+def test_a_run_whose_results_were_deleted_is_refused_not_gated(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    _, out = passed_run(tmp_path, server)
+    (out / "results.jsonl").unlink()
+    line = (f"{out}/results.jsonl has no result for case 'c1' and {WITH_REFERENCE}, which "
+            f"cases.jsonl (line 1) gives the value 1.0: {DAMAGED}")
+    assert refusals(out, tmp_path) == [
+        refused("gate", line), refused("calibrate", line), refused("report", line)]
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_a_run_whose_results_were_cut_short_is_refused(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    _, out = passed_run(tmp_path, server)
+    results = out / "results.jsonl"
+    results.write_text(results.read_text().splitlines(keepends=True)[0])
+    line = (f"{out}/results.jsonl has no result for case 'c2' and {WITH_REFERENCE}, which "
+            f"cases.jsonl (line 2) gives the value 1.0: {DAMAGED}")
+    assert refusals(out, tmp_path)[0] == refused("gate", line)
+
+
+def test_a_run_whose_failed_request_lost_its_result_is_refused(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    server.add(Reply(status=500))
+    path = write_cases(tmp_path, [case("c1", critical=True)])
+    out = tmp_path / "run"
+    assert run_cases(path, out, server.base_url, *PRICED)[0] == 3
+    (out / "results.jsonl").write_text("")
+    line = (f"{out}/results.jsonl has no result for case 'c1' and {WITH_REFERENCE}, which "
+            f"cases.jsonl (line 1) gives the value null: {DAMAGED}")
+    assert refusals(out, tmp_path)[1] == refused("calibrate", line)
+
+
+def test_a_finished_run_whose_cases_were_deleted_is_unfinished_not_damaged(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    _, out = passed_run(tmp_path, server)
+    (out / "cases.jsonl").unlink()
+    assert gate(out, policy(tmp_path, CRITICAL_POLICY)) == (
+        2, ["run_not_finished: run: cases.jsonl holds 0 of the run's 2 cases"],
+        "tracebridge gate: incomplete (exit 2): 1 blocker(s)\n")
+
+
+def test_a_damaged_run_run_again_gates_as_before(tmp_path: Path, server: FakeOpenAI) -> None:
+    path, out = passed_run(tmp_path, server)
+    (out / "results.jsonl").unlink()
+    server.add(goal(True), goal(True))
+    assert run_cases(path, out, server.base_url, *PRICED)[0] == 0
+    assert gate(out, policy(tmp_path, CRITICAL_POLICY)) == (
+        0, [], "tracebridge gate: passed (exit 0): 0 blocker(s)\n")
+
+
+def test_an_interrupted_run_resumed_gates_as_before(tmp_path: Path, server: FakeOpenAI) -> None:
+    out = stop_run(tmp_path, server, signal.SIGINT)
+    server.add(goal(False), goal(True), goal(True), goal(True))
+    assert run_cases(tmp_path / "cases.jsonl", out, server.base_url, *PRICED)[0] == 0
+    assert gate(out, policy(tmp_path, ALL_SLICES)) == (
+        0, [], "tracebridge gate: passed (exit 0): 0 blocker(s)\n")

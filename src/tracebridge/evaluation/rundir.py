@@ -4,7 +4,9 @@ calibration and the report.
 The reader is strict about the fields it uses and ignores fields it does not know (a newer
 run record may add some). ``results.jsonl`` may hold several rows for one (case, metric) when a
 run was resumed (a failed request asked again): the last row is the result. A last line cut
-short by a kill (no newline) is left out, as resuming the run would drop it.
+short by a kill (no newline) is left out, as resuming the run would drop it. A run directory
+whose ``cases.jsonl`` gives a (case, metric) a value that has no row in ``results.jsonl`` is
+damaged (no run leaves one: each result is written before its case's row) and refused.
 
 The case file is read only when a transcript or its length is needed (``case_file``): the one
 ``summary.json`` names (or another path given), and only when its manifest hash is the run's.
@@ -229,7 +231,24 @@ def read_run(path: str | os.PathLike[str]) -> RunDir:
         results[key] = result
         (cached.add if value.get("cached") is not None else cached.discard)(key)
     ordered = sorted(rows.values(), key=CaseRow.order)
+    _check_agree(root, ordered, results)
     return RunDir(root, summary, raw, ordered, results, frozenset(cached))
+
+
+def _check_agree(root: Path, rows: list[CaseRow],
+                 results: dict[tuple[str, str], MetricResult]) -> None:
+    """Refuse a run directory whose ``cases.jsonl`` gives a case a value (or none, for a
+    failed request) for a metric that has no row in ``results.jsonl``: that file was deleted,
+    cut short or replaced. A run killed at any moment never leaves one, as each result is
+    written before its case's row."""
+    for row in rows:
+        for name, value in row.values.items():
+            if (row.case_id, name) not in results:
+                raise RunDirError(
+                    f"{root / RESULTS} has no result for case {row.case_id!r} and {name}, "
+                    f"which {CASES} ({row.place()}) gives the value {json.dumps(value)}: the run "
+                    "directory is damaged (a file deleted, cut short or replaced); run again "
+                    "on it to redo what is missing, or use a new --out")
 
 
 def _summary(path: Path) -> dict[str, Any]:
