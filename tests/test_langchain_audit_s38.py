@@ -566,8 +566,15 @@ def test_edited_reasoning_text_goes_back_as_the_summary() -> None:
     typed = langchain.to_messages(trace)
     content = typed[1].content
     assert isinstance(content, list)
-    edited = [typed[0], typed[1].model_copy(update={
-        "content": [content[0].model_copy(update={"text": "redacted"}), content[1]]})]
+    kept = content[0].metadata[LC]
+    with pytest.raises(TraceError) as caught:  # the kept summary no longer joins to the text
+        langchain.from_messages([typed[0], typed[1].model_copy(update={
+            "content": [content[0].model_copy(update={"text": "redacted"}), content[1]]})])
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable", 1, "messages[1].content[0].metadata.langchain")
+    unkept = {**kept, "block": {k: v for k, v in kept["block"].items() if k != "summary"}}
+    edited = [typed[0], typed[1].model_copy(update={"content": [content[0].model_copy(
+        update={"text": "redacted", "metadata": {LC: unkept}}), content[1]]})]
     written = langchain.from_messages(edited)
     assert written[1].additional_kwargs == {"reasoning": {
         "id": "rs_1", "type": "reasoning",
@@ -576,6 +583,7 @@ def test_edited_reasoning_text_goes_back_as_the_summary() -> None:
     assert back[1].content[0] == tb.ReasoningPart(text="redacted", metadata={LC: {
         "from": "reasoning", "block": {"id": "rs_1", "type": "reasoning"}, "content": "string"}})
     assert transcript_hash(back) == transcript_hash(edited)
+    assert back == edited
 
 
 def marked(**mark: Any) -> tb.ReasoningPart:

@@ -293,3 +293,94 @@ def test_a_reasoning_summary_kept_whole_still_writes_as_read() -> None:
     typed = langchain.to_messages([HumanMessage("q"), reply])
     assert typed[1].content[0].text == "a\n\nb"
     assert langchain.to_messages(langchain.from_messages(typed)) == typed
+
+
+# --- a reasoning summary kept whole that no longer joins to the part's text ---------------
+
+_TWO = [{"type": "summary_text", "text": "a"}, {"type": "summary_text", "text": "b"}]
+_KEPT_SUMMARIES = [
+    _TWO,
+    [],
+    [{"type": "summary_text", "text": "a", "index": 0}],
+]
+
+
+def _block_reply(summary: list[dict[str, Any]]) -> AIMessage:
+    # ChatOpenAI on the Responses API, output_version="responses/v1"
+    return AIMessage([{"type": "reasoning", "id": "rs_1", "summary": summary},
+                      {"type": "text", "text": "x"}])
+
+
+def _item_reply(summary: list[dict[str, Any]]) -> AIMessage:
+    # the same reply with output_version="v0"
+    return AIMessage("x", additional_kwargs={
+        "reasoning": {"type": "reasoning", "id": "rs_1", "summary": summary}})
+
+
+def _retexted(typed: list[tb.Message], text: str) -> list[tb.Message]:
+    part = typed[1].content[0].model_copy(update={"text": text})
+    return [typed[0], _with_part(typed[1], 0, part)]
+
+
+@pytest.mark.parametrize("reply", [_block_reply, _item_reply])
+@pytest.mark.parametrize("summary", _KEPT_SUMMARIES)
+def test_a_reasoning_summary_kept_whole_then_given_another_text_is_refused(
+        reply: Any, summary: list[dict[str, Any]]) -> None:
+    # before: written as one summary_text entry, read back without the kept summary
+    typed = langchain.to_messages([HumanMessage("q"), reply(summary)])
+    assert typed[1].content[0].metadata[LC]["block"]["summary"] == summary
+    assert _refused(lambda: langchain.from_messages(_retexted(typed, "changed"))) == (
+        "not_representable", 1, "messages[1].content[0].metadata.langchain")
+
+
+def test_a_reasoning_summary_kept_whole_names_what_it_holds() -> None:
+    typed = langchain.to_messages([HumanMessage("q"), _block_reply(_TWO)])
+    changed = _retexted(typed, "changed")
+    with pytest.raises(TraceError) as caught:
+        langchain.from_messages(changed)
+    assert caught.value.detail == (
+        "the reasoning block kept for this part (metadata.langchain) holds the summary "
+        "[{'type': 'summary_text', 'text': 'a'}, {'type': 'summary_text', 'text': 'b'}], "
+        "which does not join to the part's text 'changed': written, the part would read back "
+        "with other metadata; take 'summary' out of metadata.langchain.block to write the text "
+        "as one summary_text entry, or give the part the text the summary joins to"
+    )
+    # without the kept summary the item keeps its id and the text is its one entry
+    block = {"type": "reasoning", "id": "rs_1"}
+    unkept = [changed[0], _with_part(changed[1], 0, changed[1].content[0].model_copy(
+        update={"metadata": {LC: {"shape": "responses_reasoning", "block": block}}}))]
+    [_, written] = langchain.from_messages(unkept)
+    assert written == _block_reply([{"type": "summary_text", "text": "changed"}])
+    assert langchain.to_messages([HumanMessage("q"), written]) == unkept
+    # without the kept block the part is written as a v1 reasoning block, and reads back
+    plain = [changed[0], _with_part(changed[1], 0, changed[1].content[0].model_copy(
+        update={"metadata": {}}))]
+    [_, written] = langchain.from_messages(plain)
+    assert written.content == [{"type": "reasoning", "reasoning": "changed"},
+                               {"type": "text", "text": "x"}]
+    assert langchain.to_messages(langchain.from_messages(plain)) == plain
+
+
+@pytest.mark.parametrize("reply", [_block_reply, _item_reply])
+@pytest.mark.parametrize("summary", _KEPT_SUMMARIES)
+def test_a_reasoning_summary_kept_whole_with_its_text_writes_as_read(
+        reply: Any, summary: list[dict[str, Any]]) -> None:
+    # guard: a kept summary that still joins to the part's text goes back as it was read
+    message = reply(summary)
+    typed = langchain.to_messages([HumanMessage("q"), message])
+    [_, written] = langchain.from_messages(typed)
+    assert (written.content, written.additional_kwargs) == (
+        message.content, message.additional_kwargs)
+    assert langchain.to_messages([HumanMessage("q"), written]) == typed
+
+
+@pytest.mark.parametrize("reply", [_block_reply, _item_reply])
+def test_a_reasoning_summary_of_one_entry_given_another_text_writes_it(reply: Any) -> None:
+    # guard: a summary of one entry is not kept; another text is written as its one entry
+    typed = langchain.to_messages(
+        [HumanMessage("q"), reply([{"type": "summary_text", "text": "a"}])])
+    assert "summary" not in typed[1].content[0].metadata[LC]["block"]
+    changed = _retexted(typed, "changed")
+    [_, written] = langchain.from_messages(changed)
+    assert written == reply([{"type": "summary_text", "text": "changed"}])
+    assert langchain.to_messages([HumanMessage("q"), written]) == changed

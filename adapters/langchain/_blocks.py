@@ -22,7 +22,7 @@ from typing import Any
 
 from tracebridge._json import check_json
 from tracebridge.errors import TraceError, short_repr, with_article
-from tracebridge.messages import OpaquePart, RefusalPart, TextPart
+from tracebridge.messages import OpaquePart, ReasoningPart, RefusalPart, TextPart
 
 from ._classes import NAME
 from ._kept_places import OPAQUE_PART_KEYS, PART_KEYS, STRING_PART_KEYS, refuse_unknown
@@ -305,8 +305,10 @@ def _check_kept_values(
     it spells ``"mp3"`` and ``"wav"``): that value is written as kept while it still spells
     the part's field. When the field says something else, writing it would drop the kept
     value and the part would read back with other metadata: not_representable. (A kept
-    reasoning summary is written by its shape, as kept while it reads as the part's text.)"""
+    reasoning summary goes back as kept while it still joins to the part's text.)"""
     if isinstance(shape, SummaryShape):
+        if isinstance(part, ReasoningPart):  # (any other part is refused by the shape)
+            shape.check_summary(template, part.text, f"{path}.metadata.{NAME}")
         return
     codecs = dict(shape.codecs)
     for field, at in shape.fields:

@@ -249,7 +249,8 @@ class SummaryShape(BlockShape):
     as ChatOpenAI keeps it: a content block (``output_version="responses/v1"``), or
     ``additional_kwargs["reasoning"]`` (``"v0"``). Its text is the summary's; the summary
     stays in the template only when one ``summary_text`` entry of that text would not give
-    it back, and goes back as kept while it still reads as the part's text."""
+    it back, and goes back as kept while it still reads as the part's text (a kept summary
+    that no longer does is refused: ``check_summary``)."""
 
     def read(self, block: dict[str, Any]) -> dict[str, str] | None:
         if block.get("type") != self.tag:
@@ -273,9 +274,28 @@ class SummaryShape(BlockShape):
                 f"{with_article(type(part).__name__)}",
                 path=at,
             )
-        if summary_text(block.get("summary")) != text:
+        # a content block's summary is checked before, at its metadata (_blocks); the item of
+        # additional_kwargs["reasoning"] comes with ``at`` = its part's metadata.langchain
+        self.check_summary(block, text, at)
+        if "summary" not in block:
             block["summary"] = [{"type": "summary_text", "text": text}]
         return block
+
+    def check_summary(self, template: dict[str, Any], text: str, at: str) -> None:
+        """A summary kept in the template must still join to the part's ``text``: written as
+        one ``summary_text`` entry instead, the part would read back without the kept
+        summary (other metadata), so ``not_representable`` at ``at``."""
+        if "summary" not in template or summary_text(template["summary"]) == text:
+            return
+        raise TraceError(
+            "not_representable",
+            f"the reasoning block kept for this part (metadata.langchain) holds the summary "
+            f"{short_repr(template['summary'])}, which does not join to the part's text "
+            f"{text!r}: written, the part would read back with other metadata; take "
+            "'summary' out of metadata.langchain.block to write the text as one "
+            "summary_text entry, or give the part the text the summary joins to",
+            path=at,
+        )
 
 
 def _is_data_url(value: Any) -> bool:
