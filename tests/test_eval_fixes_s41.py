@@ -744,3 +744,19 @@ def test_an_interrupted_run_resumed_gates_as_before(tmp_path: Path, server: Fake
     assert run_cases(tmp_path / "cases.jsonl", out, server.base_url, *PRICED)[0] == 0
     assert gate(out, policy(tmp_path, ALL_SLICES)) == (
         0, [], "tracebridge gate: passed (exit 0): 0 blocker(s)\n")
+
+
+def test_a_damaged_run_names_the_line_of_cases_jsonl_not_of_the_case_file(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    server.add(goal(True), goal(True))
+    path = tmp_path / "cases.json"  # a list on one line, after three blank lines
+    path.write_text("\n\n\n" + json.dumps([case("c1", critical=True),
+                                            case("c2", critical=True)]) + "\n")
+    out = tmp_path / "run"
+    assert run_cases(path, out, server.base_url, *PRICED)[0] == 0
+    results = out / "results.jsonl"
+    results.write_text(results.read_text().splitlines(keepends=True)[0])
+    line = (f"{out}/results.jsonl has no result for case 'c2' and {WITH_REFERENCE}, which "
+            f"cases.jsonl (line 2) gives the value 1.0: {DAMAGED}")
+    assert refusals(out, tmp_path)[0] == refused("gate", line)

@@ -211,6 +211,7 @@ def read_run(path: str | os.PathLike[str]) -> RunDir:
     except ValidationError as exc:
         raise RunDirError(f"{root / SUMMARY}: {_first(exc)}") from None
     rows: dict[str, CaseRow] = {}
+    at: dict[str, int] = {}  # the line of cases.jsonl each case's last row is on
     for number, value in _lines(root / CASES):
         try:
             row = CaseRow.model_validate(value)
@@ -218,6 +219,7 @@ def read_run(path: str | os.PathLike[str]) -> RunDir:
             raise RunDirError(f"{root / CASES}: line {number}: {_first(exc)}") from None
         rows.pop(row.case_id, None)  # appended as cases settle: the last row is the state
         rows[row.case_id] = row
+        at[row.case_id] = number
     results: dict[tuple[str, str], MetricResult] = {}
     cached: set[tuple[str, str]] = set()
     for number, value in _lines(root / RESULTS):
@@ -231,11 +233,11 @@ def read_run(path: str | os.PathLike[str]) -> RunDir:
         results[key] = result
         (cached.add if value.get("cached") is not None else cached.discard)(key)
     ordered = sorted(rows.values(), key=CaseRow.order)
-    _check_agree(root, ordered, results)
+    _check_agree(root, ordered, at, results)
     return RunDir(root, summary, raw, ordered, results, frozenset(cached))
 
 
-def _check_agree(root: Path, rows: list[CaseRow],
+def _check_agree(root: Path, rows: list[CaseRow], at: dict[str, int],
                  results: dict[tuple[str, str], MetricResult]) -> None:
     """Refuse a run directory whose ``cases.jsonl`` gives a case a value (or none, for a
     failed request) for a metric that has no row in ``results.jsonl``: that file was deleted,
@@ -246,7 +248,8 @@ def _check_agree(root: Path, rows: list[CaseRow],
             if (row.case_id, name) not in results:
                 raise RunDirError(
                     f"{root / RESULTS} has no result for case {row.case_id!r} and {name}, "
-                    f"which {CASES} ({row.place()}) gives the value {json.dumps(value)}: the run "
+                    f"which {CASES} (line {at[row.case_id]}) gives the value {json.dumps(value)}: "
+                    "the run "
                     "directory is damaged (a file deleted, cut short or replaced); run again "
                     "on it to redo what is missing, or use a new --out")
 
