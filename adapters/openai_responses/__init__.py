@@ -10,7 +10,8 @@ item                                   typed
 =====================================  ===================================================
 ``message`` user / system / developer  ``HumanMessage`` / ``SystemMessage(role=...)``
 ``message`` assistant                  the text and refusal parts of an ``AIMessage``
-``reasoning``                          a ``ReasoningPart`` of the ``AIMessage`` (summary text)
+``reasoning``                          a ``ReasoningPart`` of the ``AIMessage`` per text: the
+                                       summary's, the raw ``content``'s (marked)
 ``function_call``                      a ``ToolCall`` (``id`` = ``call_id``)
 ``custom_tool_call``                   a ``ToolCall(kind="custom", args={"input": text})``
 ``computer_call``, ``local_shell_call``,

@@ -207,7 +207,11 @@ class ItemReader(ItemPartReader):
 
     # -- the reply's other items --
 
-    def reasoning(self, data: dict[str, Any]) -> ReasoningPart:
+    def reasoning(self, data: dict[str, Any]) -> list[ReasoningPart]:
+        """A reasoning item's parts: its summary's text, and its raw reasoning text
+        (``content``), marked ``from: "content"``. An item with an empty summary is the one
+        part of its content; an item with both is two parts, the summary's (with the item's
+        id and kept keys) and then the content's (its mark alone: it continues that item)."""
         del data["type"]
         # The Agents SDK replays reasoning without its id (RunConfig(reasoning_item_id_policy=
         # "omit")): None marks one read so, for the writer, and tells it from a reasoning part
@@ -221,22 +225,60 @@ class ItemReader(ItemPartReader):
                 "malformed_event", path, f"a reasoning item needs a 'summary' list, got "
                 f"{described(listed)}"
             )
+        texts = self.entry_texts(listed, path, "summary_text", "a summary part")
+        raw = self.raw_reasoning(data)
+        if raw is not None and not listed:  # the raw text is the item's one part
+            text, mark = raw
+            namespace.update(mark)
+        else:
+            text = "\n\n".join(texts)
+            if not _plain(listed):
+                namespace["summary"] = self.kept(listed, path)
+        if data:
+            namespace["fields"] = self.kept(data, self.root)
+        parts = [ReasoningPart(text=text, metadata={self.source: namespace})]
+        if raw is not None and listed:  # the raw text after the summary's, of the same item
+            text, mark = raw
+            parts.append(ReasoningPart(text=text, metadata={self.source: mark}))
+        return parts
+
+    def raw_reasoning(self, data: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """The raw reasoning text of a reasoning item (its ``content``: a list of
+        ``reasoning_text`` parts, joined as the summary's are) and the mark of its part
+        (``from: "content"``, and the list as ``content`` when it is not one plain entry).
+        None for an item without any (no ``content``, ``null`` or ``[]``: kept in
+        ``fields``)."""
+        listed = data.get("content")
+        if listed is None or (isinstance(listed, list) and not listed):
+            return None
+        path = f"{self.root}.content"
+        if not isinstance(listed, list):
+            self.fail(
+                "malformed_event", path, f"a reasoning item's 'content' is a list of "
+                f"reasoning_text parts, got {described(listed)}"
+            )
+        del data["content"]
+        texts = self.entry_texts(listed, path, "reasoning_text", "a reasoning content part")
+        mark: dict[str, Any] = {"from": "content"}
+        if not _plain(listed):
+            mark["content"] = self.kept(listed, path)
+        return "\n\n".join(texts), mark
+
+    def entry_texts(self, listed: list[Any], path: str, kind: str, what: str) -> list[str]:
+        """The texts of a reasoning item's ``summary`` or ``content`` list: each entry is
+        ``{"type": kind, "text": <string>}`` (other keys kept with the list), or
+        ``malformed_event`` at it."""
         texts = []
         for k, entry in enumerate(listed):
-            summary = self.mapping(entry, f"{path}[{k}]", "a summary part")
-            if summary.get("type") != "summary_text" or type(summary.get("text")) is not str:
+            checked = self.mapping(entry, f"{path}[{k}]", what)
+            if checked.get("type") != kind or type(checked.get("text")) is not str:
                 self.fail(
                     "malformed_event",
                     f"{path}[{k}]",
-                    f"expected {{'type': 'summary_text', 'text': <string>}}, got "
-                    f"{described(entry)}",
+                    f"expected {{'type': {kind!r}, 'text': <string>}}, got {described(entry)}",
                 )
-            texts.append(summary["text"])
-        if len(listed) != 1 or len(listed[0]) != 2:
-            namespace["summary"] = self.kept(listed, path)
-        if data:
-            namespace["fields"] = self.kept(data, self.root)
-        return ReasoningPart(text="\n\n".join(texts), metadata={self.source: namespace})
+            texts.append(checked["text"])
+        return texts
 
     def call(self, data: dict[str, Any], kind: str) -> ToolCall:
         """A call the application runs: function, custom, or another kind (computer, shell)."""
@@ -349,6 +391,12 @@ class ItemReader(ItemPartReader):
         except RecursionError:  # plain JSON, nested deeper than Python's json writes
             self.fail("unserializable_value", path, "a value nested past Python's depth: it "
                       "has no JSON text here")
+
+
+def _plain(listed: list[Any]) -> bool:
+    """Whether a reasoning item's ``summary`` or ``content`` list is the one the writer
+    writes for a part's text by itself: one entry of ``type`` and ``text`` alone."""
+    return len(listed) == 1 and len(listed[0]) == 2
 
 
 def spelled_json(value: Any) -> str:

@@ -64,7 +64,7 @@ def listed_items(
             items.append(("message", item, f".content[{start}]" if end > start else ""))
             k += 1
         if part is not None and j not in covered:
-            items.append(writer.own_item(part, j))
+            writer.add_own_item(items, parts, j)
     return items
 
 

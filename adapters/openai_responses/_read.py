@@ -289,7 +289,7 @@ class _Conversation:
                 not self.reply.waiting
             ):
                 self.flush()  # reasoning comes before the message it leads to: the next reply
-            self.open_reply(j, True).content.append(reader.reasoning(data))
+            self.open_reply(j, True).content.extend(reader.reasoning(data))
         elif kind in OPAQUE_REPLY_ITEMS:
             self.open_reply(j, True).content.append(reader.whole(data))
         elif kind in OPAQUE_INPUT_ITEMS:

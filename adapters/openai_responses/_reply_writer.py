@@ -247,16 +247,81 @@ class ReplyWriter(ItemPartWriter):
                 ), f".content[{j}]" if j in spoken else ""))
             if part is None or j in spoken:
                 continue
-            items.append(self.own_item(part, j))
+            self.add_own_item(items, parts, j)
         return items
 
-    def own_item(self, part: Part, j: int) -> tuple[str, dict[str, Any] | None, str]:
-        """The item the reply's part ``content[j]`` stands for: reasoning, or a kept item."""
+    def add_own_item(
+        self, items: list[tuple[str, dict[str, Any] | None, str]], parts: list[Part], j: int
+    ) -> None:
+        """Adds the item the reply's part ``content[j]`` stands for to ``items``; a part
+        that continues the reasoning item before it (its raw text) is written in that item."""
+        if self.continues(parts[j], j):
+            self.check_continued(items, parts, j)
+            return
+        raw = None
+        if j + 1 < len(parts) and self.continues(parts[j + 1], j + 1):
+            raw = parts[j + 1]
+        items.append(self.own_item(parts[j], j, raw))
+
+    def own_item(
+        self, part: Part, j: int, raw: Part | None = None
+    ) -> tuple[str, dict[str, Any] | None, str]:
+        """The item the reply's part ``content[j]`` stands for: reasoning (``raw``: the part
+        after it that holds the item's raw reasoning text), or a kept item."""
         path = f".content[{j}]"
         if isinstance(part, ReasoningPart):
-            return "reasoning", self.reasoning(part, path), path
+            assert raw is None or isinstance(raw, ReasoningPart)  # (continues)
+            return "reasoning", self.reasoning(part, j, raw), path
         assert isinstance(part, OpaquePart)  # is_item_part: an item kept whole
         return "kept", self.kept_item(part, path, OPAQUE_REPLY_ITEMS), path
+
+    def from_content(self, part: Part, j: int) -> bool:
+        """Whether ``part`` is a reasoning part read from a reasoning item's raw reasoning
+        text (its ``content``), marked ``from: "content"``."""
+        if not isinstance(part, ReasoningPart):
+            return False
+        mark = self.namespace(part.metadata).get("from")
+        if mark not in (None, "content"):
+            self.malformed(
+                f"metadata.{self.source}.from marks a reasoning part read from a reasoning "
+                f"item's content ('content'), as to_messages writes it; got {short_repr(mark)}",
+                f".content[{j}].metadata.{self.source}.from",
+            )
+        return mark == "content"
+
+    def continues(self, part: Part, j: int) -> bool:
+        """Whether ``part`` holds the raw reasoning text of the reasoning item of the part
+        before it (read from an item with a summary and content): marked, without an id."""
+        return self.from_content(part, j) and "id" not in self.namespace(part.metadata)
+
+    def check_continued(
+        self, items: list[tuple[str, dict[str, Any] | None, str]], parts: list[Part], j: int
+    ) -> None:
+        """Refuse a part marked as continuing a reasoning item (``content[j]``) that does
+        not come right after the summary's part of one, or that keeps more than its mark."""
+        where = f".content[{j}].metadata.{self.source}"
+        previous = parts[j - 1] if j else None
+        opens = (
+            isinstance(previous, ReasoningPart)
+            and "id" in self.namespace(previous.metadata)
+            and not self.from_content(previous, j - 1)
+        )
+        if not (opens and items and items[-1][0] == "reasoning"
+                and items[-1][2] == f".content[{j - 1}]"):
+            self.malformed(
+                "a reasoning part marked from: 'content' without an id holds the raw reasoning "
+                "text of the reasoning item whose summary the part right before it holds, as "
+                "to_messages reads an item with both; there is none before it",
+                where,
+            )
+        other = sorted(set(self.namespace(parts[j].metadata)) - {"from", "content"})
+        if other:
+            self.malformed(
+                f"a reasoning part that continues the item before it keeps its mark (from) and "
+                f"its content list alone; the item's keys are on the summary's part, got "
+                f"{other[0]!r}",
+                f"{where}.{other[0]}",
+            )
 
     def kept_item(self, part: OpaquePart, path: str, kinds: Sequence[str]) -> dict[str, Any]:
         """An item kept whole (an opaque part marked ``item``), written back as it is: one
@@ -497,7 +562,13 @@ class ReplyWriter(ItemPartWriter):
                             "back as a typed citation (the reader keeps only other annotations "
                             "there; a citation is one of AIMessage.citations)", f"{path}[{k}]")
 
-    def reasoning(self, part: ReasoningPart, path: str) -> dict[str, Any] | None:
+    def reasoning(
+        self, part: ReasoningPart, j: int, raw: ReasoningPart | None = None
+    ) -> dict[str, Any] | None:
+        """The reasoning item the part ``content[j]`` stands for: its text the summary, or
+        the raw reasoning text (``content``) of a part marked ``from: "content"``; ``raw``,
+        the part after it that holds the item's raw text."""
+        path = f".content[{j}]"
         namespace = self.namespace(part.metadata)
         item_id = namespace.get("id")
         # {"id": None}: read from an item without one (the Agents SDK's "omit" policy)
@@ -510,31 +581,56 @@ class ReplyWriter(ItemPartWriter):
                 "reasoning",
             )
             return None
-        summary = namespace.get("summary")
-        if summary is not None:
-            self.check_summary(summary, f"{path}.metadata.{self.source}.summary")
-        if summary is None or "\n\n".join(entry["text"] for entry in summary) != part.text:
-            # none kept, or the text was changed since: the summary is the text
-            summary = [{"type": "summary_text", "text": part.text}]
-        out = {"type": "reasoning", "id": item_id, "summary": summary}
+        out: dict[str, Any] = {"type": "reasoning", "id": item_id}
+        if self.from_content(part, j):
+            if "summary" in namespace:
+                self.malformed(
+                    "a reasoning part read from a reasoning item's content (from: 'content', "
+                    "with its id) stands for an item whose summary is empty: a kept summary "
+                    "beside it would be lost",
+                    f"{path}.metadata.{self.source}.summary",
+                )
+            out["summary"] = []
+            out["content"] = self.entries(part, path, "content", "reasoning_text")
+        else:
+            out["summary"] = self.entries(part, path, "summary", "summary_text")
+            if raw is not None:
+                out["content"] = self.entries(raw, f".content[{j + 1}]", "content",
+                                              "reasoning_text")
         if omitted:
             del out["id"]  # written as it was read: without one
-        # the reader takes any id (a string, or refuses it)
-        return self.with_fields(out, namespace, path, taken_always(("id",)))
+        # the reader takes any id (a string, or refuses it), and a content list with entries
+        return self.with_fields(out, namespace, path, lambda key, value: key == "id" or (
+            key == "content" and value not in (None, [])
+        ))
 
-    def check_summary(self, summary: Any, path: str) -> None:
-        """Refuse a kept reasoning summary the reader would refuse: it keeps a list of
-        ``summary_text`` objects, each with a string ``text``."""
-        if not isinstance(summary, list):
-            self.malformed(f"a kept reasoning summary is a list of summary_text objects, as "
-                           f"to_messages writes it; got {short_repr(summary)}", path)
-        for k, entry in enumerate(summary):
+    def entries(
+        self, part: ReasoningPart, path: str, key: str, kind: str
+    ) -> list[dict[str, Any]]:
+        """A reasoning item's ``summary`` or ``content`` list (``key``; entries of ``kind``)
+        for ``part``'s text: the kept list, unless the text was changed since (or none is
+        kept: the one plain entry)."""
+        listed = self.namespace(part.metadata).get(key)
+        if listed is not None:
+            self.check_entries(listed, f"{path}.metadata.{self.source}.{key}", key, kind)
+        if listed is None or "\n\n".join(entry["text"] for entry in listed) != part.text:
+            # none kept, or the text was changed since: the one entry is the text
+            listed = [{"type": kind, "text": part.text}]
+        return listed
+
+    def check_entries(self, listed: Any, path: str, key: str, kind: str) -> None:
+        """Refuse a kept reasoning ``summary`` or ``content`` list the reader would refuse:
+        it keeps a list of ``kind`` objects, each with a string ``text``."""
+        if not isinstance(listed, list):
+            self.malformed(f"a kept reasoning {key} is a list of {kind} objects, as "
+                           f"to_messages writes it; got {short_repr(listed)}", path)
+        for k, entry in enumerate(listed):
             if not (
                 isinstance(entry, dict)
-                and entry.get("type") == "summary_text"
+                and entry.get("type") == kind
                 and type(entry.get("text")) is str
             ):
-                self.malformed(f"a kept reasoning summary entry is {{'type': 'summary_text', "
+                self.malformed(f"a kept reasoning {key} entry is {{'type': {kind!r}, "
                                f"'text': <string>}}, as to_messages writes it; got "
                                f"{short_repr(entry)}", f"{path}[{k}]")
 
