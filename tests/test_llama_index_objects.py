@@ -34,7 +34,7 @@ def test_a_chat_message_dumps_as_pydantic_dumps_it(messages: list[Message]) -> N
 
 def test_what_is_not_plain_is_left_to_pydantic() -> None:
     odd = [
-        ChatMessage(role="user", content="hi", additional_kwargs={"n": 1, "seen": b"\x00"}),
+        ChatMessage(role="user", content="hi", additional_kwargs={"n": 1, "seen": [0.5, None]}),
         ChatMessage(role="assistant", blocks=[
             ToolCallBlock(tool_call_id="c", tool_name="f", tool_kwargs={"a": {"b": 1.5}}),
             ToolCallBlock(tool_call_id=None, tool_name="g", tool_kwargs='{"x": 1}'),
