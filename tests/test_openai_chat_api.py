@@ -479,6 +479,7 @@ def test_the_droppable_losses_are_named() -> None:
         "custom_calls",
         "unanswered_calls",
         "opaque_parts",
+        "audio_parts",
     )
 
 

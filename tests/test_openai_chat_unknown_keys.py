@@ -51,9 +51,9 @@ GOLDEN = Path(__file__).resolve().parents[1] / "golden_traces"
 ADAPTERS = [pytest.param(openai_chat, id="openai_chat"), pytest.param(swarm, id="swarm")]
 H = HumanMessage(content="q")
 KEEPS = {
-    "user": "fields",
-    "assistant": "annotations, content, fields, refusal",
-    "tool": "fields",
+    "user": "content_parts, fields, joined",
+    "assistant": "annotations, content, content_parts, fields, joined, refusal",
+    "tool": "content_parts, fields, joined",
     "function": "content, fields",
 }
 
@@ -131,7 +131,8 @@ def test_an_assistant_key_on_another_role_is_refused(
     message = message.model_copy(update={"metadata": {ns: message.metadata["NS"]}})
     what = {"user": "a user message", "system": "a system message",
             "developer": "a developer message"}[role]
-    unknown_key(adapter, [message], 0, f"messages[0].metadata.{ns}.{key}", key, what, "fields")
+    unknown_key(adapter, [message], 0, f"messages[0].metadata.{ns}.{key}", key, what,
+                KEEPS["user"])  # (a system or developer message keeps what a user one does)
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)

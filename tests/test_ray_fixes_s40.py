@@ -288,7 +288,8 @@ def test_a_bad_line_of_an_otel_jsonl_file_is_not_json_as_on_the_command_line(
 @pytest.mark.parametrize(("options", "message"), [
     ({"target": "openai_chat", "target_options": {"drop": "is_error"}},
      "target_options: drop takes a list of names from is_error, reasoning, mime_types, "
-     "refusals, citations, custom_calls, unanswered_calls, opaque_parts, got 'is_error'"),
+     "refusals, citations, custom_calls, unanswered_calls, opaque_parts, audio_parts, got "
+     "'is_error'"),
     ({"target": "openai_chat", "target_options": {"foo": 1}},
      "target_options: openai_chat's writer has no option 'foo' (known: drop)"),
     ({"target": "langchain", "target_options": {"form": "xyz"}},

@@ -20,13 +20,17 @@ What the typed fields do not hold is kept under ``metadata["openai_chat"]``:
 * ``content``: ``"null"`` or ``"absent"`` when an empty content was ``None`` or missing;
 * ``refusal``: how a refusal was spelled, when not as ``content: null`` + ``refusal``;
 * ``annotations``: the annotation list, when it was ``[]`` or held other annotation types;
+* ``content_parts``/``joined``: a stored message's parts (``chat.completions.messages.list``)
+  were read from ``content_parts`` (they are the content), and the ``content`` beside them
+  when it is not their text joined by newlines;
 * ``fields``: every other source key, verbatim (null-valued ``refusal``/``audio``/
   ``annotations``/``tool_calls``/``function_call``/``name``, unknown keys);
 * on a ToolCall: ``arguments`` (the exact argument text when ``json.dumps(args)`` would spell
   it differently, ``""`` included), ``fields``/``inner`` (unknown keys of the call and of its
   ``function``/``custom`` object);
 * on a part: ``fields``/``inner`` (unknown keys of the part and of its inner object), ``format``
-  (an audio format the table spells otherwise, such as ``"mpeg"``), ``verbatim`` (an
+  (an audio format the table spells otherwise, such as ``"mpeg"``, or one the API does not
+  take, such as ``"ogg"``: only a part read in it is written in it), ``verbatim`` (an
   ``OpaquePart``: a part the API does not take in that role, kept whole);
 * on a Citation / the AudioReference: ``fields``/``inner`` (their unknown keys and null values).
 
@@ -49,7 +53,7 @@ from pydantic import BaseModel
 from tracebridge.messages import Message
 from tracebridge.options import AdapterOptions
 
-from ._parts import STRING_ROLES
+from ._parts import API_AUDIO_FORMATS, STRING_ROLES
 from ._read import (
     ROLES,
     Dialect,
@@ -77,7 +81,9 @@ NAME = "openai_chat"
 options = AdapterOptions(NAME)
 """What ``to_messages`` and ``from_messages`` accept (``reader`` and ``writer``)."""
 
-OPENAI = Dialect(NAME, {role: "name" for role in ROLES}, REASONING_KEYS, STRING_ROLES)
+OPENAI = Dialect(
+    NAME, {role: "name" for role in ROLES}, REASONING_KEYS, STRING_ROLES, API_AUDIO_FORMATS
+)
 
 # What an assistant message may carry instead of content (the audio guide sends back
 # ``{"role": "assistant", "audio": {"id": ...}}``).
@@ -102,7 +108,8 @@ def from_messages(messages: Any, *, drop: Collection[str] = ()) -> list[dict[str
     message), ``citations`` (a citation's cited text), ``custom_calls`` (an id-less custom
     call, written as a function call with args ``{"input": text}``), ``unanswered_calls`` (a
     call no result answers: its arguments did not parse, or the conversation ends before
-    it), ``opaque_parts`` (a block from another format). Without it they raise
+    it), ``opaque_parts`` (a block from another format), ``audio_parts`` (an audio part in a
+    format the API does not take: ``input_audio`` takes wav and mp3). Without it they raise
     ``not_representable``. The conversation rules are checked first, so what is written is
     in the order the API takes (each tool result right after the call it answers). Message ids are
     provenance, not content (other adapters' metadata is not carried either): they are not

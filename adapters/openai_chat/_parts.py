@@ -47,7 +47,16 @@ from tracebridge.messages import (
 
 from ._write_keys import PART_KEYS, PART_NAMES, refuse_unknown, refuse_untyped
 
-__all__ = ["PART_TYPES", "STRING_ROLES", "PartReader", "PartWriter", "described", "is_plain"]
+__all__ = [
+    "API_AUDIO_FORMATS",
+    "PART_TYPES",
+    "STRING_ROLES",
+    "PartReader",
+    "PartWriter",
+    "described",
+    "is_plain",
+    "joined_text",
+]
 
 PART_TYPES: Mapping[str, tuple[str, ...]] = {
     "user": ("text", "image_url", "input_audio", "file"),
@@ -68,6 +77,13 @@ a list of parts: the legacy ``function`` message (``ChatCompletionFunctionMessag
 (``Dialect.string_roles``)."""
 
 
+API_AUDIO_FORMATS = ("wav", "mp3")
+"""The ``input_audio.format`` names the Chat Completions API takes (the SDK's
+``ChatCompletionContentPartInputAudioParam``). The openai_chat and swarm dialects keep any
+other name a part is read in (``metadata.format``), and write another name only for a part
+that keeps it (``Dialect.audio_formats``)."""
+
+
 DROP_EFFECTS: Mapping[str, str] = {
     "custom_calls": "write it as a function call with args {'input': text}",
 }
@@ -82,6 +98,11 @@ def drop_effect(option: str) -> str:
 
 class PartReader:
     """Reads parts of the message at one index of a trace."""
+
+    audio_formats: tuple[str, ...] | None = None
+    """The audio formats the API takes (``API_AUDIO_FORMATS``): a part read in another one
+    keeps it (``metadata.format``), so that only it is written back so. None: only a name
+    the table spells otherwise is kept (the formats of other writers built on this one)."""
 
     def __init__(self, source: str, index: int) -> None:
         self.source = source
@@ -221,8 +242,11 @@ class PartReader:
         audio = self.string(inner, "data", f"{path}.input_audio")
         spelled = self.string(inner, "format", f"{path}.input_audio")
         mime_type = audio_mime_type(spelled)
-        if audio_format(mime_type) != spelled:
-            namespace["format"] = spelled  # "mpeg", "pcm": the table spells them otherwise
+        taken = self.audio_formats is None or spelled in self.audio_formats
+        if audio_format(mime_type) != spelled or not taken:
+            # "mpeg", "pcm": the table spells them otherwise; "ogg", "flac": the API takes
+            # neither, and only a part read so is written so
+            namespace["format"] = spelled
         return {"data": audio, "mime_type": mime_type}
 
     def file_fields(
@@ -285,6 +309,10 @@ class PartWriter:
     string_roles: frozenset[str] = frozenset()
     """The roles whose content is written only as a string (``STRING_ROLES``): the openai_chat
     and swarm writer's; none for writers of other formats."""
+
+    audio_formats: tuple[str, ...] | None = None
+    """The audio formats written for a part that keeps no other one (``API_AUDIO_FORMATS``):
+    the openai_chat and swarm writer's; None (any name) for writers of other formats."""
 
     def __init__(self, source: str, index: int, drop: Collection[str]) -> None:
         self.source = source
@@ -441,7 +469,11 @@ class PartWriter:
             self.check_kept(inner, image, f"{kept}.inner", _read_as_detail)
             out = {"type": "image_url", "image_url": {**inner, **image}}
         elif isinstance(part, AudioPart):
-            audio = {"data": self.audio_data(part, path), "format": self.audio_format(part, path)}
+            data = self.audio_data(part, path)
+            spelled = self.audio_format(part, path)
+            if spelled is None:
+                return None  # (drop=["audio_parts"])
+            audio = {"data": data, "format": spelled}
             self.check_kept(inner, audio, f"{kept}.inner")
             out = {"type": "input_audio", "input_audio": {**inner, **audio}}
         elif isinstance(part, FilePart):
@@ -534,8 +566,9 @@ class PartWriter:
             )
         return part.data
 
-    def audio_format(self, part: AudioPart, path: str) -> str:
-        """The format name: the source's own spelling while it still names the mime type."""
+    def audio_format(self, part: AudioPart, path: str) -> str | None:
+        """The format name: the source's own spelling while it still names the mime type;
+        None when the caller left out a part in a format the API does not take."""
         mime = part.mime_type
         namespace = self.namespace(part.metadata)
         spelled = namespace.get("format")
@@ -551,6 +584,16 @@ class PartWriter:
                 f"mime_type={mime!r})",
                 path,
             )
+        if self.audio_formats is not None and name not in self.audio_formats:
+            self.lose(
+                f"{self.FORMAT} takes input_audio only in the formats "
+                f"{' and '.join(self.audio_formats)}, not {name!r} (mime_type {mime!r}; "
+                f"only a part read from {with_article(self.FORMAT)} trace in another format "
+                "is written back in it)",
+                path,
+                "audio_parts",
+            )
+            return None
         return name
 
     def file(self, part: FilePart, path: str) -> dict[str, Any]:
@@ -581,6 +624,16 @@ class PartWriter:
 def _same_audio(spelled: str, mime_type: str) -> bool:
     return canonical_audio_mime_type(audio_mime_type(spelled)) == canonical_audio_mime_type(
         mime_type
+    )
+
+
+def joined_text(parts: list[Any]) -> str:
+    """The text of a stored message's ``content_parts`` joined, as its ``content`` gives it
+    (``"text"`` parts, typed or written, joined by newlines, as ``Message.text`` joins)."""
+    return "\n".join(
+        part.text if isinstance(part, TextPart) else part["text"]
+        for part in parts
+        if isinstance(part, TextPart) or (isinstance(part, dict) and part.get("type") == "text")
     )
 
 

@@ -23,13 +23,14 @@ from tracebridge.messages import (
     Content,
     HumanMessage,
     Message,
+    Part,
     SystemMessage,
     ToolCall,
     ToolMessage,
 )
 from tracebridge.validation import surely_valid, validate
 
-from ._parts import described
+from ._parts import described, joined_text
 from ._reply import ReplyReader
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
@@ -55,6 +56,10 @@ class Dialect:
     """The roles whose content is only a string or null (``_parts.STRING_ROLES``): a list of
     parts there is refused, read or written; none for a dialect whose messages hold parts in
     every role (otel's flat messages)."""
+    audio_formats: tuple[str, ...] | None = None
+    """The ``input_audio`` formats the API takes (``_parts.API_AUDIO_FORMATS``): a part read
+    in another keeps its name, and only such a part is written in one; None for a dialect
+    that writes any name (otel's flat messages)."""
 
 
 T = TypeVar("T")
@@ -371,6 +376,7 @@ class _Reader(ReplyReader):
         super().__init__(dialect.source, index)
         self.dialect = dialect
         self.trace = trace
+        self.audio_formats = dialect.audio_formats
 
     # -- messages --
 
@@ -603,6 +609,8 @@ class _Reader(ReplyReader):
         return any(is_delta(item) for k, item in enumerate(trace) if k != self.index)
 
     def content(self, data: dict[str, Any], role: str, namespace: dict[str, Any]) -> Content:
+        if data.get("content_parts") is not None:
+            return self.stored_parts(data, role, namespace)
         path = f"{self.root}.content"
         if "content" not in data:
             if role != "assistant":
@@ -623,21 +631,48 @@ class _Reader(ReplyReader):
         if type(value) is str:
             return value
         if isinstance(value, list):
-            if role in self.dialect.string_roles:
-                # as a null content where the API takes none: a shape of the whole content
-                # the role does not take (no part of it is one the API takes there)
-                self.fail(
-                    "malformed_event",
-                    path,
-                    f"{with_article(role)} message's content is a string or null, not a list "
-                    f"of parts; got {described(value)}",
-                )
-            return [self.part(part, f"{path}[{j}]", role) for j, part in enumerate(value)]
+            return self.parts(value, path, role)
         self.fail(
             "malformed_event",
             path,
             f"expected a string, None or a list of parts, got {described(value)}",
         )
+
+    def parts(self, value: list[Any], path: str, role: str) -> list[Part]:
+        if role in self.dialect.string_roles:
+            # as a null content where the API takes none: a shape of the whole content
+            # the role does not take (no part of it is one the API takes there)
+            self.fail(
+                "malformed_event",
+                path,
+                f"{with_article(role)} message's content is a string or null, not a list "
+                f"of parts; got {described(value)}",
+            )
+        return [self.part(part, f"{path}[{j}]", role) for j, part in enumerate(value)]
+
+    def stored_parts(self, data: dict[str, Any], role: str, namespace: dict[str, Any]) -> Content:
+        """A stored message's content (``chat.completions.messages.list``): the parts the
+        request gave, in ``content_parts``, beside their text joined in ``content``. The parts
+        are the content (``content_parts: true`` says where they go back); the joined text is
+        kept (``joined``) only when it is not what ``joined_text`` gives."""
+        listed = data.pop("content_parts")
+        path = f"{self.root}.content_parts"
+        if not isinstance(listed, list):
+            self.fail("malformed_event", path,
+                      f"expected a list of parts or None, got {described(listed)}")
+        if "content" not in data:
+            self.fail("malformed_event", f"{self.root}.content",
+                      "a message with content_parts needs 'content' (their text joined)")
+        joined = data.pop("content")
+        if joined is not None and type(joined) is not str:
+            self.fail("malformed_event", f"{self.root}.content",
+                      "expected a string or None beside content_parts (their text joined), "
+                      f"got {described(joined)}")
+        parts = self.parts(listed, path, role)
+        namespace["content_parts"] = True
+        if joined != joined_text(parts):
+            namespace["joined"] = joined
+        return parts
 
     def name(self, data: dict[str, Any], key: str) -> str | None:
         if key not in data or data[key] is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Collection, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from tracebridge._drop import check_drop
 from tracebridge._gc import pause_gc, resume_gc
@@ -24,7 +24,7 @@ from tracebridge.messages import (
 )
 from tracebridge.validation import validate
 
-from ._parts import is_plain
+from ._parts import is_plain, joined_text
 from ._read import (
     Dialect,
     dumps,
@@ -43,6 +43,7 @@ from ._write_keys import (
     check_call,
     check_reply,
     refuse_unknown,
+    refuse_untyped,
 )
 
 DROPPABLE = (
@@ -54,6 +55,7 @@ DROPPABLE = (
     "custom_calls",
     "unanswered_calls",
     "opaque_parts",
+    "audio_parts",
 )
 """What ``from_messages(drop=...)`` may leave out: the format has no place for them."""
 
@@ -165,6 +167,8 @@ def reader_maps(
     def maps(key: str, value: Any) -> bool:
         if key == "content" or refused_anywhere(key, value):
             return True
+        if key == "content_parts":
+            return value is not None  # a stored message's parts: its content
         if key in reasoning:
             return type(value) is str
         return key in mapped and value is not None and not (key == "tool_calls" and value == [])
@@ -382,6 +386,7 @@ class _Writer(ReplyWriter):
         self.unanswered = unanswered
         self.reasoning_keys = dialect.reasoning_keys
         self.string_roles = dialect.string_roles
+        self.audio_formats = dialect.audio_formats
 
     def message(self, message: AnyMessage) -> dict[str, Any]:
         namespace = self.namespace(message.metadata)
@@ -453,7 +458,49 @@ class _Writer(ReplyWriter):
                                f".metadata.{self.source}")
             if "refusal" in namespace:  # an assistant's, by now
                 check_reply(self, namespace, out, f".metadata.{self.source}")
+        if "content_parts" in namespace or "joined" in namespace:
+            self.stored_parts(namespace, out, isinstance(message.content, list))
         return out
+
+    def stored_parts(self, namespace: dict[str, Any], out: dict[str, Any], listed: bool) -> None:
+        """Write the parts of a message read from a stored message (``content_parts: true``)
+        where they were: in ``content_parts``, with their text joined in ``content`` (the
+        kept ``joined`` text when there is one). ``listed``: whether the typed content is a
+        list of parts."""
+        where = f".metadata.{self.source}"
+        marker = namespace.get("content_parts")
+        if marker is not True:
+            if "content_parts" in namespace:
+                refuse_untyped(self, marker, "true", "the parts were read from content_parts",
+                               f"{where}.content_parts")
+            self.refuse(
+                f"the kept joined text {short_repr(namespace['joined'])} without "
+                "content_parts: true: the reader keeps it only beside the parts of a stored "
+                "message, and nothing else writes it, so it would be lost",
+                f"{where}.joined",
+            )
+        parts = out.get("content")
+        if parts == "" and listed:
+            parts = []  # every part was left out by name (drop=...)
+        if not isinstance(parts, list):
+            self.refuse(
+                f"content_parts: true (the parts go back to content_parts) beside a content "
+                f"not written as parts ({short_repr(parts)}): the reader keeps it only "
+                "beside a list of parts, so it would be lost",
+                f"{where}.content_parts",
+            )
+        if "content_parts" in out:
+            self.refuse(
+                "the kept key 'content_parts' beside content_parts: true: written, it would "
+                "replace the message's parts",
+                f"{where}.fields.content_parts",
+            )
+        joined = namespace.get("joined", joined_text(parts))
+        if joined is not None and type(joined) is not str:
+            refuse_untyped(self, joined, "a string or null", "the parts' text as the source "
+                           "joined it", f"{where}.joined")
+        out["content"] = joined
+        out["content_parts"] = parts
 
     def split_reasoning(self, message: AIMessage) -> tuple[AIMessage, dict[str, str]]:
         """The message without its first part, a reasoning part marked as read from a
@@ -556,11 +603,26 @@ class _Writer(ReplyWriter):
             if namespace and self.known_keys:
                 check_call(self, namespace, "legacy", f".tool_calls[{k}]")
         else:
+            self.refuse_idless(kept)
+
+    def refuse_idless(self, kept: list[tuple[int, ToolCall]]) -> NoReturn:
+        """Refuse the written calls ``kept`` (positions and calls) when some lack an id and
+        they are not one lone call: only the legacy ``function_call`` is written without an
+        id, and it holds one call with nothing beside it."""
+        idless = [k for k, call in kept if call.id is None]
+        with_ids = len(kept) - len(idless)
+        if not with_ids:
             self.refuse(
-                f"{len(kept)} tool calls without ids: only the legacy function_call "
+                f"{len(idless)} tool calls without ids: only the legacy function_call "
                 "pairs by position, and it holds one call",
                 ".tool_calls",
             )
+        self.refuse(
+            f"{_calls(len(idless))} without an id beside {_calls(with_ids)} with one: calls "
+            "with ids are written as tool_calls, where each needs its id, and only the legacy "
+            "function_call (one call, nothing beside it) is written without one",
+            f".tool_calls[{idless[0]}].id",
+        )
 
     def answerable(self, call: ToolCall, k: int) -> bool:
         """False for a call the caller chose to leave out because it was never answered."""
@@ -627,6 +689,10 @@ class _OwnWriter(_Writer):
     flat messages) keep other keys there, and check them themselves."""
 
     known_keys = True
+
+
+def _calls(count: int) -> str:
+    return f"{count} tool call" if count == 1 else f"{count} tool calls"
 
 
 def _arguments(call: ToolCall, spelled: Any) -> str:

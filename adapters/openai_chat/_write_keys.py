@@ -42,17 +42,20 @@ __all__ = [
     "refuse_untyped",
 ]
 
+_STORED = ("content_parts", "joined")
 MESSAGE_KEYS: Mapping[str, frozenset[str]] = {
-    "system": frozenset(("fields",)),
-    "developer": frozenset(("fields",)),
-    "user": frozenset(("fields",)),
-    "tool": frozenset(("fields",)),
+    "system": frozenset(("fields", *_STORED)),
+    "developer": frozenset(("fields", *_STORED)),
+    "user": frozenset(("fields", *_STORED)),
+    "tool": frozenset(("fields", *_STORED)),
     "function": frozenset(("fields", "content")),
-    "assistant": frozenset(("fields", "content", "refusal", "annotations")),
+    "assistant": frozenset(("fields", "content", "refusal", "annotations", *_STORED)),
 }
 """Per role written, what the reader keeps on such a message: ``fields`` everywhere, the
 ``content`` form of an empty content where a null or absent one is read (assistant, function),
-and an assistant's refusal spelling and annotation layout."""
+an assistant's refusal spelling and annotation layout, and where a stored message's parts
+were read (``content_parts``) with their joined text when it is not the usual one
+(``joined``) on the roles that take parts."""
 
 PART_KEYS: Mapping[str, frozenset[str]] = {
     "text": frozenset(("fields",)),

@@ -15,9 +15,9 @@ kept as given, and ``handoffs()`` follows the agents through the handoffs.
 
 Everything else works as in ``openai_chat`` (this module reuses it), with metadata kept under
 ``metadata["swarm"]``. ``to_messages`` takes the history list (``Response.messages``, or the
-user's messages followed by them); the ``{"messages", "agent", "context_variables"}`` wrapper
-is rejected with a pointer to its ``messages``, since agents and context variables are not
-messages.
+user's messages followed by them); the ``{"messages", "agent", "context_variables"}`` wrapper,
+and the ``Response`` object it is the record of, are rejected with a pointer to its
+``messages``, since agents and context variables are not messages.
 
 >>> from tracebridge.adapters import swarm
 >>> history = [{"role": "user", "content": "hi"},
@@ -45,7 +45,7 @@ from tracebridge.messages import (
 from tracebridge.options import AdapterOptions
 
 from .. import openai_chat
-from ..openai_chat._parts import STRING_ROLES
+from ..openai_chat._parts import API_AUDIO_FORMATS, STRING_ROLES
 from ..openai_chat._read import has_swarm_keys, is_sdk_message, read_trace
 from ..openai_chat._reply import REASONING_KEYS
 from ..openai_chat._write import write_trace
@@ -70,11 +70,23 @@ _NAME_KEYS = {role: "name" for role in openai_chat.ROLES} | {
     "assistant": "sender",
     "tool": "tool_name",
 }
-SWARM = openai_chat.Dialect(NAME, _NAME_KEYS, REASONING_KEYS, STRING_ROLES)
+SWARM = openai_chat.Dialect(NAME, _NAME_KEYS, REASONING_KEYS, STRING_ROLES, API_AUDIO_FORMATS)
 
 
 def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
     """Typed messages from a Swarm history (a list of message dicts)."""
+    _refuse_run_result(trace)
+    return read_trace(trace, SWARM, allow_pending=allow_pending)
+
+
+_RESPONSE_FIELDS = ("messages", "agent", "context_variables")
+"""The fields of Swarm's ``Response`` (what ``Swarm.run`` returns)."""
+
+
+def _refuse_run_result(trace: Any) -> None:
+    """Refuse a run's result in place of its history, pointing at its ``messages``: the
+    record of a ``Response`` (a dict with ``messages``) or the ``Response`` itself (an object
+    with its three fields, as ``swarm.types.Response`` is)."""
     if isinstance(trace, dict) and "messages" in trace:
         raise TraceError(
             "malformed_event",
@@ -82,7 +94,14 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
             "'messages' (agent and context_variables are not messages)",
             source=NAME,
         )
-    return read_trace(trace, SWARM, allow_pending=allow_pending)
+    if not isinstance(trace, (dict, list)) and all(hasattr(trace, f) for f in _RESPONSE_FIELDS):
+        raise TraceError(
+            "malformed_event",
+            f"expected the history list, got {type(trace).__name__} (a run's result, with "
+            "messages, agent and context_variables): pass its .messages (agent and "
+            "context_variables are not messages)",
+            source=NAME,
+        )
 
 
 def from_messages(messages: Any, *, drop: Collection[str] = ()) -> list[dict[str, Any]]:
@@ -152,6 +171,7 @@ def handoffs(messages: Any, *, allow_pending: bool = False) -> list[Handoff]:
     >>> swarm.handoffs(swarm.to_messages(history))
     [Handoff(index=2, from_agent='Front Desk', to_agent='Billing Agent')]
     """
+    _refuse_run_result(messages)
     # a sample's references are not what handoffs read: its conversation is
     typed = messages_of(getattr(messages, "messages", messages), NAME)
     if not all(isinstance(m, (AIMessage, ToolMessage, HumanMessage, SystemMessage)) for m in typed):
@@ -166,6 +186,8 @@ def handoffs(messages: Any, *, allow_pending: bool = False) -> list[Handoff]:
         if isinstance(message, ToolMessage):
             block.append((index, message))
             continue
+        # an assistant message without sender (one the caller put in the history: a
+        # greeting, an operator's line) names no agent: it changes none
         sender = message.name if isinstance(message, AIMessage) else None
         # A changed sender is the agent that really spoke in both shapes: the streaming
         # shape's sender changes only where a new run starts, and then names its agent.
@@ -176,7 +198,7 @@ def handoffs(messages: Any, *, allow_pending: bool = False) -> list[Handoff]:
                 found.append(handoff)
                 active = handoff.to_agent
             block = []
-        if isinstance(message, AIMessage):
+        if sender is not None:  # an assistant message that names its agent
             if not seen_agent or changed:
                 active = sender  # the first agent, or a run started with another agent
             seen_agent = True

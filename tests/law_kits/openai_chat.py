@@ -87,7 +87,11 @@ def verbatim(namespace: str, taken: tuple[str, ...]) -> st.SearchStrategy[Opaque
 
 
 def user_parts(namespace: str) -> st.SearchStrategy[Any]:
-    spelled_audio = st.sampled_from([("audio/mpeg", "mpeg"), ("audio/pcm", "pcm")]).map(
+    # a format the table spells otherwise, or one the API does not take (wav and mp3 only):
+    # written only for a part read in it, which keeps it
+    spelled_audio = st.sampled_from(
+        [("audio/mpeg", "mpeg"), ("audio/pcm", "pcm"), ("audio/flac", "flac")]
+    ).map(
         lambda pair: AudioPart(
             data="UklGRg==", mime_type=pair[0], metadata={namespace: {"format": pair[1]}}
         )
@@ -104,7 +108,7 @@ def user_parts(namespace: str) -> st.SearchStrategy[Any]:
         st.builds(
             AudioPart,
             data=st.just("UklGRg=="),
-            mime_type=st.sampled_from(["audio/wav", "audio/mpeg", "audio/flac"]),
+            mime_type=st.sampled_from(["audio/wav", "audio/mpeg"]),
         ),
         spelled_audio,
         st.builds(FilePart, file_id=names, filename=st.none() | names),
