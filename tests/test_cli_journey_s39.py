@@ -137,25 +137,26 @@ REFUSED_BY_GALTEA = (
     "ambiguous trace: it has the shape of openai_chat and galtea, and they read it differently "
     "(openai_chat reads 2 message(s), keeping metadata['openai_chat']; galtea refuses it: "
     "malformed_event at conversation_turns[1].metadata); pass --from with one of them")
-REFUSED_BY_BOTH = (
-    "ambiguous trace: it has the shape of openai_chat and galtea, and they read it differently "
-    "(openai_chat refuses it: unserializable_value at messages[1].x; galtea refuses it: "
-    "unserializable_value at conversation_turns[1].x); pass --from with one of them")
+REFUSED_BY_BOTH = ("invalid trace: openai_chat: messages[1].x: inf is not a finite number "
+                   "[unserializable_value]")
+"""Both formats refuse it with one code at one message: the first one's refusal (exit 1)."""
 
 
-@pytest.mark.parametrize(("line", "told"), [
-    (json.dumps(GALTEA_REFUSES), REFUSED_BY_GALTEA),
-    (BOTH_REFUSE, REFUSED_BY_BOTH),
+@pytest.mark.parametrize(("line", "told", "code"), [
+    (json.dumps(GALTEA_REFUSES), REFUSED_BY_GALTEA, 2),
+    (BOTH_REFUSE, REFUSED_BY_BOTH, 1),
 ], ids=["refused-by-one", "refused-by-both"])
 def test_a_late_record_a_format_refuses_is_told_as_on_its_own(
-        tmp_path: Path, line: str, told: str) -> None:
+        tmp_path: Path, line: str, told: str, code: int) -> None:
     (tmp_path / "turns.jsonl").write_text((json.dumps(PLAIN) + "\n") * 40 + line + "\n")
     assert tb("convert", "turns.jsonl", "--to", "galtea", cwd=tmp_path) == (
-        2, (json.dumps(PLAIN) + "\n") * 40,
+        code, (json.dumps(PLAIN) + "\n") * 40,
         f"{NOTICE}\ntracebridge: turns.jsonl: line 41: {told}\n")
     (tmp_path / "one.jsonl").write_text(line + "\n")
+    notice = ("tracebridge: reading one.jsonl as openai_chat (told from line 1; --from to "
+              "choose)\n") if code == 1 else ""
     assert tb("convert", "one.jsonl", "--to", "galtea", cwd=tmp_path) == (
-        2, "", f"tracebridge: one.jsonl: line 1: {told}\n")
+        code, "", f"{notice}tracebridge: one.jsonl: line 1: {told}\n")
 
 
 def test_a_late_record_of_no_formats_shape_is_told_by_the_reader(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from .errors import MissingExtraError, TraceError
 from .messages import Message
 from .options import OptionError, command_line_hint, parse_options, reader_options, writer_options
 from .registry import NATIVE, get_adapter
+from .sample import surrogate_key_in
 
 __all__ = [
     "Streams",
@@ -60,17 +61,37 @@ def _model_json(value: Any, format_name: str, index: int | None) -> Any:
     if not callable(model_dump):
         return value
     try:
-        return model_dump(mode="json")
-    except UnicodeEncodeError:  # pydantic's JSON mode encodes every string as UTF-8
-        raise TraceError(
-            "not_representable",
-            f"the {format_name} object holds a lone surrogate (text read with "
-            f"surrogateescape, or a \\udcXX escape), which its JSON dump cannot write; "
-            f"convert to tracebridge or a dict format to keep it",
-            index=index,
-            path=None if index is None else f"messages[{index}]",
-            source=format_name,
-        ) from None
+        dumped = model_dump(mode="json")
+    except UnicodeEncodeError:  # pydantic's JSON mode encodes a nested dict key as UTF-8
+        raise _lone_surrogate(format_name, index) from None
+    # but a dict field's own key it writes as U+FFFD, without an error: only a U+FFFD in a
+    # key is worth the closer look, at the Python form (a U+FFFD may be the text's own)
+    if _replacement_in_key(dumped) and surrogate_key_in(model_dump()):
+        raise _lone_surrogate(format_name, index)
+    return dumped
+
+
+def _lone_surrogate(format_name: str, index: int | None) -> TraceError:
+    return TraceError(
+        "not_representable",
+        f"the {format_name} object holds a lone surrogate (text read with "
+        f"surrogateescape, or a \\udcXX escape), which its JSON dump cannot write; "
+        f"convert to tracebridge or a dict format to keep it",
+        index=index,
+        path=None if index is None else f"messages[{index}]",
+        source=format_name,
+    )
+
+
+def _replacement_in_key(value: Any) -> bool:
+    """Whether a dict in ``value`` (plain JSON values) has a key holding U+FFFD."""
+    if type(value) is dict:
+        for key, item in value.items():
+            if "\ufffd" in key or (type(item) in (dict, list) and _replacement_in_key(item)):
+                return True
+    elif type(value) is list:
+        return any(type(item) in (dict, list) and _replacement_in_key(item) for item in value)
+    return False
 
 
 def _trace_file(args: argparse.Namespace, path: str, streams: Streams) -> TraceFile:
@@ -149,7 +170,8 @@ def _converted(
 
     fields = sample_fields(item.trace) if source.format == NATIVE else {}
     if args.target == NATIVE and source.format == NATIVE and isinstance(item.trace, dict):
-        return build_sample(messages, fields)  # a sample stays a sample, references and all
+        # a sample stays a sample, references and all
+        return build_sample(messages, fields, source.options.get("allow_pending") is True)
     if fields and not args.messages_only:
         raise TraceError(
             "not_representable",

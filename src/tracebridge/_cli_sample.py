@@ -5,7 +5,8 @@ writes a dataset: one ``MultiTurnSample`` JSON per line, ready for ``tracebridge
 A references file holds one JSON object per line, ``{"id": ..., "reference": ...,
 "reference_tool_calls": [...], "reference_topics": [...], "rubrics": {...},
 "metadata": {...}}``; a trace takes the references whose ``id`` is its own. A trace's id is
-the value at ``--id PATH`` in its document, else the document's ``id`` key, else its number:
+the value at ``--id PATH`` in its document, else the document's ``id`` key (absent or
+``null``: none; another value than a string or a whole number is refused), else its number:
 its element number (1-based) in a JSON array of traces, however the array is laid out on
 lines, else its line number (JSONL, or a single document); ``FILE:N`` when several files are
 read. The id is kept as ``metadata["id"]``. Ids are unique: a repeated id in the references
@@ -30,7 +31,7 @@ from ._cli_output import Output, Tally
 from ._jsonstream import JsonDocuments, UnreadableInput
 from .errors import TraceError, short_repr
 from .messages import Message
-from .sample import MultiTurnSample
+from .sample import ALLOW_PENDING, MultiTurnSample
 
 __all__ = ["REFERENCE_FIELDS", "References", "build_sample", "sample_fields"]
 
@@ -53,8 +54,11 @@ def sample_fields(trace: Any) -> dict[str, Any]:
             if name in trace and trace[name] is not None and trace[name] != {}}
 
 
-def build_sample(messages: list[Message], fields: dict[str, Any]) -> dict[str, Any]:
-    """A validated sample's JSON; a field of the wrong type is ``malformed_event``."""
+def build_sample(
+    messages: list[Message], fields: dict[str, Any], allow_pending: bool = False
+) -> dict[str, Any]:
+    """A validated sample's JSON; a field of the wrong type is ``malformed_event``. With
+    ``allow_pending``, the conversation may end on unanswered tool calls, as it was read."""
     for name, value in fields.items():
         try:
             _CHECKS[name].validate_python(value)
@@ -68,7 +72,10 @@ def build_sample(messages: list[Message], fields: dict[str, Any]) -> dict[str, A
             ) from None
     # the Python form (plain JSON values): pydantic's JSON mode cannot encode a lone
     # surrogate in a nested key; the output writes it escaped
-    return MultiTurnSample(messages=messages, **fields).model_dump()
+    context = ALLOW_PENDING if allow_pending else None
+    sample = MultiTurnSample.model_validate({"messages": messages, **fields}, strict=False,
+                                            context=context)
+    return sample.model_dump()
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,8 +202,8 @@ def id_key(value: Any) -> str | None:
 
 
 def record_id(item: Item, id_path: str | None, several_files: bool) -> tuple[Any, str | None]:
-    """A record's id, or why it has none: ``--id PATH``, the document's ``id``, else its
-    element number in an array of traces or its line number."""
+    """A record's id, or why it has none: ``--id PATH``, the document's ``id`` (absent or
+    ``null``: none), else its element number in an array of traces or its line number."""
     if id_path is not None:
         value, missing = select(item.document, id_path)
         if missing is not None:
@@ -205,8 +212,12 @@ def record_id(item: Item, id_path: str | None, several_files: bool) -> tuple[Any
             return None, f"--id {id_path}: an id must be a string or a whole number, got " \
                          f"{short_repr(value)}"
         return value, None
-    if isinstance(item.document, dict) and id_key(item.document.get("id")) is not None:
-        return item.document["id"], None
+    if isinstance(item.document, dict) and item.document.get("id") is not None:
+        value = item.document["id"]
+        if id_key(value) is None:  # not replaced by the record's number: that is another id
+            return None, f"id: an id must be a string or a whole number, got " \
+                         f"{short_repr(value)} (--id PATH takes the id from elsewhere)"
+        return value, None
     number = item.line if item.element is None else item.element
     return (f"{item.file}:{number}" if several_files else number), None
 
@@ -268,7 +279,7 @@ def run_sample(
             try:
                 fields = merged(sample_fields(item.trace) if source.format == "tracebridge"
                                 else {}, found[0] if found else None, ref_where, record)
-                sample = build_sample(messages, fields)
+                sample = build_sample(messages, fields, source.options.get("allow_pending") is True)
             except TraceError as exc:
                 error = exc.relocated(source="tracebridge")
                 tally.fail(item, Problem(exc.code, str(error), error),

@@ -17,7 +17,8 @@ standard input); records are read, converted and written one at a time, in the i
 Exit codes: 0 success, 1 a trace is invalid (or, with --keep-going, some were), 2 the request
 or the input is unusable (a standard stream it needs closed, OUT not writable: nothing is left
 beside OUT), 70 an internal error (a bug), 130 interrupted, 141 the reader of standard output
-went away. Errors are one line each, never a traceback.
+went away. Errors are one line each, never a traceback. Standard error is written if it can
+be: closed or full, it changes neither the run nor its exit status.
 """
 
 from __future__ import annotations
@@ -202,7 +203,7 @@ def main(
     stderr: TextIO | None = None,
 ) -> int:
     """Run the command; returns the exit code."""
-    err = stderr or sys.stderr
+    err = _diagnostics(sys.stderr if stderr is None else stderr)
     streams = Streams(stdin or _stdin(), stdout or _stdout(), err)
     try:
         words = sys.argv[1:] if argv is None else list(argv)
@@ -281,6 +282,31 @@ class _StandardOutput:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.stream, name)
+
+
+def _diagnostics(stream: TextIO | None) -> TextIO:
+    """Standard error for what the command says about its run (notices, errors, counts): a
+    stream that cannot take them (closed, ``2>&-``; full, ``2>/dev/full``) loses them, and
+    the run goes on as it would have, with its own exit status."""
+    return cast(TextIO, _BestEffort(stream))
+
+
+class _BestEffort:
+    """A stream whose failed writes are dropped (none at all when there is no stream)."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        if self.stream is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self.stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        if self.stream is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self.stream.flush()
 
 
 def _closed(which: str) -> TextIO:

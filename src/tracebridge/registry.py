@@ -65,7 +65,9 @@ def detect_format(trace: Any, *, candidates: Sequence[str] = FORMATS) -> str:
     Several shapes may match one trace (a plain user/assistant list is both an OpenAI chat
     history and Galtea role turns). Then every matching reader reads it, and when they all give
     the same typed messages, metadata included, the first of them in ``candidates`` is the
-    answer: the choice cannot change what is read. Otherwise the error names each reading.
+    answer: the choice cannot change what is read. When they all refuse it with the same code
+    at the same message, the first one's ``TraceError`` is raised: the trace is invalid
+    whichever it is. Otherwise the error names each reading.
     """
     return _detect(trace, candidates)[0]
 
@@ -102,8 +104,11 @@ def _detect(trace: Any, candidates: Sequence[str]) -> tuple[str, list[Message] |
     )
 
 
-def _where(error: TraceError) -> tuple[str, int | None, str | None]:
-    return (error.code, error.index, error.path)
+def _where(error: TraceError) -> tuple[str, int | None]:
+    """What a refusal says is wrong, and in which message: each format names the place in
+    its own words (``messages[0].metadata`` in one, ``conversation_turns[0].metadata.a``
+    in another), so the path is left out."""
+    return (error.code, error.index)
 
 
 def _reading(name: str, reading: list[Message] | TraceError) -> str:

@@ -13,7 +13,8 @@ result that cannot be written); 3 the run is incomplete (cases errored or unrun:
 failure, the budget boundary, or the estimate did not fit the budget; a control that could not
 be scored stops the run this way too); 4 a control came out otherwise than its role expects;
 130 interrupted (RUN_DIR keeps what was written; run again to resume; interrupted before the
-run started, nothing was written).
+run started, nothing was written). A case file that holds no case at all is unusable too
+(exit 2), not one of bad cases.
 """
 
 from __future__ import annotations
@@ -102,10 +103,11 @@ def cmd_run(args: argparse.Namespace, streams: Any) -> int:
     try:
         summary = _run(args, err)
     except CaseFileError as exc:
+        if not exc.problems:  # no case at all: an unusable input, as for score
+            err.write(f"tracebridge run: {args.cases} holds no cases\n")
+            return EXIT_USAGE
         for problem in exc.problems:
             err.write(f"tracebridge run: {args.cases}: {problem}\n")
-        if not exc.problems:
-            err.write(f"tracebridge run: {args.cases} holds no cases\n")
         err.write(f"tracebridge run: {len(exc.problems)} bad case record(s); nothing ran\n")
         return EXIT_INVALID
     except _Unusable as exc:

@@ -6,9 +6,11 @@
 
 ``gate`` exit codes: 0 passed, 1 quality failed, 2 incomplete, 3 review required (see
 ``evaluation.gate`` for the precedence), 4 the gate cannot be evaluated (an unusable RUN_DIR,
-policy or flag). ``calibrate`` and ``report`` exit 0, or 4 when they cannot read what they
-need; ``calibrate`` exits 2 on a run not finished (its figures are of the settled cases
-only). Errors are one line each on stderr, never a traceback.
+policy or flag, or an output that cannot be written). ``calibrate`` and ``report`` exit 0,
+or 4 when they cannot read what they need or write what they make; ``calibrate`` exits 2 on
+a run not finished (its figures are of the settled cases only). An output file ``-`` is
+standard output (``report -o -``; ``gate --junit -`` or ``--markdown -``, which stdout then
+holds instead of the blockers). Errors are one line each on stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -71,27 +73,32 @@ def _cases_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_gate(args: argparse.Namespace, streams: Any) -> int:
-    """Decide on the run; blockers on stdout, one per line, sorted; the decision on stderr."""
+    """Decide on the run; blockers on stdout, one per line, sorted (unless ``--junit -`` or
+    ``--markdown -`` writes that there); the decision on stderr. Output that cannot be
+    written makes the gate unusable (exit 4): no decision was delivered."""
     from .gate import decide
     from .gate_output import junit_xml, markdown
     from .policy import PolicyError, load_policy
     from .rundir import RunDirError, read_run
 
     err: TextIO = streams.stderr
+    stdout: TextIO = streams.stdout
     try:
         _apart([("--junit", args.junit), ("--markdown", args.markdown)], args)
         policy = load_policy(args.policy)
         run = read_run(args.run_dir)
         decision = decide(run, policy)
         if args.junit:
-            _write(args.junit, junit_xml(run, policy, decision))
+            _write(args.junit, junit_xml(run, policy, decision), stdout)
         if args.markdown:
-            _write(args.markdown, markdown(run, policy, decision))
+            _write(args.markdown, markdown(run, policy, decision), stdout)
+        if "-" not in (args.junit, args.markdown):  # stdout is that file's, blockers and all
+            _print(stdout, "".join(f"{blocker}\n" for blocker in decision.blockers))
+    except BrokenPipeError:
+        raise  # the reader of stdout went away: exit 141, as for every command
     except (PolicyError, RunDirError, _SameFile, OSError) as exc:
         err.write(f"tracebridge gate: {exc}\n")
         return EXIT_UNUSABLE
-    for blocker in decision.blockers:
-        streams.stdout.write(f"{blocker}\n")
     err.write(f"tracebridge gate: {decision.name} (exit {decision.exit_code}): "
               f"{len(decision.blockers)} blocker(s)\n")
     return decision.exit_code
@@ -105,13 +112,15 @@ def cmd_calibrate(args: argparse.Namespace, streams: Any) -> int:
     try:
         run = read_run(args.run_dir)
         calibration = calibrate(run, run.case_file(args.cases))
-    except RunDirError as exc:
+        if args.json:
+            _print(streams.stdout, json.dumps(calibration, indent=2, ensure_ascii=False) + "\n")
+        else:
+            _print(streams.stdout, tables(calibration))
+    except BrokenPipeError:
+        raise
+    except (RunDirError, OSError) as exc:
         streams.stderr.write(f"tracebridge calibrate: {exc}\n")
         return EXIT_UNUSABLE
-    if args.json:
-        streams.stdout.write(json.dumps(calibration, indent=2, ensure_ascii=False) + "\n")
-    else:
-        streams.stdout.write(tables(calibration))
     if not calibration["finished"]:  # partial figures are not the run's: as the gate says
         streams.stderr.write(f"tracebridge calibrate: {unfinished_line(calibration)}\n")
         return EXIT_NOT_FINISHED
@@ -119,7 +128,7 @@ def cmd_calibrate(args: argparse.Namespace, streams: Any) -> int:
 
 
 def cmd_report(args: argparse.Namespace, streams: Any) -> int:
-    """Write the HTML report."""
+    """Write the HTML report (``-o -``: on stdout)."""
     from .calibrate import calibrate
     from .gate import decide
     from .policy import PolicyError, load_policy
@@ -134,11 +143,14 @@ def cmd_report(args: argparse.Namespace, streams: Any) -> int:
         _apart([("-o", args.output)], args, cases.path)
         decision = None if policy is None else decide(run, policy)
         page = report_html(run, cases, calibrate(run, cases), policy, decision)
-        _write(args.output, page)
+        _write(args.output, page, streams.stdout)
+    except BrokenPipeError:
+        raise
     except (PolicyError, RunDirError, _SameFile, OSError) as exc:
         streams.stderr.write(f"tracebridge report: {exc}\n")
         return EXIT_UNUSABLE
-    streams.stderr.write(f"tracebridge report: wrote {args.output}\n")
+    wrote = "standard output" if args.output == "-" else args.output
+    streams.stderr.write(f"tracebridge report: wrote {wrote}\n")
     return 0
 
 
@@ -158,14 +170,32 @@ def _apart(outputs: list[tuple[str, str | None]], args: argparse.Namespace,
                for name in (SUMMARY, CASES, RESULTS, SPENT)]
     inputs.append(("the case file", None if case_file is None else os.fspath(case_file)))
     for number, (flag, path) in enumerate(outputs):
-        clash = same_file(path, [*inputs, *outputs[number + 1:]])
+        later = outputs[number + 1:]
+        if path == "-" and any(other == "-" for _, other in later):
+            raise _SameFile(f"{flag} - and {later[0][0]} - both name standard output; give a "
+                            "file for one")
+        clash = same_file(path, [*inputs, *later])
         if clash is not None:
             raise _SameFile(f"{flag} {clash}")
 
 
-def _write(path: str, text: str) -> None:
+def _write(path: str, text: str, stdout: TextIO) -> None:
+    """Write an output file (``-``: stdout); ``OSError`` naming it when that fails."""
     # JSON_SAFE: a lone surrogate (from a JSON escape) is written as that escape, as on stdout
-    from .._cli_output import JSON_SAFE
+    from .._cli_output import JSON_SAFE, os_reason
 
-    with open(path, "w", encoding="utf-8", errors=JSON_SAFE) as out:
-        out.write(text)
+    if path == "-":
+        _print(stdout, text)
+        return
+    try:
+        with open(path, "w", encoding="utf-8", errors=JSON_SAFE) as out:
+            out.write(text)
+    except OSError as exc:
+        raise OSError(f"cannot write {path}: {os_reason(exc)}") from None
+
+
+def _print(stdout: TextIO, text: str) -> None:
+    """Write on stdout, flushed: a full disk is found here, not after the exit status is
+    decided."""
+    stdout.write(text)
+    stdout.flush()

@@ -1,0 +1,448 @@
+"""The command line, s42.
+
+1. ``sample``: a document whose ``id`` is neither a string nor a whole number (``3.0``,
+   ``true``, an object) took its line number as id, without a word, and so another trace's
+   reference. It is refused now, exit 2, as ``--id PATH`` and the references file refuse it;
+   only an absent or ``null`` ``id`` falls back to the number.
+2. A standard error that is closed (``2>&-``) or full (``2>/dev/full``) made a valid input
+   exit 1 with no output (the notice raised, and so did the error line after it), and every
+   error exit 1. What is said on stderr is now said if it can be; the run and its exit status
+   are as they would have been.
+3. ``sample --allow-pending`` (and ``convert SAMPLE --to tracebridge --allow-pending``)
+   refused a trace ending on an unanswered call, pointing at the flag given. The sample is
+   made now, as the API makes it.
+4. ``gate`` and ``calibrate`` whose stdout could not be written exited 2 (for the gate,
+   "incomplete": a decision never made); they exit 4 now, as for ``--junit`` that cannot be
+   written. A reader that went away stays 141.
+5. A trace that every candidate format refuses with the same code at the same message, each
+   naming the place in its own words, was an ``ambiguous trace`` (exit 2); it is invalid now
+   (exit 1), with the first format's refusal.
+6. ``run`` on a case file with no case said ``0 bad case record(s)`` and exited 1; it says the
+   file holds no cases and exits 2, as ``score`` does.
+7. ``report -o -`` and ``gate --junit - / --markdown -`` wrote a file named ``-``; ``-`` is
+   standard output now, as for ``convert``, ``sample`` and ``score``. Their write failures
+   read ``cannot write FILE: reason``.
+8. ``convert --to llama_index`` wrote a tool-argument key holding a lone surrogate as U+FFFD
+   replacement characters, exit 0 (the object's JSON dump replaces a dict field's own key
+   without an error); it is refused now as a nested key is, at its message.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import CALL, run
+
+from tracebridge.adapters import llama_index
+from tracebridge.cli import main, to_json
+from tracebridge.errors import TraceError
+from tracebridge.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
+from tracebridge.registry import detect_format
+
+SCRIPT = str(Path(sys.executable).with_name("tracebridge"))
+"""The console script pip generated for this environment."""
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+class _FullStream(io.StringIO):
+    """A stream on a full disk: every write fails."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def _closed_stream() -> io.StringIO:
+    stream = io.StringIO()
+    stream.close()
+    return stream
+
+
+def _three_chats(tmp_path: Path) -> Path:
+    lines = [json.dumps([{"role": "user", "content": f"hi {n}"},
+                         {"role": "assistant", "content": "ok"}]) for n in range(3)]
+    return write(tmp_path / "t3.jsonl", "\n".join(lines) + "\n")
+
+
+# --- 1. a document id that is no id ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    (3.0, "3.0"), (True, "True"), ({"a": 1}, "{'a': 1}"), (2.5, "2.5"),
+])
+def test_a_document_id_that_is_no_string_or_whole_number_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: Any, shown: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "idf.jsonl", json.dumps(
+        {"id": value, "t": [{"role": "user", "content": "question"}]}) + "\n")
+    code, out, err = run("sample", "idf.jsonl", "--at", "t", "--from", "openai_chat")
+    assert (code, out) == (2, "")
+    assert err == (f"tracebridge: idf.jsonl: line 1: id: an id must be a string or a whole "
+                   f"number, got {shown} (--id PATH takes the id from elsewhere)\n")
+
+
+def test_a_float_id_no_longer_takes_another_traces_reference(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "idf.jsonl",
+          '{"id":3.0,"t":[{"role":"user","content":"question three"}]}\n'
+          '{"id":1.0,"t":[{"role":"user","content":"question one"}]}\n')
+    write(tmp_path / "rf2.jsonl", '{"id":1,"reference":"answer for question one"}\n'
+                                  '{"id":3,"reference":"answer for question three"}\n')
+    code, out, err = run("sample", "idf.jsonl", "--at", "t", "--from", "openai_chat",
+                         "--references", "rf2.jsonl", "--keep-going")
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [
+        "tracebridge: idf.jsonl: line 1: id: an id must be a string or a whole number, got "
+        "3.0 (--id PATH takes the id from elsewhere)",
+        "tracebridge: idf.jsonl: line 2: id: an id must be a string or a whole number, got "
+        "1.0 (--id PATH takes the id from elsewhere)",
+        "tracebridge: 2 reference(s) in rf2.jsonl matched no trace: '1', '3'",
+        "0 ok, 2 failed",
+    ]
+
+
+def test_a_null_document_id_still_falls_back_to_the_line_number(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "idn.jsonl", '{"id":null,"t":[{"role":"user","content":"q"}]}\n')
+    code, out, err = run("sample", "idn.jsonl", "--at", "t", "--from", "openai_chat")
+    assert (code, err) == (0, "")
+    assert json.loads(out)["metadata"] == {"id": 1}
+
+
+# --- 2. a standard error that is closed or full ----------------------------------------------
+
+
+@pytest.mark.parametrize("stderr", [_FullStream, _closed_stream], ids=["full", "closed"])
+def test_a_valid_input_is_read_whatever_standard_error_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stderr: Any
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _three_chats(tmp_path)
+    out = io.StringIO()
+    code = main(["validate", "t3.jsonl"], stdin=io.StringIO(), stdout=out, stderr=stderr())
+    assert (code, out.getvalue()) == (0, "line 1: ok: 2 messages (openai_chat)\n"
+                                         "line 2: ok: 2 messages (openai_chat)\n"
+                                         "line 3: ok: 2 messages (openai_chat)\n")
+
+
+@pytest.mark.parametrize("stderr", [_FullStream, _closed_stream], ids=["full", "closed"])
+def test_convert_to_a_file_is_written_whatever_standard_error_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stderr: Any
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _three_chats(tmp_path)
+    out = io.StringIO()
+    code = main(["convert", "t3.jsonl", "--to", "openai_chat", "-o", "o.jsonl"],
+                stdin=io.StringIO(), stdout=out, stderr=stderr())
+    assert (code, out.getvalue()) == (0, "")
+    assert (tmp_path / "o.jsonl").read_text() == (tmp_path / "t3.jsonl").read_text()
+
+
+@pytest.mark.parametrize("stderr", [_FullStream, _closed_stream], ids=["full", "closed"])
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["validate", "nosuch.json"], 2),
+    (["show", "bad.json", "--from", "openai_chat"], 1),
+    (["run", "empty.jsonl", "--out", "runE", "--metric", "tool_call_f1", "--no-cache"], 2),
+    (["score", "empty.jsonl", "--metric", "tool_call_f1"], 2),
+])
+def test_error_exits_keep_their_codes_whatever_standard_error_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stderr: Any, argv: list[str],
+    expected: int
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "bad.json", '[{"role": "robot", "content": "x"}]')
+    write(tmp_path / "empty.jsonl", "")
+    out = io.StringIO()
+    code = main(argv, stdin=io.StringIO(), stdout=out, stderr=stderr())
+    assert (code, out.getvalue()) == (expected, "")
+
+
+def _closed_stderr() -> None:
+    os.close(2)
+
+
+def test_the_console_script_with_standard_error_closed(tmp_path: Path) -> None:
+    _three_chats(tmp_path)
+    done = subprocess.run([SCRIPT, "validate", "t3.jsonl"], cwd=tmp_path, stdout=subprocess.PIPE,
+                          stdin=subprocess.DEVNULL, preexec_fn=_closed_stderr, timeout=120)
+    assert (done.returncode, done.stdout.decode()) == (0, "line 1: ok: 2 messages (openai_chat)\n"
+                                                          "line 2: ok: 2 messages (openai_chat)\n"
+                                                          "line 3: ok: 2 messages (openai_chat)\n")
+    done = subprocess.run([SCRIPT, "validate", "nosuch.json"], cwd=tmp_path,
+                          stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                          preexec_fn=_closed_stderr, timeout=120)
+    assert (done.returncode, done.stdout.decode()) == (2, "")
+
+
+# --- 3. --allow-pending in sample and in a sample converted to tracebridge ----------------------
+
+PENDING = [
+    {"role": "user", "content": "a"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+]
+PENDING_MESSAGES = [
+    {"type": "human", "content": "a", "name": None, "id": None, "metadata": {}},
+    {"type": "ai", "content": "", "tool_calls": [
+        {"name": "f", "args": {}, "id": "c1", "invalid_args": None, "kind": "function",
+         "metadata": {}}],
+     "name": None, "citations": [], "audio": None, "id": None, "metadata": {}},
+]
+
+
+def test_sample_allow_pending_makes_the_sample(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "pend.json", json.dumps(PENDING))
+    code, out, err = run("sample", "pend.json", "--from", "openai_chat", "--allow-pending")
+    assert (code, err) == (0, "")
+    messages = [*PENDING_MESSAGES[:1],
+                {**PENDING_MESSAGES[1], "metadata": {"openai_chat": {"content": "null"}}}]
+    assert json.loads(out) == {
+        "messages": messages, "reference": None, "reference_tool_calls": None,
+        "reference_topics": None, "rubrics": None, "metadata": {"id": 1},
+    }
+
+
+@pytest.mark.parametrize("flag", [["--allow-pending"],
+                                  ["--from-option", "allow_pending=true"]])
+def test_a_pending_sample_converts_to_tracebridge_with_allow_pending(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: list[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "pend_sample.json", json.dumps(
+        {"messages": PENDING_MESSAGES, "reference": "r"}))
+    code, out, err = run("convert", "pend_sample.json", "--from", "tracebridge", *flag,
+                         "--to", "tracebridge")
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "messages": PENDING_MESSAGES, "reference": "r", "reference_tool_calls": None,
+        "reference_topics": None, "rubrics": None, "metadata": {},
+    }
+
+
+def test_a_pending_sample_without_the_flag_is_still_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "pend_sample.json", json.dumps(
+        {"messages": PENDING_MESSAGES, "reference": "r"}))
+    code, out, err = run("convert", "pend_sample.json", "--from", "tracebridge",
+                         "--to", "tracebridge")
+    assert (code, out) == (1, "")
+    assert err == ("tracebridge: invalid trace: tracebridge: messages[1].tool_calls[0]: tool "
+                   "call 'f' (id 'c1') has no result before the conversation ends "
+                   "(--allow-pending accepts a trace cut mid-tool) [unanswered_tool_call]\n")
+
+
+# --- 4 and 7. gate, calibrate and report outputs ------------------------------------------------
+
+CASE = {"slice": "s1", "reference_version": "v1",
+        "reference_tool_calls": [{"name": "f", "args": {"a": 1}}]}
+BLOCKER = "slice_over_limit: s1: 1 failed case(s), over the limit of 0 (c0)"
+DECISION = "tracebridge gate: quality failed (exit 1): 1 blocker(s)"
+
+
+def _transcript(a: int) -> list[dict[str, Any]]:
+    return [{"role": "human", "content": "do it"},
+            {"role": "ai", "content": "", "tool_calls": [
+                {"name": "f", "args": {"a": a}, "call_id": "c1"}]},
+            {"role": "tool", "call_id": "c1", "content": "ok"},
+            {"role": "ai", "content": "done"}]
+
+
+@pytest.fixture
+def gated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A finished run in ``tmp_path/run`` whose gate fails on quality (exit 1), and
+    ``policy.toml``; the current directory is ``tmp_path``."""
+    monkeypatch.chdir(tmp_path)
+    cases = [{"case_id": f"c{a}", **CASE, "transcript": _transcript(a)} for a in (0, 1)]
+    write(tmp_path / "cases.jsonl", "".join(json.dumps(case) + "\n" for case in cases))
+    write(tmp_path / "policy.toml", "max_unrun = 0\n[slices.s1]\nmax_failures = 0\n")
+    code, _, err = run("run", "cases.jsonl", "--out", "run", "--metric", "tool_call_f1",
+                       "--no-cache")
+    assert (code, err) == (0, "")
+    return tmp_path
+
+
+def _full_stdout(*argv: str, cwd: Path) -> tuple[int, str]:
+    """``tracebridge *argv`` with stdout on ``/dev/full``: (exit status, stderr)."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([SCRIPT, *argv], cwd=cwd, stdout=full, stderr=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, timeout=120)
+    return done.returncode, done.stderr.decode()
+
+
+def test_gate_whose_stdout_cannot_be_written_is_unusable_not_incomplete(gated: Path) -> None:
+    assert _full_stdout("gate", "run", "--policy", "policy.toml", cwd=gated) == (
+        4, "tracebridge gate: cannot write standard output: [Errno 28] No space left on "
+           "device\n")
+
+
+@pytest.mark.parametrize("flags", [[], ["--json"]])
+def test_calibrate_whose_stdout_cannot_be_written_exits_4(gated: Path, flags: list[str]) -> None:
+    assert _full_stdout("calibrate", "run", *flags, cwd=gated) == (
+        4, "tracebridge calibrate: cannot write standard output: [Errno 28] No space left on "
+           "device\n")
+
+
+def test_gate_stdout_failing_in_process_exits_4(gated: Path) -> None:
+    err = io.StringIO()
+    code = main(["gate", "run", "--policy", "policy.toml"], stdin=io.StringIO(),
+                stdout=_FullStream(), stderr=err)
+    assert (code, err.getvalue()) == (4, "tracebridge gate: [Errno 28] No space left on device\n")
+
+
+def test_gate_markdown_dash_is_standard_output(gated: Path) -> None:
+    code, out, err = run("gate", "run", "--policy", "policy.toml", "--markdown", "m.md")
+    assert (code, out, err) == (1, BLOCKER + "\n", DECISION + "\n")
+    code, out, err = run("gate", "run", "--policy", "policy.toml", "--markdown", "-")
+    assert (code, out, err) == (1, (gated / "m.md").read_text(), DECISION + "\n")
+    assert not (gated / "-").exists()
+
+
+def test_gate_junit_dash_is_standard_output(gated: Path) -> None:
+    code, out, err = run("gate", "run", "--policy", "policy.toml", "--junit", "j.xml")
+    assert (code, out, err) == (1, BLOCKER + "\n", DECISION + "\n")
+    code, out, err = run("gate", "run", "--policy", "policy.toml", "--junit", "-")
+    assert (code, out, err) == (1, (gated / "j.xml").read_text(), DECISION + "\n")
+    assert not (gated / "-").exists()
+
+
+def test_gate_refuses_both_documents_on_standard_output(gated: Path) -> None:
+    code, out, err = run("gate", "run", "--policy", "policy.toml", "--junit", "-",
+                         "--markdown", "-")
+    assert (code, out, err) == (4, "", "tracebridge gate: --junit - and --markdown - both name "
+                                       "standard output; give a file for one\n")
+
+
+def test_report_dash_is_standard_output(gated: Path) -> None:
+    code, out, err = run("report", "run", "-o", "r.html")
+    assert (code, out, err) == (0, "", "tracebridge report: wrote r.html\n")
+    code, out, err = run("report", "run", "-o", "-")
+    assert (code, out, err) == (0, (gated / "r.html").read_text(),
+                                "tracebridge report: wrote standard output\n")
+    assert not (gated / "-").exists()
+
+
+def test_write_failures_name_the_file(gated: Path) -> None:
+    code, out, err = run("gate", "run", "--policy", "policy.toml", "--markdown", "no/m.md")
+    assert (code, out, err) == (4, "", "tracebridge gate: cannot write no/m.md: [Errno 2] No "
+                                       "such file or directory\n")
+    code, out, err = run("report", "run", "-o", "/dev/full")
+    assert (code, out, err) == (4, "", "tracebridge report: cannot write /dev/full: [Errno 28] "
+                                       "No space left on device\n")
+
+
+# --- 5. refused the same way by every candidate format ------------------------------------------
+
+
+@pytest.mark.parametrize(("value", "said"), [
+    ("NaN", "nan is not a finite number"), ("1e999", "inf is not a finite number"),
+])
+def test_a_trace_every_candidate_refuses_alike_is_invalid_not_ambiguous(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str, said: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "t.json", '[{"role":"user","content":"a","metadata":{"x":' + value + '}}]')
+    code, out, err = run("validate", "t.json")
+    assert (code, out) == (1, "invalid: unserializable_value at messages[0].metadata.x: "
+                              f"openai_chat: messages[0].metadata.x: {said} "
+                              "[unserializable_value]\n")
+    assert err == ("tracebridge: reading t.json as openai_chat (told from its shape; --from "
+                   "to choose)\n")
+
+
+def test_detect_format_raises_the_first_refusal() -> None:
+    deep: Any = "x"
+    for _ in range(130):
+        deep = {"a": deep}
+    with pytest.raises(TraceError) as caught:
+        detect_format([{"role": "user", "content": "a", "metadata": deep}])
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "unserializable_value", 0, "messages[0].metadata")
+
+
+# --- 6. run on a case file with no case --------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "text"), [("empty.json", ""), ("blank.jsonl", "\n\n  \n")])
+def test_run_on_a_file_with_no_case_is_unusable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, text: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / name, text)
+    code, out, err = run("run", name, "--out", "runE", "--metric", "tool_call_f1", "--no-cache")
+    assert (code, out, err) == (2, "", f"tracebridge run: {name} holds no cases\n")
+    assert not (tmp_path / "runE").exists()
+
+
+# --- 8. a lone surrogate in a key of an object format's dump -----------------------------------
+
+
+def _surrogate_key_trace(args: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"type": "human", "content": "x"},
+            {"type": "ai", "content": "", "tool_calls": [{"name": "f", "id": "c1", "args": args}]},
+            {"type": "tool", "content": "r", "tool_call_id": "c1"}]
+
+
+@pytest.mark.parametrize("args", [{"\ud800k": "v"}, {"\udc00": "v", "a": 1}])
+def test_convert_to_llama_index_refuses_a_key_holding_a_lone_surrogate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: dict[str, Any]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "surr_in.json", json.dumps(_surrogate_key_trace(args)))
+    code, out, err = run("convert", "--from", "tracebridge", "--to", "llama_index",
+                         "surr_in.json")
+    assert (code, out) == (1, "")
+    assert err == (
+        "tracebridge: cannot write llama_index: llama_index: messages[1]: the llama_index "
+        "object holds a lone surrogate (text read with surrogateescape, or a \\udcXX escape), "
+        "which its JSON dump cannot write; convert to tracebridge or a dict format to keep it "
+        "[not_representable]\n")
+
+
+def test_to_json_refuses_a_top_level_surrogate_key_at_its_message() -> None:
+    written = llama_index.from_messages([
+        HumanMessage(content="x"),
+        AIMessage(tool_calls=[ToolCall(name="f", id="c1", args={"\udc00": "v"})]),
+        ToolMessage(content="r", tool_call_id="c1"),
+    ])
+    with pytest.raises(TraceError) as caught:
+        to_json("llama_index", written)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable", 1, "messages[1]")
+
+
+def test_a_key_holding_its_own_replacement_character_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "fffd.json", json.dumps(_surrogate_key_trace({"\ufffdk": "v"})))
+    code, out, err = run("convert", "--from", "tracebridge", "--to", "llama_index", "fffd.json")
+    assert (code, err) == (0, "")
+    assert json.loads(out)[1]["blocks"][1]["tool_kwargs"] == {"\ufffdk": "v"}
+
+
+def test_calls_still_convert_to_llama_index() -> None:
+    code, out, err = run("convert", "-", "--from", "openai_chat", "--to", "llama_index",
+                         stdin=json.dumps(CALL))
+    assert (code, err) == (0, "")
+    assert json.loads(out)[1]["blocks"][1]["tool_kwargs"] == {"city": "Paris"}
