@@ -26,6 +26,7 @@ from tracebridge.messages import OpaquePart, ReasoningPart, RefusalPart, TextPar
 
 from ._classes import NAME
 from ._kept_places import OPAQUE_PART_KEYS, PART_KEYS, STRING_PART_KEYS, refuse_unknown
+from ._raw_reasoning import SPLIT_SHAPES, check_no_raw
 from ._shapes import (
     SHAPES,
     SHAPES_BY_NAME,
@@ -306,6 +307,8 @@ def _check_kept_values(
     the part's field. When the field says something else, writing it would drop the kept
     value and the part would read back with other metadata: not_representable. (A kept
     reasoning summary goes back as kept while it still joins to the part's text.)"""
+    if isinstance(part, ReasoningPart) and shape.name in SPLIT_SHAPES:
+        check_no_raw(template, f"{path}.metadata.{NAME}.block")
     if isinstance(shape, SummaryShape):
         if isinstance(part, ReasoningPart):  # (any other part is refused by the shape)
             shape.check_summary(template, part.text, f"{path}.metadata.{NAME}")

@@ -36,7 +36,7 @@ from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import AudioReference, Citation, TextPart
 
 from ._classes import NAME
-from ._shapes import REASONING_ITEM
+from ._shapes import RAW_REASONING_ITEM, REASONING_ITEM, BlockShape
 
 __all__ = [
     "CITATION_TYPES",
@@ -51,6 +51,7 @@ __all__ = [
     "ITEM_KEY",
     "REASONING_KEY",
     "is_developer",
+    "item_reading",
     "reasoning_item_of",
     "reasoning_of",
     "refusal_of",
@@ -66,7 +67,8 @@ part read from there keeps ``metadata.langchain.from`` = this key."""
 ITEM_KEY = "reasoning"
 """Where ChatOpenAI (Responses API, ``output_version="v0"``) keeps the reasoning item; the
 reasoning part read from there keeps ``metadata.langchain.from`` = this key and ``block`` =
-the item without what the part gives back (``REASONING_ITEM``'s template)."""
+the item without what the part gives back (``REASONING_ITEM``'s template; for an item of raw
+reasoning text and an empty summary, ``RAW_REASONING_ITEM``'s, and ``shape`` = its name)."""
 
 CITATION_TYPES = ("citation", "url_citation")
 """Annotation types read as citations: LangChain's standard ``citation`` and OpenAI's
@@ -96,7 +98,7 @@ def _is_reasoning(value: Any) -> TypeGuard[str]:
 
 
 def _is_reasoning_item(value: Any) -> TypeGuard[dict[str, Any]]:
-    return type(value) is dict and REASONING_ITEM.read(value) is not None
+    return type(value) is dict and item_reading(value) is not None
 
 
 def _is_audio_reply(audio: Any) -> TypeGuard[dict[str, Any]]:
@@ -165,18 +167,31 @@ def reasoning_of(kwargs: dict[str, Any]) -> str | None:
     return None
 
 
-def reasoning_item_of(kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+def reasoning_item_of(kwargs: dict[str, Any]) -> tuple[str, dict[str, Any], str] | None:
     """The text of ``additional_kwargs["reasoning"]`` when it is a Responses reasoning item
-    (``type`` ``"reasoning"``, a ``summary`` of ``summary_text`` entries), and the item
-    without what the text gives back; any other value stays where it is."""
+    (``item_reading``), the item without what the text gives back, and the name of the
+    layout read; any other value stays where it is."""
     item = kwargs.get(ITEM_KEY)
     if type(item) is not dict:
         return None
-    values = REASONING_ITEM.read(item)
-    if values is None:
+    found = item_reading(item)
+    if found is None:
         return None
     del kwargs[ITEM_KEY]
-    return values["text"], REASONING_ITEM.template(item, values)
+    shape, values = found
+    return values["text"], shape.template(item, values), shape.name
+
+
+def item_reading(item: dict[str, Any]) -> tuple[BlockShape, dict[str, str]] | None:
+    """How the reader reads a Responses reasoning item in ``additional_kwargs["reasoning"]``
+    (``type`` ``"reasoning"``, a ``summary`` of ``summary_text`` entries): the layout and its
+    text, the raw reasoning text (``RAW_REASONING_ITEM``) for an item of such text and an
+    empty summary, else the summary's (``REASONING_ITEM``); None for no such item."""
+    for shape in (RAW_REASONING_ITEM, REASONING_ITEM):
+        values = shape.read(item)
+        if values is not None:
+            return shape, values
+    return None
 
 
 def refusal_of(kwargs: dict[str, Any]) -> str | None:

@@ -59,8 +59,10 @@ from ._homes import (
     reasoning_of,
     refusal_of,
 )
+from ._raw_reasoning import split_block_part, split_item
 from ._results import has_tool_results, read_tool_results
 from ._rule_paths import source_paths
+from ._shapes import REASONING_ITEM
 
 __all__ = ["read_trace"]
 
@@ -521,12 +523,23 @@ def _ai_content(
     if reasoning is not None:
         marks.append((reasoning, {"from": REASONING_KEY}))
     if item is not None:
-        marks.append((item[0], {"from": ITEM_KEY, "block": item[1]}))
+        marks.extend(_item_marks(*item))
     if isinstance(typed, str):
         marks[0][1]["content"] = "string"
         typed = [TextPart(text=typed)] if typed else []
     lead = [ReasoningPart(text=text, metadata={NAME: mark}) for text, mark in marks]
     return [*lead, *typed], citations
+
+
+def _item_marks(text: str, block: dict[str, Any], shape: str) -> list[tuple[str, dict[str, Any]]]:
+    """The texts and marks of reasoning read from ``additional_kwargs["reasoning"]``: the
+    item's text with the rest of the item (and its layout when that text is the item's raw
+    reasoning), then the raw text of an item that has a summary too, marked."""
+    if shape != REASONING_ITEM.name:
+        return [(text, {"from": ITEM_KEY, "shape": shape, "block": block})]
+    (text, rest), raw = split_item(text, block)
+    first = (text, {"from": ITEM_KEY, "block": rest})
+    return [first] if raw is None else [first, raw]
 
 
 def _ai_parts(
@@ -549,7 +562,10 @@ def _ai_parts(
         part = _with_citations_taken(part_of(item, f"{at}.content[{j}]"), j, at, citations, start)
         if isinstance(part, TextPart):
             start += len(part.text) + 1  # the text parts are joined by newlines
-        parts.append(part)
+        if isinstance(part, ReasoningPart):  # an item with raw text beside its summary: two
+            parts.extend(split_block_part(part))
+        else:
+            parts.append(part)
     if refusal is not None:
         marker = {NAME: {"content": "list"}} if not parts and not call_blocks else {}
         return [*parts, RefusalPart(text=refusal, metadata=marker)], citations

@@ -26,6 +26,7 @@ from tracebridge.messages import (
 )
 
 __all__ = [
+    "RAW_REASONING_ITEM",
     "REASONING_ITEM",
     "SHAPES",
     "SHAPES_BY_NAME",
@@ -35,6 +36,7 @@ __all__ = [
     "first_reading",
     "get",
     "typed_values",
+    "with_raw_entries",
 ]
 
 Path = tuple[str, ...]
@@ -230,11 +232,24 @@ def summary_text(summary: Any) -> str | None:
     """The text of an OpenAI Responses reasoning ``summary``: its ``summary_text`` entries
     joined by a blank line, as the ``openai_responses`` adapter reads the same item; None
     when it is not a list of such entries."""
-    if type(summary) is not list:
+    return _entries_text(summary, "summary_text")
+
+
+def raw_reasoning_text(content: Any) -> str | None:
+    """The raw reasoning text of an OpenAI Responses reasoning item's ``content``: its
+    ``reasoning_text`` entries joined by a blank line, as the ``openai_responses`` adapter
+    reads it; None when it is not a non-empty list of such entries."""
+    return _entries_text(content, "reasoning_text") if content else None
+
+
+def _entries_text(listed: Any, kind: str) -> str | None:
+    """The texts of a list of ``{"type": kind, "text": <string>, ...}`` entries joined by a
+    blank line; None when it is no such list."""
+    if type(listed) is not list:
         return None
     texts = []
-    for entry in summary:
-        if type(entry) is not dict or entry.get("type") != "summary_text":
+    for entry in listed:
+        if type(entry) is not dict or entry.get("type") != kind:
             return None
         text = entry.get("text")
         if type(text) is not str:
@@ -296,6 +311,90 @@ class SummaryShape(BlockShape):
             "summary_text entry, or give the part the text the summary joins to",
             path=at,
         )
+
+
+@dataclass(frozen=True)
+class RawReasoningShape(SummaryShape):
+    """An OpenAI Responses reasoning item whose text is its raw reasoning (``content``: a
+    list of ``reasoning_text`` entries, as gpt-oss and other open-weight models served
+    through the Responses API return it) and whose summary is empty: as ChatOpenAI keeps it
+    (``summary: []`` beside ``content``; a content block, or ``additional_kwargs
+    ["reasoning"]``), or as langchain-core's v1 standard block holds it (no ``reasoning``,
+    the list in ``extras.content``). The list stays in the template only when one
+    ``reasoning_text`` entry of the text would not give it back, and goes back as kept
+    while it still joins to the part's text (``check_summary``)."""
+
+    def read(self, block: dict[str, Any]) -> dict[str, str] | None:
+        if block.get("type") != self.tag or not self._empty_summary(block):
+            return None
+        text = raw_reasoning_text(get(block, self._content))
+        return None if text is None else {"text": text}
+
+    @property
+    def _content(self) -> Path:
+        return self.fields[0][1]
+
+    def _empty_summary(self, block: dict[str, Any]) -> bool:
+        if self._content == ("content",):
+            return block.get("summary") == []
+        return "summary" not in block and "reasoning" not in block
+
+    def template(self, block: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
+        rest = copy.deepcopy(block)
+        if get(rest, self._content) == [{"type": "reasoning_text", "text": values["text"]}]:
+            parent = get(rest, self._content[:-1]) if len(self._content) > 1 else rest
+            del parent[self._content[-1]]
+        return rest
+
+    def write(self, template: dict[str, Any], part: MappedPart, at: str) -> dict[str, Any]:
+        if not isinstance(part, ReasoningPart):
+            raise TraceError(
+                "not_representable",
+                f"{with_article(self.name)} block holds reasoning; the part is "
+                f"{with_article(type(part).__name__)}",
+                path=at,
+            )
+        self.check_summary(template, part.text, at)
+        block = copy.deepcopy(template)
+        entries = [{"type": "reasoning_text", "text": part.text}]
+        if len(self._content) > 1:
+            extras = block.get(self._content[0])
+            if type(extras) is dict and self._content[1] not in extras:
+                block[self._content[0]] = {self._content[1]: entries, **extras}
+            return block
+        return block if "content" in block else with_raw_entries(block, entries)
+
+    def check_summary(self, template: dict[str, Any], text: str, at: str) -> None:
+        """Raw reasoning kept in the template must still join to the part's ``text``:
+        written as one ``reasoning_text`` entry instead, the part would read back without
+        the kept list (other metadata), so ``not_representable`` at ``at``."""
+        kept = get(template, self._content)
+        if kept is None or raw_reasoning_text(kept) == text:
+            return
+        raise TraceError(
+            "not_representable",
+            f"the reasoning block kept for this part (metadata.langchain) holds the raw "
+            f"reasoning {short_repr(kept)} at {'.'.join(self._content)}, which does not "
+            f"join to the part's text {text!r}: written, the part would read back with other "
+            f"metadata; take {self._content[-1]!r} out of metadata.langchain.block to write "
+            "the text as one reasoning_text entry, or give the part the text the list joins to",
+            path=at,
+        )
+
+
+def with_raw_entries(item: dict[str, Any], entries: list[Any]) -> dict[str, Any]:
+    """``item`` (a reasoning item or block without its ``content``) with ``entries`` as its
+    ``content``, where the item's producers put it: after its ``type``, ``id``, ``summary``
+    and ``reasoning`` (the OpenAI SDK's and langchain-core's orders), before the rest."""
+    keys = list(item)
+    at = max((keys.index(key) + 1 for key in _BEFORE_CONTENT if key in item), default=0)
+    out = {key: item[key] for key in keys[:at]}
+    out["content"] = entries
+    out.update((key, item[key]) for key in keys[at:])
+    return out
+
+
+_BEFORE_CONTENT = ("type", "id", "summary", "reasoning")
 
 
 def _is_data_url(value: Any) -> bool:
@@ -440,6 +539,20 @@ def _vertex_shapes() -> list[BlockShape]:
 SHAPES: tuple[BlockShape, ...] = (
     BlockShape("text", TextPart, "text", (("text", ("text",)),), ("text",)),
     BlockShape("reasoning", ReasoningPart, "reasoning", (("text", ("reasoning",)),), ("text",)),
+    RawReasoningShape(
+        "responses_reasoning_content",
+        ReasoningPart,
+        "reasoning",
+        (("text", ("content",)),),
+        ("text",),
+    ),
+    RawReasoningShape(
+        "reasoning_extras_content",
+        ReasoningPart,
+        "reasoning",
+        (("text", ("extras", "content")),),
+        ("text",),
+    ),
     SummaryShape(
         "responses_reasoning", ReasoningPart, "reasoning", (("text", ("summary",)),), ("text",)
     ),
@@ -521,6 +634,9 @@ SHAPES: tuple[BlockShape, ...] = (
 SHAPES_BY_NAME = {shape.name: shape for shape in SHAPES}
 REASONING_ITEM = SHAPES_BY_NAME["responses_reasoning"]
 """The Responses reasoning item, also read from ``additional_kwargs["reasoning"]``."""
+RAW_REASONING_ITEM = SHAPES_BY_NAME["responses_reasoning_content"]
+"""The Responses reasoning item of raw reasoning text alone (an empty summary), also read
+from ``additional_kwargs["reasoning"]``."""
 _DATA_URL_ONLY: dict[str | None, tuple[BlockShape, ...]] = {
     shape.tag: tuple(s for s in SHAPES if s.tag == shape.tag and s.data_url_only)
     for shape in SHAPES

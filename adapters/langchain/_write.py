@@ -49,11 +49,13 @@ from ._homes import (
     audio_reply,
     check_no_kept_citation,
     in_block_text,
+    item_reading,
     typed_home_in,
 )
 from ._kept_places import GROUP_MARKERS, kept_in, refuse_unknown
+from ._raw_reasoning import check_no_raw, continues, merged
 from ._results import RESULT, write_tool_results
-from ._shapes import REASONING_ITEM, first_reading
+from ._shapes import RAW_REASONING_ITEM, REASONING_ITEM, BlockShape, first_reading
 
 __all__ = ["write_trace"]
 
@@ -430,10 +432,15 @@ def _content_back(
                     f"{at}.content[{j}].metadata",
                 )
     last = first + len(content) - 1
-    return [
-        block_of(part, f"{at}.content[{j}]", last_of_reply=marks_last and j == last)
-        for j, part in enumerate(content, first)
-    ]
+    blocks: list[Any] = []
+    for j, part in enumerate(content, first):
+        if cites and isinstance(part, ReasoningPart) and continues(part):
+            # an AI message's part holding the raw text of the item before it
+            previous = blocks.pop() if blocks else None
+            blocks.append(merged(previous, part, first_reading, f"{at}.content[{j}]"))
+            continue
+        blocks.append(block_of(part, f"{at}.content[{j}]", last_of_reply=marks_last and j == last))
+    return blocks
 
 
 _LEADING = (REASONING_KEY, ITEM_KEY)
@@ -481,6 +488,7 @@ def _ai_fields(
     """Fill ``fields`` for an AI message; the ``ContentWatch`` to check the built message
     with when LangChain may rewrite its content (a stream's last v1 chunk)."""
     parts, homes = _split_reasoning(message.content, at)
+    first = len(message.content) - len(parts) if isinstance(parts, list) else len(homes)
     for key, value in homes.items():
         _kwargs_home(fields, key, value, at, typed="reasoning part")
     parts, refusal = _split_refusal(parts, at)
@@ -488,7 +496,6 @@ def _ai_fields(
         _kwargs_home(fields, "refusal", refusal, at)
     if message.audio is not None:
         _kwargs_home(fields, "audio", audio_reply(message.audio, f"{at}.audio"), at)
-    first = len(homes)
     # a refusal moved to additional_kwargs leaves the reader's mark off the content's last
     content = _content_back(
         parts, at, _CALL_TAGS, cites=True, marks_last=refusal is None, first=first
@@ -532,12 +539,13 @@ def _split_reasoning(
         return content, {}
     homes: dict[str, Any] = {}
     layout: dict[str, Any] | None = None
+    taken = 0  # the parts taken into homes
     for key in _LEADING:
-        part = content[len(homes)] if len(homes) < len(content) else None
+        part = content[taken] if taken < len(content) else None
         if not isinstance(part, ReasoningPart) or _home_of(part) != key:
             continue
         marker = part.metadata[NAME]
-        where = f"{at}.content[{len(homes)}].metadata.{NAME}"
+        where = f"{at}.content[{taken}].metadata.{NAME}"
         known = _MARKER_KEYS if key == REASONING_KEY else _ITEM_MARKER_KEYS
         for name in marker:
             if name not in known or (name == "content" and homes):
@@ -549,9 +557,15 @@ def _split_reasoning(
         if "content" in marker:
             layout = marker
         homes[key] = part.text if key == REASONING_KEY else _reasoning_item(part, marker, where)
+        taken += 1
+        if key == ITEM_KEY and taken < len(content) and continues(content[taken]):
+            raw = content[taken]
+            assert isinstance(raw, ReasoningPart)  # (continues)
+            homes[key] = merged(homes[key], raw, item_reading, f"{at}.content[{taken}]")
+            taken += 1
     if not homes:
         return content, {}
-    rest: list[AnyPart] = list(content[len(homes):])
+    rest: list[AnyPart] = list(content[taken:])
     if layout is None:
         return rest, homes
     only = rest[0] if len(rest) == 1 else None
@@ -569,7 +583,7 @@ def _split_reasoning(
 def _reasoning_item(part: ReasoningPart, marker: dict[str, Any], where: str) -> dict[str, Any]:
     """``additional_kwargs["reasoning"]`` for a reasoning part read from there: the kept
     item with the part's text as its summary (the kept summary while it still reads as the
-    text)."""
+    text), or as its raw reasoning (``content``) when the mark's ``shape`` says so."""
     kept = marker.get("block")
     if type(kept) is not dict:
         raise TraceError(
@@ -579,20 +593,39 @@ def _reasoning_item(part: ReasoningPart, marker: dict[str, Any], where: str) -> 
             f"it; got {short_repr(kept)}",
             path=f"{where}.block",
         )
-    item = REASONING_ITEM.write(kept, part, where)
-    if REASONING_ITEM.read(item) != {"text": part.text}:
+    shape = _item_shape(marker, where)
+    if shape is REASONING_ITEM:
+        check_no_raw(kept, f"{where}.block")
+    item = shape.write(kept, part, where)
+    if item_reading(item) != (shape, {"text": part.text}):
         raise _not_representable(
             f"the reasoning item kept for this part makes {short_repr(item)}, which does not "
-            f"read back as this reasoning (a Responses reasoning item has type 'reasoning')",
+            f"read back as this reasoning (a Responses reasoning item has type 'reasoning'"
+            f"{', an empty summary and its raw text in content' if 'shape' in marker else ''})",
             f"{where}.block",
         )
     return item
 
 
+def _item_shape(marker: dict[str, Any], where: str) -> BlockShape:
+    """The layout of the item kept for reasoning read from ``additional_kwargs.reasoning``:
+    its summary's text, or (``shape``) its raw reasoning text."""
+    if "shape" not in marker:
+        return REASONING_ITEM
+    if marker["shape"] != RAW_REASONING_ITEM.name:
+        raise _not_representable(
+            f"metadata.langchain.shape of reasoning read from additional_kwargs.{ITEM_KEY} "
+            f"is {RAW_REASONING_ITEM.name!r} (the text is the item's raw reasoning, its "
+            f"content), as to_messages writes it, or absent; got {short_repr(marker['shape'])}",
+            f"{where}.shape",
+        )
+    return RAW_REASONING_ITEM
+
+
 _MARKER_KEYS = frozenset(("from", "content"))
 """What the reader keeps on reasoning read from ``additional_kwargs.reasoning_content``."""
 
-_ITEM_MARKER_KEYS = frozenset(("from", "content", "block"))
+_ITEM_MARKER_KEYS = frozenset(("from", "content", "block", "shape"))
 """What the reader keeps on reasoning read from ``additional_kwargs.reasoning``."""
 
 
