@@ -83,8 +83,13 @@ AUDIO_MIME_ALIASES: dict[str, str] = {
     "audio/vnd.wave": "audio/wav",
     "audio/x-flac": "audio/flac",
     "audio/x-aac": "audio/aac",
+    "audio/pcm16": "audio/pcm",
 }
-"""Other spellings of a listed mime type, and the one they stand for."""
+"""Other spellings of a listed mime type, and the one they stand for.
+
+Every ``audio/<format>`` of a format the table names another mime type for is one of them
+(``audio/pcm16``): written as that format, it would read back as the table's mime type.
+"""
 
 _FORMATS = {mime: name for name, mime in AUDIO_MIME_TYPES.items()}
 

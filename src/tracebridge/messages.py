@@ -1,12 +1,14 @@
 """The typed conversation model: tool calls, content parts and the four message kinds.
 
-Every model is a frozen pydantic v2 model with ``extra="forbid"``; parts and messages are
-discriminated on their ``type`` tag. ``metadata`` (and ``ToolCall.args``) hold JSON values
-only; anything else raises ``TraceError("unserializable_value")`` naming the field path. A
-mapping of another class given for one (an ``OrderedDict``) is checked as a dict and kept as a
-plain dict copy; inside it, as in any JSON value, an object must be a plain dict. An int
-field (a citation's indexes, an audio reply's ``expires_at``) takes only what JSON text
-carries (at most 4,300 digits), as metadata does.
+Every model is a frozen, strict pydantic v2 model with ``extra="forbid"``: its constructor
+refuses a value of another type (``is_error="off"``, ``start_index=True``) rather than
+converting it. Parts and messages are discriminated on their ``type`` tag. ``metadata`` (and
+``ToolCall.args``) hold JSON values only; anything else raises
+``TraceError("unserializable_value")`` naming the field path. A mapping of another class given
+for one (an ``OrderedDict``) is checked as a dict and kept as a plain dict copy; inside it, as
+in any JSON value, an object must be a plain dict. An int field (a citation's indexes, an
+audio reply's ``expires_at``) takes only what JSON text carries (at most 4,300 digits), as
+metadata does.
 """
 
 from __future__ import annotations
@@ -96,7 +98,23 @@ JsonObject = Annotated[dict[str, Any], _JSON_OBJECT_SCHEMA]
 
 Metadata = Annotated[dict[str, Any], _json_object_field("metadata"), _JSON_OBJECT_SCHEMA]
 
-_CONFIG = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+def _type_is_required(schema: dict[str, Any]) -> None:
+    """List the ``type`` tag as required in a model's JSON Schema: it has a default for
+    Python's constructors, but a reader tells messages and parts apart by it."""
+    if "type" in schema.get("properties", {}):
+        required = schema.setdefault("required", [])
+        if "type" not in required:
+            required.insert(0, "type")
+
+
+_CONFIG = ConfigDict(
+    frozen=True,
+    extra="forbid",
+    strict=True,  # a constructor refuses a mistyped value, as model_validate does
+    use_attribute_docstrings=True,
+    json_schema_extra=_type_is_required,
+)
 # Mutable defaults are given as default_factory: a literal {} default is deep-copied on
 # every validation, which costs more than validating the rest of a message.
 

@@ -70,10 +70,17 @@ class MultiTurnSample(BaseModel):
     """
 
     model_config = ConfigDict(
-        frozen=True, extra="forbid", populate_by_name=True, use_attribute_docstrings=True
+        frozen=True,
+        extra="forbid",
+        strict=True,  # the constructor refuses a mistyped value, as model_validate does
+        populate_by_name=True,
+        use_attribute_docstrings=True,
     )
 
-    messages: list[Message] = Field(validation_alias=AliasChoices("messages", "user_input"))
+    messages: list[Message] = Field(
+        validation_alias=AliasChoices("messages", "user_input"),
+        json_schema_extra={"minItems": 1},  # the schema's; an empty list is empty_conversation
+    )
     """The conversation, in order. ``user_input`` is accepted as an alias (Ragas)."""
     reference: str | None = None
     """The expected outcome, in words."""

@@ -280,24 +280,7 @@ def _violations(
                 yield from close(block, i)
             block = _Block(i, message.tool_calls)
             seen_ai = True
-            for k, call in enumerate(message.tool_calls):
-                if call.id is None:
-                    continue  # id-less calls pair by position; nothing to register
-                if type(call.id) is not str:
-                    yield _not_text(error, call.id, "tool call id", i, f".tool_calls[{k}].id")
-                    continue
-                first = seen_ids.get(call.id)
-                if first is not None:
-                    yield error(
-                        "duplicate_tool_call_id",
-                        f"tool call id {call.id!r} is already used at "
-                        f"messages[{where(first, '')[0]}]",
-                        i,
-                        f".tool_calls[{k}].id",
-                    )
-                else:
-                    seen_ids[call.id] = i
-                    block.by_id[call.id] = k
+            yield from _register_calls(block, seen_ids, error, where)
             previous = "ai"
         elif isinstance(message, (HumanMessage, SystemMessage)):
             if block is not None:
@@ -319,6 +302,39 @@ def _violations(
 
     if block is not None and not allow_pending:
         yield from close(block, None)
+
+
+def _register_calls(
+    block: _Block,
+    seen_ids: dict[str, int],
+    error: Any,
+    where: Any,
+) -> Iterator[TraceError]:
+    """Make the block's calls answerable by id, and report an id used before.
+
+    A call whose id an earlier message used is reported once, as a duplicate, and still
+    pairs with its own block's result: that result answers it, and nothing else is wrong.
+    Of one id twice in the same message, the first call is the one a result answers.
+    """
+    i = block.opener
+    for k, call in enumerate(block.calls):
+        if call.id is None:
+            continue  # id-less calls pair by position; nothing to register
+        if type(call.id) is not str:
+            yield _not_text(error, call.id, "tool call id", i, f".tool_calls[{k}].id")
+            continue
+        first = seen_ids.get(call.id)
+        if first is None:
+            seen_ids[call.id] = i
+        else:
+            yield error(
+                "duplicate_tool_call_id",
+                f"tool call id {call.id!r} is already used at messages[{where(first, '')[0]}]",
+                i,
+                f".tool_calls[{k}].id",
+            )
+        if call.id not in block.by_id:
+            block.by_id[call.id] = k
 
 
 def _not_text(error: Any, value: Any, what: str, i: int, suffix: str) -> TraceError:
