@@ -4,7 +4,8 @@
 optional system prompt, user turns, agent steps with parallel tool calls (with ids, or
 id-less pairing by position), tool errors, content parts and metadata. Each ``mutate_*``
 strategy takes a valid conversation and breaks exactly one rule, returning the broken
-messages with the code and index that validation must report.
+messages with the code, index and field that validation must report; ``rule_mutations``
+gives them by the code they must raise.
 """
 
 from __future__ import annotations
@@ -290,6 +291,14 @@ class Broken:
     messages: list[Any]
     code: str
     index: int | None
+    field: str = ""
+    """The broken field of ``messages[index]`` as a path suffix (``".tool_calls[1]"``); every
+    ``mutate_*`` says it."""
+
+    @property
+    def path(self) -> str:
+        """Where tracebridge's own reader reports it: ``messages[3].tool_calls[1]``."""
+        return f"messages[{self.index}]{self.field}"
 
 
 def _tool_positions(messages: list[Message]) -> list[int]:
@@ -309,7 +318,9 @@ def mutate_orphan_result(draw: st.DrawFn, shape: Shape = Shape()) -> Broken:
     humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
     at = draw(st.sampled_from(humans)) + 1
     orphan = ToolMessage(content="stray", tool_call_id="call_stray" if shape.ids else None)
-    return Broken([*messages[:at], orphan, *messages[at:]], "orphan_tool_result", at)
+    return Broken(
+        [*messages[:at], orphan, *messages[at:]], "orphan_tool_result", at, ".tool_call_id"
+    )
 
 
 def _answers_a_parsed_call(messages: list[Message], i: int) -> bool:
@@ -339,9 +350,20 @@ def mutate_removed_result(draw: st.DrawFn, shape: Shape = Shape()) -> Broken:
     )
     removable = [i for i in _tool_positions(messages) if _answers_a_parsed_call(messages, i)]
     gone = draw(st.sampled_from(removable))
-    return Broken(
-        messages[:gone] + messages[gone + 1 :], "unanswered_tool_call", _opener(messages, gone)
-    )
+    opener = _opener(messages, gone)
+    field = f".tool_calls[{_unanswered_call(messages, opener, gone)}]"
+    return Broken(messages[:gone] + messages[gone + 1 :], "unanswered_tool_call", opener, field)
+
+
+def _unanswered_call(messages: list[Message], opener: int, gone: int) -> int:
+    """Which call of ``messages[opener]`` removing result ``gone`` leaves unanswered: the one
+    it names by id; without ids results pair by position, so the block's last call."""
+    ai, result = messages[opener], messages[gone]
+    assert isinstance(ai, AIMessage)
+    assert isinstance(result, ToolMessage)
+    if result.tool_call_id is None:
+        return len(ai.tool_calls) - 1
+    return [call.id for call in ai.tool_calls].index(result.tool_call_id)
 
 
 @st.composite
@@ -356,8 +378,8 @@ def mutate_duplicated_result(draw: st.DrawFn, shape: Shape = Shape()) -> Broken:
         at = original + 1
         while at < len(messages) and isinstance(messages[at], ToolMessage):
             at += 1
-    copy = messages[original]
-    return Broken([*messages[:at], copy, *messages[at:]], "orphan_tool_result", at)
+    broken = [*messages[:at], messages[original], *messages[at:]]
+    return Broken(broken, "orphan_tool_result", at, ".tool_call_id")
 
 
 @st.composite
@@ -377,7 +399,7 @@ def mutate_duplicate_id(draw: st.DrawFn) -> Broken:
     calls = [ai.tool_calls[0].model_copy(update={"id": taken}), *ai.tool_calls[1:]]
     mutated = ai.model_copy(update={"tool_calls": calls})
     broken = [*messages[:later], mutated, *messages[later + 1 :]]
-    return Broken(broken, "duplicate_tool_call_id", later)
+    return Broken(broken, "duplicate_tool_call_id", later, ".tool_calls[0].id")
 
 
 @st.composite
@@ -387,16 +409,27 @@ def mutate_unknown_role(draw: st.DrawFn, shape: Shape = Shape()) -> Broken:
     dumped = [m.model_dump(mode="json") for m in messages]
     at = draw(st.integers(0, len(dumped) - 1))
     dumped[at]["type"] = draw(st.sampled_from(["robot", "developer", "function", "user", ""]))
-    return Broken(dumped, "unknown_role", at)
+    return Broken(dumped, "unknown_role", at, ".type")
+
+
+RULE_CODES = ("orphan_tool_result", "unanswered_tool_call", "duplicate_tool_call_id")
+"""The conversation rules the mutations break, by the code each must raise."""
+
+
+def rule_mutations(shape: Shape = Shape()) -> dict[str, st.SearchStrategy[Broken]]:
+    """The rule-breaking mutations that apply to ``shape``, by the code they must raise (a
+    duplicate id needs ids)."""
+    rules = {
+        "orphan_tool_result": st.one_of(
+            mutate_orphan_result(shape), mutate_duplicated_result(shape)
+        ),
+        "unanswered_tool_call": mutate_removed_result(shape),
+    }
+    if shape.ids:
+        rules["duplicate_tool_call_id"] = mutate_duplicate_id()
+    return rules
 
 
 def mutations(shape: Shape = Shape()) -> st.SearchStrategy[Broken]:
     """Any one of the rule-breaking mutations that apply to ``shape``."""
-    options = [
-        mutate_orphan_result(shape),
-        mutate_removed_result(shape),
-        mutate_duplicated_result(shape),
-    ]
-    if shape.ids:
-        options.append(mutate_duplicate_id())
-    return st.one_of(options)
+    return st.one_of(*rule_mutations(shape).values())

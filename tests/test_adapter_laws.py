@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tracebridge import (
@@ -22,7 +22,7 @@ from tracebridge import (
 from tracebridge.cli import to_json
 from tracebridge.registry import ADAPTER_NAMES, FORMATS, get_adapter
 
-from law_kits import LawKit
+from law_kits import RULE_KINDS, LawKit
 from strategies import conversations
 
 
@@ -63,6 +63,35 @@ def test_strict_rejects_broken_traces(name: str, data: st.DataObject) -> None:
     with pytest.raises(TraceError) as caught:
         adapter.to_messages(broken.trace, **kit.to_options)
     assert (caught.value.code, caught.value.index) == (broken.code, broken.index)
+    if broken.path is not None:
+        assert caught.value.path == broken.path
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_every_kit_says_how_it_breaks_each_named_rule(name: str) -> None:
+    kit = kit_for(name)
+    assert sorted([*kit.rules, *kit.no_rules]) == sorted(RULE_KINDS)
+    assert not set(kit.rules) & set(kit.no_rules)
+
+
+RULE_CASES = [(name, kind) for name in FORMATS for kind in RULE_KINDS
+              if kind in kit_for(name).rules]
+# Every example of these is its mutation: a few per case check it whatever the draws.
+NAMED_EXAMPLES = max(10, settings.default.max_examples // 6)
+
+
+@pytest.mark.parametrize(("name", "kind"), RULE_CASES)
+@settings(max_examples=NAMED_EXAMPLES)
+@given(data=st.data())
+def test_strict_rejects_each_named_mutation(name: str, kind: str, data: st.DataObject) -> None:
+    kit, adapter = kit_for(name), get_adapter(name)
+    broken = data.draw(kit.rules[kind], label=kind)
+    assert broken.code == kind
+    assert broken.path is not None
+    with pytest.raises(TraceError) as caught:
+        adapter.to_messages(broken.trace, **kit.to_options)
+    error = caught.value
+    assert (error.code, error.index, error.path) == (broken.code, broken.index, broken.path)
 
 
 # Keys that do mean something inside their own adapter's namespace.

@@ -186,4 +186,5 @@ def test_golden_invalid_trace_is_rejected(path: Path) -> None:
     with pytest.raises(TraceError) as caught:
         galtea.to_messages(case["trace"])
     assert caught.value.source == "galtea"
-    assert {"code": caught.value.code, "index": caught.value.index} == case["error"]
+    error = caught.value
+    assert {"code": error.code, "index": error.index, "path": error.path} == case["error"]

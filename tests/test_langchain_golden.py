@@ -82,8 +82,6 @@ def test_invalid_golden_trace_is_rejected(path: Path, form: str) -> None:
     case = load(path)
     with pytest.raises(TraceError) as caught:
         langchain.to_messages(forms(case["trace"])[form])
-    assert (caught.value.code, caught.value.index) == (
-        case["error"]["code"],
-        case["error"]["index"],
-    )
+    error = caught.value
+    assert {"code": error.code, "index": error.index, "path": error.path} == case["error"]
     assert caught.value.source == "langchain"

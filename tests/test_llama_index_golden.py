@@ -215,7 +215,8 @@ def test_golden_invalid_traces_are_rejected(path: Path) -> None:
     convert = llama_index.events_to_messages if "events" in case else llama_index.to_messages
     with pytest.raises(TraceError) as caught:
         convert(case["events"] if "events" in case else case["trace"])
-    assert {"code": caught.value.code, "index": caught.value.index} == case["error"]
+    error = caught.value
+    assert {"code": error.code, "index": error.index, "path": error.path} == case["error"]
     assert caught.value.source == "llama_index"
 
 

@@ -55,16 +55,13 @@ def test_golden_trace_is_detected_as_its_own_format_only(name: str, path: Path) 
 
 
 @pytest.mark.parametrize(("name", "path"), cases("invalid"))
-def test_golden_invalid_trace_is_rejected_with_code_and_index(name: str, path: Path) -> None:
+def test_golden_invalid_trace_is_rejected_with_code_index_and_path(name: str, path: Path) -> None:
     golden = load(path)
     with pytest.raises(TraceError) as caught:
         ADAPTERS[name].to_messages(golden["trace"])
-    error = golden["error"]
-    assert (caught.value.code, caught.value.index, caught.value.source) == (
-        error["code"],
-        error["index"],
-        name,
-    )
+    error = caught.value
+    assert {"code": error.code, "index": error.index, "path": error.path} == golden["error"]
+    assert error.source == name
 
 
 def test_the_golden_folders_hold_every_case_the_issue_lists() -> None:

@@ -47,6 +47,7 @@ from tracebridge import (  # noqa: E402
     TextPart,
     ToolCall,
     ToolMessage,
+    TraceError,
 )
 from tracebridge.adapters import galtea as adapter  # noqa: E402
 
@@ -452,6 +453,19 @@ def _checked(name: str, case: dict[str, Any]) -> dict[str, Any]:
     return case
 
 
+def error_of(trace: Any, code: str, index: int | None) -> dict[str, Any]:
+    """The error reading ``trace`` raises: the code and index given here, and its path."""
+    try:
+        adapter.to_messages(trace)
+    except TraceError as error:
+        found = error
+    else:
+        raise AssertionError(f"expected {code} at {index}, but the trace reads")
+    if (found.code, found.index) != (code, index):
+        raise AssertionError(f"expected {code} at {index}, got {found}")
+    return {"code": code, "index": index, "path": found.path}
+
+
 def main() -> None:
     cases: list[tuple[str, dict[str, Any]]] = []
     with galtea_api() as api:
@@ -476,7 +490,7 @@ def main() -> None:
         _write(ROOT / f"{name}.json", _checked(name, case))
     for name, description, trace, code, index in INVALID:
         _write(ROOT / "invalid" / f"{name}.json", {"description": description, "trace": trace,
-                                                   "error": {"code": code, "index": index}})
+                                                   "error": error_of(trace, code, index)})
     print(f"wrote {len(cases)} valid and {len(INVALID)} invalid cases to {ROOT}")
 
 

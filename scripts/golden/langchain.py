@@ -46,6 +46,7 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.prebuilt import ToolNode, create_react_agent
 
+from tracebridge import TraceError
 from tracebridge.adapters import langchain
 
 OUT = Path(__file__).resolve().parents[2] / "golden_traces" / "langchain"
@@ -523,6 +524,19 @@ def write(path: Path, case: dict[str, Any]) -> None:
     path.write_text(json.dumps(case, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def error_of(trace: Any, code: str, index: int | None) -> dict[str, Any]:
+    """The error reading ``trace`` raises: the code and index given here, and its path."""
+    try:
+        langchain.to_messages(trace)
+    except TraceError as error:
+        found = error
+    else:
+        raise AssertionError(f"expected {code} at {index}, but the trace reads")
+    if (found.code, found.index) != (code, index):
+        raise AssertionError(f"expected {code} at {index}, got {found}")
+    return {"code": code, "index": index, "path": found.path}
+
+
 def main() -> None:
     shutil.rmtree(OUT, ignore_errors=True)
     (OUT / "invalid").mkdir(parents=True)
@@ -537,7 +551,7 @@ def main() -> None:
     for name, (description, trace, code, index) in invalid_cases().items():
         write(
             OUT / "invalid" / f"{name}.json",
-            {"description": description, "trace": trace, "error": {"code": code, "index": index}},
+            {"description": description, "trace": trace, "error": error_of(trace, code, index)},
         )
     print(f"wrote {len(list(OUT.rglob('*.json')))} files to {OUT}")
 

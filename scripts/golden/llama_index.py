@@ -56,6 +56,7 @@ from llama_index.core.llms.mock import MockFunctionCallingLLM  # noqa: E402
 from llama_index.core.memory import Memory  # noqa: E402
 from llama_index.core.tools import FunctionTool  # noqa: E402
 
+from tracebridge import TraceError  # noqa: E402
 from tracebridge.adapters import llama_index  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2] / "golden_traces" / "llama_index"
@@ -400,6 +401,21 @@ def broken(trace: list[dict[str, Any]], change: Callable[[list[Any]], int]) -> t
     return copied, change(copied)
 
 
+def error_of(trace: Any, code: str, index: int | None, key: str) -> dict[str, Any]:
+    """The error reading ``trace`` (messages, or ``key`` "events") raises: the code and index
+    given here, and its path."""
+    read = llama_index.events_to_messages if key == "events" else llama_index.to_messages
+    try:
+        read(trace)
+    except TraceError as error:
+        found = error
+    else:
+        raise AssertionError(f"expected {code} at {index}, but the trace reads")
+    if (found.code, found.index) != (code, index):
+        raise AssertionError(f"expected {code} at {index}, got {found}")
+    return {"code": code, "index": index, "path": found.path}
+
+
 def write_invalid(traces: dict[str, list[dict[str, Any]]]) -> None:
     two_turns = traces["function_agent_two_turns"]
     handoff_events = traces["multi_agent_handoff.events"]
@@ -451,7 +467,7 @@ def write_invalid(traces: dict[str, list[dict[str, Any]]]) -> None:
     for name, (key, source, change, code) in invalid.items():
         trace, index = broken(source, change)
         write(ROOT / "invalid" / f"{name}.json",
-              {key: trace, "error": {"code": code, "index": index}})
+              {key: trace, "error": error_of(trace, code, index, key)})
 
 
 def main() -> None:

@@ -34,6 +34,7 @@ from typing import Any
 import httpx
 import openai
 
+from tracebridge import TraceError
 from tracebridge.adapters import openai_chat
 
 OUT = Path(__file__).resolve().parents[2] / "golden_traces" / "openai_chat"
@@ -656,6 +657,19 @@ def write(path: Path, content: dict[str, Any]) -> None:
     path.write_text(json.dumps(content, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def error_of(trace: Any, code: str, index: int | None) -> dict[str, Any]:
+    """The error reading ``trace`` raises: the code and index given here, and its path."""
+    try:
+        openai_chat.to_messages(trace)
+    except TraceError as error:
+        found = error
+    else:
+        raise AssertionError(f"expected {code} at {index}, but the trace reads")
+    if (found.code, found.index) != (code, index):
+        raise AssertionError(f"expected {code} at {index}, got {found}")
+    return {"code": code, "index": index, "path": found.path}
+
+
 def main() -> None:
     shutil.rmtree(OUT, ignore_errors=True)
     (OUT / "invalid").mkdir(parents=True)
@@ -668,7 +682,7 @@ def main() -> None:
     for name, (description, trace, code, index) in invalid_cases().items():
         write(
             OUT / "invalid" / f"{name}.json",
-            {"description": description, "trace": trace, "error": {"code": code, "index": index}},
+            {"description": description, "trace": trace, "error": error_of(trace, code, index)},
         )
     print(f"wrote {len(VALID)} valid and {len(invalid_cases())} invalid traces to {OUT}")
 

@@ -20,6 +20,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from tracebridge import TraceError
 from tracebridge.adapters import swarm
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,6 +75,19 @@ def invalid_cases(history: list[Any]) -> dict[str, tuple[str, Any, str, int | No
     }
 
 
+def error_of(trace: Any, code: str, index: int | None) -> dict[str, Any]:
+    """The error reading ``trace`` raises: the code and index given here, and its path."""
+    try:
+        swarm.to_messages(trace)
+    except TraceError as error:
+        found = error
+    else:
+        raise AssertionError(f"expected {code} at {index}, but the trace reads")
+    if (found.code, found.index) != (code, index):
+        raise AssertionError(f"expected {code} at {index}, got {found}")
+    return {"code": code, "index": index, "path": found.path}
+
+
 def main() -> None:
     shutil.rmtree(OUT, ignore_errors=True)
     (OUT / "invalid").mkdir(parents=True)
@@ -99,7 +113,7 @@ def main() -> None:
             {
                 "description": description,
                 "trace": trace,
-                "error": {"code": code, "index": index},
+                "error": error_of(trace, code, index),
             },
         )
     print(f"wrote golden_traces/swarm from {SAMPLES}")

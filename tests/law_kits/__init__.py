@@ -6,12 +6,13 @@
 * lossless:  ``canonical(from_messages(to_messages(t))) == canonical(t)`` for ``t`` in ``traces``;
 * faithful:  ``to_messages(from_messages(m)) == m`` for ``m`` in ``conversations``;
 * strict:    ``to_messages(b.trace)`` raises ``TraceError`` with ``b.code`` and ``b.index``
-  for ``b`` in ``broken``.
+  (and ``b.path`` where the kit states it) for ``b`` in ``broken``; and, whatever the draws,
+  for each mutation named in ``RULE_KINDS``, for ``b`` in ``rules[kind]`` (each with its path).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,15 @@ class BrokenTrace:
     trace: Any
     code: str
     index: int | None
+    path: str | None = None
+    """The field path the error must name; None where the kit does not state it."""
+
+
+RULE_KINDS = ("unknown_role", "orphan_tool_result", "unanswered_tool_call",
+              "duplicate_tool_call_id")
+"""The mutations every kit breaks a trace with, each checked on its own (by the code it must
+raise: a role the format does not have, a result that answers nothing, a removed result, a
+call id used twice)."""
 
 
 def identity(trace: Any) -> Any:
@@ -41,6 +51,11 @@ class LawKit:
     """Typed conversations the format can express."""
     broken: st.SearchStrategy[BrokenTrace]
     """Invalid traces with the code and source index they must be rejected with."""
+    rules: Mapping[str, st.SearchStrategy[BrokenTrace]] = field(default_factory=dict)
+    """For each kind of ``RULE_KINDS`` the format can hold: traces broken that way, each with
+    its path."""
+    no_rules: Mapping[str, str] = field(default_factory=dict)
+    """The kinds of ``RULE_KINDS`` the format cannot hold, and why."""
     canonical: Callable[[Any], Any] = identity
     """How two traces are compared (object forms: the framework's own dict serialization)."""
     to_options: dict[str, Any] = field(default_factory=dict)

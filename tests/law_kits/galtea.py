@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from tracebridge import AIMessage, FilePart, HumanMessage, Message, TextPart
 
 from law_kits import BrokenTrace, LawKit
-from strategies import json_values, names, texts
+from strategies import RULE_CODES, json_values, names, texts
 
 RESERVED = {
     "role", "content", "retrieval_context", "retrievalContext", "metadata", "input_files",
@@ -185,13 +185,14 @@ _UNSERIALIZABLE = st.sampled_from([(1, 2), {1, 2}, float("nan"), b"bytes", objec
 
 
 @st.composite
-def broken_traces(draw: st.DrawFn) -> BrokenTrace:
-    """A valid trace with one turn replaced or broken; the code and index it must raise."""
-    shape = draw(st.sampled_from(["pairs", "roles"]))
+def broken_traces(draw: st.DrawFn, only: str | None = None) -> BrokenTrace:
+    """A valid trace with one turn replaced or broken (``only``: a break of role turns); the
+    code and index it must raise."""
+    shape = "roles" if only is not None else draw(st.sampled_from(["pairs", "roles"]))
     trace: list[Any] = draw(pair_traces if shape == "pairs" else role_traces)
     at = draw(st.integers(0, len(trace) - 1))
     turn = dict(trace[at])
-    kind = draw(st.sampled_from(_BREAKS[shape]))
+    kind = only if only is not None else draw(st.sampled_from(_BREAKS[shape]))
     code = "malformed_event"
     if kind == "not_a_dict":
         trace[at] = draw(st.sampled_from(["hi", None, 3, ["role", "user"]]))
@@ -233,7 +234,7 @@ def broken_traces(draw: st.DrawFn) -> BrokenTrace:
     elif kind == "unknown_role":
         turn["role"] = draw(st.sampled_from(["system", "tool", "developer", "function", "User"]))
         trace[at] = turn
-        code = "unknown_role"
+        return BrokenTrace(trace, "unknown_role", at, f"conversation_turns[{at}].role")
     elif kind == "role_not_a_string":
         turn["role"] = draw(st.sampled_from([None, 1, ["user"]]))
         trace[at] = turn
@@ -282,9 +283,14 @@ def broken_records(draw: st.DrawFn) -> BrokenTrace:
     return BrokenTrace(records, code, at)
 
 
+RULES = {"unknown_role": broken_traces(only="unknown_role")}
+NO_TOOL_CALLS = "Galtea turns hold text, context and files: no tool calls or results"
+
 KIT = LawKit(
     traces=st.one_of(pair_traces, role_traces),
     conversations=st.one_of(role_conversations, pair_conversations()),
+    rules=RULES,
+    no_rules={code: NO_TOOL_CALLS for code in RULE_CODES},
     broken=st.one_of(
         broken_traces(),
         broken_records(),

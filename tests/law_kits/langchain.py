@@ -46,7 +46,17 @@ from tracebridge import Message, OpaquePart, TextPart
 from tracebridge.adapters.langchain import from_messages
 
 from law_kits import BrokenTrace, LawKit
-from strategies import Shape, conversations, json_objects, json_values, mutations, names, texts
+from strategies import (
+    Broken,
+    Shape,
+    conversations,
+    json_objects,
+    json_values,
+    mutations,
+    names,
+    rule_mutations,
+    texts,
+)
 
 # --- content -------------------------------------------------------------------------------
 
@@ -457,17 +467,38 @@ def expressible(messages: list[Message]) -> list[Message]:
 
 TYPED_SHAPE = Shape(metadata=False, ids=True)
 """Every typed home LangChain has: developer role, refusals, image detail, audio mime types,
-citations, audio replies, custom calls (all on in ``Shape``'s defaults)."""
+citations, audio replies, custom calls (all on in ``Shape``'s defaults).
+
+No generated metadata (``metadata=False``): the faithful law needs ``to_messages`` to give back
+all of ``m``, and the format carries only the keys of ``metadata["langchain"]`` its writer owns,
+each with its own meaning; a namespace of any keys (what ``strategies.metadata`` draws) is
+another adapter's or a wrong one, which the writer leaves out by design
+(``test_from_messages_reads_only_its_own_namespace``). The owned keys are built from native
+LangChain messages in ``traces`` (the lossless law) and checked by the example tests."""
 
 # --- broken traces -------------------------------------------------------------------------
 
 
+RULE_SHAPE = Shape(metadata=False, parts=False, invalid_args=False, ids=True)
+
+
 @st.composite
-def broken_by_rule(draw: st.DrawFn) -> BrokenTrace:
-    """A conversation rule broken (orphan, unanswered, duplicate id), in LangChain objects."""
-    broken = draw(mutations(Shape(metadata=False, parts=False, invalid_args=False, ids=True)))
+def broken_by_rule(draw: st.DrawFn, code: str | None = None) -> BrokenTrace:
+    """A conversation rule broken (orphan, unanswered, duplicate id; ``code``: that one), in
+    LangChain objects."""
+    rules = rule_mutations(RULE_SHAPE)
+    broken = draw(mutations(RULE_SHAPE) if code is None else rules[code])
     trace = from_messages(expressible([_plain(m) for m in broken.messages]))
-    return BrokenTrace(draw(in_some_form(trace)), broken.code, broken.index)
+    return BrokenTrace(draw(in_some_form(trace)), broken.code, broken.index, _path(broken))
+
+
+def _path(broken: Broken) -> str:
+    """The mutation's path; a call whose arguments did not parse (``mutate_duplicate_id``
+    may reuse the id on one) is the first of ``invalid_tool_calls`` (they follow the valid)."""
+    message = broken.messages[broken.index]  # type: ignore[index]
+    if broken.field == ".tool_calls[0].id" and message.tool_calls[0].invalid_args is not None:
+        return f"messages[{broken.index}].invalid_tool_calls[0].id"
+    return broken.path
 
 
 def _plain(message: Message) -> Message:
@@ -482,23 +513,28 @@ def _ai_positions(messages: list[BaseMessage]) -> list[int]:
     return [i for i, m in enumerate(messages) if isinstance(m, AIMessage) and m.tool_calls]
 
 
+UNKNOWN_ROLES = ["remove", "role", "unknown"]
+
+
 @st.composite
-def broken_by_event(draw: st.DrawFn) -> BrokenTrace:
-    """One message replaced or inserted so that the adapter itself must refuse it."""
+def broken_by_event(draw: st.DrawFn, kinds: tuple[str, ...] = ()) -> BrokenTrace:
+    """One message replaced or inserted so that the adapter itself must refuse it (one of
+    ``kinds``, when given); an unknown role with its path."""
     messages = draw(native_conversations())
     at = draw(st.integers(0, len(messages)))
-    kind = draw(st.sampled_from(["remove", "role", "unknown", "partial", "malformed", "bytes"]))
+    kind = draw(st.sampled_from(kinds or [*UNKNOWN_ROLES, "partial", "malformed", "bytes"]))
+    field: str | None = None
     if kind == "remove":
         inserted: Any = RemoveMessage(id="m1")
-        code = "unknown_role"
+        code, field = "unknown_role", ".type"
     elif kind == "role":
         inserted = ChatMessage(
             content="beep", role=draw(st.sampled_from(["robot", "tool", "critic"]))
         )
-        code = "unknown_role"
+        code, field = "unknown_role", ".role"
     elif kind == "unknown":
         inserted = {"type": "robot", "data": {"content": "beep"}}
-        code = "unknown_role"
+        code, field = "unknown_role", ".type"
     elif kind == "partial":
         fragment = {"name": None, "args": "1}", "id": None, "index": 0}
         inserted = AIMessageChunk(content="", tool_call_chunks=[fragment])
@@ -510,7 +546,7 @@ def broken_by_event(draw: st.DrawFn) -> BrokenTrace:
         inserted = HumanMessage(content="hi", additional_kwargs={"blob": b"\x00"})
         code = "unserializable_value"
     trace = [*messages[:at], inserted, *messages[at:]]
-    return BrokenTrace(trace, code, at)
+    return BrokenTrace(trace, code, at, None if field is None else f"messages[{at}]{field}")
 
 
 @st.composite
@@ -543,9 +579,15 @@ def broken_by_conflict(draw: st.DrawFn) -> BrokenTrace:
     return BrokenTrace([*messages[:at], changed, *messages[at + 1 :]], "conflicting_fields", at)
 
 
+RULES = {
+    "unknown_role": broken_by_event(kinds=tuple(UNKNOWN_ROLES)),
+    **{code: broken_by_rule(code) for code in rule_mutations(RULE_SHAPE)},
+}
+
 KIT = LawKit(
     traces=native_conversations().flatmap(in_some_form),
     conversations=conversations(TYPED_SHAPE).map(expressible),
     broken=st.one_of(broken_by_rule(), broken_by_event(), broken_by_conflict()),
     canonical=canonical,
+    rules=RULES,
 )

@@ -68,12 +68,20 @@ from strategies import (
     json_objects,
     mutations,
     names,
+    rule_mutations,
     tool_conversations,
 )
 
 SHAPE = Shape(metadata=False, message_ids=False)
 """A ChatMessage has no message id, and ``from_messages`` reads only its own metadata;
-every typed home has a place (``expressible`` narrows the few values that do not)."""
+every typed home has a place (``expressible`` narrows the few values that do not).
+
+No generated metadata (``metadata=False``): the faithful law needs ``to_messages`` to give back
+all of ``m``, and the format carries only the keys of ``metadata["llama_index"]`` its writer
+owns, each with its own meaning; a namespace of any keys (what ``strategies.metadata`` draws) is
+another adapter's or a wrong one, which the writer leaves out by design
+(``test_from_messages_reads_only_its_own_namespace``). The owned keys are built where this kit
+draws them (reasoning marks) and, from real ChatMessages, in ``traces`` (the lossless law)."""
 
 ROLE_VARIANTS = {
     "system": ["system", "developer"],
@@ -350,7 +358,7 @@ def chat_histories(draw: st.DrawFn) -> list[Any]:
 
 def _written(broken: Broken) -> BrokenTrace:
     messages = adapter.from_messages(expressible(broken.messages), drop={"is_error"})
-    return BrokenTrace(messages, broken.code, broken.index)
+    return BrokenTrace(messages, broken.code, broken.index, broken.path)
 
 
 @st.composite
@@ -358,7 +366,7 @@ def unknown_roles(draw: st.DrawFn) -> BrokenTrace:
     trace = canonical(draw(chat_histories()))
     at = draw(st.integers(0, len(trace) - 1))
     trace[at]["role"] = draw(st.sampled_from(["robot", "human", "ai", "Assistant", ""]))
-    return BrokenTrace(trace, "unknown_role", at)
+    return BrokenTrace(trace, "unknown_role", at, f"messages[{at}].role")
 
 
 @st.composite
@@ -385,9 +393,15 @@ def malformed_messages(draw: st.DrawFn) -> BrokenTrace:
     return BrokenTrace(trace, "malformed_event", at)
 
 
+RULES = {
+    "unknown_role": unknown_roles(),
+    **{code: mutation.map(_written) for code, mutation in rule_mutations(SHAPE).items()},
+}
+
 KIT = LawKit(
     traces=chat_histories(),
     conversations=typed_conversations(),
+    rules=RULES,
     broken=st.one_of(
         mutations(SHAPE).map(_written),
         unknown_roles(),

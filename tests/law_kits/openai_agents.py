@@ -7,6 +7,9 @@ session's ``get_items()`` hold, and the ``RunItem``s a run produced.
 * ``broken``: the openai_responses kit's item-level mutations, and ``RunItem`` lists (the dicts
   ``RunState.to_json()`` stores) broken as a run's items are: a RunItem type the SDK does not
   have, an item without its agent, an approval before the call it waits on.
+* ``rules``: the openai_responses kit's rule mutations, as item lists and as a run's items
+  (where the broken field is the raw item's); an unknown role is also a RunItem type the SDK
+  does not have.
 
 ``run_items`` turns an item list into a run: the items after ``cut`` wrapped as the SDK's
 ``RunItem`` dicts, each turn (from one user message to the next) by its own agent.
@@ -89,14 +92,14 @@ conversations = responses_kit.expressible().map(in_our_namespace)
 
 
 @st.composite
-def broken_runs(draw: st.DrawFn) -> BrokenTrace:
+def broken_runs(draw: st.DrawFn, only: str | None = None) -> BrokenTrace:
     items = openai_agents.from_messages(draw(conversations))
     wrapped = copy.deepcopy(run_items(items, 0))
     at = draw(st.integers(0, len(wrapped) - 1))
-    kind = draw(st.sampled_from(["unknown_type", "no_agent", "early_approval"]))
+    kind = only or draw(st.sampled_from(["unknown_type", "no_agent", "early_approval"]))
     if kind == "unknown_type":
         wrapped[at]["type"] = draw(st.sampled_from(["guardrail_item", "message", "handoff"]))
-        return BrokenTrace(wrapped, "unknown_role", at)
+        return BrokenTrace(wrapped, "unknown_role", at, f"items[{at}].type")
     if kind == "no_agent":
         del wrapped[at]["agent"]
         return BrokenTrace(wrapped, "malformed_event", at)
@@ -111,11 +114,34 @@ def broken_runs(draw: st.DrawFn) -> BrokenTrace:
     return BrokenTrace([approval, *wrapped], "malformed_event", 0)
 
 
+def as_run(broken: BrokenTrace) -> BrokenTrace:
+    """The broken item list as a run's items: one RunItem per item, so the index stays and
+    the broken field is the raw item's."""
+    assert broken.path is not None
+    assert broken.index is not None
+    item = f"items[{broken.index}]"
+    assert broken.path.startswith(item)
+    path = f"{item}.raw_item{broken.path.removeprefix(item)}"
+    return BrokenTrace(run_items(broken.trace, 0), broken.code, broken.index, path)
+
+
+def rules() -> dict[str, st.SearchStrategy[BrokenTrace]]:
+    """Each rule mutation of the openai_responses kit in both shapes (an unknown item type in
+    a run is a conflict with its RunItem type: its own unknown role is the RunItem's)."""
+    found = {code: st.one_of(items, items.map(as_run))
+             for code, items in responses_kit.rules().items()}
+    found["unknown_role"] = st.one_of(
+        responses_kit.broken("unknown_type"), broken_runs(only="unknown_type")
+    )
+    return found
+
+
 KIT = LawKit(
     traces=responses_kit.traces(),
     conversations=conversations,
-    broken=st.one_of(responses_kit.broken(), broken_runs()),
+    broken=st.one_of(responses_kit.broken(), broken_runs(), *rules().values()),
     canonical=responses_kit.canonical,
+    rules=rules(),
 )
 
 __all__ = ["AGENTS", "KIT", "in_our_namespace", "run_items", "turns"]

@@ -58,6 +58,7 @@ from strategies import (
     json_values,
     mutations,
     names,
+    rule_mutations,
     texts,
 )
 
@@ -405,11 +406,12 @@ def written(adapter: ModuleType, broken: Broken) -> BrokenTrace:
     # the broken conversation at all.
     dialect = adapter.SWARM if adapter.NAME == "swarm" else adapter.OPENAI
     history = [write_message(plain(m), dialect, i) for i, m in enumerate(broken.messages)]
-    return BrokenTrace(history, broken.code, broken.index)
+    return BrokenTrace(history, broken.code, broken.index, broken.path)
 
 
 @st.composite
-def format_errors(draw: st.DrawFn, adapter: ModuleType) -> BrokenTrace:
+def format_errors(draw: st.DrawFn, adapter: ModuleType, only: str | None = None) -> BrokenTrace:
+    """A written history with one message broken (``only``: that way)."""
     history: list[Any] = adapter.from_messages(draw(_expressible(adapter.NAME)))
     at = draw(st.integers(0, len(history) - 1))
     message = history[at]
@@ -420,11 +422,11 @@ def format_errors(draw: st.DrawFn, adapter: ModuleType) -> BrokenTrace:
         options.append("arguments_object")
     if message["role"] == "assistant":
         options += ["refusal_not_text", "annotations_object", "audio_without_id"]
-    kind = draw(st.sampled_from(options))
+    kind = only or draw(st.sampled_from(options))
     code = "malformed_event"
     if kind == "unknown_role":
         message["role"] = draw(st.sampled_from(["robot", "model", "chatbot", "", "USER"]))
-        code = "unknown_role"
+        return BrokenTrace(history, "unknown_role", at, f"messages[{at}].role")
     elif kind == "not_a_dict":
         history[at] = draw(st.sampled_from([None, "hello", ["user", "hi"], 3]))
     elif kind == "no_role":
@@ -452,6 +454,15 @@ def broken(adapter: ModuleType) -> st.SearchStrategy[BrokenTrace]:
         format_errors(adapter),
         format_errors(adapter),
     )
+
+
+def rules(adapter: ModuleType) -> dict[str, st.SearchStrategy[BrokenTrace]]:
+    """Each rule mutation written by ``adapter``, and a role the format does not have."""
+    found = {
+        code: mutation.map(lambda b: written(adapter, b))
+        for code, mutation in rule_mutations(SHAPE).items()
+    }
+    return {"unknown_role": format_errors(adapter, only="unknown_role"), **found}
 
 
 # --- what the API accepts -------------------------------------------------------------------
@@ -531,6 +542,7 @@ KIT = LawKit(
     conversations=expressible(openai_chat.NAME),
     broken=broken(openai_chat),
     canonical=canonical,
+    rules=rules(openai_chat),
 )
 
-__all__ = ["KIT", "api_problems", "broken", "canonical", "expressible", "respelled"]
+__all__ = ["KIT", "api_problems", "broken", "canonical", "expressible", "respelled", "rules"]

@@ -57,6 +57,15 @@ SHAPE = Shape(
     details=False,
     message_ids=False,
 )
+"""``parts`` and metadata are drawn by this kit, as the items hold them.
+
+No generated metadata (``metadata=False``): the faithful law needs ``to_messages`` to give back
+all of ``m``, and the format carries only the keys of ``metadata["openai_responses"]`` its
+writer owns, each with its own meaning; a namespace of any keys (what ``strategies.metadata``
+draws) is another adapter's or a wrong one, which the writer leaves out by design
+(``test_from_messages_reads_only_its_own_namespace``). The owned keys are built where this kit
+draws them (reasoning item ids, hosted and computer calls, verbatim parts, audio read from a
+file)."""
 details = st.sampled_from([None, "auto", "low", "high"])
 
 
@@ -306,14 +315,11 @@ def _outputs(items: list[Any]) -> list[int]:
     return [j for j, item in enumerate(items) if item.get("type") == "function_call_output"]
 
 
-@st.composite
-def broken(draw: st.DrawFn) -> BrokenTrace:
-    items = copy.deepcopy(openai_responses.from_messages(draw(expressible())))
-    options = ["unknown_type", "orphan", "not_an_item", "no_role"]
-    outputs = _outputs(items)
-    parsed = [
+def _parsed_outputs(items: list[Any]) -> list[int]:
+    """The outputs of function calls whose arguments parsed (such a call must be answered)."""
+    return [
         j
-        for j in outputs
+        for j in _outputs(items)
         if any(
             other.get("call_id") == items[j]["call_id"]
             and other.get("type") == "function_call"
@@ -322,25 +328,63 @@ def broken(draw: st.DrawFn) -> BrokenTrace:
             for other in items
         )
     ]
-    if parsed:
+
+
+def _calls(items: list[Any]) -> list[int]:
+    return [j for j, item in enumerate(items) if item.get("type") == "function_call"]
+
+
+def breaks(items: list[Any]) -> list[str]:
+    """The kinds of break ``broken`` can make of ``items``."""
+    options = ["unknown_type", "orphan", "not_an_item", "no_role"]
+    if _parsed_outputs(items):
         options.append("removed_output")
-    if outputs:
+    if _outputs(items):
         options.append("output_twice")
-    calls = [j for j, item in enumerate(items) if item.get("type") == "function_call"]
-    if len(calls) >= 2:
+    if len(_calls(items)) >= 2:
         options.append("duplicate_call_id")
-    if calls:
+    if _calls(items):
         options.append("arguments_object")
-    kind = draw(st.sampled_from(options))
+    return options
+
+
+def written_items(only: str | None = None) -> st.SearchStrategy[list[Any]]:
+    """Item lists ``from_messages`` writes (``only``: that ``broken`` can break that way)."""
+    items = expressible().map(lambda ms: copy.deepcopy(openai_responses.from_messages(ms)))
+    return items if only is None else items.filter(lambda found: only in breaks(found))
+
+
+RULE_BREAKS = {
+    "unknown_role": ["unknown_type"],
+    "orphan_tool_result": ["orphan", "output_twice"],
+    "unanswered_tool_call": ["removed_output"],
+    "duplicate_tool_call_id": ["duplicate_call_id"],
+}
+"""The breaks of ``broken`` that make each of ``law_kits.RULE_KINDS``."""
+
+
+def rules() -> dict[str, st.SearchStrategy[BrokenTrace]]:
+    return {
+        code: st.one_of(*[broken(kind) for kind in kinds]) for code, kinds in RULE_BREAKS.items()
+    }
+
+
+@st.composite
+def broken(draw: st.DrawFn, only: str | None = None) -> BrokenTrace:
+    """Written items broken one way (``only``: that way); the code, index and path (where it
+    is one of ``RULE_BREAKS``) they must raise."""
+    items = draw(written_items(only))
+    kind = only if only is not None else draw(st.sampled_from(breaks(items)))
+    parsed, outputs, calls = _parsed_outputs(items), _outputs(items), _calls(items)
     if kind == "unknown_type":
         at = draw(st.integers(0, len(items) - 1))
         items[at] = {**items[at], "type": draw(st.sampled_from(["tool_result", "robot", "text"]))}
-        return BrokenTrace(items, "unknown_role", at)
+        return BrokenTrace(items, "unknown_role", at, f"items[{at}].type")
     if kind == "orphan":
         users = [j for j, item in enumerate(items) if item.get("role") in ("user", "system")]
         at = draw(st.sampled_from(users)) + 1
         items.insert(at, {"type": "function_call_output", "call_id": "call_stray", "output": "x"})
-        return BrokenTrace(items, "orphan_tool_result", at)
+        return BrokenTrace(items, "orphan_tool_result", at, f"items[{at}].call_id")
     if kind == "not_an_item":
         at = draw(st.integers(0, len(items)))
         items.insert(at, draw(st.sampled_from([None, "hello", 3, ["user", "hi"]])))
@@ -360,11 +404,11 @@ def broken(draw: st.DrawFn) -> BrokenTrace:
             for j, item in enumerate(items)
             if item.get("type") == "function_call" and item["call_id"] == call_id
         ]
-        return BrokenTrace(items, "unanswered_tool_call", at)
+        return BrokenTrace(items, "unanswered_tool_call", at, f"items[{at}]")
     if kind == "output_twice":
-        original = draw(st.sampled_from(outputs))
-        items.insert(original + 1, copy.deepcopy(items[original]))
-        return BrokenTrace(items, "orphan_tool_result", original + 1)
+        at = draw(st.sampled_from(outputs)) + 1
+        items.insert(at, copy.deepcopy(items[at - 1]))
+        return BrokenTrace(items, "orphan_tool_result", at, f"items[{at}].call_id")
     if kind == "duplicate_call_id":
         first = calls[0]
         later = draw(st.sampled_from(calls[1:]))
@@ -372,7 +416,7 @@ def broken(draw: st.DrawFn) -> BrokenTrace:
         for item in items:
             if item.get("call_id") == old:
                 item["call_id"] = items[first]["call_id"]
-        return BrokenTrace(items, "duplicate_tool_call_id", later)
+        return BrokenTrace(items, "duplicate_tool_call_id", later, f"items[{later}].call_id")
     at = draw(st.sampled_from(calls))
     items[at]["arguments"] = {"city": "Paris"}
     return BrokenTrace(items, "malformed_event", at)
@@ -387,6 +431,12 @@ def _parsed(text: str) -> Any:
         return None
 
 
-KIT = LawKit(traces=traces(), conversations=expressible(), broken=broken(), canonical=canonical)
+KIT = LawKit(
+    traces=traces(),
+    conversations=expressible(),
+    broken=st.one_of(broken(), *rules().values()),
+    canonical=canonical,
+    rules=rules(),
+)
 
-__all__ = ["KIT", "as_sdk_object", "broken", "canonical", "expressible", "traces"]
+__all__ = ["KIT", "as_sdk_object", "broken", "canonical", "expressible", "rules", "traces"]

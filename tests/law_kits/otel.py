@@ -10,28 +10,40 @@
   written back as one call (the golden traces of tests/test_otel_golden.py check what real
   instrumentations write against the histories their applications held).
 * ``broken``: the rule mutations of ``strategies`` written as the input of one span (index 0,
-  the span's position), and span documents that cannot be trusted: content capture off,
-  dropped attributes, a message without parts, ``__REDACTED__`` content, output without input,
-  an unknown role, and two conversations in one document (no index).
+  the span's position; the path names the message and part in ``gen_ai.input.messages``),
+  and span documents that cannot be trusted: content capture off, dropped attributes, a
+  message without parts, ``__REDACTED__`` content, output without input, an unknown role,
+  and two conversations in one document (no index).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from hypothesis import strategies as st
+from pydantic import TypeAdapter
 
 from tracebridge import AIMessage, Message, TextPart, ToolMessage
 from tracebridge.adapters import otel
 from tracebridge.adapters.otel._write import _Writer
 
 from law_kits import BrokenTrace, LawKit
-from strategies import Broken, Shape, conversations, mutate_unknown_role, mutations
+from strategies import Broken, Shape, conversations, mutate_unknown_role, rule_mutations
 
+MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
 SHAPE = Shape(
     metadata=False, message_ids=False, citations=False, audio_replies=False, custom_calls=False
 )
+"""What one GenAI model-call span holds.
+
+No generated metadata (``metadata=False``): the faithful law needs ``to_messages`` to give back
+all of ``m``, and the format carries only the keys of ``metadata["otel"]`` its writer owns, each
+with its own meaning; a namespace of any keys (what ``strategies.metadata`` draws) is another
+adapter's or a wrong one, which the writer leaves out by design
+(``test_from_messages_reads_only_its_own_namespace``). The owned keys are built by the example
+and golden tests, from what instrumentations write."""
 
 
 def expressible(messages: list[Message]) -> list[Message]:
@@ -84,23 +96,52 @@ def span(number: int, attributes: list[dict[str, Any]], **extra: Any) -> dict[st
     }
 
 
-def as_input(messages: list[Any]) -> list[dict[str, Any]]:
+def written_each(broken: Broken) -> list[list[dict[str, Any]]]:
     """Each message written on its own (the writer refuses a broken conversation whole)."""
     written = []
-    for i, message in enumerate(messages):
-        if isinstance(message, dict):  # mutate_unknown_role's dumped message: a role we
-            # do not know ("developer" is one GenAI messages have, so it is spelled otherwise)
+    for i, message in enumerate(broken.messages):
+        if broken.code == "unknown_role" and i == broken.index:  # mutate_unknown_role's
+            # message: a role we do not know ("developer" is one GenAI messages have, so it
+            # is spelled otherwise)
             role = f"{message['type']}_bot"
-            written.append({"role": role, "parts": [{"type": "text", "content": ""}]})
-        else:
-            written.extend(_Writer(i, otel.DROPPABLE).message(expressible([message])[0]))
+            written.append([{"role": role, "parts": [{"type": "text", "content": ""}]}])
+        else:  # (mutate_unknown_role gives the others dumped too)
+            typed = MESSAGE.validate_python(message) if isinstance(message, dict) else message
+            written.append(_Writer(i, otel.DROPPABLE).message(expressible([typed])[0]))
     return written
 
 
+FIELD = re.compile(r"\.(tool_call_id|type|tool_calls\[(\d+)\])(\.id)?$")
+
+
+def input_path(written: list[list[dict[str, Any]]], broken: Broken) -> str:
+    """Where the span reports ``broken``'s field: in its message of ``gen_ai.input.messages``,
+    a call or result by its part (``.type`` is the GenAI message's role)."""
+    assert broken.index is not None
+    match = FIELD.fullmatch(broken.field)
+    assert match is not None, broken.field
+    at = sum(len(each) for each in written[: broken.index])
+    (message,) = written[broken.index]
+    if match[1] == "type":
+        field = ".role"
+    elif match[1] == "tool_call_id":
+        field = f".parts[{_part(message, 'tool_call_response', 0)}].id"
+    else:
+        field = f".parts[{_part(message, 'tool_call', int(match[2]))}]{match[3] or ''}"
+    span_at = "resourceSpans[0].scopeSpans[0].spans[0]"
+    return f"{span_at}.attributes['gen_ai.input.messages[{at}]{field}']"
+
+
+def _part(message: dict[str, Any], kind: str, k: int) -> int:
+    """The position of the ``k``-th part of type ``kind``."""
+    return [j for j, part in enumerate(message["parts"]) if part["type"] == kind][k]
+
+
 def rule_broken(broken: Broken) -> BrokenTrace:
-    given = attribute("gen_ai.input.messages", as_input(broken.messages))
-    index = None if broken.index is None else 0
-    return BrokenTrace(document(span(1, [given])), broken.code, index)
+    written = written_each(broken)
+    given = attribute("gen_ai.input.messages", [m for each in written for m in each])
+    path = input_path(written, broken)
+    return BrokenTrace(document(span(1, [given])), broken.code, 0, path)
 
 
 @st.composite
@@ -146,12 +187,14 @@ def untrustworthy(draw: st.DrawFn) -> BrokenTrace:
     return BrokenTrace(written, code, index)
 
 
+RULES = {
+    "unknown_role": mutate_unknown_role(SHAPE).map(rule_broken),
+    **{code: mutation.map(rule_broken) for code, mutation in rule_mutations(SHAPE).items()},
+}
+
 KIT = LawKit(
     traces=OTEL_CONVERSATIONS.map(otel.from_messages),
     conversations=OTEL_CONVERSATIONS,
-    broken=st.one_of(
-        mutations(SHAPE).map(rule_broken),
-        mutate_unknown_role(SHAPE).map(rule_broken),
-        untrustworthy(),
-    ),
+    broken=st.one_of(*RULES.values(), untrustworthy()),
+    rules=RULES,
 )

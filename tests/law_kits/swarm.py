@@ -16,7 +16,7 @@ from tracebridge import AIMessage, Message, ToolMessage
 from tracebridge.adapters import swarm
 
 from law_kits import LawKit
-from law_kits.openai_chat import broken, expressible, respelled
+from law_kits.openai_chat import broken, expressible, respelled, rules
 
 NON_STREAMING_NULLS = ("refusal", "annotations", "audio", "function_call", "tool_calls")
 
@@ -63,4 +63,5 @@ KIT = LawKit(
     traces=st.one_of(swarm_shaped(), respelled(swarm)),
     conversations=expressible(swarm.NAME),
     broken=broken(swarm),
+    rules=rules(swarm),
 )
