@@ -39,7 +39,8 @@ def refusal(
     obj: Any, at: str, framework: str, *, index: int | None = None, source: str | None = None
 ) -> TraceError | None:
     """``malformed_event`` at the first field of ``obj`` (a pydantic model, or a dict or
-    list holding them) that its framework would refuse or store as another value; else
+    list holding them) that its framework would refuse or store as another value, or that
+    the object no longer holds (deleted from it after it was made); else
     ``unserializable_value`` at the first value pydantic cannot write as JSON, or at the
     first field the framework's own serializer falls on; else None.
 
@@ -49,6 +50,15 @@ def refusal(
     found = unmade(obj, at, framework, index=index, source=source)
     if found is not None:
         return found
+    missing = _missing_field(obj, at)
+    if missing is not None:
+        model, path = missing
+        return TraceError(
+            "malformed_event",
+            f"the {type(model).__name__} has no value for this field, which {framework} "
+            "always gives it (it was removed from the object after it was made)",
+            index=index, path=path, source=source,
+        )
     unserializable = _unserializable(obj, at, index, source)
     if unserializable is not None:
         return unserializable
@@ -123,6 +133,32 @@ def _model_fault(model: BaseModel, at: str) -> tuple[Any, str, str] | None:
                 f"{key} is {short_repr(value)}, which it would have stored as "
                 f"{short_repr(stored[key])}"
             )
+    return None
+
+
+def _missing_field(value: Any, at: str) -> tuple[BaseModel, str] | None:
+    """The first model in ``value`` (models, lists, tuples and dicts walked) that lacks one
+    of its class's fields, and that field's path; None when every model holds them all."""
+    if isinstance(value, BaseModel):
+        fields = value.__dict__
+        for name in type(value).model_fields:
+            if name not in fields:
+                return value, f"{at}.{name}"
+        items: Any = fields.items()
+    elif type(value) is dict:
+        items = ((key, item) for key, item in value.items() if type(key) is str)
+    elif type(value) is list or type(value) is tuple:
+        return next(
+            (found for k, item in enumerate(value)
+             if (found := _missing_field(item, f"{at}[{k}]")) is not None),
+            None,
+        )
+    else:
+        return None
+    for key, item in items:
+        found = _missing_field(item, json_path(at, key))
+        if found is not None:
+            return found
     return None
 
 
