@@ -197,7 +197,7 @@ def test_an_edited_raw_text_is_written_as_one_plain_entry() -> None:
     assert from_messages([messages[0], edited])[1] == raw_only("changed")
 
 
-def test_a_reasoning_part_of_another_format_is_still_written_as_a_summary() -> None:
+def test_an_unmarked_reasoning_part_with_an_id_is_written_as_a_summary() -> None:
     reply = AIMessage(content=[ReasoningPart(text="r", metadata={NS: {"id": "rs_9"}}),
                                TYPED_SAID])
     assert from_messages([HumanMessage(content="x"), reply])[1] == {
@@ -351,3 +351,24 @@ def test_an_agents_reasoning_item_with_raw_text_reads_and_writes_as_the_sdk_repl
     assert openai_agents.from_messages(messages, drop_names=True) == [
         USER, *(item.to_input_item() for item in run)
     ]
+
+
+def test_raw_text_after_the_part_of_an_item_with_an_empty_summary_is_refused() -> None:
+    """Dropping the summary's part of an item with both leaves its raw text after an item
+    read from summary [] (an o-series item without a summary): written into that item, it
+    would be read back as that item's one part, under its id."""
+    items = [
+        {"role": "user", "content": "q"},
+        {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"},
+        {"type": "reasoning", "id": "rs_2", "summary": [{"type": "summary_text", "text": "S"}],
+         "content": [{"type": "reasoning_text", "text": "RAW"}]},
+        {"type": "message", "role": "assistant", "id": "msg_1",
+         "content": [{"type": "output_text", "text": "ok", "annotations": []}]},
+    ]
+    messages = to_messages(items)
+    parts = [part for k, part in enumerate(messages[1].content) if k != 1]
+    with pytest.raises(TraceError) as caught:
+        from_messages([messages[0], messages[1].model_copy(update={"content": parts})])
+    error = caught.value
+    assert (error.code, error.index, error.path) == (
+        "malformed_event", 1, "messages[1].content[1].metadata.openai_responses")

@@ -594,6 +594,15 @@ class ReplyWriter(ItemPartWriter):
             out["content"] = self.entries(part, path, "content", "reasoning_text")
         else:
             out["summary"] = self.entries(part, path, "summary", "summary_text")
+            if raw is not None and not out["summary"]:
+                # the reader reads summary [] beside content as the one part of the content
+                self.malformed(
+                    "a reasoning part marked from: 'content' without an id holds the raw "
+                    "reasoning text of an item whose summary the part before it holds, but that "
+                    "part stands for an item with an empty summary (read from summary []): the "
+                    "two would be read back as one part",
+                    f".content[{j + 1}].metadata.{self.source}",
+                )
             if raw is not None:
                 out["content"] = self.entries(raw, f".content[{j + 1}]", "content",
                                               "reasoning_text")
