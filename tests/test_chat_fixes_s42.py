@@ -90,7 +90,8 @@ def test_a_stored_image_is_carried_to_other_formats_or_refused() -> None:
 
 @pytest.mark.parametrize(
     ("content", "kept"),
-    [("a\nb", {}), ("ab", {"joined": "ab"}), (None, {"joined": None})],
+    [("a\nb", {}), ("ab", {"joined": "ab", "joined_parts": "a\nb"}),
+     (None, {"joined": None, "joined_parts": "a\nb"})],
     ids=["joined-by-newlines", "joined-otherwise", "null"],
 )
 def test_stored_text_parts_round_trip_whatever_their_joined_text(
@@ -334,3 +335,35 @@ def test_a_response_object_is_refused_with_a_pointer_to_its_messages(read: Any) 
 def test_the_messages_of_a_response_are_read() -> None:
     assert swarm.to_messages(RESPONSE.messages) == [AIMessage(content="hi", name="Triage")]
     assert swarm.handoffs(RESPONSE.messages) == []
+
+
+@pytest.mark.parametrize("content", ["a b", None], ids=["joined-otherwise", "null"])
+def test_an_edited_stored_part_writes_the_parts_text_not_the_kept_one(content: str | None) -> None:
+    """The kept content text is written only while the parts still say what they said when
+    read: after an edit it would contradict content_parts (and content is what the API reads)."""
+    data = [{"id": "m1", "role": "user", "content": content,
+             "content_parts": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]
+    typed = openai_chat.to_messages(stored(data))
+    edited = typed[0].model_copy(update={"content": [TextPart(text="a"), TextPart(text="c")]})
+    written = openai_chat.from_messages([edited])
+    assert written == [{"id": "m1", "role": "user", "content": "a\nc",
+                        "content_parts": [{"type": "text", "text": "a"},
+                                          {"type": "text", "text": "c"}]}]
+    assert openai_chat.to_messages(written) == [edited.model_copy(
+        update={"metadata": {"openai_chat": {"content_parts": True, "fields": {"id": "m1"}}}})]
+
+
+@pytest.mark.parametrize(
+    ("kept", "code"),
+    [({"content_parts": True, "joined": "x", "joined_parts": 3}, "malformed_event"),
+     ({"content_parts": True, "joined": "x"}, "malformed_event"),
+     ({"content_parts": True, "joined_parts": "x"}, "not_representable"),
+     ({"joined_parts": "x"}, "not_representable")],
+    ids=["not-text", "missing", "without-joined", "without-marker"],
+)
+def test_a_kept_joined_parts_the_reader_would_not_keep_is_refused(
+    kept: dict[str, Any], code: str
+) -> None:
+    message = HumanMessage(content=[TextPart(text="hi")], metadata={"openai_chat": kept})
+    assert caught(lambda: openai_chat.from_messages([message]))[:3] == (
+        code, 0, "messages[0].metadata.openai_chat.joined_parts")

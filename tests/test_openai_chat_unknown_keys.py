@@ -51,9 +51,9 @@ GOLDEN = Path(__file__).resolve().parents[1] / "golden_traces"
 ADAPTERS = [pytest.param(openai_chat, id="openai_chat"), pytest.param(swarm, id="swarm")]
 H = HumanMessage(content="q")
 KEEPS = {
-    "user": "content_parts, fields, joined",
-    "assistant": "annotations, content, content_parts, fields, joined, refusal",
-    "tool": "content_parts, fields, joined",
+    "user": "content_parts, fields, joined, joined_parts",
+    "assistant": "annotations, content, content_parts, fields, joined, joined_parts, refusal",
+    "tool": "content_parts, fields, joined, joined_parts",
     "function": "content, fields",
 }
 

@@ -20,9 +20,10 @@ What the typed fields do not hold is kept under ``metadata["openai_chat"]``:
 * ``content``: ``"null"`` or ``"absent"`` when an empty content was ``None`` or missing;
 * ``refusal``: how a refusal was spelled, when not as ``content: null`` + ``refusal``;
 * ``annotations``: the annotation list, when it was ``[]`` or held other annotation types;
-* ``content_parts``/``joined``: a stored message's parts (``chat.completions.messages.list``)
-  were read from ``content_parts`` (they are the content), and the ``content`` beside them
-  when it is not their text joined by newlines;
+* ``content_parts``/``joined``/``joined_parts``: a stored message's parts
+  (``chat.completions.messages.list``) were read from ``content_parts`` (they are the
+  content), and the ``content`` beside them when it is not their text joined by newlines
+  (with that join, to tell an edit of the parts);
 * ``fields``: every other source key, verbatim (null-valued ``refusal``/``audio``/
   ``annotations``/``tool_calls``/``function_call``/``name``, unknown keys);
 * on a ToolCall: ``arguments`` (the exact argument text when ``json.dumps(args)`` would spell

@@ -654,7 +654,9 @@ class _Reader(ReplyReader):
         """A stored message's content (``chat.completions.messages.list``): the parts the
         request gave, in ``content_parts``, beside their text joined in ``content``. The parts
         are the content (``content_parts: true`` says where they go back); the joined text is
-        kept (``joined``) only when it is not what ``joined_text`` gives."""
+        kept (``joined``) only when it is not what ``joined_text`` gives, with what that gave
+        (``joined_parts``): the writer writes the kept text only while the parts still say
+        it."""
         listed = data.pop("content_parts")
         path = f"{self.root}.content_parts"
         if not isinstance(listed, list):
@@ -670,8 +672,10 @@ class _Reader(ReplyReader):
                       f"got {described(joined)}")
         parts = self.parts(listed, path, role)
         namespace["content_parts"] = True
-        if joined != joined_text(parts):
+        said = joined_text(parts)
+        if joined != said:
             namespace["joined"] = joined
+            namespace["joined_parts"] = said  # what the parts said: an edit of them shows
         return parts
 
     def name(self, data: dict[str, Any], key: str) -> str | None:

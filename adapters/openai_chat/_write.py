@@ -458,7 +458,7 @@ class _Writer(ReplyWriter):
                                f".metadata.{self.source}")
             if "refusal" in namespace:  # an assistant's, by now
                 check_reply(self, namespace, out, f".metadata.{self.source}")
-        if "content_parts" in namespace or "joined" in namespace:
+        if "content_parts" in namespace or "joined" in namespace or "joined_parts" in namespace:
             self.stored_parts(namespace, out, isinstance(message.content, list))
         return out
 
@@ -473,11 +473,12 @@ class _Writer(ReplyWriter):
             if "content_parts" in namespace:
                 refuse_untyped(self, marker, "true", "the parts were read from content_parts",
                                f"{where}.content_parts")
+            key = "joined" if "joined" in namespace else "joined_parts"
             self.refuse(
-                f"the kept joined text {short_repr(namespace['joined'])} without "
+                f"the kept {key} text {short_repr(namespace[key])} without "
                 "content_parts: true: the reader keeps it only beside the parts of a stored "
                 "message, and nothing else writes it, so it would be lost",
-                f"{where}.joined",
+                f"{where}.{key}",
             )
         parts = out.get("content")
         if parts == "" and listed:
@@ -495,12 +496,27 @@ class _Writer(ReplyWriter):
                 "replace the message's parts",
                 f"{where}.fields.content_parts",
             )
-        joined = namespace.get("joined", joined_text(parts))
+        out["content"] = self.stored_text(namespace, parts, where)
+        out["content_parts"] = parts
+
+    def stored_text(self, namespace: dict[str, Any], parts: list[Any], where: str) -> Any:
+        """A stored message's ``content``: the kept ``joined`` text while the parts' text is
+        still what it was read as (``joined_parts``), else their text joined (edited since:
+        the kept text would say what they no longer do)."""
+        said = joined_text(parts)
+        if "joined" not in namespace:
+            if "joined_parts" in namespace:
+                self.refuse("the kept joined_parts without joined: the reader keeps it only "
+                            "beside the joined text it was read with", f"{where}.joined_parts")
+            return said
+        joined, read_as = namespace["joined"], namespace.get("joined_parts")
         if joined is not None and type(joined) is not str:
             refuse_untyped(self, joined, "a string or null", "the parts' text as the source "
                            "joined it", f"{where}.joined")
-        out["content"] = joined
-        out["content_parts"] = parts
+        if type(read_as) is not str:
+            refuse_untyped(self, read_as, "a string", "the parts' text joined by newlines when "
+                           "they were read", f"{where}.joined_parts")
+        return joined if read_as == said else said
 
     def split_reasoning(self, message: AIMessage) -> tuple[AIMessage, dict[str, str]]:
         """The message without its first part, a reasoning part marked as read from a

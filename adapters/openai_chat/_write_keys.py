@@ -42,7 +42,7 @@ __all__ = [
     "refuse_untyped",
 ]
 
-_STORED = ("content_parts", "joined")
+_STORED = ("content_parts", "joined", "joined_parts")
 MESSAGE_KEYS: Mapping[str, frozenset[str]] = {
     "system": frozenset(("fields", *_STORED)),
     "developer": frozenset(("fields", *_STORED)),
@@ -55,7 +55,7 @@ MESSAGE_KEYS: Mapping[str, frozenset[str]] = {
 ``content`` form of an empty content where a null or absent one is read (assistant, function),
 an assistant's refusal spelling and annotation layout, and where a stored message's parts
 were read (``content_parts``) with their joined text when it is not the usual one
-(``joined``) on the roles that take parts."""
+(``joined``, and what the parts said then, ``joined_parts``) on the roles that take parts."""
 
 PART_KEYS: Mapping[str, frozenset[str]] = {
     "text": frozenset(("fields",)),
