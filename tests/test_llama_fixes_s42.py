@@ -12,6 +12,7 @@ paths alike) and in ``dump_events``; JSON values in the same places still read e
 
 from __future__ import annotations
 
+import collections
 import datetime
 import decimal
 import enum
@@ -24,6 +25,7 @@ import pytest
 from llama_index.core.agent import workflow
 from llama_index.core.base.llms.types import (
     ChatMessage,
+    ChatResponse,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
@@ -298,3 +300,97 @@ def test_a_run_results_message_holding_bytes_is_refused_on_both_roads() -> None:
     where = ("unserializable_value", 5, "events[5].data.result.response.additional_kwargs.z")
     assert both(llama_index.events_to_messages, trace) == where
     assert refused(llama_index.dump_events, trace) == (*where, KWARGS_BYTES[b"x"])
+
+
+# The rule is that of the fields of LlamaIndex's models, not of a dict key of the same name:
+# a tool output's raw values are kept as LlamaIndex's JSON writes them, whatever they hold.
+
+
+def with_raw_output(raw_output: Any) -> list[Any]:
+    """``events()`` whose tool returned ``raw_output``."""
+    trace = events()
+    trace[2].tool_output = ToolOutput(content="r0", tool_name="f", raw_input={},
+                                      raw_output=raw_output)
+    return trace
+
+
+def kept_raw_output(trace: list[Any]) -> Any:
+    """The ``raw_output`` kept with the tool result, once the event road and the road
+    through ``dump_events`` are seen to read the same."""
+    read = both(llama_index.events_to_messages, trace)
+    assert llama_index.events_to_messages(llama_index.dump_events(trace)) == read
+    assert read[3] == ToolMessage(content="r0", tool_call_id="c0", name="f", metadata={
+        "llama_index": {"event": {"raw_input": {}, "raw_output": read[3].metadata[
+            "llama_index"]["event"]["raw_output"]}}})
+    return read[3].metadata["llama_index"]["event"]["raw_output"]
+
+
+def test_a_key_named_as_a_free_form_field_in_raw_output_is_only_a_key() -> None:
+    trace = with_raw_output({"query": "x", "tool_kwargs": ("a", "b"),
+                             "additional_kwargs": {"when": datetime.date(2024, 1, 1)}})
+    assert kept_raw_output(trace) == {"query": "x", "tool_kwargs": ["a", "b"],
+                                      "additional_kwargs": {"when": "2024-01-01"}}
+
+
+def test_a_chat_message_in_raw_output_is_kept_as_its_json_writes_it() -> None:
+    trace = with_raw_output(ChatMessage(role="assistant", content="x",
+                                        additional_kwargs={"pair": (1, 2)}))
+    assert kept_raw_output(trace) == {"role": "assistant", "additional_kwargs": {"pair": [1, 2]},
+                                      "blocks": [{"block_type": "text", "text": "x"}]}
+
+
+def test_a_chat_response_with_bytes_in_raw_output_is_read_on_both_roads() -> None:
+    """LlamaIndex's JSON writes the bytes as base64 text, and that is what is kept."""
+    reply = ChatMessage(role="assistant", content="x", additional_kwargs={"audio": b"\x00\x01"})
+    raw = ChatResponse(message=reply)
+    kept = kept_raw_output(with_raw_output(raw))
+    assert kept["message"]["additional_kwargs"] == {"audio": "AAE="}
+    assert kept == raw.model_dump(mode="json")
+
+
+def test_raw_output_is_still_refused_where_its_json_would_change_it() -> None:
+    trace = with_raw_output({"tool_kwargs": {1: "a", "1": "b"}})
+    assert refused(llama_index.events_to_messages, trace)[:3] == (
+        "unserializable_value", 2, "events[2].data.tool_output.raw_output.tool_kwargs")
+    assert refused(llama_index.dump_events, trace)[:3] == (
+        "unserializable_value", 2, "events[2].data.tool_output.raw_output.tool_kwargs")
+
+
+def test_a_model_in_a_free_form_field_is_still_asked_for_its_own() -> None:
+    """A ToolSelection in ``additional_kwargs`` is one of LlamaIndex's models there."""
+    trace = history()
+    trace[1].additional_kwargs["tool_calls"] = [
+        ToolSelection(tool_id="c1", tool_name="f", tool_kwargs={"a": (1, 2)})]
+    assert refused(llama_index.to_messages, trace) == (
+        "unserializable_value", 1, "messages[1].additional_kwargs.tool_calls[0].tool_kwargs.a",
+        f"{_ANY} tuple (1, 2) (LlamaIndex's dump writes it as [1, 2])")
+
+
+# A dict or list of a subclass in an object is read as the dict or list LlamaIndex's dump
+# writes, in additional_kwargs and in tool_kwargs alike; in a dict it is refused.
+
+SUBCLASSED: list[Any] = [
+    collections.OrderedDict(a=1),
+    collections.defaultdict(list, a=1),
+    type("Attributed", (dict,), {})(a=1),
+    type("Listed", (list,), {})([1]),
+]
+SUBCLASS_IDS = ["OrderedDict", "defaultdict", "dict_subclass", "list_subclass"]
+
+
+@pytest.mark.parametrize("value", SUBCLASSED, ids=SUBCLASS_IDS)
+def test_a_dict_or_list_subclass_in_an_object_is_read_as_its_json(value: Any) -> None:
+    plain = list(value) if isinstance(value, list) else dict(value)
+    read = both(lambda t: llama_index.to_messages(t), history(kwargs=value, extra=value))
+    assert read[0] == HumanMessage(content="go", metadata={"llama_index": {
+        "additional_kwargs": {"k": plain}}})
+    assert read[1] == AIMessage(content=[], tool_calls=[ToolCall(name="f", id="c1",
+                                                                  args={"a": plain})])
+
+
+@pytest.mark.parametrize("value", SUBCLASSED, ids=SUBCLASS_IDS)
+def test_a_dict_or_list_subclass_in_a_dict_is_refused(value: Any) -> None:
+    dumps = [message.model_dump(mode="json") for message in history()]
+    dumps[0]["additional_kwargs"]["k"] = value
+    assert refused(llama_index.to_messages, dumps)[:3] == (
+        "unserializable_value", 0, "messages[0].additional_kwargs.k")

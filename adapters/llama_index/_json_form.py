@@ -2,18 +2,21 @@
 
 ``model_dump(mode="json")`` writes a NaN or an infinity as null and a dict key that is not a
 string as its text (``{1: "a", "1": "b"}`` becomes ``{"1": "b"}``: one value is lost). In
-the fields that take any value (``_ANY_VALUE``) it writes what is not JSON as some JSON too:
-bytes as their text, a tuple or a set as a list, a date as its ISO text, a Decimal, a UUID
-or an enum as its value's text. A ChatMessage object is read through that dump, so such a
-value would be read as null, under another key or as another value without a word, where
-the same message as a dict (and the same event through ``dump_events``) is refused:
-``unserializable_value`` at the value (for a key, at the dict that holds it, as
+the fields of its models that take any value (``_FREE_FORM``) it writes what is not JSON as
+some JSON too: bytes as their text, a tuple or a set as a list, a date as its ISO text, a
+Decimal, a UUID or an enum as its value's text. A ChatMessage object is read through that
+dump, so such a value would be read as null, under another key or as another value without
+a word, where the same message as a dict (and the same event through ``dump_events``) is
+refused: ``unserializable_value`` at the value (for a key, at the dict that holds it, as
 ``tracebridge._json.check_json`` says it of a dict).
 
 Only what pydantic's serializer writes is asked (the Python-mode dump, ``model_dump()``, whose
 keys and nesting are the JSON dump's, and which keeps such values as they are), and only for
 objects whose dump was not written out by hand: a hand-written dump keeps a value as it is,
-and the dict road checks it.
+and the dict road checks it. A dict or list of a subclass (an ``OrderedDict``, the
+``AttributedDict`` a ReActAgent parses arguments into) is read as the dict or list the dump
+writes. What is not read but kept as LlamaIndex's JSON writes it (``_KEPT_AS_WRITTEN``: a
+tool output's raw values) is asked only for NaNs and keys, whatever it holds.
 """
 
 from __future__ import annotations
@@ -27,25 +30,45 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from tracebridge import TraceError
 from tracebridge._json import is_plain_json, json_path
+from tracebridge._optional import module_of
 from tracebridge.errors import short_repr
 
-from ._blocks import NAME, Llama
+from ._blocks import NAME
 
-_ANY_VALUE = frozenset({"additional_kwargs", "tool_kwargs", "additional_information"})
-"""LlamaIndex's fields that take any value (a ChatMessage's, a ToolCallBlock's, a
-ToolSelection's or a tool event's, a ThinkingBlock's): what is in them must be JSON."""
+_FREE_FORM = {
+    "ChatMessage": "additional_kwargs",
+    "ToolCallBlock": "tool_kwargs",
+    "ToolSelection": "tool_kwargs",
+    "ToolCall": "tool_kwargs",
+    "ToolCallResult": "tool_kwargs",
+    "ThinkingBlock": "additional_information",
+}
+"""LlamaIndex's models (by class name) with a field that takes any value, and that field:
+what is in it must be JSON. A dict key of the same name elsewhere is only a key."""
+
+_KEPT_AS_WRITTEN = frozenset({"raw_output", "raw_input", "raw"})
+"""Model fields whose value is not read, only kept as LlamaIndex's JSON writes it (a
+ToolOutput's raw values), or left out (an AgentOutput's ``raw``): the models in them are not
+asked for their fields that take any value."""
+
+_MODULES = ("llama_index.", "workflows.")
+"""Where LlamaIndex's models are defined (a class of the same name elsewhere is not one)."""
 
 _SCALARS = frozenset({str, int, bool, type(None)})
 """What the dump writes as it is (an int too long for JSON is the JSON check's to refuse)."""
+
+_CONTAINERS = frozenset({dict, list})
+"""What ``is_plain_json`` may pass whole (of exactly these types: a subclass is walked)."""
 
 # what is at a fault's place: a float that is not finite, a key, or a value that is not JSON
 _FLOAT, _KEY, _VALUE = "float", "key", "value"
 
 
-def not_json_at(value: Any, path: str) -> tuple[str, str] | None:
+def not_json_at(value: Any, path: str, *, any_value: bool = False) -> tuple[str, str] | None:
     """The first place in ``value`` (a Python-mode dump) that a JSON dump would write as
-    another value, and why; or None."""
-    found = _fault_at(value, path)
+    another value, and why; or None. ``any_value``: ``value`` is a field that takes any value
+    (``_FREE_FORM``), where what is not JSON is a fault too."""
+    found = _fault_at(value, path, any_value)
     if found is None:
         return None
     where, kind, what = found
@@ -73,69 +96,89 @@ def _written_as(value: Any) -> str:
     return f" (LlamaIndex's dump writes it as {short_repr(written)})"
 
 
-def _fault_at(value: Any, path: str) -> tuple[str, str, Any] | None:
-    """The first fault in ``value`` (dicts, lists and tuples walked), its kind and what is
-    there: a NaN or an infinity, a key that is not a string (placed at its dict), or, under a
-    field of ``_ANY_VALUE``, a value that is not JSON (a tuple there is one). Such a field
-    that is plain JSON (the usual case) is passed at once, without a walk building paths."""
-    stack: list[tuple[Any, str, bool]] = [(value, path, False)]
+def _fault_at(value: Any, path: str, any_value: bool) -> tuple[str, str, Any] | None:
+    """The first fault in ``value`` (dicts and lists of any class walked, and tuples), its
+    kind and what is there: a NaN or an infinity, a key that is not a string (placed at its
+    dict), or, with ``any_value``, a value that is not JSON (a tuple is one). A dict or list
+    of plain JSON (the usual case) is passed at once, without a walk building paths."""
+    stack: list[tuple[Any, str]] = [(value, path)]
     while stack:
-        item, where, any_value = stack.pop()
-        kind = type(item)
-        if kind is dict:
+        item, where = stack.pop()
+        if type(item) in _CONTAINERS and is_plain_json(item):
+            continue
+        if isinstance(item, dict):
             for key in item:
                 if type(key) is not str:
                     return where, _KEY, key
-            for key, inner in reversed(item.items()):
-                if key in _ANY_VALUE and not any_value:
-                    if not is_plain_json(inner):
-                        stack.append((inner, json_path(where, key), True))
-                else:
-                    stack.append((inner, json_path(where, key), any_value))
-        elif kind is list or (kind is tuple and not any_value):
-            stack.extend((inner, f"{where}[{k}]", any_value)
+            stack.extend((inner, json_path(where, key)) for key, inner in reversed(item.items()))
+        elif isinstance(item, list) or (type(item) is tuple and not any_value):
+            stack.extend((inner, f"{where}[{k}]")
                          for k, inner in reversed(list(enumerate(item))))
-        elif kind is float:
+        elif type(item) is float:
             if not math.isfinite(item):
                 return where, _FLOAT, item
-        elif any_value and kind not in _SCALARS:
+        elif any_value and type(item) not in _SCALARS:
             return where, _VALUE, item
     return None
 
 
 def check_json_form(obj: Any, index: int | None, where: str) -> None:
     """Refuse (``unserializable_value`` at the value) a pydantic object holding what its JSON
-    dump would write as another value (``not_json_at``, and bytes in the ``additional_kwargs``
-    of a ChatMessage in it, which LlamaIndex's serializer writes as base64 text in both
-    dumps)."""
+    dump would write as another value: a NaN, an infinity or a key that is not a string
+    anywhere (``not_json_at``), and what is not JSON in a field that takes any value of a
+    LlamaIndex model in it (``_free_form_fault``)."""
     check_dumped_form(obj.model_dump(), index, where)
-    found = _kwargs_bytes_at(obj, where)
+    found = _free_form_fault(obj, where)
     if found is not None:
-        raise TraceError("unserializable_value", _bytes_said(found[1]), index=index,
-                         path=found[0], source=NAME)
+        raise TraceError("unserializable_value", found[1], index=index, path=found[0],
+                         source=NAME)
 
 
-def _kwargs_bytes_at(obj: Any, where: str) -> tuple[str, bytes] | None:
-    """The first bytes in the ``additional_kwargs`` of ``obj`` (a ChatMessage) or of a
-    ChatMessage in it (an event's, at any depth of models and lists), where they are."""
-    if type(obj) is Llama.loaded().chat_message:
-        extra = obj.additional_kwargs
-        if type(extra) is not dict or is_plain_json(extra):  # the usual case, at once
-            return None
-        return _bytes_at(extra, f"{where}.additional_kwargs")
+def _free_form_fault(obj: Any, where: str) -> tuple[str, str] | None:
+    """The first value that is not JSON in a field that takes any value (``_FREE_FORM``) of
+    ``obj`` or of a model in it (at any depth of models and lists, but for the fields in
+    ``_KEPT_AS_WRITTEN``), where it is and why."""
     if isinstance(obj, BaseModel):
+        free = _free_field(obj)
         inner: Any = _dumped_fields(obj)
     elif type(obj) is list:
-        inner = enumerate(obj)
+        free, inner = None, enumerate(obj)
     else:
         return None
     for key, value in inner:
-        if isinstance(value, BaseModel) or type(value) is list:
-            at = f"{where}[{key}]" if type(key) is int else f"{where}.{key}"
-            found = _kwargs_bytes_at(value, at)
-            if found is not None:
-                return found
+        if key == free:
+            found = _field_fault(obj, key, value, f"{where}.{key}")
+        elif key in _KEPT_AS_WRITTEN or not (isinstance(value, BaseModel) or type(value) is list):
+            continue
+        else:
+            found = _free_form_fault(value, f"{where}[{key}]" if type(key) is int
+                                     else f"{where}.{key}")
+        if found is not None:
+            return found
     return None
+
+
+def _free_field(model: BaseModel) -> str | None:
+    """The field of ``model`` that takes any value, when it is one of LlamaIndex's models
+    that has one."""
+    kind = type(model)
+    free = _FREE_FORM.get(kind.__name__)
+    return free if free is not None and module_of(kind).startswith(_MODULES) else None
+
+
+def _field_fault(model: BaseModel, field: str, value: Any, at: str) -> tuple[str, str] | None:
+    """What is not JSON in ``value``, the field ``field`` of ``model`` (at ``at``), as the
+    dump writes it; and bytes in a ChatMessage's ``additional_kwargs``, which LlamaIndex's
+    serializer writes as base64 text in both dumps. A field of plain JSON (the usual case)
+    is passed at once, without a walk building paths."""
+    if is_plain_json(value):
+        return None
+    found = not_json_at(model.model_dump(include={field}).get(field), at, any_value=True)
+    if found is None and field == "additional_kwargs":
+        held = _bytes_at(value, at)
+        if held is not None:
+            return held[0], _bytes_said(held[1])
+    return found
 
 
 def _dumped_fields(model: BaseModel) -> list[tuple[str, Any]]:
@@ -176,7 +219,9 @@ def _bytes_said(value: bytes) -> str:
 
 
 def check_dumped_form(dumped: Any, index: int | None, where: str) -> None:
-    """``check_json_form`` of a Python-mode dump (of an object, or one of its fields)."""
+    """Refuse (``unserializable_value`` at it) a NaN, an infinity or a key that is not a
+    string in a Python-mode dump (of an object, or of a value kept as LlamaIndex's JSON writes
+    it, whatever keys it holds)."""
     found = not_json_at(dumped, where)
     if found is not None:
         raise TraceError("unserializable_value", found[1], index=index, path=found[0],
