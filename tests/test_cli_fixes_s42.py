@@ -33,8 +33,10 @@ import errno
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -446,3 +448,203 @@ def test_calls_still_convert_to_llama_index() -> None:
                          stdin=json.dumps(CALL))
     assert (code, err) == (0, "")
     assert json.loads(out)[1]["blocks"][1]["tool_kwargs"] == {"city": "Paris"}
+
+
+# --- review: standard error on a full device, with Python's own buffering ----------------------
+# Without PYTHONUNBUFFERED, a failed write stays in standard error's buffer, and the
+# interpreter's flush at exit failed on it: every run exited 120.
+
+needs_dev_full = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+
+
+def _buffered_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONUNBUFFERED", None)
+    return env
+
+
+def _full_stderr(*argv: str, cwd: Path) -> tuple[int, str]:
+    """``tracebridge *argv`` with stderr on ``/dev/full``, as a shell runs it (Python's
+    buffering on): (exit status, stdout)."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([SCRIPT, *argv], cwd=cwd, stdout=subprocess.PIPE, stderr=full,
+                              stdin=subprocess.DEVNULL, env=_buffered_env(), timeout=120)
+    return done.returncode, done.stdout.decode()
+
+
+@needs_dev_full
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["validate", "t3.jsonl"], (0, "line 1: ok: 2 messages (openai_chat)\n"
+                                   "line 2: ok: 2 messages (openai_chat)\n"
+                                   "line 3: ok: 2 messages (openai_chat)\n")),
+    (["validate", "bad.json", "--from", "openai_chat"],
+     (1, "invalid: unknown_role at messages[0].role: openai_chat: messages[0].role: unknown "
+         "role 'robot'; accepted roles: system, developer, user, assistant, tool, function "
+         "[unknown_role]\n")),
+    (["validate", "nosuch.json"], (2, "")),
+    (["validate", "--frm", "x", "t3.jsonl"], (2, "")),
+    (["convert", "bad.json", "--from", "openai_chat", "--to", "langchain", "--keep-going"],
+     (1, "")),
+], ids=["valid", "invalid", "missing", "usage", "keep-going"])
+def test_exit_codes_hold_with_standard_error_full_and_buffered(
+    tmp_path: Path, argv: list[str], expected: tuple[int, str]
+) -> None:
+    _three_chats(tmp_path)
+    write(tmp_path / "bad.json", '[{"role": "robot", "content": "x"}]')
+    assert _full_stderr(*argv, cwd=tmp_path) == expected
+
+
+@needs_dev_full
+def test_an_interrupted_run_exits_130_with_standard_error_full(tmp_path: Path) -> None:
+    with open("/dev/full", "w") as full:
+        process = subprocess.Popen(
+            [SCRIPT, "convert", "-", "--from", "openai_chat", "--to", "langchain", "-o",
+             "out.jsonl"], cwd=tmp_path, env=_buffered_env(), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=full, text=True,
+            # Ctrl-C reaches the command even where this test runs as a background job
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert process.stdin is not None
+    process.stdin.write(json.dumps([{"role": "user", "content": "hi"}]) + "\n")
+    process.stdin.flush()  # and kept open: the command waits for more
+    deadline = time.monotonic() + 30
+    while not any(p.name.endswith(".partial") for p in tmp_path.iterdir()):
+        assert time.monotonic() < deadline, "the command never started writing"
+        time.sleep(0.05)
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=30)
+    assert (process.returncode, out) == (130, "")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_full_standard_error_is_let_go_of_after_its_first_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What is left in the process's standard error would fail again at exit: it is no
+    longer the process's standard error once a write failed."""
+    monkeypatch.chdir(tmp_path)
+    full = _FullStream()
+    monkeypatch.setattr(sys, "stderr", full)
+    code = main(["validate", "nosuch.json"], stdin=io.StringIO(), stdout=io.StringIO())
+    assert (code, sys.stderr) == (2, None)
+
+
+# --- review: gate documents that are both standard output -------------------------------------
+
+
+def _gate_to_file(gated: Path, *flags: str) -> tuple[int, str, str]:
+    """``tracebridge gate`` with stdout redirected to ``out.txt``: (exit status, what
+    ``out.txt`` holds, stderr)."""
+    with open(gated / "out.txt", "w") as out:
+        done = subprocess.run([SCRIPT, "gate", "run", "--policy", "policy.toml", *flags],
+                              cwd=gated, stdout=out, stderr=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, timeout=120)
+    return done.returncode, (gated / "out.txt").read_text(), done.stderr.decode()
+
+
+@pytest.mark.parametrize("flags", [
+    ["--junit", "-", "--markdown", "/dev/stdout"],
+    ["--junit", "/dev/stdout", "--markdown", "-"],
+    ["--junit", "-", "--markdown", "/proc/self/fd/1"],
+    ["--markdown", "out.txt", "--junit", "-"],
+], ids=["dash-devstdout", "devstdout-dash", "dash-procfd", "redirected-file-dash"])
+def test_gate_refuses_two_documents_on_standard_output_however_named(
+    gated: Path, flags: list[str]
+) -> None:
+    if not os.path.exists("/proc/self/fd/1"):
+        pytest.skip("no /proc/self/fd")
+    junit = flags[flags.index("--junit") + 1]
+    markdown = flags[flags.index("--markdown") + 1]
+    assert _gate_to_file(gated, *flags) == (
+        4, "", f"tracebridge gate: --junit {junit} and --markdown {markdown} both name "
+               "standard output; give a file for one\n")
+
+
+def test_gate_writes_one_document_on_standard_output_beside_a_file(gated: Path) -> None:
+    code, out, err = _gate_to_file(gated, "--junit", "-", "--markdown", "m.md")
+    assert (code, err) == (1, DECISION + "\n")
+    assert out == run("gate", "run", "--policy", "policy.toml", "--junit", "-")[1]
+    assert (gated / "m.md").read_text() == run(
+        "gate", "run", "--policy", "policy.toml", "--markdown", "-")[1]
+
+
+# --- review: the code of a document id that is no id --------------------------------------------
+
+
+def _errors_row(tmp_path: Path, *flags: str) -> tuple[int, str, dict[str, Any]]:
+    write(tmp_path / "ids.jsonl", json.dumps(
+        {"id": 1.5, "metadata": {"x": 2.5}, "t": [{"role": "user", "content": "q"}]}) + "\n")
+    code, _, err = run("sample", "ids.jsonl", "--at", "t", "--from", "openai_chat",
+                       "--keep-going", "--errors", "e.jsonl", *flags)
+    return code, err, json.loads((tmp_path / "e.jsonl").read_text())
+
+
+def test_a_document_id_that_is_no_id_is_a_malformed_record_in_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    message = ("id: an id must be a string or a whole number, got 1.5 (--id PATH takes the id "
+               "from elsewhere)")
+    assert _errors_row(tmp_path) == (1, f"tracebridge: ids.jsonl: line 1: {message}\n"
+                                        "0 ok, 1 failed\n", {
+        "file": "ids.jsonl", "line": 1, "code": "malformed_event", "index": None,
+        "path": None, "source": None, "message": message})
+
+
+def test_an_id_path_that_is_no_id_has_the_same_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    message = "--id metadata.x: an id must be a string or a whole number, got 2.5"
+    assert _errors_row(tmp_path, "--id", "metadata.x") == (
+        1, f"tracebridge: ids.jsonl: line 1: {message}\n0 ok, 1 failed\n", {
+            "file": "ids.jsonl", "line": 1, "code": "malformed_event", "index": None,
+            "path": None, "source": None, "message": message})
+
+
+def test_an_id_path_with_nothing_there_is_still_no_such_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    message = "--id metadata.y: there is no 'y' here"
+    assert _errors_row(tmp_path, "--id", "metadata.y") == (
+        1, f"tracebridge: ids.jsonl: line 1: {message}\n0 ok, 1 failed\n", {
+            "file": "ids.jsonl", "line": 1, "code": "no_such_path", "index": None,
+            "path": None, "source": None, "message": message})
+
+
+# --- review: a pending sample is scored with --allow-pending ----------------------------------
+
+
+def _pending_sample(tmp_path: Path) -> None:
+    write(tmp_path / "pend.json", json.dumps(PENDING))
+    code, out, err = run("sample", "pend.json", "--from", "openai_chat", "--allow-pending")
+    assert (code, err) == (0, "")
+    write(tmp_path / "s.jsonl", out)
+
+
+def test_score_allow_pending_scores_a_pending_sample(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _pending_sample(tmp_path)
+    code, out, err = run("score", "s.jsonl", "--metric", "tool_call_f1", "--allow-pending")
+    assert (code, err) == (0, "metric        scored  unscorable  errors  mean  min  max\n"
+                              "tool_call_f1       0           1       0     -    -    -\n")
+    result = json.loads(out)
+    assert (result["line"], result["id"], result["name"], result["value"], result["error"]) == (
+        1, 1, "tool_call_f1", None,
+        "the sample has no reference_tool_calls (None); give [] to expect no calls")
+
+
+def test_score_of_a_pending_sample_names_the_flag_it_takes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _pending_sample(tmp_path)
+    code, out, err = run("score", "s.jsonl", "--metric", "tool_call_f1")
+    assert (code, out) == (1, "")
+    assert err.splitlines()[0] == (
+        "tracebridge score: invalid sample: s.jsonl: line 1: messages[1].tool_calls[0]: tool "
+        "call 'f' (id 'c1') has no result before the conversation ends (--allow-pending "
+        "accepts a trace cut mid-tool) [unanswered_tool_call]")

@@ -1,7 +1,8 @@
 """Samples on the command line: the reference fields of a sample, and ``tracebridge sample``.
 
 ``tracebridge sample FILE... [--references REFS.jsonl]`` reads traces in any format and
-writes a dataset: one ``MultiTurnSample`` JSON per line, ready for ``tracebridge score``.
+writes a dataset: one ``MultiTurnSample`` JSON per line, ready for ``tracebridge score``
+(``score --allow-pending`` for samples made with ``--allow-pending``).
 A references file holds one JSON object per line, ``{"id": ..., "reference": ...,
 "reference_tool_calls": [...], "reference_topics": [...], "rubrics": {...},
 "metadata": {...}}``; a trace takes the references whose ``id`` is its own. A trace's id is
@@ -201,22 +202,25 @@ def id_key(value: Any) -> str | None:
     return str(value)
 
 
-def record_id(item: Item, id_path: str | None, several_files: bool) -> tuple[Any, str | None]:
+def record_id(item: Item, id_path: str | None, several_files: bool) -> tuple[Any, Problem | None]:
     """A record's id, or why it has none: ``--id PATH``, the document's ``id`` (absent or
-    ``null``: none), else its element number in an array of traces or its line number."""
+    ``null``: none), else its element number in an array of traces or its line number.
+    Nothing at ``--id PATH`` is ``no_such_path``; an id that is not a string or a whole
+    number, there or in ``id``, is ``malformed_event``."""
     if id_path is not None:
         value, missing = select(item.document, id_path)
         if missing is not None:
-            return None, missing.replace("--at", "--id", 1)
+            return None, Problem("no_such_path", missing.replace("--at", "--id", 1))
         if id_key(value) is None:
-            return None, f"--id {id_path}: an id must be a string or a whole number, got " \
-                         f"{short_repr(value)}"
+            return None, Problem("malformed_event", f"--id {id_path}: an id must be a string or "
+                                 f"a whole number, got {short_repr(value)}")
         return value, None
     if isinstance(item.document, dict) and item.document.get("id") is not None:
         value = item.document["id"]
         if id_key(value) is None:  # not replaced by the record's number: that is another id
-            return None, f"id: an id must be a string or a whole number, got " \
-                         f"{short_repr(value)} (--id PATH takes the id from elsewhere)"
+            return None, Problem("malformed_event", f"id: an id must be a string or a whole "
+                                 f"number, got {short_repr(value)} (--id PATH takes the id "
+                                 f"from elsewhere)")
         return value, None
     number = item.line if item.element is None else item.element
     return (f"{item.file}:{number}" if several_files else number), None
@@ -261,9 +265,9 @@ def run_sample(
     seen = SeenIds()
     try:
         for item, messages, source in typed:
-            record, missing = record_id(item, args.id, len(files) > 1)
-            if missing is not None:
-                tally.fail(item, Problem("no_such_path", missing), f"{item.where()}{missing}")
+            record, problem = record_id(item, args.id, len(files) > 1)
+            if problem is not None:
+                tally.fail(item, problem, f"{item.where()}{problem.message}")
                 continue
             key = id_key(record)
             assert key is not None

@@ -6,7 +6,7 @@
     tracebridge sample FILE... [--references REFS.jsonl] [--id PATH] [-o OUT]
     tracebridge formats [--options]
     tracebridge schema
-    tracebridge score DATASET.jsonl --metric NAME ... [--model M --base-url URL]
+    tracebridge score DATASET.jsonl --metric NAME ... [--model M --base-url URL] [--allow-pending]
     tracebridge run CASES.jsonl --out RUN_DIR --metric NAME ... [--model M] [--max-requests N]
     tracebridge gate RUN_DIR --policy POLICY.toml [--junit FILE] [--markdown FILE]
     tracebridge calibrate RUN_DIR [--json]
@@ -204,7 +204,15 @@ def main(
 ) -> int:
     """Run the command; returns the exit code."""
     err = _diagnostics(sys.stderr if stderr is None else stderr)
-    streams = Streams(stdin or _stdin(), stdout or _stdout(), err)
+    try:
+        return _run(argv, Streams(stdin or _stdin(), stdout or _stdout(), err))
+    finally:
+        err.flush()  # what another writer left in its buffer fails here, not at exit (120)
+
+
+def _run(argv: Sequence[str] | None, streams: Streams) -> int:
+    """The command's exit code, its errors said on ``streams.stderr``, one line each."""
+    err = streams.stderr
     try:
         words = sys.argv[1:] if argv is None else list(argv)
         args = _parser(words).parse_args(words)
@@ -292,21 +300,32 @@ def _diagnostics(stream: TextIO | None) -> TextIO:
 
 
 class _BestEffort:
-    """A stream whose failed writes are dropped (none at all when there is no stream)."""
+    """A stream dropped at its first failed write or flush (none at all when there is no
+    stream). The process's standard error is let go of too: what a failed write left in its
+    buffer would fail again at the interpreter's flush at exit, which then exits 120."""
 
     def __init__(self, stream: TextIO | None) -> None:
         self.stream = stream
 
     def write(self, text: str) -> int:
         if self.stream is not None:
-            with contextlib.suppress(OSError, ValueError):
+            try:
                 self.stream.write(text)
+            except (OSError, ValueError):
+                self._drop()
         return len(text)
 
     def flush(self) -> None:
         if self.stream is not None:
-            with contextlib.suppress(OSError, ValueError):
+            try:
                 self.stream.flush()
+            except (OSError, ValueError):
+                self._drop()
+
+    def _drop(self) -> None:
+        if self.stream is sys.stderr:
+            sys.stderr = None
+        self.stream = None
 
 
 def _closed(which: str) -> TextIO:

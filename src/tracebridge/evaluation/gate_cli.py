@@ -171,12 +171,38 @@ def _apart(outputs: list[tuple[str, str | None]], args: argparse.Namespace,
     inputs.append(("the case file", None if case_file is None else os.fspath(case_file)))
     for number, (flag, path) in enumerate(outputs):
         later = outputs[number + 1:]
-        if path == "-" and any(other == "-" for _, other in later):
-            raise _SameFile(f"{flag} - and {later[0][0]} - both name standard output; give a "
-                            "file for one")
+        shared = _sharing_stdout(path, later)
+        if shared is not None:
+            raise _SameFile(f"{flag} {path} and {shared[0]} {shared[1]} both name standard "
+                            "output; give a file for one")
         clash = same_file(path, [*inputs, *later])
         if clash is not None:
             raise _SameFile(f"{flag} {clash}")
+
+
+def _sharing_stdout(
+    path: str | None, later: list[tuple[str, str | None]]
+) -> tuple[str, str] | None:
+    """The first of ``later`` (flag, path) that writes standard output as ``path`` does, one
+    of the two given as ``-``: ``/dev/stdout``, ``/proc/self/fd/1`` and the file standard
+    output is redirected to are ``-`` too (the second document would be written over the
+    first, or the first truncated away)."""
+    if path is None:
+        return None
+    for flag, other in later:
+        if other is not None and "-" in (path, other) and _on_stdout(path) and _on_stdout(other):
+            return flag, other
+    return None
+
+
+def _on_stdout(path: str) -> bool:
+    """Whether an output ``path`` is standard output: ``-``, or the file it writes."""
+    if path == "-":
+        return True
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(1))
+    except (OSError, ValueError):  # not there yet, or no standard output
+        return False
 
 
 def _write(path: str, text: str, stdout: TextIO) -> None:

@@ -35,7 +35,8 @@ from pydantic import ValidationError
 from .._cli_output import same_file, standard_stream
 from .._jsonstream import ESCAPE, JsonDocuments, Record, UnreadableInput
 from ..errors import MissingExtraError, TraceError
-from ..sample import MultiTurnSample
+from ..options import command_line_hint
+from ..sample import ALLOW_PENDING, MultiTurnSample
 from .base import Metric, MetricResult, Usage
 from .conversation import (
     ConversationCompleteness,
@@ -119,6 +120,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--keep-going", action="store_true",
         help="skip an invalid sample (reported on stderr) instead of stopping there",
+    )
+    parser.add_argument(
+        "--allow-pending", action="store_true",
+        help="accept samples ending on unanswered tool calls (as tracebridge sample "
+        "--allow-pending makes them)",
     )
 
 
@@ -266,7 +272,7 @@ def _records(path: str, stdin: TextIO) -> Iterator[tuple[Record, _Place]]:
     return records()
 
 
-def _sample(record: Record, place: _Place, path: str) -> MultiTurnSample:
+def _sample(record: Record, place: _Place, path: str, allow_pending: bool) -> MultiTurnSample:
     where = f"{path}: line {record.line}"
     if "element" in place:
         where = f"{path}: element {place['element']} (line {record.line})"
@@ -279,9 +285,11 @@ def _sample(record: Record, place: _Place, path: str) -> MultiTurnSample:
             f"sample FILE [--references REFS.jsonl]"
         )
     try:
-        return MultiTurnSample.model_validate(record.value)
+        return MultiTurnSample.model_validate(
+            record.value, context=ALLOW_PENDING if allow_pending else None)
     except TraceError as exc:
-        raise _InvalidSample(f"invalid sample: {where}: {exc}") from None
+        hint = command_line_hint(str(exc), allow_pending_flag=True)
+        raise _InvalidSample(f"invalid sample: {where}: {hint}") from None
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'sample'}: {e['msg']}"
@@ -380,7 +388,7 @@ async def _score(
                 if numbered is None:
                     break
                 record, place = numbered
-                sample = _sample(record, place, args.dataset)
+                sample = _sample(record, place, args.dataset, args.allow_pending)
             except UnreadableInput as exc:
                 stopped = _Unusable(str(exc))
                 break
