@@ -47,9 +47,11 @@ from tracebridge import (  # noqa: E402
     TextPart,
     ToolCall,
     ToolMessage,
-    TraceError,
 )
 from tracebridge.adapters import galtea as adapter  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # scripts/: golden_errors
+from golden_errors import error_of as raised  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 ROOT = REPO / "golden_traces" / "galtea"
@@ -455,15 +457,7 @@ def _checked(name: str, case: dict[str, Any]) -> dict[str, Any]:
 
 def error_of(trace: Any, code: str, index: int | None) -> dict[str, Any]:
     """The error reading ``trace`` raises: the code and index given here, and its path."""
-    try:
-        adapter.to_messages(trace)
-    except TraceError as error:
-        found = error
-    else:
-        raise AssertionError(f"expected {code} at {index}, but the trace reads")
-    if (found.code, found.index) != (code, index):
-        raise AssertionError(f"expected {code} at {index}, got {found}")
-    return {"code": code, "index": index, "path": found.path}
+    return raised(adapter.to_messages, trace, code, index)
 
 
 def main() -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,8 +47,10 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.prebuilt import ToolNode, create_react_agent
 
-from tracebridge import TraceError
 from tracebridge.adapters import langchain
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # scripts/: golden_errors
+from golden_errors import error_of as raised
 
 OUT = Path(__file__).resolve().parents[2] / "golden_traces" / "langchain"
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -526,15 +529,7 @@ def write(path: Path, case: dict[str, Any]) -> None:
 
 def error_of(trace: Any, code: str, index: int | None) -> dict[str, Any]:
     """The error reading ``trace`` raises: the code and index given here, and its path."""
-    try:
-        langchain.to_messages(trace)
-    except TraceError as error:
-        found = error
-    else:
-        raise AssertionError(f"expected {code} at {index}, but the trace reads")
-    if (found.code, found.index) != (code, index):
-        raise AssertionError(f"expected {code} at {index}, got {found}")
-    return {"code": code, "index": index, "path": found.path}
+    return raised(langchain.to_messages, trace, code, index)
 
 
 def main() -> None:

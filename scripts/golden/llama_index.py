@@ -56,8 +56,10 @@ from llama_index.core.llms.mock import MockFunctionCallingLLM  # noqa: E402
 from llama_index.core.memory import Memory  # noqa: E402
 from llama_index.core.tools import FunctionTool  # noqa: E402
 
-from tracebridge import TraceError  # noqa: E402
 from tracebridge.adapters import llama_index  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # scripts/: golden_errors
+from golden_errors import error_of as raised  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2] / "golden_traces" / "llama_index"
 
@@ -405,15 +407,7 @@ def error_of(trace: Any, code: str, index: int | None, key: str) -> dict[str, An
     """The error reading ``trace`` (messages, or ``key`` "events") raises: the code and index
     given here, and its path."""
     read = llama_index.events_to_messages if key == "events" else llama_index.to_messages
-    try:
-        read(trace)
-    except TraceError as error:
-        found = error
-    else:
-        raise AssertionError(f"expected {code} at {index}, but the trace reads")
-    if (found.code, found.index) != (code, index):
-        raise AssertionError(f"expected {code} at {index}, got {found}")
-    return {"code": code, "index": index, "path": found.path}
+    return raised(read, trace, code, index)
 
 
 def write_invalid(traces: dict[str, list[dict[str, Any]]]) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 import json
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,8 +35,10 @@ from typing import Any
 import httpx
 import openai
 
-from tracebridge import TraceError
 from tracebridge.adapters import openai_chat
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # scripts/: golden_errors
+from golden_errors import error_of as raised
 
 OUT = Path(__file__).resolve().parents[2] / "golden_traces" / "openai_chat"
 MODEL = "gpt-4o-2024-08-06"
@@ -659,15 +662,7 @@ def write(path: Path, content: dict[str, Any]) -> None:
 
 def error_of(trace: Any, code: str, index: int | None) -> dict[str, Any]:
     """The error reading ``trace`` raises: the code and index given here, and its path."""
-    try:
-        openai_chat.to_messages(trace)
-    except TraceError as error:
-        found = error
-    else:
-        raise AssertionError(f"expected {code} at {index}, but the trace reads")
-    if (found.code, found.index) != (code, index):
-        raise AssertionError(f"expected {code} at {index}, got {found}")
-    return {"code": code, "index": index, "path": found.path}
+    return raised(openai_chat.to_messages, trace, code, index)
 
 
 def main() -> None:

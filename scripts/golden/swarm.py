@@ -17,11 +17,14 @@ import dataclasses
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
-from tracebridge import TraceError
 from tracebridge.adapters import swarm
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # scripts/: golden_errors
+from golden_errors import error_of as raised
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = Path(os.environ.get("SWARM_SAMPLES", ROOT.parent / "shared" / "samples" / "swarm"))
@@ -77,15 +80,7 @@ def invalid_cases(history: list[Any]) -> dict[str, tuple[str, Any, str, int | No
 
 def error_of(trace: Any, code: str, index: int | None) -> dict[str, Any]:
     """The error reading ``trace`` raises: the code and index given here, and its path."""
-    try:
-        swarm.to_messages(trace)
-    except TraceError as error:
-        found = error
-    else:
-        raise AssertionError(f"expected {code} at {index}, but the trace reads")
-    if (found.code, found.index) != (code, index):
-        raise AssertionError(f"expected {code} at {index}, got {found}")
-    return {"code": code, "index": index, "path": found.path}
+    return raised(swarm.to_messages, trace, code, index)
 
 
 def main() -> None:
