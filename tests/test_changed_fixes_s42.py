@@ -7,6 +7,7 @@ import pytest
 from langchain_core.messages import AIMessage as LangChainAI
 from langchain_core.messages import HumanMessage as LangChainHuman
 from llama_index.core.agent.workflow import AgentInput, AgentOutput
+from llama_index.core.base.llms.types import ToolCallBlock
 from llama_index.core.llms import ChatMessage
 
 from tracebridge import TraceError
@@ -56,3 +57,43 @@ def test_a_langchain_message_without_its_tool_calls_field_is_malformed_there() -
     # the LangChain reader's own words for it, as before
     assert error.detail == ("this AIMessage has no tool_calls (made with model_construct() "
                             "without it?); LangChain's constructor requires one")
+
+
+def test_a_nested_message_without_its_additional_kwargs_is_malformed_at_them() -> None:
+    """A field a LlamaIndex validator reads is found missing before the validator falls on
+    it (it gave an AttributeError's text at the outer event)."""
+    events = _llama_events()
+    del events[1].response.__dict__["additional_kwargs"]
+    for read in (llama_index.events_to_messages, llama_index.dump_events):
+        with pytest.raises(TraceError) as caught:
+            read(events)
+        error = caught.value
+        assert (error.code, error.index, error.path) == (
+            "malformed_event", 1, "events[1].data.response.additional_kwargs")
+
+
+def test_dump_events_refuses_an_event_missing_a_field() -> None:
+    """Its dump left the field out without a word, and read back as a valid trace."""
+    events = _llama_events()
+    del events[1].__dict__["tool_calls"]
+    with pytest.raises(TraceError) as caught:
+        llama_index.dump_events(events)
+    error = caught.value
+    assert (error.code, error.index, error.path) == (
+        "malformed_event", 1, "events[1].data.tool_calls")
+
+
+class _OwnCallBlock(ToolCallBlock):
+    """A user's own subclass of LlamaIndex's call block."""
+
+
+def test_a_subclass_of_a_call_block_keeps_the_must_be_json_rule() -> None:
+    block = _OwnCallBlock(tool_call_id="c1", tool_name="f", tool_kwargs={"a": 1})
+    block.tool_kwargs["a"] = (1, 2)  # a tuple, which LlamaIndex's dump writes as a list
+    messages = [ChatMessage(role="user", content="hi"),
+                ChatMessage(role="assistant", blocks=[block])]
+    with pytest.raises(TraceError) as caught:
+        llama_index.to_messages(messages)
+    error = caught.value
+    assert (error.code, error.index, error.path) == (
+        "unserializable_value", 1, "messages[1].blocks[0].tool_kwargs.a")

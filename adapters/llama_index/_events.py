@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 from pydantic_core import to_jsonable_python
 
 from tracebridge import AIMessage, Message, TextPart, ToolCall, ToolMessage, TraceError, _build
-from tracebridge._changed import FELL, refusal
+from tracebridge._changed import FELL, missing_field, refusal
 from tracebridge._gc import pause_gc, resume_gc
 from tracebridge._json import same_json
 from tracebridge._optional import module_of
@@ -158,6 +158,10 @@ def dump_events(events: Iterable[Any]) -> list[dict[str, Any]]:
             if refused is None:
                 raise
             raise refused from exc
+        # a field deleted from an object is left out of its dump without a word
+        missing = missing_field(event, f"events[{e}].data", "LlamaIndex", index=e, source=NAME)
+        if missing is not None:
+            raise missing
         check_json_form(event, e, f"events[{e}].data")
         dumped.append({"event": type(event).__name__, "data": data})
     return dumped

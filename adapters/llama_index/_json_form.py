@@ -160,10 +160,12 @@ def _free_form_fault(obj: Any, where: str) -> tuple[str, str] | None:
 
 def _free_field(model: BaseModel) -> str | None:
     """The field of ``model`` that takes any value, when it is one of LlamaIndex's models
-    that has one."""
-    kind = type(model)
-    free = _FREE_FORM.get(kind.__name__)
-    return free if free is not None and module_of(kind).startswith(_MODULES) else None
+    that has one, or a subclass of one (a user's own block class)."""
+    for kind in type(model).__mro__:
+        free = _FREE_FORM.get(kind.__name__)
+        if free is not None and module_of(kind).startswith(_MODULES):
+            return free
+    return None
 
 
 def _field_fault(model: BaseModel, field: str, value: Any, at: str) -> tuple[str, str] | None:

@@ -28,7 +28,7 @@ from pydantic_core import PydanticSerializationError, to_json
 from ._json import json_path
 from .errors import TraceError, short_repr
 
-__all__ = ["FELL", "drifted", "literal_values", "refusal", "unmade"]
+__all__ = ["FELL", "drifted", "literal_values", "missing_field", "refusal", "unmade"]
 
 FELL = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 """What a reader may raise on a value it did not expect (pydantic's ValidationError and
@@ -47,18 +47,13 @@ def refusal(
     Nested models are asked first, each by its own class, so the path goes down to the
     field that is wrong (``at.blocks[1].text``).
     """
+    # a field missing first: the framework's own validators may read it, and fall
+    missing = missing_field(obj, at, framework, index=index, source=source)
+    if missing is not None:
+        return missing
     found = unmade(obj, at, framework, index=index, source=source)
     if found is not None:
         return found
-    missing = _missing_field(obj, at)
-    if missing is not None:
-        model, path = missing
-        return TraceError(
-            "malformed_event",
-            f"the {type(model).__name__} has no value for this field, which {framework} "
-            "always gives it (it was removed from the object after it was made)",
-            index=index, path=path, source=source,
-        )
     unserializable = _unserializable(obj, at, index, source)
     if unserializable is not None:
         return unserializable
@@ -134,6 +129,24 @@ def _model_fault(model: BaseModel, at: str) -> tuple[Any, str, str] | None:
                 f"{short_repr(stored[key])}"
             )
     return None
+
+
+def missing_field(
+    obj: Any, at: str, framework: str, *, index: int | None = None, source: str | None = None
+) -> TraceError | None:
+    """``malformed_event`` at the first field a model in ``obj`` (models, lists, tuples and
+    dicts walked) no longer holds (deleted from it after it was made); None when every
+    model holds all of its class's fields."""
+    missing = _missing_field(obj, at)
+    if missing is None:
+        return None
+    model, path = missing
+    return TraceError(
+        "malformed_event",
+        f"the {type(model).__name__} has no value for this field, which {framework} "
+        "always gives it (it was removed from the object after it was made)",
+        index=index, path=path, source=source,
+    )
 
 
 def _missing_field(value: Any, at: str) -> tuple[BaseModel, str] | None:
