@@ -297,9 +297,9 @@ def test_a_result_object_with_other_arguments_and_a_changed_raw_input_is_told_al
     speed.check(events, allow_pending=True)
     assert speed.outcome(events, allow_pending=True) == (
         "error", "malformed_event", 3, "events[3].data.tool_output.raw_input",
-        "llama_index: events[3].data.tool_output.raw_input: this ToolOutput holds what "
-        "LlamaIndex does not make (was a field changed after it was made?): Input should be "
-        "a valid dictionary [malformed_event]")
+        "llama_index: events[3].data.tool_output.raw_input: the ToolOutput has no value for "
+        "this field, which LlamaIndex always gives it (it was removed from the object after "
+        "it was made) [malformed_event]")
 
 
 # --- only what the framework puts around a user message makes a retry ------------------------
