@@ -648,3 +648,20 @@ def test_score_of_a_pending_sample_names_the_flag_it_takes(
         "tracebridge score: invalid sample: s.jsonl: line 1: messages[1].tool_calls[0]: tool "
         "call 'f' (id 'c1') has no result before the conversation ends (--allow-pending "
         "accepts a trace cut mid-tool) [unanswered_tool_call]")
+
+
+@pytest.mark.parametrize("command", ["validate", "convert", "show", "sample"])
+@pytest.mark.parametrize("order", ["flag-first", "option-first"])
+def test_allow_pending_and_its_option_false_are_refused_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str, order: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "one.json", '[{"role": "user", "content": "a"}]')
+    both = ["--allow-pending", "--from-option", "allow_pending=false"]
+    if order == "option-first":
+        both = both[1:] + both[:1]
+    extra = ["--to", "swarm"] if command == "convert" else []
+    code, out, err = run(command, "one.json", "--from", "openai_chat", *extra, *both)
+    assert (code, out) == (2, "")
+    assert err == ("tracebridge: --allow-pending and --from-option allow_pending=false say "
+                   "the opposite: give one of them\n")

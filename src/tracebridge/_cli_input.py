@@ -20,7 +20,7 @@ from typing import Any, TextIO
 from ._jsonstream import ESCAPE, JsonDocuments, Record, Shape, UnreadableInput, is_jsonl_name
 from .errors import FormatError, TraceError
 from .messages import Message
-from .options import Option, command_line_hint, options_of, parse_options
+from .options import Option, OptionError, command_line_hint, options_of, parse_options
 from .registry import FORMATS, detect_format, get_adapter
 
 __all__ = [
@@ -319,6 +319,9 @@ class TraceFile:
         self.known_options = options_of(self._read, None)
         self.options = parse_options(self._pairs, self.known_options, "--from-option")
         if self._allow_pending:
+            if self.options.get("allow_pending") is False:
+                raise OptionError("--allow-pending and --from-option allow_pending=false say "
+                                  "the opposite: give one of them")
             self.options["allow_pending"] = True
 
     # --- reading ---------------------------------------------------------------------------
