@@ -665,3 +665,15 @@ def test_allow_pending_and_its_option_false_are_refused_together(
     assert (code, out) == (2, "")
     assert err == ("tracebridge: --allow-pending and --from-option allow_pending=false say "
                    "the opposite: give one of them\n")
+
+
+@pytest.mark.parametrize("name", ["/dev/stdout", "/proc/self/fd/1"])
+def test_a_document_on_standard_output_by_another_name_is_all_it_holds(
+    gated: Path, name: str
+) -> None:
+    """As with ``-``: the blocker lines are not written beside (or over) the document."""
+    if not os.path.exists(name):
+        pytest.skip(f"no {name}")
+    code, out, err = _gate_to_file(gated, "--junit", name)
+    assert (code, err) == (1, DECISION + "\n")
+    assert out == run("gate", "run", "--policy", "policy.toml", "--junit", "-")[1]

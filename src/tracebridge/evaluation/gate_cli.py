@@ -73,8 +73,9 @@ def _cases_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_gate(args: argparse.Namespace, streams: Any) -> int:
-    """Decide on the run; blockers on stdout, one per line, sorted (unless ``--junit -`` or
-    ``--markdown -`` writes that there); the decision on stderr. Output that cannot be
+    """Decide on the run; blockers on stdout, one per line, sorted (unless ``--junit`` or
+    ``--markdown`` writes its document there: ``-``, ``/dev/stdout``...); the decision on
+    stderr. Output that cannot be
     written makes the gate unusable (exit 4): no decision was delivered."""
     from .gate import decide
     from .gate_output import junit_xml, markdown
@@ -92,7 +93,8 @@ def cmd_gate(args: argparse.Namespace, streams: Any) -> int:
             _write(args.junit, junit_xml(run, policy, decision), stdout)
         if args.markdown:
             _write(args.markdown, markdown(run, policy, decision), stdout)
-        if "-" not in (args.junit, args.markdown):  # stdout is that file's, blockers and all
+        # standard output is a document's (however named), blockers and all
+        if not any(path is not None and _on_stdout(path) for path in (args.junit, args.markdown)):
             _print(stdout, "".join(f"{blocker}\n" for blocker in decision.blockers))
     except BrokenPipeError:
         raise  # the reader of stdout went away: exit 141, as for every command
