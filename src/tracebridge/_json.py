@@ -22,7 +22,6 @@ __all__ = [
     "json_copy_at",
     "json_copy_checked",
     "json_path",
-    "dump_fault_at",
     "non_finite_at",
     "read_json",
     "same_json",
@@ -298,28 +297,14 @@ def _check_at(value: Any, path: str, depth: int, told: str) -> None:
 def non_finite_at(value: Any, path: str) -> str | None:
     """The path of the first NaN or infinity in ``value`` (dicts, lists and tuples walked;
     anything else passed over), or None: a JSON dump writes null in its place."""
-    found = dump_fault_at(value, path, keys=False)
-    return None if found is None else found[0]
-
-
-def dump_fault_at(value: Any, path: str, *, keys: bool = True) -> tuple[str, Any] | None:
-    """The first place in ``value`` (dicts, lists and tuples walked; anything else passed
-    over) that a JSON dump writes as another value, with what is there: a NaN or an infinity
-    (written as null), or, with ``keys``, a dict key that is not a string (written as its
-    text, over any key of that text: ``{1: "a", "1": "b"}`` dumps as ``{"1": "b"}``), whose
-    place is the dict that holds it. None when there is none."""
     stack: list[tuple[Any, str]] = [(value, path)]
     while stack:
         item, where = stack.pop()
         kind = type(item)
         if kind is float:
             if not math.isfinite(item):
-                return where, item
+                return where
         elif kind is dict:
-            if keys:
-                for key in item:
-                    if type(key) is not str:
-                        return where, key
             stack.extend((inner, json_path(where, key if type(key) is str else str(key)))
                          for key, inner in reversed(item.items()))
         elif kind is list or kind is tuple:
