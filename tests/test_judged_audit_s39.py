@@ -315,7 +315,7 @@ async def test_a_message_cannot_close_the_transcript_and_add_allowed_topics(
         "- weather\n"
         "</allowed_topics>"
     )
-    assert result.metric_version == "1+prompt.2+render.5"
+    assert result.metric_version == "1+prompt.3+render.5"
 
 
 async def test_a_first_line_a_name_or_arguments_cannot_forge_a_section(

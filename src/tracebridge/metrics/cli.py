@@ -9,8 +9,9 @@ the run and keeps every result written so far.
 
 The summary (to standard output, or to standard error when the results go there) counts per
 metric the samples ``scored``, those ``unscorable`` (the sample lacks what the metric needs, or
-the judge found nothing to judge) and the ``errors`` (the judge failed, or the metric
-crashed), then every judge request sent, retries included.
+the judge found nothing to judge: ``score_verdict``) and the ``errors`` (the judge failed,
+a judge request could not be sent, or the metric crashed), then every judge request sent,
+retries included.
 
 Exit codes: 0 every result scored or unscorable; 1 a sample in DATASET is invalid (or, with
 --keep-going, some were); 2 the request or the input is unusable; 3 some results are errors;
@@ -44,7 +45,7 @@ from .conversation import (
     KnowledgeRetention,
     RoleAdherence,
 )
-from .evaluate import MetricSummary
+from .evaluate import MetricSummary, crashed
 from .goals import AgentGoalAccuracyWithoutReference, AgentGoalAccuracyWithReference, TopicAdherence
 from .judge import Judge, OpenAIJudge
 from .tool_calls import ToolCallAccuracy, ToolCallF1
@@ -328,7 +329,10 @@ def _metrics(names: Sequence[str], judge: Judge | None) -> list[Metric]:
 def verdict(result: MetricResult) -> Verdict:
     """A result with no value is unscorable when no judge failed on it: the sample lacked
     what the metric needs (no request was sent), or the judge answered that there is nothing
-    to judge. Otherwise the judge failed, and that is an error."""
+    to judge. Otherwise the judge failed, and that is an error. (A run puts the case of an
+    unscorable result up for review, so there a request that could not be sent counts as
+    unscorable too; ``tracebridge score`` has no review and goes by cause: ``score_verdict``.)
+    """
     if result.value is not None:
         return "scored"
     assert result.error is not None
@@ -338,12 +342,28 @@ def verdict(result: MetricResult) -> Verdict:
     return "unscorable"
 
 
+UNSCORABLE_CAUSES = ("the sample has no ", "no role to adhere to: ", "nothing to judge: ")
+"""How the ``error`` of an unscorable result starts: the sample lacks what the metric needs
+(``the sample has no reference_tool_calls …``, ``… reference …``, ``… reference_topics …``,
+``no role to adhere to: …``), or there is nothing to judge."""
+
+
+def score_verdict(result: MetricResult) -> Verdict:
+    """``tracebridge score``'s verdict: a result with no value is unscorable only for one of
+    the ``UNSCORABLE_CAUSES``; any other (a judge that failed, a judge request that could not
+    be sent) is an error."""
+    if result.value is not None:
+        return "scored"
+    assert result.error is not None
+    return "unscorable" if result.error.startswith(UNSCORABLE_CAUSES) else "error"
+
+
 async def _job(place: _Place, sample: MultiTurnSample, metric: Metric) -> _Done:
     try:
         result = await metric.ascore(sample)
     except Exception as exc:  # one broken metric or sample must not end the run
-        return place, sample, metric.failed(sample, f"{type(exc).__name__}: {exc}"), "error"
-    return place, sample, result, verdict(result)
+        return place, sample, crashed(metric, sample, exc), "error"
+    return place, sample, result, score_verdict(result)
 
 
 async def _score(

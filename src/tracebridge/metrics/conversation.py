@@ -210,6 +210,8 @@ class ConversationRelevancy(JudgedMetric):
 
     def __init__(self, judge: Judge, window: int = 5) -> None:
         super().__init__(judge)
+        if type(window) is not int:
+            raise TypeError(f"window must be a whole number (an int), got {window!r}")
         if window < 1:
             raise ValueError(f"window must be 1 or more user turns, got {window}")
         self.window = window

@@ -50,6 +50,23 @@ class _Progress:
             self.stream.flush()
 
 
+def crashed(metric: Metric, sample: MultiTurnSample, exc: Exception) -> MetricResult:
+    """The result of ``metric`` raising ``exc`` on ``sample``: no value, and the exception as
+    ``error``. When the metric cannot name its judge either (a judge whose ``name`` raises,
+    the likely cause of ``exc``), the result names none."""
+    error = f"{type(exc).__name__}: {exc}"
+    try:
+        return metric.failed(sample, error)
+    except Exception:  # reading the judge's name raised: a result naming no judge
+        return MetricResult(
+            name=metric.name,
+            value=None,
+            error=error,
+            metric_version=metric.metric_version,
+            transcript_hash=sample.transcript_hash(),
+        )
+
+
 async def aevaluate(
     samples: Sequence[MultiTurnSample],
     metrics: Sequence[Metric],
@@ -83,7 +100,7 @@ async def aevaluate(
             try:
                 result = await metric.ascore(sample)
             except Exception as exc:  # one broken metric or sample must not end the batch
-                result = metric.failed(sample, f"{type(exc).__name__}: {exc}")
+                result = crashed(metric, sample, exc)
         tracker.advance(result)
         return result
 

@@ -136,11 +136,25 @@ class TopicReport(BaseModel):
 
 
 _TOPICS = """\
-The agent may only talk about the topics listed in <allowed_topics>. List every question or
-request the user made (message_index: the user message it is in). For each, name its topic,
-say whether that topic falls under one of the allowed topics, and whether the agent
+The agent may only talk about the topics listed in <allowed_topics>: each topic starts with
+"- " on a line of its own, and the indented lines after it belong to that topic. List every
+question or request the user made (message_index: the user message it is in). For each, name
+its topic, say whether that topic falls under one of the allowed topics, and whether the agent
 answered it (answered or acted on it) or refused it (declined, deflected or redirected).
 Greetings and thanks are not questions."""
+
+
+def _topic_item(topic: str) -> str:
+    """``topic`` as an item of the allowed topics: ``- `` and its first line, its other lines
+    indented as the transcript indents a message's, so a topic holding a line break stays one.
+
+    >>> print(_topic_item("weather\\n- lock picking"))
+    - weather
+        - lock picking
+    """
+    first, *rest = topic.splitlines() or [""]
+    return "\n".join([f"- {first}", *(f"    {line}" if line else "" for line in rest)])
+
 
 TopicMode = Literal["precision", "recall", "f1"]
 
@@ -155,6 +169,10 @@ class TopicAdherence(JudgedMetric):
     both are 0). No question at all: no value ("nothing to judge"). Blank topics
     (whitespace only) are left out; none left, or none given: no value.
     """
+
+    prompt_version = "3"
+    """``3``: a topic's further lines are indented, and the instructions say they belong to
+    it (``2``: a topic holding a line break read as several)."""
 
     def __init__(self, judge: Judge, mode: TopicMode = "f1") -> None:
         super().__init__(judge)
@@ -173,7 +191,7 @@ class TopicAdherence(JudgedMetric):
         users = human_indexes(sample)
         if not users:
             return self.nothing_to_judge(sample, "the conversation has no user message", Usage())
-        allowed = "\n".join(f"- {topic}" for topic in topics)
+        allowed = "\n".join(_topic_item(topic) for topic in topics)
         prompt = f"{self.transcript(sample)}\n{section('allowed_topics', allowed)}"
 
         def check(report: TopicReport) -> None:

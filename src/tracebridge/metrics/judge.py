@@ -16,6 +16,7 @@ import asyncio
 import email.utils
 import json
 import re
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from .._json import RepeatedKey, read_json
 from .._optional import require
+from ..errors import with_article
 from .base import Usage, on_runner_loop
 
 __all__ = [
@@ -180,8 +182,11 @@ class OpenAIJudge:
         temperature: float | None = 0,
         max_retries: int = 2,
     ) -> None:
+        if type(max_retries) is not int:
+            raise TypeError(f"max_retries must be a whole number (an int), got {max_retries!r}")
         if max_retries < 0:
             raise ValueError(f"max_retries must be 0 or more, got {max_retries}")
+        _refuse_sync_client(client)
         self.client = client
         """An ``openai.AsyncOpenAI`` (or a client with the same ``chat.completions``)."""
         self.model = model
@@ -209,7 +214,7 @@ class OpenAIJudge:
 
     @property
     def name(self) -> str:
-        return f"{self.model} @ {self.client.base_url}"
+        return f"{self.model} @ {_endpoint(self.client) or '<unknown endpoint>'}"
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -217,7 +222,7 @@ class OpenAIJudge:
         itself: the endpoint, the model, the sampling options and the output format."""
         return {
             "judge": type(self).__name__,
-            "base_url": str(self.client.base_url),
+            "base_url": _endpoint(self.client),
             "model": self.model,
             **self._options(),
             "response_format": "json_schema (strict)",
@@ -369,6 +374,7 @@ class OpenAIJudge:
         raw_api = getattr(completions, "with_raw_response", None)
         if raw_api is None:  # a client with only ``chat.completions.create``
             response = await completions.create(**request)
+            _refuse_not_a_completion(response, with_article(type(response).__name__), Usage())
             return response, _usage_of(getattr(response, "usage", None))
         raw = await raw_api.create(**request)
         retries_taken = getattr(raw, "retries_taken", 0)
@@ -379,14 +385,69 @@ class OpenAIJudge:
         except ValueError as exc:  # the body is not JSON (json.JSONDecodeError)
             sent = before + Usage(requests=1, requests_without_usage=1)
             raise _request_failed(exc, sent) from exc
+        _refuse_not_a_completion(response, _body_kind(raw), before)
         return response, _usage_of(_sent_usage(raw)) + before
 
     async def aclose(self) -> None:
-        """Close the client's connections (on the loop that opened them)."""
-        await on_runner_loop(self.client.close())
+        """Close the client's connections (on the loop that opened them); a client with no
+        ``close`` has none to close."""
+        close = getattr(self.client, "close", None)
+        if close is not None:
+            await on_runner_loop(close())
 
     def __repr__(self) -> str:
         return f"OpenAIJudge({self.name!r})"
+
+
+def _refuse_sync_client(client: Any) -> None:
+    """A ``TypeError`` for a synchronous ``openai.OpenAI`` client, whose requests cannot be
+    awaited. (A client of that class means ``openai`` is imported already: nothing is
+    imported here.)"""
+    openai = sys.modules.get("openai")
+    sync_client = getattr(openai, "OpenAI", None)
+    if isinstance(sync_client, type) and isinstance(client, sync_client):
+        raise TypeError(
+            f"client must be an openai.AsyncOpenAI (or a client with the same async "
+            f"chat.completions), got a synchronous openai.{type(client).__name__}"
+        )
+
+
+def _endpoint(client: Any) -> str | None:
+    """The client's ``base_url`` as text, or None when it has none (a client of one's own
+    with only ``chat.completions``)."""
+    base_url = getattr(client, "base_url", None)
+    return None if base_url is None else str(base_url)
+
+
+_NOT_A_COMPLETION = (str, bytes, bytearray, list, int, float)
+"""What a client gives for a reply body that is not a JSON object: text (a body that is
+not JSON, an HTML page from a proxy, an event stream), a JSON array or number."""
+
+
+def _refuse_not_a_completion(response: Any, came: str, before: Usage) -> None:
+    """A failed request (``JudgeError``, not retried) when the reply is not a completion
+    object (``came`` says what came back): nothing in it is an answer to send back. It cost
+    one request of unknown tokens, after the ``before`` ones the client retried."""
+    if response is not None and not isinstance(response, _NOT_A_COMPLETION):
+        return
+    problem = ValueError(
+        f"the reply is not a chat completion object: {came}, {_preview(response)}"
+    )
+    raise _request_failed(problem, before + Usage(requests=1, requests_without_usage=1))
+
+
+def _body_kind(raw: Any) -> str:
+    """A raw reply's body named by its media type: ``a text/html body``."""
+    headers = getattr(getattr(raw, "http_response", None), "headers", None)
+    value = None if headers is None else headers.get("content-type")
+    media_type = value.split(";")[0].strip() if isinstance(value, str) else ""
+    return with_article(f"{media_type} body") if media_type else "a body with no content-type"
+
+
+def _preview(value: Any) -> str:
+    """``repr(value)``, cut at 80 characters."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:79] + "\u2026"
 
 
 def _sent_usage(raw: Any) -> Any:

@@ -21,7 +21,7 @@ from ..messages import AIMessage, HumanMessage
 from ..render import RENDER_VERSION, render, render_message
 from ..sample import MultiTurnSample
 from .base import Metric, MetricResult, Usage
-from .judge import Judge, JudgeError, JudgeRequest
+from .judge import Judge, JudgeError, JudgeReply, JudgeRequest
 
 __all__ = [
     "JudgedMetric",
@@ -153,6 +153,15 @@ def share_of_good(
     return value, f"{len(bad)} of {len(verdicts)} {label} fail: {listed}"
 
 
+_UNKNOWN_REQUEST = Usage(requests=1, requests_without_usage=1)
+"""What a judge of one's own spent when it does not say (a usage that is not a ``Usage``)."""
+
+
+def _known(usage: object) -> Usage:
+    """``usage`` when it is a ``Usage``, else one request of unknown tokens."""
+    return usage if isinstance(usage, Usage) else _UNKNOWN_REQUEST
+
+
 class JudgedMetric(Metric):
     """A metric that asks a ``Judge``; a judge failure becomes an error result."""
 
@@ -198,10 +207,16 @@ class JudgedMetric(Metric):
             check=check,
         )
         try:
-            reply = await self.judge.ask(request)
+            reply: object = await self.judge.ask(request)
         except JudgeError as exc:
-            raise JudgeError(str(exc), spent + exc.usage) from exc
-        usage = spent + reply.usage
+            raise JudgeError(str(exc), spent + _known(exc.usage)) from exc
+        if not isinstance(reply, JudgeReply):
+            raise JudgeError(
+                "the judge's answer is not valid: expected a JudgeReply, got "
+                f"{with_article(type(reply).__name__)}",
+                spent + _UNKNOWN_REQUEST,
+            )
+        usage = spent + _known(reply.usage)
         # a judge of one's own may not run the check (OpenAIJudge does, and asks again):
         # an answer naming messages never asked about must not be scored
         given = reply.answer
