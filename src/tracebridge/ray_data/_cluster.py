@@ -31,7 +31,8 @@ from ..evaluation.cache import CacheError
 from ..metrics.base import MetricResult
 from ..metrics.cli import JUDGED
 from ._convert import arrow_array, check_source
-from ._lease import Allowances, Lease, LeasingJudge, Limits
+from ._factory import build_judge, check_factory
+from ._lease import Allowances, Lease, LeasingJudge, Limits, check_price
 from ._scoring import SAMPLE, CachedResult, JudgeFactory, Scorer, check_metrics
 
 __all__ = ["load_results", "read_traces", "score"]
@@ -335,6 +336,12 @@ def score(
     scoring actor its share in chunks; past the boundary rows are ``unrun`` with the reason.
     ``cache`` names earlier results (Parquet written from this function's output): a judged
     job whose key is among them is answered from them without a request.
+
+    A ``judge`` that is a judge itself, or does not pickle, raises ``ValueError`` here; so
+    does a cost limit without the price of the model ``judge`` names (an ``OpenAIJudgeSpec``,
+    or a ``model`` attribute; else each actor checks the judge it builds). A judge that
+    cannot be built in an actor raises, with the actor's first batch, one line naming the
+    factory and why.
     """
     names = check_metrics(metrics, judge is not None)
     check_source(source)
@@ -342,11 +349,11 @@ def score(
         raise ValueError(f"actors must be 1 or more, got {actors}")
     if concurrency < 1:
         raise ValueError(f"concurrency must be 1 or more, got {concurrency}")
+    if judge is not None:
+        check_factory(judge)
     model = getattr(judge, "model", None)
-    if budget is not None and budget.max_cost is not None and model not in budget.prices:
-        named = model or "MODEL"
-        raise ValueError(f"a cost limit needs the price of the judge model {named}: give it as "
-                         f"Budget(..., prices={{{named!r}: Price(INPUT, OUTPUT)}})")
+    if budget is not None and isinstance(model, str):  # else each actor checks its judge's
+        check_price(model, Limits.of(budget))
     keeper = None
     if budget is not None and any(name in JUDGED for name in names):
         keeper = _Keeper.remote(Limits.of(budget), actors)
@@ -400,10 +407,16 @@ class _ScoringActor:
         self.loop = asyncio.new_event_loop()
         asyncio.set_event_loop(self.loop)
         self.keeper = keeper
-        built = None if judge is None else judge()
         self.leasing: LeasingJudge | None = None
-        if built is not None and keeper is not None and limits is not None:
-            self.leasing = LeasingJudge(built, limits, self._lease)
+        self.failed: Exception | None = None
+        """Why this actor has no judge: raised with its first batch, in one line."""
+        leased = limits if keeper is not None else None
+        built = None if judge is None else build_judge(judge, leased)
+        if isinstance(built, Exception):
+            self.failed = built
+            return
+        if built is not None and leased is not None:
+            self.leasing = LeasingJudge(built, leased, self._lease)
         self.scorer = Scorer(names, self.leasing or built, source=source,
                              cached=ray.get(cached[0]), concurrency=concurrency)
 
@@ -412,6 +425,8 @@ class _ScoringActor:
         return granted
 
     def __call__(self, batch: pa.Table) -> pa.Table:
+        if self.failed is not None:
+            raise self.failed
         scored = self.loop.run_until_complete(self.scorer.score_table(batch))
         if self.leasing is not None:  # nothing is in flight between batches
             ray.get(self.keeper.give_back.remote(self.leasing.unused()))

@@ -45,6 +45,7 @@ __all__ = [
     "json_safe",
     "parse_record",
     "reader_of",
+    "record_texts",
     "row_problems",
 ]
 
@@ -308,12 +309,26 @@ def _append(columns: dict[str, list[Any]], output: str | None, error: RowError |
 
 def _column(batch: pa.Table, name: str) -> list[Any]:
     """The column's values, or Nones when the batch has no such column."""
+    if name == "record":
+        return record_texts(batch, "trace")
     if name in batch.column_names:
         values: list[Any] = batch.column(name).to_pylist()
         return values
-    if name == "record":
-        raise ValueError("the batch has no 'record' column (the JSON text of each trace)")
     return [None] * batch.num_rows
+
+
+def record_texts(batch: pa.Table, what: str) -> list[str | None]:
+    """The ``record`` column's values: ``ValueError`` (before any row) when the batch has
+    none, or when it is not text (a binary column is decoded by the caller, who knows how)."""
+    if "record" not in batch.column_names:
+        raise ValueError(f"the batch has no 'record' column (the JSON text of each {what})")
+    kind = batch.schema.field("record").type
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
+            or pa.types.is_string_view(kind) or pa.types.is_null(kind)):
+        raise ValueError(f"the batch's 'record' column must be text (string), got {kind} "
+                         f"(the JSON text of each {what})")
+    values: list[str | None] = batch.column("record").to_pylist()
+    return values
 
 
 def with_columns(

@@ -31,7 +31,7 @@ from ..evaluation.budget import Budget, BudgetedJudge, BudgetExhausted, Price, R
 from ..metrics.base import Usage
 from ..metrics.judge import Judge
 
-__all__ = ["LEASE_CHUNK", "Allowances", "Lease", "LeasingJudge", "Limits"]
+__all__ = ["LEASE_CHUNK", "Allowances", "Lease", "LeasingJudge", "Limits", "check_price"]
 
 LEASE_CHUNK = 16
 """The most requests one lease covers."""
@@ -50,6 +50,18 @@ class Limits:
     def of(cls, budget: Budget) -> Limits:
         return cls(budget.max_requests, budget.max_tokens, budget.max_cost,
                    tuple(sorted(budget.prices.items())))
+
+
+def check_price(model: object, limits: Limits) -> None:
+    """A cost limit needs the judge's model and its price among the limits' prices
+    (``ValueError`` without them, as ``Budget(...)`` spells them)."""
+    if limits.max_cost is None or (isinstance(model, str) and model in dict(limits.prices)):
+        return
+    if not isinstance(model, str):
+        raise ValueError("a cost limit needs the judge's model, to price its requests: the "
+                         "judge has no 'model'")
+    raise ValueError(f"a cost limit needs the price of the judge model {model}: give it as "
+                     f"Budget(..., prices={{{model!r}: Price(INPUT, OUTPUT)}})")
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,8 @@ from ..evaluation.cache import CacheError, cache_key, judge_part
 from ..evaluation.cases import LoadedCase
 from ..evaluation.runner import _references
 from ..metrics.base import Metric, MetricResult, run_sync
-from ..metrics.cli import DETERMINISTIC, JUDGED, verdict
+from ..metrics.cli import DETERMINISTIC, JUDGED, score_verdict
+from ..metrics.evaluate import crashed
 from ..metrics.judge import Judge, OpenAIJudge
 from ..native import to_sample
 from ..registry import NATIVE, detect_format
@@ -40,6 +41,7 @@ from ._convert import (
     check_source,
     parse_record,
     reader_of,
+    record_texts,
     row_problems,
     with_columns,
 )
@@ -87,7 +89,8 @@ class OpenAIJudgeSpec:
     """An ``OpenAIJudge`` to build in each worker: a spec pickles, an open client does not.
 
     The API key is read from ``api_key_env`` where the judge is built; without one, a
-    ``base_url`` (a local server) gets a placeholder key, as ``tracebridge score`` does.
+    ``base_url`` (a local server) gets a placeholder key, as ``tracebridge score`` does; with
+    neither, building raises ``ValueError`` naming the variable.
     """
 
     model: str
@@ -103,6 +106,10 @@ class OpenAIJudgeSpec:
         api_key = os.environ.get(self.api_key_env) or (
             "unused" if self.base_url is not None else None
         )
+        if api_key is None:
+            raise ValueError(f"set {self.api_key_env} to the API key where the judge is built "
+                             "(on a cluster: in the workers' environment), or give base_url "
+                             "for a server that needs none")
         return OpenAIJudge.connect(self.model, base_url=self.base_url, api_key=api_key,
                                    timeout=self.timeout, temperature=self.temperature,
                                    max_retries=self.max_retries)
@@ -165,9 +172,7 @@ class Scorer:
 
     async def score_table(self, batch: pa.Table) -> pa.Table:
         """One row per record and metric (record-major), the record's columns repeated."""
-        records = batch.column("record").to_pylist() if "record" in batch.column_names else None
-        if records is None:
-            raise ValueError("the batch has no 'record' column (the JSON text of each record)")
+        records = record_texts(batch, "record")
         lines = (batch.column("line").to_pylist() if "line" in batch.column_names
                  else [None] * batch.num_rows)
         sources = (batch.column("source").to_pylist() if "source" in batch.column_names
@@ -241,8 +246,8 @@ class Scorer:
             try:
                 result = await metric.ascore(sample)
             except Exception as exc:  # one broken metric or judge must not end the batch
-                failed = metric.failed(sample, f"{type(exc).__name__}: {exc}")
-                return _fill(row, failed, _now(), state="errored")  # as tracebridge score
+                failed = crashed(metric, sample, exc)  # as tracebridge score
+                return _fill(row, failed, _now(), state="errored")
         refused = exhausted_reason(result)
         if refused is not None:
             self.stopped = self.stopped or f"budget: {refused}"
@@ -257,7 +262,7 @@ def _fill(row: dict[str, Any], result: MetricResult, at: str, *, cached: bool = 
     """``row`` with ``result`` in it, in the state its verdict says unless ``state`` is given."""
     if state is None:
         state = {"scored": "scored", "unscorable": "unscorable",
-                 "error": "errored"}[verdict(result)]
+                 "error": "errored"}[score_verdict(result)]
     row.update(state=state, value=result.value, error=result.error,
                result=result.to_json(), transcript_hash=result.transcript_hash,
                cached=cached, scored_at=at)
