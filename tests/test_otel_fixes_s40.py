@@ -436,11 +436,13 @@ def test_a_raw_line_separator_inside_a_string_does_not_end_a_json_line() -> None
         asked = f"line one{separator}line two"
         given = [text("user", asked)], [text("user", asked), text("assistant", "hello"),
                                         text("user", "more")]
-        lines = "".join(
-            json.dumps(otlp(genai(json.dumps(messages, ensure_ascii=False), [
-                text("assistant", said)])), ensure_ascii=False) + "\n"
+        documents = [
+            otlp(genai(json.dumps(messages, ensure_ascii=False), [text("assistant", said)]))
             for messages, said in zip(given, ("hello", "ok"), strict=True)
-        )
+        ]
+        # two calls: two span ids (one id twice is one span, recorded twice)
+        documents[1]["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["spanId"] = f"{2:016x}"
+        lines = "".join(json.dumps(document, ensure_ascii=False) + "\n" for document in documents)
         assert separator in lines
         assert otel.to_messages(lines) == [
             HumanMessage(content=asked), AIMessage(content="hello"),

@@ -77,12 +77,15 @@ def test_an_attribute_openinference_does_not_write_is_refused_where_it_is(key: s
 
 
 def test_an_image_content_without_its_url_is_refused() -> None:
+    # OpenInference's censor leaves every image key out under OPENINFERENCE_HIDE_INPUT_IMAGES
+    # and keeps the content's type: content capture was off for it
     url = "llm.input_messages.0.message.contents.1.message_content.image.image.url"
     with pytest.raises(TraceError) as caught:
         otel.to_messages(_trace(**{url: None}), allow_pending=True)
     error = caught.value
+    assert "OPENINFERENCE_HIDE_INPUT_IMAGES" in error.detail
     assert (error.code, error.index, error.path) == (
-        "malformed_event", 0,
+        "content_not_captured", 0,
         f"{SPAN}.attributes['llm.input_messages.0.message.contents.1.message_content.image']")
 
 

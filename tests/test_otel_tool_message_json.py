@@ -257,6 +257,14 @@ def test_every_tool_message_reads_as_itself_and_round_trips(
                   "output.value": json.dumps(message_to_dict(given_message))}
     if span_name is not None:
         attributes["tool.name"] = span_name
+    named = span_name if span_name is not None else name
+    if named is not None and named != "get_weather":  # the call is one of get_weather
+        with pytest.raises(TraceError) as caught:
+            otel.to_messages(document(genai(1, [ASK], [CALLING]), span(5, attributes)))
+        at = "tool.name" if span_name is not None else "output.value"
+        assert (caught.value.code, caught.value.index, caught.value.path) == (
+            "conflicting_fields", 1, f"{SPANS}[1].attributes['{at}']")
+        return
     messages = otel.to_messages(document(genai(1, [ASK], [CALLING]), span(5, attributes)))
     result = messages[-1]
     # LangChain's defaults say nothing: None for these two, {} for the dicts

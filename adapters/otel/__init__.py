@@ -18,9 +18,13 @@ matched by call id; ``is_error`` comes from tool spans with status ERROR.
 Refused with the span's index and path: no content captured (``content_not_captured``,
 naming the switch), dropped attributes or gaps in message indexes and messages with no parts
 (``truncated_trace``), ``__REDACTED__`` values (``content_not_captured``), output without
-input (``truncated_trace``), several conversations and no filter (``ambiguous_trace``, with
-the ids that select each), and every conversation rule (Traceloop's ``fc_`` call ids
-answered by ``call_`` results are orphan results).
+input (``truncated_trace``; ``content_not_captured`` when OpenInference hid it), input with
+no output messages from a call that says it answered (``content_not_captured``), several
+conversations and no filter (``ambiguous_trace``, with the ids that select each), a span id
+repeated with another record, a span naming two sessions, a tool span naming another tool
+than its call (``conflicting_fields``), and every conversation rule (Traceloop's ``fc_`` call
+ids answered by ``call_`` results are orphan results; so is any tool span whose call id names
+no call of the conversation). A span delivered twice with the same record is read once.
 
 What the typed fields do not hold is kept under ``metadata["otel"]``: ``fields`` (a
 message's or part's other keys, such as ``finish_reason``), ``arguments`` (how a call's
@@ -85,9 +89,8 @@ def to_messages(
 ) -> list[Message]:
     """The conversation the spans record, or with ``span_id`` that one call's view (its
     input and output; calls it made may be unanswered there)."""
-    spans = spans_of(trace)
-    sessions = span_sessions(spans)
-    traced = selected(spans, trace_id, None, sessions)
+    traced = selected(spans_of(trace), trace_id, None, {})
+    sessions = span_sessions(traced)  # (per trace: other traces' spans are not looked at)
     spans = selected(traced, None, session_id, sessions)
     found = everything = _joined(model_calls(spans, join_calls))
     if span_id is not None:
@@ -154,8 +157,8 @@ def calls(
     trace: Any, *, trace_id: str | None = None, session_id: str | None = None
 ) -> Iterator[CallView]:
     """Each model call's own (input, output), in time order, for per-turn metrics."""
-    spans = spans_of(trace)
-    spans = selected(spans, trace_id, session_id, span_sessions(spans))
+    traced = selected(spans_of(trace), trace_id, None, {})
+    spans = selected(traced, None, session_id, span_sessions(traced))
     for call in _joined(model_calls(spans, join_calls)):
         yield CallView(call.span.trace_id, call.span.span_id, call.input, call.output)
 

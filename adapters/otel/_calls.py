@@ -16,6 +16,7 @@ from tracebridge.messages import Message, SystemMessage
 from ..openai_chat._read import dumps
 from . import _traceloop as traceloop
 from ._flat import (
+    IMAGE_SWITCHES,
     LEGACY_INPUT,
     LEGACY_OUTPUT,
     OPENINFERENCE_INPUT,
@@ -35,7 +36,13 @@ from ._genai import (
     response_key,
     system_instructions,
 )
-from ._llama_index import PROMPTS, is_completion, prepares_only, tool_arguments
+from ._llama_index import (
+    PROMPTS,
+    builds_request,
+    is_completion,
+    prepares_only,
+    tool_arguments,
+)
 from ._origins import Origin
 from ._spans import Span
 
@@ -50,12 +57,6 @@ CAPTURE_SWITCHES = (
     "OpenInference's unless OPENINFERENCE_HIDE_INPUTS / "
     "OPENINFERENCE_HIDE_OUTPUTS (or OPENINFERENCE_HIDE_INPUT_MESSAGES / "
     "OPENINFERENCE_HIDE_OUTPUT_MESSAGES) are set"
-)
-
-
-IMAGE_SWITCHES = (
-    "OpenInference masks an image when OPENINFERENCE_HIDE_INPUT_IMAGES is set, and a base64 "
-    "image longer than OPENINFERENCE_BASE64_IMAGE_MAX_LENGTH (32,000 characters unless raised)"
 )
 
 
@@ -127,6 +128,7 @@ def is_tool(span: Span) -> bool:
 def read_call(span: Span) -> Call:
     """The call's messages; refuses a span that lost or never recorded them."""
     _refuse_dropped(span)
+    _refuse_content_in_events(span)
     _refuse_redacted(span)
     readings = _readings(span)
     if not readings:
@@ -143,14 +145,59 @@ def read_call(span: Span) -> Call:
             )
     _refuse_choices(span, readings)
     if given is None:
-        span.fail(
-            "truncated_trace",
-            "the model call's output was recorded without its input (Traceloop drops the "
-            "input of a call that holds a base64 image)",
-            key,
-        )
+        _refuse_inputless(span, key)
+    if answered is None:
+        _refuse_hidden_output(span)
     output, output_from = answered or ([], [])
     return Call(span, given[0], output, given[1], output_from)
+
+
+def _refuse_inputless(span: Span, key: str) -> NoReturn:
+    """A model call whose output was recorded without its input: OpenInference's switch that
+    hides input messages, or Traceloop's dropping of an input that holds a base64 image."""
+    if key == OPENINFERENCE_INPUT:
+        span.fail(
+            "content_not_captured",
+            "the model call's output was recorded without its input: OpenInference leaves "
+            "the input messages out when OPENINFERENCE_HIDE_INPUT_MESSAGES (or "
+            "OPENINFERENCE_HIDE_INPUTS) is set; unset it to record them",
+            key,
+        )
+    span.fail(
+        "truncated_trace",
+        "the model call's output was recorded without its input (Traceloop drops the "
+        "input of a call that holds a base64 image)",
+        key,
+    )
+
+
+ANSWER_EVIDENCE = ("output.value", "llm.token_count.completion", "llm.finish_reason",
+                   "gen_ai.response.finish_reasons", "gen_ai.usage.output_tokens")
+"""Attributes that say a model call answered when its output messages are not recorded:
+OpenInference's ``output.value`` (the response), output token count and finish reason, GenAI's
+finish reasons and output token count."""
+
+
+def _refuse_hidden_output(span: Span) -> None:
+    """A model call that recorded its input but no output messages, did not fail, and says
+    it answered (``ANSWER_EVIDENCE``; not a LlamaIndex span that only builds a request): the
+    output was hidden, and reading the call as one that answered nothing would lose its
+    reply."""
+    found = next((key for key in ANSWER_EVIDENCE if key in span.attributes), None)
+    if span.error or found is None or builds_request(span):
+        return
+    if has_flat(span, OPENINFERENCE_INPUT):
+        hint = ("OpenInference leaves the output messages out when "
+                "OPENINFERENCE_HIDE_OUTPUT_MESSAGES (or OPENINFERENCE_HIDE_OUTPUTS, which "
+                "hides output.value too) is set; unset it to record them")
+    else:
+        hint = CAPTURE_SWITCHES
+    span.fail(
+        "content_not_captured",
+        f"the model call recorded its input and no output messages, but {found} says it "
+        f"answered: its reply was not recorded. {hint}",
+        found,
+    )
 
 
 Read = tuple[list[Message], list[Origin]]
@@ -194,7 +241,6 @@ def _refuse_unrecorded(span: Span) -> NoReturn:
             "the prompt's text is recorded",
             PROMPTS,
         )
-    _refuse_content_in_events(span)
     ref = [key for key in (f"{INPUT}.ref", f"{OUTPUT}.ref") if key in span.attributes]
     where = f" (only a reference to uploaded content: {ref[0]})" if ref else ""
     span.fail(
@@ -209,6 +255,7 @@ def read_output(span: Span) -> list[Message]:
     reading its input: enough to tell which calls it made. Refused as ``read_call`` refuses
     a span that lost it, or recorded no messages at all (its output is not known)."""
     _refuse_dropped(span)
+    _refuse_content_in_events(span)
     if not (INPUT in span.attributes or OUTPUT in span.attributes or SYSTEM in span.attributes
             or any(has_flat(span, prefix) for prefix in _FLAT_PREFIXES)):
         _refuse_unrecorded(span)
@@ -218,6 +265,10 @@ def read_output(span: Span) -> list[Message]:
     for prefix, openinference in ((OPENINFERENCE_OUTPUT, True), (LEGACY_OUTPUT, False)):
         if has_flat(span, prefix):
             found += flat_messages(span, prefix, openinference=openinference) or []
+    if OUTPUT not in span.attributes and not has_flat(span, OPENINFERENCE_OUTPUT) and not (
+        has_flat(span, LEGACY_OUTPUT)
+    ):
+        _refuse_hidden_output(span)
     return found
 
 
@@ -235,15 +286,16 @@ def _refuse_dropped(span: Span) -> None:
 
 
 def _refuse_content_in_events(span: Span) -> None:
-    """A model call whose messages are in span events, as the GenAI convention recorded them
+    """A model call with messages in span events, as the GenAI convention recorded them
     before ``gen_ai.input.messages`` (``gen_ai.content.prompt`` / ``gen_ai.content.completion``,
     ``gen_ai.user.message`` / ``gen_ai.choice``): content capture was on, but span events are
-    not read."""
+    not read. Refused whatever else the span records: the messages in its events (a reply,
+    a system prompt) would be lost."""
     found = [name for name in span.events if is_content_event(name)]
     if found:
         span.fail(
             "content_not_captured",
-            f"the model call's messages are in span events ({', '.join(sorted(set(found)))}), "
+            f"the model call has messages in span events ({', '.join(sorted(set(found)))}), "
             "as the GenAI convention recorded them before gen_ai.input.messages; span events "
             "are not read. Instrumentations record messages as span attributes with "
             "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental (and "

@@ -32,6 +32,12 @@ _DIGITS = re.compile(r"(0|[1-9][0-9]*)\Z")
 """An index as OpenInference and Traceloop write one (ASCII digits, no leading zero): any
 other spelling (``01``, a second ``0`` as ``00``) is not one of their messages."""
 
+IMAGE_SWITCHES = (
+    "OpenInference leaves an image out (or masks it) when OPENINFERENCE_HIDE_INPUT_IMAGES is "
+    "set, and masks a base64 image longer than OPENINFERENCE_BASE64_IMAGE_MAX_LENGTH (32,000 "
+    "characters unless raised)"
+)
+
 OPENINFERENCE_INPUT = "llm.input_messages"
 OPENINFERENCE_OUTPUT = "llm.output_messages"
 LEGACY_INPUT = "gen_ai.prompt"
@@ -336,6 +342,10 @@ def _content(item: Any, span: Span, where: str) -> dict[str, Any]:
     if kind == "image":
         _only(part, ("type", "image"), span, where)
         holder = part.get("image")
+        if holder is None:  # OpenInference's censor drops every image key, keeps the type
+            span.fail("content_not_captured", f"an image content with no {where}.image.image.url"
+                      ": the instrumentation left the image out. " + IMAGE_SWITCHES,
+                      f"{where}.image")
         if not (isinstance(holder, dict) and "image" in holder):
             span.fail("malformed_event", "an image content needs image.image.url",
                       f"{where}.image")

@@ -281,7 +281,22 @@ class _MessageReader:
             with _SourceTerms(self.span, where, (("value", ""),)):  # the part kept whole
                 return OpaquePart(kind=kind, value=part)
         with _SourceTerms(self.span, where, _PART_TERMS):
-            return self.known_part(part, kind, known, where)
+            try:
+                return self.known_part(part, kind, known, where)
+            except ValidationError as error:  # a source field of the wrong type
+                self.refuse_typed(error, where)
+
+    def refuse_typed(self, error: ValidationError, where: str) -> NoReturn:
+        """A typed part's refusal of a field (``data``, a number, say) at the part's source
+        key (``content``); one of no field the part spells is left to the message."""
+        first = error.errors()[0]
+        typed = str(first["loc"][0]) if first["loc"] else ""
+        key = _SOURCE_KEYS.get(typed)
+        if key is None:
+            raise error
+        self.fail("malformed_event", f"{first['msg']}, got {short_repr(first['input'])}",
+                  f"{where}.{key}")
+        raise AssertionError
 
     def known_part(self, part: dict[str, Any], kind: str, known: set[str], where: str) -> Part:
         """A part of a type the convention names (``_PART_KEYS``); its other keys are kept."""
@@ -298,6 +313,9 @@ class _MessageReader:
                 return ReasoningPart(text=text, metadata=metadata)
             return RefusalPart(text=text, metadata=metadata)
         modality = part.get("modality")
+        if "modality" in part and not isinstance(modality, str):
+            self.fail("malformed_event", f"a part's 'modality' is text (image, audio, video, "
+                      f"...), got {short_repr(modality)}", f"{where}.modality")
         source: dict[str, Any] = {"mime_type": part.get("mime_type")}
         if kind == "blob":
             source["data"] = part.get("content")
@@ -401,6 +419,10 @@ other keys (``finish_reason``, say) are kept under ``fields``."""
 
 _PART_TERMS = (("metadata.otel.fields", ""), ("metadata.otel.modality", "modality"))
 """The same for a part of a known type: its other keys, and its ``modality``."""
+
+_SOURCE_KEYS = {"data": "content", "url": "uri", "file_id": "file_id",
+                "mime_type": "mime_type", "detail": "detail", "filename": "filename"}
+"""A media part's typed fields and the part's keys they are read from."""
 
 _CALL_TERMS = (
     ("args", "arguments"), ("metadata.otel.arguments", "arguments"), ("metadata.otel.fields", "")

@@ -146,6 +146,12 @@ def prepares_only(span: Span) -> bool:
     )
 
 
+def builds_request(span: Span) -> bool:
+    """Whether ``span`` is a LlamaIndex ``<class>._prepare_chat_with_tools`` span, messages
+    or not: its ``output.value`` is the request it built, no model's answer."""
+    return span.scope == SCOPE and _method(span) in NO_CALL_METHODS
+
+
 _MESSAGE_PREFIXES = tuple(
     f"{prefix}." for prefix in (
         OPENINFERENCE_INPUT, OPENINFERENCE_OUTPUT, LEGACY_INPUT, LEGACY_OUTPUT, INPUT, OUTPUT

@@ -185,11 +185,10 @@ def conversation(
         call_id: call.span.start for call in reversed(calls) for call_id in call_ids(call.output)
     }
     own = {call_id: made.get(call_id, first) for call_id in call_ids(messages)}
-    runs = [
-        run for run in owned_runs(
-            tools, own, [call.span.start for call in calls], outside or Outside()
-        ) if run.span.start >= first
-    ]
+    owned = owned_runs(tools, own, [call.span.start for call in calls], outside or Outside())
+    refuse_orphan_runs(owned, own)
+    refuse_misnamed_runs(owned, messages)
+    runs = [run for run in owned if run.span.start >= first]
     found = slots(messages, {len(systems) + k: call for k, call in produced.items()})
     messages = with_results(messages, runs, origin, last, found, calls, view)
     messages = with_errors(messages, runs, found, calls)
@@ -198,6 +197,46 @@ def conversation(
     except TraceError as error:
         raise moved(error, origin) from None
     return messages
+
+
+def refuse_orphan_runs(runs: list[ToolRun], own: dict[str, int]) -> None:
+    """A tool span of the conversation (``owned_runs``: not another conversation's) whose
+    call id names no call the conversation's messages hold answers nothing: its result would
+    be dropped, wherever it ran, whether it failed, whatever the last call made. A model-call
+    span lost on the way (sampled out, or dropped from a full export queue) leaves one."""
+    for run in sorted(runs, key=lambda run: (run.span.start, run.span.index)):
+        if run.call_id is not None and run.call_id not in own:
+            run.span.fail(
+                "orphan_tool_result",
+                f"the tool span ran call {run.call_id!r}, which names no call of the "
+                f"conversation (its calls: {', '.join(map(repr, own)) or 'none with an id'}): "
+                "its result would be dropped (a model-call span lost to sampling or to a "
+                "full export queue leaves such a tool span)",
+            )
+
+
+def refuse_misnamed_runs(runs: list[ToolRun], messages: list[Message]) -> None:
+    """A tool span placed by its call id that names another tool than its call is
+    ``conflicting_fields`` at the name: its result would say another tool made it (a span's
+    arguments only place it, the call keeps its own; a name is carried to the result)."""
+    names = {
+        call.id: call.name for message in messages if isinstance(message, AIMessage)
+        for call in message.tool_calls if call.id is not None
+    }
+    for run in runs:
+        wanted = names.get(run.call_id) if run.call_id is not None else None
+        if wanted is not None and isinstance(run.name, str) and run.name != wanted:
+            run.span.fail(
+                "conflicting_fields",
+                f"the tool span ran call {run.call_id!r}, a call of {wanted!r}, but names "
+                f"the tool {run.name!r}",
+                next((key for key in _NAME_KEYS if key in run.span.attributes), None),
+            )
+
+
+_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "gen_ai.tool.call.result", "output.value")
+"""Where a tool span records its tool's name: GenAI's or OpenInference's attribute, or the
+``ToolMessage`` JSON of its result."""
 
 
 def _as_made(message: Message, maker: Call, position: int, systems: list[Message]) -> Message:
@@ -269,9 +308,9 @@ def with_results(
 ) -> list[Message]:
     """The results of the last output's calls, from the tool spans that ran after it (by
     call id, or placed by ``_placing``), in the order they ran; results of calls without ids
-    in their calls' order (``in_call_order``). A tool span after it that answers none of them
-    is refused: it would be dropped. In a ``view``, a failed one that recorded no result
-    leaves its call unanswered."""
+    in their calls' order (``in_call_order``); one that ran an earlier call is left to
+    ``with_errors`` (one that names no call was refused: ``refuse_orphan_runs``). In a
+    ``view``, a failed one that recorded no result leaves its call unanswered."""
     closing = messages[-1] if messages else None
     if not isinstance(closing, AIMessage) or not closing.tool_calls:
         return messages
@@ -280,7 +319,6 @@ def with_results(
         if run.span.start >= last.span.start
     ]
     wanted = {call.id: call for call in closing.tool_calls if call.id is not None}
-    known = {slot.call.id for slot in found if slot.call.id is not None}
     results: list[tuple[int | None, ToolRun, ToolMessage]] = []
     attempts = earlier_attempts(runs, found, calls)
     for run in after:
@@ -295,14 +333,7 @@ def with_results(
             call_id = slot.call.id
             position = slot.position if call_id is None else None
         elif call_id not in wanted:
-            if call_id in known:
-                continue  # an earlier turn's call (this writer's error spans come last)
-            run.span.fail(
-                "orphan_tool_result",
-                f"the tool span ran after the last model call with call id {call_id!r}, "
-                "which names no call of the conversation (the last call made "
-                f"{', '.join(map(repr, wanted)) or 'none with an id'})",
-            )
+            continue  # an earlier turn's call (this writer's error spans come last)
         if run.span.scope == LLAMA_INDEX_SCOPE and run.result is not None:
             run.span.fail(
                 "truncated_trace",

@@ -3,7 +3,8 @@
 A span is in the session it names (``session.id``, ``gen_ai.conversation.id``, LangSmith's
 thread keys), else in the one its nearest ancestor that names one names (OpenInference's
 ``using_session`` names it on every span; an application may name it on its root span
-only), else, when its trace names one session only, in that one. One trace may hold several
+only), else, when its trace names one session only, in that one. A span that names two
+different sessions under two keys is ``conflicting_fields``. One trace may hold several
 sessions (an evaluation loop running each case in its own session under one root span):
 sessions are told apart per span, never per trace.
 """
@@ -22,12 +23,24 @@ SESSION_KEYS = (
 
 
 def session_of(span: Span) -> str | None:
-    """The session the span itself names."""
+    """The session the span itself names. Two keys that name different sessions
+    (OpenInference's ``session.id`` and a GenAI ``gen_ai.conversation.id``, say) are
+    ``conflicting_fields`` at the second: the span would be read into either conversation."""
+    found: tuple[str, str] | None = None
     for key in SESSION_KEYS:
         value = span.attributes.get(key)
-        if isinstance(value, str):
-            return value
-    return None
+        if not isinstance(value, str):
+            continue
+        if found is None:
+            found = (key, value)
+        elif value != found[1]:
+            span.fail(
+                "conflicting_fields",
+                f"the span names two sessions: {found[0]} = {found[1]!r} and {key} = "
+                f"{value!r}; which conversation it is in cannot be told",
+                key,
+            )
+    return None if found is None else found[1]
 
 
 def span_sessions(spans: list[Span]) -> dict[int, str]:

@@ -61,13 +61,43 @@ class Span:
         return f"{self.path}.attributes[{attribute!r}]"
 
 
+_RECORDED = ("parent_id", "name", "start", "end", "attributes", "dropped_attributes", "error",
+             "scope", "events")
+"""What a span records (all but where it is in the input): two copies of one span agree on it."""
+
+
 def fail(code: ErrorCode, detail: str, path: str | None = None) -> NoReturn:
     raise TraceError(code, detail, path=path, source=SOURCE)
 
 
 def spans_of(trace: Any) -> list[Span]:
-    """Every span of ``trace``, in input order; ``malformed_event`` for anything else."""
-    return list(_spans(trace))
+    """Every span of ``trace``, in input order, each once (``_once``); ``malformed_event``
+    for anything else."""
+    return _once(_spans(trace))
+
+
+def _once(spans: Iterator[Span]) -> list[Span]:
+    """The spans with each ``(trace_id, span_id)`` once. OTLP delivery is at-least-once (an
+    exporter retries a batch the collector may already hold), so a copy that records what
+    the first did is that span again and is left out; a copy that records something else
+    is ``conflicting_fields`` at it: a span id is unique in its trace."""
+    first: dict[tuple[str, str], Span] = {}
+    kept: list[Span] = []
+    for span in spans:
+        seen = first.setdefault((span.trace_id, span.span_id), span)
+        if seen is span:
+            kept.append(span)
+            continue
+        differs = next((name for name in _RECORDED
+                        if getattr(seen, name) != getattr(span, name)), None)
+        if differs is not None:
+            span.fail(
+                "conflicting_fields",
+                f"span {span.span_id} of trace {span.trace_id} appears twice (first at "
+                f"{seen.path}) and the copies' {differs} differ: a span id is unique in its "
+                "trace, so which record is the span cannot be told",
+            )
+    return kept
 
 
 def _spans(trace: Any) -> Iterator[Span]:

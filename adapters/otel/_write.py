@@ -425,6 +425,7 @@ def _tool_spans(
             _attr(keys[2], writer.utf8(message.tool_call_id, ".tool_call_id")),
         ]
         if message.name is not None:
+            _refuse_other_tool(typed, message, writer)
             attributes.append(_attr(keys[3], writer.utf8(message.name, ".name")))
         if trailing:
             attributes.append(attribute(keys[4], writer.tool_result(message)))
@@ -434,6 +435,16 @@ def _tool_spans(
 
 
 _ARGUMENTS = {False: "gen_ai.tool.call.arguments", True: "input.value"}
+
+
+def _refuse_other_tool(typed: list[AnyMessage], message: ToolMessage, writer: _Writer) -> None:
+    """A result written as a tool span (its name there) that names another tool than the
+    call it answers: the reader refuses a span that does (``conflicting_fields``)."""
+    made = next((call for m in typed if isinstance(m, AIMessage) for call in m.tool_calls
+                 if call.id == message.tool_call_id), None)
+    if made is not None and made.name != message.name:
+        writer.refuse(f"a result named {message.name!r} answering a call of {made.name!r}: "
+                      "its tool span would name another tool than its call", ".name")
 
 
 def _failed_attempts(

@@ -1,0 +1,440 @@
+"""The otel reader on tool spans that answer no call, hidden outputs, content events, spans
+delivered twice, OpenInference's partial hide switches, part field types, spans naming two
+sessions, and tool spans naming another tool (docs/adapters/otel.md).
+
+1. A tool span whose call id names no call of the conversation is ``orphan_tool_result`` at
+   the span, wherever it ran and whatever the last call made.
+2. A model call that recorded its input, no output messages, did not fail and says it
+   answered (``output.value``, finish reasons, output tokens) is ``content_not_captured``.
+3. Message content in span events is refused even when the span records messages in
+   attributes.
+4. A span delivered twice (same trace and span id, same record) is read once; two different
+   records under one id are ``conflicting_fields`` at the second.
+5. OpenInference's ``OPENINFERENCE_HIDE_INPUT_IMAGES`` / ``_HIDE_INPUT_MESSAGES`` are
+   ``content_not_captured`` naming them.
+6. A GenAI part's ``modality`` that is not text is ``malformed_event`` there.
+7. A media part's field of the wrong type is refused at the part's own key.
+8. A span naming two different sessions is ``conflicting_fields`` at the second key.
+9. A tool span placed by call id that names another tool than its call is
+   ``conflicting_fields`` at its name.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_otel import recorded_spans
+
+from tracebridge import AIMessage, HumanMessage, ToolCall, ToolMessage, TraceError
+from tracebridge.adapters import otel
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden_traces" / "otel"
+SPANS = "resourceSpans[0].scopeSpans[0].spans"
+
+
+def golden(name: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((GOLDEN / f"{name}.json").read_text())
+    return loaded
+
+
+def refused(trace: Any, **options: Any) -> TraceError:
+    with pytest.raises(TraceError) as caught:
+        otel.to_messages(trace, **options)
+    return caught.value
+
+
+def where(error: TraceError) -> tuple[str, int | None, str | None]:
+    return error.code, error.index, error.path
+
+
+def text(role: str, said: str) -> dict[str, Any]:
+    return {"role": role, "parts": [{"type": "text", "content": said}]}
+
+
+ASK = text("user", "Weather in Paris?")
+CALLING = {"role": "assistant", "parts": [
+    {"type": "tool_call", "id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}}]}
+RESULT = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1",
+                                     "response": "sunny"}]}
+ANSWER = text("assistant", "It is sunny.")
+
+
+def chat(tracer: Any, given: Any, answered: Any = None, **extra: Any) -> None:
+    with tracer.start_as_current_span("chat") as current:
+        current.set_attribute("gen_ai.operation.name", "chat")
+        for key, value in extra.items():
+            current.set_attribute(key, value)
+        current.set_attribute("gen_ai.input.messages", json.dumps(given))
+        if answered is not None:
+            current.set_attribute("gen_ai.output.messages", json.dumps(answered))
+
+
+def tool(tracer: Any, call_id: str, name: str, result: str, *, failed: bool = False,
+         **extra: Any) -> None:
+    trace = pytest.importorskip("opentelemetry.trace")
+    with tracer.start_as_current_span(f"execute_tool {name}") as current:
+        current.set_attribute("gen_ai.operation.name", "execute_tool")
+        current.set_attribute("gen_ai.tool.call.id", call_id)
+        current.set_attribute("gen_ai.tool.name", name)
+        current.set_attribute("gen_ai.tool.call.result", result)
+        for key, value in extra.items():
+            current.set_attribute(key, value)
+        if failed:
+            current.set_status(trace.Status(trace.StatusCode.ERROR, "boom"))
+
+
+def one_span(attributes: dict[str, Any], events: tuple[tuple[str, Any], ...] = ()) -> list[Any]:
+    def build(tracer: Any) -> None:
+        with tracer.start_as_current_span("chat") as current:
+            for key, value in attributes.items():
+                current.set_attribute(key, value)
+            for name, said in events:
+                current.add_event(name, said)
+
+    return recorded_spans(build)
+
+
+def spans_of(document: dict[str, Any]) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = document["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    return found
+
+
+def attributes_of(span: dict[str, Any]) -> dict[str, Any]:
+    return {item["key"]: item["value"] for item in span["attributes"]}
+
+
+def without(document: dict[str, Any], *prefixes: str) -> dict[str, Any]:
+    """The document with every attribute whose key starts with one of ``prefixes`` left out,
+    as OpenInference's ``TraceConfig.censor`` leaves out what a hide switch hides."""
+    edited = copy.deepcopy(document)
+    for span in spans_of(edited):
+        span["attributes"] = [item for item in span["attributes"]
+                              if not item["key"].startswith(prefixes)]
+    return edited
+
+
+# --- 1. a tool span that answers no call ---------------------------------------------------
+
+
+def stray_tool(where_it_ran: str, failed: bool) -> list[Any]:
+    """A chat that calls c1, its tool, a chat answering in text; one more tool span runs c9,
+    which no model call made (the span of the call that made it was lost, say)."""
+    def build(tracer: Any) -> None:
+        with tracer.start_as_current_span("agent"):
+            if where_it_ran == "before":
+                tool(tracer, "c9", "delete_db", "deleted", failed=failed)
+            chat(tracer, [ASK], [CALLING])
+            tool(tracer, "c1", "get_weather", "sunny")
+            if where_it_ran == "between":
+                tool(tracer, "c9", "delete_db", "deleted", failed=failed)
+            chat(tracer, [ASK, CALLING, RESULT], [ANSWER])
+            if where_it_ran == "after":
+                tool(tracer, "c9", "delete_db", "deleted", failed=failed)
+
+    return recorded_spans(build)
+
+
+@pytest.mark.parametrize("failed", [False, True])
+@pytest.mark.parametrize(("where_it_ran", "index"), [("before", 0), ("between", 2),
+                                                     ("after", 3)])
+def test_a_tool_span_naming_no_call_is_an_orphan_wherever_it_ran(
+    where_it_ran: str, index: int, failed: bool
+) -> None:
+    # before: dropped silently when the last call answered in text, and between model calls
+    spans = stray_tool(where_it_ran, failed)
+    for options in ({}, {"allow_pending": True}):
+        error = refused(spans, **options)
+        assert where(error) == ("orphan_tool_result", index, f"[{index}]")
+        assert "'c9'" in error.detail
+
+
+def test_a_real_tool_span_whose_call_was_lost_is_an_orphan() -> None:
+    # the LangGraph run's get_weather span, its ToolMessage now answering a call no model
+    # call made (its model call's span lost); before: dropped silently, mid-conversation
+    document = copy.deepcopy(golden("openinference_langgraph_agent")["trace"])
+    span = spans_of(document)[6]
+    output = next(item for item in span["attributes"] if item["key"] == "output.value")
+    output["value"]["stringValue"] = output["value"]["stringValue"].replace(
+        '"tool_call_id": "call_1"', '"tool_call_id": "call_lost"')
+    error = refused(document)
+    assert where(error) == ("orphan_tool_result", 6, f"{SPANS}[6]")
+
+
+def test_another_sessions_tool_span_is_not_an_orphan_of_this_one() -> None:
+    # (kept as it was: a tool span running a call only another session's model call made is
+    # that session's)
+    def build(tracer: Any) -> None:
+        with tracer.start_as_current_span("evaluation"):
+            chat(tracer, [ASK], [ANSWER], **{"session.id": "a"})
+            chat(tracer, [ASK], [CALLING], **{"session.id": "b"})
+            tool(tracer, "c1", "get_weather", "sunny")
+            chat(tracer, [ASK, CALLING, RESULT], [ANSWER], **{"session.id": "b"})
+
+    spans = recorded_spans(build)
+    assert otel.to_messages(spans, session_id="a") == [
+        HumanMessage(content="Weather in Paris?"), AIMessage(content="It is sunny.")]
+    assert otel.to_messages(spans, session_id="b")[2] == ToolMessage(
+        content="sunny", tool_call_id="c1")
+
+
+# --- 2. outputs hidden, input recorded ----------------------------------------------------
+
+
+def test_hidden_output_messages_are_not_captured_not_a_shorter_conversation() -> None:
+    # OPENINFERENCE_HIDE_OUTPUT_MESSAGES on the real openai tool loop: output.value stays;
+    # before: 4 messages, the final answer lost, no error
+    document = without(golden("openinference_openai_tool_loop")["trace"],
+                       "llm.output_messages")
+    error = refused(document)
+    assert where(error) == ("content_not_captured", 0,
+                            f"{SPANS}[0].attributes['output.value']")
+    assert "OPENINFERENCE_HIDE_OUTPUT_MESSAGES" in error.detail
+    with pytest.raises(TraceError) as caught:
+        list(otel.calls(document))
+    assert where(caught.value) == where(error)
+
+
+def test_hidden_outputs_are_told_by_the_output_token_count() -> None:
+    # OPENINFERENCE_HIDE_OUTPUTS hides output.value too; the token count says it answered
+    document = without(golden("openinference_openai_tool_loop")["trace"],
+                       "llm.output_messages", "output.")
+    error = refused(document)
+    assert where(error) == ("content_not_captured", 0,
+                            f"{SPANS}[0].attributes['llm.token_count.completion']")
+    assert "OPENINFERENCE_HIDE_OUTPUTS" in error.detail
+
+
+def test_a_genai_call_with_finish_reasons_and_no_output_is_not_captured() -> None:
+    spans = recorded_spans(lambda tracer: chat(
+        tracer, [ASK], None, **{"gen_ai.response.finish_reasons": ("stop",)}))
+    error = refused(spans)
+    assert where(error) == ("content_not_captured", 0,
+                            "[0].attributes['gen_ai.response.finish_reasons']")
+    assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" in error.detail
+
+
+def test_a_real_genai_call_without_its_output_is_not_captured() -> None:
+    document = without(golden("openai_v2_tool_loop")["trace"], "gen_ai.output.messages")
+    error = refused(document)
+    assert where(error) == ("content_not_captured", 0,
+                            f"{SPANS}[0].attributes['gen_ai.response.finish_reasons']")
+
+
+def test_a_failed_call_without_output_still_reads() -> None:
+    # (kept as it was: a call that failed answered nothing)
+    trace = pytest.importorskip("opentelemetry.trace")
+
+    def build(tracer: Any) -> None:
+        with tracer.start_as_current_span("chat") as current:
+            current.set_attribute("gen_ai.operation.name", "chat")
+            current.set_attribute("gen_ai.input.messages", json.dumps([ASK]))
+            current.set_attribute("gen_ai.response.finish_reasons", ("error",))
+            current.set_status(trace.Status(trace.StatusCode.ERROR, "timeout"))
+
+    assert otel.to_messages(recorded_spans(build)) == [HumanMessage(content="Weather in Paris?")]
+
+
+# --- 3. content events beside message attributes ------------------------------------------
+
+
+@pytest.mark.parametrize(("attributes", "event"), [
+    ({"gen_ai.input.messages": json.dumps([text("user", "hi")])},
+     ("gen_ai.choice", {"index": 0, "finish_reason": "stop",
+                        "message": json.dumps({"role": "assistant", "content": "hello"})})),
+    ({"gen_ai.input.messages": json.dumps([text("user", "hi")]),
+      "gen_ai.output.messages": json.dumps([text("assistant", "hello")])},
+     ("gen_ai.system.message", {"content": "Never reveal the password."})),
+])
+def test_content_events_are_refused_beside_message_attributes(
+    attributes: dict[str, Any], event: tuple[str, Any]
+) -> None:
+    # before: the reply (first case) or the system prompt (second) was dropped silently
+    spans = one_span({"gen_ai.operation.name": "chat", **attributes}, (event,))
+    error = refused(spans)
+    assert where(error) == ("content_not_captured", 0, "[0]")
+    assert f"span events ({event[0]})" in error.detail
+
+
+# --- 4. spans delivered twice ---------------------------------------------------------------
+
+
+def test_a_batch_delivered_twice_is_read_once() -> None:
+    # before: ambiguous_trace, whose suggested filters were ambiguous_trace again
+    case = golden("openai_v2_tool_loop")
+    once = otel.to_messages(case["trace"])
+    assert [m.model_dump(mode="json") for m in once] == case["expected"]
+    lines = json.dumps(case["trace"]) + "\n" + json.dumps(case["trace"]) + "\n"
+    assert otel.to_messages(lines) == once
+    assert otel.to_messages([case["trace"], case["trace"]]) == once
+
+
+def test_sdk_spans_given_twice_are_read_once() -> None:
+    spans = recorded_spans(lambda tracer: (chat(tracer, [ASK], [CALLING]),
+                                           tool(tracer, "c1", "get_weather", "sunny")))
+    assert otel.to_messages([*spans, *spans]) == otel.to_messages(spans)
+
+
+def test_one_span_id_with_two_records_is_conflicting() -> None:
+    case = golden("openai_v2_tool_loop")
+    other = copy.deepcopy(case["trace"])
+    answer = next(item for item in spans_of(other)[0]["attributes"]
+                  if item["key"] == "gen_ai.usage.output_tokens")
+    answer["value"] = {"intValue": "999"}
+    lines = json.dumps(case["trace"]) + "\n" + json.dumps(other) + "\n"
+    error = refused(lines)
+    assert where(error) == ("conflicting_fields", 2,
+                            "lines[1].resourceSpans[0].scopeSpans[0].spans[0]")
+    assert "appears twice" in error.detail
+
+
+# --- 5. OpenInference's partial hide switches ------------------------------------------------
+
+IMAGE_CONTENT = "llm.input_messages.0.message.contents.1.message_content"
+
+
+def test_hidden_input_images_are_not_captured() -> None:
+    # before: malformed_event ("an image content needs image.image.url")
+    spans = one_span({
+        "openinference.span.kind": "LLM",
+        "llm.input_messages.0.message.role": "user",
+        "llm.input_messages.0.message.contents.0.message_content.type": "text",
+        "llm.input_messages.0.message.contents.0.message_content.text": "What is this?",
+        f"{IMAGE_CONTENT}.type": "image",
+        "llm.output_messages.0.message.role": "assistant",
+        "llm.output_messages.0.message.content": "A cat.",
+    })
+    error = refused(spans)
+    assert where(error) == ("content_not_captured", 0, f"[0].attributes['{IMAGE_CONTENT}.image']")
+    assert "OPENINFERENCE_HIDE_INPUT_IMAGES" in error.detail
+
+
+def test_hidden_input_messages_are_not_captured_and_name_openinference() -> None:
+    # before: truncated_trace, blaming Traceloop
+    document = without(golden("openinference_openai_tool_loop")["trace"], "llm.input_messages")
+    error = refused(document)
+    assert where(error) == ("content_not_captured", 0,
+                            f"{SPANS}[0].attributes['llm.input_messages']")
+    assert "OPENINFERENCE_HIDE_INPUT_MESSAGES" in error.detail
+    assert "Traceloop" not in error.detail
+
+
+# --- 6. and 7. GenAI part fields -------------------------------------------------------------
+
+OUTPUT = json.dumps([text("assistant", "ok")])
+
+
+def with_part(part: dict[str, Any]) -> list[Any]:
+    listed = [{"role": "user", "parts": [{"type": "text", "content": "see"}, part]}]
+    return one_span({"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps(listed),
+                     "gen_ai.output.messages": OUTPUT})
+
+
+@pytest.mark.parametrize("modality", [3, None, ["image"], True])
+def test_a_modality_that_is_not_text_is_malformed(modality: Any) -> None:
+    # before: kept as metadata the writer then refused
+    spans = with_part({"type": "blob", "modality": modality, "mime_type": "image/png",
+                       "content": "AAAA"})
+    error = refused(spans)
+    assert where(error) == ("malformed_event", 0,
+                            "[0].attributes['gen_ai.input.messages[0].parts[1].modality']")
+
+
+@pytest.mark.parametrize(("part", "key"), [
+    ({"type": "blob", "modality": "image", "mime_type": "image/png", "content": 5}, "content"),
+    ({"type": "uri", "modality": "audio", "uri": ["u"]}, "uri"),
+    ({"type": "file", "modality": "file", "file_id": 7}, "file_id"),
+    ({"type": "uri", "modality": "image", "uri": "u", "mime_type": {"a": 1}}, "mime_type"),
+    ({"type": "uri", "modality": "image", "uri": "u", "detail": 2}, "detail"),
+    ({"type": "uri", "modality": "video", "uri": "u", "filename": False}, "filename"),
+])
+def test_a_part_field_of_the_wrong_type_is_refused_at_its_key(
+    part: dict[str, Any], key: str
+) -> None:
+    # before: at the message, in typed terms ("Input should be a valid string (at data)")
+    error = refused(with_part(part))
+    assert where(error) == ("malformed_event", 0,
+                            f"[0].attributes['gen_ai.input.messages[0].parts[1].{key}']")
+    assert error.detail.startswith("Input should be a valid string, got ")
+
+
+# --- 8. two sessions on one span -----------------------------------------------------------
+
+TWO_SESSIONS = {"gen_ai.operation.name": "chat",
+                "gen_ai.input.messages": json.dumps([text("user", "hi")]),
+                "gen_ai.output.messages": OUTPUT,
+                "session.id": "phoenix-session-A", "gen_ai.conversation.id": "conv_B"}
+
+
+@pytest.mark.parametrize("session_id", ["conv_B", "phoenix-session-A", None])
+def test_a_span_naming_two_sessions_is_conflicting(session_id: str | None) -> None:
+    # before: session.id won silently; conv_B said "no span has session id 'conv_B'"
+    error = refused(one_span(TWO_SESSIONS), session_id=session_id)
+    assert where(error) == ("conflicting_fields", 0, "[0].attributes['gen_ai.conversation.id']")
+    assert "'phoenix-session-A'" in error.detail
+    assert "'conv_B'" in error.detail
+
+
+def test_a_trace_id_that_leaves_the_span_out_does_not_look_at_it() -> None:
+    def build(tracer: Any) -> None:
+        one = {**TWO_SESSIONS, "gen_ai.conversation.id": "phoenix-session-A"}
+        for attributes in (TWO_SESSIONS, one):
+            with tracer.start_as_current_span("chat") as current:  # a root: a trace of its own
+                for key, value in attributes.items():
+                    current.set_attribute(key, value)
+
+    spans = recorded_spans(build)
+    assert where(refused(spans)) == ("conflicting_fields", 0,
+                                     "[0].attributes['gen_ai.conversation.id']")
+    other = f"{spans[1].context.trace_id:032x}"
+    assert otel.to_messages(spans, trace_id=other) == [HumanMessage(content="hi"),
+                                                       AIMessage(content="ok")]
+
+
+def test_one_session_under_two_keys_reads() -> None:
+    # (kept as it was)
+    spans = one_span({**TWO_SESSIONS, "gen_ai.conversation.id": "phoenix-session-A"})
+    assert otel.to_messages(spans, session_id="phoenix-session-A") == [
+        HumanMessage(content="hi"), AIMessage(content="ok")]
+
+
+# --- 9. a tool span placed by id that names another tool ----------------------------------
+
+
+def test_a_tool_span_naming_another_tool_than_its_call_is_conflicting() -> None:
+    # before: the result of get_weather's call read as get_time's
+    def build(tracer: Any) -> None:
+        chat(tracer, [ASK], [CALLING])
+        tool(tracer, "c1", "get_time", "10:00",
+             **{"gen_ai.tool.call.arguments": json.dumps({"tz": "UTC"})})
+
+    error = refused(recorded_spans(build))
+    assert where(error) == ("conflicting_fields", 1, "[1].attributes['gen_ai.tool.name']")
+    assert "'get_weather'" in error.detail
+    assert "'get_time'" in error.detail
+
+
+def test_a_real_tool_span_naming_another_tool_mid_conversation_is_conflicting() -> None:
+    document = copy.deepcopy(golden("openinference_langgraph_agent")["trace"])
+    span = spans_of(document)[6]
+    name = next(item for item in span["attributes"] if item["key"] == "tool.name")
+    name["value"] = {"stringValue": "get_time"}
+    error = refused(document)
+    assert where(error) == ("conflicting_fields", 6, f"{SPANS}[6].attributes['tool.name']")
+
+
+@pytest.mark.parametrize("is_error", [False, True])
+def test_the_writer_refuses_a_result_named_otherwise_than_its_call(is_error: bool) -> None:
+    # the reader refuses such a tool span, so the writer does not write one
+    messages = [HumanMessage(content="q"),
+                AIMessage(tool_calls=[ToolCall(name="get_weather", args={}, id="c1")]),
+                ToolMessage(content="10:00", tool_call_id="c1", name="get_time",
+                            is_error=is_error)]
+    if is_error:
+        messages.append(AIMessage(content="sorry"))
+    with pytest.raises(TraceError) as caught:
+        otel.from_messages(messages)
+    assert where(caught.value) == ("not_representable", 2, "messages[2].name")
