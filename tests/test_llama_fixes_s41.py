@@ -314,6 +314,21 @@ def other_conversation(last: str) -> tuple[str, int, str, str]:
         f"events[:2] and events[2:] are each read on their own")
 
 
+def empty_history(last: str) -> tuple[str, int, str, str]:
+    """``other_conversation`` for an input with no history: a fresh memory's, or one a
+    token-limited memory that flushed everything gives (the error names both)."""
+    return (
+        "ambiguous_trace", 2, "events[2].data.input",
+        f"this input holds no history after its system messages, none of the conversation "
+        f"read from the events before it (the last, a user message {last} from events[0]): "
+        f"either it begins another conversation (another run with a memory of its own, "
+        f"logged in the same list), or its memory has a token limit and flushed every earlier "
+        f"message (a long reply can make it flush them all); from the events alone the two "
+        f"look the same. For one conversation, read the memory view (to_messages(await "
+        f"memory.aget_all())); otherwise split the list: events[:2] and events[2:] are each "
+        f"read on their own")
+
+
 def two_sessions(failing: Any, held: list[Any], asked: Any) -> list[Any]:
     """A session whose run fails on ``failing``, then another session, whose memory holds
     ``held``, asked ``asked``, logged in one list (neither has memory blocks or a state)."""
@@ -344,7 +359,7 @@ def test_another_conversation_whose_memory_holds_part_of_the_failed_message_is_a
 def test_another_conversation_starting_with_part_of_the_failed_message_is_ambiguous() -> None:
     events = two_sessions("hi there", [], "hi")
     assert [m.content for m in events[2].input] == ["Be brief.", "hi"]
-    assert refused(events) == other_conversation("'hi there'")
+    assert refused(events) == empty_history("'hi there'")
 
 
 def test_another_conversation_whose_messages_share_a_text_block_is_ambiguous() -> None:
@@ -557,9 +572,4 @@ def test_a_message_without_text_is_named_by_its_parts_in_another_conversation() 
     events = two_memories("s41-other", image_alone(IMAGE), [], [], [connection_lost, say("fine")])
     assert kinds(events) == ["AgentInput", "WorkflowFailedEvent", "AgentInput", "AgentOutput",
                              "StopEvent"]
-    assert refused(events) == (
-        "ambiguous_trace", 2, "events[2].data.input",
-        "this input holds none of the conversation read from the events before it (the last, "
-        "a user message of an image from events[0]): it begins another conversation, such as "
-        "another run with a memory of its own, logged in the same list. Split the list: "
-        "events[:2] and events[2:] are each read on their own")
+    assert refused(events) == empty_history("of an image")

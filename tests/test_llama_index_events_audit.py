@@ -240,10 +240,14 @@ def test_two_runs_with_memories_of_their_own_are_not_merged() -> None:
     assert [m.content for m in events[3].input] == ["Be brief.", "What is 2+2?"]
     assert refused(events) == (
         "ambiguous_trace", 3, "events[3].data.input",
-        "this input holds none of the conversation read from the events before it (the last, "
-        "an assistant message 'Paris.' from events[1]): it begins another conversation, such "
-        "as another run with a memory of its own, logged in the same list. Split the list: "
-        "events[:3] and events[3:] are each read on their own",
+        "this input holds no history after its system messages, none of the conversation read "
+        "from the events before it (the last, an assistant message 'Paris.' from events[1]): "
+        "either it begins another conversation (another run with a memory of its own, logged "
+        "in the same list), or its memory has a token limit and flushed every earlier message "
+        "(a long reply can make it flush them all); from the events alone the two look the "
+        "same. For one conversation, read the memory view (to_messages(await "
+        "memory.aget_all())); otherwise split the list: events[:3] and events[3:] are each "
+        "read on their own",
     )
     assert read(events[:3])[-1] == AIMessage(content="Paris.", name="a")
     assert read(events[3:])[-1] == AIMessage(content="Four.", name="a")

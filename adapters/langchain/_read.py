@@ -17,7 +17,7 @@ from typing_extensions import assert_never
 
 from tracebridge._changed import FELL, drifted, refusal, unmade
 from tracebridge._gc import gc_paused
-from tracebridge._json import check_json
+from tracebridge._json import is_plain_json
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import (
     AIMessage,
@@ -59,6 +59,7 @@ from ._homes import (
     reasoning_of,
     refusal_of,
 )
+from ._kept_values import held_fields, kept_copy
 from ._raw_reasoning import split_block_part, split_item
 from ._results import has_tool_results, read_tool_results
 from ._rule_paths import source_paths
@@ -336,7 +337,7 @@ def _typed(
     if is_chunk:
         reject_partial_chunk(data, at, parse_partial)
         reject_continued_chunk(data["id"], i, at, chunk_run)
-    kept = _kept_fields(cls, dumped, at, drop_artifacts)
+    kept = _kept_fields(cls, dumped, held_fields(message), at, drop_artifacts)
     if tag != plain_class(kind, data.get("tool_call_id"), data["name"]):
         kept["class"] = tag
     kwargs: dict[str, Any] = kept.get("additional_kwargs", {})
@@ -414,27 +415,30 @@ def _kind_of(tag: str, data: dict[str, Any], at: str) -> Kind:
     return CHAT_ROLES[role]
 
 
-def _kept_fields(cls: Any, data: dict[str, Any], at: str, drop_artifacts: bool) -> dict[str, Any]:
-    """Every ``model_dump()`` key without a typed home whose value is not the default."""
+def _kept_fields(
+    cls: Any, data: dict[str, Any], held: dict[str, Any], at: str, drop_artifacts: bool
+) -> dict[str, Any]:
+    """Every ``model_dump()`` key without a typed home whose value is not the default, with
+    the value the message holds (``held``: a model or a dataclass in it is not JSON, where
+    the dump has made it a dict), copied."""
     kept: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     defaults = _field_defaults(cls)
-    for key, value in data.items():
+    for key in data:
         if key in _MAPPED and key in defaults:
             continue  # a typed field; read by _typed
+        value = held[key]
         where = f"{at}.{key}"
         if key not in defaults:
-            check_json(value, where)
-            extra[key] = value
+            extra[key] = kept_copy(value, key, where)
             continue
         default = defaults[key]
         if default is not _REQUIRED and value == default and type(value) is type(default):
             continue  # the way back writes the default itself
-        if key == "artifact" and drop_artifacts and not _is_json(value, where):
+        if key == "artifact" and drop_artifacts and not is_plain_json(value):
             kept["artifact_dropped"] = type(value).__name__
             continue
-        check_json(value, where)
-        kept[key] = value
+        kept[key] = kept_copy(value, key, where)
     if extra:
         kept["extra"] = extra
     return kept
@@ -483,14 +487,6 @@ def _field_defaults(cls: Any) -> dict[str, Any]:
             declared.get_default(call_default_factory=True) if has_default else _REQUIRED
         )
     return defaults
-
-
-def _is_json(value: Any, where: str) -> bool:
-    try:
-        check_json(value, where)
-    except TraceError:
-        return False
-    return True
 
 
 def _content(content: Any, at: str) -> Content:

@@ -389,12 +389,28 @@ class Inputs:
                            f"read, which no event before it gave: the events begin after the "
                            f"conversation did, or the memory put them there", e,
                            f"events[{e}].data.input[{lead}]")
-        raise fail("ambiguous_trace", f"this input holds none of the conversation read from "
-                   f"the events before it (the last, {_describe(self.messages[-1])} from "
-                   f"events[{self.origin[-1]}]): it begins another conversation, such as "
-                   f"another run with a memory of its own, logged in the same list. Split the "
-                   f"list: events[:{e}] and events[{e}:] are each read on their own", e,
-                   f"events[{e}].data.input")
+        raise self.none_held(count - lead <= 1, e)
+
+    def none_held(self, empty: bool, e: int) -> TraceError:
+        """``realigned``'s refusal of the input at ``e``, which holds none of the conversation
+        read; ``empty``: nothing but its system messages and the run's new message, as a
+        fresh memory gives, and as a token-limited memory gives that flushed everything."""
+        last = f"the last, {_describe(self.messages[-1])} from events[{self.origin[-1]}]"
+        split = f"events[:{e}] and events[{e}:] are each read on their own"
+        if not empty:
+            return fail("ambiguous_trace", f"this input holds none of the conversation read "
+                        f"from the events before it ({last}): it begins another conversation, "
+                        f"such as another run with a memory of its own, logged in the same "
+                        f"list. Split the list: {split}", e, f"events[{e}].data.input")
+        return fail("ambiguous_trace", f"this input holds no history after its system "
+                    f"messages, none of the conversation read from the events before it "
+                    f"({last}): either it begins another conversation (another run with a "
+                    f"memory of its own, logged in the same list), or its memory has a token "
+                    f"limit and flushed every earlier message (a long reply can make it flush "
+                    f"them all); from the events alone the two look the same. For one "
+                    f"conversation, read the memory view (to_messages(await "
+                    f"memory.aget_all())); otherwise split the list: {split}", e,
+                    f"events[{e}].data.input")
 
     def cut(self, until: str,
             how: str = "stopped mid-reply (it failed, was cancelled or timed out)") -> None:

@@ -4,19 +4,22 @@
 string as its text (``{1: "a", "1": "b"}`` becomes ``{"1": "b"}``: one value is lost). In
 the fields of its models that take any value (``_FREE_FORM``) it writes what is not JSON as
 some JSON too: bytes as their text, a tuple or a set as a list, a date as its ISO text, a
-Decimal, a UUID or an enum as its value's text. A ChatMessage object is read through that
+Decimal, a UUID or an enum as its value's text, a pydantic model or a dataclass as a dict
+(which reads back as a dict, not as the object). A ChatMessage object is read through that
 dump, so such a value would be read as null, under another key or as another value without
 a word, where the same message as a dict (and the same event through ``dump_events``) is
 refused: ``unserializable_value`` at the value (for a key, at the dict that holds it, as
 ``tracebridge._json.check_json`` says it of a dict).
 
 Only what pydantic's serializer writes is asked (the Python-mode dump, ``model_dump()``, whose
-keys and nesting are the JSON dump's, and which keeps such values as they are), and only for
-objects whose dump was not written out by hand: a hand-written dump keeps a value as it is,
-and the dict road checks it. A dict or list of a subclass (an ``OrderedDict``, the
-``AttributedDict`` a ReActAgent parses arguments into) is read as the dict or list the dump
-writes. What is not read but kept as LlamaIndex's JSON writes it (``_KEPT_AS_WRITTEN``: a
-tool output's raw values) is asked only for NaNs and keys, whatever it holds.
+keys and nesting are the JSON dump's, and which keeps such values as they are; but a field
+that takes any value is asked as the model holds it, since that dump already makes a model
+or a dataclass in it a dict), and only for objects whose dump was not written out by hand:
+a hand-written dump keeps a value as it is, and the dict road checks it. A dict or list of
+a subclass (an ``OrderedDict``, the ``AttributedDict`` a ReActAgent parses arguments into)
+is read as the dict or list the dump writes. What is not read but kept as LlamaIndex's JSON
+writes it (``_KEPT_AS_WRITTEN``: a tool output's raw values) is asked only for NaNs and keys,
+whatever it holds.
 """
 
 from __future__ import annotations
@@ -69,9 +72,11 @@ def not_json_at(value: Any, path: str, *, any_value: bool = False) -> tuple[str,
     another value, and why; or None. ``any_value``: ``value`` is a field that takes any value
     (``_FREE_FORM``), where what is not JSON is a fault too."""
     found = _fault_at(value, path, any_value)
-    if found is None:
-        return None
-    where, kind, what = found
+    return None if found is None else _said(*found)
+
+
+def _said(where: str, kind: str, what: Any) -> tuple[str, str]:
+    """A fault ``_fault_at`` found, where it is and why."""
     if kind is _FLOAT:
         return where, f"{what!r}, which JSON has no form for (LlamaIndex's dump writes null in " \
                       f"its place)"
@@ -93,6 +98,9 @@ def _written_as(value: Any) -> str:
         written = to_jsonable_python(value)
     except PydanticSerializationError:
         return ""
+    if type(written) is dict and not isinstance(value, dict):  # a model, a dataclass
+        return f" (LlamaIndex's dump writes it as {short_repr(written)}, which reads back as " \
+               f"a dict, not as the {type(value).__name__} it was)"
     return f" (LlamaIndex's dump writes it as {short_repr(written)})"
 
 
@@ -147,7 +155,7 @@ def _free_form_fault(obj: Any, where: str) -> tuple[str, str] | None:
         return None
     for key, value in inner:
         if key == free:
-            found = _field_fault(obj, key, value, f"{where}.{key}")
+            found = _field_fault(key, value, f"{where}.{key}")
         elif key in _KEPT_AS_WRITTEN or not (isinstance(value, BaseModel) or type(value) is list):
             continue
         else:
@@ -168,19 +176,53 @@ def _free_field(model: BaseModel) -> str | None:
     return None
 
 
-def _field_fault(model: BaseModel, field: str, value: Any, at: str) -> tuple[str, str] | None:
-    """What is not JSON in ``value``, the field ``field`` of ``model`` (at ``at``), as the
-    dump writes it; and bytes in a ChatMessage's ``additional_kwargs``, which LlamaIndex's
-    serializer writes as base64 text in both dumps. A field of plain JSON (the usual case)
-    is passed at once, without a walk building paths."""
+def _field_fault(field: str, value: Any, at: str) -> tuple[str, str] | None:
+    """What is not JSON in ``value``, the field ``field`` of a model (at ``at``), as the
+    model holds it: the dump would write a pydantic model or a dataclass in it as a dict,
+    which reads back as a dict. Bytes in a ChatMessage's ``additional_kwargs`` are said as
+    LlamaIndex's serializer writes them there, as base64 text. A field of plain JSON (the
+    usual case) is passed at once, without a walk building paths."""
     if is_plain_json(value):
         return None
-    found = not_json_at(model.model_dump(include={field}).get(field), at, any_value=True)
-    if found is None and field == "additional_kwargs":
-        held = _bytes_at(value, at)
-        if held is not None:
-            return held[0], _bytes_said(held[1])
-    return found
+    dumped: list[str] = []
+    if field == "additional_kwargs" and type(value) is dict:
+        value = _with_read_objects_dumped(value, at, dumped)
+    found = _fault_at(value, at, any_value=True)
+    if found is None:
+        return None
+    where, kind, what = found
+    if (field == "additional_kwargs" and isinstance(what, bytes)
+            and not any(where.startswith((place + ".", place + "[")) for place in dumped)):
+        return where, _bytes_said(what)  # not in a model, whose dump keeps bytes as bytes
+    return _said(where, kind, what)
+
+
+_READ_AS_DUMPED = frozenset({"tool_calls", "function_call", "audio", "annotations", "images"})
+"""``additional_kwargs`` keys whose objects (an openai SDK call, a ToolSelection, an
+``ImageDocument``) the reader takes as their dump: a typed home reads it, or the writer writes
+the object back."""
+
+
+def _with_read_objects_dumped(kwargs: dict[Any, Any], at: str,
+                              dumped: list[str]) -> dict[Any, Any]:
+    """``kwargs`` (at ``at``) with the objects under ``_READ_AS_DUMPED`` keys (or in a list
+    there) as LlamaIndex's serializer dumps them, their paths added to ``dumped``; every other
+    value as it is held."""
+    if _READ_AS_DUMPED.isdisjoint(kwargs):
+        return kwargs
+    out = dict(kwargs)
+    for key in _READ_AS_DUMPED.intersection(kwargs):
+        held, where = kwargs[key], json_path(at, key)
+        out[key] = ([_dumped_object(item, f"{where}[{k}]", dumped) for k, item in enumerate(held)]
+                    if type(held) is list else _dumped_object(held, where, dumped))
+    return out
+
+
+def _dumped_object(value: Any, where: str, dumped: list[str]) -> Any:
+    if not isinstance(value, BaseModel):
+        return value
+    dumped.append(where)
+    return value.model_dump()
 
 
 def _dumped_fields(model: BaseModel) -> list[tuple[str, Any]]:
@@ -196,22 +238,6 @@ def _dumped_fields(model: BaseModel) -> list[tuple[str, Any]]:
         if "_result" in private:
             fields.append(("result", private["_result"]))
     return fields
-
-
-def _bytes_at(value: Any, path: str) -> tuple[str, bytes] | None:
-    """The first bytes in the dicts and lists of ``value`` (what LlamaIndex's serializer of
-    ``additional_kwargs`` walks, writing bytes as base64 text), where they are."""
-    stack: list[tuple[Any, str]] = [(value, path)]
-    while stack:
-        item, where = stack.pop()
-        if isinstance(item, bytes):
-            return where, item
-        if isinstance(item, dict):
-            stack.extend((inner, json_path(where, key if type(key) is str else str(key)))
-                         for key, inner in reversed(item.items()))
-        elif isinstance(item, list):
-            stack.extend((inner, f"{where}[{k}]") for k, inner in reversed(list(enumerate(item))))
-    return None
 
 
 def _bytes_said(value: bytes) -> str:
