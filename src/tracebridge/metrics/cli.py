@@ -4,8 +4,8 @@ DATASET is JSONL with one ``MultiTurnSample`` per line (or a JSON array of them;
 standard input, e.g. from ``tracebridge sample``). Samples are read one at a time and each
 result is written, and flushed, as soon as it is produced: ``{"line": <dataset line>,
 "element": <its place in a JSON array, when DATASET is one>, "id": <metadata id, when the
-sample has one>, ...MetricResult}`` per line, to ``-o OUT`` or standard output. Ctrl-C stops
-the run and keeps every result written so far.
+sample has one>, ...MetricResult}`` per line, to ``-o OUT`` or standard output (``-o -`` too).
+Ctrl-C stops the run and keeps every result written so far.
 
 The summary (to standard output, or to standard error when the results go there) counts per
 metric the samples ``scored``, those ``unscorable`` (the sample lacks what the metric needs, or
@@ -35,7 +35,7 @@ from pydantic import ValidationError
 
 from .._cli_output import same_file, standard_stream
 from .._jsonstream import ESCAPE, JsonDocuments, Record, UnreadableInput
-from ..errors import MissingExtraError, TraceError
+from ..errors import MissingExtraError, TraceError, with_article
 from ..options import command_line_hint
 from ..sample import ALLOW_PENDING, MultiTurnSample
 from .base import Metric, MetricResult, Usage
@@ -116,7 +116,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "-o", "--output", metavar="OUT",
-        help="write results here (JSONL, each flushed as it is produced) instead of stdout",
+        help="write results here (JSONL, each flushed as it is produced) instead of stdout; "
+        "- is stdout",
     )
     parser.add_argument(
         "--keep-going", action="store_true",
@@ -169,6 +170,8 @@ def run(
 ) -> int:
     """Score the dataset; returns the exit code. Errors are one line on stderr."""
     out, err = stdout or sys.stdout, stderr or sys.stderr
+    if args.output == "-":  # standard output, as for convert and sample
+        args = argparse.Namespace(**{**vars(args), "output": None})
     results: TextIO | None = None
     tally: _Tally | None = None
     try:
@@ -261,6 +264,9 @@ def _records(path: str, stdin: TextIO) -> Iterator[tuple[Record, _Place]]:
         try:
             documents = JsonDocuments(stream, path, is_sample, allow_empty=True)
             for element, record in enumerate(documents, start=1):
+                if documents.shape == "json" and _array_of_non_samples(record.value):
+                    yield from _elements(record)
+                    continue
                 # every record of an array is one of its elements, in order
                 place = {"line": record.line}
                 if documents.shape == "array":
@@ -273,6 +279,19 @@ def _records(path: str, stdin: TextIO) -> Iterator[tuple[Record, _Place]]:
     return records()
 
 
+def _array_of_non_samples(document: Any) -> bool:
+    """Whether DATASET, read as one document (an array is streamed only when its first
+    element is a sample), is an array of samples all the same: ``[]``, or one whose first
+    element is not an object, so no message of a conversation either."""
+    return type(document) is list and (not document or type(document[0]) is not dict)
+
+
+def _elements(array: Record) -> Iterator[tuple[Record, _Place]]:
+    """The elements of an array read as one document, each told at the array's line."""
+    for element, value in enumerate(array.value, start=1):
+        yield Record(array.line, value), {"line": array.line, "element": element}
+
+
 def _sample(record: Record, place: _Place, path: str, allow_pending: bool) -> MultiTurnSample:
     where = f"{path}: line {record.line}"
     if "element" in place:
@@ -281,9 +300,9 @@ def _sample(record: Record, place: _Place, path: str, allow_pending: bool) -> Mu
         raise _Unusable(f"{where}: {record.problem}")
     if not isinstance(record.value, dict):
         raise _InvalidSample(
-            f"invalid sample: {where}: expected a MultiTurnSample object, got a "
-            f"{type(record.value).__name__}; make samples from traces with: tracebridge "
-            f"sample FILE [--references REFS.jsonl]"
+            f"invalid sample: {where}: expected a MultiTurnSample object, got "
+            f"{with_article(type(record.value).__name__)}; make samples from traces with: "
+            f"tracebridge sample FILE [--references REFS.jsonl]"
         )
     try:
         return MultiTurnSample.model_validate(

@@ -14,7 +14,7 @@ from itertools import compress
 from operator import attrgetter, itemgetter
 from typing import Any
 
-from .._json import check_json, json_copy
+from .._json import _INT_BOUND, _INT_FLOOR, check_json, json_copy, json_copy_checked
 from .._shape import UNCHECKED, unchecked_field, unchecked_value
 from ..errors import TraceError
 from ..messages import ToolCall
@@ -31,6 +31,8 @@ PredictedCall = tuple[int, ToolCall]
 _INVALID = attrgetter("invalid_args")
 _SECOND = itemgetter(1)
 _NO_REFERENCE = "the sample has no reference_tool_calls (None); give [] to expect no calls"
+_PLAIN_SCALARS = frozenset({str, bool, type(None)})
+"""The argument values plain JSON whatever they hold (an int is, up to JSON's digits)."""
 
 
 def predicted_calls(sample: MultiTurnSample) -> list[PredictedCall]:
@@ -48,6 +50,16 @@ def _described(entry: dict[str, Any], call: ToolCall) -> dict[str, Any]:
     """``entry`` with the call's name, args and (when set) invalid_args added."""
     entry["name"] = call.name
     entry["args"] = json_copy(call.args)  # a copy: editing a result never edits the sample
+    if call.invalid_args is not None:
+        entry["invalid_args"] = call.invalid_args
+    return entry
+
+
+def _reference_described(j: int, call: ToolCall) -> dict[str, Any]:
+    """The details entry of reference call ``j``: its args copied and checked as JSON in one
+    walk (a value put there after validation: ``NotPlainJson``, which ``_computed`` turns into
+    ``unserializable_value`` where it is)."""
+    entry = {"reference": j, "name": call.name, "args": json_copy_checked(call.args)}
     if call.invalid_args is not None:
         entry["invalid_args"] = call.invalid_args
     return entry
@@ -266,7 +278,7 @@ def _unmatched(
             _described({"predicted": i, "message_index": predicted[i][0]}, predicted[i][1])
             for i in left
         ],
-        [_described({"reference": j}, reference[j]) for j in right],
+        [_reference_described(j, reference[j]) for j in right],
     )
 
 
@@ -287,7 +299,6 @@ class ToolCallF1(_Deterministic):
         if reference is None:
             return self.failed(sample, _NO_REFERENCE)
         reference_keys: list[Any] = []
-        scalar: list[bool] = []  # per reference call: every argument value a scalar
         wanted: dict[Any, int] = {}
         # A call's multiset key: its name and argument items (one for each equal value, a
         # boolean apart from a number); None for a call that matches nothing (its arguments
@@ -295,17 +306,14 @@ class ToolCallF1(_Deterministic):
         for wanted_call in reference:
             if wanted_call.invalid_args is not None:
                 reference_keys.append(None)
-                scalar.append(False)
                 continue
             try:
                 key = (
                     wanted_call.name,
                     frozenset([(k, v, v.__class__ is bool) for k, v in wanted_call.args.items()]),
                 )
-                scalar.append(True)
             except TypeError:
                 key = (wanted_call.name, argument_items(wanted_call.args))
-                scalar.append(False)
             reference_keys.append(key)
             wanted[key] = wanted.get(key, 0) + 1
         matched: list[dict[str, Any]] = []
@@ -316,13 +324,11 @@ class ToolCallF1(_Deterministic):
                 continue
             for call in message.tool_calls:  # predicted_calls, in one pass with the counting
                 args = call.args
-                entry = {"predicted": i, "message_index": message_index, "name": call.name,
-                         "args": args}
-                i += 1
                 if call.invalid_args is not None:
-                    entry["args"] = json_copy(args)  # a copy, as in _described
-                    entry["invalid_args"] = call.invalid_args
-                    extra.append(entry)
+                    extra.append({"predicted": i, "message_index": message_index,
+                                  "name": call.name, "args": json_copy(args),  # as _described
+                                  "invalid_args": call.invalid_args})
+                    i += 1
                     continue
                 try:  # the multiset key, as for the reference
                     key = (
@@ -330,34 +336,20 @@ class ToolCallF1(_Deterministic):
                         frozenset([(k, v, v.__class__ is bool) for k, v in args.items()]),
                     )
                     # every value hashable: no dict or list among them, a shallow copy is whole
-                    entry["args"] = args.copy()
+                    copied = args.copy()
                 except TypeError:
                     key = (call.name, argument_items(args))
-                    entry["args"] = json_copy(args)
+                    copied = json_copy(args)
+                entry = {"predicted": i, "message_index": message_index, "name": call.name,
+                         "args": copied}
+                i += 1
                 count = wanted.get(key)
                 if count:
                     wanted[key] = count - 1
                     matched.append(entry)
                 else:
                     extra.append(entry)
-        # Each matched prediction used up the first equal reference call not used yet, so
-        # the ones left over (``wanted``) are the last of their kind: found from the end.
-        missing: list[dict[str, Any]] = []
-        for j in range(len(reference_keys) - 1, -1, -1):
-            key = reference_keys[j]
-            if key is None:
-                missing.append(_described({"reference": j}, reference[j]))
-            else:
-                count = wanted[key]
-                if count:
-                    wanted[key] = count - 1
-                    if scalar[j]:  # every value a scalar: a shallow copy is whole
-                        call = reference[j]
-                        missing.append({"reference": j, "name": call.name,
-                                        "args": call.args.copy()})
-                    else:
-                        missing.append(_described({"reference": j}, reference[j]))
-        missing.reverse()
+        missing = _missing(reference, reference_keys, wanted)
         tp, fp, fn = len(matched), len(extra), len(missing)
         value = 1.0 if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
         details = {
@@ -372,3 +364,35 @@ class ToolCallF1(_Deterministic):
         }
         return self.scored(sample, value, details)
 
+
+def _missing(
+    reference: list[ToolCall], keys: list[Any], wanted: dict[Any, int]
+) -> list[dict[str, Any]]:
+    """The details entries of the reference calls no prediction matched, in order, their
+    args checked as JSON (``NotPlainJson``, as in ``_reference_described``). ``keys``: each
+    call's multiset key; ``wanted``: how many calls of each key were not matched."""
+    # Each matched prediction used up the first equal reference call not used yet, so
+    # the ones left over are the last of their kind: found from the end.
+    missing: list[dict[str, Any]] = []
+    for j in range(len(keys) - 1, -1, -1):
+        key = keys[j]
+        if key is None:
+            missing.append(_reference_described(j, reference[j]))
+            continue
+        count = wanted[key]
+        if not count:
+            continue
+        wanted[key] = count - 1
+        call = reference[j]
+        # the common case, inline: every value a JSON scalar, so a shallow copy is whole
+        for name, value in call.args.items():
+            kind = type(value)
+            if type(name) is not str or not (
+                kind in _PLAIN_SCALARS or (kind is int and _INT_FLOOR < value < _INT_BOUND)
+            ):
+                missing.append(_reference_described(j, call))  # a float, a list: walked
+                break
+        else:
+            missing.append({"reference": j, "name": call.name, "args": call.args.copy()})
+    missing.reverse()
+    return missing
