@@ -156,7 +156,7 @@ def test_a_resume_with_another_price_or_none_does_not_price_earlier_requests_aga
     found = summary(out)
     assert (found["cost"], found["cost_note"], found["unpriced_requests"]) == (0.24, None, 0)
     assert gate(out, policy(tmp_path, "max_cost = 0.1\n[slices.tickets]\nmax_failures = 0\n"))[
-        :2] == (2, ["cost_over_limit: run: $0.2400 spent, over the limit of $0.1000"])
+        :2] == (2, ["cost_over_limit: run: $0.24 spent, over the limit of $0.1"])
 
 
 def test_requests_sent_without_a_price_leave_the_cost_unknown_after_a_priced_resume(

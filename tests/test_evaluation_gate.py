@@ -154,7 +154,7 @@ ROWS: dict[str, Row] = {
     "the cost boundary crossed": Row(
         [case("a")], [Reply(content=goal(True), prompt_tokens=1000, completion_tokens=100)],
         "max_cost = 0.001\n" + TICKETS, 2,
-        ["cost_over_limit: run: $0.0030 spent, over the limit of $0.0010"],
+        ["cost_over_limit: run: $0.003 spent, over the limit of $0.001"],
         flags=("--price", "judge-model=2,10"), kinds={"cost_over_limit"}),
     "within the cost limit": Row(
         [case("a")], [Reply(content=goal(True), prompt_tokens=1000, completion_tokens=100)],

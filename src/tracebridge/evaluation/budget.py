@@ -31,6 +31,7 @@ from pydantic import BaseModel
 
 from ..metrics.base import MetricResult, Usage
 from ..metrics.judge import Judge, JudgeError, JudgeReply, JudgeRequest, OpenAIJudge
+from ._dollars import dollars
 from ._estimate import Estimate, Price, estimate, estimate_chat, parse_price
 from ._estimate import exact as _exact
 
@@ -242,8 +243,9 @@ class Budget:
             return (f"the planned work's cost is unknown ({unpriced:,} of {requests:,} "
                     "requests are to a model without a price) and a cost limit is set")
         if left_cost is not None and self.max_cost is not None and cost > left_cost:
-            return (f"the planned work costs an estimated {_dollars(cost)}; "
-                    f"{_dollars(left_cost)} of the limit of {_dollars(self.max_cost)} is left")
+            limit, needed, remains = dollars(self.max_cost, cost, left_cost)
+            return (f"the planned work costs an estimated {needed}; "
+                    f"{remains} of the limit of {limit} is left")
         return None
 
     def reserve(self, estimate: Estimate, model: str | None = None) -> Reservation | None:
@@ -274,9 +276,9 @@ class Budget:
                 return (f"the next request needs up to {estimate.tokens:,} tokens (estimated) "
                         f"and {left_tokens:,} of the limit of {self.max_tokens:,} are left")
             if left_cost is not None and cost is not None and cost > left_cost:
-                return (f"the next request may cost up to {_dollars(cost)} (estimated) and "
-                        f"{_dollars(left_cost)} of the limit of "
-                        f"{_dollars(self.max_cost or 0.0)} is left")
+                limit, needed, left = dollars(self.max_cost or 0.0, cost, left_cost)
+                return (f"the next request may cost up to {needed} (estimated) and "
+                        f"{left} of the limit of {limit} is left")
             reservation = Reservation(estimate, price, next(self._numbers))
             self._open[reservation.number] = reservation
             taken = (0, 0, Fraction(0))
@@ -438,7 +440,3 @@ class BudgetedJudge:
     def __repr__(self) -> str:
         return f"BudgetedJudge({self.judge!r}, model={self.model!r})"
 
-
-def _dollars(value: Fraction | float) -> str:
-    text = f"{float(value):.6f}".rstrip("0").rstrip(".")
-    return f"${text}"

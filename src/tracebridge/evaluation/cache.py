@@ -4,14 +4,16 @@
 versions, its configuration), the tracebridge version, the judge's request settings, the
 transcript hash and a hash of each reference field the metric reads. ``ResultCache`` keeps
 results in one SQLite file (WAL, a busy timeout), which several processes may use at once;
-a stored value is validated again on every read and comes back marked
+a stored value is validated again on every read (against the question asked too, when the
+caller says what it was) and comes back marked
 ``details["cached"] = {"key": ..., "stored_at": ...}``. Results with an error are never
 stored. ``NoCache`` has the same methods and keeps nothing.
 
 Exceptions::
 
     CacheError      the database cannot be opened or read, or holds a value that does not
-                    validate (one line; never a wrong value)
+                    validate or answers another question than its key's (one line; never a
+                    wrong value)
 """
 
 from __future__ import annotations
@@ -204,11 +206,13 @@ class ResultCache(_Closing):
         return CacheError(f"cache {self.path}: {doing}: {detail} "
                           "(the file is damaged or unreadable; delete it or give another path)")
 
-    def get(self, key: str) -> MetricResult | None:
+    def get(self, key: str, asked: Mapping[str, str] | None = None) -> MetricResult | None:
         """The stored result for ``key`` (validated again, marked cached), or None.
 
+        ``asked`` is what the result must hold to answer the question the key names: its
+        ``name``, ``metric_version`` and ``transcript_hash``, as the job asking has them.
         Raises ``CacheError`` when the database cannot be read or the stored value is not a
-        valid result without an error.
+        valid result without an error, or holds another value for a field of ``asked``.
         """
         with self._lock:
             try:
@@ -232,6 +236,9 @@ class ResultCache(_Closing):
             raise CacheError(f"{where} does not validate ({problem}); delete the file") from None
         if result.error is not None:
             raise CacheError(f"{where} holds an error, which is never cached; delete the file")
+        other = _answers_other(result, asked or {})
+        if other is not None:
+            raise CacheError(f"{where} does not match its key ({other}); delete the file")
         mark = {"key": key, "stored_at": stored_at}
         return result.model_copy(update={"details": {**result.details, _MARK: mark}})
 
@@ -266,12 +273,22 @@ class ResultCache(_Closing):
         return f"ResultCache({str(self.path)!r})"
 
 
+def _answers_other(result: MetricResult, asked: Mapping[str, str]) -> str | None:
+    """The first field of ``asked`` that ``result`` holds another value for, said as
+    ``name is 'x', asked for 'y'``, or None."""
+    for field, wanted in asked.items():
+        held = getattr(result, field)
+        if held != wanted:
+            return f"{field} is {held!r}, asked for {wanted!r}"
+    return None
+
+
 class NoCache(_Closing):
     """No cache (``--no-cache``): every lookup misses and nothing is stored."""
 
     path = None
 
-    def get(self, key: str) -> MetricResult | None:
+    def get(self, key: str, asked: Mapping[str, str] | None = None) -> MetricResult | None:
         return None
 
     def put(self, key: str, result: MetricResult) -> bool:

@@ -13,8 +13,9 @@ result that cannot be written); 3 the run is incomplete (cases errored or unrun:
 failure, the budget boundary, or the estimate did not fit the budget; a control that could not
 be scored stops the run this way too); 4 a control came out otherwise than its role expects;
 130 interrupted (RUN_DIR keeps what was written; run again to resume; interrupted before the
-run started, nothing was written). A case file that holds no case at all is unusable too
-(exit 2), not one of bad cases.
+run started, nothing was written); 143 the same, stopped by SIGTERM (``timeout``, ``docker
+stop``, a CI job cancelled), which the run takes as it takes Ctrl-C. A case file that holds
+no case at all is unusable too (exit 2), not one of bad cases.
 """
 
 from __future__ import annotations
@@ -23,7 +24,11 @@ import argparse
 import asyncio
 import math
 import os
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
 from typing import Any, TextIO
 
 from .._cli_output import same_file
@@ -41,6 +46,7 @@ from .runner import Runner, RunSettings, UsageError
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_CONTROLS = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 128 + signal.SIGTERM
 DEFAULT_CACHE = DEFAULT_PATH
 
 
@@ -97,6 +103,54 @@ class _Unusable(Exception):
     """The request or the input cannot be used (exit 2)."""
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM stopped the run (exit 143): an interrupt, taken the way Ctrl-C is."""
+
+
+class _Termination:
+    """The SIGTERM handler of a run. Before the run's event loop starts it raises
+    ``_Terminated`` where the program is, as Ctrl-C raises ``KeyboardInterrupt``; while the
+    run is under way it cancels the run's task from the loop, which then writes what an
+    interrupted run leaves (``summary.json``, ``spent.jsonl``); once the loop is over there
+    is nothing left to stop. A second SIGTERM changes nothing: the first is being honoured."""
+
+    def __init__(self) -> None:
+        self.received = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[Any] | None = None
+        self._over = False
+
+    def attach(self) -> None:
+        """From now on, cancel the task that calls this (in its running loop)."""
+        self._loop, self._task = asyncio.get_running_loop(), asyncio.current_task()
+
+    def detach(self) -> None:
+        """The run's task is ending: its loop closes after it."""
+        self._over = True
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if self.received or self._over:
+            return
+        self.received = True
+        if self._loop is None or self._task is None:
+            raise _Terminated
+        self._loop.call_soon_threadsafe(self._task.cancel)
+
+
+@contextmanager
+def _terminating(termination: _Termination) -> Iterator[None]:
+    """``termination`` handles SIGTERM within the block; the handler before is put back at
+    its end. Only the main thread can set a handler: elsewhere SIGTERM is left as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, termination)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def cmd_run(args: argparse.Namespace, streams: Any) -> int:
     """Run the cases; returns the exit code. Errors are one line on stderr."""
     err: TextIO = streams.stderr
@@ -113,6 +167,9 @@ def cmd_run(args: argparse.Namespace, streams: Any) -> int:
     except _Unusable as exc:
         err.write(f"tracebridge run: {exc}\n")
         return EXIT_USAGE
+    except _Terminated:
+        err.write(f"tracebridge run: {_interrupted(args.out, 'terminated (SIGTERM)')}\n")
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         err.write(f"tracebridge run: {_interrupted(args.out)}\n")
         return EXIT_INTERRUPTED
@@ -126,15 +183,27 @@ def cmd_run(args: argparse.Namespace, streams: Any) -> int:
     return EXIT_OK
 
 
-def _interrupted(out: str) -> str:
+def _interrupted(out: str, how: str = "interrupted") -> str:
     """What an interrupt left: RUN_DIR as written so far, or nothing when the run had not
     started (no ``summary.json`` yet: the case file was being read, a check loaded)."""
     if not os.path.exists(os.path.join(out, SUMMARY)):
-        return f"interrupted before the run started; nothing was written to {out}"
-    return f"interrupted; {out} keeps what was written (run again to resume)"
+        return f"{how} before the run started; nothing was written to {out}"
+    return f"{how}; {out} keeps what was written (run again to resume)"
 
 
 def _run(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
+    termination = _Termination()
+    with _terminating(termination):
+        try:
+            return _set_up_and_run(args, err, termination)
+        except asyncio.CancelledError:  # the run's task, cancelled by SIGTERM
+            if termination.received:
+                raise _Terminated from None
+            raise
+
+
+def _set_up_and_run(args: argparse.Namespace, err: TextIO,
+                    termination: _Termination) -> dict[str, Any]:
     try:
         _outputs_apart(args)
         checks = [load_check(spec) for spec in args.checks]
@@ -145,7 +214,7 @@ def _run(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
                       f"the transcript cannot be used: {case.transcript_error}; the case is "
                       "blocked\n")
         runner = _runner(args, cases, checks, prices, err)
-        return asyncio.run(_go(runner))
+        return asyncio.run(_go(runner, termination))
     except (UnreadableInput, CheckError, RecordError, CacheError, UsageError,
             MissingExtraError, ValueError, OSError) as exc:
         raise _Unusable(str(exc)) from None
@@ -171,10 +240,12 @@ def _notice(err: TextIO) -> Callable[[str], object]:
     return lambda text: err.write(f"tracebridge run: {text}\n")
 
 
-async def _go(runner: Runner) -> dict[str, Any]:
+async def _go(runner: Runner, termination: _Termination) -> dict[str, Any]:
+    termination.attach()
     try:
         return await runner.run()
     finally:
+        termination.detach()
         close = getattr(runner.judge, "aclose", None)
         if close is not None:
             await close()

@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..metrics.cli import verdict
+from ._dollars import dollars
 from .checks import receipt_reason
 from .outcome import GOAL_METRICS, review_reasons
 from .policy import Policy
@@ -269,8 +270,8 @@ def _cost(run: RunDir, policy: Policy) -> Iterator[Blocker]:
         yield Blocker("cost_unknown", "run", "the policy limits the cost and the run does not "
                       f"know its cost ({unknown})")
     elif cost > policy.max_cost:
-        yield Blocker("cost_over_limit", "run", f"${cost:.4f} spent, over the limit of "
-                      f"${policy.max_cost:.4f}")
+        limit, spent = dollars(policy.max_cost, cost)
+        yield Blocker("cost_over_limit", "run", f"{spent} spent, over the limit of {limit}")
 
 
 def _ids(ids: list[str]) -> str:

@@ -301,8 +301,14 @@ class Runner:
         return sorted(self.cases.cases, key=rank)
 
     def _cached(self, job: Job) -> MetricResult | None:
-        """The cache's result for ``job``, or None (a miss, or a job with no key)."""
-        return None if job.key is None else self.cache.get(job.key)
+        """The cache's result for ``job``, or None (a miss, or a job with no key). A stored
+        result of another metric, metric version or transcript than the job's is a damaged
+        cache (``CacheError``), never a result."""
+        if job.key is None:
+            return None
+        asked = {"name": job.metric.name, "metric_version": job.metric.metric_version,
+                 "transcript_hash": job.sample.transcript_hash()}
+        return self.cache.get(job.key, asked)
 
     def _take_hits(self, hits: list[tuple[Job, MetricResult]]) -> None:
         """Keep the cache's answers as results, or, when the run stopped for every case
