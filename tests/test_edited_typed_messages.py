@@ -65,5 +65,7 @@ def test_a_hosted_call_result_renamed_after_reading_is_refused(name: str | None)
     with pytest.raises(TraceError) as caught:
         adapter.from_messages(messages)
     error = caught.value
-    assert (error.code, error.index) == ("not_representable", caller)
+    assert (error.code, error.index, error.path) == (
+        "not_representable", index, f"messages[{index}].name")
+    assert caller == index - 1
     assert f"is named for its call ({call.name!r}), not {name!r}" in str(error)

@@ -84,7 +84,7 @@ def test_a_hosted_call_kind_is_named_with_an() -> None:
     with pytest.raises(TraceError) as caught:
         openai_responses.from_messages(renamed)
     assert (caught.value.code, caught.value.index, caught.value.path) == (
-        "not_representable", 1, "messages[1].tool_calls[0] (result)",
+        "not_representable", 2, "messages[2].name",
     )
     assert caught.value.detail == (
         "the result of an image_generation_call item is named for its call "

@@ -402,8 +402,8 @@ def test_a_hosted_call_and_its_result_are_one_item_again() -> None:
     edited = [*messages[:2], messages[2].model_copy(update={"content": "it went well"})]
     with pytest.raises(TraceError) as caught:
         from_messages(edited)
-    assert (caught.value.code, caught.value.path) == (
-        "not_representable", "messages[1].tool_calls[0] (result)"
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable", 2, "messages[2].content"
     )
 
 

@@ -101,7 +101,7 @@ def test_a_hosted_result_text_nested_past_pythons_depth_is_unserializable() -> N
                     tool_call_id="ws_1", name="web_search"),
     ]
     assert refused(from_messages, messages) == (
-        "unserializable_value", 1, "messages[1].tool_calls[0] (result)"
+        "unserializable_value", 2, "messages[2].content"
     )
 
 

@@ -368,7 +368,7 @@ def test_a_hosted_result_text_spelled_with_an_integral_float_is_not_representabl
     changed = messages[2].model_copy(update={"content": SEARCH_TEXT.replace('1,', '1.0,')})
     error = refused(from_messages, [*messages[:2], changed])
     assert (error.code, error.index, error.path) == (
-        "not_representable", 1, "messages[1].tool_calls[0] (result)")
+        "not_representable", 2, "messages[2].content")
     assert "is now spelled otherwise" in str(error)
 
 

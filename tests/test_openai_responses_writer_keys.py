@@ -51,7 +51,7 @@ def _refused(messages: list[Any]) -> tuple[str, int | None, str | None]:
 ])
 def test_a_hosted_result_the_item_would_read_otherwise_is_refused(result: str) -> None:
     assert _refused(_searched(SEARCH, result)) == (
-        "not_representable", 1, "messages[1].tool_calls[0] (result)")
+        "not_representable", 2, "messages[2].content")
 
 
 def test_a_hosted_call_input_holding_a_result_key_is_refused() -> None:
@@ -60,11 +60,11 @@ def test_a_hosted_call_input_holding_a_result_key_is_refused() -> None:
 
 
 def test_other_metadata_on_a_hosted_call_or_result_is_refused() -> None:
-    for messages in (
-        _searched(SEARCH, '{"status": "completed"}', call_ns={"fields": {"caller": "x"}}),
-        _searched(SEARCH, '{"status": "completed"}', metadata={NS: {"fields": {"a": 1}}}),
-    ):
-        assert _refused(messages) == ("not_representable", 1, "messages[1].tool_calls[0]")
+    on_call = _searched(SEARCH, '{"status": "completed"}', call_ns={"fields": {"caller": "x"}})
+    assert _refused(on_call) == ("not_representable", 1, "messages[1].tool_calls[0]")
+    on_result = _searched(SEARCH, '{"status": "completed"}', metadata={NS: {"fields": {"a": 1}}})
+    assert _refused(on_result) == (
+        "not_representable", 2, "messages[2].metadata.openai_responses")
 
 
 @pytest.mark.parametrize("key", ["status", "call_id", "type", "id"])

@@ -316,10 +316,10 @@ def test_a_hosted_result_holding_nan_is_not_representable() -> None:
         ToolMessage(content='{"result": NaN}', tool_call_id="ws", name="web_search")]
     error = refused(openai_responses.from_messages, messages)
     assert (error.code, error.index, error.path) == (
-        "not_representable", 1, "messages[1].tool_calls[0] (result)"
+        "not_representable", 2, "messages[2].content"
     )
     assert str(error) == (
-        "openai_responses: messages[1].tool_calls[0] (result): the output was read as JSON and "
+        "openai_responses: messages[2].content: the output was read as JSON and "
         "is no longer JSON: '{\"result\": NaN}' [not_representable]"
     )
 

@@ -56,9 +56,10 @@ class ItemReader(ItemPartReader):
         self.first_text: int | None = None
         self.nth_message = 0
         """Which of its reply's message items this one is (its citations say when not 0)."""
-        self.strings_before: list[str] = []
-        """The string contents of the reply's earlier message items: text parts of its
-        content before this item's parts (placed when the reply ends)."""
+        self.text_before = 0
+        """How long the reply's text is before this item's parts: the text parts of its
+        content so far and the string contents of its earlier message items (placed when the
+        reply ends), each with the newline that joins it."""
         self.cited: list[tuple[int, int]] = []
         """For each citation of this message item: its position in ``citations`` and the
         index of the part it annotates."""
@@ -94,7 +95,7 @@ class ItemReader(ItemPartReader):
                 del data["type"]
             else:
                 namespace["type"] = "absent"
-            self.in_reply_text(before, content)
+            self.in_reply_text(content)
             before.extend(content)
         message_id = self.optional(data, "id", str, self.root)
         if data:
@@ -155,12 +156,10 @@ class ItemReader(ItemPartReader):
             namespace["fields"] = self.kept(data, path)
         return Citation(**fields, metadata={self.source: namespace} if namespace else {})
 
-    def in_reply_text(self, before: list[Part], content: list[Part]) -> None:
-        """This message item's citations with their indexes counted in the reply's text:
-        ``before`` is the reply's content so far, ``content`` the item's parts."""
-        texts = [part.text for part in before if isinstance(part, TextPart)]
-        texts += self.strings_before
-        at = sum(len(text) + 1 for text in texts)  # the texts and their newlines
+    def in_reply_text(self, content: list[Part]) -> None:
+        """This message item's citations with their indexes counted in the reply's text
+        (``content``: the item's parts)."""
+        at = self.text_before
         starts: dict[int, int] = {}
         for j, part in enumerate(content):
             if isinstance(part, TextPart):
@@ -169,7 +168,7 @@ class ItemReader(ItemPartReader):
         for k, j in self.cited:
             part = content[j]
             assert isinstance(part, TextPart)  # (an output_text part: its annotations)
-            first = not texts and j == self.first_text
+            first = self.text_before == 0 and j == self.first_text
             self.citations[k] = self.placed(self.citations[k], j, starts[j], len(part.text), first)
 
     def placed(

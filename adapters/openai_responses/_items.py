@@ -123,8 +123,10 @@ def is_sdk_model(value: Any) -> bool:
 def sdk_dict(model: BaseModel, path: str, index: int, source: str) -> dict[str, Any]:
     """An openai SDK object at ``path`` of the item at ``index`` as a plain dict: the keys it
     was given (``exclude_unset``), spelled as the API spells them (``by_alias``: ``async``,
-    which the SDK holds as ``async_``). One the SDK would not make (a field changed after it
-    was made) is refused at that field."""
+    which the SDK holds as ``async_``), without the fields the SDK itself leaves out of a
+    request (``__api_exclude__``: what ``responses.parse()`` adds, ``parsed`` and
+    ``parsed_arguments``, also on a message's parts). One the SDK would not make (a field
+    changed after it was made) is refused at that field."""
     # pydantic does not check assignments: a field changed after the object was made
     if drifted(model):  # a role or type the class does not allow: it would pass for another
         refused = refusal(model, path, "the OpenAI SDK", index=index, source=source)
@@ -136,13 +138,21 @@ def sdk_dict(model: BaseModel, path: str, index: int, source: str) -> dict[str, 
         if refused is not None:
             raise refused
     try:
-        dumped: dict[str, Any] = model.model_dump(mode="json", exclude_unset=True, by_alias=True)
+        dumped: dict[str, Any] = model.model_dump(
+            mode="json", exclude_unset=True, by_alias=True, exclude=_api_exclude(model)
+        )
     except FELL:
         refused = refusal(model, path, "the OpenAI SDK", index=index, source=source)
         if refused is None:
             raise  # the SDK accepts the object: the fault is ours, shown as it is
         raise refused from None
     return dumped
+
+
+def _api_exclude(model: BaseModel) -> Any:
+    """The fields the SDK leaves out when it sends ``model`` (its ``__api_exclude__``, which
+    a message computes for its parts), or None."""
+    return getattr(model, "__api_exclude__", None)
 
 
 _PART_KEYS = ("content", "output", "summary")

@@ -120,6 +120,9 @@ class _Reply:
     output items come after it, so the model is still speaking."""
     hosted: list[tuple[int, ToolMessage]] = field(default_factory=list)
     citations: list[Citation] = field(default_factory=list)
+    text_length: int = 0
+    """How long the reply's text read so far is: its text parts and the string contents of
+    its message items, each with the newline that joins it (citations count in it)."""
 
 
 class _Conversation:
@@ -327,17 +330,24 @@ class _Conversation:
         reply = self.open_reply(reader.index, True)
         reader.citations = reply.citations
         reader.offset = len(reply.content)
+        reader.text_before = reply.text_length
         if reply.message is not None:  # a further message while a call waits for its output
             reader.nth_message = 1 + len(reply.more)
-            reader.strings_before = [
-                earlier["string"] for earlier in (reply.message, *reply.more) if earlier["string"]
-            ]
         read = reader.assistant_message(data, reply.content)
         read["parts"] = len(reply.content) - reader.offset
+        reply.text_length += _text_length(reply.content[reader.offset:], read["string"])
         if reply.message is None:
             reply.message = read
         else:
             reply.more.append(read)
+
+
+def _text_length(parts: list[Part], string: str | None) -> int:
+    """How much a message item's text ``parts``, or its ``string`` content, add to the
+    reply's text (each with its newline; an empty string content adds nothing)."""
+    if string:
+        return len(string) + 1
+    return sum(len(part.text) + 1 for part in parts if isinstance(part, TextPart))
 
 
 def listed_messages(

@@ -16,6 +16,7 @@ which ``drop`` leaves out is still written, as an empty message item.
 from __future__ import annotations
 
 import json
+from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -58,6 +59,39 @@ def item_of(call: ToolCall, source: str) -> str | None:
     kept = call.metadata.get(source)
     item = kept.get("item") if isinstance(kept, dict) else None
     return item if isinstance(item, str) else None
+
+
+class _TextParts:
+    """A reply's text parts in order, and where each starts in the reply's text (the parts
+    joined by a newline, as ``.text`` joins them); a part is found by bisection."""
+
+    def __init__(self, texts: list[tuple[int, str]]) -> None:
+        self.indexes = [j for j, _ in texts]
+        """The content index of each text part, rising."""
+        self.starts: list[int] = []
+        """Where each part's text starts in the reply's text, rising."""
+        self.lengths = [len(text) for _, text in texts]
+        at = 0
+        for length in self.lengths:
+            self.starts.append(at)
+            at += length + 1
+        self.start_of = dict(zip(self.indexes, self.starts, strict=True))
+        """Content index -> where that part's text starts."""
+
+    def holding(self, start: int, end: int) -> int | None:
+        """The content index of the part the span ``start`` to ``end`` falls in, or None."""
+        k = bisect_right(self.starts, start) - 1
+        if k >= 0 and start <= end <= self.starts[k] + self.lengths[k]:
+            return self.indexes[k]
+        return None
+
+    def first_in(self, first: int, end: int) -> int | None:
+        """The content index of the first text part from ``content[first]`` to before
+        ``content[end]``, or None."""
+        k = bisect_left(self.indexes, first)
+        if k < len(self.indexes) and self.indexes[k] < end:
+            return self.indexes[k]
+        return None
 
 
 class ReplyWriter(ItemPartWriter):
@@ -130,7 +164,10 @@ class ReplyWriter(ItemPartWriter):
     # -- replies --
 
     def reply(
-        self, message: AIMessage, namespace: dict[str, Any], results: dict[str | None, ToolMessage]
+        self,
+        message: AIMessage,
+        namespace: dict[str, Any],
+        results: dict[str | None, tuple[int, ToolMessage]],
     ) -> list[dict[str, Any]]:
         if message.name is not None:
             self.unnamed(f"a Responses reply has no agent name ({message.name!r})")
@@ -239,13 +276,14 @@ class ReplyWriter(ItemPartWriter):
             at = spoken[0]
         elif not isinstance(at, int) or not 0 <= at <= len(parts):
             at = len(parts) if writes else None
+        said = set(spoken)
         items: list[tuple[str, dict[str, Any] | None, str]] = []
         for j, part in enumerate([*parts, None]):
             if j == at:
                 items.append(("message", self.reply_message(
                     message, namespace, [parts[k] for k in spoken], spoken[0] if spoken else 0
-                ), f".content[{j}]" if j in spoken else ""))
-            if part is None or j in spoken:
+                ), f".content[{j}]" if j in said else ""))
+            if part is None or j in said:
                 continue
             self.add_own_item(items, parts, j)
         return items
@@ -404,18 +442,14 @@ class ReplyWriter(ItemPartWriter):
         """Each citation as an annotation of the text part it cites, its indexes counted in
         that part's text. ``texts`` are the reply's text parts (content index, text) in order,
         ``items`` the content ranges of its message items."""
-        starts: dict[int, int] = {}
-        at = 0
-        for j, text in texts:
-            starts[j] = at
-            at += len(text) + 1  # the text parts are joined by a newline, as .text joins them
+        placed = _TextParts(texts)
         last = -1
         for k, citation in enumerate(citations):
             path = f".citations[{k}]"
             annotation = self.annotation(citation, path)
             if annotation is None:
                 continue
-            cited = self.cited_part(citation, path, texts, starts, items)
+            cited = self.cited_part(citation, path, placed, items)
             if cited is None:
                 continue
             if cited < last:
@@ -429,15 +463,14 @@ class ReplyWriter(ItemPartWriter):
             last = cited
             for key in ("start_index", "end_index"):
                 if annotation.get(key) is not None:
-                    annotation[key] -= starts[cited]
+                    annotation[key] -= placed.start_of[cited]
             self.annotations.setdefault(cited, []).append((k, annotation))
 
     def cited_part(
         self,
         citation: Citation,
         path: str,
-        texts: list[tuple[int, str]],
-        starts: dict[int, int],
+        texts: _TextParts,
         items: list[tuple[int, int]],
     ) -> int | None:
         """The content index of the text part a citation annotates: where it was read (its
@@ -445,16 +478,16 @@ class ReplyWriter(ItemPartWriter):
         out) the reply's first; None when there is none and ``drop`` leaves it out."""
         kept = self.namespace(citation.metadata)
         if "part" in kept or "message" in kept:
-            return self.kept_part(kept, path, starts, items)
-        if not texts:
+            return self.kept_part(kept, path, texts, items)
+        if not texts.indexes:
             self.lose("a citation needs an output_text part to annotate", path, "citations")
             return None
         start, end = citation.start_index, citation.end_index
         if start is None or end is None:
-            return texts[0][0]
-        for j, text in texts:
-            if starts[j] <= start <= end <= starts[j] + len(text):
-                return j
+            return texts.indexes[0]
+        holding = texts.holding(start, end)
+        if holding is not None:
+            return holding
         self.lose(
             f"the cited span ({start} to {end} of the reply's text) falls inside no one "
             "output_text part, and an annotation counts characters of its own part",
@@ -467,7 +500,7 @@ class ReplyWriter(ItemPartWriter):
         self,
         kept: dict[str, Any],
         path: str,
-        starts: dict[int, int],
+        texts: _TextParts,
         items: list[tuple[int, int]],
     ) -> int | None:
         """The content index of the text part a citation was read from: its kept ``part``
@@ -484,13 +517,12 @@ class ReplyWriter(ItemPartWriter):
         item: tuple[int, int] = items[nth]
         first, end = item
         if "part" not in kept:
-            texts = [j for j in starts if first <= j < end]
-            if not texts:
+            found = texts.first_in(first, end)
+            if found is None:
                 self.lose("a citation needs an output_text part to annotate", path, "citations")
-                return None
-            return texts[0]
+            return found
         part = kept["part"]
-        if type(part) is int and 0 <= part < end - first and first + part in starts:
+        if type(part) is int and 0 <= part < end - first and first + part in texts.start_of:
             return first + part
         self.malformed(
             f"metadata.{self.source}.part is the index of the output_text part a citation "
@@ -645,7 +677,9 @@ class ReplyWriter(ItemPartWriter):
 
     # -- calls --
 
-    def call(self, call: ToolCall, path: str, result: ToolMessage | None) -> dict[str, Any]:
+    def call(
+        self, call: ToolCall, path: str, result: tuple[int, ToolMessage] | None
+    ) -> dict[str, Any]:
         if call.id is None:
             self.refuse("a Responses call item needs a call id", f"{path}.id")
         namespace = self.namespace(call.metadata)
@@ -705,35 +739,48 @@ class ReplyWriter(ItemPartWriter):
             self.refuse_read_back(call, read_back, path)
 
     def hosted(
-        self, call: ToolCall, kind: str, path: str, result: ToolMessage | None
+        self, call: ToolCall, kind: str, path: str, result: tuple[int, ToolMessage] | None
     ) -> dict[str, Any]:
+        """The one item a hosted call and its result (the ``ToolMessage`` at its index) were
+        read from; a fault in the result is refused at the result."""
         if result is None:
             self.refuse(f"{with_article(kind)} item holds its result, and none follows the call",
                         path)
-        result_path = f"{path} (result)"
+        if set(self.namespace(call.metadata)) != {"item"}:
+            self.refuse(f"{with_article(kind)} item keeps its call as it is: there is no place "
+                        f"for other {self.source} metadata on it", path)
+        self.own_keys(call.args, ("type", "id", *RESULT_KEYS), kind, f"{path}.args")
+        at, message = result
+        fields = ReplyWriter(self.source, at, self.drop, (), self.drop_names).hosted_result(
+            message, call, kind
+        )
+        return {"type": kind, "id": call.id, **call.args, **fields}
+
+    def hosted_result(self, result: ToolMessage, call: ToolCall, kind: str) -> dict[str, Any]:
+        """The result keys of a hosted ``call``'s item, from the ``ToolMessage`` this writer
+        writes (its JSON text)."""
         if result.is_error:
-            self.lose(f"{with_article(kind)} item has no error flag (is_error=True)", result_path,
+            self.lose(f"{with_article(kind)} item has no error flag (is_error=True)", ".is_error",
                       "is_error")
         if result.name != call.name:  # the item names its result for its call, always
             self.refuse(
                 f"the result of {with_article(kind)} item is named for its call ({call.name!r}), "
                 f"not {result.name!r}",
-                result_path,
+                ".name",
             )
-        if set(self.namespace(call.metadata)) != {"item"} or self.namespace(result.metadata):
-            self.refuse(f"{with_article(kind)} item keeps its call and result as it is: there is "
-                        f"no place for other {self.source} metadata on them", path)
-        self.own_keys(call.args, ("type", "id", *RESULT_KEYS), kind, f"{path}.args")
-        fields = self.json_text(result.content, result_path)
+        if self.namespace(result.metadata):
+            self.refuse(f"{with_article(kind)} item keeps its result as it is: there is no place "
+                        f"for {self.source} metadata on it", f".metadata.{self.source}")
+        fields = self.json_text(result.content, ".content")
         if not isinstance(fields, dict):
             self.refuse(f"the result of {with_article(kind)} item must be a JSON object",
-                        result_path)
+                        ".content")
         if not set(fields) <= set(RESULT_KEYS):
             other = sorted(set(fields) - set(RESULT_KEYS))[0]
             self.refuse(f"the result of {with_article(kind)} item holds its "
                         f"{', '.join(RESULT_KEYS)}; {other!r} would read back as the call's input",
-                        result_path)
-        return {"type": kind, "id": call.id, **call.args, **fields}
+                        ".content")
+        return fields
 
     def own_keys(self, args: dict[str, Any], own: Sequence[str], kind: str, path: str) -> None:
         """Refuse call input holding a key the item keeps elsewhere (it would read back

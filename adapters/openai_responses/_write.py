@@ -33,6 +33,7 @@ from ..openai_chat._write import unanswered_calls
 from ._items import CALL_OUTPUTS, HOSTED_CALLS, OPAQUE_INPUT_ITEMS, OPAQUE_REPLY_ITEMS
 from ._read import is_item_part
 from ._reply_writer import ReplyWriter, item_of
+from ._sibling import as_own, in_sibling_terms
 
 __all__ = ["DROPPABLE", "write_items"]
 
@@ -54,13 +55,19 @@ def write_items(
     messages: Any, *, source: str, drop: Collection[str] = (), drop_names: bool = False
 ) -> list[dict[str, Any]]:
     """The messages as Responses item dicts, in the order the API takes them (``drop_names``
-    leaves out the names message items have no place for)."""
+    leaves out the names message items have no place for). Metadata kept by the adapter that
+    writes the same items is read as ``source``'s where it has none (``as_own``)."""
     check_flag("drop_names", drop_names)
     check_drop(drop)
     typed = messages_of(messages, source)
     validate(typed, allow_pending=True, source=source)
     try:
-        return _written(typed, source, drop, drop_names)
+        own, moved = as_own(typed, source)
+        return _written(own, source, drop, drop_names)
+    except TraceError as error:
+        if error.index not in moved:
+            raise
+        raise in_sibling_terms(error, source) from None
     except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
         refused = unchecked_field(typed, source)
         if refused is None:
@@ -74,11 +81,11 @@ def _written(
     unanswered = unanswered_calls(typed)
     answered, hosted = _pairs(typed, source)
     # Call ids are unique in a valid conversation: one map serves every reply.
-    results: dict[str | None, ToolMessage] = {}
+    results: dict[str | None, tuple[int, ToolMessage]] = {}
     for t in hosted:
         result = typed[t]
         assert isinstance(result, ToolMessage)
-        results[result.tool_call_id] = result
+        results[result.tool_call_id] = (t, result)
     items: list[dict[str, Any]] = []
     previous: list[dict[str, Any]] | None = None  # the items of the reply just written
     for i, message in enumerate(typed):
@@ -178,7 +185,7 @@ class _Writer(ReplyWriter):
         self,
         message: AnyMessage,
         answered: dict[int, ToolCall],
-        results: dict[str | None, ToolMessage],
+        results: dict[str | None, tuple[int, ToolMessage]],
     ) -> list[dict[str, Any]]:
         namespace = self.namespace(message.metadata)
         if isinstance(message, AIMessage):

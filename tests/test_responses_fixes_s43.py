@@ -1,0 +1,392 @@
+"""openai_responses and openai_agents: a ``responses.parse()`` reply written as the SDK sends
+it, conversion between the two adapters that write the same items, faults in a hosted call's
+result raised at the result, and replies of many cited parts or message items."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any, ClassVar
+
+import openai
+import pytest
+from local_server import serving
+from pydantic import BaseModel
+
+from tracebridge import Citation, TraceError, convert
+from tracebridge.adapters import openai_agents, openai_responses
+from tracebridge.hashing import hashed_messages
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden_traces"
+USER = {"role": "user", "content": "hi"}
+
+
+def _refused(write: Any, messages: list[Any], **options: Any) -> tuple[str, int | None, str]:
+    with pytest.raises(TraceError) as caught:
+        write(messages, **options)
+    error = caught.value
+    return error.code, error.index, str(error)
+
+
+# --- 1: a responses.parse() reply ------------------------------------------------------------
+
+
+class _Scripted(BaseHTTPRequestHandler):
+    """Answers each request with the next of ``outputs`` as a Response's output."""
+
+    outputs: ClassVar[list[list[dict[str, Any]]]] = []
+    bodies: ClassVar[list[dict[str, Any]]] = []
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", "0"))
+        self.bodies.append(json.loads(self.rfile.read(length)))
+        data = json.dumps({
+            "id": "resp_1", "object": "response", "created_at": 1, "model": "gpt-5",
+            "output": self.outputs.pop(0), "parallel_tool_calls": True, "tool_choice": "auto",
+            "tools": [], "status": "completed",
+        }).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class _Answer(BaseModel):
+    answer: str
+
+
+_PARSED_OUTPUT = [
+    {"id": "fc_1", "type": "function_call", "call_id": "c1", "name": "f",
+     "arguments": '{"a":1}', "status": "completed"},
+    {"id": "msg_1", "type": "message", "role": "assistant", "status": "completed",
+     "content": [{"type": "output_text", "text": '{"answer":"x"}', "annotations": []}]},
+]
+_STRICT_TOOL = {"type": "function", "name": "f", "strict": True, "parameters": {
+    "type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"],
+    "additionalProperties": False}}
+
+
+@pytest.fixture
+def parsed() -> Iterator[tuple[openai.OpenAI, Any]]:
+    """The real client on a scripted endpoint, and a ParsedResponse it made."""
+    handler = type("Handler", (_Scripted,), {"outputs": [_PARSED_OUTPUT], "bodies": []})
+    with serving(handler) as base_url:
+        sdk = openai.OpenAI(api_key="sk-test", base_url=f"{base_url}/v1", max_retries=0,
+                            timeout=10.0)
+        response = sdk.responses.parse(model="gpt-5", input="hi", text_format=_Answer,
+                                       tools=[_STRICT_TOOL])  # type: ignore[list-item]
+        handler.outputs.append([])
+        yield sdk, response, handler.bodies
+
+
+def test_a_parsed_reply_is_written_without_the_sdks_parsed_fields(parsed: Any) -> None:
+    sdk, response, bodies = parsed
+    call, message = response.output
+    assert call.parsed_arguments == {"a": 1}
+    assert message.content[0].parsed == _Answer(answer="x")
+    history = [USER, *response.output,
+               {"type": "function_call_output", "call_id": "c1", "output": "ok"}]
+    written = openai_responses.from_messages(openai_responses.to_messages(history))
+    sdk.responses.create(model="gpt-5", input=history)
+    sent = bodies[-1]["input"]
+    assert written == sent
+    assert written[1:3] == [
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": '{"a":1}',
+         "id": "fc_1", "status": "completed"},
+        {"role": "assistant", "type": "message", "id": "msg_1", "status": "completed",
+         "content": [{"type": "output_text", "text": '{"answer":"x"}', "annotations": []}]},
+    ]
+
+
+def test_a_parsed_reply_keeps_no_parsed_field_in_metadata(parsed: Any) -> None:
+    _, response, _ = parsed
+    messages = openai_responses.to_messages([USER, *response.output], allow_pending=True)
+    assert messages[1].metadata == {
+        "openai_responses": {"fields": {"status": "completed"}, "calls_at": [0]}}
+    assert messages[1].tool_calls[0].metadata == {
+        "openai_responses": {"id": "fc_1", "arguments": '{"a":1}',
+                             "fields": {"status": "completed"}}}
+    assert messages[1].content[0].metadata == {}
+
+
+def test_parsed_parts_in_a_history_dict_are_written_without_parsed(parsed: Any) -> None:
+    _, response, _ = parsed
+    message = response.output[1]
+    history = [USER, {"role": "assistant", "content": message.content}]
+    written = openai_agents.from_messages(openai_agents.to_messages(history))
+    assert written == [USER, {"role": "assistant", "content": [
+        {"type": "output_text", "text": '{"answer":"x"}', "annotations": []}]}]
+
+
+# --- 2: between openai_responses and openai_agents -------------------------------------------
+
+_ACROSS = [("openai_responses", "openai_agents"), ("openai_agents", "openai_responses")]
+_SAME_ITEMS = {
+    "web_search_call": [USER, {"id": "ws_1", "type": "web_search_call", "status": "completed",
+                               "action": {"type": "search", "query": "oslo"}},
+                        {"id": "msg_1", "type": "message", "role": "assistant",
+                         "status": "completed", "content": [
+                             {"type": "output_text", "text": "Sunny.", "annotations": []}]}],
+    "computer_call": [USER, {"type": "computer_call", "id": "cu_1", "call_id": "c1",
+                             "action": {"type": "screenshot"}, "pending_safety_checks": [],
+                             "status": "completed"},
+                      {"type": "computer_call_output", "call_id": "c1", "output": {
+                          "type": "computer_screenshot", "image_url": "https://s/1.png"}}],
+    "reasoning": [USER, {"type": "reasoning", "id": "rs_1", "encrypted_content": "gAAA",
+                         "summary": [{"type": "summary_text", "text": "think"}]},
+                  {"type": "message", "role": "assistant",
+                   "content": [{"type": "output_text", "text": "hi", "annotations": []}]}],
+    "input_audio": [{"role": "user", "content": [
+        {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}}]}],
+    "mcp_list_tools": [USER, {"type": "mcp_list_tools", "id": "ml_1", "server_label": "s",
+                              "tools": []}],
+    "several messages": [USER,
+                         {"type": "message", "role": "assistant", "id": "msg_a", "content": [
+                             {"type": "output_text", "text": "one", "annotations": []}]},
+                         {"type": "function_call", "call_id": "c", "name": "f",
+                          "arguments": "{}"},
+                         {"type": "message", "role": "assistant", "id": "msg_b", "content": [
+                             {"type": "output_text", "text": "Paris two", "annotations": [
+                                 {"type": "url_citation", "url": "u", "title": "t",
+                                  "start_index": 0, "end_index": 5}]}]},
+                         {"type": "function_call_output", "call_id": "c", "output": "x"}],
+}
+
+
+@pytest.mark.parametrize(("source", "target"), _ACROSS)
+@pytest.mark.parametrize("name", sorted(_SAME_ITEMS))
+def test_items_convert_between_the_two_adapters_as_they_are(
+    name: str, source: str, target: str
+) -> None:
+    items = _SAME_ITEMS[name]
+    assert convert(items, source=source, target=target) == items
+
+
+def _golden(adapter: str) -> list[tuple[str, list[Any], dict[str, Any]]]:
+    found = []
+    for path in sorted((GOLDEN / adapter).glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if "trace" in data:
+            found.append((f"{adapter}/{path.stem}", data["trace"], {}))
+        if "new_items" in data and "to_options" not in data:
+            found.append((f"{adapter}/{path.stem}/new_items", data["new_items"],
+                          {"input": data["input"]}))
+    return found
+
+
+_ADAPTERS = {"openai_responses": openai_responses, "openai_agents": openai_agents}
+
+
+@pytest.mark.parametrize(
+    ("source", "trace", "options"),
+    [(name.split("/")[0], trace, options)
+     for name, trace, options in [*_golden("openai_responses"), *_golden("openai_agents")]],
+    ids=[name for name, _, _ in [*_golden("openai_responses"), *_golden("openai_agents")]],
+)
+def test_golden_traces_convert_across_and_back_with_equal_hashes(
+    source: str, trace: list[Any], options: dict[str, Any]
+) -> None:
+    target = next(other for other in _ADAPTERS if other != source)
+    read = [message.model_copy(update={"name": None}) if message.type == "ai" else message
+            for message in _ADAPTERS[source].to_messages(trace, **options)]
+    across = _ADAPTERS[target].from_messages(read)
+    if not options:
+        assert across == trace  # the same items: nothing to change
+    back = _ADAPTERS[source].from_messages(_ADAPTERS[target].to_messages(across))
+    assert hashed_messages(_ADAPTERS[source].to_messages(back)) == hashed_messages(read)
+    assert hashed_messages(_ADAPTERS[target].to_messages(across)) == hashed_messages(read)
+
+
+def test_a_pending_approval_is_refused_across_for_its_unanswered_call_alone() -> None:
+    data = json.loads((GOLDEN / "openai_agents" / "approval_pending.json").read_text("utf-8"))
+    read = openai_agents.to_messages(data["input_list"], allow_pending=True)
+    assert _refused(openai_responses.from_messages, read) == (
+        "not_representable", 1,
+        "openai_responses: messages[1].tool_calls[0]: tool call 'delete_file' has no result: "
+        "the API rejects a call item without its output; pass drop=['unanswered_calls'] to "
+        "leave it out [not_representable]",
+    )
+    written = openai_responses.from_messages(read, drop=["unanswered_calls"])
+    assert written == data["input_list"][:2]
+
+
+def test_run_items_stay_the_agents_adapters_own() -> None:
+    data = json.loads((GOLDEN / "openai_agents" / "handoff.json").read_text("utf-8"))
+    read = openai_agents.to_messages(data["new_items"], input=data["input"])
+    assert any("run_items" in m.metadata.get("openai_agents", {}) for m in read)
+    written = openai_responses.from_messages(read, drop_names=True)
+    assert written == data["trace"]
+
+
+def test_an_error_names_the_sibling_metadata_as_the_message_holds_it() -> None:
+    items = [USER, {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
+             {"type": "function_call_output", "call_id": "c", "output": "x"}]
+    read = openai_responses.to_messages(items)
+    edited = read[1].model_copy(update={"metadata": {"openai_responses": {"calls_at": [5]}}})
+    code, index, text = _refused(openai_agents.from_messages, [read[0], edited, read[2]])
+    assert (code, index) == ("malformed_event", 1)
+    assert text.startswith(
+        "openai_agents: messages[1].metadata.openai_responses.calls_at: "
+        "metadata.openai_responses.calls_at lists, for each of the reply's 1 calls,")
+
+
+def test_own_metadata_is_read_before_the_siblings() -> None:
+    items = [USER, {"type": "reasoning", "id": "rs_1",
+                    "summary": [{"type": "summary_text", "text": "think"}]},
+             {"type": "message", "role": "assistant",
+              "content": [{"type": "output_text", "text": "hi", "annotations": []}]}]
+    read = openai_responses.to_messages(items)
+    part = read[1].content[0]
+    both = part.model_copy(update={"metadata": {**part.metadata, "openai_agents": {"id": "rs_2"}}})
+    message = read[1].model_copy(update={"content": [both, *read[1].content[1:]]})
+    assert openai_responses.from_messages([read[0], message])[1]["id"] == "rs_1"
+    assert openai_agents.from_messages([read[0], message])[1]["id"] == "rs_2"
+
+
+def test_another_formats_reasoning_is_still_refused() -> None:
+    read = openai_responses.to_messages(_SAME_ITEMS["reasoning"])
+    part = read[1].content[0]
+    other = part.model_copy(update={"metadata": {"langchain": {"id": "rs_1"}}})
+    message = read[1].model_copy(update={"content": [other, *read[1].content[1:]]})
+    assert _refused(openai_agents.from_messages, [read[0], message]) == (
+        "not_representable", 1,
+        "openai_agents: messages[1].content[0]: a reasoning item needs the id the API gave it "
+        "(a reasoning part from another format has none); pass drop=['reasoning'] to leave "
+        "it out [not_representable]",
+    )
+
+
+# --- 3: a fault in a hosted call's result ----------------------------------------------------
+
+_SEARCH = [USER, {"id": "ws_1", "type": "web_search_call", "status": "completed",
+                  "action": {"type": "search", "query": "q"}}]
+
+
+@pytest.mark.parametrize("adapter", ["openai_responses", "openai_agents"])
+@pytest.mark.parametrize(("update", "path"), [
+    ({"content": '{"status": "failed", "foo": 1}'}, "messages[2].content"),
+    ({"content": '{"status": NaN}'}, "messages[2].content"),
+    ({"content": "[1]"}, "messages[2].content"),
+    ({"is_error": True}, "messages[2].is_error"),
+    ({"name": "other"}, "messages[2].name"),
+    ({"metadata": {"x": {"fields": {"a": 1}}}}, "messages[2].metadata.{ns}"),
+])
+def test_a_fault_in_a_hosted_result_is_raised_at_the_result(
+    adapter: str, update: dict[str, Any], path: str
+) -> None:
+    module = _ADAPTERS[adapter]
+    read = module.to_messages(_SEARCH)
+    if "metadata" in update:
+        update = {"metadata": {adapter: update["metadata"]["x"]}}
+    with pytest.raises(TraceError) as caught:
+        module.from_messages([read[0], read[1], read[2].model_copy(update=update)])
+    error = caught.value
+    assert (error.code, error.index, error.path) == (
+        "not_representable", 2, path.format(ns=adapter))
+
+
+def test_a_hosted_results_is_error_is_dropped_by_name() -> None:
+    read = openai_responses.to_messages(_SEARCH)
+    failed = read[2].model_copy(update={"is_error": True})
+    assert openai_responses.from_messages([*read[:2], failed], drop=["is_error"]) == _SEARCH
+
+
+def test_the_faults_message_says_what_is_wrong_with_the_result() -> None:
+    read = openai_responses.to_messages(_SEARCH)
+    kept = read[2].model_copy(update={"metadata": {"openai_responses": {"fields": {"a": 1}}}})
+    assert _refused(openai_responses.from_messages, [*read[:2], kept]) == (
+        "not_representable", 2,
+        "openai_responses: messages[2].metadata.openai_responses: a web_search_call item keeps "
+        "its result as it is: there is no place for openai_responses metadata on it "
+        "[not_representable]",
+    )
+
+
+# --- 4: many parts --------------------------------------------------------------------------
+
+
+def _cited_parts(n: int) -> list[dict[str, Any]]:
+    part = {"type": "output_text", "text": "Paris " * 10, "annotations": [
+        {"type": "url_citation", "url": "u", "title": "t", "start_index": 0, "end_index": 5}]}
+    return [USER, {"type": "message", "role": "assistant", "content": [part] * n}]
+
+
+def _preambles(n: int) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = [USER]
+    for i in range(n):
+        items += [{"type": "message", "role": "assistant", "id": f"msg_{i}",
+                   "content": [{"type": "output_text", "text": "pre", "annotations": []}]},
+                  {"type": "function_call", "call_id": f"c{i}", "name": "f", "arguments": "{}"}]
+    return items + [{"type": "function_call_output", "call_id": f"c{i}", "output": "x"}
+                    for i in range(n)]
+
+
+def test_many_cited_parts_are_written_back_each_with_its_citation() -> None:
+    # how the time grows with the parts: benchmarks/bench_openai_responses.py
+    items = _cited_parts(2000)
+    read = openai_responses.to_messages(items)
+    assert openai_responses.from_messages(read) == items
+
+
+def test_many_message_items_of_a_reply_are_read_and_written_back() -> None:
+    # how the time grows with the items: benchmarks/bench_openai_responses.py
+    items = _preambles(2000)
+    read = openai_responses.to_messages(items)
+    assert [message.type for message in read] == ["human", "ai"] + ["tool"] * 2000
+    assert openai_responses.from_messages(read) == items
+
+
+_TEXTS = ["ab", "", "cd", "e"]  # in the reply's text: "ab\n\ncd\ne"
+
+
+def _with_citation(start: int, end: int) -> list[Any]:
+    """A reply of the four text parts of ``_TEXTS``, citing ``start`` to ``end`` of its text."""
+    content = [{"type": "output_text", "text": text, "annotations": []} for text in _TEXTS]
+    read = openai_responses.to_messages([USER, {"type": "message", "role": "assistant",
+                                                "content": content}])
+    citation = Citation(url="u", title="t", start_index=start, end_index=end)
+    return [read[0], read[1].model_copy(update={"citations": [citation]})]
+
+
+@pytest.mark.parametrize(("start", "end", "part"), [
+    (0, 2, 0), (2, 2, 0), (3, 3, 1), (4, 4, 2), (4, 6, 2), (6, 6, 2), (7, 7, 3), (7, 8, 3),
+])
+def test_a_citation_goes_on_the_part_its_span_falls_in(start: int, end: int, part: int) -> None:
+    written = openai_responses.from_messages(_with_citation(start, end))
+    placed = [k for k, item in enumerate(written[1]["content"]) if item["annotations"]]
+    assert placed == [part]
+    begins = sum(len(text) + 1 for text in _TEXTS[:part])
+    assert written[1]["content"][part]["annotations"] == [{
+        "type": "url_citation", "url": "u", "title": "t", "start_index": start - begins,
+        "end_index": end - begins}]
+
+
+@pytest.mark.parametrize(("start", "end"), [(1, 4), (2, 3), (5, 8), (9, 9), (3, 2)])
+def test_a_span_no_one_part_holds_is_refused(start: int, end: int) -> None:
+    assert _refused(openai_responses.from_messages, _with_citation(start, end)) == (
+        "not_representable", 1,
+        f"openai_responses: messages[1].citations[0]: the cited span ({start} to {end} of the "
+        "reply's text) falls inside no one output_text part, and an annotation counts "
+        "characters of its own part; pass drop=['citations'] to leave it out "
+        "[not_representable]",
+    )
+
+
+def test_a_later_message_items_citation_counts_the_earlier_string_content() -> None:
+    items = [USER, {"role": "assistant", "content": "one"},
+             {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
+             {"type": "message", "role": "assistant", "id": "msg_b", "content": [
+                 {"type": "output_text", "text": "Paris two", "annotations": [
+                     {"type": "url_citation", "url": "u", "title": "t", "start_index": 0,
+                      "end_index": 5}]}]},
+             {"type": "function_call_output", "call_id": "c", "output": "x"}]
+    read = openai_responses.to_messages(items)
+    assert read[1].citations == [Citation(url="u", title="t", start_index=4, end_index=9)]
+    assert openai_responses.from_messages(read) == items
