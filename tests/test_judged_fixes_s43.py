@@ -24,6 +24,7 @@ from local_server import serving
 from pydantic import BaseModel
 
 from tracebridge import AIMessage, HumanMessage, MultiTurnSample
+from tracebridge.evaluation.budget import Budget, BudgetedJudge
 from tracebridge.metrics import (
     AgentGoalAccuracyWithoutReference,
     ConversationRelevancy,
@@ -395,18 +396,32 @@ class OwnJudge:
         return self.answer
 
 
-@pytest.mark.parametrize(("answer", "value", "error"), [
+WRONG_REPLIES = pytest.mark.parametrize(("answer", "value", "error"), [
     (GOAL, None, "the judge's answer is not valid: expected a JudgeReply, got a GoalVerdict"),
     ({"answer": GOAL}, None, "the judge's answer is not valid: expected a JudgeReply, got a dict"),
     (JudgeReply(answer=GOAL, usage=None), 1.0, None),  # type: ignore[arg-type]
     (JudgeReply(answer=GOAL, usage={"requests": 1}), 1.0, None),  # type: ignore[arg-type]
     (JudgeError("down", None), None, "down"),  # type: ignore[arg-type]
 ], ids=["answer-model", "dict", "usage-none", "usage-dict", "error-usage-none"])
+
+
+@WRONG_REPLIES
 def test_a_judge_of_ones_own_with_a_wrong_reply_or_usage_gives_a_result(
     answer: Any, value: float | None, error: str | None
 ) -> None:
     result = AgentGoalAccuracyWithoutReference(OwnJudge(answer)).score(SAMPLE)
     assert (result.value, result.error, result.usage) == (value, error, UNKNOWN)
+
+
+@WRONG_REPLIES
+def test_the_same_judge_under_a_budget_gives_the_same_result(
+    answer: Any, value: float | None, error: str | None
+) -> None:
+    budget = Budget(max_requests=10)
+    judge = BudgetedJudge(OwnJudge(answer), budget)  # type: ignore[arg-type]
+    result = AgentGoalAccuracyWithoutReference(judge).score(SAMPLE)
+    assert (result.value, result.error, result.usage) == (value, error, UNKNOWN)
+    assert budget.spent.requests == 1  # the one request it was, charged
 
 
 def test_unknown_usages_add_up_over_several_requests() -> None:

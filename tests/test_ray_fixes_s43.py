@@ -106,6 +106,20 @@ def test_a_record_column_of_large_strings_or_nulls_is_read() -> None:
     assert nulls.column("error_code").to_pylist() == ["no_record"]
 
 
+def test_a_dictionary_encoded_record_column_is_read_as_its_text() -> None:
+    # what Parquet written from a pandas categorical gives back
+    rows = pa.table({"record": pa.array([GOOD, GOOD, None]).dictionary_encode()})
+    out = convert_batch(rows, source="openai_chat", target="tracebridge")
+    assert out.column("error_code").to_pylist() == [None, None, "no_record"]
+    plain = convert_batch(pa.table({"record": [GOOD]}), source="openai_chat",
+                          target="tracebridge")
+    assert out.column("output").to_pylist()[:2] == plain.column("output").to_pylist() * 2
+    scored = score_batch(pa.table({"record": pa.array(
+        ['{"messages": [{"type": "human", "content": "hi"}]}']).dictionary_encode()}),
+        metrics=["tool_call_f1"])
+    assert scored.column("state").to_pylist() == ["unscorable"]
+
+
 # --- the judge -------------------------------------------------------------------------------
 
 

@@ -333,10 +333,14 @@ class _Planned:
         self.cost = sum((_exact(e.cost) for e in planned if e.cost is not None), Fraction(0))
 
 
-def _one_at_least(usage: Usage) -> Usage:
+def _one_at_least(usage: object) -> Usage:
     """What an ``ask`` of a judge of our own making is charged: what it reports, but at
     least the one request it was (a judge that reports none would otherwise ask for free,
-    past ``max_requests``); a request it reports no tokens for is of unknown size."""
+    past ``max_requests``); a request it reports no tokens for is of unknown size, and so is
+    one whose usage is not a ``Usage`` (none, or a reply that is not a ``JudgeReply``: the
+    metric refuses that reply itself)."""
+    if not isinstance(usage, Usage):
+        return Usage(requests=1, requests_without_usage=1)
     if usage.requests >= 1:
         return usage
     counted = usage.prompt_tokens or usage.completion_tokens or usage.total_tokens
@@ -409,7 +413,7 @@ class BudgetedJudge:
         usage = Usage(requests=1, requests_without_usage=1)
         try:
             reply = await self.judge.ask(request)
-            usage = _one_at_least(reply.usage)
+            usage = _one_at_least(getattr(reply, "usage", None))
         except JudgeError as exc:
             usage = _one_at_least(exc.usage)
             raise

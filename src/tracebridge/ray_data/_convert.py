@@ -319,16 +319,22 @@ def _column(batch: pa.Table, name: str) -> list[Any]:
 
 def record_texts(batch: pa.Table, what: str) -> list[str | None]:
     """The ``record`` column's values: ``ValueError`` (before any row) when the batch has
-    none, or when it is not text (a binary column is decoded by the caller, who knows how)."""
+    none, or when it is not text, plain or dictionary-encoded (a binary column is decoded by
+    the caller, who knows how)."""
     if "record" not in batch.column_names:
         raise ValueError(f"the batch has no 'record' column (the JSON text of each {what})")
     kind = batch.schema.field("record").type
-    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
-            or pa.types.is_string_view(kind) or pa.types.is_null(kind)):
+    if not (_is_text(kind) or pa.types.is_null(kind)
+            or (pa.types.is_dictionary(kind) and _is_text(kind.value_type))):
         raise ValueError(f"the batch's 'record' column must be text (string), got {kind} "
                          f"(the JSON text of each {what})")
     values: list[str | None] = batch.column("record").to_pylist()
     return values
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind)
+                or pa.types.is_string_view(kind))
 
 
 def with_columns(
