@@ -5,7 +5,9 @@
   a LlamaIndex field that takes any value is not JSON: ``unserializable_value`` at its exact
   path, checked on the value the message holds, before any dump. A retriever tool's
   ``Document`` artifact is dropped under ``drop_artifacts=True``; the errors say what to do for
-  that artifact and for the parsed object of a structured reply.
+  that artifact and for the parsed object of a structured reply, only when that object is
+  the value at the error's path. A key only the dump holds (a computed field, a key a
+  serializer adds) is kept as the dump gives it, checked as JSON.
 * A token-limited LlamaIndex ``Memory`` that flushed every earlier message gives an input with
   an empty history: refused, and the error names that cause beside another conversation.
 * A ``chat_history`` written by ``from_messages`` keeps its names in memory (a documented
@@ -34,7 +36,7 @@ from llama_index.core.llms import ChatMessage
 from llama_index.core.llms.mock import MockFunctionCallingLLM
 from llama_index.core.memory import Memory
 from llama_index.core.tools import FunctionTool
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field, model_serializer
 
 import tracebridge as tb
 from tracebridge import TraceError
@@ -341,3 +343,74 @@ def test_openai_sdk_calls_in_additional_kwargs_are_still_read_as_calls() -> None
     assert typed[1].tool_calls == [tb.ToolCall(name="f", args={"a": 1}, id="c", metadata={
         "llama_index": {"entry": {"function": {"arguments": '{"a": 1}'}, "type": "function"},
                         "entry_index": 0, "in_blocks": False}})]
+
+
+# --- LangChain: keys only the dump holds, and the hint at the error's own value ------------------
+
+
+class Counted(LcAI):
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def words(self) -> int:
+        return len(str(self.content).split())
+
+
+class Spanned(LcAI):
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def span(self) -> tuple[int, int]:
+        return (0, len(str(self.content)))
+
+
+class Stamped(LcAI):
+    @model_serializer(mode="wrap")
+    def _stamped(self, handler: Any) -> dict[str, Any]:
+        dumped: dict[str, Any] = handler(self)
+        return {**dumped, "stamp": {"by": ["app"]}}
+
+
+@pytest.mark.parametrize(("message", "extra"), [
+    (Counted(content="a b", id="a1"), {"words": 2}),
+    (Stamped(content="a b", id="a1"), {"stamp": {"by": ["app"]}}),
+])
+def test_a_key_only_the_dump_holds_is_kept_as_an_extra_attribute(
+    message: Any, extra: dict[str, Any]
+) -> None:
+    typed = lc.to_messages([LcHuman("q", id="u1"), message])
+    assert typed[1] == tb.AIMessage(content="a b", id="a1",
+                                    metadata={"langchain": {"extra": extra}})
+    back = lc.from_messages(typed)[1]
+    assert type(back) is LcAI
+    assert back.__pydantic_extra__ == extra
+    assert lc.to_messages([LcHuman("q", id="u1"), back]) == typed
+
+
+def test_a_key_only_the_dump_holds_is_checked_as_json() -> None:
+    assert refused(lambda: lc.to_messages([LcHuman("q"), Spanned(content="a b")])) == (
+        "unserializable_value", 1, "messages[1].span", f"{JSON_VALUE}tuple (0, 3)")
+
+
+def test_the_object_hint_is_not_given_for_a_fault_elsewhere() -> None:
+    reply = LcAI("x", additional_kwargs={"a": {1: "x"}, "b": Answer(answer=1)})
+    assert refused(lambda: lc.to_messages([LcHuman("q"), reply])) == (
+        "unserializable_value", 1, "messages[1].additional_kwargs.a",
+        "object keys must be strings, got int 1")
+
+
+def test_the_object_hint_is_given_at_the_objects_own_path() -> None:
+    reply = LcAI("x", additional_kwargs={"a b": [Answer(answer=1)], "c": {1: "x"}})
+    assert refused(lambda: lc.to_messages([LcHuman("q"), reply])) == (
+        "unserializable_value", 1, "messages[1].additional_kwargs['a b'][0]",
+        f"{JSON_VALUE}Answer Answer(answer=1); {OBJECT_SAID}")
+
+
+def test_an_artifact_fault_beside_documents_does_not_name_them() -> None:
+    call = LcAI("", tool_calls=[{"name": "f", "args": {}, "id": "c"}])
+    result = LcTool("r", tool_call_id="c",
+                    artifact={"ids": {1: "d1"}, "docs": [Document(page_content="p")]})
+    assert refused(lambda: lc.to_messages([LcHuman("x"), call, result])) == (
+        "unserializable_value", 2, "messages[2].artifact.ids",
+        "object keys must be strings, got int 1; a ToolMessage's artifact is kept only as JSON: "
+        "to_messages(..., drop_artifacts=True) drops an artifact that is not JSON (recording "
+        "its type as metadata.langchain.artifact_dropped)",
+    )

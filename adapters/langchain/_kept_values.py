@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tracebridge._json import MAX_DEPTH, is_plain_json, json_copy_at
+from tracebridge._json import json_copy_at, json_path
 from tracebridge._optional import module_of
 from tracebridge.errors import TraceError
 
@@ -24,7 +24,8 @@ __all__ = ["held_fields", "kept_copy"]
 
 def held_fields(message: Any) -> dict[str, Any]:
     """Each field of ``message`` as it holds it, extra attributes too (the keys of its
-    ``model_dump()``, their values before the dump)."""
+    ``model_dump()``, their values before the dump; a computed field, or a key a custom
+    serializer adds, is only in the dump)."""
     extra = message.__pydantic_extra__
     return {**message.__dict__, **extra} if extra else message.__dict__
 
@@ -36,7 +37,7 @@ def kept_copy(value: Any, key: str, where: str) -> Any:
     try:
         return json_copy_at(value, where)
     except TraceError as error:
-        hint = _hint(_first_object(value), key, where, error.path)
+        hint = _hint(_value_at(value, where, error.path), key, where, error.path)
         if hint is None:
             raise
         raise TraceError(error.code, f"{error.detail}; {hint}", index=error.index,
@@ -44,8 +45,8 @@ def kept_copy(value: Any, key: str, where: str) -> Any:
 
 
 def _hint(found: Any, key: str, where: str, path: str | None) -> str | None:
-    """What to do about ``found``, the first object in the field ``key`` that is not JSON
-    (at ``path``); None when there is nothing more to say than where it is."""
+    """What to do about ``found``, the value at ``path`` (the error's) in the field ``key``;
+    None when there is nothing more to say than where it is and what is wrong there."""
     if key == "artifact":
         what = "the Documents a content_and_artifact tool returns" if _is_document(
             found) else "an artifact that is not JSON"
@@ -76,23 +77,31 @@ def _is_document(value: Any) -> bool:
     return kind.__name__ == "Document" and module_of(kind).startswith("langchain_core.")
 
 
-def _first_object(value: Any, depth: int = MAX_DEPTH) -> Any:
-    """The first value in ``value`` (dicts and lists walked in order, ``depth`` levels deep)
-    that is neither one of them nor plain JSON; None when there is none (a key, a number or
-    the depth is the fault)."""
+def _value_at(value: Any, where: str, path: str | None) -> Any:
+    """The value at ``path`` inside ``value`` (the field at ``where``), walked along the
+    path's suffix; None when the path leads nowhere in it."""
+    if path is None:
+        return None
+    while path != where:
+        found = _step_towards(value, where, path)
+        if found is None:
+            return None
+        where, value = found
+    return value
+
+
+def _step_towards(value: Any, where: str, path: str) -> tuple[str, Any] | None:
+    """The path and value of the item of ``value`` (at ``where``) whose path ``path`` is or
+    runs through; None when no item's is."""
     kind = type(value)
     if kind is dict:
-        items: Any = value.values()
+        items: Any = ((key, item) for key, item in value.items() if type(key) is str)
     elif kind is list:
-        items = value
-    elif is_plain_json(value):
-        return None
+        items = enumerate(value)
     else:
-        return value
-    if not depth:
         return None
-    for item in items:
-        found = _first_object(item, depth - 1)
-        if found is not None:
-            return found
+    for key, item in items:
+        inner = json_path(where, key)
+        if path == inner or path.startswith((f"{inner}.", f"{inner}[")):
+            return inner, item
     return None

@@ -427,7 +427,9 @@ def _kept_fields(
     for key in data:
         if key in _MAPPED and key in defaults:
             continue  # a typed field; read by _typed
-        value = held[key]
+        # a computed field, or a key a serializer adds, is only in the dump: a value the
+        # dump made, with no object form it could have lost
+        value = held[key] if key in held else data[key]
         where = f"{at}.{key}"
         if key not in defaults:
             extra[key] = kept_copy(value, key, where)
