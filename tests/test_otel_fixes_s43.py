@@ -1,6 +1,8 @@
 """The otel reader on tool spans that answer no call, hidden outputs, content events, spans
 delivered twice, OpenInference's partial hide switches, part field types, spans naming two
-sessions, and tool spans naming another tool (docs/adapters/otel.md).
+sessions, tool spans naming another tool, tool spans whose call may be another
+conversation's or session's, reused call ids, the writer's time, copies in another trace, and
+why output messages may be missing (docs/adapters/otel.md).
 
 1. A tool span whose call id names no call of the conversation is ``orphan_tool_result`` at
    the span, wherever it ran and whatever the last call made.
@@ -17,6 +19,13 @@ sessions, and tool spans naming another tool (docs/adapters/otel.md).
 8. A span naming two different sessions is ``conflicting_fields`` at the second key.
 9. A tool span placed by call id that names another tool than its call is
    ``conflicting_fields`` at its name.
+10. A tool span whose call may be another's is not the conversation's orphan: a model call
+    read outside it holds the call id (in its input too), an unread call of another session
+    started before it, or it ran before the conversation's first call, after another's.
+11. A call id reused in a later turn is ``duplicate_tool_call_id``, not a misnamed tool span.
+12. Many results written as tool spans read back (their speed: benchmarks/bench_otel.py).
+13. Copies of a span are compared after the ``trace_id`` filter.
+14. Output messages not recorded are blamed on a switch or on reply items with no message.
 """
 
 from __future__ import annotations
@@ -438,3 +447,208 @@ def test_the_writer_refuses_a_result_named_otherwise_than_its_call(is_error: boo
     with pytest.raises(TraceError) as caught:
         otel.from_messages(messages)
     assert where(caught.value) == ("not_representable", 2, "messages[2].name")
+
+
+# --- 10. a tool span whose call may be another's is not the conversation's orphan ----------
+
+FORCED = {"role": "assistant", "parts": [
+    {"type": "tool_call", "id": "forced", "name": "get_weather", "arguments": {"city": "Rome"}}]}
+FORCED_RESULT = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "forced",
+                                            "response": "rain"}]}
+ASK_ROME = text("user", "Weather in Rome?")
+RAIN = text("assistant", "Rain.")
+
+
+def chat_span_ids(spans: list[Any]) -> list[str]:
+    return [f"{span.context.span_id:016x}" for span in spans if span.name == "chat"]
+
+
+def test_another_conversations_forced_call_is_not_an_orphan_of_this_one() -> None:
+    # a LangGraph node forces B's first tool call (no model call's output holds it; B's next
+    # call's input does); before: A, chosen by the span_id ambiguous_trace names, was
+    # orphan_tool_result at B's tool span
+    def build(tracer: Any) -> None:
+        with tracer.start_as_current_span("batch"):
+            with tracer.start_as_current_span("graph A"):
+                chat(tracer, [ASK], [ANSWER])
+            with tracer.start_as_current_span("graph B"):
+                tool(tracer, "forced", "get_weather", "rain")
+                chat(tracer, [ASK_ROME, FORCED, FORCED_RESULT], [RAIN])
+
+    spans = recorded_spans(build)
+    a_last, b_last = chat_span_ids(spans)
+    assert where(refused(spans)) == ("ambiguous_trace", None, None)
+    assert otel.to_messages(spans, span_id=a_last) == [
+        HumanMessage(content="Weather in Paris?"), AIMessage(content="It is sunny.")]
+    assert otel.to_messages(spans, span_id=b_last)[2] == ToolMessage(
+        content="rain", tool_call_id="forced")
+
+
+def test_a_forced_call_after_a_call_is_not_an_orphan_of_that_calls_view() -> None:
+    # before: the first call's view was orphan_tool_result at the forced call's tool span
+    let = text("assistant", "Let me check.")
+
+    def build(tracer: Any) -> None:
+        with tracer.start_as_current_span("graph"):
+            chat(tracer, [ASK], [let])
+            tool(tracer, "forced", "get_weather", "rain")
+            chat(tracer, [ASK, let, FORCED, FORCED_RESULT], [RAIN])
+
+    spans = recorded_spans(build)
+    first, _ = chat_span_ids(spans)
+    assert otel.to_messages(spans, span_id=first) == [
+        HumanMessage(content="Weather in Paris?"), AIMessage(content="Let me check.")]
+    assert len(otel.to_messages(spans)) == 5
+
+
+@pytest.mark.parametrize("between", [False, True])
+def test_a_tool_span_an_unread_call_of_another_session_may_have_made_is_not_an_orphan(
+    between: bool,
+) -> None:
+    # session b's call's output was cut (an attribute limit); b's tool span ran before
+    # session a's first call, or between a's calls; before: session a was
+    # orphan_tool_result at b's tool span
+    cut = json.dumps([{**CALLING, "parts": [{**CALLING["parts"][0], "id": "cb"}]}])[:-5]
+    let = text("assistant", "Let me see.")
+    more = text("user", "Thanks.")
+
+    def build(tracer: Any) -> None:
+        with tracer.start_as_current_span("evaluation"):
+            if between:
+                chat(tracer, [ASK], [let], **{"session.id": "a"})
+            chat(tracer, [ASK], None, **{"session.id": "b", "gen_ai.output.messages": cut})
+            tool(tracer, "cb", "get_weather", "sunny")
+            chat(tracer, [ASK, let, more] if between else [ASK], [ANSWER], **{"session.id": "a"})
+
+    assert [m.text for m in otel.to_messages(recorded_spans(build), session_id="a")] == (
+        ["Weather in Paris?", "Let me see.", "Thanks.", "It is sunny."] if between
+        else ["Weather in Paris?", "It is sunny."])
+
+
+def test_a_call_another_sessions_input_holds_is_not_an_orphan_of_this_session() -> None:
+    # session b's node forces a call after session a's call (GenAI tool spans name no
+    # session); before: session a was orphan_tool_result at b's tool span
+    def build(tracer: Any) -> None:
+        with tracer.start_as_current_span("evaluation"):
+            chat(tracer, [ASK], [ANSWER], **{"session.id": "a"})
+            tool(tracer, "forced", "get_weather", "rain")
+            chat(tracer, [ASK_ROME, FORCED, FORCED_RESULT], [RAIN], **{"session.id": "b"})
+
+    spans = recorded_spans(build)
+    assert otel.to_messages(spans, session_id="a") == [
+        HumanMessage(content="Weather in Paris?"), AIMessage(content="It is sunny.")]
+    assert otel.to_messages(spans, session_id="b")[2] == ToolMessage(
+        content="rain", tool_call_id="forced")
+
+
+def test_an_earlier_conversations_orphan_is_refused_there_not_in_a_later_one() -> None:
+    # the span of X's call that made c9 was lost; Y's first call started after c9's span,
+    # and Y's input would hold a call of its own: before, Y was orphan_tool_result too
+    def build(tracer: Any) -> None:
+        with tracer.start_as_current_span("batch"):
+            chat(tracer, [ASK], [CALLING])
+            tool(tracer, "c1", "get_weather", "sunny")
+            chat(tracer, [ASK, CALLING, RESULT], [ANSWER])
+            tool(tracer, "c9", "delete_db", "deleted")
+            chat(tracer, [ASK_ROME], [RAIN])
+
+    spans = recorded_spans(build)
+    _, x_last, y_last = chat_span_ids(spans)
+    assert otel.to_messages(spans, span_id=y_last) == [
+        HumanMessage(content="Weather in Rome?"), AIMessage(content="Rain.")]
+    assert where(refused(spans, span_id=x_last)) == ("orphan_tool_result", 3, "[3]")
+
+
+# --- 11. a call id reused in a later turn ------------------------------------------------
+
+
+def test_a_call_id_reused_in_a_later_turn_is_a_duplicate_not_a_misnamed_tool_span() -> None:
+    # before: conflicting_fields at the first turn's tool span, which names its own call's tool
+    def call(call_id: str, name: str) -> dict[str, Any]:
+        return {"role": "assistant", "parts": [
+            {"type": "tool_call", "id": call_id, "name": name, "arguments": {}}]}
+
+    def result(call_id: str, said: str) -> dict[str, Any]:
+        return {"role": "tool", "parts": [
+            {"type": "tool_call_response", "id": call_id, "response": said}]}
+
+    first = [ASK, call("c1", "get_weather"), result("c1", "sunny"), ANSWER,
+             text("user", "And the time?")]
+
+    def build(tracer: Any) -> None:
+        with tracer.start_as_current_span("agent"):
+            chat(tracer, [ASK], [call("c1", "get_weather")])
+            tool(tracer, "c1", "get_weather", "sunny")
+            chat(tracer, first[:3], [ANSWER])
+            chat(tracer, first, [call("c1", "get_time")])
+            tool(tracer, "c1", "get_time", "10:00")
+            chat(tracer, [*first, call("c1", "get_time"), result("c1", "10:00")],
+                 [text("assistant", "10:00")])
+
+    error = refused(recorded_spans(build))
+    assert where(error) == ("duplicate_tool_call_id", 5,
+                            "[5].attributes['gen_ai.input.messages[5].parts[0].id']")
+
+
+# --- 12. many results written as tool spans -------------------------------------------------
+
+
+def failed_turns(n: int) -> list[Any]:
+    messages: list[Any] = [HumanMessage(content="q")]
+    for k in range(n):
+        messages.append(AIMessage(tool_calls=[ToolCall(name="t", args={"k": k}, id=f"c{k}")]))
+        messages.append(ToolMessage(content="boom", tool_call_id=f"c{k}", name="t",
+                                    is_error=True))
+    return [*messages, AIMessage(content="done")]
+
+
+def test_many_failed_results_are_written_as_tool_spans_and_read_back() -> None:
+    # how the time grows with the results: benchmarks/bench_otel.py (before: quadratic)
+    turns = failed_turns(2000)
+    assert otel.to_messages(otel.from_messages(turns)) == turns
+
+
+# --- 13. copies of a span in a trace the trace_id filter leaves out -----------------------
+
+
+def test_copies_of_a_span_in_another_trace_are_not_looked_at() -> None:
+    # before: conflicting_fields at trace B's second copy, with trace_id=A
+    def build(tracer: Any) -> None:
+        chat(tracer, [ASK], [ANSWER])  # a root span: trace A
+        chat(tracer, [text("user", "hi")], [text("assistant", "hello")])  # trace B
+
+    dicts = [json.loads(span.to_json()) for span in recorded_spans(build)]
+    for span in dicts:
+        span["instrumentation_scope"] = {"name": "test"}
+    other = copy.deepcopy(dicts[1])
+    other["attributes"]["gen_ai.usage.output_tokens"] = 7
+    trace_a = dicts[0]["context"]["trace_id"]
+    assert otel.to_messages([*dicts, other], trace_id=trace_a) == [
+        HumanMessage(content="Weather in Paris?"), AIMessage(content="It is sunny.")]
+    error = refused([*dicts, other], trace_id=dicts[1]["context"]["trace_id"])
+    assert where(error) == ("conflicting_fields", 2, "[2]")
+
+
+# --- 14. output messages not recorded: a switch, or items with no message ----------------
+
+
+def test_a_reply_of_items_with_no_message_is_not_blamed_on_a_switch() -> None:
+    # OpenInference's Responses API reply of [mcp_list_tools, mcp_approval_request] records
+    # no output messages with every switch off; before: "... is set; unset it to record them"
+    error = refused(one_span({
+        "openinference.span.kind": "LLM",
+        "llm.input_messages.0.message.role": "user",
+        "llm.input_messages.0.message.content": "Roll 2d4+1",
+        "output.value": json.dumps({"output": [{"type": "mcp_list_tools"},
+                                               {"type": "mcp_approval_request"}]}),
+        "llm.token_count.completion": 20,
+    }))
+    assert where(error) == ("content_not_captured", 0, "[0].attributes['output.value']")
+    assert error.detail == (
+        "the model call recorded its input and no output messages, but output.value says it "
+        "answered: its output messages were not recorded (a hide switch, or reply items the "
+        "instrumentation does not record as messages). OpenInference records no output "
+        "messages when OPENINFERENCE_HIDE_OUTPUT_MESSAGES (or OPENINFERENCE_HIDE_OUTPUTS, "
+        "which hides output.value too) is set, nor for a Responses API reply made only of "
+        "items it does not map to messages (MCP tool lists and approval requests, image "
+        "generation or code interpreter calls); if a switch is set, unset it")

@@ -60,7 +60,7 @@ from ._origins import Origin, joined
 from ._owners import Theirs, nested, outside
 from ._rebuild import chains, conversation, model_calls, refuse_ambiguous, tool_runs
 from ._sessions import selected, span_sessions
-from ._spans import SOURCE, Span, fail, is_sdk_span, normalize_id, spans_of
+from ._spans import SOURCE, Span, fail, is_sdk_span, normalize_id, once, spans_of
 from ._write import DROPPABLE, write_document
 
 __all__ = [
@@ -89,7 +89,7 @@ def to_messages(
 ) -> list[Message]:
     """The conversation the spans record, or with ``span_id`` that one call's view (its
     input and output; calls it made may be unanswered there)."""
-    traced = selected(spans_of(trace), trace_id, None, {})
+    traced = once(selected(spans_of(trace), trace_id, None, {}))
     sessions = span_sessions(traced)  # (per trace: other traces' spans are not looked at)
     spans = selected(traced, None, session_id, sessions)
     found = everything = _joined(model_calls(spans, join_calls))
@@ -157,7 +157,7 @@ def calls(
     trace: Any, *, trace_id: str | None = None, session_id: str | None = None
 ) -> Iterator[CallView]:
     """Each model call's own (input, output), in time order, for per-turn metrics."""
-    traced = selected(spans_of(trace), trace_id, None, {})
+    traced = once(selected(spans_of(trace), trace_id, None, {}))
     spans = selected(traced, None, session_id, span_sessions(traced))
     for call in _joined(model_calls(spans, join_calls)):
         yield CallView(call.span.trace_id, call.span.span_id, call.input, call.output)

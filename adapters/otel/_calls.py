@@ -180,22 +180,26 @@ finish reasons and output token count."""
 
 def _refuse_hidden_output(span: Span) -> None:
     """A model call that recorded its input but no output messages, did not fail, and says
-    it answered (``ANSWER_EVIDENCE``; not a LlamaIndex span that only builds a request): the
-    output was hidden, and reading the call as one that answered nothing would lose its
-    reply."""
+    it answered (``ANSWER_EVIDENCE``; not a LlamaIndex span that only builds a request): its
+    output messages were not recorded (a switch hid them, or the reply held only items the
+    instrumentation records no message for), and reading the call as one that answered
+    nothing would lose its reply."""
     found = next((key for key in ANSWER_EVIDENCE if key in span.attributes), None)
     if span.error or found is None or builds_request(span):
         return
     if has_flat(span, OPENINFERENCE_INPUT):
-        hint = ("OpenInference leaves the output messages out when "
+        hint = ("OpenInference records no output messages when "
                 "OPENINFERENCE_HIDE_OUTPUT_MESSAGES (or OPENINFERENCE_HIDE_OUTPUTS, which "
-                "hides output.value too) is set; unset it to record them")
+                "hides output.value too) is set, nor for a Responses API reply made only of "
+                "items it does not map to messages (MCP tool lists and approval requests, "
+                "image generation or code interpreter calls); if a switch is set, unset it")
     else:
         hint = CAPTURE_SWITCHES
     span.fail(
         "content_not_captured",
         f"the model call recorded its input and no output messages, but {found} says it "
-        f"answered: its reply was not recorded. {hint}",
+        "answered: its output messages were not recorded (a hide switch, or reply items "
+        f"the instrumentation does not record as messages). {hint}",
         found,
     )
 

@@ -12,7 +12,13 @@ for (the conversation, or the calls outside it): that one is a retry, and answer
 framework gives the model the error of a failed span it does not retry). Another
 session's model call recorded twice, nested (two instrumentations), counts once.
 A span without a call id is the conversation's up to the ``horizon`` (when the next model
-call outside it started).
+call outside it started). So is one whose call id no call read made, unless the call may be
+another's (``_held_elsewhere``): a model call read outside the conversation holds the id in
+its input (a call a graph node made, which no model call's output holds), another session's
+model call whose output cannot be read started before it, or, for a span no session places
+in the conversation, it ran before the conversation's first call and after a model call
+outside it (each call's input holds the conversation so far: a call of its own would be
+there).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from dataclasses import dataclass, field
 
 from tracebridge.errors import TraceError
 
-from ._calls import Call, ToolRun, read_output
+from ._calls import Call, ToolRun, read_call, read_output
 from ._placing import call_ids
 from ._spans import Span
 
@@ -36,7 +42,8 @@ class Outside:
     (``same_``: of this session's, or of all calls without ``session_id``); ``unread``:
     other sessions' model calls whose output could not be read, with why; ``claimed``:
     ``id()`` of the tool spans the session read holds (by name, parent or trace), for which
-    other sessions do not count."""
+    other sessions do not count; ``held``: the call ids outside model calls hold in their
+    input or output (``same_``: of this session's)."""
 
     made: dict[str, list[int]] = field(default_factory=dict)
     starts: list[int] = field(default_factory=list)
@@ -46,6 +53,8 @@ class Outside:
     same_horizon: int | None = None
     unread: list[tuple[Span, TraceError]] = field(default_factory=list)
     claimed: frozenset[int] = frozenset()
+    held: frozenset[str] = frozenset()
+    same_held: frozenset[str] = frozenset()
 
 
 Theirs = list[tuple[Span, Span | None]]
@@ -79,11 +88,12 @@ def outside(
 ) -> Outside:
     """``Outside`` for the conversation whose last call is ``last``: ``others``, the model
     calls read that are not the conversation's; ``theirs``, other sessions' model-call spans
-    (their output read only when a tool span names a call id, and never refused)."""
+    (their messages read only when a tool span names a call id, and never refused)."""
     same_made = _made([(call.span, call_ids(call.output)) for call in others])
     named = any(run.call_id is not None for run in runs)
     read, unread = _their_calls(theirs) if named else ([], [])
     made = _made([(call.span, call_ids(call.output)) for call in others] + read)
+    held, same_held = _held(last, others, theirs, runs, made)
     same_starts = [call.span.start for call in others]
     starts = same_starts + [span.start for span, outer in theirs if outer is None]
     return Outside(
@@ -95,7 +105,23 @@ def outside(
         same_horizon=_next(same_starts, last.span.start),
         unread=unread,
         claimed=claimed,
+        held=held,
+        same_held=same_held,
     )
+
+
+def _held(
+    last: Call, others: list[Call], theirs: Theirs, runs: list[ToolRun],
+    made: dict[str, list[int]],
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The call ids model calls outside the conversation hold in their input or output: all
+    of them (``made``: what their outputs hold), and ``others``' only. Other sessions'
+    inputs are read only when a tool span's call id is held nowhere else."""
+    same_held = frozenset(call_ids([m for call in others for m in (*call.input, *call.output)]))
+    unknown = {run.call_id for run in runs if run.call_id is not None} - (
+        call_ids([*last.input, *last.output]) | same_held | made.keys())
+    their_inputs = [_input_ids(span) for span, _ in theirs] if unknown else []
+    return same_held.union(made, *their_inputs), same_held
 
 
 def _their_calls(
@@ -121,6 +147,16 @@ def _output_ids(span: Span) -> set[str] | TraceError:
         return call_ids(read_output(span))
     except TraceError as error:
         return error
+
+
+def _input_ids(span: Span) -> set[str]:
+    """The call ids another session's model call holds in its input; none when its messages
+    cannot be read: it is never refused, and a tool span only its input could place stays
+    the conversation's, refused as such."""
+    try:
+        return call_ids(read_call(span).input)
+    except TraceError:
+        return set()
 
 
 def _made(found: list[tuple[Span, set[str]]]) -> dict[str, list[int]]:
@@ -150,13 +186,16 @@ def owned_runs(
     again = _next_with_id(ordered)
     sides = {id(starts): sorted(starts), id(found.starts): sorted(found.starts),
              id(found.same_starts): sorted(found.same_starts)}
+    first = min(starts, default=None)
     for k, run in enumerate(ordered):
-        if id(run.span) in found.claimed:  # other sessions do not count
+        claimed = id(run.span) in found.claimed
+        if claimed:  # other sessions do not count
             mine = _ours(run, own, found.same_made, [], found.same_horizon, answers)
             theirs = found.same_starts
         else:
             mine = _ours(run, own, found.made, found.unread, found.horizon, answers)
             theirs = found.starts
+        mine = mine and not _held_elsewhere(run, own, found, first, claimed)
         if mine:
             chosen.add(id(run))
         side = sides[id(starts if mine else theirs)]
@@ -226,6 +265,24 @@ def _ours(
     if ours_open:
         _refuse_unread(run, call_id, unread)
     return ours_open or not rivals
+
+
+def _held_elsewhere(
+    run: ToolRun, own: dict[str, int], found: Outside, first: int | None, claimed: bool
+) -> bool:
+    """Whether the span's call id, which names no call of the conversation, may be another's
+    call (see the module's docstring): then the span is not the conversation's orphan."""
+    call_id = run.call_id
+    if call_id is None or call_id in own:
+        return False
+    if claimed:
+        return call_id in found.same_held
+    start = run.span.start
+    return (
+        call_id in found.held
+        or any(span.start <= start for span, _ in found.unread)
+        or (first is not None and start < first and any(at <= start for at in found.starts))
+    )
 
 
 _NAMES_NO_SESSION = (

@@ -218,11 +218,10 @@ def refuse_orphan_runs(runs: list[ToolRun], own: dict[str, int]) -> None:
 def refuse_misnamed_runs(runs: list[ToolRun], messages: list[Message]) -> None:
     """A tool span placed by its call id that names another tool than its call is
     ``conflicting_fields`` at the name: its result would say another tool made it (a span's
-    arguments only place it, the call keeps its own; a name is carried to the result)."""
-    names = {
-        call.id: call.name for message in messages if isinstance(message, AIMessage)
-        for call in message.tool_calls if call.id is not None
-    }
+    arguments only place it, the call keeps its own; a name is carried to the result). A call
+    id several calls have is left to ``validate`` (``duplicate_tool_call_id``): which of them
+    the span ran is not known."""
+    names = _call_names(messages)
     for run in runs:
         wanted = names.get(run.call_id) if run.call_id is not None else None
         if wanted is not None and isinstance(run.name, str) and run.name != wanted:
@@ -232,6 +231,17 @@ def refuse_misnamed_runs(runs: list[ToolRun], messages: list[Message]) -> None:
                 f"the tool {run.name!r}",
                 next((key for key in _NAME_KEYS if key in run.span.attributes), None),
             )
+
+
+def _call_names(messages: list[Message]) -> dict[str, str | None]:
+    """Each call id's tool name; None for an id that several calls have."""
+    names: dict[str, str | None] = {}
+    for message in messages:
+        if isinstance(message, AIMessage):
+            for call in message.tool_calls:
+                if call.id is not None:
+                    names[call.id] = None if call.id in names else call.name
+    return names
 
 
 _NAME_KEYS = ("gen_ai.tool.name", "tool.name", "gen_ai.tool.call.result", "output.value")

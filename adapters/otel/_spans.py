@@ -71,16 +71,17 @@ def fail(code: ErrorCode, detail: str, path: str | None = None) -> NoReturn:
 
 
 def spans_of(trace: Any) -> list[Span]:
-    """Every span of ``trace``, in input order, each once (``_once``); ``malformed_event``
-    for anything else."""
-    return _once(_spans(trace))
+    """Every span of ``trace``, in input order, copies included (``once`` leaves them out,
+    after the ``trace_id`` filter); ``malformed_event`` for anything else."""
+    return list(_spans(trace))
 
 
-def _once(spans: Iterator[Span]) -> list[Span]:
+def once(spans: list[Span]) -> list[Span]:
     """The spans with each ``(trace_id, span_id)`` once. OTLP delivery is at-least-once (an
     exporter retries a batch the collector may already hold), so a copy that records what
     the first did is that span again and is left out; a copy that records something else
-    is ``conflicting_fields`` at it: a span id is unique in its trace."""
+    is ``conflicting_fields`` at it: a span id is unique in its trace. Given the spans the
+    ``trace_id`` filter keeps: another trace's copies are not looked at."""
     first: dict[tuple[str, str], Span] = {}
     kept: list[Span] = []
     for span in spans:

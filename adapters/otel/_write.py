@@ -395,6 +395,7 @@ def _tool_spans(
 ) -> list[dict[str, Any]]:
     spans = []
     number = start
+    names = _call_names(typed)
     for i, message in enumerate(typed):
         if not isinstance(message, ToolMessage):
             continue
@@ -425,7 +426,7 @@ def _tool_spans(
             _attr(keys[2], writer.utf8(message.tool_call_id, ".tool_call_id")),
         ]
         if message.name is not None:
-            _refuse_other_tool(typed, message, writer)
+            _refuse_other_tool(names, message, writer)
             attributes.append(_attr(keys[3], writer.utf8(message.name, ".name")))
         if trailing:
             attributes.append(attribute(keys[4], writer.tool_result(message)))
@@ -437,13 +438,24 @@ def _tool_spans(
 _ARGUMENTS = {False: "gen_ai.tool.call.arguments", True: "input.value"}
 
 
-def _refuse_other_tool(typed: list[AnyMessage], message: ToolMessage, writer: _Writer) -> None:
+def _call_names(typed: list[AnyMessage]) -> dict[str, str]:
+    """Each call id's tool name, from the first call that has the id."""
+    names: dict[str, str] = {}
+    for message in typed:
+        if isinstance(message, AIMessage):
+            for call in message.tool_calls:
+                if call.id is not None:
+                    names.setdefault(call.id, call.name)
+    return names
+
+
+def _refuse_other_tool(names: dict[str, str], message: ToolMessage, writer: _Writer) -> None:
     """A result written as a tool span (its name there) that names another tool than the
-    call it answers: the reader refuses a span that does (``conflicting_fields``)."""
-    made = next((call for m in typed if isinstance(m, AIMessage) for call in m.tool_calls
-                 if call.id == message.tool_call_id), None)
-    if made is not None and made.name != message.name:
-        writer.refuse(f"a result named {message.name!r} answering a call of {made.name!r}: "
+    call it answers (``names``: ``_call_names``): the reader refuses a span that does
+    (``conflicting_fields``)."""
+    made = names.get(message.tool_call_id) if message.tool_call_id is not None else None
+    if made is not None and made != message.name:
+        writer.refuse(f"a result named {message.name!r} answering a call of {made!r}: "
                       "its tool span would name another tool than its call", ".name")
 
 

@@ -1,0 +1,54 @@
+"""OpenTelemetry adapter speed: a long agent run written as spans and read back.
+
+    .venv/bin/python benchmarks/bench_otel.py [--quick]
+
+An agent run of many turns, each a tool call whose tool failed (every result is written as a
+tool span of its own, beside the model-call spans), is written (``from_messages``) and read
+back (``to_messages``) at two sizes; the growth is the cost per message at the larger size
+over the smaller one, which stays near 1 when the cost is linear.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from _table import Row, quick_flag, show
+from bench_core import rate  # best-of-5 messages per second; run from this folder's script
+
+from tracebridge import AIMessage, HumanMessage, ToolCall, ToolMessage
+from tracebridge.adapters import otel
+
+
+def failed_turns(n: int) -> list[Any]:
+    """A question, ``n`` turns of a call and its failed result, and the answer."""
+    messages: list[Any] = [HumanMessage(content="Book the flight.")]
+    for k in range(n):
+        messages.append(AIMessage(tool_calls=[ToolCall(name="book", args={"try": k}, id=f"c{k}")]))
+        messages.append(ToolMessage(content="timed out", tool_call_id=f"c{k}", name="book",
+                                    is_error=True))
+    return [*messages, AIMessage(content="It could not be booked.")]
+
+
+def run(quick: bool = False) -> list[Row]:
+    seconds = 0.05 if quick else 1.0
+    small, large = (20, 80) if quick else (100, 2000)
+    rates: dict[str, list[float]] = {"from_messages": [], "to_messages": []}
+    for n in (small, large):
+        messages = failed_turns(n)
+        spans = otel.from_messages(messages)
+        assert otel.to_messages(spans) == messages
+        count = len(messages)
+        rates["from_messages"].append(
+            rate(lambda m=messages: otel.from_messages(m), count, seconds))  # type: ignore[misc]
+        rates["to_messages"].append(
+            rate(lambda s=spans: otel.to_messages(s), count, seconds))  # type: ignore[misc]
+    rows: list[Row] = []
+    for case, (at_small, at_large) in rates.items():
+        rows.append((f"{case}, {small} failed tool turns", f"{at_small / 1e3:.1f} k msgs/s"))
+        rows.append((f"{case}, {large} failed tool turns", f"{at_large / 1e3:.1f} k msgs/s"))
+        rows.append((f"{case}: growth {small} -> {large}", f"{at_small / at_large:.2f}x"))
+    return rows
+
+
+if __name__ == "__main__":
+    show("otel", run(quick_flag(__doc__ or "")))
