@@ -15,6 +15,7 @@ import time
 from fractions import Fraction
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import openai
 import pytest
@@ -37,15 +38,16 @@ def environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
 
 
-def start_run(path: Path, out: Path, base_url: str) -> subprocess.Popen[str]:
+def start_run(path: Path, out: Path, base_url: str,
+              sigterm: Any = signal.SIG_DFL) -> subprocess.Popen[str]:
     """``tracebridge run`` in another process, one job at a time, SIGTERM as the system
-    leaves it to a process (the default)."""
+    leaves it to a process (the default), or as ``sigterm`` says."""
     return subprocess.Popen(
         [sys.executable, "-m", "tracebridge", "run", str(path), "--out", str(out), "--metric",
          WITH_REFERENCE, "--model", "judge-model", "--base-url", base_url, *PRICED,
          "--retries", "0", "--concurrency", "1", "--no-cache"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment(),
-        preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
+        preexec_fn=lambda: signal.signal(signal.SIGTERM, sigterm))
 
 
 def terminate_in_flight(tmp_path: Path, server: FakeOpenAI) -> tuple[Path, Path, int, str, str]:
@@ -90,6 +92,31 @@ def test_sigterm_records_the_request_in_flight_and_exits_143(
     assert found["cost"] is None
     assert [(row["case_id"], row["usage"]["requests_without_usage"])
             for row in rows(out, "spent.jsonl")] == [("b", 1)]
+
+
+def test_a_run_started_with_sigterm_ignored_ignores_it(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    # as Ctrl-C ignored by the parent stays ignored: the run goes on to its end
+    server.add(goal(True), Reply(content=goal(True), sleep=1.5))
+    out = tmp_path / "run"
+    process = start_run(write_cases(tmp_path, [case("a"), case("b")]), out, server.base_url,
+                        sigterm=signal.SIG_IGN)
+    try:
+        deadline = time.monotonic() + 60
+        while len(server.requests) < 2:
+            assert process.poll() is None, process.communicate(timeout=30)
+            assert time.monotonic() < deadline, "the second request was never sent"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGTERM)
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=30)
+    assert (process.returncode, stderr) == (0, "")
+    assert stdout.startswith("complete: 2 passed;")
+    assert summary(out)["status"] == "complete"
 
 
 def test_a_run_resumed_after_sigterm_does_not_know_its_cost(

@@ -22,6 +22,7 @@ from ray_helpers import GOAL, goal_server, sample, write_jsonl
 from tracebridge.evaluation.budget import Budget, Price
 from tracebridge.metrics.judge import Judge, OpenAIJudge
 from tracebridge.ray_data import OpenAIJudgeSpec, convert_batch, init_local, score_batch
+from tracebridge.ray_data._lease import Allowances, Lease, Limits
 
 LIMIT_SECONDS = 180
 """No Ray test here may take longer (the first one starts the cluster's workers)."""
@@ -271,3 +272,14 @@ def test_a_judge_request_that_could_not_be_sent_is_an_errored_row() -> None:
     assert rows[1]["error"].startswith("the judge request was not sent: its prompt holds a "
                                        "lone surrogate U+D83C at character ")
 
+
+
+# --- the keeper's cost refusal prints its amounts as a run's budget does ----------------------
+
+
+def test_the_keepers_cost_refusal_tells_the_request_from_the_limit() -> None:
+    books = Allowances(Limits(max_cost=0.0000105), workers=1)
+    assert books.lease(10, 0.00001, chunk=1) == Lease(1, 10, 0.00001)
+    said = books.lease(10, 0.00001, chunk=1)
+    assert said == ("the next request may cost up to $0.00001 (estimated) and $0.0000005 of "
+                    "the limit of $0.0000105 is left")

@@ -140,8 +140,10 @@ class _Termination:
 @contextmanager
 def _terminating(termination: _Termination) -> Iterator[None]:
     """``termination`` handles SIGTERM within the block; the handler before is put back at
-    its end. Only the main thread can set a handler: elsewhere SIGTERM is left as it is."""
-    if threading.current_thread() is not threading.main_thread():
+    its end. Only the main thread can set a handler: elsewhere SIGTERM is left as it is, and
+    so it is when the process was started with SIGTERM ignored (as Ctrl-C, ignored, is)."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is signal.SIG_IGN):
         yield
         return
     previous = signal.signal(signal.SIGTERM, termination)

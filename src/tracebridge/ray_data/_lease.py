@@ -26,6 +26,7 @@ from fractions import Fraction
 
 from pydantic import BaseModel
 
+from ..evaluation._dollars import dollars
 from ..evaluation._estimate import estimate_chat, exact
 from ..evaluation.budget import Budget, BudgetedJudge, BudgetExhausted, Price, Reservation
 from ..metrics.base import Usage
@@ -108,9 +109,9 @@ class Allowances:
             left = exact(limits.max_cost) - self.cost
             fits.append(math.floor(left / exact(cost)))
             if fits[-1] < 1:
-                return self._stop(f"the next request may cost up to ${cost:.6f} (estimated) "
-                                  f"and ${max(float(left), 0.0):.6f} of the limit of "
-                                  f"${limits.max_cost} is left")
+                limit, needed, remains = dollars(limits.max_cost, cost, max(left, Fraction(0)))
+                return self._stop(f"the next request may cost up to {needed} (estimated) "
+                                  f"and {remains} of the limit of {limit} is left")
         # a share of what is left per worker, so that little lies idle in one worker while
         # another is refused; without a limit, whole chunks
         share = max(1, min(fits[1:], default=2 * self.workers * chunk) // (2 * self.workers))
