@@ -1,6 +1,7 @@
 """openai_responses and openai_agents: a ``responses.parse()`` reply written as the SDK sends
-it, conversion between the two adapters that write the same items, faults in a hosted call's
-result raised at the result, and replies of many cited parts or message items."""
+it, conversion between the two adapters that write the same items (each writer reading only
+its own metadata, the conversion carrying it over), faults in a hosted call's result raised at
+the result, and replies of many cited parts or message items."""
 
 from __future__ import annotations
 
@@ -11,13 +12,17 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import openai
+import pyarrow as pa
 import pytest
+from cli_helpers import run
 from local_server import serving
 from pydantic import BaseModel
 
 from tracebridge import Citation, TraceError, convert
 from tracebridge.adapters import openai_agents, openai_responses
 from tracebridge.hashing import hashed_messages
+from tracebridge.ray_data import convert_batch
+from tracebridge.registry import carried
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden_traces"
 USER = {"role": "user", "content": "hi"}
@@ -184,60 +189,174 @@ def _golden(adapter: str) -> list[tuple[str, list[Any], dict[str, Any]]]:
 _ADAPTERS = {"openai_responses": openai_responses, "openai_agents": openai_agents}
 
 
+_GOLDEN = [*_golden("openai_responses"), *_golden("openai_agents")]
+
+
 @pytest.mark.parametrize(
     ("source", "trace", "options"),
-    [(name.split("/")[0], trace, options)
-     for name, trace, options in [*_golden("openai_responses"), *_golden("openai_agents")]],
-    ids=[name for name, _, _ in [*_golden("openai_responses"), *_golden("openai_agents")]],
+    [(name.split("/")[0], trace, options) for name, trace, options in _GOLDEN],
+    ids=[name for name, _, _ in _GOLDEN],
 )
 def test_golden_traces_convert_across_and_back_with_equal_hashes(
     source: str, trace: list[Any], options: dict[str, Any]
 ) -> None:
     target = next(other for other in _ADAPTERS if other != source)
-    read = [message.model_copy(update={"name": None}) if message.type == "ai" else message
-            for message in _ADAPTERS[source].to_messages(trace, **options)]
-    across = _ADAPTERS[target].from_messages(read)
+    nameless = {"drop_names": True}  # a Responses reply has no agent name
+    across = convert(trace, source=source, target=target, source_options=options,
+                     target_options=nameless)
     if not options:
         assert across == trace  # the same items: nothing to change
-    back = _ADAPTERS[source].from_messages(_ADAPTERS[target].to_messages(across))
+    back = convert(across, source=target, target=source, target_options=nameless)
+    if not options:
+        assert back == trace
+    read = [message.model_copy(update={"name": None}) if message.type == "ai" else message
+            for message in _ADAPTERS[source].to_messages(trace, **options)]
     assert hashed_messages(_ADAPTERS[source].to_messages(back)) == hashed_messages(read)
     assert hashed_messages(_ADAPTERS[target].to_messages(across)) == hashed_messages(read)
 
 
+_TOOL_CALLING = json.loads((GOLDEN / "openai_agents" / "tool_calling.json").read_text("utf-8"))
+
+
+def test_the_cli_converts_between_the_two_adapters_as_they_are(tmp_path: Path) -> None:
+    path = tmp_path / "tool_calling.json"
+    path.write_text(json.dumps(_TOOL_CALLING), encoding="utf-8")
+    code, out, err = run("convert", "--from", "openai_agents", "--to", "openai_responses",
+                         "--at", "trace", str(path))
+    assert (code, err) == (0, "")
+    assert json.loads(out) == _TOOL_CALLING["trace"]
+    assert any(item.get("type") == "reasoning" for item in _TOOL_CALLING["trace"])
+
+
+def test_convert_batch_converts_between_the_two_adapters_as_they_are() -> None:
+    rows = pa.table({"record": [json.dumps(_TOOL_CALLING["trace"]),
+                                json.dumps(_SAME_ITEMS["web_search_call"])]})
+    out = convert_batch(rows, source="openai_agents", target="openai_responses").to_pylist()
+    assert [row["error_code"] for row in out] == [None, None]
+    assert [json.loads(row["output"]) for row in out] == [
+        _TOOL_CALLING["trace"], _SAME_ITEMS["web_search_call"]]
+
+
 def test_a_pending_approval_is_refused_across_for_its_unanswered_call_alone() -> None:
     data = json.loads((GOLDEN / "openai_agents" / "approval_pending.json").read_text("utf-8"))
-    read = openai_agents.to_messages(data["input_list"], allow_pending=True)
-    assert _refused(openai_responses.from_messages, read) == (
-        "not_representable", 1,
+    pending = {"allow_pending": True}
+    with pytest.raises(TraceError) as caught:
+        convert(data["input_list"], source="openai_agents", target="openai_responses",
+                source_options=pending)
+    error = caught.value
+    assert (error.code, error.index, error.path, str(error)) == (
+        "not_representable", 1, "messages[1].tool_calls[0]",
         "openai_responses: messages[1].tool_calls[0]: tool call 'delete_file' has no result: "
         "the API rejects a call item without its output; pass drop=['unanswered_calls'] to "
         "leave it out [not_representable]",
     )
-    written = openai_responses.from_messages(read, drop=["unanswered_calls"])
+    written = convert(data["input_list"], source="openai_agents", target="openai_responses",
+                      source_options=pending, target_options={"drop": ["unanswered_calls"]})
     assert written == data["input_list"][:2]
 
 
 def test_run_items_stay_the_agents_adapters_own() -> None:
     data = json.loads((GOLDEN / "openai_agents" / "handoff.json").read_text("utf-8"))
     read = openai_agents.to_messages(data["new_items"], input=data["input"])
-    assert any("run_items" in m.metadata.get("openai_agents", {}) for m in read)
-    written = openai_responses.from_messages(read, drop_names=True)
+    held = [i for i, m in enumerate(read) if "run_items" in m.metadata.get("openai_agents", {})]
+    assert held
+    moved = carried(read, "openai_agents", "openai_responses")
+    for i in held:
+        assert moved[i].metadata["openai_agents"] == {
+            "run_items": read[i].metadata["openai_agents"]["run_items"]}
+        assert "run_items" not in moved[i].metadata.get("openai_responses", {})
+    written = convert(data["new_items"], source="openai_agents", target="openai_responses",
+                      source_options={"input": data["input"]},
+                      target_options={"drop_names": True})
     assert written == data["trace"]
 
 
-def test_an_error_names_the_sibling_metadata_as_the_message_holds_it() -> None:
+@pytest.mark.parametrize(("source", "target"), _ACROSS)
+def test_carried_renames_the_sources_namespace_as_the_targets(source: str, target: str) -> None:
+    read = _ADAPTERS[source].to_messages(_SAME_ITEMS["reasoning"])
+    kept = {"id": "rs_1", "fields": {"encrypted_content": "gAAA"}}
+    assert read[1].content[0].metadata == {source: kept}
+    moved = carried(read, source, target)
+    assert moved[1].content[0].metadata == {target: kept}
+    assert moved[0] is read[0]  # nothing kept: as it is
+    assert read[1].content[0].metadata == {source: kept}  # the messages read are unchanged
+
+
+def test_carried_leaves_other_formats_messages_as_they_are() -> None:
+    read = openai_responses.to_messages(_SAME_ITEMS["reasoning"])
+    for source, target in [("openai_responses", "langchain"), ("langchain", "openai_agents"),
+                           ("openai_responses", "openai_responses")]:
+        assert all(new is old for new, old in zip(carried(read, source, target), read,
+                                                  strict=True))
+
+
+_NOT_READ = {
+    "reasoning": (1, "messages[1].content[0]", "a reasoning item needs the id the API gave it "
+                  "(a reasoning part from another format has none); pass drop=['reasoning'] to "
+                  "leave it out"),
+    "input_audio": (0, "messages[0].content[0]", "a Responses message takes no audio part "
+                    "(only an input_audio part read from a Responses trace is written back); "
+                    "pass drop=['audio_parts'] to leave it out"),
+    "mcp_list_tools": (1, "messages[1].content[0]", "an opaque 'mcp_list_tools' block from "
+                       "another format is not a Responses part (only parts read from a "
+                       "Responses trace are written back verbatim); pass drop=['opaque_parts'] "
+                       "to leave it out"),
+}
+
+
+@pytest.mark.parametrize(("source", "target"), _ACROSS)
+@pytest.mark.parametrize("name", sorted(_NOT_READ))
+def test_a_writer_does_not_read_the_other_adapters_metadata(
+    name: str, source: str, target: str
+) -> None:
+    read = _ADAPTERS[source].to_messages(_SAME_ITEMS[name])
+    index, path, said = _NOT_READ[name]
+    with pytest.raises(TraceError) as caught:
+        _ADAPTERS[target].from_messages(read)
+    error = caught.value
+    assert (error.code, error.index, error.path, str(error)) == (
+        "not_representable", index, path, f"{target}: {path}: {said} [not_representable]")
+    assert convert(_SAME_ITEMS[name], source=source, target=target) == _SAME_ITEMS[name]
+
+
+@pytest.mark.parametrize(("source", "target"), _ACROSS)
+def test_a_hosted_call_read_by_the_other_adapter_is_written_as_a_function_call(
+    source: str, target: str
+) -> None:
+    items = _SAME_ITEMS["web_search_call"]
+    written = _ADAPTERS[target].from_messages(_ADAPTERS[source].to_messages(items))
+    assert written[1:3] == [
+        {"type": "function_call", "call_id": "ws_1", "name": "web_search",
+         "arguments": '{"action": {"type": "search", "query": "oslo"}}'},
+        {"type": "function_call_output", "call_id": "ws_1", "output": '{"status": "completed"}',
+         "name": "web_search"},
+    ]
+    assert convert(items, source=source, target=target) == items
+
+
+def test_the_other_adapters_malformed_metadata_is_not_read() -> None:
     items = [USER, {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
              {"type": "function_call_output", "call_id": "c", "output": "x"}]
     read = openai_responses.to_messages(items)
     edited = read[1].model_copy(update={"metadata": {"openai_responses": {"calls_at": [5]}}})
-    code, index, text = _refused(openai_agents.from_messages, [read[0], edited, read[2]])
-    assert (code, index) == ("malformed_event", 1)
-    assert text.startswith(
-        "openai_agents: messages[1].metadata.openai_responses.calls_at: "
-        "metadata.openai_responses.calls_at lists, for each of the reply's 1 calls,")
+    assert openai_agents.from_messages([read[0], edited, read[2]]) == items
 
 
-def test_own_metadata_is_read_before_the_siblings() -> None:
+def test_an_error_in_carried_metadata_names_it_as_the_targets() -> None:
+    # the carried messages are internal to a conversion: the path names the target's namespace
+    items = [USER, {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
+             {"type": "function_call_output", "call_id": "c", "output": "x"}]
+    read = openai_responses.to_messages(items)
+    edited = read[1].model_copy(update={"metadata": {"openai_responses": {"calls_at": [5]}}})
+    moved = carried([read[0], edited, read[2]], "openai_responses", "openai_agents")
+    with pytest.raises(TraceError) as caught:
+        openai_agents.from_messages(moved)
+    error = caught.value
+    assert (error.code, error.index, error.path) == (
+        "malformed_event", 1, "messages[1].metadata.openai_agents.calls_at")
+
+
+def test_the_targets_own_metadata_is_kept_over_the_carried() -> None:
     items = [USER, {"type": "reasoning", "id": "rs_1",
                     "summary": [{"type": "summary_text", "text": "think"}]},
              {"type": "message", "role": "assistant",
@@ -248,6 +367,9 @@ def test_own_metadata_is_read_before_the_siblings() -> None:
     message = read[1].model_copy(update={"content": [both, *read[1].content[1:]]})
     assert openai_responses.from_messages([read[0], message])[1]["id"] == "rs_1"
     assert openai_agents.from_messages([read[0], message])[1]["id"] == "rs_2"
+    moved = carried([read[0], message], "openai_responses", "openai_agents")
+    assert moved[1].content[0] is both
+    assert openai_agents.from_messages(moved)[1]["id"] == "rs_2"
 
 
 def test_another_formats_reasoning_is_still_refused() -> None:

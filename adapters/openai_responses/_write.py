@@ -33,7 +33,6 @@ from ..openai_chat._write import unanswered_calls
 from ._items import CALL_OUTPUTS, HOSTED_CALLS, OPAQUE_INPUT_ITEMS, OPAQUE_REPLY_ITEMS
 from ._read import is_item_part
 from ._reply_writer import ReplyWriter, item_of
-from ._sibling import as_own, in_sibling_terms
 
 __all__ = ["DROPPABLE", "write_items"]
 
@@ -55,19 +54,15 @@ def write_items(
     messages: Any, *, source: str, drop: Collection[str] = (), drop_names: bool = False
 ) -> list[dict[str, Any]]:
     """The messages as Responses item dicts, in the order the API takes them (``drop_names``
-    leaves out the names message items have no place for). Metadata kept by the adapter that
-    writes the same items is read as ``source``'s where it has none (``as_own``)."""
+    leaves out the names message items have no place for). Only ``source``'s metadata is
+    read: converting from the adapter that writes the same items carries its metadata over
+    (``tracebridge.registry.carried``)."""
     check_flag("drop_names", drop_names)
     check_drop(drop)
     typed = messages_of(messages, source)
     validate(typed, allow_pending=True, source=source)
     try:
-        own, moved = as_own(typed, source)
-        return _written(own, source, drop, drop_names)
-    except TraceError as error:
-        if error.index not in moved:
-            raise
-        raise in_sibling_terms(error, source) from None
+        return _written(typed, source, drop, drop_names)
     except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
         refused = unchecked_field(typed, source)
         if refused is None:

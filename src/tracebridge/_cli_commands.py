@@ -24,7 +24,7 @@ from ._cli_output import (
 from .errors import MissingExtraError, TraceError
 from .messages import Message
 from .options import OptionError, command_line_hint, parse_options, reader_options, writer_options
-from .registry import NATIVE, get_adapter
+from .registry import NATIVE, carried, get_adapter
 from .sample import surrogate_key_in
 
 __all__ = [
@@ -181,7 +181,10 @@ def _converted(
             path=next(iter(fields)),
             source=args.target,
         )
-    return to_json(args.target, get_adapter(args.target).from_messages(messages, **options))
+    assert source.format is not None  # told before its first record was read
+    written = get_adapter(args.target).from_messages(
+        carried(messages, source.format, args.target), **options)
+    return to_json(args.target, written)
 
 
 def cmd_convert(args: argparse.Namespace, streams: Streams) -> int:

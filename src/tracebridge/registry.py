@@ -8,7 +8,7 @@ asked for. Each adapter module has ``NAME``, ``to_messages``, ``from_messages`` 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -20,7 +20,16 @@ from .messages import Message
 if TYPE_CHECKING:
     from .sample import MultiTurnSample
 
-__all__ = ["ADAPTER_NAMES", "FORMATS", "Adapter", "convert", "detect_format", "get_adapter"]
+__all__ = [
+    "ADAPTER_NAMES",
+    "FORMATS",
+    "SAME_ITEMS",
+    "Adapter",
+    "carried",
+    "convert",
+    "detect_format",
+    "get_adapter",
+]
 
 ADAPTER_NAMES: tuple[str, ...] = (
     "openai_chat",
@@ -37,6 +46,15 @@ ADAPTER_NAMES: tuple[str, ...] = (
 NATIVE = "tracebridge"
 FORMATS: tuple[str, ...] = (NATIVE, *ADAPTER_NAMES)
 """Every format ``convert`` knows: tracebridge's own JSON, then the adapters."""
+
+
+SAME_ITEMS: Mapping[str, str] = {
+    "openai_responses": "openai_agents",
+    "openai_agents": "openai_responses",
+}
+"""An adapter -> the adapter that reads and writes the same items with the same reader, each
+keeping what it reads under its own namespace: converting between them carries the metadata
+over (``carried``)."""
 
 
 class Adapter(Protocol):
@@ -157,7 +175,36 @@ def convert(
         return _sample_written(sample, target, writer, messages_only, target_options or {})
     if messages is None or source_options:
         messages = get_adapter(source).to_messages(trace, **(source_options or {}))
-    return writer.from_messages(messages, **(target_options or {}))
+    return writer.from_messages(carried(messages, source, target), **(target_options or {}))
+
+
+def carried(messages: Sequence[Message], source: str, target: str) -> list[Message]:
+    """``messages`` read by ``source``, with the metadata ``target``'s writer is to read.
+
+    An adapter's ``from_messages`` reads only its own metadata namespace. Two adapters that
+    write the same items (``SAME_ITEMS``: ``openai_responses`` and ``openai_agents``) read them
+    into the same messages, each keeping what it does not map under its own name: converting
+    from one to the other renames the source's namespace as the target's wherever the
+    target's is absent (on each message, part, call, citation and audio reference), so that
+    the target writes the items back as they were read. Keys only the source has a place for
+    (the Agents SDK's ``run_items``) stay behind under the source's name. Between any other
+    formats, ``messages`` as they are. ``convert`` and ``tracebridge convert`` call it between
+    reading and writing.
+
+    >>> from tracebridge import AIMessage
+    >>> reply = AIMessage(content="hi", id="msg_1", metadata={"openai_agents": {"run_items": [],
+    ...                                                       "fields": {"status": "completed"}}})
+    >>> carried([reply], "openai_agents", "openai_responses")[0].metadata
+    {'openai_agents': {'run_items': []}, 'openai_responses': {'fields': {'status': 'completed'}}}
+    >>> carried([reply], "openai_agents", "langchain")[0] is reply
+    True
+    """
+    if SAME_ITEMS.get(source) != target:
+        return list(messages)
+    # imported only for this pair: the core imports no adapter until it is asked for one
+    module = importlib.import_module("tracebridge.adapters.openai_responses._sibling")
+    renamed = cast(Callable[[Sequence[Message], str, str], list[Message]], module.renamed)
+    return renamed(messages, source, target)
 
 
 def _is_sample(trace: Any) -> bool:

@@ -31,7 +31,7 @@ from .._jsonstream import _parse_line
 from ..errors import FormatError, TraceError
 from ..messages import Message
 from ..options import Option, reader_options, writer_options
-from ..registry import FORMATS, NATIVE, convert, get_adapter
+from ..registry import FORMATS, NATIVE, carried, convert, get_adapter
 
 __all__ = [
     "CONVERT_COLUMNS",
@@ -121,7 +121,8 @@ def convert_record(
     try:
         if source == EVENTS:  # read only: an event stream has no writer, so no ``convert``
             messages = reader_of(EVENTS)(value, **(source_options or {}))
-            written = get_adapter(target).from_messages(messages, **(target_options or {}))
+            written = get_adapter(target).from_messages(
+                carried(messages, _format_of(EVENTS), target), **(target_options or {}))
         else:
             written = convert(value, source=NATIVE if source == SAMPLE else source,
                               target=target, source_options=source_options,
