@@ -24,5 +24,20 @@ def render(rows: list[tuple[str, ...]]) -> str:
     return "\n".join(lines)
 
 
+def growth_rows(rates: dict[str, list[float]], sizes: tuple[int, int], what: str,
+                unit: str) -> list[Row]:
+    """Per case, its rate in thousands of ``unit`` (or of what it counts, when none) per
+    second at the two ``sizes`` of ``what``, then its growth: the cost of one at the larger
+    size over the smaller (near 1 when the cost is linear)."""
+    small, large = sizes
+    per = f"k {unit}/s" if unit else "k/s"
+    rows: list[Row] = []
+    for case, (at_small, at_large) in rates.items():
+        rows.append((f"{case}, {small}{what}", f"{at_small / 1e3:.1f} {per}"))
+        rows.append((f"{case}, {large}{what}", f"{at_large / 1e3:.1f} {per}"))
+        rows.append((f"{case}: growth {small} -> {large}", f"{at_small / at_large:.2f}x"))
+    return rows
+
+
 def show(name: str, rows: list[Row]) -> None:
     print(render([(name, "figure"), *rows]))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from _table import Row, quick_flag, show
+from _table import Row, growth_rows, quick_flag, show
 from bench_core import rate  # best-of-5 items per second; run from this folder's script
 
 from tracebridge.adapters import openai_responses
@@ -48,7 +48,6 @@ def preambles(n: int) -> list[dict[str, Any]]:
 def run(quick: bool = False) -> list[Row]:
     seconds = 0.05 if quick else 1.0
     small, large = (50, 200) if quick else (500, 8000)
-    rows: list[Row] = []
     rates: dict[str, list[float]] = {"write cited parts": [], "read message items": []}
     for n in (small, large):
         cited = cited_parts(n)
@@ -60,11 +59,7 @@ def run(quick: bool = False) -> list[Row]:
         assert openai_responses.from_messages(openai_responses.to_messages(steps)) == steps
         rates["read message items"].append(
             rate(lambda t=steps: openai_responses.to_messages(t), n, seconds))  # type: ignore[misc]
-    for case, (at_small, at_large) in rates.items():
-        rows.append((f"{case}, {small}", f"{at_small / 1e3:.1f} k/s"))
-        rows.append((f"{case}, {large}", f"{at_large / 1e3:.1f} k/s"))
-        rows.append((f"{case}: growth {small} -> {large}", f"{at_small / at_large:.2f}x"))
-    return rows
+    return growth_rows(rates, (small, large), "", "")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from _table import Row, quick_flag, show
+from _table import Row, growth_rows, quick_flag, show
 from bench_core import rate  # best-of-5 messages per second; run from this folder's script
 
 from tracebridge import AIMessage, HumanMessage, ToolCall, ToolMessage
@@ -42,12 +42,7 @@ def run(quick: bool = False) -> list[Row]:
             rate(lambda m=messages: otel.from_messages(m), count, seconds))  # type: ignore[misc]
         rates["to_messages"].append(
             rate(lambda s=spans: otel.to_messages(s), count, seconds))  # type: ignore[misc]
-    rows: list[Row] = []
-    for case, (at_small, at_large) in rates.items():
-        rows.append((f"{case}, {small} failed tool turns", f"{at_small / 1e3:.1f} k msgs/s"))
-        rows.append((f"{case}, {large} failed tool turns", f"{at_large / 1e3:.1f} k msgs/s"))
-        rows.append((f"{case}: growth {small} -> {large}", f"{at_small / at_large:.2f}x"))
-    return rows
+    return growth_rows(rates, (small, large), " failed tool turns", "msgs")
 
 
 if __name__ == "__main__":
