@@ -43,7 +43,7 @@ from tracebridge.messages import Message
 from ._read import error, from_role_turn, where
 
 __all__ = ["from_agent_input", "from_records", "is_agent_input", "is_record", "is_sdk_model",
-           "sdk_dump"]
+           "marks_record", "record_markers", "sdk_dump"]
 
 NAME = "galtea"
 # Each field of a Trace the conversation is read from, with its camelCase spelling.
@@ -130,9 +130,36 @@ def _comparable(value: Any, i: int, key: str) -> None:
         raise exc.relocated(index=i, source=NAME) from None
 
 
+_REQUIRED: dict[str, tuple[str, ...]] = {"id": ("id",), "index": ("index",),
+                                         "session_id": _SESSION_KEYS}
+"""The fields the SDK's ``Trace`` requires, each with its spellings."""
+
+
+def record_markers(value: Mapping[str, Any]) -> list[str]:
+    """Which of a ``Trace``'s required fields ``value`` holds (in either spelling)."""
+    return [name for name, keys in _REQUIRED.items() if any(key in value for key in keys)]
+
+
 def is_record(value: Any) -> bool:
-    return (type(value) is dict and "id" in value and "index" in value
-            and any(key in value for key in _SESSION_KEYS))
+    """A ``Trace`` record, or one missing a required field: ``id``, ``index`` and
+    ``session_id`` mark one, and two of them a dict without a ``role`` (one alone, or two on
+    a role turn, are a turn's extra keys)."""
+    return type(value) is dict and marks_record(value)
+
+
+def marks_record(turn: Mapping[str, Any]) -> bool:
+    """Whether a turn with these keys reads as a ``Trace`` record (see ``is_record``)."""
+    held = len(record_markers(turn))
+    return held == len(_REQUIRED) or (held == len(_REQUIRED) - 1 and "role" not in turn)
+
+
+def _has_required(record: dict[str, Any], i: int) -> None:
+    """``malformed_event`` at the first required field the record lacks."""
+    held = record_markers(record)
+    for name in _REQUIRED:
+        if name not in held:
+            raise error("malformed_event", f"a Trace record without its {name!r} (the SDK's "
+                        "Trace requires id, index and session_id)", i, name, base="traces")
 
 
 def is_agent_input(value: Any) -> bool:
@@ -379,6 +406,8 @@ def _at_record_key(exc: TraceError, i: int, role: str, spelled: _Spelled) -> Tra
 
 def from_records(records: list[Any], origin: list[int]) -> list[Message]:
     """A list of ``Trace`` records (dicts, already out of their objects) as messages."""
+    for i, record in enumerate(records):
+        _has_required(record, i)
     _one_session(records)
     messages: list[Message] = []
     last_index: Any = None

@@ -115,12 +115,22 @@ def from_messages(messages: Any, *, drop: Collection[str] = ()) -> list[dict[str
 def detect(trace: Any) -> bool:
     """True for a list of role-keyed dicts and SDK message objects (``ChatCompletionMessage``)
     with at least one ``sender`` or ``tool_name`` (a key of a dict, or set on an object, as
-    Swarm's run loop sets ``sender`` on each reply)."""
+    Swarm's run loop sets ``sender`` on each reply); and for the record of a ``Response``
+    (``messages``, ``agent`` or ``final_agent``, ``context_variables``), which ``to_messages``
+    refuses saying what to pass instead."""
+    if _is_response_record(trace):
+        return True
     if not isinstance(trace, list) or not trace:
         return False
     if not all(_is_message(item) for item in trace):
         return False
     return any(has_swarm_keys(item) for item in trace)
+
+
+def _is_response_record(trace: Any) -> bool:
+    """A ``Response``'s record, as dumped (``agent``) or stored (``final_agent``)."""
+    return (isinstance(trace, dict) and isinstance(trace.get("messages"), list)
+            and "context_variables" in trace and ("agent" in trace or "final_agent" in trace))
 
 
 def _is_message(item: Any) -> bool:

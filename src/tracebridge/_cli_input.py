@@ -375,11 +375,16 @@ def select(document: Any, at: str) -> tuple[Any, str | None]:
     for step in at.split("."):
         if isinstance(value, dict) and step in value:
             value = value[step]
-        elif isinstance(value, list) and step.isdigit() and int(step) < len(value):
+        elif isinstance(value, list) and _is_position(step) and int(step) < len(value):
             value = value[int(step)]
         else:
             return None, f"--at {at}: there is no {step!r} here"
     return value, None
+
+
+def _is_position(step: str) -> bool:
+    """A list position is ASCII digits only: a superscript or full-width digit is a key."""
+    return step.isascii() and step.isdigit()
 
 
 def open_text(path: str) -> TextIO:

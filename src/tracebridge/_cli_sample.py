@@ -13,7 +13,9 @@ lines, else its line number (JSONL, or a single document); ``FILE:N`` when sever
 read. The id is kept as ``metadata["id"]``. Ids are unique: a repeated id in the references
 file, or two traces with one id (``3`` and ``"3"`` are one id, and a document's ``id`` may be
 another record's number), is refused, exit 2, naming both records (the traces' ids in bounded
-memory: ``SeenIds``).
+memory: ``SeenIds``). A fault in the references file (a value that is not plain JSON
+included) is one line naming its line and field, exit 2, and what ``--errors FILE`` holds.
+What a trace's sample and its reference both say must be the same JSON (``same_json``).
 """
 
 from __future__ import annotations
@@ -23,14 +25,15 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from pydantic import TypeAdapter, ValidationError
 
 from ._cli_input import Item, Problem, TraceFile, open_text, select
-from ._cli_output import Output, Tally
+from ._cli_output import EXIT_USAGE, Output, RunStopped, Tally
+from ._json import check_json, json_path, same_json
 from ._jsonstream import JsonDocuments, UnreadableInput
-from .errors import TraceError, short_repr
+from .errors import CODES, ErrorCode, TraceError, short_repr
 from .messages import Message
 from .sample import ALLOW_PENDING, MultiTurnSample
 
@@ -97,35 +100,36 @@ class References:
         stream = stdin if path == "-" else open_text(path)
         try:
             for record in JsonDocuments(stream, path, lambda e: isinstance(e, dict), jsonl=True):
-                self._add(record.line, record.value, record.problem)
+                self._add(record.line, record.value, record.problem, record.code)
         finally:
             if stream is not stdin:
                 stream.close()
 
-    def _add(self, line: int, value: Any, problem: str | None) -> None:
-        where = f"{self.path}: line {line}"
+    def _add(self, line: int, value: Any, problem: str | None, code: str) -> None:
         if problem is not None:
-            raise UnreadableInput(f"{where}: {problem}")
+            raise ReferenceFault(self.path, line, code, problem)
         if not isinstance(value, dict) or "id" not in value:
-            raise UnreadableInput(f"{where}: expected an object with an 'id', got "
-                                  f"{short_repr(value)}")
+            raise ReferenceFault(self.path, line, "malformed_event", "expected an object with "
+                                 f"an 'id', got {short_repr(value)}")
         key = id_key(value["id"])
         if key is None:
-            raise UnreadableInput(f"{where}: id must be a string or a whole number, got "
-                                  f"{short_repr(value['id'])}")
+            raise ReferenceFault(self.path, line, "malformed_event", "id must be a string or a "
+                                 f"whole number, got {short_repr(value['id'])}", path="id")
         unknown = sorted(set(value) - {"id", *REFERENCE_FIELDS})
         if unknown:
-            raise UnreadableInput(f"{where}: unknown field {', '.join(map(repr, unknown))}; "
-                                  f"a reference has id and {', '.join(REFERENCE_FIELDS)}")
+            raise ReferenceFault(self.path, line, "malformed_event", "unknown field "
+                                 f"{', '.join(map(repr, unknown))}; a reference has id and "
+                                 f"{', '.join(REFERENCE_FIELDS)}", path=unknown[0])
         if key in self.entries:
-            raise UnreadableInput(f"{where}: id {value['id']!r} is also on line "
-                                  f"{self.entries[key].line}")
+            raise ReferenceFault(self.path, line, "malformed_event", f"id {value['id']!r} is "
+                                 f"also on line {self.entries[key].line}", path="id")
         fields = {k: v for k, v in value.items() if k != "id"}
         for name, field_value in fields.items():
-            try:
-                _CHECKS[name].validate_python(field_value)
-            except ValidationError as exc:
-                raise UnreadableInput(f"{where}: {name}: {exc.errors()[0]['msg']}") from None
+            _check_reference_field(self.path, line, name, field_value)
+        bad_id = _metadata_id_problem(fields)
+        if bad_id is not None:
+            raise ReferenceFault(self.path, line, bad_id.code, bad_id.message,
+                                 path="metadata.id")
         text = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
         self.entries[key] = _Entry(text, line)
 
@@ -139,6 +143,48 @@ class References:
 
     def unused(self) -> list[str]:
         return [key for key in self.entries if key not in self.used]
+
+
+class ReferenceFault(UnreadableInput):
+    """A line of the references file that cannot be used (exit 2), ``FILE: line N: what``;
+    for ``--errors FILE``, the record it is, with its ``code`` and the ``path`` at fault."""
+
+    def __init__(self, file: str, line: int, code: str, what: str,
+                 path: str | None = None) -> None:
+        super().__init__(f"{file}: line {line}: {what}")
+        self.item = Item(file, line, "jsonl", None)
+        fault = TraceError(cast(ErrorCode, code), what, path=path) if code in CODES else None
+        self.problem = Problem(code, str(self), fault)
+
+
+def _check_reference_field(file: str, line: int, name: str, value: Any) -> None:
+    """A reference field as a sample takes it: plain JSON (a tool call's ``args`` and
+    ``metadata`` each counted from themselves, as a ``ToolCall`` counts them), of its type."""
+    try:
+        for at, part in _json_parts(name, value):
+            check_json(part, at)
+        _CHECKS[name].validate_python(value)
+    except TraceError as exc:
+        path = exc.path or name
+        raise ReferenceFault(file, line, exc.code, f"{path}: {exc.detail}", path=path) from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        inner = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+        raise ReferenceFault(file, line, "malformed_event", f"{name}{inner}: {first['msg']}",
+                             path=f"{name}{inner}") from None
+
+
+def _json_parts(name: str, value: Any) -> Iterator[tuple[str, Any]]:
+    """The values of a reference field checked as JSON, each with its path."""
+    if name != "reference_tool_calls" or not isinstance(value, list):
+        yield name, value
+        return
+    for index, call in enumerate(value):
+        at = json_path(name, index)
+        if isinstance(call, dict):
+            yield from ((json_path(at, key), part) for key, part in call.items())
+        else:
+            yield at, call
 
 
 class SeenIds:
@@ -228,26 +274,61 @@ def record_id(item: Item, id_path: str | None, several_files: bool) -> tuple[Any
 
 def merged(trace_fields: dict[str, Any], reference: dict[str, Any] | None, ref_where: str,
            record: Any) -> dict[str, Any]:
-    """The sample's fields: the trace's own, the references', and ``metadata["id"]``."""
+    """The sample's fields: the trace's own, the references', and ``metadata["id"]``. What
+    both hold must be the same JSON (``true``, ``1`` and ``1.0`` are three values)."""
     fields = dict(trace_fields)
     metadata = dict(fields.pop("metadata", {}))
     for name, value in (reference or {}).items():
         if name == "metadata":
             for key, item in value.items():
-                if key in metadata and metadata[key] != item:
+                if key in metadata and not same_json(metadata[key], item):
                     raise TraceError("conflicting_fields", f"metadata {key!r} differs between "
                                      f"the trace and {ref_where}", path=f"metadata.{key}")
                 metadata[key] = item
-        elif name in fields and fields[name] != value:
+        elif name in fields and not same_json(_as_held(name, fields[name]),
+                                              _as_held(name, value)):
             raise TraceError("conflicting_fields", f"{name} is in the trace's sample and, "
                              f"differently, in {ref_where}", path=name)
         else:
             fields[name] = value
-    if "id" in metadata and metadata["id"] != record:
+    if "id" in metadata and id_key(metadata["id"]) != id_key(record):
         raise TraceError("conflicting_fields", f"metadata id {metadata['id']!r} differs from "
                          f"the record's id {record!r}", path="metadata.id")
     fields["metadata"] = {"id": record, **metadata}
     return fields
+
+
+def _as_held(name: str, value: Any) -> Any:
+    """A reference field as the sample holds it (a tool call with its defaults), to compare;
+    as given when it is not valid (``build_sample`` then refuses it)."""
+    check = _CHECKS[name]
+    try:
+        return check.dump_python(check.validate_python(value))
+    except ValidationError:
+        return value
+
+
+def _metadata_id_problem(fields: dict[str, Any]) -> Problem | None:
+    """Why the id a sample's ``metadata`` holds cannot be its id, if it cannot."""
+    metadata = fields.get("metadata")
+    if not isinstance(metadata, dict) or id_key(metadata.get("id", "")) is not None:
+        return None
+    return Problem("malformed_event", f"metadata.id: an id must be a string or a whole "
+                   f"number, got {short_repr(metadata['id'])}")
+
+
+def _read_references(path: str, stdin: TextIO, tally: Tally) -> References:
+    """The references file, read whole before any trace: a fault in it ends the run (exit
+    2) whatever ``--keep-going`` says, and is the failure ``--errors FILE`` holds."""
+    try:
+        return References(path, stdin)
+    except ReferenceFault as fault:
+        tally.keep_going = False
+        try:
+            tally.fail(fault.item, fault.problem, str(fault))
+        except RunStopped:
+            raise RunStopped(str(fault), EXIT_USAGE) from None
+        raise
 
 
 def run_sample(
@@ -260,7 +341,7 @@ def run_sample(
     hint: Any,
 ) -> Output:
     """Write one sample per readable trace; returns the output to commit."""
-    references = References(args.references, stdin) if args.references else None
+    references = _read_references(args.references, stdin, tally) if args.references else None
     out = Output(args.output, stdout)
     seen = SeenIds()
     try:
@@ -278,11 +359,15 @@ def run_sample(
                 raise UnreadableInput(
                     f"{where}: id {record!r} is also the id of {earlier}; each trace needs "
                     f"its own id (a document's id, --id PATH, or its {number} number)")
+            own = sample_fields(item.trace) if source.format == "tracebridge" else {}
+            problem = _metadata_id_problem(own)
+            if problem is not None:
+                tally.fail(item, problem, f"{item.where()}{problem.message}")
+                continue
             found = references.take(key) if references is not None else None
             ref_where = f"{args.references} line {found[1]}" if found is not None else ""
             try:
-                fields = merged(sample_fields(item.trace) if source.format == "tracebridge"
-                                else {}, found[0] if found else None, ref_where, record)
+                fields = merged(own, found[0] if found else None, ref_where, record)
                 sample = build_sample(messages, fields, source.options.get("allow_pending") is True)
             except TraceError as exc:
                 error = exc.relocated(source="tracebridge")

@@ -263,6 +263,10 @@ _QUOTED = re.compile(r"""(?<!\w)(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""")
 """A quoted value (Python's repr of a string): text from the user's input, never rewritten.
 A quote after a letter is an apostrophe (``the tool's``), not the start of one."""
 _SOURCE = re.compile(r"pass source=<format>|pass source= one of them")
+_PASS_KEY = re.compile(r"\bpass its '([A-Za-z_][A-Za-z0-9_]*)'")
+"""A key of a wrapper to read the trace from (Swarm's ``Response`` record): ``--at KEY``."""
+_OMITTED = re.compile(r" \(recorded in omitted\)")
+"""The ``omitted`` list is a Python parameter: the command line has none to record in."""
 
 
 def command_line_hint(
@@ -310,6 +314,8 @@ def command_line_hint(
     message = _outside_quotes(_DROP, drop, message)
     message = _outside_quotes(_FLAG_TRUE, flag, message)
     message = _outside_quotes(_FILTER, selected, message)
+    message = _outside_quotes(_PASS_KEY, lambda match: f"pass --at {match.group(1)}", message)
+    message = _outside_quotes(_OMITTED, lambda match: "", message)
     return _outside_quotes(_SOURCE, source, message)
 
 
