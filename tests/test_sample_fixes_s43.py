@@ -173,6 +173,26 @@ def test_a_sample_id_that_is_not_a_string_or_a_whole_number_is_refused(
         f"number, got {bad!r}\n")
 
 
+def test_a_refused_sample_id_takes_its_reference(
+    tmp_path: Path,
+) -> None:
+    dataset = _write(tmp_path / "ds.jsonl", _sample(metadata={"id": 1.5}), _sample())
+    refs = _write(tmp_path / "refs.jsonl", *(json.dumps({"id": k, "reference": f"r{k}"})
+                                            for k in (1, 2, 3)))
+    errors = tmp_path / "errors.jsonl"
+    code, out, err = run("sample", dataset, "--from", "tracebridge", "--references", refs,
+                         "--keep-going", "--errors", str(errors))
+    assert (code, [json.loads(line)["reference"] for line in out.splitlines()]) == (1, ["r2"])
+    assert err == (f"tracebridge: {dataset}: line 1: metadata.id: an id must be a string or a "
+                   f"whole number, got 1.5\n"
+                   f"tracebridge: 1 reference(s) in {refs} matched no trace: '3'\n"
+                   "1 ok, 1 failed\n")
+    assert _errors(errors) == [{
+        "file": dataset, "line": 1, "code": "malformed_event", "index": None,
+        "path": None, "source": None,  # as for a record id that is not one: no trace error
+        "message": "metadata.id: an id must be a string or a whole number, got 1.5"}]
+
+
 def test_a_sample_id_given_as_text_is_the_records_number(tmp_path: Path) -> None:
     dataset = _write(tmp_path / "ds.jsonl", _sample(metadata={"id": "1"}))
     code, out, _ = run("sample", dataset, "--from", "tracebridge")
@@ -223,9 +243,9 @@ def _refusal(trace: Any) -> tuple[str, int | None, str | None, str]:
 
 
 @pytest.mark.parametrize("key", ["id", "index", "session_id"])
-@pytest.mark.parametrize("at", [0, 1])
+@pytest.mark.parametrize("at", [1, 2])
 def test_a_record_missing_a_required_field_is_refused_at_that_field(key: str, at: int) -> None:
-    records = [_record(0), _record(1)]
+    records = [_record(0), _record(1), _record(2)]
     records[at] = _without(records[at], key)
     assert _refusal(records) == (
         "malformed_event", at, f"traces[{at}].{key}",
@@ -233,31 +253,34 @@ def test_a_record_missing_a_required_field_is_refused_at_that_field(key: str, at
         f"session_id)")
 
 
-def test_a_lone_record_without_an_index_is_not_read_as_a_pair() -> None:
-    assert _refusal([_without(_record(0), "index")]) == (
-        "malformed_event", 0, "traces[0].index",
-        "a Trace record without its 'index' (the SDK's Trace requires id, index and "
-        "session_id)")
-    camel = {**_without(_without(_record(0), "id"), "session_id"), "sessionId": "s"}
-    assert _refusal([camel]) == (
-        "malformed_event", 0, "traces[0].id",
-        "a Trace record without its 'id' (the SDK's Trace requires id, index and session_id)")
+def test_a_first_record_missing_a_field_sets_the_pairs_shape_and_the_next_is_refused() -> None:
+    # two of the keys are a pair's extra keys (below): the first turn sets the shape
+    assert _refusal([_without(_record(0), "index"), _record(1)]) == (
+        "malformed_event", 1, "conversation_turns[1]",
+        "a trace record in a list of pairs (turn 0 set the shape); one list holds one shape")
 
 
-def test_a_pair_with_one_record_key_is_still_a_pair() -> None:
-    messages = galtea.to_messages([{"input": "q", "actual_output": "a", "id": "x"}])
-    assert messages[1].metadata == {"galtea": {"shape": "pairs", "extra": {"id": "x"}}}
+@pytest.mark.parametrize("extra", [{"id": "x"}, {"id": "t1", "session_id": "s1"},
+                                   {"id": "t1", "index": 3}])
+def test_a_pair_with_some_of_the_record_keys_is_still_a_pair(extra: dict[str, Any]) -> None:
+    # what the writer has always written for such extra keys reads back as it was
+    pairs = [{"input": "q", "actual_output": "a", **extra}]
+    messages = galtea.to_messages(pairs)
+    assert messages[1].metadata == {"galtea": {"shape": "pairs", "extra": extra}}
+    assert galtea.from_messages(messages) == pairs
 
 
 def test_pair_extra_keys_that_would_read_as_a_record_are_not_representable() -> None:
     pairs = {"shape": "pairs"}
     messages = [HumanMessage(content="q", metadata={"galtea": pairs}),
                 AIMessage(content="a", metadata={"galtea": {
-                    **pairs, "extra": {"id": "x", "session_id": "s"}}})]
+                    **pairs, "extra": {"id": "x", "index": 0, "session_id": "s"}}})]
     with pytest.raises(TraceError) as caught:
         galtea.from_messages(messages)
-    assert (caught.value.code, caught.value.index, caught.value.path) == (
-        "not_representable", 1, "messages[1].metadata.galtea.extra.id")
+    assert (caught.value.code, caught.value.index, caught.value.path, caught.value.detail) == (
+        "not_representable", 1, "messages[1].metadata.galtea.extra.id",
+        "extra keys ['id', 'index', 'session_id'] would make the pairs turn read as a Trace "
+        "record (id, index and session_id mark one)")
 
 
 # --- 5. a stored Swarm Response record ----------------------------------------------------
@@ -320,3 +343,16 @@ def test_a_history_refusal_names_no_python_parameter_on_the_command_line(tmp_pat
         galtea.from_messages(galtea.to_messages(json.loads(Path(turns).read_text("utf-8"))),
                              shape="history")
     assert str(caught.value) == said.format("drop_non_text=True", " (recorded in omitted)")
+
+
+def test_the_key_to_read_at_is_under_the_at_path_already_given(tmp_path: Path) -> None:
+    stored = _write(tmp_path / "stored.json", json.dumps({"trace": RESPONSE}))
+    code, out, err = run("convert", stored, "--from", "swarm", "--at", "trace", "--to",
+                         "openai_chat")
+    assert (code, out) == (1, "")
+    assert err == (
+        "tracebridge: invalid trace: swarm: trace: expected the history list, got a dict with "
+        "keys ['agent', 'context_variables', 'messages']: pass --at trace.messages (agent and "
+        "context_variables are not messages) [malformed_event]\n")
+    assert run("convert", stored, "--from", "swarm", "--at", "trace.messages", "--to",
+               "openai_chat")[0] == 0

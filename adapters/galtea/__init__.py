@@ -44,6 +44,7 @@ from ._records import (
     is_agent_input,
     is_record,
     is_sdk_model,
+    marks_record,
     sdk_dump,
 )
 from ._turns import from_messages
@@ -129,7 +130,8 @@ def _from_list(items: list[Any], origin: list[int], start: int = 0,
     """The messages of ``items``, the turns of the list from index ``start`` on; ``kind`` is the
     shape the turns before ``start`` set (None when there are none)."""
     for i, item in enumerate(items, start):
-        item_kind = _kind_of(item, i)
+        # a record missing a required field is refused at it (``from_records``)
+        item_kind = "traces" if kind == "traces" and marks_record(item) else _kind_of(item, i)
         if kind is None:
             kind = item_kind
         elif item_kind != kind:

@@ -141,16 +141,17 @@ def record_markers(value: Mapping[str, Any]) -> list[str]:
 
 
 def is_record(value: Any) -> bool:
-    """A ``Trace`` record, or one missing a required field: ``id``, ``index`` and
-    ``session_id`` mark one, and two of them a dict without a ``role`` (one alone, or two on
-    a role turn, are a turn's extra keys)."""
-    return type(value) is dict and marks_record(value)
+    """A ``Trace`` record: ``id``, ``index`` and ``session_id`` mark one (fewer of them are a
+    turn's extra keys, which a pair may hold: ``marks_record`` says when they are more)."""
+    return type(value) is dict and len(record_markers(value)) == len(_REQUIRED)
 
 
-def marks_record(turn: Mapping[str, Any]) -> bool:
-    """Whether a turn with these keys reads as a ``Trace`` record (see ``is_record``)."""
-    held = len(record_markers(turn))
-    return held == len(_REQUIRED) or (held == len(_REQUIRED) - 1 and "role" not in turn)
+def marks_record(value: Any) -> bool:
+    """Whether ``value``, a turn of a list of ``Trace`` records (its first turn is one), is
+    one of them missing a required field: a dict without a ``role`` that holds two of the
+    three. (In a list of pairs the same keys are a pair's extra keys, as they always were.)"""
+    return (type(value) is dict and "role" not in value
+            and len(record_markers(value)) == len(_REQUIRED) - 1)
 
 
 def _has_required(record: dict[str, Any], i: int) -> None:

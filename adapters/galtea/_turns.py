@@ -15,7 +15,7 @@ from tracebridge.messages import AIMessage, AnyMessage, HumanMessage, messages_o
 from tracebridge.validation import validate
 
 from ._files import FILE_FIELDS
-from ._records import marks_record
+from ._records import is_record
 from ._write import (
     NAME,
     SHAPES,
@@ -42,8 +42,8 @@ _RESERVED: dict[Shape, frozenset[str]] = {
     "history": frozenset(),
     "pairs": frozenset({"input", "actual_output", "retrieval_context", "role"}),
 }
-# A turn holding id, index and a session key is read as a Trace record, and a pair holding two
-# of them (one alone, or two on a role turn, are extra keys like any other, written back).
+# A turn holding all of id, index and a session key is read as a Trace record (fewer of them
+# are extra keys like any other, and are written back).
 _RECORD_MARKERS = frozenset({"id", "index", "session_id", "sessionId"})
 _NO_OPTIONS = Options()
 
@@ -281,12 +281,12 @@ def _extra(entry: Entry, shape: Shape) -> dict[str, Any]:
             "field",
         )
     markers = sorted(key for key in extra if key in _RECORD_MARKERS)
-    if marks_record(extra if shape == "pairs" else {"role": entry.role, **extra}):
+    if is_record(extra):
         raise refuse(
             entry.index,
             json_path(f"messages[{entry.index}].metadata.{NAME}.extra", markers[0]),
             f"extra keys {markers} would make the {shape} turn read as a Trace record "
-            f"(id, index and session_id mark one; two of them, a pair)",
+            f"(id, index and session_id mark one)",
         )
     return copy.deepcopy(extra)  # the turn must not share lists/dicts with a frozen message
 

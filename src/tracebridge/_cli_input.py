@@ -339,7 +339,8 @@ class TraceFile:
 
     def hint(self, message: str) -> str:
         """An error message in the command line's spelling."""
-        return command_line_hint(message, reader=self.known_options, allow_pending_flag=True)
+        return command_line_hint(message, reader=self.known_options, allow_pending_flag=True,
+                                 at=self.at)
 
 
 def _has_shape(adapter: Any, trace: Any) -> bool:

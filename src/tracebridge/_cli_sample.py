@@ -360,11 +360,11 @@ def run_sample(
                     f"{where}: id {record!r} is also the id of {earlier}; each trace needs "
                     f"its own id (a document's id, --id PATH, or its {number} number)")
             own = sample_fields(item.trace) if source.format == "tracebridge" else {}
+            found = references.take(key) if references is not None else None
             problem = _metadata_id_problem(own)
-            if problem is not None:
+            if problem is not None:  # its reference is taken: it matched this trace
                 tally.fail(item, problem, f"{item.where()}{problem.message}")
                 continue
-            found = references.take(key) if references is not None else None
             ref_where = f"{args.references} line {found[1]}" if found is not None else ""
             try:
                 fields = merged(own, found[0] if found else None, ref_where, record)

@@ -274,6 +274,7 @@ def command_line_hint(
     *,
     reader: dict[str, Option] | None = None,
     allow_pending_flag: bool = False,
+    at: str | None = None,
 ) -> str:
     """``message`` with its Python spellings (``drop=['x']``, ``flag=True``, ``source=``, an
     OpenTelemetry filter ``span_id=...``) turned into the flags that do the same on the
@@ -282,7 +283,8 @@ def command_line_hint(
     ``name=True`` becomes a flag only when ``name`` is an option (of ``reader``, else of some
     format); anything else (a message field, as in "no error flag (is_error=True)") is kept.
     A quoted value (``unknown role 'fold_tools=True'``) is the input's own text: it is never
-    rewritten, so the message says what the input holds.
+    rewritten, so the message says what the input holds. ``at``: the ``--at PATH`` the trace
+    was read at, under which a key the message names to read instead is.
     """
 
     def drop(match: re.Match[str]) -> str:
@@ -314,7 +316,9 @@ def command_line_hint(
     message = _outside_quotes(_DROP, drop, message)
     message = _outside_quotes(_FLAG_TRUE, flag, message)
     message = _outside_quotes(_FILTER, selected, message)
-    message = _outside_quotes(_PASS_KEY, lambda match: f"pass --at {match.group(1)}", message)
+    below = f"{at}." if at else ""  # the key is under the record's trace at --at PATH
+    message = _outside_quotes(_PASS_KEY, lambda match: f"pass --at {below}{match.group(1)}",
+                              message)
     message = _outside_quotes(_OMITTED, lambda match: "", message)
     return _outside_quotes(_SOURCE, source, message)
 
