@@ -5,6 +5,7 @@ job's is a damaged cache, never a result."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -14,7 +15,7 @@ import sys
 import time
 from fractions import Fraction
 from pathlib import Path
-from types import FrameType
+from types import FrameType, SimpleNamespace
 from typing import Any
 
 import openai
@@ -26,6 +27,7 @@ from gate_helpers import gate, policy
 from tracebridge.evaluation._dollars import dollars
 from tracebridge.evaluation.budget import Budget, BudgetedJudge, Estimate, Price
 from tracebridge.evaluation.cache import CacheError, ResultCache
+from tracebridge.evaluation.cli import _go, _Terminated, _Termination
 from tracebridge.metrics import AgentGoalAccuracyWithReference, OpenAIJudge
 from tracebridge.metrics.base import MetricResult
 from tracebridge.sample import MultiTurnSample
@@ -94,6 +96,82 @@ def test_sigterm_records_the_request_in_flight_and_exits_143(
             for row in rows(out, "spent.jsonl")] == [("b", 1)]
 
 
+def test_a_second_sigterm_before_the_run_started_changes_nothing() -> None:
+    termination = _Termination()
+    with pytest.raises(_Terminated):
+        termination(signal.SIGTERM, None)
+    try:
+        termination(signal.SIGTERM, None)  # the first is being honoured
+    except _Terminated:  # a KeyboardInterrupt: pytest would take it as its own Ctrl-C
+        pytest.fail("a second SIGTERM raised _Terminated again")
+    assert termination.received
+
+
+def test_a_sigterm_after_the_run_ended_stops_nothing() -> None:
+    async def main() -> tuple[bool, bool]:
+        termination = _Termination()
+
+        async def run() -> None:
+            termination.attach()
+            termination.detach()  # the run's task is ending
+
+        task = asyncio.create_task(run())
+        await task
+        termination(signal.SIGTERM, None)
+        await asyncio.sleep(0)
+        return task.cancelled(), termination.received
+
+    assert asyncio.run(main()) == (False, False)
+
+
+def test_a_second_sigterm_during_the_run_does_not_cancel_its_cleanup_again() -> None:
+    # the first cancels the run's task, which then writes what an interrupted run leaves;
+    # a second (timeout -k, signals sent to the process group) must not cut that short
+    async def main() -> str:
+        termination = _Termination()
+        attached, cleaning, go_on = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+        async def run() -> str:
+            termination.attach()
+            attached.set()
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                cleaning.set()
+                await go_on.wait()  # the cleanup awaits, as closing the judge's client does
+                return "cleaned up"
+            return "not cancelled"
+
+        task = asyncio.create_task(run())
+        await attached.wait()
+        termination(signal.SIGTERM, None)
+        await cleaning.wait()
+        termination(signal.SIGTERM, None)
+        for _ in range(3):  # what the handler scheduled on the loop runs
+            await asyncio.sleep(0)
+        go_on.set()
+        try:
+            return await task
+        except asyncio.CancelledError:
+            return "the cleanup was cancelled"
+
+    assert asyncio.run(main()) == "cleaned up"
+
+
+def test_a_sigterm_once_the_runs_loop_is_closed_stops_nothing() -> None:
+    # the loop the run's task ran in is closed: nothing to cancel there (a signal after the
+    # run would otherwise reach a closed loop)
+    closed: list[str] = []
+    runner = SimpleNamespace(
+        run=lambda: asyncio.sleep(0, result={"status": "complete"}),
+        judge=SimpleNamespace(), cache=SimpleNamespace(close=lambda: closed.append("cache")))
+    termination = _Termination()
+    assert asyncio.run(_go(runner, termination)) == {"status": "complete"}  # type: ignore[arg-type]
+    assert closed == ["cache"]
+    termination(signal.SIGTERM, None)
+    assert not termination.received
+
+
 def test_a_run_started_with_sigterm_ignored_ignores_it(
     tmp_path: Path, server: FakeOpenAI
 ) -> None:
@@ -149,7 +227,10 @@ def test_sigterm_before_the_run_started_says_nothing_was_written(tmp_path: Path)
         [sys.executable, "-m", "tracebridge", "run", str(path), "--out", str(out), "--metric",
          "tool_call_f1", "--checks", "slowcheck:check", "--no-cache"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**environment(), "PYTHONPATH": str(tmp_path)},
+        # the check module's folder first, then the PYTHONPATH this test runs under (the
+        # tracebridge under test)
+        env={**environment(), "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))},
         preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60

@@ -24,7 +24,7 @@ from local_server import serving
 from pydantic import BaseModel
 
 from tracebridge import AIMessage, HumanMessage, MultiTurnSample
-from tracebridge.evaluation.budget import Budget, BudgetedJudge
+from tracebridge.evaluation.budget import Budget, BudgetedJudge, Price, Spent
 from tracebridge.metrics import (
     AgentGoalAccuracyWithoutReference,
     ConversationRelevancy,
@@ -129,6 +129,8 @@ NOT_A_COMPLETION = [
     (None, "<x>", "a body with no content-type, '<x>'"),
     ("application/json", "[1, 2]", "an application/json body, [1, 2]"),
     ("application/json", '"ok"', "an application/json body, 'ok'"),
+    ("application/json", "5", "an application/json body, 5"),
+    ("application/json", "1.5", "an application/json body, 1.5"),
     ("text/html", "x" * 100, "a text/html body, '" + "x" * 78 + "\u2026"),
 ]
 
@@ -164,7 +166,7 @@ REQUEST: JudgeRequest[Verdict] = JudgeRequest(
 @pytest.mark.parametrize("gated", [False, True], ids=["ungated", "gated"])
 @pytest.mark.parametrize(("content_type", "body", "named"), NOT_A_COMPLETION, ids=[
     "html", "html-charset", "event-stream", "empty-text", "no-content-type", "json-array",
-    "json-string", "long"])
+    "json-string", "json-int", "json-float", "long"])
 async def test_a_reply_that_is_not_a_completion_object_is_a_failed_request_not_retried(
     labelled: Server, content_type: str | None, body: str, named: str, gated: bool
 ) -> None:
@@ -396,6 +398,8 @@ class OwnJudge:
         return self.answer
 
 
+ESTIMATED_TOKENS = 1527
+"""What a request for SAMPLE's goal verdict is estimated to take, input and output."""
 WRONG_REPLIES = pytest.mark.parametrize(("answer", "value", "error"), [
     (GOAL, None, "the judge's answer is not valid: expected a JudgeReply, got a GoalVerdict"),
     ({"answer": GOAL}, None, "the judge's answer is not valid: expected a JudgeReply, got a dict"),
@@ -421,7 +425,19 @@ def test_the_same_judge_under_a_budget_gives_the_same_result(
     judge = BudgetedJudge(OwnJudge(answer), budget)  # type: ignore[arg-type]
     result = AgentGoalAccuracyWithoutReference(judge).score(SAMPLE)
     assert (result.value, result.error, result.usage) == (value, error, UNKNOWN)
-    assert budget.spent.requests == 1  # the one request it was, charged
+    # the one request it was, charged at its estimate: its size is unknown, not nothing
+    assert budget.spent == Spent(requests=1, tokens=ESTIMATED_TOKENS, cost=None)
+
+
+@WRONG_REPLIES
+def test_a_priced_judge_under_a_budget_is_charged_the_estimate_of_a_reply_of_unknown_size(
+    answer: Any, value: float | None, error: str | None
+) -> None:
+    budget = Budget(max_cost=1.0, prices={"own-model": Price(0.15, 0.60)})
+    judge = BudgetedJudge(OwnJudge(answer), budget, model="own-model")  # type: ignore[arg-type]
+    result = AgentGoalAccuracyWithoutReference(judge).score(SAMPLE)
+    assert (result.value, result.error, result.usage) == (value, error, UNKNOWN)
+    assert budget.spent == Spent(requests=1, tokens=ESTIMATED_TOKENS, cost=0.00051255)
 
 
 def test_unknown_usages_add_up_over_several_requests() -> None:

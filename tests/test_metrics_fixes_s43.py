@@ -58,8 +58,10 @@ def _refusal(metric: Metric, sample: MultiTurnSample) -> TraceError:
                "b'x'"),
         ((1, 2), "expected a JSON value (dict, list, str, int, float, bool, None), got tuple "
                  "(1, 2)"),
+        (10**4300, "an integer of more than 4,300 digits: JSON readers refuse it"),
+        (-(10**4300), "an integer of more than 4,300 digits: JSON readers refuse it"),
     ],
-    ids=["nan", "inf", "set", "bytes", "tuple"],
+    ids=["nan", "inf", "set", "bytes", "tuple", "huge-int", "huge-negative-int"],
 )
 def test_a_value_put_into_an_unmatched_reference_call_is_refused_by_every_metric_alike(
     name: str, bad: object, detail: str,

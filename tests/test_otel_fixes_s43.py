@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -190,6 +191,64 @@ def test_another_sessions_tool_span_is_not_an_orphan_of_this_one() -> None:
         content="sunny", tool_call_id="c1")
 
 
+def test_a_tool_span_of_this_session_is_its_orphan_though_another_sessions_input_holds_its_id(
+) -> None:
+    # the span names session a: only a's calls may excuse it, other sessions do not count
+    calling = {"role": "assistant", "parts": [
+        {"type": "tool_call", "id": "cb", "name": "get_weather", "arguments": {"city": "Rome"}}]}
+    result = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "cb",
+                                         "response": "rain"}]}
+
+    def build(tracer: Any) -> None:
+        with tracer.start_as_current_span("evaluation"):
+            chat(tracer, [ASK], [ANSWER], **{"session.id": "a"})
+            named_a: dict[str, Any] = {"session.id": "a"}  # the tool span names session a
+            tool(tracer, "cb", "get_weather", "rain", **named_a)
+            chat(tracer, [text("user", "Weather in Rome?"), calling, result],
+                 [text("assistant", "Rain.")], **{"session.id": "b"})
+
+    spans = recorded_spans(build)
+    assert [span.name for span in spans][:3] == ["chat", "execute_tool get_weather", "chat"]
+    error = refused(spans, session_id="a")
+    assert where(error) == ("orphan_tool_result", 1, "[1]")
+    assert error.detail == (
+        "the tool span ran call 'cb', which names no call of the conversation (its calls: "
+        "none with an id): its result would be dropped (a model-call span lost to sampling "
+        "or to a full export queue leaves such a tool span)")
+
+
+def test_of_two_orphan_tool_spans_the_earlier_started_is_refused_whatever_the_input_order(
+) -> None:
+    def orphan(tracer: Any, call_id: str, name: str, start: int) -> None:
+        with tracer.start_as_current_span(f"execute_tool {name}", start_time=start) as current:
+            current.set_attribute("gen_ai.operation.name", "execute_tool")
+            current.set_attribute("gen_ai.tool.call.id", call_id)
+            current.set_attribute("gen_ai.tool.name", name)
+            current.set_attribute("gen_ai.tool.call.result", "done")
+
+    def build(tracer: Any) -> None:
+        with tracer.start_as_current_span("agent"):
+            chat(tracer, [ASK], [CALLING])
+            tool(tracer, "c1", "get_weather", "sunny")
+            started = time.time_ns()
+            orphan(tracer, "c8", "delete_db", started)
+            orphan(tracer, "c9", "drop_table", started + 1_000)
+            chat(tracer, [ASK, CALLING, RESULT], [ANSWER])
+
+    spans = recorded_spans(build)
+    assert [span.name for span in spans] == [
+        "chat", "execute_tool get_weather", "execute_tool delete_db", "execute_tool drop_table",
+        "chat", "agent"]
+    backwards = [spans[i] for i in (3, 2, 0, 1, 4, 5)]  # c9's span first, then c8's
+    for given, index in ((spans, 2), (backwards, 1)):
+        error = refused(given)
+        assert where(error) == ("orphan_tool_result", index, f"[{index}]")
+        assert error.detail == (
+            "the tool span ran call 'c8', which names no call of the conversation (its calls: "
+            "'c1'): its result would be dropped (a model-call span lost to sampling or to a "
+            "full export queue leaves such a tool span)")
+
+
 # --- 2. outputs hidden, input recorded ----------------------------------------------------
 
 
@@ -287,17 +346,42 @@ def test_sdk_spans_given_twice_are_read_once() -> None:
     assert otel.to_messages([*spans, *spans]) == otel.to_messages(spans)
 
 
-def test_one_span_id_with_two_records_is_conflicting() -> None:
-    case = golden("openai_v2_tool_loop")
-    other = copy.deepcopy(case["trace"])
-    answer = next(item for item in spans_of(other)[0]["attributes"]
+def _other_output_tokens(document: dict[str, Any]) -> None:
+    answer = next(item for item in spans_of(document)[0]["attributes"]
                   if item["key"] == "gen_ai.usage.output_tokens")
     answer["value"] = {"intValue": "999"}
+
+
+RECORDS: list[tuple[str, Any]] = [
+    ("attributes", _other_output_tokens),
+    ("start", lambda document: spans_of(document)[0].update(startTimeUnixNano="0")),
+    ("end", lambda document: spans_of(document)[0].update(endTimeUnixNano="3")),
+    ("name", lambda document: spans_of(document)[0].update(name="chat other")),
+    ("error", lambda document: spans_of(document)[0].update(
+        status={"code": "STATUS_CODE_ERROR"})),
+    ("events", lambda document: spans_of(document)[0].update(
+        events=[{"name": "retry", "timeUnixNano": "1"}])),
+    ("parent_id", lambda document: spans_of(document)[0].update(parentSpanId="AAAAAAAAIAI=")),
+    ("dropped_attributes", lambda document: spans_of(document)[0].update(
+        droppedAttributesCount=1)),
+    ("scope", lambda document: document["resourceSpans"][0]["scopeSpans"][0].update(
+        scope={"name": "another.instrumentation"})),
+]
+
+
+@pytest.mark.parametrize(("differs", "edit"), RECORDS, ids=[name for name, _ in RECORDS])
+def test_one_span_id_with_two_records_is_conflicting(differs: str, edit: Any) -> None:
+    case = golden("openai_v2_tool_loop")
+    other = copy.deepcopy(case["trace"])
+    edit(other)
     lines = json.dumps(case["trace"]) + "\n" + json.dumps(other) + "\n"
     error = refused(lines)
     assert where(error) == ("conflicting_fields", 2,
                             "lines[1].resourceSpans[0].scopeSpans[0].spans[0]")
-    assert "appears twice" in error.detail
+    assert error.detail == (
+        "span 0000000000001001 of trace 0000000000000000000000000000a001 appears twice (first "
+        f"at lines[0].resourceSpans[0].scopeSpans[0].spans[0]) and the copies' {differs} "
+        "differ: a span id is unique in its trace, so which record is the span cannot be told")
 
 
 # --- 5. OpenInference's partial hide switches ------------------------------------------------
@@ -367,7 +451,7 @@ def test_a_part_field_of_the_wrong_type_is_refused_at_its_key(
     error = refused(with_part(part))
     assert where(error) == ("malformed_event", 0,
                             f"[0].attributes['gen_ai.input.messages[0].parts[1].{key}']")
-    assert error.detail.startswith("Input should be a valid string, got ")
+    assert error.detail == f"Input should be a valid string, got {part[key]!r}"
 
 
 # --- 8. two sessions on one span -----------------------------------------------------------
@@ -525,6 +609,35 @@ def test_a_tool_span_an_unread_call_of_another_session_may_have_made_is_not_an_o
         else ["Weather in Paris?", "It is sunny."])
 
 
+@pytest.mark.parametrize("between", [False, True])
+def test_a_tool_span_a_call_of_another_session_with_hidden_output_may_have_made_is_not_an_orphan(
+    between: bool,
+) -> None:
+    # as above, but session b's output messages are hidden (its finish reasons say it
+    # answered): b's call is unread, not a call that made nothing
+    let = text("assistant", "Let me see.")
+    more = text("user", "Thanks.")
+
+    def build(tracer: Any) -> None:
+        with tracer.start_as_current_span("evaluation"):
+            if between:
+                chat(tracer, [ASK], [let], **{"session.id": "a"})
+            chat(tracer, [ASK], None, **{"session.id": "b",
+                                         "gen_ai.response.finish_reasons": ("tool_calls",)})
+            tool(tracer, "cb", "get_weather", "sunny")
+            chat(tracer, [ASK, let, more] if between else [ASK], [ANSWER], **{"session.id": "a"})
+
+    spans = recorded_spans(build)
+    assert otel.to_messages(spans, session_id="a") == (
+        [HumanMessage(content="Weather in Paris?"), AIMessage(content="Let me see."),
+         HumanMessage(content="Thanks."), AIMessage(content="It is sunny.")] if between
+        else [HumanMessage(content="Weather in Paris?"), AIMessage(content="It is sunny.")])
+    b_call = 1 if between else 0
+    assert where(refused(spans, session_id="b")) == (
+        "content_not_captured", b_call,
+        f"[{b_call}].attributes['gen_ai.response.finish_reasons']")
+
+
 def test_a_call_another_sessions_input_holds_is_not_an_orphan_of_this_session() -> None:
     # session b's node forces a call after session a's call (GenAI tool spans name no
     # session); before: session a was orphan_tool_result at b's tool span
@@ -557,6 +670,37 @@ def test_an_earlier_conversations_orphan_is_refused_there_not_in_a_later_one() -
     assert otel.to_messages(spans, span_id=y_last) == [
         HumanMessage(content="Weather in Rome?"), AIMessage(content="Rain.")]
     assert where(refused(spans, span_id=x_last)) == ("orphan_tool_result", 3, "[3]")
+
+
+@pytest.mark.parametrize(("after", "refusal"), [
+    (1, None), (0, ("orphan_tool_result", 3, "[3]"))], ids=["before-it", "with-it"])
+def test_a_tool_span_that_started_with_the_conversations_first_call_is_its_orphan(
+    after: int, refusal: tuple[str, int, str] | None
+) -> None:
+    # only a span that ran before the conversation's first call may be an earlier one's
+    def build(tracer: Any) -> None:
+        with tracer.start_as_current_span("batch"):
+            chat(tracer, [ASK], [CALLING])
+            tool(tracer, "c1", "get_weather", "sunny")
+            chat(tracer, [ASK, CALLING, RESULT], [ANSWER])
+            at = time.time_ns() + 1_000_000
+            with tracer.start_as_current_span("execute_tool delete_db", start_time=at) as span:
+                span.set_attribute("gen_ai.operation.name", "execute_tool")
+                span.set_attribute("gen_ai.tool.call.id", "c9")
+                span.set_attribute("gen_ai.tool.name", "delete_db")
+                span.set_attribute("gen_ai.tool.call.result", "deleted")
+            with tracer.start_as_current_span("chat", start_time=at + after) as span:
+                span.set_attribute("gen_ai.operation.name", "chat")
+                span.set_attribute("gen_ai.input.messages", json.dumps([ASK_ROME]))
+                span.set_attribute("gen_ai.output.messages", json.dumps([RAIN]))
+
+    spans = recorded_spans(build)
+    _, _, y_last = chat_span_ids(spans)
+    if refusal is None:
+        assert otel.to_messages(spans, span_id=y_last) == [
+            HumanMessage(content="Weather in Rome?"), AIMessage(content="Rain.")]
+    else:
+        assert where(refused(spans, span_id=y_last)) == refusal
 
 
 # --- 11. a call id reused in a later turn ------------------------------------------------

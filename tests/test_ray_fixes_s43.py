@@ -107,6 +107,15 @@ def test_a_record_column_of_large_strings_or_nulls_is_read() -> None:
     assert nulls.column("error_code").to_pylist() == ["no_record"]
 
 
+def test_a_record_column_of_string_views_is_read() -> None:
+    rows = pa.table({"record": pa.array([GOOD, None], pa.string_view())})
+    out = convert_batch(rows, source="openai_chat", target="tracebridge")
+    assert out.column("error_code").to_pylist() == [None, "no_record"]
+    plain = convert_batch(pa.table({"record": [GOOD]}), source="openai_chat",
+                          target="tracebridge")
+    assert out.column("output").to_pylist()[0] == plain.column("output").to_pylist()[0]
+
+
 def test_a_dictionary_encoded_record_column_is_read_as_its_text() -> None:
     # what Parquet written from a pandas categorical gives back
     rows = pa.table({"record": pa.array([GOOD, GOOD, None]).dictionary_encode()})
@@ -269,8 +278,110 @@ def test_a_judge_request_that_could_not_be_sent_is_an_errored_row() -> None:
     rows = out.to_pylist()
     assert [row["state"] for row in rows] == ["scored", "errored"]
     assert rows[1]["value"] is None
-    assert rows[1]["error"].startswith("the judge request was not sent: its prompt holds a "
-                                       "lone surrogate U+D83C at character ")
+    assert rows[1]["error"] == ("the judge request was not sent: its prompt holds a lone "
+                                "surrogate U+D83C at character 28, which UTF-8 cannot carry")
+
+
+class _Raising:
+    """A judge whose every request raises; its ``name`` raises from its second read on when
+    ``named_once`` (the scorer reads it once, for the cache keys; the failed result again)."""
+
+    def __init__(self, *, named_once: bool = False) -> None:
+        self.named_once = named_once
+        self.reads = 0
+
+    @property
+    def name(self) -> str:
+        self.reads += 1
+        if self.named_once and self.reads > 1:
+            raise RuntimeError("no name")
+        return "raising-judge"
+
+    async def ask(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("boom")
+
+
+@pytest.mark.parametrize(("named_once", "named"), [(False, "raising-judge"), (True, None)])
+def test_a_judge_that_raises_is_an_errored_row_as_tracebridge_score_says(
+        named_once: bool, named: str | None) -> None:
+    import json
+
+    out = score_batch(pa.table({"record": [_goal_record("book it")]}),
+                      metrics=["agent_goal_accuracy_without_reference"],
+                      judge=_Raising(named_once=named_once))
+    rows = out.to_pylist()
+    assert [(row["state"], row["value"], row["error"], row["error_code"]) for row in rows] == [
+        ("errored", None, "RuntimeError: boom", None)]
+    result = json.loads(rows[0]["result"])
+    assert (result["value"], result["error"], result["judge"]) == (
+        None, "RuntimeError: boom", named)
+
+
+# --- what the driver and the actors check of a judge factory (no cluster) ---------------------
+
+
+class CallableJudge:
+    """A judge instance that can also be called (it returns itself)."""
+
+    async def ask(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("never asked")
+
+    def __call__(self) -> CallableJudge:
+        return self
+
+
+def test_check_factory_refuses_a_callable_judge_instance_and_takes_a_judge_class() -> None:
+    from tracebridge.ray_data._factory import check_factory
+
+    with pytest.raises(ValueError, match=exactly(
+            "judge: score() needs what builds a judge in each actor (an OpenAIJudgeSpec(...) "
+            "or a function returning a judge), got a CallableJudge")):
+        check_factory(CallableJudge())
+    check_factory(CallableJudge)  # a class that builds a judge is welcome
+
+
+@pytest.mark.parametrize(("returned", "what"), [("judge-model", "a str"), (None, "None")])
+def test_a_factory_returning_no_judge_is_refused_naming_what_it_returned(
+        returned: object, what: str) -> None:
+    from tracebridge.ray_data._factory import build_judge
+
+    def factory() -> Any:
+        return returned
+
+    refused = build_judge(factory, None)
+    assert type(refused) is ValueError
+    assert str(refused) == (f"judge: test_a_factory_returning_no_judge_is_refused_naming_what_"
+                            f"it_returned.<locals>.factory returned {what}, not a judge")
+
+
+def _connect(model: str, api_key: str) -> Judge:
+    raise RuntimeError("no judge here")
+
+
+def test_a_partial_factory_is_named_by_its_function_never_by_its_arguments() -> None:
+    from tracebridge.ray_data._factory import build_judge, factory_name
+
+    secret = functools.partial(_connect, "judge-model", api_key="sk-secret")
+    assert factory_name(secret) == "partial(_connect, ...)"
+    assert factory_name(functools.partial(secret)) == "partial(_connect, ...)"
+    refused = build_judge(secret, None)
+    assert type(refused) is RuntimeError
+    assert str(refused) == ("judge: partial(_connect, ...) could not build a judge in a "
+                            "scoring actor: RuntimeError: no judge here")
+
+
+@pytest.mark.ray
+def test_score_refuses_an_unpriced_spec_under_a_cost_limit_before_anything_runs(
+        tmp_path: Path, cluster: None, time_limit: None) -> None:
+    from tracebridge.ray_data import score
+
+    ds = samples(tmp_path, ["Paris"])
+    budget = Budget(max_cost=1.0, prices={"judge-model": Price(0.15, 0.60)})
+    message = ("a cost limit needs the price of the judge model unpriced-model: give it as "
+               "Budget(..., prices={'unpriced-model': Price(INPUT, OUTPUT)})")
+    with pytest.raises(ValueError, match=exactly(message)):
+        score(ds, [GOAL], judge=OpenAIJudgeSpec("unpriced-model", api_key_env=NO_KEY),
+              budget=budget)
 
 
 

@@ -259,12 +259,22 @@ def test_run_items_stay_the_agents_adapters_own() -> None:
     data = json.loads((GOLDEN / "openai_agents" / "handoff.json").read_text("utf-8"))
     read = openai_agents.to_messages(data["new_items"], input=data["input"])
     held = [i for i, m in enumerate(read) if "run_items" in m.metadata.get("openai_agents", {})]
-    assert held
+    assert held == [1, 2, 3, 4, 5]
     moved = carried(read, "openai_agents", "openai_responses")
     for i in held:
         assert moved[i].metadata["openai_agents"] == {
             "run_items": read[i].metadata["openai_agents"]["run_items"]}
         assert "run_items" not in moved[i].metadata.get("openai_responses", {})
+    # only the Responses reader's keys move: replies 1 and 5 hold some (their fields), the
+    # others only run_items, so their metadata stays as it is
+    assert [i for i, m in enumerate(moved) if "openai_responses" in m.metadata] == [1, 5]
+    for i in (1, 5):
+        assert moved[i].metadata == {
+            "openai_agents": {"run_items": read[i].metadata["openai_agents"]["run_items"]},
+            "openai_responses": {"fields": read[i].metadata["openai_agents"]["fields"]}}
+        assert set(read[i].metadata["openai_agents"]) == {"run_items", "fields"}
+    for i in (2, 3, 4):
+        assert moved[i].metadata == read[i].metadata
     written = convert(data["new_items"], source="openai_agents", target="openai_responses",
                       source_options={"input": data["input"]},
                       target_options={"drop_names": True})
@@ -354,6 +364,11 @@ def test_an_error_in_carried_metadata_names_it_as_the_targets() -> None:
     error = caught.value
     assert (error.code, error.index, error.path) == (
         "malformed_event", 1, "messages[1].metadata.openai_agents.calls_at")
+    assert str(error) == (
+        "openai_agents: messages[1].metadata.openai_agents.calls_at: "
+        "metadata.openai_agents.calls_at lists, for each of the reply's 1 calls, how many of "
+        "its 0 content items come before it (rising), as to_messages writes it; got [5] "
+        "[malformed_event]")
 
 
 def test_the_targets_own_metadata_is_kept_over_the_carried() -> None:
@@ -499,6 +514,23 @@ def test_a_span_no_one_part_holds_is_refused(start: int, end: int) -> None:
         "characters of its own part; pass drop=['citations'] to leave it out "
         "[not_representable]",
     )
+
+
+def test_a_later_message_items_citation_without_indexes_goes_back_on_that_item() -> None:
+    # a citation missing its indexes is put back on the reply's first text part unless it
+    # says otherwise: the first text part of a later message item is not the reply's first
+    items = [USER,
+             {"type": "message", "role": "assistant", "id": "msg_a", "content": [
+                 {"type": "output_text", "text": "one", "annotations": []}]},
+             {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
+             {"type": "message", "role": "assistant", "id": "msg_b", "content": [
+                 {"type": "output_text", "text": "Paris two", "annotations": [
+                     {"type": "url_citation", "url": "u", "title": "t"}]}]},
+             {"type": "function_call_output", "call_id": "c", "output": "x"}]
+    read = openai_responses.to_messages(items)
+    assert read[1].citations == [Citation(url="u", title="t", metadata={"openai_responses": {
+        "absent": ["start_index", "end_index"], "message": 1}})]
+    assert openai_responses.from_messages(read) == items
 
 
 def test_a_later_message_items_citation_counts_the_earlier_string_content() -> None:
