@@ -406,3 +406,49 @@ def test_the_dollars_examples_run() -> None:
 
     failed, attempted = doctest.testmod(_dollars)
     assert (failed, attempted) == (0, 2)
+
+
+# --- opening a new cache that another process is opening at the same moment -----------------
+
+
+def test_a_cache_found_locked_where_sqlite_does_not_wait_is_opened_on_a_later_try(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # two processes turning a new file to WAL each hold the lock the other needs: SQLite
+    # tells one of them at once, without waiting (the race the process test met once)
+    import sqlite3
+
+    from tracebridge.evaluation import cache as cache_module
+
+    opened = cache_module.ResultCache._connect_once
+    tries: list[float] = []
+
+    def locked_twice(self: Any, timeout: float) -> Any:
+        tries.append(timeout)
+        if len(tries) < 3:
+            raise cache_module._Locked(sqlite3.OperationalError("database is locked"))
+        return opened(self, timeout)
+
+    monkeypatch.setattr(cache_module.ResultCache, "_connect_once", locked_twice)
+    with ResultCache(tmp_path / "cache.sqlite", timeout=5.0) as cache:
+        assert cache.get("0" * 64) is None
+    assert tries == [5.0, 5.0, 5.0]
+
+
+def test_a_cache_locked_past_its_timeout_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    from tracebridge.evaluation import cache as cache_module
+
+    def always_locked(self: Any, timeout: float) -> Any:
+        raise cache_module._Locked(sqlite3.OperationalError("database is locked"))
+
+    monkeypatch.setattr(cache_module.ResultCache, "_connect_once", always_locked)
+    path = tmp_path / "cache.sqlite"
+    with pytest.raises(CacheError) as caught:
+        ResultCache(path, timeout=0.05)
+    assert str(caught.value) == (
+        f"cache {path}: cannot open it: database is locked (the file is damaged or unreadable; "
+        "delete it or give another path)")

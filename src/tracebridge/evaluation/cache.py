@@ -22,6 +22,7 @@ import hashlib
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -143,6 +144,20 @@ class _Closing:
         self.close()
 
 
+class _Locked(Exception):
+    """Opening found the database locked (``sqlite3.OperationalError``: ``cause``)."""
+
+    def __init__(self, cause: sqlite3.OperationalError) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+def _is_locked(error: sqlite3.OperationalError) -> bool:
+    """Whether SQLite said the database is locked or busy (another connection holds it)."""
+    text = str(error)
+    return "locked" in text or "busy" in text
+
+
 class ResultCache(_Closing):
     """Judged results in a SQLite file, shared safely by threads and processes.
 
@@ -163,6 +178,22 @@ class ResultCache(_Closing):
         self._db = self._connect(timeout)
 
     def _connect(self, timeout: float) -> sqlite3.Connection:
+        """The open database, made a result cache when it is new. Processes opening a new
+        file at once may find it locked where SQLite does not wait (two turning it to WAL:
+        each holds the lock the other needs, so one is told at once): that is tried again,
+        with a short pause, until ``timeout`` has passed."""
+        deadline = time.monotonic() + timeout
+        pause = 0.01
+        while True:
+            try:
+                return self._connect_once(timeout)
+            except _Locked as locked:
+                if time.monotonic() + pause > deadline:
+                    raise self._error("cannot open it", locked.cause) from None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.5)
+
+    def _connect_once(self, timeout: float) -> sqlite3.Connection:
         db: sqlite3.Connection | None = None
         try:
             db = sqlite3.connect(
@@ -179,6 +210,8 @@ class ResultCache(_Closing):
                 db.close()
             if isinstance(exc, CacheError):
                 raise
+            if isinstance(exc, sqlite3.OperationalError) and _is_locked(exc):
+                raise _Locked(exc) from None
             raise self._error("cannot open it", exc) from None
         return db
 
