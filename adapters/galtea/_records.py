@@ -143,7 +143,8 @@ def record_markers(value: Mapping[str, Any]) -> list[str]:
 def is_record(value: Any) -> bool:
     """A ``Trace`` record: ``id``, ``index`` and ``session_id`` mark one (fewer of them are a
     turn's extra keys, which a pair may hold: ``marks_record`` says when they are more)."""
-    return type(value) is dict and len(record_markers(value)) == len(_REQUIRED)
+    return (type(value) is dict and "id" in value and "index" in value
+            and any(key in value for key in _SESSION_KEYS))
 
 
 def marks_record(value: Any) -> bool:
