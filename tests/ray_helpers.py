@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import signal
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -81,3 +82,20 @@ def write_jsonl(path: Path, records: list[Any], *, bad: dict[int, str] | None = 
         lines.insert(number - 1, text)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+@contextlib.contextmanager
+def time_limited(seconds: int) -> Iterator[None]:
+    """The block, stopped with ``TimeoutError`` after ``seconds`` (a hang, never a speed
+    check: a Ray test's first call starts the cluster's workers)."""
+
+    def expired(signum: int, frame: Any) -> None:
+        raise TimeoutError(f"the test took more than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

@@ -6,17 +6,14 @@ from __future__ import annotations
 
 import email.utils
 import json
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from types import SimpleNamespace
 from typing import Any
 
 import openai
 import pytest
-from local_server import serving
 from pydantic import BaseModel, ConfigDict
+from scripted_openai import ERROR_500, Scripted, Server, scripted_server
 
 from tracebridge.metrics import JudgeError, JudgeRequest, OpenAIJudge, Usage
 from tracebridge.metrics import judge as judge_module
@@ -54,58 +51,9 @@ def completion(usage: object) -> str:
     })
 
 
-@dataclass(frozen=True)
-class Scripted:
-    status: int
-    body: str
-    headers: dict[str, str] = field(default_factory=dict)
-
-
-ERROR_500 = Scripted(500, '{"error": {"message": "boom"}}')
-
-
-@dataclass
-class Server:
-    """Answers each POST with the next scripted reply (500 when none is left)."""
-
-    base_url: str = ""
-    script: list[Scripted] = field(default_factory=list)
-    requests: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def next(self) -> Scripted:
-        with self.lock:
-            self.requests += 1
-            return self.script.pop(0) if self.script else ERROR_500
-
-
-def handler(state: Server) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            reply = state.next()
-            data = reply.body.encode()
-            self.send_response(reply.status)
-            self.send_header("Content-Type", "application/json")
-            for name, value in reply.headers.items():
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    return Handler
-
-
 @pytest.fixture
 def server() -> Iterator[Server]:
-    state = Server()
-    with serving(handler(state)) as url:
-        state.base_url = f"{url}/v1"
+    with scripted_server() as state:
         yield state
 
 

@@ -9,10 +9,7 @@ import argparse
 import asyncio
 import io
 import json
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -20,8 +17,8 @@ from typing import Any
 import openai
 import pytest
 from fake_openai_server import FakeOpenAI
-from local_server import serving
 from pydantic import BaseModel
+from scripted_openai import ERROR_500, Scripted, Server, scripted_server
 
 from tracebridge import AIMessage, HumanMessage, MultiTurnSample
 from tracebridge.evaluation.budget import Budget, BudgetedJudge, Price, Spent
@@ -51,62 +48,9 @@ UNKNOWN = Usage(requests=1, requests_without_usage=1)
 # --- 1. a 200 reply whose body is not a completion object is a failed request -----------
 
 
-@dataclass(frozen=True)
-class Scripted:
-    """One reply: a content-type of None sends no such header."""
-
-    content_type: str | None
-    body: str
-    status: int = 200
-    headers: dict[str, str] = field(default_factory=dict)
-
-
-NONE_LEFT = Scripted("application/json", '{"error": {"message": "none left"}}', 500)
-
-
-@dataclass
-class Server:
-    """Answers each POST with the next scripted reply (500 when none is left)."""
-
-    base_url: str = ""
-    script: list[Scripted] = field(default_factory=list)
-    requests: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def next(self) -> Scripted:
-        with self.lock:
-            self.requests += 1
-            return self.script.pop(0) if self.script else NONE_LEFT
-
-
-def handler(state: Server) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            reply = state.next()
-            data = reply.body.encode()
-            self.send_response(reply.status)
-            if reply.content_type is not None:
-                self.send_header("Content-Type", reply.content_type)
-            for name, value in reply.headers.items():
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    return Handler
-
-
 @pytest.fixture
 def labelled() -> Iterator[Server]:
-    state = Server()
-    with serving(handler(state)) as url:
-        state.base_url = f"{url}/v1"
+    with scripted_server() as state:
         yield state
 
 
@@ -170,7 +114,7 @@ REQUEST: JudgeRequest[Verdict] = JudgeRequest(
 async def test_a_reply_that_is_not_a_completion_object_is_a_failed_request_not_retried(
     labelled: Server, content_type: str | None, body: str, named: str, gated: bool
 ) -> None:
-    labelled.script = [Scripted(content_type, body)] * 3
+    labelled.script = [Scripted(200, body, content_type=content_type)] * 3
     judge = judge_of(labelled)
     gate = OpenGate()
     try:
@@ -187,8 +131,9 @@ async def test_a_reply_that_is_not_a_completion_object_is_a_failed_request_not_r
 
 
 async def test_a_reply_not_json_after_client_retries_counts_every_try(labelled: Server) -> None:
-    retry_soon = Scripted(NONE_LEFT.content_type, NONE_LEFT.body, 500, {"retry-after-ms": "1"})
-    labelled.script = [retry_soon, Scripted("text/html", "<html>bad gateway</html>")]
+    retry_soon = Scripted(500, ERROR_500.body, {"retry-after-ms": "1"})
+    html = Scripted(200, "<html>bad gateway</html>", content_type="text/html")
+    labelled.script = [retry_soon, html]
     judge = judge_of(labelled, client_retries=1)
     try:
         result = await AgentGoalAccuracyWithoutReference(judge).ascore(SAMPLE)
@@ -204,7 +149,7 @@ async def test_a_reply_not_json_after_client_retries_counts_every_try(labelled: 
 
 
 async def test_a_completion_after_a_json_body_still_scores(labelled: Server) -> None:
-    labelled.script = [Scripted("application/json", completion_json(GOAL_JSON))]
+    labelled.script = [Scripted(200, completion_json(GOAL_JSON))]
     judge = judge_of(labelled)
     try:
         result = await AgentGoalAccuracyWithoutReference(judge).ascore(SAMPLE)

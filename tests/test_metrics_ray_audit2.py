@@ -13,7 +13,6 @@ the role and topics a judge is given, and the native writer, each pinned exactly
 from __future__ import annotations
 
 import json
-import signal
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,6 +22,7 @@ import pyarrow as pa
 import pytest
 from cli_helpers import run
 from pydantic import ValidationError
+from ray_helpers import time_limited
 
 from tracebridge import (
     AIMessage,
@@ -117,16 +117,10 @@ def ray_cluster() -> Iterator[None]:
     init_local(num_cpus=2)
     import ray
 
-    def expired(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"the test took more than {RAY_LIMIT_SECONDS} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(RAY_LIMIT_SECONDS)
     try:
-        yield
+        with time_limited(RAY_LIMIT_SECONDS):
+            yield
     finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
         ray.shutdown()
 
 

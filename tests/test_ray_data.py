@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 import warnings
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ import pytest
 pytest.importorskip("ray")
 
 from cli_helpers import run
-from ray_helpers import GOAL, chat, goal_server, sample, write_jsonl
+from ray_helpers import GOAL, chat, goal_server, sample, time_limited, write_jsonl
 
 from tracebridge.evaluation.budget import Budget
 from tracebridge.ray_data import (
@@ -53,16 +52,8 @@ def cluster() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def time_limit() -> Iterator[None]:
-    def expired(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"the test took more than {LIMIT_SECONDS} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(LIMIT_SECONDS)
-    try:
+    with time_limited(LIMIT_SECONDS):
         yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import re
-import signal
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from ray_helpers import GOAL, goal_server, sample, write_jsonl
+from ray_helpers import GOAL, goal_server, sample, time_limited, write_jsonl
 
 from tracebridge.evaluation.budget import Budget, Price
 from tracebridge.metrics.judge import Judge, OpenAIJudge
@@ -45,16 +44,8 @@ def cluster() -> Iterator[None]:
 
 @pytest.fixture
 def time_limit() -> Iterator[None]:
-    def expired(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"the test took more than {LIMIT_SECONDS} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(LIMIT_SECONDS)
-    try:
+    with time_limited(LIMIT_SECONDS):
         yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def exactly(message: str) -> str:
