@@ -14,6 +14,7 @@ different keeps them under ``metadata["otel"]["instructions"]`` (their JSON dump
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -114,24 +115,42 @@ def chains(calls: list[Call], sessions: dict[int, str]) -> list[list[Call]]:
     """Calls grouped into conversations: each call extends the last call of its chain (a
     longer history that starts with it), in the same session when the spans name sessions
     (``sessions``: ``_sessions.span_sessions``, each call span's own). A call that repeats
-    another starts a new chain."""
+    another starts a new chain; a call that several chains could take goes to the first.
+
+    Only chains of the call's session whose last call starts with the same message (or has
+    no message at all) can take it: the chains are looked up by those, so many
+    conversations read in time linear in their calls."""
     found: list[list[Call]] = []
+    lasts: list[list[str]] = []  # per chain, what ``same`` makes of each message of its last
+    heads: dict[tuple[str | None, str | None], list[int]] = {}  # (session, first) -> chains
     for call in calls:
         mine = [same([m]) for m in body(call)]
         session = sessions.get(id(call.span))
-        for chain in found:
-            last = chain[-1]
-            theirs = [same([m]) for m in body(last)]
-            if (
-                sessions.get(id(last.span)) == session
-                and len(mine) > len(theirs)
-                and mine[: len(theirs)] == theirs
-            ):
-                chain.append(call)
-                break
-        else:
+        taker = _taker(mine, lasts, heads.get((session, mine[0] if mine else None), []),
+                       heads.get((session, None), []) if mine else [])
+        if taker is None:
+            taker = len(found)
             found.append([call])
+            lasts.append(mine)
+            heads.setdefault((session, mine[0] if mine else None), []).append(taker)
+            continue
+        found[taker].append(call)
+        if not lasts[taker]:  # its first message is known now: looked up by it from here
+            heads[(session, None)].remove(taker)
+            insort(heads.setdefault((session, mine[0]), []), taker)
+        lasts[taker] = mine
     return found
+
+
+def _taker(mine: list[str], lasts: list[list[str]], *candidates: list[int]) -> int | None:
+    """The first chain of ``candidates`` (ascending lists of chain numbers) whose last call's
+    messages (``lasts``) are a shorter start of ``mine``; None when there is none."""
+    groups = [group for group in candidates if group]
+    for chain in groups[0] if len(groups) == 1 else sorted(chain for g in groups for chain in g):
+        theirs = lasts[chain]
+        if len(mine) > len(theirs) and mine[: len(theirs)] == theirs:
+            return chain
+    return None
 
 
 def refuse_ambiguous(groups: list[list[Call]], named: dict[int, str]) -> None:
