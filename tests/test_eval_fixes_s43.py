@@ -450,5 +450,5 @@ def test_a_cache_locked_past_its_timeout_is_refused_in_one_line(
     with pytest.raises(CacheError) as caught:
         ResultCache(path, timeout=0.05)
     assert str(caught.value) == (
-        f"cache {path}: cannot open it: database is locked (the file is damaged or unreadable; "
-        "delete it or give another path)")
+        f"cache {path}: cannot open it: database is locked (another connection held it for "
+        "longer than the timeout; try again, or give a longer timeout)")

@@ -236,6 +236,11 @@ class ResultCache(_Closing):
 
     def _error(self, doing: str, exc: sqlite3.Error) -> CacheError:
         detail = " ".join(str(exc).split()) or type(exc).__name__
+        if isinstance(exc, sqlite3.OperationalError) and _is_locked(exc):
+            # the file is sound: another connection held it for the whole timeout
+            return CacheError(f"cache {self.path}: {doing}: {detail} (another connection "
+                              "held it for longer than the timeout; try again, or give a "
+                              "longer timeout)")
         return CacheError(f"cache {self.path}: {doing}: {detail} "
                           "(the file is damaged or unreadable; delete it or give another path)")
 
