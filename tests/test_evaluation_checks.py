@@ -44,7 +44,7 @@ def test_a_transcript_that_breaks_the_rules_is_blocked(
 ) -> None:
     reasons = blocked_by(tmp_path, server, case("cut", transcript=TICKET[:2]))
     assert reasons == ["conversation rules: roles: transcript[1].tool_calls[0]: tool call "
-                       "'create_ticket' (id 'call-1') has no result before the conversation "
+                       "'create_ticket' (call_id 'call-1') has no result before the conversation "
                        "ends [unanswered_tool_call]"]
 
 

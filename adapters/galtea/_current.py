@@ -8,7 +8,7 @@ such call (``evaluations.create_single_turn`` and ``traces.create_and_evaluate``
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from typing_extensions import assert_never
@@ -79,8 +79,13 @@ def split_current_turn(
     messages: Sequence[AnyMessage],
     *,
     shape: Shape | None = "pairs",
+    skip_system: bool = False,
+    fold_tools: bool = False,
+    drop_non_text: bool = False,
+    drop_names: bool = False,
+    join_consecutive: str | None = None,
+    drop: Collection[str] = (),
     omitted: list[Omission] | None = None,
-    **options: Any,
 ) -> CurrentTurn:
     """``(conversation_turns, input, actual_output)``: the prior turns and the current exchange,
     as the earlier evaluation-task API took them.
@@ -101,7 +106,7 @@ def split_current_turn(
     >>> turns, question, answer
     ([{'input': 'a', 'actual_output': 'b'}], 'c', 'd')
     """
-    settings = Options(**options)
+    settings = Options(skip_system, fold_tools, drop_non_text, drop_names, join_consecutive, drop)
     check_options(settings.join_consecutive, settings.drop, omitted)
     # what the options left out is the caller's only when the split succeeds (it may refuse
     # the current exchange after the turns were written)

@@ -13,11 +13,11 @@ names that option; what an option leaves out is recorded as an ``Omission`` in t
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tracebridge._drop import check_flag
+from tracebridge._drop import check_drop, check_flag
 from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import (
     AIMessage,
@@ -113,12 +113,7 @@ def check_options(join_consecutive: Any, drop: Any, omitted: Any = None) -> None
     if join_consecutive is not None and type(join_consecutive) is not str:
         raise ValueError(f"join_consecutive must be a separator string or None, "
                          f"got {short_repr(join_consecutive)}")
-    # a mapping is refused too: {"citations": False} would be read as its keys, consent
-    if isinstance(drop, (str, bytes, Mapping)) or not isinstance(drop, Collection) or not all(
-        type(name) is str and name in DROPPABLE for name in drop
-    ):
-        raise ValueError(f"drop={short_repr(drop)} names nothing droppable; it takes a list of "
-                         f"names from {DROPPABLE}")
+    check_drop(drop, DROPPABLE)
     if omitted is not None and type(omitted) is not list:
         raise ValueError(f"omitted must be a list (what was left out is appended to it) or "
                          f"None, got {short_repr(omitted)}")

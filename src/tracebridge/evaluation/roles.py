@@ -20,6 +20,7 @@ the path ``transcript[i]...``.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..errors import TraceError, short_repr, with_article
@@ -41,6 +42,12 @@ _CALL_KEYS = frozenset({"name", "args", "call_id"})
 _PENDING_HINT = " (allow_pending=True accepts a trace cut mid-tool)"
 _OWN_ROLES = frozenset({"human", "ai"})
 """Roles only this form has (``tool`` and ``system`` are also OpenAI's)."""
+_OWN_WORDS = (("messages[", "transcript["), ("tool_call_id", "call_id"),
+              ("tool call id", "call_id"), ("(id ", "(call_id "), ("AIMessage", "ai message"),
+              ("ToolMessage", "tool message"))
+"""The typed model's words in a rule's text, each with this form's word for it."""
+_QUOTED = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+"""A quoted value in a rule's text (an id, a name): the case's own, never reworded."""
 
 
 def detect(trace: Any) -> bool:
@@ -66,9 +73,19 @@ def to_messages(trace: Any) -> list[Message]:
         if path is not None and path.startswith("messages"):
             path = _own_keys("transcript" + path[len("messages"):])
         # a case file has no allow_pending switch: the hint about it would lead nowhere
-        detail = exc.detail.replace(_PENDING_HINT, "")
+        detail = _own_words(exc.detail.replace(_PENDING_HINT, ""))
         raise TraceError(exc.code, detail, index=exc.index, path=path, source=ROLES) from None
     return messages
+
+
+def _own_words(detail: str) -> str:
+    """A rule's text in this form's words, as its path is: ``transcript[1]``, ``call_id``,
+    ``ai message``. Quoted values are the case's own and stay as they are."""
+    pieces = _QUOTED.split(detail)
+    for k in range(0, len(pieces), 2):  # the even pieces lie between the quoted values
+        for typed, own in _OWN_WORDS:
+            pieces[k] = pieces[k].replace(typed, own)
+    return "".join(pieces)
 
 
 def _own_keys(path: str) -> str:
