@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from ._cli_input import EVENTS, READABLE, Item, Problem, TraceFile
+from ._cli_input import EVENTS, READABLE, WHOLE_FILE, Item, Problem, TraceFile
 from ._cli_output import (
     EXIT_OK,
     Output,
@@ -21,6 +21,7 @@ from ._cli_output import (
     same_file,
     typed_records,
 )
+from ._jsonstream import Shape
 from .errors import MissingExtraError, TraceError
 from .messages import Message
 from .options import OptionError, command_line_hint, parse_options, reader_options, writer_options
@@ -210,8 +211,14 @@ def cmd_convert(args: argparse.Namespace, streams: Streams) -> int:
             tally.fail(item, problem, f"{item.where()}cannot write {args.target}: "
                                       f"{problem.message}")
         tally.complete()  # --errors FILE first: OUT is put in place only when it is written
-    out.commit()
+    out.commit(_shape_written(source))
     return tally.finish()
+
+
+def _shape_written(source: TraceFile) -> Shape | None:
+    """The shape of what ``convert`` writes, when no record was written: FILE's (an array of
+    traces is ``[]``), none for a file read whole as one trace (its one record failed)."""
+    return None if source.format == WHOLE_FILE else source.documents.shape
 
 
 # --- validate, show, sample --------------------------------------------------------------------

@@ -111,8 +111,11 @@ class Output:
             raise self._cannot_write(exc) from None
         self.count += 1
 
-    def commit(self) -> None:
-        """The run ended normally: close an open array and put OUT in place."""
+    def commit(self, shape: Shape | None = None) -> None:
+        """The run ended normally: close an open array and put OUT in place. ``shape`` is
+        the input's, for a run that wrote no record: an array of traces whose every record
+        failed is written as ``[]``, not as nothing."""
+        self._shape = self._shape or shape
         if self._direct:
             try:
                 if self._shape == "array":
@@ -132,9 +135,7 @@ class Output:
             if self._shape == "array":
                 self.stream.write("\n]\n" if self.count else "[]\n")
             self.stream.close()  # the last write (a full disk)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(self._temp, 0o666 & ~umask)  # as if OUT had been created directly
+            _as_replaced(self._temp, self._target)
             os.replace(self._temp, self._target)
         except BaseException as exc:  # OUT cannot be put in place (a full disk, a closed
             with contextlib.suppress(OSError, ValueError):  # directory)
@@ -341,6 +342,23 @@ def _replaced(path: str) -> str | None:
     if not stat.S_ISREG(found.st_mode):
         return None
     return os.path.realpath(path)
+
+
+def _as_replaced(temp: str, target: str) -> None:
+    """Give the file that replaces ``target`` the mode (and, where the system allows it, the
+    owner and group) ``target`` has, as if it had been written directly; a new ``target``
+    gets what creating it would give (``0o666`` less the umask), not ``mkstemp``'s 0600."""
+    try:
+        found = os.stat(target)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)
+        return
+    # not permitted for another user's file: it is then ours, as a file written anew is
+    with contextlib.suppress(PermissionError):
+        os.chown(temp, found.st_uid, found.st_gid)  # before chmod: it may clear setuid bits
+    os.chmod(temp, stat.S_IMODE(found.st_mode))
 
 
 def same_file(output: str | None, inputs: Sequence[tuple[str, str | None]]) -> str | None:

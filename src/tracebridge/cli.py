@@ -28,8 +28,8 @@ import contextlib
 import io
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any, TextIO, cast
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
 from ._cli_commands import (
     Streams,
@@ -54,6 +54,9 @@ from ._jsonstream import ESCAPE, UnreadableInput
 from .errors import FormatError, MissingExtraError, TraceError
 from .options import OptionError, command_line_hint
 from .registry import FORMATS
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 __all__ = ["main", "to_json"]
 
@@ -111,16 +114,33 @@ def _add_reading(sub: argparse.ArgumentParser, *, many: bool = False) -> None:
                      "the one that stopped the run)")
 
 
-def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+class _Parser(argparse.ArgumentParser):
+    """A parser whose ``--help`` is written to the command's standard output, flushed: help
+    that cannot be written is one line and exit 2, as any output is (argparse's own
+    ``print_help`` says nothing and exits 0)."""
+
+    stdout: TextIO | None = None
+
+    def print_help(self, file: SupportsWrite[str] | None = None) -> None:
+        if file is not None or self.stdout is None:
+            super().print_help(file)
+            return
+        self.stdout.write(self.format_help())
+        self.stdout.flush()
+
+
+def _parser(argv: Sequence[str], stdout: TextIO | None = None) -> argparse.ArgumentParser:
+    parser = _Parser(
         prog="tracebridge",
         description="Convert, validate and show agent conversation traces; build and score "
         "datasets.",
     )
+    parser.stdout = stdout
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name: str, helptext: str, run: Any) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=helptext, description=helptext)
+        sub.stdout = stdout
         sub.set_defaults(run=run)
         return sub
 
@@ -183,6 +203,7 @@ def _add_run_views(add: Any, argv: Sequence[str]) -> None:
             from .evaluation import gate_cli
 
             getattr(gate_cli, f"configure_{name}")(sub)
+            sub.set_defaults(refuse=sub.error)  # its words are refused as its flags are: exit 4
 
 
 def cmd_run_view(args: argparse.Namespace, streams: Streams) -> int:
@@ -215,7 +236,7 @@ def _run(argv: Sequence[str] | None, streams: Streams) -> int:
     err = streams.stderr
     try:
         words = sys.argv[1:] if argv is None else list(argv)
-        args = _parser(words).parse_args(words)
+        args = _parsed(_parser(words, streams.stdout), words)
         code: int = args.run(args, streams)
         streams.stdout.flush()
         return code
@@ -244,6 +265,17 @@ def _run(argv: Sequence[str] | None, streams: Streams) -> int:
         return EXIT_INTERNAL
 
 
+def _parsed(parser: argparse.ArgumentParser, words: list[str]) -> argparse.Namespace:
+    """The command line parsed. A word no command takes is refused by the command's own
+    parser when it has one (``gate``, ``calibrate`` and ``report``: exit 4, as for their
+    flags), else by ``parser`` (exit 2)."""
+    args, unknown = parser.parse_known_args(words)
+    if unknown:
+        refuse: Callable[[str], NoReturn] = getattr(args, "refuse", parser.error)
+        refuse(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
+
+
 def _stdin() -> TextIO:
     """Standard input as UTF-8 whatever the locale (a byte-order mark is skipped), read as
     ``open_text`` reads a file (a JSONL line that is not UTF-8 is one bad record)."""
@@ -256,11 +288,13 @@ def _stdin() -> TextIO:
 
 
 def _stdout() -> TextIO:
-    """Standard output, writing what UTF-8 cannot hold as a JSON escape (see JSON_SAFE)."""
+    """Standard output as UTF-8 whatever the locale, as every OUT is written (JSON on it
+    reads back as what was read), and what UTF-8 cannot hold as a JSON escape (see
+    JSON_SAFE)."""
     if sys.stdout is None:
         return _closed("output")
-    with contextlib.suppress(AttributeError, ValueError, OSError):
-        sys.stdout.reconfigure(errors=JSON_SAFE)  # type: ignore[union-attr]
+    with contextlib.suppress(AttributeError, ValueError, OSError):  # as for _stdin
+        sys.stdout.reconfigure(encoding="utf-8", errors=JSON_SAFE)  # type: ignore[union-attr]
     return cast(TextIO, _StandardOutput(sys.stdout))
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from typing import Any, NoReturn, TextIO
 
 EXIT_UNUSABLE = 4
@@ -27,10 +26,10 @@ EXIT_NOT_FINISHED = 2
 
 
 def _usage_exits_4(parser: argparse.ArgumentParser) -> None:
-    """A wrong flag exits 4 like any unusable request (argparse would exit 2: incomplete)."""
+    """A wrong flag, a missing one or a word too many exits 4 with one line, like any
+    unusable request (argparse would exit 2: incomplete)."""
 
     def error(message: str) -> NoReturn:
-        parser.print_usage(sys.stderr)
         parser.exit(EXIT_UNUSABLE, f"{parser.prog}: error: {message}\n")
 
     parser.error = error  # type: ignore[method-assign]

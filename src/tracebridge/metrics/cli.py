@@ -34,7 +34,7 @@ from typing import Any, Literal, TextIO
 from pydantic import ValidationError
 
 from .._cli_output import same_file, standard_stream
-from .._jsonstream import ESCAPE, JsonDocuments, Record, UnreadableInput
+from .._jsonstream import ESCAPE, JsonDocuments, Record, UnreadableInput, is_jsonl_name
 from ..errors import MissingExtraError, TraceError, with_article
 from ..options import command_line_hint
 from ..sample import ALLOW_PENDING, MultiTurnSample
@@ -262,7 +262,9 @@ def _records(path: str, stdin: TextIO) -> Iterator[tuple[Record, _Place]]:
 
     def records() -> Iterator[tuple[Record, _Place]]:
         try:
-            documents = JsonDocuments(stream, path, is_sample, allow_empty=True)
+            # a file named .jsonl is JSONL even with one line, as every command reads it
+            documents = JsonDocuments(stream, path, is_sample, allow_empty=True,
+                                      jsonl=path != "-" and is_jsonl_name(path))
             for element, record in enumerate(documents, start=1):
                 if documents.shape == "json" and _array_of_non_samples(record.value):
                     yield from _elements(record)
