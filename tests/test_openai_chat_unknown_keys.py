@@ -163,7 +163,7 @@ def test_an_assistant_key_on_a_tool_or_function_result_is_refused(adapter: Modul
     [
         (TextPart(text="t", metadata={"NS": {"inner": {"x": 1}}}), "inner", "fields"),
         (ImagePart(url="https://example.com/a.png", metadata={"NS": {"format": "png"}}),
-         "format", "fields, inner"),
+         "format", "detail, fields, inner"),
         (AudioPart(data="UklGRg==", mime_type="audio/wav", metadata={"NS": {"zzz": 1}}),
          "zzz", "fields, format, inner"),
         (FilePart(file_id="file-1", metadata={"NS": {"verbatim": True}}), "verbatim",

@@ -31,7 +31,9 @@ What the typed fields do not hold is kept under ``metadata["openai_chat"]``:
   ``function``/``custom`` object);
 * on a part: ``fields``/``inner`` (unknown keys of the part and of its inner object), ``format``
   (an audio format the table spells otherwise, such as ``"mpeg"``, or one the API does not
-  take, such as ``"ogg"``: only a part read in it is written in it), ``verbatim`` (an
+  take, such as ``"ogg"``: only a part read in it is written in it), ``detail`` (an image
+  detail the API does not take, such as ``"ultra"``: only a part read with it is written with
+  it), ``verbatim`` (an
   ``OpaquePart``: a part the API does not take in that role, kept whole);
 * on a Citation / the AudioReference: ``fields``/``inner`` (their unknown keys and null values).
 
@@ -54,7 +56,7 @@ from pydantic import BaseModel
 from tracebridge.messages import Message
 from tracebridge.options import AdapterOptions
 
-from ._parts import API_AUDIO_FORMATS, STRING_ROLES
+from ._parts import API_AUDIO_FORMATS, API_IMAGE_DETAILS, STRING_ROLES
 from ._read import (
     ROLES,
     Dialect,
@@ -83,7 +85,12 @@ options = AdapterOptions(NAME)
 """What ``to_messages`` and ``from_messages`` accept (``reader`` and ``writer``)."""
 
 OPENAI = Dialect(
-    NAME, {role: "name" for role in ROLES}, REASONING_KEYS, STRING_ROLES, API_AUDIO_FORMATS
+    NAME,
+    {role: "name" for role in ROLES},
+    REASONING_KEYS,
+    STRING_ROLES,
+    API_AUDIO_FORMATS,
+    API_IMAGE_DETAILS,
 )
 
 # What an assistant message may carry instead of content (the audio guide sends back

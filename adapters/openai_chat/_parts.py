@@ -5,7 +5,8 @@ TypedDicts): user ``text``/``image_url``/``input_audio``/``file``, assistant ``t
 system, developer and tool ``text`` only, and the legacy ``function`` role no parts at all
 (``STRING_ROLES``: its content is a string or null). ``PartReader`` maps the part types a
 role takes to typed parts (``image_url.detail`` to ``ImagePart.detail``,
-``input_audio.format`` to ``AudioPart.mime_type`` through ``tracebridge.media``); any other
+``input_audio.format`` to ``AudioPart.mime_type`` through ``tracebridge.media``; a detail or
+a format the API does not take is kept, and only a part that keeps it is written so); any other
 part is kept whole as an ``OpaquePart`` marked ``{"verbatim": true}`` in the adapter's
 namespace, and only such a part is written back as it was. ``PartWriter`` writes what a
 role takes and refuses the rest, naming the ``drop=`` option when leaving the part out is an
@@ -49,6 +50,7 @@ from ._write_keys import PART_KEYS, PART_NAMES, refuse_unknown, refuse_untyped
 
 __all__ = [
     "API_AUDIO_FORMATS",
+    "API_IMAGE_DETAILS",
     "PART_TYPES",
     "STRING_ROLES",
     "PartReader",
@@ -84,6 +86,14 @@ other name a part is read in (``metadata.format``), and write another name only 
 that keeps it (``Dialect.audio_formats``)."""
 
 
+API_IMAGE_DETAILS = ("auto", "low", "high", "original")
+"""The ``image_url.detail`` values the Chat Completions API takes (the SDK's
+``ChatCompletionContentPartImageParam``; the Responses API's ``input_image.detail`` takes the
+same). As with audio formats, a part read with another detail keeps it
+(``metadata.detail``), and only a part that keeps it is written with it
+(``Dialect.image_details``)."""
+
+
 DROP_EFFECTS: Mapping[str, str] = {
     "custom_calls": "write it as a function call with args {'input': text}",
 }
@@ -103,6 +113,11 @@ class PartReader:
     """The audio formats the API takes (``API_AUDIO_FORMATS``): a part read in another one
     keeps it (``metadata.format``), so that only it is written back so. None: only a name
     the table spells otherwise is kept (the formats of other writers built on this one)."""
+
+    image_details: tuple[str, ...] | None = None
+    """The image details the API takes (``API_IMAGE_DETAILS``): a part read with another one
+    keeps it (``metadata.detail``), so that only it is written back so. None: any detail is
+    written (the formats of other writers built on this one)."""
 
     def __init__(self, source: str, index: int) -> None:
         self.source = source
@@ -231,9 +246,17 @@ class PartReader:
         url = self.string(inner, "url", f"{path}.image_url")
         # A detail that is not a string (null, say) is not a resolution: it stays in ``inner``.
         detail = inner.pop("detail") if type(inner.get("detail")) is str else None
+        self.keep_odd_detail(detail, namespace)
         found = split_data_url(url)
         fields = {"data": found[1], "mime_type": found[0]} if found else {"url": url}
         return {**fields, "detail": detail}
+
+    def keep_odd_detail(self, detail: str | None, namespace: dict[str, Any]) -> None:
+        """Keep a detail the API does not take (``"ultra"``, ``""``) in ``namespace``: only
+        a part read with it is written with it."""
+        taken = self.image_details is None or detail is None or detail in self.image_details
+        if not taken:
+            namespace["detail"] = detail
 
     def audio_fields(
         self, data: dict[str, Any], path: str, namespace: dict[str, Any]
@@ -313,6 +336,10 @@ class PartWriter:
     audio_formats: tuple[str, ...] | None = None
     """The audio formats written for a part that keeps no other one (``API_AUDIO_FORMATS``):
     the openai_chat and swarm writer's; None (any name) for writers of other formats."""
+
+    image_details: tuple[str, ...] | None = None
+    """The image details written for a part that keeps no other one (``API_IMAGE_DETAILS``):
+    the openai_chat and swarm writer's; None (any detail) for writers of other formats."""
 
     def __init__(self, source: str, index: int, drop: Collection[str]) -> None:
         self.source = source
@@ -464,8 +491,9 @@ class PartWriter:
             out = {"type": "refusal", "refusal": part.text}
         elif isinstance(part, ImagePart):
             image = {"url": self.source_url(part, path)}
-            if part.detail is not None:
-                image["detail"] = part.detail
+            detail = self.image_detail(part, path)
+            if detail is not None:
+                image["detail"] = detail
             self.check_kept(inner, image, f"{kept}.inner", _read_as_detail)
             out = {"type": "image_url", "image_url": {**inner, **image}}
         elif isinstance(part, AudioPart):
@@ -558,6 +586,26 @@ class PartWriter:
                 f"format reads back as inline data with its mime type",
                 f"{path}.{field}",
             )
+
+    def image_detail(self, part: ImagePart, path: str) -> str | None:
+        """The part's detail: one the API takes, or the one a part read with it keeps
+        (``metadata.detail``); any other is refused, as the API would refuse it."""
+        detail = part.detail
+        namespace = self.namespace(part.metadata)
+        kept = namespace.get("detail")
+        if self.known_keys and "detail" in namespace and type(kept) is not str:
+            refuse_untyped(self, kept, "a string", "the source's image detail",
+                           f"{path}.metadata.{self.source}.detail")
+        if detail is None or self.image_details is None or detail in self.image_details:
+            return detail
+        if kept == detail:
+            return detail
+        self.refuse(
+            f"{self.FORMAT} takes an image's detail only as one of "
+            f"{', '.join(self.image_details)}, not {detail!r} (only a part read from "
+            f"{with_article(self.FORMAT)} trace with another detail is written back with it)",
+            f"{path}.detail",
+        )
 
     def audio_data(self, part: AudioPart, path: str) -> str:
         if part.data is None or part.url is not None:

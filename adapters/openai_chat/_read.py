@@ -60,6 +60,10 @@ class Dialect:
     """The ``input_audio`` formats the API takes (``_parts.API_AUDIO_FORMATS``): a part read
     in another keeps its name, and only such a part is written in one; None for a dialect
     that writes any name (otel's flat messages)."""
+    image_details: tuple[str, ...] | None = None
+    """The ``image_url.detail`` values the API takes (``_parts.API_IMAGE_DETAILS``): a part
+    read with another keeps it, and only such a part is written with one; None for a dialect
+    that writes any detail (otel's flat messages)."""
 
 
 T = TypeVar("T")
@@ -142,7 +146,8 @@ def read_trace(trace: Any, dialect: Dialect, *, allow_pending: bool) -> list[Mes
                     origin=range(len(messages)),
                 )
             except TraceError as error:
-                raise _at_legacy_keys(error, messages) from None
+                placed = _at_legacy_keys(error, messages)
+                raise _first_fault(placed, messages, dialect.source) from None
             _function_results_answer_function_calls(messages, dialect.source)
     finally:
         resume_gc(paused)
@@ -177,8 +182,45 @@ def _at_legacy_keys(error: TraceError, messages: list[Message]) -> TraceError:
     return error
 
 
+def _first_fault(error: TraceError, messages: list[Message], source: str) -> TraceError:
+    """The first fault of a conversation the rules refused with ``error``: that one, or a
+    ``function`` message answering ``tool_calls`` (this format's own rule) met before it.
+    The rules accept such a result (they pair it by position) and go on to the next fault,
+    so it is looked for here, only once they have failed. Faults are in the order one pass
+    meets them, as ``validate`` reports its own: a result where it stands, a call left
+    unanswered where its block closes. At the same message the rules' error is kept: they
+    say whether a result answers anything at all, before this rule says how it may."""
+    own = _function_result_after_tool_calls(messages, source)
+    if own is not None and own.index is not None and own.index < _met_at(error, messages):
+        return own
+    return error
+
+
+def _met_at(error: TraceError, messages: list[Message]) -> int:
+    """Where the rules' pass meets ``error``: at its message, but a call left unanswered
+    where its block closes (the next message that is no tool result, or the end); -1 for an
+    error at no message (an empty conversation)."""
+    at = error.index
+    if at is None:
+        return -1
+    if error.code == "unanswered_tool_call":
+        at += 1
+        while at < len(messages) and messages[at].type == "tool":
+            at += 1
+    return at
+
+
 def _function_results_answer_function_calls(messages: list[Message], source: str) -> None:
-    """A ``function`` message (a result without a ``tool_call_id``) answers a legacy
+    """Raise the first ``function`` message that answers ``tool_calls`` (see
+    ``_function_result_after_tool_calls``), for a conversation the rules accept."""
+    own = _function_result_after_tool_calls(messages, source)
+    if own is not None:
+        raise own
+
+
+def _function_result_after_tool_calls(messages: list[Message], source: str) -> TraceError | None:
+    """The first ``function`` message (a result without a ``tool_call_id``) that answers
+    ``tool_calls``, as an error, or None. A ``function`` message answers a legacy
     ``function_call``; after ``tool_calls`` the API takes only ``tool`` messages, each naming
     its call. The conversation rules pair an id-less result with a call by position, which
     other formats need; here it would be a trace the API refuses, and that no writer of this
@@ -190,7 +232,7 @@ def _function_results_answer_function_calls(messages: list[Message], source: str
             calls = message.tool_calls  # type: ignore[union-attr]
             with_ids = bool(calls) and calls[0].id is not None
         elif kind == "tool" and with_ids and message.tool_call_id is None:  # type: ignore[union-attr]
-            raise TraceError(
+            return TraceError(
                 "orphan_tool_result",
                 "a function message answers a legacy function_call, but the calls before it "
                 "are tool_calls, which only tool messages (with tool_call_id) answer",
@@ -198,6 +240,7 @@ def _function_results_answer_function_calls(messages: list[Message], source: str
                 path=f"messages[{i}]",
                 source=source,
             )
+    return None
 
 
 # Keys an assistant message may hold as null, kept verbatim in ``fields`` (as _Reader keeps them).
@@ -377,6 +420,7 @@ class _Reader(ReplyReader):
         self.dialect = dialect
         self.trace = trace
         self.audio_formats = dialect.audio_formats
+        self.image_details = dialect.image_details
 
     # -- messages --
 

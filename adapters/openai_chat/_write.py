@@ -387,6 +387,7 @@ class _Writer(ReplyWriter):
         self.reasoning_keys = dialect.reasoning_keys
         self.string_roles = dialect.string_roles
         self.audio_formats = dialect.audio_formats
+        self.image_details = dialect.image_details
 
     def message(self, message: AnyMessage) -> dict[str, Any]:
         namespace = self.namespace(message.metadata)

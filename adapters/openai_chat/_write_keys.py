@@ -6,7 +6,8 @@ Any other key (a ``finish_reason`` beside ``fields``, say), or a known one where
 does not read it (``annotations`` on a user message, ``arguments`` on a custom call), would be
 left out without a word: it is refused (``not_representable`` at the key), as are values of
 a known key the writer does not act on (a refusal spelling the message is not written in,
-annotations that are not a list, argument text or an audio format that is not text).
+annotations that are not a list, argument text, an audio format or an image detail that is
+not text).
 
 The writer asks here about each namespace it has read, once it has written the element (so
 its own refusals come first), and only when the namespace is not empty: a subset test, no
@@ -60,7 +61,7 @@ were read (``content_parts``) with their joined text when it is not the usual on
 PART_KEYS: Mapping[str, frozenset[str]] = {
     "text": frozenset(("fields",)),
     "refusal": frozenset(("fields",)),
-    "image": frozenset(("fields", "inner")),
+    "image": frozenset(("fields", "inner", "detail")),
     "audio": frozenset(("fields", "inner", "format")),
     "file": frozenset(("fields", "inner")),
     "opaque": frozenset(("verbatim",)),

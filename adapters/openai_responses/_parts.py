@@ -7,7 +7,9 @@ user, system and developer messages ``input_text``/``input_image``/``input_file`
 does not take) is kept whole as an ``OpaquePart`` marked ``{"verbatim": true}``, and only such
 a part is written back as it was. The API's request types take no ``input_audio`` part in a
 message (the SDK has it for evals); one read from a trace is an ``AudioPart`` marked
-``{"read": true}``, and only such a part is written back. Unknown keys of a part (and null
+``{"read": true}``, and only such a part is written back. An ``input_image`` detail the API
+does not take (any but ``API_IMAGE_DETAILS``) is kept (``{"detail": "ultra"}``), and only a
+part that keeps it is written with it. Unknown keys of a part (and null
 values) are kept under ``metadata[<adapter>]["fields"]``; ``url_citation`` annotations of an
 ``output_text`` part are ``AIMessage.citations`` (``_item_reader`` collects them).
 """
@@ -31,7 +33,7 @@ from tracebridge.messages import (
     TextPart,
 )
 
-from ..openai_chat._parts import PartReader, PartWriter, described
+from ..openai_chat._parts import API_IMAGE_DETAILS, PartReader, PartWriter, described
 from ._items import held_sdk_dicts
 
 __all__ = ["PLACES", "ItemPartReader", "ItemPartWriter", "taken", "taken_always"]
@@ -48,6 +50,10 @@ PLACES: Mapping[str, tuple[str, ...]] = {
 
 class ItemPartReader(PartReader):
     """Reads the parts of the item at one index of a trace."""
+
+    image_details = API_IMAGE_DETAILS
+    """The ``input_image.detail`` values the API takes (the SDK's ``ImageDetail``: those of
+    Chat Completions): a part read with another keeps it (``metadata.detail``)."""
 
     def __init__(self, source: str, index: int) -> None:
         super().__init__(source, index)
@@ -106,7 +112,7 @@ class ItemPartReader(PartReader):
                     value=self.kept(data, path),
                     metadata={self.source: {"verbatim": True}},
                 )
-            made = self.image(data, path)
+            made = self.image(data, path, namespace)
         elif kind == "input_file":
             made = self.file(data, path)
         else:
@@ -127,9 +133,10 @@ class ItemPartReader(PartReader):
     def output_text(self, data: dict[str, Any], path: str, namespace: dict[str, Any]) -> None:
         """Hook: the reply reader takes the annotations out of ``data``."""
 
-    def image(self, data: dict[str, Any], path: str) -> ImagePart:
+    def image(self, data: dict[str, Any], path: str, namespace: dict[str, Any]) -> ImagePart:
         url = self.string(data, "image_url", path)
         detail = data.pop("detail") if type(data.get("detail")) is str else None
+        self.keep_odd_detail(detail, namespace)
         found = split_data_url(url)
         if found:
             return ImagePart(data=found[1], mime_type=found[0], detail=detail)
@@ -193,6 +200,7 @@ class ItemPartWriter(PartWriter):
     """Writes the parts of the typed message at one index."""
 
     FORMAT = "Responses"
+    image_details = API_IMAGE_DETAILS
 
     def __init__(self, source: str, index: int, drop: Collection[str]) -> None:
         super().__init__(source, index, drop)
@@ -242,8 +250,9 @@ class ItemPartWriter(PartWriter):
             out["refusal"] = part.text
         elif isinstance(part, ImagePart):
             out["image_url"] = self.source_url(part, path)
-            if part.detail is not None:
-                out["detail"] = part.detail
+            detail = self.image_detail(part, path)
+            if detail is not None:
+                out["detail"] = detail
         elif isinstance(part, AudioPart):
             if namespace.get("read") is not True:
                 self.lose(

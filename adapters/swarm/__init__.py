@@ -45,7 +45,7 @@ from tracebridge.messages import (
 from tracebridge.options import AdapterOptions
 
 from .. import openai_chat
-from ..openai_chat._parts import API_AUDIO_FORMATS, STRING_ROLES
+from ..openai_chat._parts import API_AUDIO_FORMATS, API_IMAGE_DETAILS, STRING_ROLES
 from ..openai_chat._read import has_swarm_keys, is_sdk_message, read_trace
 from ..openai_chat._reply import REASONING_KEYS
 from ..openai_chat._write import write_trace
@@ -70,7 +70,9 @@ _NAME_KEYS = {role: "name" for role in openai_chat.ROLES} | {
     "assistant": "sender",
     "tool": "tool_name",
 }
-SWARM = openai_chat.Dialect(NAME, _NAME_KEYS, REASONING_KEYS, STRING_ROLES, API_AUDIO_FORMATS)
+SWARM = openai_chat.Dialect(
+    NAME, _NAME_KEYS, REASONING_KEYS, STRING_ROLES, API_AUDIO_FORMATS, API_IMAGE_DETAILS
+)
 
 
 def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
