@@ -4,7 +4,9 @@
 
 Prints messages per second for validation from JSON-ready dicts and from message objects,
 the cost of the rules pass alone on growing conversations (it should stay flat per
-message: one linear pass), and the time to ``import tracebridge`` in a fresh process.
+message: one linear pass), ``render`` of a message holding a run of n and then 10n blank
+lines (its growth should be near 1: linear), and the time to ``import tracebridge`` in a
+fresh process.
 """
 
 from __future__ import annotations
@@ -16,9 +18,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from _table import Row, quick_flag, show
+from _table import Row, growth_rows, quick_flag, show
 
-from tracebridge import AIMessage, HumanMessage, MultiTurnSample, ToolCall, ToolMessage, validate
+from tracebridge import (
+    AIMessage,
+    HumanMessage,
+    MultiTurnSample,
+    ToolCall,
+    ToolMessage,
+    render,
+    validate,
+)
 
 
 def conversation_dicts(turns: int) -> list[dict[str, Any]]:
@@ -77,6 +87,7 @@ def run(quick: bool = False) -> list[Row]:
         per_second = rate(lambda msgs=msgs: validate(msgs), len(msgs), seconds)  # type: ignore[misc]
         rows.append((f"rules pass (validate), {len(msgs)} messages",
                      f"{per_second / 1e6:.2f} M msgs/s"))
+    rows += blank_line_rows(quick, seconds)
     runs = 1 if quick else 5
     times, baseline = [], []
     for _ in range(runs):
@@ -90,6 +101,17 @@ def run(quick: bool = False) -> list[Row]:
                  f"{statistics.median(times) * 1000:.0f} ms "
                  f"({statistics.median(baseline) * 1000:.0f} ms)"))
     return rows
+
+
+def blank_line_rows(quick: bool, seconds: float) -> list[Row]:
+    """``render`` of one message holding a run of blank lines, at n and 10n lines: the cost
+    per line should not grow with the run."""
+    sizes = (2_000, 20_000) if quick else (20_000, 200_000)
+    rates = []
+    for lines in sizes:
+        message = [HumanMessage(content="\n" * lines + "x")]
+        rates.append(rate(lambda message=message: render(message), lines, seconds))  # type: ignore[misc]
+    return growth_rows({"render, blank lines": rates}, sizes, " lines", "lines")
 
 
 if __name__ == "__main__":

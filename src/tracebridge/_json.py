@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
-from pydantic import JsonValue
+from pydantic import BaseModel, JsonValue, ValidationError
+from pydantic_core import PydanticSerializationError
+from typing_extensions import Self
 
 from .errors import TraceError, short_repr
 
 __all__ = [
     "MAX_DEPTH",
     "JsonValue",
+    "JsonTextModel",
     "NotPlainJson",
     "RepeatedKey",
     "check_json",
@@ -21,10 +25,12 @@ __all__ = [
     "json_copy",
     "json_copy_at",
     "json_copy_checked",
+    "joined_surrogates_at",
     "json_path",
     "non_finite_at",
     "read_json",
     "same_json",
+    "surrogate_key_in",
     "unique_keys",
 ]
 
@@ -376,3 +382,128 @@ def _same_zero_signs(a: Any, b: Any) -> bool:
     if kind is list or kind is tuple:
         return all(map(_same_zero_signs, a, b))
     return True
+
+
+def surrogate_key_in(value: Any) -> bool:
+    """Whether a dict in ``value`` (a model's ``model_dump()``) has a key holding a lone
+    surrogate (which pydantic's JSON writer writes as U+FFFD, without an error)."""
+    if type(value) is dict:
+        for key, item in value.items():
+            if not key.isascii() and _has_surrogate(key):
+                return True
+            if (type(item) is dict or type(item) is list) and surrogate_key_in(item):
+                return True
+    elif type(value) is list:
+        for item in value:
+            if (type(item) is dict or type(item) is list) and surrogate_key_in(item):
+                return True
+    return False
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+_JOINED_SURROGATES = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+"""A lone high surrogate right before a lone low one: JSON's escapes for the two
+(``\\ud800\\udcff``) spell one character (U+100FF), which every reader reads back."""
+
+
+def joined_surrogates_at(value: Any, path: str) -> str | None:
+    """The path of the first string (or dict key) in ``value`` holding ``_JOINED_SURROGATES``,
+    or None."""
+    if type(value) is str:
+        return path if not value.isascii() and _JOINED_SURROGATES.search(value) else None
+    if type(value) is list:
+        for position, item in enumerate(value):
+            found = joined_surrogates_at(item, f"{path}[{position}]")
+            if found is not None:
+                return found
+    elif type(value) is dict:
+        for key, item in value.items():
+            if joined_surrogates_at(key, "") is not None:
+                return json_path(path, key)
+            found = joined_surrogates_at(item, json_path(path, key))
+            if found is not None:
+                return found
+    return None
+
+
+class JsonTextModel(BaseModel):
+    """pydantic's JSON methods, keeping every string a model holds (see ``model_dump_json``)
+    and refusing a repeated key (see ``model_validate_json``)."""
+
+    def model_dump_json(self, **options: Any) -> str:
+        """pydantic's ``model_dump_json``, except for a string holding a lone surrogate (a
+        file name decoded with ``surrogateescape``): pydantic's writer refuses one as a value
+        and writes one in a dict key as U+FFFD, so the model is then written by Python's
+        ``json``, which escapes it (``\\udcff``) and everything else that is not ASCII.
+        ``model_validate_json`` reads either back. A lone high surrogate right before a lone
+        low one is ``unserializable_value``: JSON has no spelling for the two that does not
+        read back as one other character."""
+        try:
+            text = super().model_dump_json(**options)
+        except PydanticSerializationError:
+            return self._json_by_python(options)
+        # pydantic writes a lone surrogate in a dict *key* as U+FFFD (no error): only then is
+        # there a U+FFFD (or, ensure_ascii, its escape) in the text to look closer at
+        if ("\ufffd" in text or (options.get("ensure_ascii") and "\\ufffd" in text)) and (
+            surrogate_key_in(self.model_dump())
+        ):
+            return self._json_by_python(options)
+        return text
+
+    def _json_by_python(self, options: dict[str, Any]) -> str:
+        indent = options.pop("indent", None)
+        options.pop("ensure_ascii", None)
+        data = self.model_dump(**options)  # Python's form: every string as it is
+        _refuse_joined_surrogates(data)
+        return json.dumps(data, indent=indent,
+                          separators=None if indent is not None else (",", ":"))
+
+    @classmethod
+    def model_validate_json(
+        cls, json_data: str | bytes | bytearray, *, strict: bool | None = True, **options: Any
+    ) -> Self:
+        """pydantic's ``model_validate_json``, strict by default as ``model_validate`` is,
+        except that an object holding a key twice is refused (a ``ValidationError`` of type
+        ``json_invalid``: which value was meant is not known, where pydantic's reader keeps
+        the last). The text is read by Python's ``json`` (which reads an escaped lone
+        surrogate, ``"\\ud800"``, that pydantic's reader refuses) and validated as
+        ``model_validate`` does; text that is not JSON to it is pydantic's to read or refuse."""
+        try:
+            text = json_data if isinstance(json_data, str) else bytes(json_data).decode("utf-8")
+            data = read_json(text)
+        except RepeatedKey as exc:
+            raise ValidationError.from_exception_data(cls.__name__, [
+                {"type": "json_invalid", "loc": (), "input": json_data,
+                 "ctx": {"error": str(exc)}},
+            ]) from None
+        except (ValueError, RecursionError):
+            return super().model_validate_json(json_data, strict=strict, **options)
+        return cls.model_validate(data, strict=strict, **options)
+
+
+def _refuse_joined_surrogates(data: dict[str, Any]) -> None:
+    """``unserializable_value`` at the first string of a model's dump whose JSON would read
+    back as another string (``_JOINED_SURROGATES``); its message's index in a sample's."""
+    path = joined_surrogates_at(data, "")
+    if path is None:
+        return
+    found = _MESSAGE_INDEX.match(path)
+    raise TraceError(
+        "unserializable_value",
+        "a lone high surrogate right before a lone low one: JSON spells the two as one "
+        "other character, which is what would be read back",
+        index=int(found.group(1)) if found else None,
+        path=path,
+    )
+
+
+_MESSAGE_INDEX = re.compile(r"messages\[(\d+)\]")
+"""A sample's message at the start of a path (a sample's dump is the only one with
+``messages``)."""

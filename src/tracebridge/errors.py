@@ -64,10 +64,14 @@ CODES: tuple[str, ...] = get_args(ErrorCode)
 _REPR_LIMIT = 120
 
 
-def short_repr(value: Any) -> str:
-    """``repr`` of a found value, cut so that an error message stays one readable line."""
-    text = repr(value)
-    return text if len(text) <= _REPR_LIMIT else text[: _REPR_LIMIT - 3] + "..."
+def short_repr(value: Any, limit: int = _REPR_LIMIT) -> str:
+    """``repr`` of a found value, cut to ``limit`` characters so that an error message stays
+    one readable line; a value nested too deep for ``repr`` is named, not shown."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        return f"<a {type(value).__name__} nested too deep to show>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 _INITIAL_SAID_WITH_A_VOWEL = "AEFHILMNORSX"

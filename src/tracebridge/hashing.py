@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from .messages import AnyMessage
+    from .sample import MultiTurnSample
 
 __all__ = ["HASH_VERSION", "canonical_json", "transcript_hash"]
 
@@ -121,14 +122,7 @@ def transcript_hash(conversation: Any) -> str:
 
     ``conversation`` is a ``MultiTurnSample`` or an iterable of messages.
     """
-    messages = messages_of(conversation)
-    try:
-        body = [_hashed_fields(message) for message in messages]
-    except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
-        refused = unchecked_field(messages)
-        if refused is None:
-            raise
-        raise refused from None
+    body = _hashed_body(conversation)
     try:
         text = _canonical_bytes(body)
     except (ValueError, TypeError, RecursionError):
@@ -149,12 +143,26 @@ def _not_hashable(body: list[dict[str, Any]]) -> TraceError:
     return TraceError("unserializable_value", "the conversation is not plain JSON")
 
 
-def hashed_messages(messages: Iterable[AnyMessage]) -> list[Any]:
-    """What the hash covers, message by message (for tests and for people auditing a hash).
+def _hashed_body(conversation: Any) -> list[dict[str, Any]]:
+    """What the hash covers of each message of ``conversation`` (a sample or messages), read
+    from the messages' own values; ``malformed_event`` for what is not typed messages."""
+    messages = messages_of(conversation)
+    try:
+        return [_hashed_fields(message) for message in messages]
+    except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
+        refused = unchecked_field(messages)
+        if refused is None:
+            raise
+        raise refused from None
+
+
+def hashed_messages(messages: MultiTurnSample | Iterable[AnyMessage]) -> list[Any]:
+    """What the hash covers, message by message (for tests and for people auditing a hash),
+    of what ``transcript_hash`` takes: a ``MultiTurnSample`` or an iterable of messages.
 
     A copy: editing it changes no message (``transcript_hash`` reads the messages' own
     values, and does not pay for this copy)."""
-    return [json_copy(_hashed_fields(message)) for message in messages]
+    return [json_copy(fields) for fields in _hashed_body(messages)]
 
 
 def _hashed_fields(message: AnyMessage) -> dict[str, Any]:

@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
@@ -28,7 +27,7 @@ from pydantic import (
 )
 
 from ._conversation import messages_of
-from ._json import _INT_DIGITS, _short_int, json_copy_at
+from ._json import _INT_DIGITS, JsonTextModel, _short_int, json_copy_at
 from ._shape import UNCHECKED, register_messages, unchecked_in
 from .errors import TraceError
 from .render import render_message
@@ -119,7 +118,7 @@ _CONFIG = ConfigDict(
 # every validation, which costs more than validating the rest of a message.
 
 
-class ToolCall(BaseModel):
+class ToolCall(JsonTextModel):
     """One tool call made by the agent."""
 
     model_config = _CONFIG
@@ -160,7 +159,7 @@ class ToolCall(BaseModel):
         return value
 
 
-class TextPart(BaseModel):
+class TextPart(JsonTextModel):
     """Plain text."""
 
     model_config = _CONFIG
@@ -172,7 +171,7 @@ class TextPart(BaseModel):
     """Source fields kept verbatim."""
 
 
-class _SourcedPart(BaseModel):
+class _SourcedPart(JsonTextModel):
     """A part that points at bytes: by URL or inline base64 data."""
 
     model_config = _CONFIG
@@ -236,7 +235,7 @@ class FilePart(_SourcedPart):
     """Source fields kept verbatim."""
 
 
-class ReasoningPart(BaseModel):
+class ReasoningPart(JsonTextModel):
     """The model's visible reasoning (thinking) text."""
 
     model_config = _CONFIG
@@ -248,7 +247,7 @@ class ReasoningPart(BaseModel):
     """Source fields kept verbatim (a signature, a summary id, ...)."""
 
 
-class RefusalPart(BaseModel):
+class RefusalPart(JsonTextModel):
     """The model declined to answer; the text says why (OpenAI ``refusal``)."""
 
     model_config = _CONFIG
@@ -260,7 +259,7 @@ class RefusalPart(BaseModel):
     """Source fields kept verbatim."""
 
 
-class OpaquePart(BaseModel):
+class OpaquePart(JsonTextModel):
     """A provider block kept verbatim, not interpreted."""
 
     model_config = _CONFIG
@@ -284,7 +283,7 @@ Content = str | list[Part]
 """A plain string when the source had one; a list of parts when it had parts."""
 
 
-class Citation(BaseModel):
+class Citation(JsonTextModel):
     """A source the agent's reply cites (OpenAI ``url_citation``, LangChain ``citation``)."""
 
     model_config = _CONFIG
@@ -309,7 +308,7 @@ class Citation(BaseModel):
         return _json_int(value, info.field_name)
 
 
-class AudioReference(BaseModel):
+class AudioReference(JsonTextModel):
     """A spoken reply the provider keeps, referred to by id (OpenAI ``message.audio``)."""
 
     model_config = _CONFIG
@@ -337,7 +336,7 @@ def _text_of(content: Content) -> str:
     return "\n".join(part.text for part in content if isinstance(part, TextPart))
 
 
-class _MessageBase(BaseModel):
+class _MessageBase(JsonTextModel):
     model_config = _CONFIG
 
     @property

@@ -72,22 +72,26 @@ _TEXT_BREAK = re.compile("\r(?!\n)|[\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 as it always has, so ``\r\n`` text renders as before."""
 _JSON_BREAKS = {ord(ch): f"\\u{ord(ch):04x}" for ch in "\x85\u2028\u2029"}
 """The line breaks ``json.dumps(..., ensure_ascii=False)`` leaves raw, as JSON escapes."""
-_BEFORE_MADE = (
-    "[\\s\\\\"
+_INVISIBLE = (
     # the format characters (category Cf) of Unicode 15
     "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
     "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
     "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
-    "\U000e0020-\U000e007f]*"
+    "\U000e0020-\U000e007f"
 )
+_BEFORE_MADE = "[\\s\\\\" + _INVISIBLE + "]*"
 """Backslashes, white space and characters that show as nothing (format characters: a zero
 width space, a byte order mark, direction marks), which may come before a ``->`` or ``[``
 without changing how the line looks to a reader."""
 _LOOKS_MADE = re.compile(_BEFORE_MADE + r"(?:->|\[)")
 """A text line starting like this (``->`` or ``[`` after any of ``_BEFORE_MADE``) gets a
 backslash."""
-_SOME_LINE_LOOKS_MADE = re.compile(r"(?:^|\n)" + _BEFORE_MADE + r"(?:->|\[)")
-"""Whether some line of a text (split at ``\\n``) may: each is then matched alone."""
+_SOME_LINE_LOOKS_MADE = re.compile(
+    r"(?:^|\n)(?:[^\S\n]|[\\" + _INVISIBLE + r"])*(?:->|\[)"
+)
+"""Whether some line of a text (split at ``\\n``) may: each is then matched alone. A
+``\\n`` is no part of the run before the mark here (white space but not a line break), or a
+search from each line of a run of blank lines would read to its end: quadratic time."""
 
 
 def render(conversation: Any) -> str:

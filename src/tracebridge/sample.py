@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import operator
 import re
 import weakref
@@ -18,12 +17,13 @@ from pydantic import (
     ValidationInfo,
     model_validator,
 )
-from pydantic_core import ErrorDetails, PydanticSerializationError
+from pydantic_core import ErrorDetails
 
 from ._conversation import register_sample
 from ._gc import pause_gc, resume_gc
-from ._json import RepeatedKey, json_path, read_json
-from .errors import TraceError
+from ._json import JsonTextModel, json_path
+from ._json import surrogate_key_in as surrogate_key_in  # for the JSON writers that ask
+from .errors import TraceError, short_repr
 from .hashing import transcript_hash
 from .messages import (
     AudioReference,
@@ -57,7 +57,7 @@ ALLOW_PENDING: dict[str, bool] = {"allow_pending": True}
 ``tracebridge`` reader's ``allow_pending=True``); only this very dict does it."""
 
 
-class MultiTurnSample(BaseModel):
+class MultiTurnSample(JsonTextModel):
     """A conversation that satisfies the conversation rules, with its references.
 
     Construction validates: a broken conversation raises ``TraceError`` (not pydantic's
@@ -137,53 +137,6 @@ class MultiTurnSample(BaseModel):
         """The conversation as tracebridge renders it."""
         return render(self.messages)
 
-    def model_dump_json(self, **options: Any) -> str:
-        """pydantic's ``model_dump_json``, except for a string holding a lone surrogate (a
-        file name decoded with ``surrogateescape``): pydantic's writer refuses one as a value
-        and writes one in a dict key as U+FFFD, so the sample is then written by Python's
-        ``json``, which escapes it (``\\udcff``) and everything else that is not ASCII.
-        ``model_validate_json`` reads either back."""
-        try:
-            text = super().model_dump_json(**options)
-        except PydanticSerializationError:
-            return self._json_by_python(options)
-        # pydantic writes a lone surrogate in a dict *key* as U+FFFD (no error): only then is
-        # there a U+FFFD (or, ensure_ascii, its escape) in the text to look closer at
-        if ("\ufffd" in text or (options.get("ensure_ascii") and "\\ufffd" in text)) and (
-            surrogate_key_in(self.model_dump())
-        ):
-            return self._json_by_python(options)
-        return text
-
-    def _json_by_python(self, options: dict[str, Any]) -> str:
-        indent = options.pop("indent", None)
-        options.pop("ensure_ascii", None)
-        data = self.model_dump(**options)  # Python's form: every string as it is
-        return json.dumps(data, indent=indent,
-                          separators=None if indent is not None else (",", ":"))
-
-    @classmethod
-    def model_validate_json(
-        cls, json_data: str | bytes | bytearray, *, strict: bool | None = True, **options: Any
-    ) -> MultiTurnSample:
-        """pydantic's ``model_validate_json``, strict by default as ``model_validate`` is,
-        except that an object holding a key twice is refused (a ``ValidationError`` of type
-        ``json_invalid``: which value was meant is not known, where pydantic's reader keeps
-        the last). The text is read by Python's ``json`` (which reads an escaped lone
-        surrogate, ``"\\ud800"``, that pydantic's reader refuses) and validated as
-        ``model_validate`` does; text that is not JSON to it is pydantic's to read or refuse."""
-        try:
-            text = json_data if isinstance(json_data, str) else bytes(json_data).decode("utf-8")
-            data = read_json(text)
-        except RepeatedKey as exc:
-            raise ValidationError.from_exception_data(cls.__name__, [
-                {"type": "json_invalid", "loc": (), "input": json_data,
-                 "ctx": {"error": str(exc)}},
-            ]) from None
-        except (ValueError, RecursionError):
-            return super().model_validate_json(json_data, strict=strict, **options)
-        return cls.model_validate(data, strict=strict, **options)
-
     def transcript_hash(self) -> str:
         """The hash of the conversation (see ``tracebridge.hashing``), computed once.
 
@@ -215,30 +168,6 @@ def _same_objects(kept: list[Any], messages: list[Any]) -> bool:
     return len(kept) == len(messages) and all(map(operator.is_, kept, messages))
 
 
-def surrogate_key_in(value: Any) -> bool:
-    """Whether a dict in ``value`` (a model's ``model_dump()``) has a key holding a lone
-    surrogate (which pydantic's JSON writer writes as U+FFFD, without an error)."""
-    if type(value) is dict:
-        for key, item in value.items():
-            if not key.isascii() and _has_surrogate(key):
-                return True
-            if (type(item) is dict or type(item) is list) and surrogate_key_in(item):
-                return True
-    elif type(value) is list:
-        for item in value:
-            if (type(item) is dict or type(item) is list) and surrogate_key_in(item):
-                return True
-    return False
-
-
-def _has_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
 _NO_DATA: Any = object()
 
 
@@ -265,9 +194,10 @@ def _first_message_error(exc: ValidationError, data: Any = _NO_DATA) -> TraceErr
                 return None
             if data is not _NO_DATA:
                 details = {**details, "input": _found_at(data, details["loc"])}
+            expected = "keys must be strings" if _is_key(loc) else details["msg"]
             return TraceError(
                 "malformed_event",
-                f"{details['msg']} (got {type(details['input']).__name__} "
+                f"{expected} (got {type(details['input']).__name__} "
                 f"{_clip(details['input'])})",
                 path=loc_path(loc),
             )
@@ -361,16 +291,24 @@ def _path(loc: tuple[int | str, ...], root: str) -> str:
 
 def loc_path(loc: tuple[int | str, ...]) -> str:
     """pydantic's location of a sample field as a path: ``reference_tool_calls[0].name``,
-    ``rubrics.tone``, ``rubrics['a b']``; ``sample`` for the sample itself."""
+    ``rubrics.tone``, ``rubrics['a b']``; ``sample`` for the sample itself; ``rubrics`` for
+    a key of it that is not a string."""
+    if _is_key(loc):
+        loc = loc[:-2]
     path = ""
     for part in loc:
         path = json_path(path, part)
     return path or "sample"
 
 
+def _is_key(loc: tuple[int | str, ...]) -> bool:
+    """Whether pydantic's ``loc`` is of a dict's key (``("rubrics", 1, "[key]")``: the key
+    itself, then pydantic's mark), not of the value at a key named ``[key]``."""
+    return len(loc) >= 3 and loc[-1] == "[key]"
+
+
 def _clip(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return short_repr(value, 80)
 
 
 Site = tuple[str | int, ...]
