@@ -461,3 +461,37 @@ def test_the_fast_readers_agree_on_changed_runs(picked: list[int], fresh: bool,
         with contextlib.suppress(IndexError, AttributeError, KeyError):
             CHANGES[k](events)
     check(events, allow_pending=True)
+
+
+# --- the results of parallel calls, given in another order than streamed ------------------
+
+
+def parallel_run(given_order: list[int], fresh: bool = True) -> list[Any]:
+    """One reply calling ``search`` three times, its results streamed c0 c1 c2 and given to
+    the model in ``given_order`` (as FunctionAgent gives them in the order it gathered
+    them), then an answer."""
+    history: list[ChatMessage] = [user("Plan my trip.")]
+    events: list[Any] = [AgentInput(input=[*history], current_agent_name="planner")]
+    calls = [(f"c{k}", "search", {**ARGS, "limit": k}) for k in range(3)]
+    reply = asking("Looking it up.", *calls)
+    events += [output(reply)]
+    for call_id, _, args in calls:
+        events += [ToolCall(tool_name="search", tool_kwargs=args, tool_id=call_id),
+                   tool_result(call_id, f"Sunny {call_id}.", args)]
+    history += [reply, *(result(f"c{k}", f"Sunny c{k}.") for k in given_order)]
+    items = [m.model_copy(deep=True) for m in history] if fresh else history
+    events += [AgentInput(input=items, current_agent_name="planner"),
+               output(answer("It will be sunny."))]
+    return events
+
+
+@pytest.mark.parametrize("given_order", [[0, 1, 2], [0, 2, 1], [1, 0, 2], [2, 1, 0]])
+def test_results_given_in_another_order_read_alike_on_both_roads(given_order: list[int]) -> None:
+    for fresh in (True, False):
+        events = parallel_run(given_order, fresh)
+        count = check(events)
+        # the input after the results is read fast when it gives them in the order read
+        assert count["AgentInput"] == (1 if given_order == [0, 1, 2] else 2), count
+        read = llama_index.events_to_messages(events)
+        assert [m.tool_call_id for m in read if m.type == "tool"] == [
+            f"c{k}" for k in given_order]

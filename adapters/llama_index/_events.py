@@ -268,6 +268,23 @@ class _Rebuild(Inputs):
         self.messages.append(message)
         self.origin.append(e)
 
+    def moved(self, start: int) -> None:
+        """``Inputs.moved``: each result's place in ``results``, and in what the StopEvents
+        after its reply kept (a run that a tool ended, ``return_direct``), follows it."""
+        kept = [self.results]
+        for stop in reversed(self.stops):
+            if stop[2] != start - 1:
+                break
+            kept.append(stop[4])
+        for k in range(start, len(self.messages)):
+            message = self.messages[k]
+            assert isinstance(message, ToolMessage)
+            tool_id = message.tool_call_id
+            for results in kept:
+                seen = results.get(tool_id)
+                if seen is not None and seen[2] >= start:
+                    results[tool_id] = (seen[0], seen[1], k)
+
     def read_input(self, item: Any, e: int, j: int) -> Message:
         """Item ``j`` of the input of the AgentInput at ``e``, as a typed message."""
         found = read_item(item)

@@ -28,8 +28,10 @@ Why each is the general reader's answer:
   objects, or plain text messages of the same role and text, whose dumps ``same_prompt``
   would find equal), or there is none in either; the item where the last message read
   should be holds it, as ``held_as`` says of the message that item reads as
-  (``plainly_held``; ``Inputs.continued`` finds the same); the items after it are read by
-  the general item reader, in order.
+  (``plainly_held``; ``Inputs.continued`` finds the same), and when the last messages read
+  are two results or more of one reply, the items before it give their call ids in the
+  order read (``in_read_order``: else ``Inputs.input_order`` may read them in the input's
+  order); the items after it are read by the general item reader, in order.
 
 Comparisons are made in the order the general reader makes them, and only between values
 whose types are checked first, so that one that would fall (an object's own ``__eq__``)
@@ -50,6 +52,7 @@ from tracebridge._optional import module_of
 from ._blocks import NAME, Llama
 from ._inputs import without_event
 from ._messages import ROLE_KIND
+from ._result_block import in_read_order, result_block
 
 if TYPE_CHECKING:
     from ._events import _Rebuild
@@ -227,7 +230,9 @@ def read_input(rebuild: _Rebuild, event: Any, e: int) -> None:
             if lead <= last < len(items):
                 k = rebuild.dropped + visible - 1
                 read = messages[rebuild.position(k) if rebuild.unheld else k]
-                if plainly_held(read, items[last]):
+                start = result_block(messages, rebuild.origin, rebuild.taken, rebuild.unheld)
+                if (start < 0 or in_read_order(messages[start:], items, lead, last)) and (
+                        plainly_held(read, items[last])):
                     rebuild.agent = agent
                     rebuild.prompt = items[:lead]
                     rebuild.read_items(items, range(last + 1, len(items)), e, lead)

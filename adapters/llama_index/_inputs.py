@@ -16,6 +16,10 @@ finishes): those messages stay read. The last message it holds may be plain wher
 gave the model its user message with more around it (memory blocks, a state prompt: see
 ``_rewrapped``): read on when the input's new user message has the same around it.
 
+The results of one reply's calls are the exception to "in order": the input may give them in
+another order than they were streamed, and they are then read in its order (``input_order``,
+``_result_block``).
+
 Only the last message read is compared where the input should hold it: a stream costs the
 length of its conversation, not its square. When it is not there, the input is looked at
 whole: a shorter tail of the conversation read is a memory that dropped its oldest messages
@@ -37,6 +41,7 @@ from tracebridge.messages import OpaquePart, Part
 
 from ._blocks import NAME, Llama, fail
 from ._messages import ROLE_KIND, is_chat_message
+from ._result_block import given_order, in_read_order, result_block
 from ._rewrapped import described, wrapped_alike, wrapping
 
 _SYSTEM_SIDE = frozenset(role for role, kind in ROLE_KIND.items() if kind == "system")
@@ -278,12 +283,40 @@ class Inputs:
         if visible <= 0:
             return lead
         last = lead + visible - 1
+        start = result_block(self.messages, self.origin, self.taken, self.unheld)
+        if start >= 0 and not in_read_order(self.messages[start:], items, lead, last):
+            self.input_order(items, lead, last, start, e)
         if last < len(items) and (self.is_source(items[last])
                                   or self.holds(items, last, self.dropped + visible - 1, e)):
             return last + 1
         if self.unsaved is not None and self.without_unsaved(items, lead, e):
             return lead + len(self.messages) - len(self.unheld) - self.dropped
         return self.realigned(items, lead, e)
+
+    def input_order(self, items: list[Any], lead: int, last: int, start: int, e: int) -> None:
+        """Read the block of results from message ``start`` on (``_result_block``) in the
+        order of the input at ``e``, when its items up to ``last`` end with the reply that
+        made the calls and then the same results of the same calls in another order, each
+        as memory holds the one read (``held_as``); else leave them as read, for ``continued``
+        to decide."""
+        block = self.messages[start:]
+        first = last - len(block) + 1
+        given = [self.read_input(items[j], e, j) for j in range(first, last + 1)]
+        order = given_order(block, given)
+        if (order is None
+                or not self.holds(items, first - 1, first - 1 - lead + self.dropped, e)
+                or not all(held_as(block[k], message)
+                           for k, message in zip(order, given, strict=True))):
+            return
+        origin = self.origin
+        self.messages[start:] = [block[k] for k in order]
+        origin[start:] = [origin[start + k] for k in order]
+        self.source, self.source_call = items[last], None
+        self.moved(start)
+
+    def moved(self, start: int) -> None:
+        """The results from message ``start`` on were put in the order an input gave them
+        (``input_order``): what else says where they are follows them."""
 
     def without_unsaved(self, items: list[Any], lead: int, e: int) -> bool:
         """Whether the input goes on from the conversation read without what the run that
