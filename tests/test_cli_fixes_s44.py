@@ -367,3 +367,73 @@ def test_score_without_keep_going_stops_on_the_broken_line(tmp_path: Path) -> No
     assert (code, out) == (2, "")
     assert err == (f"tracebridge score: {path}: line 1: not valid JSON: Expecting value: "
                    "line 1 column 1 (char 0)\n")
+
+
+# Review of the fixes above: OUT's owner that cannot be given back, its group alone, setuid
+# and setgid, and --help started without standard output.
+
+
+def _replaced_mode(tmp_path: Path, mode: int, chown: Any,
+                   monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[tuple[int, int]]]:
+    from tracebridge import _cli_output
+
+    target, temp = tmp_path / "out.json", tmp_path / "temp.json"
+    target.write_text("old")
+    target.chmod(mode)
+    temp.write_text("new")
+    calls: list[tuple[int, int]] = []
+
+    def recorded(path: Any, uid: int, gid: int) -> None:
+        calls.append((uid, gid))
+        chown(uid, gid)
+
+    monkeypatch.setattr(_cli_output.os, "chown", recorded)
+    _cli_output._as_replaced(str(temp), str(target))
+    return stat.S_IMODE(temp.stat().st_mode), calls
+
+
+def _refused(error: OSError) -> Any:
+    def chown(uid: int, gid: int) -> None:
+        if uid != -1:
+            raise error
+    return chown
+
+
+@pytest.mark.parametrize("error", [PermissionError(1, "Operation not permitted"),
+                                   OSError(22, "Invalid argument")])
+def test_an_owner_that_cannot_be_given_back_still_keeps_the_group_and_mode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: OSError
+) -> None:
+    # EINVAL: an owner unknown in the user namespace (rootless containers) was a failed write
+    mode, calls = _replaced_mode(tmp_path, 0o664, _refused(error), monkeypatch)
+    gid = (tmp_path / "out.json").stat().st_gid
+    assert mode == 0o664
+    assert calls == [((tmp_path / "out.json").stat().st_uid, gid), (-1, gid)]
+
+
+def test_neither_owner_nor_group_given_back_leaves_the_file_ours_with_the_mode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never(uid: int, gid: int) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    mode, calls = _replaced_mode(tmp_path, 0o640, never, monkeypatch)
+    assert mode == 0o640
+    assert len(calls) == 2
+
+
+def test_setuid_and_setgid_are_cleared_as_a_direct_write_clears_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mode, _ = _replaced_mode(tmp_path, 0o6755, lambda uid, gid: None, monkeypatch)
+    assert mode == 0o755
+
+
+def test_help_without_standard_output_goes_to_standard_error(tmp_path: Path) -> None:
+    for argv in (["--help"], ["gate", "--help"]):
+        done = subprocess.run([SCRIPT, *argv], cwd=tmp_path, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120,
+                              preexec_fn=lambda: os.close(1))
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.decode().startswith(f"usage: tracebridge {argv[0]}"
+                                               if argv[0] == "gate" else "usage: tracebridge")

@@ -451,4 +451,4 @@ def test_a_cache_locked_past_its_timeout_is_refused_in_one_line(
         ResultCache(path, timeout=0.05)
     assert str(caught.value) == (
         f"cache {path}: cannot open it: database is locked (another connection held it for "
-        "longer than the timeout; try again, or give a longer timeout)")
+        "longer than the 0.05 s timeout; try again once it is released)")

@@ -23,6 +23,6 @@ def test_a_cache_held_past_the_timeout_says_so_not_that_it_is_damaged(tmp_path: 
         holder.close()
     assert str(caught.value) == (
         f"cache {path}: cannot open it: database is locked (another connection held it for "
-        "longer than the timeout; try again, or give a longer timeout)")
+        "longer than the 0.05 s timeout; try again once it is released)")
     with ResultCache(path, timeout=0.05) as cache:  # released: it opens, nothing was harmed
         assert cache.get("0" * 64) is None

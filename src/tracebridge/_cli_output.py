@@ -345,9 +345,10 @@ def _replaced(path: str) -> str | None:
 
 
 def _as_replaced(temp: str, target: str) -> None:
-    """Give the file that replaces ``target`` the mode (and, where the system allows it, the
-    owner and group) ``target`` has, as if it had been written directly; a new ``target``
-    gets what creating it would give (``0o666`` less the umask), not ``mkstemp``'s 0600."""
+    """Give the file that replaces ``target`` the mode (less setuid and setgid) and, where the
+    system allows it, the owner and group ``target`` has, as if it had been written directly;
+    a new ``target`` gets what creating it would give (``0o666`` less the umask), not
+    ``mkstemp``'s 0600."""
     try:
         found = os.stat(target)
     except FileNotFoundError:
@@ -355,10 +356,15 @@ def _as_replaced(temp: str, target: str) -> None:
         os.umask(umask)
         os.chmod(temp, 0o666 & ~umask)
         return
-    # not permitted for another user's file: it is then ours, as a file written anew is
-    with contextlib.suppress(PermissionError):
-        os.chown(temp, found.st_uid, found.st_gid)  # before chmod: it may clear setuid bits
-    os.chmod(temp, stat.S_IMODE(found.st_mode))
+    # Another user's file cannot be given to them (nor can an owner unknown here, in a user
+    # namespace): it is then ours, as a file written anew is, in its group when we may.
+    try:
+        os.chown(temp, found.st_uid, found.st_gid)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.chown(temp, -1, found.st_gid)
+    # a write clears setuid and setgid, as writing OUT directly would have
+    os.chmod(temp, stat.S_IMODE(found.st_mode) & ~(stat.S_ISUID | stat.S_ISGID))
 
 
 def same_file(output: str | None, inputs: Sequence[tuple[str, str | None]]) -> str | None:

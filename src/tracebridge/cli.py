@@ -117,12 +117,13 @@ def _add_reading(sub: argparse.ArgumentParser, *, many: bool = False) -> None:
 class _Parser(argparse.ArgumentParser):
     """A parser whose ``--help`` is written to the command's standard output, flushed: help
     that cannot be written is one line and exit 2, as any output is (argparse's own
-    ``print_help`` says nothing and exits 0)."""
+    ``print_help`` says nothing and exits 0). Started without standard output (``>&-``),
+    the help goes to standard error, as argparse's does."""
 
     stdout: TextIO | None = None
 
     def print_help(self, file: SupportsWrite[str] | None = None) -> None:
-        if file is not None or self.stdout is None:
+        if file is not None or self.stdout is None or isinstance(self.stdout, _Closed):
             super().print_help(file)
             return
         self.stdout.write(self.format_help())

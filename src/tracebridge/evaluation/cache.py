@@ -171,6 +171,7 @@ class ResultCache(_Closing):
         self.path = Path(path)
         """The database file."""
         self._lock = threading.Lock()
+        self._timeout = timeout
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -239,8 +240,8 @@ class ResultCache(_Closing):
         if isinstance(exc, sqlite3.OperationalError) and _is_locked(exc):
             # the file is sound: another connection held it for the whole timeout
             return CacheError(f"cache {self.path}: {doing}: {detail} (another connection "
-                              "held it for longer than the timeout; try again, or give a "
-                              "longer timeout)")
+                              f"held it for longer than the {self._timeout:g} s timeout; try "
+                              "again once it is released)")
         return CacheError(f"cache {self.path}: {doing}: {detail} "
                           "(the file is damaged or unreadable; delete it or give another path)")
 
