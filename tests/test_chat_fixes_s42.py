@@ -162,8 +162,8 @@ def test_audio_from_another_format_in_a_format_the_api_does_not_take_is_refused(
         "not_representable", 0, "messages[0].content[1]",
         "openai_chat: messages[0].content[1]: Chat Completions takes input_audio only in the "
         "formats wav and mp3, not 'ogg' (mime_type 'audio/ogg'; only a part read from a Chat "
-        "Completions trace in another format is written back in it); pass "
-        "drop=['audio_parts'] to leave it out [not_representable]")
+        "Completions trace in another format, kept in metadata.openai_chat.format, is written "
+        "back in it); pass drop=['audio_parts'] to leave it out [not_representable]")
     written = convert(lc, source="langchain", target="openai_chat",
                       target_options={"drop": ["audio_parts"]})
     assert written[0] == {"role": "user", "content": [{"type": "text", "text": "transcribe"}]}

@@ -14,7 +14,7 @@ from llama_index.core.llms import ChatMessage, ImageBlock
 from openai.types.chat import ChatCompletionContentPartImageParam
 from openai.types.responses import ImageDetail
 
-from tracebridge import AIMessage, HumanMessage, ImagePart, TraceError, convert
+from tracebridge import AIMessage, AudioPart, HumanMessage, ImagePart, TraceError, convert
 from tracebridge.adapters import openai_agents, openai_chat, openai_responses, swarm
 from tracebridge.adapters.openai_chat import _parts
 
@@ -120,6 +120,13 @@ def typed(detail: str) -> list[Any]:
 
 
 REFUSED = ("not_representable", 0, "messages[0].content[0].detail")
+ORIGINS = {
+    "openai_chat": "a Chat Completions trace",
+    "swarm": "a Swarm history",
+    "openai_responses": "a Responses trace",
+    "openai_agents": "an Agents SDK run",
+}
+"""What each writer names as the source of a part that keeps a detail or a format."""
 
 
 @pytest.mark.parametrize("detail", ["ultra", "", "LOW"])
@@ -132,8 +139,8 @@ def test_a_detail_the_api_does_not_take_is_refused(adapter: Any, detail: str) ->
     assert error.value.detail == (
         f"{'Responses' if adapter is openai_responses else 'Chat Completions'} takes an "
         f"image's detail only as one of auto, low, high, original, not {detail!r} (only a part "
-        f"read from {'a Responses' if adapter is openai_responses else 'a Chat Completions'} "
-        "trace with another detail is written back with it)"
+        f"read from {ORIGINS[adapter.NAME]} with another detail, kept in "
+        f"metadata.{adapter.NAME}.detail, is written back with it)"
     )
 
 
@@ -230,3 +237,167 @@ def test_an_agents_run_item_list_keeps_its_detail_too() -> None:
         url=URL, detail="ultra", metadata={"openai_agents": {"detail": "ultra"}}
     )
     assert openai_agents.from_messages(messages) == RESPONSES_ULTRA
+
+
+# --- 3. a kept detail or format the part is not written with --------------------------------
+
+WRITERS = [openai_chat, swarm, openai_responses, openai_agents]
+
+
+def image(detail: str | None, metadata: dict[str, Any]) -> list[Any]:
+    return [HumanMessage(content=[ImagePart(url=URL, detail=detail, metadata=metadata)]),
+            AIMessage(content="x")]
+
+
+def refusal(call: Any) -> tuple[str, int | None, str | None, str]:
+    with pytest.raises(TraceError) as error:
+        call()
+    return error.value.code, error.value.index, error.value.path, error.value.detail
+
+
+def api_name(adapter: Any) -> str:
+    return "Chat Completions" if adapter in (openai_chat, swarm) else "Responses"
+
+
+@pytest.mark.parametrize("detail", ["auto", "low", "high", "original"])
+@pytest.mark.parametrize("adapter", WRITERS)
+def test_a_kept_detail_the_api_takes_is_refused(adapter: Any, detail: str) -> None:
+    messages = image(detail, {adapter.NAME: {"detail": detail}})
+    assert refusal(lambda: adapter.from_messages(messages)) == (
+        "not_representable", 0, f"messages[0].content[0].metadata.{adapter.NAME}.detail",
+        f"the kept detail {detail!r} is one {api_name(adapter)} takes: the reader keeps a "
+        "detail only when the API does not take it, so the kept one would be lost",
+    )
+
+
+@pytest.mark.parametrize(("detail", "kept"), [(None, "ultra"), ("low", "ultra"), (None, "")])
+@pytest.mark.parametrize("adapter", WRITERS)
+def test_a_kept_detail_that_is_not_the_part_s_is_refused(
+    adapter: Any, detail: str | None, kept: str
+) -> None:
+    messages = image(detail, {adapter.NAME: {"detail": kept}})
+    assert refusal(lambda: adapter.from_messages(messages)) == (
+        "not_representable", 0, f"messages[0].content[0].metadata.{adapter.NAME}.detail",
+        f"the kept detail {kept!r} is not the part's detail ({detail!r}): the part is written "
+        "with its own, so the kept one would be lost",
+    )
+
+
+@pytest.mark.parametrize("adapter", WRITERS)
+def test_a_part_read_with_another_detail_still_round_trips(adapter: Any) -> None:
+    messages = image("ultra", {adapter.NAME: {"detail": "ultra"}})
+    assert adapter.to_messages(adapter.from_messages(messages)) == messages
+
+
+@pytest.mark.parametrize("detail", ["ultra", None])
+@pytest.mark.parametrize("adapter", WRITERS)
+def test_a_kept_detail_that_is_not_text_is_malformed_in_every_writer(
+    adapter: Any, detail: str | None
+) -> None:
+    messages = image(detail, {adapter.NAME: {"detail": 5}})
+    path = f"messages[0].content[0].metadata.{adapter.NAME}.detail"
+    assert refusal(lambda: adapter.from_messages(messages)) == (
+        "malformed_event", 0, path,
+        f"{path[len('messages[0].'):]} must be a string (the source's image detail), as "
+        "to_messages writes it; got int 5",
+    )
+
+
+def audio(mime_type: str, metadata: dict[str, Any]) -> list[Any]:
+    return [HumanMessage(content=[AudioPart(data="UklGRg==", mime_type=mime_type,
+                                            metadata=metadata)])]
+
+
+@pytest.mark.parametrize(("mime_type", "kept"), [("audio/wav", "wav"), ("audio/mpeg", "mp3")])
+@pytest.mark.parametrize("adapter", [openai_chat, swarm])
+def test_a_kept_format_the_part_is_written_in_anyway_is_refused(
+    adapter: Any, mime_type: str, kept: str
+) -> None:
+    messages = audio(mime_type, {adapter.NAME: {"format": kept}})
+    assert refusal(lambda: adapter.from_messages(messages)) == (
+        "not_representable", 0, f"messages[0].content[0].metadata.{adapter.NAME}.format",
+        f"the kept format {kept!r} is the one the part's mime type is written in: the reader "
+        "keeps a format only when the table spells it otherwise or Chat Completions does not "
+        "take it, so the kept one would be lost",
+    )
+
+
+@pytest.mark.parametrize("adapter", [openai_chat, swarm])
+def test_a_kept_format_that_no_longer_names_the_mime_type_is_refused(adapter: Any) -> None:
+    messages = audio("audio/wav", {adapter.NAME: {"format": "mpeg"}})
+    assert refusal(lambda: adapter.from_messages(messages)) == (
+        "not_representable", 0, f"messages[0].content[0].metadata.{adapter.NAME}.format",
+        "the kept format 'mpeg' does not name the part's mime type ('audio/wav'): the part is "
+        "written in 'wav', so the kept one would be lost",
+    )
+
+
+@pytest.mark.parametrize(("mime_type", "kept", "why"), [
+    ("audio/wav", "mpeg", "does not name the part's mime type ('audio/wav'): the part is "
+     "written in 'wav'"),
+    ("audio/wav", "wav", "is the one the part's mime type is written in: the reader keeps a "
+     "format only when the table spells it otherwise"),
+])
+@pytest.mark.parametrize("adapter", [openai_responses, openai_agents])
+def test_the_responses_writers_refuse_a_kept_format_so_too(
+    adapter: Any, mime_type: str, kept: str, why: str
+) -> None:
+    messages = audio(mime_type, {adapter.NAME: {"read": True, "format": kept}})
+    assert refusal(lambda: adapter.from_messages(messages)) == (
+        "not_representable", 0, f"messages[0].content[0].metadata.{adapter.NAME}.format",
+        f"the kept format {kept!r} {why}, so the kept one would be lost",
+    )
+
+
+@pytest.mark.parametrize("adapter", [openai_responses, openai_agents])
+def test_a_kept_format_that_is_not_text_is_malformed_in_the_responses_writers(
+    adapter: Any,
+) -> None:
+    messages = audio("audio/mpeg", {adapter.NAME: {"read": True, "format": 3}})
+    path = f"messages[0].content[0].metadata.{adapter.NAME}.format"
+    assert refusal(lambda: adapter.from_messages(messages)) == (
+        "malformed_event", 0, path,
+        f"{path[len('messages[0].'):]} must be a string (the source's audio format), as "
+        "to_messages writes it; got int 3",
+    )
+
+
+@pytest.mark.parametrize(("adapter", "spelled"), [
+    (openai_chat, "ogg"), (openai_chat, "mpeg"), (swarm, "pcm16"),
+    (openai_responses, "mpeg"), (openai_agents, "pcm16"),
+])
+def test_a_format_the_reader_keeps_still_round_trips(adapter: Any, spelled: str) -> None:
+    part = {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": spelled}}
+    trace = [{"role": "user", "content": [part]}]  # (the same dict in both APIs)
+    assert adapter.from_messages(adapter.to_messages(trace)) == trace
+
+
+def test_swarm_names_its_own_history_for_a_part_read_from_a_chat_trace() -> None:
+    messages = openai_chat.to_messages(CHAT_ULTRA)
+    assert refusal(lambda: swarm.from_messages(messages)) == (
+        *REFUSED,
+        "Chat Completions takes an image's detail only as one of auto, low, high, original, "
+        "not 'ultra' (only a part read from a Swarm history with another detail, kept in "
+        "metadata.swarm.detail, is written back with it)",
+    )
+
+
+def test_the_agents_writer_names_an_agents_run() -> None:
+    assert refusal(lambda: openai_agents.from_messages(typed("ultra"))) == (
+        *REFUSED,
+        "Responses takes an image's detail only as one of auto, low, high, original, not "
+        "'ultra' (only a part read from an Agents SDK run with another detail, kept in "
+        "metadata.openai_agents.detail, is written back with it)",
+    )
+
+
+@pytest.mark.parametrize("adapter", [openai_chat, swarm])
+def test_the_audio_refusal_names_the_writer_s_own_format_and_namespace(adapter: Any) -> None:
+    messages = audio("audio/flac", {})
+    assert refusal(lambda: adapter.from_messages(messages)) == (
+        "not_representable", 0, "messages[0].content[0]",
+        "Chat Completions takes input_audio only in the formats wav and mp3, not 'flac' "
+        f"(mime_type 'audio/flac'; only a part read from {ORIGINS[adapter.NAME]} in another "
+        f"format, kept in metadata.{adapter.NAME}.format, is written back in it); pass "
+        "drop=['audio_parts'] to leave it out",
+    )

@@ -316,14 +316,19 @@ def test_an_audio_mime_type_is_written_as_the_tables_format(mime_type: str, writ
     ]
 
 
-def test_a_kept_format_that_no_longer_names_the_mime_type_is_not_used() -> None:
+def test_a_kept_format_that_no_longer_names_the_mime_type_is_refused() -> None:
+    # written in "wav", the part would read back without it: the kept one would be lost
     edited = AudioPart(
         data="UklGRg==", mime_type="audio/wav", metadata={"openai_chat": {"format": "mpeg"}}
     )
-    assert from_messages([HumanMessage(content=[edited])])[0]["content"][0]["input_audio"] == {
-        "data": "UklGRg==",
-        "format": "wav",
-    }
+    error = refused([HumanMessage(content=[edited])])
+    assert (error.code, error.index, error.path) == (
+        "not_representable", 0, "messages[0].content[0].metadata.openai_chat.format"
+    )
+    assert error.detail == (
+        "the kept format 'mpeg' does not name the part's mime type ('audio/wav'): the part is "
+        "written in 'wav', so the kept one would be lost"
+    )
 
 
 @pytest.mark.parametrize(

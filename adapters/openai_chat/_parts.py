@@ -6,7 +6,8 @@ system, developer and tool ``text`` only, and the legacy ``function`` role no pa
 (``STRING_ROLES``: its content is a string or null). ``PartReader`` maps the part types a
 role takes to typed parts (``image_url.detail`` to ``ImagePart.detail``,
 ``input_audio.format`` to ``AudioPart.mime_type`` through ``tracebridge.media``; a detail or
-a format the API does not take is kept, and only a part that keeps it is written so); any other
+a format the API does not take is kept, and only a part that keeps it is written so, while a
+kept one the part is not written with is refused where it is); any other
 part is kept whole as an ``OpaquePart`` marked ``{"verbatim": true}`` in the adapter's
 namespace, and only such a part is written back as it was. ``PartWriter`` writes what a
 role takes and refuses the rest, naming the ``drop=`` option when leaving the part out is an
@@ -254,8 +255,7 @@ class PartReader:
     def keep_odd_detail(self, detail: str | None, namespace: dict[str, Any]) -> None:
         """Keep a detail the API does not take (``"ultra"``, ``""``) in ``namespace``: only
         a part read with it is written with it."""
-        taken = self.image_details is None or detail is None or detail in self.image_details
-        if not taken:
+        if detail is not None and _keeps_detail(detail, self.image_details):
             namespace["detail"] = detail
 
     def audio_fields(
@@ -265,8 +265,7 @@ class PartReader:
         audio = self.string(inner, "data", f"{path}.input_audio")
         spelled = self.string(inner, "format", f"{path}.input_audio")
         mime_type = audio_mime_type(spelled)
-        taken = self.audio_formats is None or spelled in self.audio_formats
-        if audio_format(mime_type) != spelled or not taken:
+        if _keeps_format(spelled, self.audio_formats):
             # "mpeg", "pcm": the table spells them otherwise; "ogg", "flac": the API takes
             # neither, and only a part read so is written so
             namespace["format"] = spelled
@@ -340,6 +339,10 @@ class PartWriter:
     image_details: tuple[str, ...] | None = None
     """The image details written for a part that keeps no other one (``API_IMAGE_DETAILS``):
     the openai_chat and swarm writer's; None (any detail) for writers of other formats."""
+
+    origins: Mapping[str, str] = {}
+    """Per adapter that writes with this class, what its reader reads, as a refusal names it
+    (``"a Swarm history"``); another adapter's is "a <FORMAT> trace"."""
 
     def __init__(self, source: str, index: int, drop: Collection[str]) -> None:
         self.source = source
@@ -587,24 +590,53 @@ class PartWriter:
                 f"{path}.{field}",
             )
 
+    def origin(self) -> str:
+        """What this adapter's reader reads (``origins``), as a refusal names it."""
+        return self.origins.get(self.source, f"{with_article(self.FORMAT)} trace")
+
+    def kept_text(self, part: Part, key: str, what: str, path: str) -> str | None:
+        """The string the part keeps under ``key`` in this namespace (``what`` it is), None
+        when it keeps none; a value that is no string is ``malformed_event`` at the key."""
+        namespace = self.namespace(part.metadata)
+        if key not in namespace:
+            return None
+        kept = namespace[key]
+        if type(kept) is not str:
+            refuse_untyped(self, kept, "a string", what, f"{path}.metadata.{self.source}.{key}")
+        return kept  # type: ignore[no-any-return]
+
     def image_detail(self, part: ImagePart, path: str) -> str | None:
         """The part's detail: one the API takes, or the one a part read with it keeps
-        (``metadata.detail``); any other is refused, as the API would refuse it."""
+        (``metadata.detail``); any other is refused, as the API would refuse it, and so is
+        a kept detail the reader would not keep beside the part's (it would be lost)."""
         detail = part.detail
-        namespace = self.namespace(part.metadata)
-        kept = namespace.get("detail")
-        if self.known_keys and "detail" in namespace and type(kept) is not str:
-            refuse_untyped(self, kept, "a string", "the source's image detail",
-                           f"{path}.metadata.{self.source}.detail")
-        if detail is None or self.image_details is None or detail in self.image_details:
-            return detail
-        if kept == detail:
-            return detail
+        if self.image_details is None:
+            return detail  # (a format that takes any detail: its reader keeps none)
+        kept = self.kept_text(part, "detail", "the source's image detail", path)
+        if detail is not None and detail not in self.image_details and kept != detail:
+            self.refuse(
+                f"{self.FORMAT} takes an image's detail only as one of "
+                f"{', '.join(self.image_details)}, not {detail!r} (only a part read from "
+                f"{self.origin()} with another detail, kept in metadata.{self.source}.detail, "
+                "is written back with it)",
+                f"{path}.detail",
+            )
+        if kept is not None and (kept != detail or kept in self.image_details):
+            self.refuse_kept_detail(kept, detail, path)
+        return detail
+
+    def refuse_kept_detail(self, kept: str, detail: str | None, path: str) -> NoReturn:
+        """Refuse a kept detail that is not the part's, or that the API takes: the reader
+        keeps only the detail it reads, and only one the API does not take."""
+        why = (
+            f"is not the part's detail ({detail!r}): the part is written with its own"
+            if kept != detail
+            else f"is one {self.FORMAT} takes: the reader keeps a detail only when the API "
+            "does not take it"
+        )
         self.refuse(
-            f"{self.FORMAT} takes an image's detail only as one of "
-            f"{', '.join(self.image_details)}, not {detail!r} (only a part read from "
-            f"{with_article(self.FORMAT)} trace with another detail is written back with it)",
-            f"{path}.detail",
+            f"the kept detail {kept!r} {why}, so the kept one would be lost",
+            f"{path}.metadata.{self.source}.detail",
         )
 
     def audio_data(self, part: AudioPart, path: str) -> str:
@@ -615,15 +647,18 @@ class PartWriter:
         return part.data
 
     def audio_format(self, part: AudioPart, path: str) -> str | None:
-        """The format name: the source's own spelling while it still names the mime type;
-        None when the caller left out a part in a format the API does not take."""
+        """The format name: the source's own spelling while it still names the mime type
+        and the reader would keep it; None when the caller left out a part in a format the
+        API does not take. A kept spelling the part is not written in is refused (it would
+        be lost)."""
         mime = part.mime_type
-        namespace = self.namespace(part.metadata)
-        spelled = namespace.get("format")
-        if self.known_keys and "format" in namespace and type(spelled) is not str:
-            refuse_untyped(self, spelled, "a string", "the source's audio format",
-                           f"{path}.metadata.{self.source}.format")
-        if type(spelled) is str and mime is not None and _same_audio(spelled, mime):
+        spelled = self.kept_text(part, "format", "the source's audio format", path)
+        if (
+            spelled is not None
+            and mime is not None
+            and _same_audio(spelled, mime)
+            and _keeps_format(spelled, self.audio_formats)
+        ):
             return spelled
         name = audio_format(mime) if mime is not None else None
         if name is None:
@@ -636,13 +671,31 @@ class PartWriter:
             self.lose(
                 f"{self.FORMAT} takes input_audio only in the formats "
                 f"{' and '.join(self.audio_formats)}, not {name!r} (mime_type {mime!r}; "
-                f"only a part read from {with_article(self.FORMAT)} trace in another format "
-                "is written back in it)",
+                f"only a part read from {self.origin()} in another format, kept in "
+                f"metadata.{self.source}.format, is written back in it)",
                 path,
                 "audio_parts",
             )
             return None
+        if spelled is not None:
+            self.refuse_kept_format(spelled, mime, name, path)
         return name
+
+    def refuse_kept_format(self, spelled: str, mime: str | None, name: str, path: str) -> NoReturn:
+        """Refuse a kept format the part is not written in (``name`` instead): one that no
+        longer names its mime type, or one the reader does not keep."""
+        also = "" if self.audio_formats is None else f" or {self.FORMAT} does not take it"
+        why = (
+            f"is the one the part's mime type is written in: the reader keeps a format only "
+            f"when the table spells it otherwise{also}"
+            if mime is not None and _same_audio(spelled, mime)
+            else f"does not name the part's mime type ({mime!r}): the part is written in "
+            f"{name!r}"
+        )
+        self.refuse(
+            f"the kept format {spelled!r} {why}, so the kept one would be lost",
+            f"{path}.metadata.{self.source}.format",
+        )
 
     def file(self, part: FilePart, path: str) -> dict[str, Any]:
         if part.url is not None:
@@ -673,6 +726,20 @@ def _same_audio(spelled: str, mime_type: str) -> bool:
     return canonical_audio_mime_type(audio_mime_type(spelled)) == canonical_audio_mime_type(
         mime_type
     )
+
+
+def _keeps_detail(detail: str, details: tuple[str, ...] | None) -> bool:
+    """Whether the reader keeps an image read with ``detail`` (``metadata.detail``): one the
+    API does not take (``details``; None: the reader keeps none)."""
+    return details is not None and detail not in details
+
+
+def _keeps_format(spelled: str, formats: tuple[str, ...] | None) -> bool:
+    """Whether the reader keeps audio read in the format ``spelled`` (``metadata.format``):
+    one the table spells otherwise (``"mpeg"``), or one the API does not take (``formats``;
+    None: any)."""
+    written = audio_format(audio_mime_type(spelled))
+    return written != spelled or (formats is not None and spelled not in formats)
 
 
 def joined_text(parts: list[Any]) -> str:

@@ -706,6 +706,10 @@ class _OwnWriter(_Writer):
     flat messages) keep other keys there, and check them themselves."""
 
     known_keys = True
+    origins: Mapping[str, str] = {
+        "openai_chat": "a Chat Completions trace",
+        "swarm": "a Swarm history",
+    }
 
 
 def _calls(count: int) -> str:

@@ -201,6 +201,10 @@ class ItemPartWriter(PartWriter):
 
     FORMAT = "Responses"
     image_details = API_IMAGE_DETAILS
+    origins: Mapping[str, str] = {
+        "openai_responses": "a Responses trace",
+        "openai_agents": "an Agents SDK run",
+    }
 
     def __init__(self, source: str, index: int, drop: Collection[str]) -> None:
         super().__init__(source, index, drop)

@@ -198,7 +198,8 @@ class ImagePart(_SourcedPart):
     mime_type: str | None = None
     """``image/png`` and so on, when the source says it."""
     detail: str | None = None
-    """The resolution the model should see it at (``auto``, ``low``, ``high``), when given."""
+    """The resolution the model should see it at, when given (any string: the OpenAI Chat and
+    Responses writers take ``auto``, ``low``, ``high``, ``original``, or one read from them)."""
     metadata: Metadata = Field(default_factory=dict)
     """Source fields kept verbatim."""
 
