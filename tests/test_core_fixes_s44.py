@@ -278,3 +278,18 @@ def test_a_rubric_named_like_pydantics_key_mark_is_still_told_as_itself() -> Non
                                            rubrics={"[key]": 1}))  # type: ignore[dict-item]
     assert _where(error) == ("malformed_event", None, "rubrics['[key]']")
     assert error.detail == "Input should be a valid string (got int 1)"
+
+
+# Review: the models' model_validate_json given what is not text is pydantic's to refuse
+# (a ValidationError of type json_type), as it was, not a raw TypeError.
+
+
+@pytest.mark.parametrize("model", [HumanMessage, ToolCall, TextPart, MultiTurnSample])
+@pytest.mark.parametrize("given", [None, 1.5, {"type": "human", "content": "x"},
+                                   memoryview(b'{"type": "human", "content": "x"}')])
+def test_model_validate_json_of_what_is_not_text_is_a_json_type_error(
+    model: Any, given: Any
+) -> None:
+    with pytest.raises(ValidationError) as caught:
+        model.model_validate_json(given)
+    assert [error["type"] for error in caught.value.errors()] == ["json_type"]

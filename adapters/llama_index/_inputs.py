@@ -41,7 +41,7 @@ from tracebridge.messages import OpaquePart, Part
 
 from ._blocks import NAME, Llama, fail
 from ._messages import ROLE_KIND, is_chat_message
-from ._result_block import given_order, in_read_order, result_block
+from ._result_block import given_order, in_read_order, reordered_ids, result_block
 from ._rewrapped import described, wrapped_alike, wrapping
 
 _SYSTEM_SIDE = frozenset(role for role, kind in ROLE_KIND.items() if kind == "system")
@@ -301,6 +301,8 @@ class Inputs:
         to decide."""
         block = self.messages[start:]
         first = last - len(block) + 1
+        if not reordered_ids(block, items[first:last + 1]):
+            return  # not the same calls' results (as their ids say): not read here
         given = [self.read_input(items[j], e, j) for j in range(first, last + 1)]
         order = given_order(block, given)
         if (order is None

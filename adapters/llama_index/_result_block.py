@@ -50,6 +50,17 @@ def in_read_order(block: list[Message], items: list[Any], lead: int, last: int) 
     return True
 
 
+def reordered_ids(block: list[Message], items: list[Any]) -> bool:
+    """Whether the ``items`` give the call ids of the ``block``'s results (as ``FunctionAgent``
+    writes them, looked at without reading the items) in another order: only then are they
+    read to be put in it. Anything else is left to ``Inputs.continued``, which does not read
+    the items before the last message read."""
+    ids = [message.tool_call_id for message in block if isinstance(message, ToolMessage)]
+    given = list(map(_given_id, items))
+    return len(ids) == len(block) == len(given) and given != ids and sorted(
+        given, key=str) == sorted(ids, key=str) and None not in given
+
+
 def _given_id(item: Any) -> str | None:
     """An input item's ``additional_kwargs["tool_call_id"]`` when it is a string, else None
     (compared only once its type is known)."""

@@ -474,7 +474,10 @@ class JsonTextModel(BaseModel):
         ``json_invalid``: which value was meant is not known, where pydantic's reader keeps
         the last). The text is read by Python's ``json`` (which reads an escaped lone
         surrogate, ``"\\ud800"``, that pydantic's reader refuses) and validated as
-        ``model_validate`` does; text that is not JSON to it is pydantic's to read or refuse."""
+        ``model_validate`` does; text that is not JSON to it, and input that is not text
+        (``None``, a number, a ``memoryview``), are pydantic's to read or refuse."""
+        if not isinstance(json_data, (str, bytes, bytearray)):
+            return super().model_validate_json(json_data, strict=strict, **options)
         try:
             text = json_data if isinstance(json_data, str) else bytes(json_data).decode("utf-8")
             data = read_json(text)
