@@ -593,8 +593,8 @@ BLOCKS = [
     ),
     (
         "v1 file",
-        {"type": "file", "file_id": "f1", "filename": "a.pdf"},
-        tb.FilePart(file_id="f1", filename="a.pdf"),
+        {"type": "file", "file_id": "f1"},
+        tb.FilePart(file_id="f1"),
     ),
     (
         "Chat Completions file",

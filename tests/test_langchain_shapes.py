@@ -687,11 +687,14 @@ def test_an_inline_image_url_needs_a_mime_type_to_be_written_back() -> None:
 
 def test_a_v1_image_by_data_url_with_a_detail_is_read_and_written_back() -> None:
     # LangChain takes it; the reader asked the default way back (OpenAI's image_url block,
-    # which would read a data URL back as inline data) and let its refusal out of to_messages
+    # which would read a data URL back as inline data) and let its refusal out of to_messages;
+    # the data URL reads as inline data with its mime type, as an image_url block's does
     block = {"type": "image", "url": "data:image/png;base64,iVBORw0KGgo=",
              "extras": {"detail": "low"}}
     trace = [HumanMessage(content=[{"type": "text", "text": "what is this?"}, block])]
     part = langchain.to_messages(trace)[0].content[1]
     assert isinstance(part, tb.ImagePart)
-    assert (part.url, part.detail, part.data) == ("data:image/png;base64,iVBORw0KGgo=", "low", None)
+    assert (part.url, part.detail, part.data, part.mime_type) == (
+        None, "low", "iVBORw0KGgo=", "image/png"
+    )
     assert langchain.from_messages(langchain.to_messages(trace)) == trace

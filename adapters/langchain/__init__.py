@@ -38,7 +38,7 @@ from tracebridge.messages import Message, checked_messages
 from tracebridge.options import AdapterOptions
 
 from ._classes import NAME, langchain_core_messages
-from ._read import read_trace
+from ._read import is_serialized, read_trace
 from ._write import write_trace
 
 __all__ = [
@@ -76,6 +76,8 @@ _DUMP_KEYS = frozenset({"type", "content", "additional_kwargs", "response_metada
 
 def _looks_like_message(item: Any) -> bool:
     if isinstance(item, dict):
+        if is_serialized(item):
+            return _serialized_message(item["id"])  # the reader says how to load it
         if set(item) == {"type", "data"}:
             return isinstance(item["data"], dict)
         return set(item) >= _DUMP_KEYS and type(item["type"]) is str
@@ -87,6 +89,16 @@ def _looks_like_message(item: Any) -> bool:
         if lc is None or not isinstance(item, lc.BaseMessage):
             return False
     return isinstance(getattr(item, "type", None), str)
+
+
+def _serialized_message(class_path: list[Any]) -> bool:
+    """Whether a ``langchain_core.load`` class path names a LangChain message class."""
+    return (
+        len(class_path) > 1
+        and class_path[0] in ("langchain", "langchain_core")
+        and type(class_path[-1]) is str
+        and class_path[-1].endswith(("Message", "MessageChunk"))
+    )
 
 
 def detect(trace: Any) -> bool:

@@ -1,6 +1,6 @@
 """Tool calls that LangChain content blocks describe (used by the ``langchain`` adapter).
 
-Four block types name a call, each with its own keys:
+Five block types name a call, each with its own keys:
 
 ==================  =========  ===========  ===================================================
 block ``type``      id key     arguments    where LangChain puts it
@@ -10,6 +10,8 @@ block ``type``      id key     arguments    where LangChain puts it
 ``function_call``   ``call_id``  ``arguments``  OpenAI Responses replies (JSON text)
 ``custom_tool_call``  ``call_id``  ``input``  OpenAI Responses custom tools (free text); the
                                              call in ``tool_calls`` has ``args={"__arg1": text}``
+``invalid_tool_call``  ``id``  ``args``     v1 standard content: a call of ``invalid_tool_calls``
+                                             (its argument text, as given)
 ==================  =========  ===========  ===================================================
 
 When ``tool_calls`` has the calls, each block must name one of them by id and agree with it
@@ -51,7 +53,7 @@ class CallBlock:
     tag: str
     id_key: str
     args_key: str
-    encoding: Literal["object", "json_text", "custom_text"]
+    encoding: Literal["object", "json_text", "custom_text", "invalid_text"]
 
 
 CALL_BLOCKS = {
@@ -61,6 +63,7 @@ CALL_BLOCKS = {
         CallBlock("tool_call", "id", "args", "object"),
         CallBlock("function_call", "call_id", "arguments", "json_text"),
         CallBlock("custom_tool_call", "call_id", "input", "custom_text"),
+        CallBlock("invalid_tool_call", "id", "args", "invalid_text"),
     )
 }
 
@@ -169,6 +172,10 @@ def _content_spec(block: dict[str, Any], kind: CallBlock, where: str) -> dict[st
         if type(value) is not str:
             raise _malformed_args(kind, value, where)
         spec.update(args={"input": value}, kind="custom")
+    elif kind.encoding == "invalid_text":
+        if type(value) is not str:
+            raise _malformed_args(kind, value, where)
+        spec["invalid_args"] = value
     elif kind.args_key in block:
         args = _block_args(block, kind.args_key, where)
         if type(args) is not dict:
@@ -190,6 +197,9 @@ def _malformed_args(kind: CallBlock, value: Any, where: str) -> TraceError:
 
 def _agree(spec: dict[str, Any], block: dict[str, Any], kind: CallBlock, where: str) -> None:
     """The block must say what ``tool_calls`` says about its call."""
+    if kind.encoding == "invalid_text":
+        _agree_invalid(spec, block, kind, where)
+        return
     invalid = "invalid_args" in spec
     if block.get("name") != spec["name"] or (invalid and kind.encoding != "json_text"):
         raise _conflict(
@@ -219,6 +229,35 @@ def _agree(spec: dict[str, Any], block: dict[str, Any], kind: CallBlock, where: 
         )
 
 
+def _agree_invalid(
+    spec: dict[str, Any], block: dict[str, Any], kind: CallBlock, where: str
+) -> None:
+    """An ``invalid_tool_call`` block must repeat its ``invalid_tool_calls`` entry: the same
+    name and argument text (a block without ``args`` does not repeat them)."""
+    kept = spec.get("metadata", {}).get(NAME, {}).get("invalid_tool_call")
+    if "invalid_args" not in spec and kept is None:
+        raise _conflict(
+            f"the invalid_tool_call block names call {spec['id']!r}, which tool_calls holds "
+            "with parsed arguments",
+            f"{where}.{kind.id_key}",
+        )
+    source = kept if kept is not None else {}
+    name = source["name"] if "name" in source else spec["name"]
+    if block.get("name") != name:
+        raise _conflict(
+            f"the invalid_tool_call block names {block.get('name')!r} but invalid_tool_calls "
+            f"has {name!r}",
+            f"{where}.name",
+        )
+    text = source["args"] if "args" in source else spec["invalid_args"]
+    if kind.args_key in block and block[kind.args_key] != text:
+        raise _conflict(
+            f"the invalid_tool_call block's args {short_repr(block[kind.args_key])} disagree "
+            f"with invalid_tool_calls' args {short_repr(text)}",
+            f"{where}.{kind.args_key}",
+        )
+
+
 def _keep_block(
     spec: dict[str, Any], block: dict[str, Any], kind: CallBlock, j: int, where: str
 ) -> None:
@@ -242,6 +281,8 @@ def _rebuilt_from_call(kind: CallBlock, value: Any, spec: dict[str, Any]) -> boo
         return bool(value == spec["args"])
     if kind.encoding == "custom_text":
         return bool(spec["args"] == {"input": value})
+    if kind.encoding == "invalid_text":
+        return "invalid_args" in spec and value == spec["invalid_args"]
     return False
 
 
@@ -367,6 +408,8 @@ def call_block(
                 path=f"{kept_at}.{kind.args_key}",
             )
         block[kind.args_key] = text
+    elif kind.encoding == "invalid_text":
+        _invalid_args_in_line(block, kind, call, at, in_content=in_content)
     else:
         text = block.get(kind.args_key)
         wanted = call.invalid_args if call.invalid_args is not None else call.args
@@ -377,6 +420,25 @@ def call_block(
                 call.invalid_args if call.invalid_args is not None else json.dumps(call.args)
             )
     return block
+
+
+def _invalid_args_in_line(
+    block: dict[str, Any], kind: CallBlock, call: ToolCall, at: str, *, in_content: bool
+) -> None:
+    """An ``invalid_tool_call`` block holds the call's argument text; a call with parsed
+    arguments has such a block only as an ``invalid_tool_calls`` entry whose empty text is
+    no arguments (its block keeps that text)."""
+    if call.invalid_args is not None:
+        block[kind.args_key] = call.invalid_args
+        return
+    listed_invalid = "invalid_tool_call" in call.metadata.get(NAME, {})
+    if in_content or not listed_invalid or call.args:
+        raise TraceError(
+            "not_representable",
+            f"an invalid_tool_call block holds a call whose arguments did not parse; this call "
+            f"has parsed args {short_repr(call.args)} (it would read back as another call)",
+            path=f"{at}.args",
+        )
 
 
 def _object_args_in_line(

@@ -104,14 +104,21 @@ def _count_refusal(copy: str, kept: int, now: int, at: str) -> TraceError:
 
 
 def _raw_in_line(raw: list[Any], lists: CallLists, at: str) -> None:
-    """Each raw function call, in order, must name the call of the two lists at its place
-    (what the reader cross-checks); one that does not is rewritten from that call. One pass,
-    and nothing built, for raw calls that name their calls (every unedited message)."""
+    """Each raw call, in order, must name the call of the two lists at its place (what the
+    reader cross-checks); one that does not is rewritten from that call, and one that is no
+    function call is refused, as the reader refuses it. One pass, and nothing built, for raw
+    calls that name their calls (every unedited message)."""
     kinds, valid, invalid = lists.kinds, iter(lists.tool_calls), iter(lists.invalid_tool_calls)
     functions = 0
     for j, kept in enumerate(raw):
         if type(kept) is not dict or type(kept.get("function")) is not dict:
-            continue  # not a function call: the reader does not pair it with a call either
+            raise _not_representable(
+                f"metadata.langchain.additional_kwargs.tool_calls[{j}] keeps "
+                f"{short_repr(kept)}, which has no 'function' object: LangChain's parsers "
+                "leave it out of tool_calls and invalid_tool_calls, so it would read back as a "
+                "call the lists do not have (write the call as a typed ToolCall instead)",
+                f"{at}.metadata",
+            )
         p = functions
         functions += 1
         if p >= len(kinds):

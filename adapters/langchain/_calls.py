@@ -226,12 +226,13 @@ def _cross_check_raw(specs: list[dict[str, Any]], raw: Any, at: str) -> None:
     """``additional_kwargs["tool_calls"]`` must name the same calls as the parsed lists."""
     if type(raw) is not list:
         return
-    entries = [
-        (k, e) for k, e in enumerate(raw) if type(e) is dict and type(e.get("function")) is dict
-    ]
+    entries = list(enumerate(raw))
+    for k, entry in entries:
+        if type(entry) is not dict or type(entry.get("function")) is not dict:
+            raise _conflict(_unparsed_raw(entry), f"{at}.additional_kwargs.tool_calls[{k}]")
     if len(entries) != len(specs):
         raise _conflict(
-            f"additional_kwargs.tool_calls has {len(entries)} function call(s) but tool_calls and "
+            f"additional_kwargs.tool_calls has {len(entries)} call(s) but tool_calls and "
             f"invalid_tool_calls have {len(specs)} together",
             f"{at}.additional_kwargs.tool_calls",
         )
@@ -255,6 +256,17 @@ def _cross_check_raw(specs: list[dict[str, Any]], raw: Any, at: str) -> None:
                 f"{spec['id']!r} ({short_repr(spec.get('args', spec.get('invalid_args')))})",
                 f"{where}.function.arguments",
             )
+
+
+def _unparsed_raw(entry: Any) -> str:
+    """Why a raw entry without a ``function`` object names no call of the two lists."""
+    kind = entry.get("type") if type(entry) is dict else None
+    what = f"a {kind!r} call" if type(kind) is str else short_repr(entry)
+    return (
+        f"{what} without a 'function' object, which LangChain's tool-call parsers leave out "
+        "of tool_calls and invalid_tool_calls: no parsed call names it (a call the "
+        "conversation goes on without)"
+    )
 
 
 def raw_disagreement(entry: dict[str, Any], spec: dict[str, Any]) -> str | None:

@@ -18,7 +18,7 @@ from typing_extensions import assert_never
 from tracebridge._changed import FELL, drifted, refusal, unmade
 from tracebridge._gc import gc_paused
 from tracebridge._json import is_plain_json
-from tracebridge.errors import TraceError, short_repr
+from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import (
     AIMessage,
     Citation,
@@ -241,6 +241,8 @@ def _loaded(item: Any, i: int, lc: Any) -> Any:
             f"{type(item).__name__} {short_repr(item)}",
             path=f"messages[{i}]",
         )
+    if is_serialized(item):
+        raise _serialized_refusal(item, i)
     if set(item) == {"type", "data"}:
         data, where = item["data"], f"messages[{i}].data"
         if not isinstance(data, dict):
@@ -260,6 +262,26 @@ def _loaded(item: Any, i: int, lc: Any) -> Any:
             f"LangChain cannot load this {cls.__name__}: {exc}".replace("\n", " "),
             path=where,
         ) from None
+
+
+def is_serialized(item: dict[Any, Any]) -> bool:
+    """Whether ``item`` is ``langchain_core.load``'s serialized form of an object
+    (``dumpd`` / ``dumps``: ``{"lc": 1, "type": "constructor", "id": [...], "kwargs": {...}}``)."""
+    return item.get("lc") == 1 and type(item.get("id")) is list and "type" in item
+
+
+def _serialized_refusal(item: dict[str, Any], i: int) -> TraceError:
+    path = item["id"]
+    named = path[-1] if path and type(path[-1]) is str else short_repr(path)
+    return TraceError(
+        "malformed_event",
+        f"this is langchain_core.load's serialized form of {with_article(named)} (dumpd / "
+        f"dumps: {{'lc': 1, 'type': {short_repr(item['type'])}, 'id': [...], 'kwargs': "
+        "{...}}), which to_messages does not read: load it first with "
+        "langchain_core.load.load(obj, allowed_objects='messages') (for dumps() text, "
+        "langchain_core.load.loads) and pass the messages it gives",
+        path=f"messages[{i}]",
+    )
 
 
 _DICTS = ("additional_kwargs", "response_metadata")

@@ -9,6 +9,7 @@ and a spelling the codec would not give back stays in the block itself, so nothi
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -178,7 +179,7 @@ class BlockShape:
         held = set(dict(self.fields))
         if (
             self.data_url is not None
-            and isinstance(part, FilePart | ImagePart)
+            and isinstance(part, FilePart | ImagePart | AudioPart)
             and part.data is not None
         ):
             mime = part.mime_type
@@ -449,6 +450,16 @@ def _data_shapes(part: type[MappedPart], tag: str, *, file_id: bool = False) -> 
     if file_id:
         v0_fields.append(("filename", ("filename",)))
     v1 = BlockShape(tag, part, tag, tuple(v1_fields), tuple(sources))
+    # a base64 data: URL reads as inline data, as LangChain sends it (an image_url data URL)
+    v1_data_url = BlockShape(
+        f"{tag}_data_url",
+        part,
+        tag,
+        tuple((field, path) for field, path in v1_fields if field not in _DATA_URL_FIELDS),
+        ("data",),
+        data_url=("url",),
+        data_url_only=True,
+    )
     v0 = BlockShape(
         f"{tag}_source_base64",
         part,
@@ -458,8 +469,12 @@ def _data_shapes(part: type[MappedPart], tag: str, *, file_id: bool = False) -> 
         when=((("source_type",), "base64"),),
     )
     if not file_id:
-        return [v1, v0]
-    return [*_named_elsewhere(v1), *_named_elsewhere(v0)]
+        return [v1_data_url, v1, v0]
+    return [*_named_elsewhere(v1_data_url), *_named_elsewhere(v1), *_named_elsewhere(v0)]
+
+
+_DATA_URL_FIELDS = frozenset({"url", "data", "mime_type"})
+"""The v1 fields a base64 ``data:`` URL in ``url`` gives (``data`` and ``mime_type``)."""
 
 
 _FILENAME_HOMES = ("extras", "metadata")
@@ -476,15 +491,13 @@ def _named_elsewhere(shape: BlockShape) -> list[BlockShape]:
     earlier: list[Path] = [("filename",)]
     for key in _FILENAME_HOMES:
         shapes.append(
-            BlockShape(
-                f"{shape.name}_filename_in_{key}",
-                shape.part,
-                shape.tag,
-                tuple(
+            dataclasses.replace(
+                shape,
+                name=f"{shape.name}_filename_in_{key}",
+                fields=tuple(
                     (field, (key, "filename") if field == "filename" else path)
                     for field, path in shape.fields
                 ),
-                shape.sources,
                 when=(*shape.when, *((path, None) for path in earlier)),
                 requires=("filename",),
             )
@@ -668,12 +681,23 @@ def first_reading(block: dict[str, Any]) -> tuple[BlockShape, dict[str, str]] | 
 def default_shape(part: MappedPart) -> BlockShape:
     """The block the way back writes for a part that carries no LangChain metadata.
 
-    The v1 standard block, except for an image with a detail that OpenAI's ``image_url``
-    block holds (the block ChatOpenAI and ``convert_to_openai_messages`` send on with its
-    detail; a v1 block's ``extras.detail`` they drop): an image by URL without mime type
-    (not a base64 ``data:`` URL, which that block would read back as inline data), and
-    inline data with its mime type, as a ``data:`` URL (``image_url_data``).
+    The v1 standard block, except where ChatOpenAI and ``convert_to_openai_messages`` would
+    send the v1 block on without a value the Chat Completions block keeps:
+
+    * an image with a detail (a v1 block's ``extras.detail`` they drop) in OpenAI's
+      ``image_url`` block: an image by URL without mime type (not a base64 ``data:`` URL,
+      which that block would read back as inline data), and inline data with its mime type,
+      as a ``data:`` URL (``image_url_data``);
+    * a file by ``file_id`` with its name (which they replace by a placeholder) in the
+      ``{"type": "file", "file": {...}}`` block (``openai_file``);
+    * inline audio whose mime type is a format the API takes under another name than its
+      subtype (``audio/mpeg`` is ``mp3``; they would send ``mpeg``, which the API refuses)
+      as ``input_audio``.
     """
+    if isinstance(part, FilePart) and _named_file_id(part):
+        return SHAPES_BY_NAME["openai_file"]
+    if isinstance(part, AudioPart) and _chat_audio(part):
+        return SHAPES_BY_NAME["input_audio"]
     if isinstance(part, ImagePart) and part.detail:
         if part.url and not part.mime_type and not _is_data_url(part.url):
             return SHAPES_BY_NAME["image_url"]
@@ -685,6 +709,36 @@ def default_shape(part: MappedPart) -> BlockShape:
         ):
             return SHAPES_BY_NAME["image_url_data"]
     return _DEFAULTS[type(part)]
+
+
+def _named_file_id(part: FilePart) -> bool:
+    """A file by id with its name and nothing else, all of which ``openai_file`` holds."""
+    return (
+        part.file_id is not None
+        and part.filename is not None
+        and part.url is None
+        and part.data is None
+        and part.mime_type is None
+    )
+
+
+_CHAT_AUDIO_FORMATS = ("wav", "mp3")
+"""The ``input_audio.format`` values the Chat Completions API takes."""
+
+
+def _chat_audio(part: AudioPart) -> bool:
+    """Inline audio whose mime type ``input_audio`` spells as a format the API takes (and
+    reads back in the same spelling), where the mime subtype a v1 block sends on is not
+    that format."""
+    mime = part.mime_type
+    if part.url is not None or part.data is None or mime is None:
+        return False
+    spelled = audio_format(mime)
+    return (
+        spelled in _CHAT_AUDIO_FORMATS
+        and audio_mime_type(spelled) == mime
+        and mime.partition("/")[2] != spelled
+    )
 
 
 _DEFAULTS: dict[type[MappedPart], BlockShape] = {

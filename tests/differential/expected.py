@@ -198,7 +198,6 @@ EXPECTED: dict[str, dict[Key, str]] = {
         ): "non-chat-blocks",
     },
     "lc_v1_invalid_call_block": {
-        ("to_openai", "drop", "opaque_parts"): "non-chat-blocks",
         ("to_openai", "drop", "unanswered_calls"): "unanswered-call",
         (
             "to_openai",
