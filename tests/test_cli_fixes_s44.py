@@ -437,3 +437,29 @@ def test_help_without_standard_output_goes_to_standard_error(tmp_path: Path) -> 
         assert done.returncode == 0, done.stderr
         assert done.stderr.decode().startswith(f"usage: tracebridge {argv[0]}"
                                                if argv[0] == "gate" else "usage: tracebridge")
+
+
+# Mutation audit: a new OUT's mode is computed from the umask (not a fixed 0644).
+
+
+@pytest.mark.parametrize(("umask", "mode"), [
+    pytest.param(0o022, 0o644, id="umask-022"),
+    pytest.param(0o027, 0o640, id="umask-027"),
+    pytest.param(0o002, 0o664, id="umask-002"),
+])
+@pytest.mark.parametrize("command", [
+    pytest.param(["convert", "IN", "--from", "openai_chat", "--to", "openai_chat"], id="convert"),
+    pytest.param(["sample", "IN"], id="sample"),
+])
+def test_a_new_out_gets_0666_less_the_umask(
+    tmp_path: Path, umask: int, mode: int, command: list[str]
+) -> None:
+    path = write_json(tmp_path / "chat.json", CHAT)
+    out_path = tmp_path / "new.json"
+    argv = [str(path) if word == "IN" else word for word in command]
+    before = os.umask(umask)
+    try:
+        assert run(*argv, "-o", str(out_path))[0] == 0
+    finally:
+        os.umask(before)
+    assert stat.S_IMODE(out_path.stat().st_mode) == mode

@@ -293,3 +293,50 @@ def test_model_validate_json_of_what_is_not_text_is_a_json_type_error(
     with pytest.raises(ValidationError) as caught:
         model.model_validate_json(given)
     assert [error["type"] for error in caught.value.errors()] == ["json_type"]
+
+
+# Mutation audit: limits and copies the tests above left open.
+
+
+def test_short_repr_keeps_a_repr_of_exactly_120_characters_whole() -> None:
+    assert short_repr("x" * 118) == repr("x" * 118)
+    assert len(short_repr("x" * 118)) == 120
+
+
+def test_short_repr_cuts_a_repr_of_121_characters_to_120() -> None:
+    assert short_repr("x" * 119) == "'" + "x" * 116 + "..."
+    assert len(short_repr("x" * 119)) == 120
+
+
+def test_a_wrong_value_in_a_sample_is_shown_cut_to_80_characters() -> None:
+    error = _error(lambda: MultiTurnSample(
+        messages=[HumanMessage(content="a"), AIMessage(content="b")],
+        rubrics={"tone": ["y" * 100]},  # type: ignore[dict-item]
+    ))
+    assert _where(error) == ("malformed_event", None, "rubrics.tone")
+    assert error.detail == "Input should be a valid string (got list ['" + "y" * 75 + "...)"
+
+
+def test_editing_hashed_messages_changes_no_message() -> None:
+    message = AIMessage(content="x", tool_calls=[ToolCall(id="c1", name="f", args={"a": [1]})])
+    hashed = hashed_messages([message])
+    assert hashed == [{"type": "ai", "content": "x", "tool_calls": [
+        {"name": "f", "args": {"a": [1]}, "id": "c1", "invalid_args": None}], "name": None}]
+    before = transcript_hash([message])
+    hashed[0]["tool_calls"][0]["args"]["a"].append(2)
+    hashed[0]["tool_calls"][0]["args"]["b"] = 3
+    hashed[0]["content"] = "y"
+    assert message.tool_calls[0].args == {"a": [1]}
+    assert message.content == "x"
+    assert transcript_hash([message]) == before
+    assert hashed_messages([message]) == [{"type": "ai", "content": "x", "tool_calls": [
+        {"name": "f", "args": {"a": [1]}, "id": "c1", "invalid_args": None}], "name": None}]
+
+
+def test_joined_lone_surrogates_past_message_9_name_their_two_digit_index() -> None:
+    messages: list[Any] = []
+    for k in range(6):
+        messages += [HumanMessage(content=f"q{k}"), AIMessage(content=f"a{k}")]
+    messages[10] = HumanMessage(content="x\ud800\udcff")
+    error = _error(MultiTurnSample(messages=messages).model_dump_json)
+    assert _where(error) == ("unserializable_value", 10, "messages[10].content")

@@ -280,3 +280,48 @@ def test_a_broken_item_among_results_in_stream_order_is_not_read(broken: Any) ->
     assert read == whole
     assert [getattr(m, "tool_call_id", None) or m.type for m in read] == [
         "human", "ai", "c0", "c1", "c2", "ai"]
+
+
+# Mutation audit: a block of exactly two results given in another order (every reorder test
+# above has three or more calls).
+
+
+def two_call_run(given_order: list[int], fresh: bool) -> list[Any]:
+    """``parallel_run`` of test_llama_events_speed_paths with two calls, not three."""
+    from test_llama_events_speed_paths import (
+        ARGS,
+        answer,
+        asking,
+        output,
+        result,
+        tool_result,
+        user,
+    )
+
+    history: list[ChatMessage] = [user("Plan my trip.")]
+    events: list[Any] = [AgentInput(input=[*history], current_agent_name="planner")]
+    calls = [(f"c{k}", "search", {**ARGS, "limit": k}) for k in range(2)]
+    reply = asking("Looking it up.", *calls)
+    events += [output(reply)]
+    for call_id, _, args in calls:
+        events += [ToolCall(tool_name="search", tool_kwargs=args, tool_id=call_id),
+                   tool_result(call_id, f"Sunny {call_id}.", args)]
+    history += [reply, *(result(f"c{k}", f"Sunny c{k}.") for k in given_order)]
+    items = [m.model_copy(deep=True) for m in history] if fresh else history
+    events += [AgentInput(input=items, current_agent_name="planner"),
+               output(answer("It will be sunny."))]
+    return events
+
+
+@pytest.mark.parametrize("fresh", [True, False])
+def test_two_results_given_in_another_order_read_in_that_order(fresh: bool) -> None:
+    straight = llama_index.events_to_messages(two_call_run([0, 1], fresh))
+    assert [getattr(m, "tool_call_id", None) or m.type for m in straight] == [
+        "human", "ai", "c0", "c1", "ai"]
+    events = two_call_run([1, 0], fresh)
+    count = check(events)
+    assert count["AgentInput"] == 2, count
+    read = llama_index.events_to_messages(events)
+    assert read == [straight[0], straight[1], straight[3], straight[2], straight[4]]
+    assert [(m.tool_call_id, m.content) for m in read if m.type == "tool"] == [
+        ("c1", "Sunny c1."), ("c0", "Sunny c0.")]

@@ -16,8 +16,18 @@ from typing import Any
 
 import pytest
 
-from tracebridge import AIMessage, HumanMessage, TraceError
+from tracebridge import (
+    AIMessage,
+    HumanMessage,
+    ImagePart,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolMessage,
+    TraceError,
+)
 from tracebridge.adapters import galtea
+from tracebridge.adapters.galtea import Omission
 from tracebridge.evaluation import roles
 
 ASK = {"role": "human", "content": "hi"}
@@ -163,3 +173,111 @@ def test_split_current_turn_takes_the_options_of_from_messages() -> None:
     assert options(galtea.split_current_turn) == {**options(galtea.from_messages),
                                                   "shape": "pairs"}
     assert galtea.split_current_turn(PAIR, skip_system=True, drop=["citations"]) == ([], "a", "b")
+
+
+# --- 4. mutation audit: gaps the tests above left open -----------------------------------------
+
+def test_a_double_quoted_id_stays_as_the_case_wrote_it() -> None:
+    # repr quotes an id holding an apostrophe with double quotes; its words are the case's too
+    assert _refusal([ASK, _call("c"), _result("it's AIMessage")]) == (
+        "orphan_tool_result", 2, "transcript[2].call_id",
+        'call_id "it\'s AIMessage" names no call of transcript[1] (its call ids: [\'c\'])',
+    )
+
+
+# each keyword of split_current_turn reaches its own option: with it the split succeeds and
+# records what it left out under that option's name; without it the same messages are refused
+# at the place that option covers
+_SPLIT_OPTIONS = [
+    pytest.param(
+        {"skip_system": True},
+        [SystemMessage(content="s"), HumanMessage(content="a"), AIMessage(content="b")],
+        ([], "a", "b"),
+        [Omission(index=0, what="system_message", option="skip_system",
+                  detail="system message 's'")],
+        (0, "messages[0]",
+         "a system message: Galtea turns hold only user and assistant text and files; "
+         "skip_system=True leaves it out (recorded in omitted)"),
+        id="skip_system",
+    ),
+    pytest.param(
+        {"fold_tools": True},
+        [HumanMessage(content="a"),
+         AIMessage(content="", tool_calls=[ToolCall(id="c1", name="f", args={})]),
+         ToolMessage(tool_call_id="c1", content="r"), AIMessage(content="b")],
+        ([], "a", "b"),
+        [Omission(index=1, what="tool_calls", option="fold_tools",
+                  detail="1 tool call(s): f; the message had no text and is left out"),
+         Omission(index=2, what="tool_result", option="fold_tools",
+                  detail="result of 'c1': 'r'")],
+        (1, "messages[1].tool_calls",
+         "tool calls: Galtea turns hold only user and assistant text and files; "
+         "fold_tools=True leaves it out (recorded in omitted)"),
+        id="fold_tools",
+    ),
+    pytest.param(
+        {"drop_non_text": True},
+        [HumanMessage(content="a"), AIMessage(content="b"),
+         HumanMessage(content=[TextPart(text="c"), ImagePart(url="https://x/i.png")]),
+         AIMessage(content="d")],
+        ([{"input": "a", "actual_output": "b"}], "c", "d"),
+        [Omission(index=2, what="non_text_part", option="drop_non_text",
+                  detail="image part at content[1]")],
+        (2, "messages[2].content[1]",
+         "an image part: Galtea turns hold only user and assistant text and files; "
+         "drop_non_text=True leaves it out (recorded in omitted)"),
+        id="drop_non_text",
+    ),
+    pytest.param(
+        {"drop_names": True},
+        [HumanMessage(content="a", name="ann"), AIMessage(content="b"),
+         HumanMessage(content="c"), AIMessage(content="d")],
+        ([{"input": "a", "actual_output": "b"}], "c", "d"),
+        [Omission(index=0, what="name", option="drop_names", detail="name 'ann'")],
+        (0, "messages[0].name",
+         "a message name ('ann'): Galtea turns hold only user and assistant text and files; "
+         "drop_names=True leaves it out (recorded in omitted)"),
+        id="drop_names",
+    ),
+    pytest.param(
+        {"join_consecutive": " "},
+        [HumanMessage(content="a"), HumanMessage(content="a2"), AIMessage(content="b")],
+        ([], "a a2", "b"),
+        [Omission(index=1, what="joined", option="join_consecutive",
+                  detail="joined into the user turn of messages[0]")],
+        (1, "messages[1]",
+         "two user messages in a row (messages[0] and messages[1]); a pair holds one input: "
+         "join_consecutive=<separator> joins them, shape='roles' keeps both"),
+        id="join_consecutive",
+    ),
+    pytest.param(
+        {"drop": ["part_boundaries"]},
+        [HumanMessage(content="a"), AIMessage(content=[TextPart(text="b"), TextPart(text="c")])],
+        ([], "a", "b\nc"),
+        [Omission(index=1, what="part_boundaries", option="drop=part_boundaries",
+                  detail="2 text parts joined by newlines")],
+        (1, "messages[1].content",
+         "several text parts: a Galtea turn holds one text; drop=['part_boundaries'] leaves "
+         "it out (recorded in omitted)"),
+        id="drop",
+    ),
+]
+
+
+@pytest.mark.parametrize(("option", "messages", "split", "omissions", "refusal"),
+                         _SPLIT_OPTIONS)
+def test_each_option_of_split_current_turn_reaches_its_own_field(
+    option: dict[str, Any],
+    messages: list[Any],
+    split: tuple[Any, ...],
+    omissions: list[Omission],
+    refusal: tuple[int, str, str],
+) -> None:
+    omitted: list[Omission] = []
+    assert galtea.split_current_turn(messages, omitted=omitted, **option) == split
+    assert omitted == omissions
+    with pytest.raises(TraceError) as caught:
+        galtea.split_current_turn(messages)
+    error = caught.value
+    assert (error.code, error.index, error.path, error.detail) == (
+        "not_representable", *refusal)
