@@ -9,6 +9,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from langchain_core.load import dumpd, dumps
 from langchain_core.messages import (
     AIMessage,
@@ -298,3 +300,150 @@ def test_a_load_form_of_something_else_is_not_told_for_langchain() -> None:
     assert langchain.detect([{"lc": 1, "type": "constructor",
                               "id": ["langchain", "prompts", "PromptTemplate"],
                               "kwargs": {}}]) is False
+
+
+# --- an invalid_tool_call block whose name or args is None, or missing ----------------------
+
+
+def v1_reply(entry: dict[str, Any]) -> AIMessage:
+    """The v1 form of a Responses reply whose one call is the ``invalid_tool_calls`` entry
+    (a ``function_call`` block without ``arguments`` when its args are None)."""
+    call = {"type": "function_call", "call_id": entry["id"], "name": entry["name"],
+            "id": f"fc_{entry['id']}"}
+    if entry["args"] is not None:
+        call["arguments"] = entry["args"]
+    v0 = AIMessage(content=[call], invalid_tool_calls=[entry],
+                   response_metadata={"model_provider": "openai"})
+    return AIMessage(content=v0.content_blocks, invalid_tool_calls=[entry],
+                     response_metadata={"model_provider": "openai", "output_version": "v1"})
+
+
+@pytest.mark.parametrize(
+    ("entry", "kept"),
+    [
+        ({"name": "f", "args": None, "id": "c1", "error": "e"},
+         {"type": "invalid_tool_call", "args": None, "error": "e",
+          "extras": {"item_id": "fc_c1"}}),
+        ({"name": None, "args": "{b", "id": "c1", "error": "e"},
+         {"type": "invalid_tool_call", "name": None, "error": "e",
+          "extras": {"item_id": "fc_c1"}}),
+    ],
+    ids=["args-None", "name-None"],
+)
+def test_a_v1_invalid_tool_call_block_with_a_none_comes_back_as_it_was(
+    entry: dict[str, Any], kept: dict[str, Any]
+) -> None:
+    v1 = v1_reply(entry)
+    assert v1.content[0] == {"type": "invalid_tool_call", "id": "c1", "name": entry["name"],
+                             "args": entry["args"], "error": "e",
+                             "extras": {"item_id": "fc_c1"}}
+    trace = [HumanMessage("q"), v1, ToolMessage("r", tool_call_id="c1")]
+    typed = langchain.to_messages(trace)
+    call = typed[1].tool_calls[0]
+    assert (call.name, call.id, call.invalid_args) == (entry["name"] or "", "c1",
+                                                       entry["args"] or "")
+    assert call.metadata[LC]["content_block"] == {"at": 0, "block": kept}
+    back = langchain.from_messages(typed)
+    assert back[1].content == v1.content
+    assert messages_to_dict(back) == messages_to_dict(trace)
+    assert langchain.to_messages(back) == typed
+
+
+def test_an_edit_the_kept_none_no_longer_fits_is_refused_at_the_entry() -> None:
+    entry = {"name": None, "args": None, "id": "c1", "error": "e"}
+    trace = [HumanMessage("q"), v1_reply(entry), ToolMessage("r", tool_call_id="c1")]
+    typed = langchain.to_messages(trace)
+    assert messages_to_dict(langchain.from_messages(typed)) == messages_to_dict(trace)
+    renamed = typed[1].tool_calls[0].model_copy(update={"name": "g"})
+    message = typed[1].model_copy(update={"tool_calls": [renamed]})
+    with pytest.raises(TraceError) as caught:
+        langchain.from_messages([typed[0], message, typed[2]])
+    assert where(caught.value) == ("not_representable", 1, "messages[1].tool_calls[0].name")
+    assert "invalid_tool_calls entry named None" in str(caught.value)
+
+
+ALONE = [
+    ({"type": "invalid_tool_call", "id": "c1", "name": "f", "args": None, "error": "e"},
+     "f", {"type": "invalid_tool_call", "args": None, "error": "e"}, {}),
+    ({"type": "invalid_tool_call", "id": "c1", "name": None, "args": "{x", "error": "e"},
+     "", {"type": "invalid_tool_call", "name": None, "error": "e"}, {}),
+    ({"type": "invalid_tool_call", "id": "c1", "name": "f", "error": "e"},
+     "f", {"type": "invalid_tool_call", "error": "e"}, {"without_args": True}),
+    # what langchain-core's stream bridge makes of an entry with name and args None
+    ({"type": "invalid_tool_call", "id": "c1", "error": "e"},
+     "", {"type": "invalid_tool_call", "error": "e"},
+     {"without_args": True, "without_name": True}),
+]
+
+
+@pytest.mark.parametrize(
+    ("block", "name", "kept", "marks"), ALONE,
+    ids=["args-None", "name-None", "no-args", "no-name-no-args"],
+)
+def test_an_invalid_tool_call_block_alone_with_a_none_or_no_key_is_read(
+    block: dict[str, Any], name: str, kept: dict[str, Any], marks: dict[str, Any]
+) -> None:
+    trace = [HumanMessage("q"), AIMessage(content=[block]), ToolMessage("r", tool_call_id="c1")]
+    typed = langchain.to_messages(trace)
+    assert typed[1].content == ""
+    invalid_args = block["args"] if type(block.get("args")) is str else ""
+    assert typed[1].tool_calls == [
+        tb.ToolCall(name=name, id="c1", invalid_args=invalid_args, metadata={LC: {
+            "in_content": True, "content_block": {"at": 0, "block": kept, **marks}}})
+    ]
+    assert langchain.to_messages(messages_to_dict(trace)) == typed
+    back = langchain.from_messages(typed)
+    assert back[1].content == [block]
+    assert messages_to_dict(back) == messages_to_dict(trace)
+
+
+@pytest.mark.parametrize(
+    ("update", "written"),
+    [
+        ({"name": "g"}, {"id": "c1", "name": "g", "type": "invalid_tool_call", "error": "e"}),
+        ({"invalid_args": "{y"},
+         {"id": "c1", "type": "invalid_tool_call", "error": "e", "args": "{y"}),
+    ],
+    ids=["named", "given-text"],
+)
+def test_a_call_read_from_a_block_without_name_or_args_gets_them_once_edited(
+    update: dict[str, Any], written: dict[str, Any]
+) -> None:
+    block = {"type": "invalid_tool_call", "id": "c1", "error": "e"}
+    typed = langchain.to_messages(
+        [HumanMessage("q"), AIMessage(content=[block]), ToolMessage("r", tool_call_id="c1")])
+    call = typed[1].tool_calls[0].model_copy(update=update)
+    message = typed[1].model_copy(update={"tool_calls": [call]})
+    back = langchain.from_messages([typed[0], message, typed[2]])
+    assert back[1].content == [written]
+    again = langchain.to_messages(back)[1].tool_calls[0]
+    assert (again.name, again.id, again.invalid_args) == (call.name, "c1", call.invalid_args)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    entries=st.lists(
+        st.fixed_dictionaries({
+            "name": st.sampled_from(["f", "g", None]),
+            "args": st.sampled_from(["{bad", "not json", "", None]),
+            "error": st.sampled_from(["e", None]),
+        }),
+        min_size=1,
+        max_size=3,
+    ),
+    alone=st.booleans(),
+)
+def test_invalid_tool_call_blocks_of_langchain_replies_round_trip(
+    entries: list[dict[str, Any]], alone: bool
+) -> None:
+    listed = [{**entry, "id": f"c{k}"} for k, entry in enumerate(entries)]
+    blocks = [block for entry in listed for block in v1_reply(entry).content]
+    ai = AIMessage(content=[{"type": "text", "text": "a"}, *blocks],
+                   invalid_tool_calls=[] if alone else listed)
+    trace = [HumanMessage("q"), ai,
+             *(ToolMessage("r", tool_call_id=entry["id"]) for entry in listed)]
+    typed = langchain.to_messages(trace)
+    assert [call.id for call in typed[1].tool_calls] == [entry["id"] for entry in listed]
+    back = langchain.from_messages(typed)
+    assert messages_to_dict(back) == messages_to_dict(trace)
+    assert langchain.to_messages(back) == typed

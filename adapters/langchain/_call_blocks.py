@@ -151,7 +151,9 @@ def link_content_blocks(
 def _content_spec(block: dict[str, Any], kind: CallBlock, where: str) -> dict[str, Any]:
     """A call that only a content block names (``tool_calls`` is empty)."""
     name = block.get("name")
-    if type(name) is not str:
+    if kind.encoding == "invalid_text":
+        name = _as_text(name)  # LangChain's InvalidToolCall allows name None
+    elif type(name) is not str:
         raise TraceError(
             "malformed_event",
             f"{with_article(kind.tag)} block needs a 'name' string, got {short_repr(name)}",
@@ -173,9 +175,7 @@ def _content_spec(block: dict[str, Any], kind: CallBlock, where: str) -> dict[st
             raise _malformed_args(kind, value, where)
         spec.update(args={"input": value}, kind="custom")
     elif kind.encoding == "invalid_text":
-        if type(value) is not str:
-            raise _malformed_args(kind, value, where)
-        spec["invalid_args"] = value
+        spec["invalid_args"] = _as_text(value)  # args None (or no key) too
     elif kind.args_key in block:
         args = _block_args(block, kind.args_key, where)
         if type(args) is not dict:
@@ -183,6 +183,13 @@ def _content_spec(block: dict[str, Any], kind: CallBlock, where: str) -> dict[st
         check_json(args, f"{where}.{kind.args_key}")
         spec["args"] = args
     return spec
+
+
+def _as_text(value: Any) -> str:
+    """An ``invalid_tool_call`` block's name or argument text as the typed call holds it:
+    ``""`` for a value that is not text (LangChain's None, or no key), as an
+    ``invalid_tool_calls`` entry reads; the block keeps the value it had."""
+    return value if type(value) is str else ""
 
 
 def _malformed_args(kind: CallBlock, value: Any, where: str) -> TraceError:
@@ -270,8 +277,21 @@ def _keep_block(
         link["without_args"] = True
     elif _rebuilt_from_call(kind, template[kind.args_key], spec):
         del template[kind.args_key]
+    if kind.encoding == "invalid_text":
+        _keep_empty_name(block, template, link)
     check_json(template, where)
     spec.setdefault("metadata", {}).setdefault(NAME, {})["content_block"] = link
+
+
+def _keep_empty_name(
+    block: dict[str, Any], template: dict[str, Any], link: dict[str, Any]
+) -> None:
+    """An ``invalid_tool_call`` block whose name is not text (None, or no key) gives its call
+    the name ``""``, which the way back would write as ``""``: keep how the block said it."""
+    if "name" not in block:
+        link["without_name"] = True
+    elif type(block["name"]) is not str:
+        template["name"] = block["name"]
 
 
 def _rebuilt_from_call(kind: CallBlock, value: Any, spec: dict[str, Any]) -> bool:
@@ -332,7 +352,11 @@ def block_reads_back(call: ToolCall, block: dict[str, Any], *, in_content: bool)
     kind = CALL_BLOCKS[block["type"]]
     if in_content:
         return bool(_content_spec(block, kind, "").get("invalid_args") == call.invalid_args)
-    spec = {"name": call.name, "id": call.id, "invalid_args": call.invalid_args}
+    spec: dict[str, Any] = {"name": call.name, "id": call.id, "invalid_args": call.invalid_args}
+    listed = call.metadata.get(NAME, {}).get("invalid_tool_call")
+    if type(listed) is dict:
+        # the block repeats the entry as LangChain had it (a name or args of None)
+        spec["metadata"] = {NAME: {"invalid_tool_call": listed}}
     try:
         _agree(spec, block, kind, "")
     except TraceError:
@@ -347,7 +371,9 @@ def call_block(
 
     The call's name, id and arguments come from the call alone: a template holding them
     (the reader keeps none, except a streamed ``tool_use``'s ``input``, which its
-    ``partial_json`` gives) is refused where it would read back as another call. The
+    ``partial_json`` gives, and an ``invalid_tool_call`` block's name or args that is not
+    text, written as kept while the call's is still ``""``) is refused where it would read
+    back as another call. The
     block of a call only the content names (``in_content``) is the call itself: it gets the
     call's id and arguments even where the source block had none (``without_id``,
     ``without_args``), when the call now has them."""
@@ -363,7 +389,7 @@ def call_block(
         )
     kept_at = f"{at}.metadata.{NAME}.content_block.block"
     for key in (kind.id_key, "name"):
-        if key in template:
+        if key in template and not (key == "name" and _empty_name_kept(kind, template)):
             raise TraceError(
                 "not_representable",
                 f"the {kind.tag} block kept for this call (metadata.langchain.content_block) "
@@ -371,9 +397,8 @@ def call_block(
                 f"{key} from the typed call alone",
                 path=f"{kept_at}.{key}",
             )
-    without_args = bool(link.get("without_args")) and not (
-        # the block is the call: only an object block without arguments reads as no arguments
-        in_content and (kind.encoding != "object" or call.args or call.kind == "custom")
+    without_args = bool(link.get("without_args")) and (
+        not in_content or _reads_back_without_args(kind, call)
     )
     custom_block = kind.encoding == "custom_text" and not without_args
     if (call.kind == "custom") != custom_block:
@@ -391,6 +416,8 @@ def call_block(
     block: dict[str, Any] = {} if omit_id else {kind.id_key: call.id}
     block["name"] = call.name
     block.update(copy.deepcopy(template))
+    if kind.encoding == "invalid_text":
+        _name_as_kept(block, link, call)
     if without_args:
         return block
     if kind.encoding == "object":
@@ -422,6 +449,29 @@ def call_block(
     return block
 
 
+def _empty_name_kept(kind: CallBlock, template: dict[str, Any]) -> bool:
+    """Whether the template's name is one the reader keeps: an ``invalid_tool_call`` block's
+    name that is not text."""
+    return kind.encoding == "invalid_text" and type(template["name"]) is not str
+
+
+def _name_as_kept(block: dict[str, Any], link: dict[str, Any], call: ToolCall) -> None:
+    """An ``invalid_tool_call`` block of a call named ``""`` says so as it did (a name that is
+    not text, or no name key); a call named since reading gets its name."""
+    if call.name:
+        block["name"] = call.name
+    elif link.get("without_name"):
+        del block["name"]
+
+
+def _reads_back_without_args(kind: CallBlock, call: ToolCall) -> bool:
+    """Whether a block without its arguments key that *is* the call reads back as ``call``:
+    an object block as no arguments, an ``invalid_tool_call`` block as the text ``""``."""
+    if kind.encoding == "object":
+        return not call.args and call.kind != "custom"
+    return kind.encoding == "invalid_text" and call.invalid_args == ""
+
+
 def _invalid_args_in_line(
     block: dict[str, Any], kind: CallBlock, call: ToolCall, at: str, *, in_content: bool
 ) -> None:
@@ -429,7 +479,8 @@ def _invalid_args_in_line(
     arguments has such a block only as an ``invalid_tool_calls`` entry whose empty text is
     no arguments (its block keeps that text)."""
     if call.invalid_args is not None:
-        block[kind.args_key] = call.invalid_args
+        if kind.args_key not in block or _as_text(block[kind.args_key]) != call.invalid_args:
+            block[kind.args_key] = call.invalid_args  # a kept args None reads back as ""
         return
     listed_invalid = "invalid_tool_call" in call.metadata.get(NAME, {})
     if in_content or not listed_invalid or call.args:

@@ -100,6 +100,10 @@ def lists_of(
             out.from_function_call.append(k)  # in additional_kwargs["function_call"]
             continue
         link = kept.get("content_block")
+        listed_invalid = place == 0 and (
+            call.invalid_args is not None or "invalid_tool_call" in kept
+        )
+        entry: dict[str, Any] | None = None
         if place == 1 and link is None:
             raise _not_representable(
                 "this call is marked as named only by a content block "
@@ -118,6 +122,10 @@ def lists_of(
                     "no call",
                     f"{where}.id",
                 )
+            if listed_invalid:
+                # the entry before the block that repeats it: a kept marker the edited call
+                # no longer fits is told where it is, not as a block that disagrees
+                entry = _checked_invalid_entry(call, kept, where)
             if call.invalid_args is not None and not block_reads_back(
                 call, block, in_content=place == 1
             ):
@@ -149,10 +157,8 @@ def lists_of(
                 )
             last_in_content = position
             continue
-        if call.invalid_args is not None or "invalid_tool_call" in kept:
-            entry = _invalid_entry(call, kept)
-            _check_reads_back(call, entry, where)
-            out.invalid_tool_calls.append(entry)
+        if listed_invalid:
+            out.invalid_tool_calls.append(entry or _checked_invalid_entry(call, kept, where))
             out.kinds.append(True)
             out.positions.append(k)
             continue
@@ -163,6 +169,13 @@ def lists_of(
         out.kinds.append(False)
         out.positions.append(k)
     return out
+
+
+def _checked_invalid_entry(call: ToolCall, kept: dict[str, Any], where: str) -> dict[str, Any]:
+    """The call's ``invalid_tool_calls`` entry, refused where it would read back as another call."""
+    entry = _invalid_entry(call, kept)
+    _check_reads_back(call, entry, where)
+    return entry
 
 
 def _invalid_entry(call: ToolCall, kept: dict[str, Any]) -> dict[str, Any]:

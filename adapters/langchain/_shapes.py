@@ -450,7 +450,8 @@ def _data_shapes(part: type[MappedPart], tag: str, *, file_id: bool = False) -> 
     if file_id:
         v0_fields.append(("filename", ("filename",)))
     v1 = BlockShape(tag, part, tag, tuple(v1_fields), tuple(sources))
-    # a base64 data: URL reads as inline data, as LangChain sends it (an image_url data URL)
+    # a base64 data: URL reads as inline data, as an image_url data URL does (the form
+    # LangChain sends an image in; audio and file are read alike, for the same data)
     v1_data_url = BlockShape(
         f"{tag}_data_url",
         part,
