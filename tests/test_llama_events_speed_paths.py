@@ -467,12 +467,12 @@ def test_the_fast_readers_agree_on_changed_runs(picked: list[int], fresh: bool,
 
 
 def parallel_run(given_order: list[int], fresh: bool = True) -> list[Any]:
-    """One reply calling ``search`` three times, its results streamed c0 c1 c2 and given to
-    the model in ``given_order`` (as FunctionAgent gives them in the order it gathered
-    them), then an answer."""
+    """One reply calling ``search`` as many times as ``given_order`` is long, its results
+    streamed c0 c1 ... and given to the model in ``given_order`` (as FunctionAgent gives them
+    in the order it gathered them), then an answer."""
     history: list[ChatMessage] = [user("Plan my trip.")]
     events: list[Any] = [AgentInput(input=[*history], current_agent_name="planner")]
-    calls = [(f"c{k}", "search", {**ARGS, "limit": k}) for k in range(3)]
+    calls = [(f"c{k}", "search", {**ARGS, "limit": k}) for k in range(len(given_order))]
     reply = asking("Looking it up.", *calls)
     events += [output(reply)]
     for call_id, _, args in calls:

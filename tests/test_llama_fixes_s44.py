@@ -288,29 +288,9 @@ def test_a_broken_item_among_results_in_stream_order_is_not_read(broken: Any) ->
 
 def two_call_run(given_order: list[int], fresh: bool) -> list[Any]:
     """``parallel_run`` of test_llama_events_speed_paths with two calls, not three."""
-    from test_llama_events_speed_paths import (
-        ARGS,
-        answer,
-        asking,
-        output,
-        result,
-        tool_result,
-        user,
-    )
+    from test_llama_events_speed_paths import parallel_run
 
-    history: list[ChatMessage] = [user("Plan my trip.")]
-    events: list[Any] = [AgentInput(input=[*history], current_agent_name="planner")]
-    calls = [(f"c{k}", "search", {**ARGS, "limit": k}) for k in range(2)]
-    reply = asking("Looking it up.", *calls)
-    events += [output(reply)]
-    for call_id, _, args in calls:
-        events += [ToolCall(tool_name="search", tool_kwargs=args, tool_id=call_id),
-                   tool_result(call_id, f"Sunny {call_id}.", args)]
-    history += [reply, *(result(f"c{k}", f"Sunny c{k}.") for k in given_order)]
-    items = [m.model_copy(deep=True) for m in history] if fresh else history
-    events += [AgentInput(input=items, current_agent_name="planner"),
-               output(answer("It will be sunny."))]
-    return events
+    return parallel_run(given_order, fresh)
 
 
 @pytest.mark.parametrize("fresh", [True, False])
