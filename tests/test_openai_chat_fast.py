@@ -104,7 +104,7 @@ def test_the_fast_reader_hands_back_what_it_does_not_take(item: Any) -> None:
 
 def _general_write(message: Any, dialect: Any, index: int) -> Any:
     try:
-        return _write._Writer(dialect, index, (), ()).message(message)
+        return _write._OwnWriter(dialect, index, (), ()).message(message)
     except TraceError as error:
         return error.code
 

@@ -79,7 +79,7 @@ def _general_write(messages: list[Any], dialect: Any) -> Any:
         validate(messages, allow_pending=True, source=dialect.source)
         unanswered = _write.unanswered_calls(messages)
         return [
-            _write._Writer(dialect, i, (), unanswered.get(i, ())).message(message)
+            _write._OwnWriter(dialect, i, (), unanswered.get(i, ())).message(message)
             for i, message in enumerate(messages)
         ]
 
@@ -394,7 +394,7 @@ def _check_fast_write(message: Any, dialect: Any) -> bool:
     """Whether the fast writer wrote ``message``; what it wrote is the general writer's dict
     (key order included), and it writes nothing the general writer refuses."""
     fast = _fast_write(message, dialect)
-    general = _outcome(lambda: _write._Writer(dialect, 0, (), ()).message(message))
+    general = _outcome(lambda: _write._OwnWriter(dialect, 0, (), ()).message(message))
     if fast is None:
         return False
     assert not (isinstance(general, tuple) and general[0] == "error"), general
@@ -491,7 +491,7 @@ def test_a_message_missing_a_field_fails_as_the_general_writer_fails() -> None:
     broken = HumanMessage.model_construct(metadata={})  # type: ignore[call-arg]
     assert _fast_write(broken, OPENAI) is None
     with pytest.raises(AttributeError):
-        _write._Writer(OPENAI, 0, (), ()).message(broken)
+        _write._OwnWriter(OPENAI, 0, (), ()).message(broken)
     with pytest.raises(TraceError) as ours:  # the writer's entry names the missing field
         openai_chat.from_messages([broken])
     assert (ours.value.code, ours.value.path) == ("malformed_event", "messages[0].content")

@@ -305,13 +305,16 @@ _NOT_READ = {
                   "(a reasoning part from another format has none); pass drop=['reasoning'] to "
                   "leave it out"),
     "input_audio": (0, "messages[0].content[0]", "a Responses message takes no audio part "
-                    "(only an input_audio part read from a Responses trace is written back); "
+                    "(only an input_audio part read from {origin} is written back); "
                     "pass drop=['audio_parts'] to leave it out"),
     "mcp_list_tools": (1, "messages[1].content[0]", "an opaque 'mcp_list_tools' block from "
-                       "another format is not a Responses part (only parts read from a "
-                       "Responses trace are written back verbatim); pass drop=['opaque_parts'] "
+                       "another format is not a Responses part (only parts read from "
+                       "{origin} are written back verbatim); pass drop=['opaque_parts'] "
                        "to leave it out"),
 }
+
+_ORIGINS = {"openai_responses": "a Responses trace", "openai_agents": "an Agents SDK run"}
+"""How a writer's refusal names what its own reader reads."""
 
 
 @pytest.mark.parametrize(("source", "target"), _ACROSS)
@@ -321,6 +324,7 @@ def test_a_writer_does_not_read_the_other_adapters_metadata(
 ) -> None:
     read = _ADAPTERS[source].to_messages(_SAME_ITEMS[name])
     index, path, said = _NOT_READ[name]
+    said = said.replace("{origin}", _ORIGINS[target])
     with pytest.raises(TraceError) as caught:
         _ADAPTERS[target].from_messages(read)
     error = caught.value

@@ -75,7 +75,11 @@ def test_a_block_from_another_format_is_refused_by_name(kind: str) -> None:
     with pytest.raises(TraceError) as caught:
         swarm.from_messages(messages)
     assert (caught.value.code, caught.value.path) == ("not_representable", "messages[0].content[0]")
-    assert "pass drop=['opaque_parts']" in str(caught.value)
+    assert str(caught.value) == (
+        f"swarm: messages[0].content[0]: an opaque {kind!r} block from another format is not a "
+        "Chat Completions part (only parts read from a Swarm history are written back "
+        "verbatim); pass drop=['opaque_parts'] to leave it out [not_representable]"
+    )
     assert swarm.from_messages(messages, drop=["opaque_parts"]) == [
         {"role": "user", "content": ""}
     ]

@@ -527,7 +527,7 @@ class PartWriter:
             self.lose(
                 f"an opaque {part.kind!r} block from another format is not "
                 f"{with_article(self.FORMAT)} part (only parts read from "
-                f"{with_article(self.FORMAT)} trace are written back verbatim)",
+                f"{self.origin()} are written back verbatim)",
                 path,
                 "opaque_parts",
             )

@@ -261,7 +261,7 @@ class ItemPartWriter(PartWriter):
             if namespace.get("read") is not True:
                 self.lose(
                     "a Responses message takes no audio part (only an input_audio part read "
-                    "from a Responses trace is written back)",
+                    f"from {self.origin()} is written back)",
                     path,
                     "audio_parts",
                 )
