@@ -221,6 +221,49 @@ def test_a_run_started_with_another_agent_is_followed() -> None:
     ]
 
 
+def restarted_with_the_same_agent(shape: str) -> list[dict[str, Any]]:
+    """``client.run(agent=triage, ...)`` every turn: Triage hands off to Billing in the first
+    run and to Sales in the second."""
+    return [
+        USER,
+        said(shape, TRIAGE, TRIAGE, ("c1", "transfer_to_billing"), content=None),
+        result("c1", "transfer_to_billing", TO_BILLING),
+        said(shape, BILLING, TRIAGE, content="Billing here, done."),
+        {"role": "user", "content": "now sales please"},
+        said(shape, TRIAGE, TRIAGE, ("c2", "transfer_to_sales"), content=None),
+        result("c2", "transfer_to_sales", TO_SALES),
+        said(shape, SALES, TRIAGE, content="Sales here."),
+    ]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_run_started_again_with_the_same_agent_is_that_agents(shape: str) -> None:
+    # Streaming, every sender is Triage, so the second run's sender does not change; it
+    # still names the agent the run started with, not Billing, whom the first run reached.
+    assert handoffs(restarted_with_the_same_agent(shape)) == [
+        Handoff(index=2, from_agent=TRIAGE, to_agent=BILLING),
+        Handoff(index=6, from_agent=TRIAGE, to_agent=SALES),
+    ]
+
+
+def test_a_run_restarted_with_the_agent_it_hands_off_to_lists_no_self_handoff() -> None:
+    # Run 1 starts with Sales and hands off to Triage; run 2 starts with Sales again and
+    # hands off to Triage again: Sales -> Triage both times (not Triage -> Triage).
+    history = [
+        USER,
+        said("streaming", SALES, SALES, ("c1", "transfer_to_triage"), content=None),
+        result("c1", "transfer_to_triage", json.dumps({"assistant": TRIAGE})),
+        said("streaming", TRIAGE, SALES, content="Triage here."),
+        {"role": "user", "content": "again"},
+        said("streaming", SALES, SALES, ("c2", "transfer_to_triage"), content=None),
+        result("c2", "transfer_to_triage", json.dumps({"assistant": TRIAGE})),
+    ]
+    assert handoffs(history) == [
+        Handoff(index=2, from_agent=SALES, to_agent=TRIAGE),
+        Handoff(index=6, from_agent=SALES, to_agent=TRIAGE),
+    ]
+
+
 @pytest.mark.parametrize("shape", SHAPES)
 def test_a_history_cut_after_its_results_lists_its_last_transfer(shape: str) -> None:
     # Swarm.run(max_turns=2): Swarm's final agent is Manager (escalate's Result came last),

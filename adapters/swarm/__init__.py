@@ -168,8 +168,9 @@ def handoffs(messages: Any, *, allow_pending: bool = False) -> list[Handoff]:
     * a result ``{"assistant": "<agent>"}`` (a function returned an ``Agent``);
     * the next assistant message's ``sender`` changing to an agent the results do not
       name (a function returned ``Result(value=..., agent=...)``, whose value is free text).
-      ``sender`` is only trusted where it changes: in the streaming shape it stays the
-      starting agent, so there such a handoff cannot be seen.
+      ``sender`` is only trusted where it changes or a run starts (right after a user
+      message): in the streaming shape it stays the starting agent, so there such a
+      handoff cannot be seen.
 
     >>> from tracebridge.adapters import swarm
     >>> history = [
@@ -194,6 +195,7 @@ def handoffs(messages: Any, *, allow_pending: bool = False) -> list[Handoff]:
     seen_agent = False
     last_sender: str | None = None  # ``sender`` of the previous assistant message
     block: list[tuple[int, ToolMessage]] = []  # the tool results since the last other message
+    run_start = False  # the previous message is a user's: Swarm adds none inside a run
     for index, message in enumerate(typed):
         if isinstance(message, ToolMessage):
             block.append((index, message))
@@ -211,10 +213,13 @@ def handoffs(messages: Any, *, allow_pending: bool = False) -> list[Handoff]:
                 active = handoff.to_agent
             block = []
         if sender is not None:  # an assistant message that names its agent
-            if not seen_agent or changed:
-                active = sender  # the first agent, or a run started with another agent
+            if not seen_agent or changed or run_start:
+                # the first agent, a run started with another agent, or any run's start:
+                # the first reply after a user message names the run's agent in both shapes
+                active = sender
             seen_agent = True
             last_sender = sender
+        run_start = isinstance(message, HumanMessage)
     if block:
         handoff = _block_handoff(block, active, None)
         if handoff is not None:
