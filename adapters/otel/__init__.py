@@ -191,12 +191,13 @@ def from_messages(
 
 def detect(trace: Any) -> bool:
     """True for an OTLP/JSON document, a list of them or of span dicts, JSON lines text with
-    ``resourceSpans``, or SDK spans."""
+    ``resourceSpans``, or SDK spans; a tuple as a list (the SDK's in-memory exporter gives
+    its finished spans as one)."""
     if isinstance(trace, dict):
         return isinstance(trace.get("resourceSpans"), list)
     if isinstance(trace, str):
         return trace.lstrip().startswith("{") and '"resourceSpans"' in trace[:200]
-    if isinstance(trace, list) and trace:
+    if isinstance(trace, (list, tuple)) and trace:
         first = trace[0]
         if isinstance(first, dict):
             return isinstance(first.get("resourceSpans"), list) or (

@@ -146,7 +146,7 @@ def read_call(span: Span) -> Call:
     _refuse_choices(span, readings)
     if given is None:
         _refuse_inputless(span, key)
-    if answered is None:
+    if answered is None or not answered[0]:  # (GenAI's output list may be "[]")
         _refuse_hidden_output(span)
     output, output_from = answered or ([], [])
     return Call(span, given[0], output, given[1], output_from)
@@ -179,11 +179,12 @@ finish reasons and output token count."""
 
 
 def _refuse_hidden_output(span: Span) -> None:
-    """A model call that recorded its input but no output messages, did not fail, and says
-    it answered (``ANSWER_EVIDENCE``; not a LlamaIndex span that only builds a request): its
-    output messages were not recorded (a switch hid them, or the reply held only items the
-    instrumentation records no message for), and reading the call as one that answered
-    nothing would lose its reply."""
+    """A model call that recorded its input but no output messages (no output attribute, or
+    an empty ``gen_ai.output.messages``, as an instrumentation that records no message for
+    the reply's items writes it), did not fail, and says it answered (``ANSWER_EVIDENCE``;
+    not a LlamaIndex span that only builds a request): its output messages were not recorded
+    (a switch hid them, or the reply held only items the instrumentation records no message
+    for), and reading the call as one that answered nothing would lose its reply."""
     found = next((key for key in ANSWER_EVIDENCE if key in span.attributes), None)
     if span.error or found is None or builds_request(span):
         return
@@ -245,6 +246,7 @@ def _refuse_unrecorded(span: Span) -> NoReturn:
             "the prompt's text is recorded",
             PROMPTS,
         )
+    _refuse_details_event(span)
     ref = [key for key in (f"{INPUT}.ref", f"{OUTPUT}.ref") if key in span.attributes]
     where = f" (only a reference to uploaded content: {ref[0]})" if ref else ""
     span.fail(
@@ -269,9 +271,7 @@ def read_output(span: Span) -> list[Message]:
     for prefix, openinference in ((OPENINFERENCE_OUTPUT, True), (LEGACY_OUTPUT, False)):
         if has_flat(span, prefix):
             found += flat_messages(span, prefix, openinference=openinference) or []
-    if OUTPUT not in span.attributes and not has_flat(span, OPENINFERENCE_OUTPUT) and not (
-        has_flat(span, LEGACY_OUTPUT)
-    ):
+    if not found:  # no output attribute, or GenAI's "[]"
         _refuse_hidden_output(span)
     return found
 
@@ -301,9 +301,31 @@ def _refuse_content_in_events(span: Span) -> None:
             "content_not_captured",
             f"the model call has messages in span events ({', '.join(sorted(set(found)))}), "
             "as the GenAI convention recorded them before gen_ai.input.messages; span events "
-            "are not read. Instrumentations record messages as span attributes with "
-            "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental (and "
-            "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only)",
+            "are not read. " + _AS_ATTRIBUTES,
+        )
+
+
+DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+"""The GenAI convention's event for a model call's details, its messages among them (as
+``gen_ai.input.messages`` / ``gen_ai.output.messages``) when content capture sends them to
+events; some SDKs record it as a span event. With the messages in span attributes too, the
+event adds nothing that is read."""
+
+_AS_ATTRIBUTES = (
+    "Instrumentations record messages as span attributes with "
+    "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental (and "
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only)"
+)
+
+
+def _refuse_details_event(span: Span) -> None:
+    """A model call that records no messages in attributes and has a ``DETAILS_EVENT``: its
+    messages are in that event, which is not read (capture was on, not off)."""
+    if DETAILS_EVENT in span.events:
+        span.fail(
+            "content_not_captured",
+            f"the model call has messages in a span event ({DETAILS_EVENT}) and none in its "
+            "attributes; span events are not read. " + _AS_ATTRIBUTES,
         )
 
 

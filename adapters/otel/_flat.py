@@ -23,14 +23,16 @@ from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import Message
 
 from ..openai_chat._read import ROLES, Dialect, _Reader
+from ._genai import refuse_loose_list
 from ._origins import Origin
 from ._spans import SOURCE, Span
 
 OTEL = Dialect(SOURCE, {role: "name" for role in ROLES})
 
-_DIGITS = re.compile(r"(0|[1-9][0-9]*)\Z")
-"""An index as OpenInference and Traceloop write one (ASCII digits, no leading zero): any
-other spelling (``01``, a second ``0`` as ``00``) is not one of their messages."""
+_DIGITS = re.compile(r"(0|[1-9][0-9]{0,17})\Z")
+"""An index as OpenInference and Traceloop write one (ASCII digits, no leading zero, at most
+18 of them): any other spelling (``01``, a second ``0`` as ``00``) is not one of their
+messages, nor is a number no list of attributes reaches."""
 
 IMAGE_SWITCHES = (
     "OpenInference leaves an image out (or masks it) when OPENINFERENCE_HIDE_INPUT_IMAGES is "
@@ -139,6 +141,8 @@ def _flat_key(suffix: str, openinference: bool) -> str | None:
     attribute holds it."""
     if _FIELDS.fullmatch(suffix):  # a message field (.role, .name): an attribute of its own
         return suffix
+    if not openinference and _PART_LIST.match(suffix):  # Traceloop's content: the list itself
+        return suffix
     found = _CALL_FIELD.fullmatch(suffix)
     if found is not None:
         number, field = found.groups()
@@ -156,6 +160,7 @@ def _flat_key(suffix: str, openinference: bool) -> str | None:
 _FIELDS = re.compile(r"(\.[A-Za-z_]+)+")
 _CALL_FIELD = re.compile(r"\.tool_calls\[(\d+)\]((?:\.function)?\.[A-Za-z_]+)")
 _PART_FIELD = re.compile(r"\.content\[(\d+)\]((?:\.[A-Za-z_]+)*)")
+_PART_LIST = re.compile(r"\.content\[\d+\]")
 _PART_KEYS = {"": "", ".type": ".type", ".text": ".text", ".image_url": ".image.image",
               ".image_url.url": ".image.image.url"}
 """A Chat Completions part's fields, as OpenInference spells them below ``message_content``."""
@@ -213,14 +218,16 @@ def _as_list(
 ) -> list[Any]:
     """The numbered children of ``node`` in order; a gap in the numbers is a truncated trace."""
     if not isinstance(node, dict) or not node or not all(_DIGITS.match(key) for key in node):
-        span.fail("malformed_event", f"expected numbered attributes under {where}", where)
+        span.fail("malformed_event", f"expected numbered attributes under {where} (indexes "
+                  "0, 1, 2...: digits without a leading zero, at most 18)", where)
     numbers = sorted(int(key) for key in node)
-    expected = list(range(start, start + len(numbers)))
-    if numbers != expected:
-        missing = sorted(set(range(start, numbers[-1] + 1)) - set(numbers))
+    expected = range(start, start + len(numbers))
+    if numbers != list(expected):
+        # (sorted, distinct, from start on: the first index that differs is missing)
+        missing = next(n for n, found in zip(expected, numbers, strict=True) if n != found)
         span.fail(
             "truncated_trace",
-            f"message attributes under {where} skip index {missing[0]} (found "
+            f"message attributes under {where} skip index {missing} (found "
             f"{numbers[:8]}{'...' if len(numbers) > 8 else ''}): part of the conversation was "
             "lost, e.g. the SDK's attribute limit (OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT) cut it"
             + hint,
@@ -246,7 +253,7 @@ def _chat_dict(
                 for k, item in enumerate(_as_list(value, span, f"{where}.contents"))
             ]
         elif key == "content" and not openinference and isinstance(value, str):
-            chat["content"] = _legacy_content(value)
+            chat["content"] = _legacy_content(value, span, f"{where}.content")
         else:
             chat[key] = value
     if openinference and any(key in chat for key in LEGACY_CALL_KEYS):
@@ -290,8 +297,10 @@ def _function_call(chat: dict[str, Any], span: Span, where: str) -> dict[str, An
     return function
 
 
-def _legacy_content(value: str) -> Any:
-    """Traceloop wrote a list of content parts as its JSON text."""
+def _legacy_content(value: str, span: Span, key: str) -> Any:
+    """Traceloop wrote a list of content parts as its JSON text; it is read as GenAI's message
+    lists are (a key given twice, or ``NaN`` / ``Infinity``, is refused at ``key``). Other
+    text (no JSON, or the JSON of no part list) is the text, as it is."""
     if value.startswith("[{"):
         try:
             parts = json.loads(value)
@@ -300,6 +309,7 @@ def _legacy_content(value: str) -> Any:
         if isinstance(parts, list) and all(
             isinstance(part, dict) and "type" in part for part in parts
         ):
+            refuse_loose_list(span, key, value)
             return parts
     return value
 

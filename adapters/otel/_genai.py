@@ -113,13 +113,25 @@ known) and ``NaN`` / ``Infinity`` are refused, where ``json.loads`` keeps the la
 reads the tokens as floats."""
 
 
+def refuse_loose_list(span: Span, key: str, text: str) -> None:
+    """JSON text read as a list of parts elsewhere (Traceloop's ``content``), held to the
+    message lists' rules (``_DECODER``): a key given twice is ``malformed_event`` at ``key``,
+    ``NaN`` / ``Infinity`` ``unserializable_value`` there."""
+    try:
+        _DECODER.decode(text)
+    except _NotJson as error:
+        span.fail("unserializable_value", f"{key} holds {error}", key)
+    except RepeatedKey as error:
+        span.fail("malformed_event", f"{key}: {error}", key)
+
+
 def system_instructions(span: Span) -> tuple[list[Message], list[Origin]] | None:
     """The system message ``gen_ai.system_instructions`` records, with where (``_origins``)."""
     parts = json_attribute(span, SYSTEM)
     if parts is None:
         return None
     reader = _MessageReader(span, SYSTEM)
-    read = reader.message({"role": "system", "parts": parts}, SYSTEM)
+    read = reader.message({"role": "system", "parts": parts}, SYSTEM, listed=SYSTEM)
     marked = {SOURCE: {"system_instructions": True}}
     return [message.model_copy(update={"metadata": marked}) for message in read], reader.origins
 
@@ -151,10 +163,12 @@ class _MessageReader:
     def fail(self, code: Any, detail: str, where: str) -> Any:
         self.span.fail(code, detail, where)
 
-    def message(self, item: Any, where: str) -> list[Message]:
+    def message(self, item: Any, where: str, listed: str | None = None) -> list[Message]:
+        """The messages ``item`` is read as; ``listed``: where its parts are, when not at
+        its ``parts`` (system instructions are the list of parts itself)."""
         try:
             with _SourceTerms(self.span, where, _MESSAGE_TERMS, at_least_here=True):
-                return self._message(item, where)
+                return self._message(item, where, listed or f"{where}.parts")
         except ValidationError as error:  # a value of the wrong type for a typed field
             first = error.errors()[0]
             self.fail(
@@ -164,7 +178,7 @@ class _MessageReader:
             )
             raise AssertionError from None
 
-    def _message(self, item: Any, where: str) -> list[Message]:
+    def _message(self, item: Any, where: str, listed: str) -> list[Message]:
         if not isinstance(item, dict):
             self.fail("malformed_event", f"expected a message object, got {short_repr(item)}",
                       where)
@@ -178,7 +192,7 @@ class _MessageReader:
                 "truncated_trace",
                 f"{with_article(role)} message with no parts: the instrumentation left its "
                 "content out (Traceloop does so for an input holding a base64 image)",
-                f"{where}.parts",
+                listed,
             )
         name = data.pop("name", None)
         if name is not None and not isinstance(name, str):
@@ -188,7 +202,7 @@ class _MessageReader:
             namespace["fields"] = data  # finish_reason and any other key, verbatim
         metadata = {SOURCE: namespace} if namespace else {}
         if role in ("system", "developer"):
-            content = self.content(parts, where)
+            content = self.content(parts, listed)
             self.origins.append(Origin(where))
             return [SystemMessage(content=content, role=role, name=name, metadata=metadata)]
         if role == "user":
@@ -199,8 +213,9 @@ class _MessageReader:
                 for k, part in enumerate(parts)
                 if isinstance(part, dict) and part.get("type") == "tool_call"
             ]
-            rest = [p for p in parts if not (isinstance(p, dict) and p.get("type") == "tool_call")]
-            said: Content = self.content(rest, where) if rest else ""
+            rest = [(k, part) for k, part in enumerate(parts)
+                    if not (isinstance(part, dict) and part.get("type") == "tool_call")]
+            said: Content = self.numbered_content(rest, f"{where}.parts") if rest else ""
             self.origins.append(Origin(where, tuple(
                 f"{where}.parts[{k}]" for k, part in enumerate(parts)
                 if isinstance(part, dict) and part.get("type") == "tool_call"
@@ -235,16 +250,14 @@ class _MessageReader:
         parts around them a HumanMessage, in order; the message's own keys go on the first."""
         if not any(_is_result(part) for part in parts):
             self.origins.append(Origin(where))
-            return [HumanMessage(content=self.content(parts, where), name=name, metadata=metadata)]
+            return [HumanMessage(content=self.content(parts, f"{where}.parts"), name=name,
+                                 metadata=metadata)]
         read: list[Message] = []
         pending: list[tuple[int, Any]] = []
 
         def flush() -> None:
             if pending:
-                typed = [self.part(part, f"{where}.parts[{k}]") for k, part in pending]
-                content: Content = typed
-                if len(typed) == 1 and isinstance(typed[0], TextPart) and not typed[0].metadata:
-                    content = typed[0].text
+                content = self.numbered_content(pending, f"{where}.parts")
                 read.append(HumanMessage(content=content, name=name,
                                          metadata={} if read else metadata))
                 self.origins.append(Origin(where))
@@ -262,8 +275,14 @@ class _MessageReader:
         flush()
         return read
 
-    def content(self, parts: list[Any], where: str) -> Content:
-        typed = [self.part(part, f"{where}.parts[{k}]") for k, part in enumerate(parts)]
+    def content(self, parts: list[Any], listed: str) -> Content:
+        """The content of the part list at ``listed``."""
+        return self.numbered_content(list(enumerate(parts)), listed)
+
+    def numbered_content(self, numbered: list[tuple[int, Any]], listed: str) -> Content:
+        """The content of some parts of the list at ``listed``, each with its position there;
+        one plain text part is its text."""
+        typed = [self.part(part, f"{listed}[{k}]") for k, part in numbered]
         if len(typed) == 1 and isinstance(typed[0], TextPart) and not typed[0].metadata:
             return typed[0].text
         return typed
@@ -391,7 +410,7 @@ class _MessageReader:
         if isinstance(response, str):
             content = response
         elif reads_as_parts(response):
-            content = self.content(response, f"{where}.response")
+            content = self.content(response, f"{where}.{key}")
             if isinstance(content, str):
                 content = [TextPart(text=content)]
         else:

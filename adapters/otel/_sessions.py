@@ -4,12 +4,15 @@ A span is in the session it names (``session.id``, ``gen_ai.conversation.id``, L
 thread keys), else in the one its nearest ancestor that names one names (OpenInference's
 ``using_session`` names it on every span; an application may name it on its root span
 only), else, when its trace names one session only, in that one. A span that names two
-different sessions under two keys is ``conflicting_fields``. One trace may hold several
+different sessions under two keys is ``conflicting_fields``; a session id that is not text
+is ``malformed_event`` at its key (never "no session"). One trace may hold several
 sessions (an evaluation loop running each case in its own session under one root span):
 sessions are told apart per span, never per trace.
 """
 
 from __future__ import annotations
+
+from tracebridge.errors import short_repr
 
 from ._spans import Span, fail, normalize_id
 
@@ -28,8 +31,8 @@ def session_of(span: Span) -> str | None:
     ``conflicting_fields`` at the second: the span would be read into either conversation."""
     found: tuple[str, str] | None = None
     for key in SESSION_KEYS:
-        value = span.attributes.get(key)
-        if not isinstance(value, str):
+        value = _session_key(span, key)
+        if value is None:
             continue
         if found is None:
             found = (key, value)
@@ -41,6 +44,16 @@ def session_of(span: Span) -> str | None:
                 key,
             )
     return None if found is None else found[1]
+
+
+def _session_key(span: Span, key: str) -> str | None:
+    """The session ``key`` names, None when the span has no such key; a value that is not text (``set_attribute("session.id", 7)``) is ``malformed_event`` at
+    the key: read as no session, the span would be put in another session's conversation."""
+    value = span.attributes.get(key)
+    if value is not None and not isinstance(value, str):
+        span.fail("malformed_event", f"{key} must be a string (a session id is text), got "
+                  f"{short_repr(value)}", key)
+    return value
 
 
 def span_sessions(spans: list[Span]) -> dict[int, str]:
