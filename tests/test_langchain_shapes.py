@@ -69,7 +69,7 @@ def test_a_typed_tracebridge_dump_is_not_taken_for_a_flat_langchain_dump() -> No
 @pytest.mark.parametrize(
     ("item", "code", "path"),
     [
-        ({**DUMPS[1], "content": 3}, "malformed_event", "messages[1]"),
+        ({**DUMPS[1], "content": 3}, "malformed_event", "messages[1].content"),
         ({**DUMPS[1], "type": "robot"}, "unknown_role", "messages[1].type"),
         ({**DUMPS[1], "type": "remove"}, "unknown_role", "messages[1].type"),
         ({"content": "hi"}, "malformed_event", "messages[1]"),

@@ -4,12 +4,14 @@ on the way back (used by ``_write``).
 The reader keeps three such copies with the message, verbatim: the raw
 ``additional_kwargs["tool_calls"]`` (``{"id", "type", "function": {"name", "arguments"}}``),
 an aggregated ``AIMessageChunk``'s ``tool_call_chunks`` (from which LangChain rebuilds the
-message's calls) and a legacy ``additional_kwargs["function_call"]``. Typed calls are
-authoritative: a copy that still names its call is written as it was kept; one that no longer
-does (the call was renamed, its arguments redacted, its id changed after reading) is rewritten
-from the call, in the provider's spelling (arguments as ``json.dumps`` text, unparsed ones
-verbatim), or refused where LangChain cannot hold the call that way. "Names its call" is asked
-of the reader's own functions, so what is written reads back as the typed calls.
+message's calls) and a legacy ``additional_kwargs["function_call"]`` (a call of its own when
+the two lists are empty, else a copy of their last call, or of calls summed from a stream).
+Typed calls are authoritative: a copy that still names its call is written as it was kept;
+one that no longer does (the call was renamed, its arguments redacted, its id changed after
+reading) is rewritten from the call, in the provider's spelling (arguments as ``json.dumps``
+text, unparsed ones verbatim), or refused where LangChain cannot hold the call that way.
+"Names its call" is asked of the reader's own functions, so what is written reads back as the
+typed calls.
 
 A copy that names more or fewer calls than the message now has is refused: which kept raw
 call belongs to which typed call is then a guess.
@@ -28,6 +30,7 @@ from ._call_lists import CallLists
 from ._calls import (
     PartialParser,
     chunk_args,
+    copies_calls,
     function_call_spec,
     listed_spec,
     parse_arguments,
@@ -258,9 +261,23 @@ def _function_call_in_line(
     kwargs: dict[str, Any], lists: CallLists, calls: list[ToolCall], at: str
 ) -> None:
     """The one call marked as from ``function_call`` and the kept ``function_call`` go
-    together; the kept one is rewritten from the call when it no longer reads back as it."""
+    together; the kept one is rewritten from the call when it no longer reads back as it.
+    Beside calls of the two lists it is a copy (``_copy_in_line``)."""
     marked = lists.from_function_call
     kept = kwargs.get("function_call")
+    if lists.kinds:
+        if marked:
+            raise _not_representable(
+                "this call is marked as from additional_kwargs.function_call "
+                "(metadata.langchain.from), and the message has calls in tool_calls or "
+                "invalid_tool_calls: beside them a function_call is read as a copy of one of "
+                "them, so this call would read back as none (remove the mark to write it to "
+                "tool_calls)",
+                f"{at}.tool_calls[{marked[0]}]",
+            )
+        if kept is not None:
+            _copy_in_line(kwargs, kept, lists, at)
+        return
     if not marked:
         if kept is not None:
             raise _not_representable(
@@ -318,6 +335,38 @@ def _function_call_in_line(
             f"{where}.invalid_args",
         )
     kwargs["function_call"] = fixed
+
+
+def _copy_in_line(kwargs: dict[str, Any], kept: Any, lists: CallLists, at: str) -> None:
+    """A kept ``function_call`` beside the two lists must copy their calls, as the reader
+    checks; one that no longer does (its call was edited) is rewritten from the last call,
+    which is where Gemini and GigaChat copy a reply's calls from."""
+    listed = _listed(lists)
+    specs = [listed_spec(entry, invalid, f"{at}.tool_calls[{k}]") for invalid, entry, k in listed]
+    if _copies(kept, specs):
+        return
+    invalid, entry, k = listed[-1]
+    fixed = {**kept} if type(kept) is dict else {}
+    fixed["name"] = entry["name"]
+    fixed["arguments"] = entry["args"] if invalid else json.dumps(entry["args"])
+    if not _copies(fixed, specs):
+        raise _not_representable(
+            "the legacy function_call kept beside the calls "
+            "(metadata.langchain.additional_kwargs.function_call) copies the last call, and "
+            f"it cannot be made to name tool call {short_repr(entry['name'])} "
+            f"({short_repr(entry)}): it needs a name and arguments text",
+            f"{at}.tool_calls[{k}]",
+        )
+    kwargs["function_call"] = fixed
+
+
+def _copies(function_call: Any, specs: list[dict[str, Any]]) -> bool:
+    return (
+        type(function_call) is dict
+        and type(function_call.get("name")) is str
+        and type(function_call.get("arguments")) is str
+        and copies_calls(function_call, specs)
+    )
 
 
 def _reads_back(function_call: dict[str, Any], call: ToolCall) -> bool:

@@ -17,11 +17,15 @@ Two other places name the same calls and are cross-checked, never trusted over
 ``tool_calls``: the raw ``additional_kwargs["tool_calls"]`` (kept verbatim with the message;
 the way back rewrites an entry whose call was edited, asking ``raw_disagreement`` as the
 cross-check does) and call blocks in the content (``_call_blocks``). A legacy
-``additional_kwargs["function_call"]`` becomes one more call at the end.
+``additional_kwargs["function_call"]`` becomes one more call at the end when the two lists
+are empty (OpenAI's functions API); beside parsed calls it is a copy of one of them (Gemini
+and GigaChat write the last call there too; a summed stream, the calls of its chunks end to
+end), kept verbatim and cross-checked like the raw calls.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +39,7 @@ from ._classes import NAME
 __all__ = [
     "calls_of",
     "chunk_args",
+    "copies_calls",
     "function_call_spec",
     "interleave",
     "listed_spec",
@@ -131,7 +136,11 @@ def calls_of(
     blocks = link_content_blocks(specs, data["content"], at, calls_in_content=not valid)
     function_call = data.get("additional_kwargs", {}).get("function_call")
     if function_call is not None:
-        specs.append(_function_call_spec(function_call, f"{at}.additional_kwargs.function_call"))
+        where = f"{at}.additional_kwargs.function_call"
+        if valid or invalid:
+            _check_function_call_copy(function_call, specs, where)
+        else:
+            specs.append(_function_call_spec(function_call, where))
     return [ToolCall(**spec) for spec in specs], blocks
 
 
@@ -192,8 +201,7 @@ def _invalid_spec(call: dict[str, Any], at: str) -> dict[str, Any]:
     return spec
 
 
-def _function_call_spec(function_call: Any, at: str) -> dict[str, Any]:
-    """The legacy OpenAI ``function_call`` as one more call (no id; pairs by position)."""
+def _check_function_call_shape(function_call: Any, at: str) -> None:
     if (
         type(function_call) is not dict
         or type(function_call.get("name")) is not str
@@ -205,6 +213,11 @@ def _function_call_spec(function_call: Any, at: str) -> dict[str, Any]:
             f"got {short_repr(function_call)}",
             path=at,
         )
+
+
+def _function_call_spec(function_call: Any, at: str) -> dict[str, Any]:
+    """The legacy OpenAI ``function_call`` as one more call (no id; pairs by position)."""
+    _check_function_call_shape(function_call, at)
     arguments = function_call["arguments"]
     spec: dict[str, Any] = {
         "name": function_call["name"],
@@ -216,6 +229,65 @@ def _function_call_spec(function_call: Any, at: str) -> dict[str, Any]:
     else:
         spec["args"] = parsed
     return spec
+
+
+def _check_function_call_copy(function_call: Any, specs: list[dict[str, Any]], at: str) -> None:
+    """Beside parsed calls, a legacy ``function_call`` must copy them (``copies_calls``)."""
+    _check_function_call_shape(function_call, at)
+    if not copies_calls(function_call, specs):
+        raise _conflict(
+            f"function_call {function_call['name']!r} with arguments "
+            f"{short_repr(function_call['arguments'])} names none of the message's parsed "
+            "calls; beside tool_calls it is a copy of one of them (the last one, as Gemini "
+            "and GigaChat write it), not another call",
+            at,
+        )
+
+
+def copies_calls(function_call: dict[str, Any], specs: list[dict[str, Any]]) -> bool:
+    """Whether a legacy ``function_call`` (a name and an arguments string) copies calls of a
+    message's lists (``specs``, as ``calls_of`` or ``listed_spec`` makes them): it names one
+    of them, as a raw provider call does, or, summed from a stream (LangChain joins the
+    strings of its chunks), the names and argument texts of some of them, in order, end to
+    end."""
+    if any(raw_disagreement({"id": s["id"], "function": function_call}, s) is None for s in specs):
+        return True
+    values = _json_values(function_call["arguments"])
+    return values is not None and _spells_calls(function_call["name"], values, specs)
+
+
+def _json_values(text: str) -> list[Any] | None:
+    """The JSON values of ``text`` written end to end (whitespace between), or None."""
+    values: list[Any] = []
+    end = 0
+    while True:
+        end = len(text) - len(text[end:].lstrip())
+        if end == len(text):
+            return values or None
+        try:
+            value, end = _DECODER.raw_decode(text, end)
+        except (ValueError, RecursionError):
+            return None
+        values.append(value)
+
+
+_DECODER = json.JSONDecoder(strict=False)
+
+
+def _spells_calls(name: str, values: list[Any], specs: list[dict[str, Any]]) -> bool:
+    """Whether ``name`` and ``values`` are the names and args of ``len(values)`` valid calls
+    of ``specs``, in order, each used once."""
+    reached = {(0, 0)}  # (values matched, characters of name matched)
+    for spec in specs:
+        if "invalid_args" in spec:
+            continue
+        own = _source_name(spec)
+        reached |= {
+            (v + 1, c + len(own))
+            for v, c in reached
+            if v < len(values) and name.startswith(own, c) and same_json(values[v], spec["args"])
+        }
+    return (len(values), len(name)) in reached
 
 
 def _conflict(detail: str, path: str) -> TraceError:
@@ -239,6 +311,7 @@ def _cross_check_raw(specs: list[dict[str, Any]], raw: Any, at: str) -> None:
     for spec, (k, entry) in zip(specs, entries, strict=True):
         where = f"{at}.additional_kwargs.tool_calls[{k}]"
         function = entry["function"]
+        _check_arguments_text(function, f"{where}.function.arguments")
         disagreement = raw_disagreement(entry, spec)
         if disagreement == "id":
             raise _conflict(
@@ -256,6 +329,19 @@ def _cross_check_raw(specs: list[dict[str, Any]], raw: Any, at: str) -> None:
                 f"{spec['id']!r} ({short_repr(spec.get('args', spec.get('invalid_args')))})",
                 f"{where}.function.arguments",
             )
+
+
+def _check_arguments_text(function: dict[str, Any], at: str) -> None:
+    """A raw call's arguments are JSON text, as LangChain's parsers read them (``None`` is no
+    arguments to ``parse_tool_call``, and is cross-checked as such)."""
+    arguments = function.get("arguments")
+    if arguments is not None and type(arguments) is not str:
+        raise TraceError(
+            "malformed_event",
+            f"arguments must be JSON text, got {type(arguments).__name__} "
+            f"{short_repr(arguments)}",
+            path=at,
+        )
 
 
 def _unparsed_raw(entry: Any) -> str:

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 from typing_extensions import assert_never
 
-from tracebridge._changed import FELL, drifted, refusal, unmade
+from tracebridge._changed import FELL, drifted, located, refusal, unmade
 from tracebridge._gc import gc_paused
 from tracebridge._json import is_plain_json
 from tracebridge.errors import TraceError, short_repr, with_article
@@ -260,8 +260,16 @@ def _loaded(item: Any, i: int, lc: Any) -> Any:
         raise TraceError(
             "malformed_event",
             f"LangChain cannot load this {cls.__name__}: {exc}".replace("\n", " "),
-            path=where,
+            path=_field_path(exc, data, where),
         ) from None
+
+
+def _field_path(exc: Exception, data: dict[str, Any], where: str) -> str:
+    """The field LangChain's validation refused (its first error), as the object form names
+    it; ``where``, the message, for another failure."""
+    if not isinstance(exc, ValidationError):
+        return where
+    return located(where, data, exc.errors()[0]["loc"])
 
 
 def is_serialized(item: dict[Any, Any]) -> bool:

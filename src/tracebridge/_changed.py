@@ -28,7 +28,7 @@ from pydantic_core import PydanticSerializationError, to_json
 from ._json import json_path
 from .errors import TraceError, short_repr
 
-__all__ = ["FELL", "drifted", "literal_values", "missing_field", "refusal", "unmade"]
+__all__ = ["FELL", "drifted", "literal_values", "located", "missing_field", "refusal", "unmade"]
 
 FELL = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 """What a reader may raise on a value it did not expect (pydantic's ValidationError and
@@ -117,7 +117,7 @@ def _model_fault(model: BaseModel, at: str) -> tuple[Any, str, str] | None:
         validated = type(model).model_validate(values)
     except ValidationError as exc:
         first = exc.errors()[0]
-        return model, _located(at, values, first["loc"]), first["msg"]
+        return model, located(at, values, first["loc"]), first["msg"]
     except FELL as exc:  # a validator's own fall
         return model, at, f"{type(exc).__name__}: {exc}"
     stored = dict(validated.__dict__, **(validated.__pydantic_extra__ or {}))
@@ -239,7 +239,7 @@ def _unwritten(value: Any, at: str) -> tuple[Any, str, Exception] | None:
     return None
 
 
-def _located(at: str, values: dict[str, Any], loc: tuple[Any, ...]) -> str:
+def located(at: str, values: dict[str, Any], loc: tuple[Any, ...]) -> str:
     """The path of a validation error's location, followed as far as it goes into the
     values (a union's member names, which are in the location too, are not)."""
     if not loc or type(loc[0]) is not str:
