@@ -23,11 +23,11 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 from typing_extensions import Self
@@ -50,6 +50,10 @@ KEY_SCHEME = "tbcache2"
 _SCHEMA_VERSION = 1
 _APPLICATION_ID = 0x74626331  # "tbc1": marks the file as a tracebridge cache
 _MARK = "cached"
+_TRY = 0.1
+"""How long SQLite itself waits on a lock (in C, where no signal handler runs) before the
+wait goes on in Python: Ctrl-C or SIGTERM is acted on between tries."""
+_T = TypeVar("_T")
 
 
 class CacheError(Exception):
@@ -195,12 +199,15 @@ class ResultCache(_Closing):
                 pause = min(pause * 2, 0.5)
 
     def _connect_once(self, timeout: float) -> sqlite3.Connection:
+        """The database opened in one try, SQLite waiting at most ``_TRY`` of ``timeout`` on
+        a lock (``_Locked`` after that: ``_connect`` tries again)."""
         db: sqlite3.Connection | None = None
+        wait = min(timeout, _TRY)
         try:
             db = sqlite3.connect(
-                self.path, timeout=timeout, isolation_level=None, check_same_thread=False
+                self.path, timeout=wait, isolation_level=None, check_same_thread=False
             )
-            db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+            db.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
             db.execute("BEGIN IMMEDIATE")
@@ -255,9 +262,9 @@ class ResultCache(_Closing):
         """
         with self._lock:
             try:
-                row = self._db.execute(
+                row = self._waiting(lambda: self._db.execute(
                     "SELECT value, stored_at FROM results WHERE key = ?", (key,)
-                ).fetchone()
+                ).fetchone())
             except sqlite3.Error as exc:
                 raise self._error("cannot read it", exc) from None
         if row is None:
@@ -294,14 +301,26 @@ class ResultCache(_Closing):
         stored_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
         with self._lock:
             try:
-                cursor = self._db.execute(
+                cursor = self._waiting(lambda: self._db.execute(
                     "INSERT INTO results (key, value, stored_at) VALUES (?, ?, ?) "
                     "ON CONFLICT (key) DO NOTHING",
                     (key, value, stored_at),
-                )
+                ))
             except sqlite3.Error as exc:
                 raise self._error("cannot write to it", exc) from None
         return cursor.rowcount == 1
+
+    def _waiting(self, statement: Callable[[], _T]) -> _T:
+        """What ``statement`` gives, tried again while another connection holds the database
+        (SQLite waits ``_TRY`` each time) until the timeout has passed; then its error."""
+        deadline = time.monotonic() + self._timeout
+        while True:
+            try:
+                return statement()
+            except sqlite3.OperationalError as exc:
+                if not _is_locked(exc) or time.monotonic() >= deadline:
+                    raise
+            time.sleep(0.01)  # SQLite may say busy without waiting (a WAL being recovered)
 
     def close(self) -> None:
         """Close the database."""

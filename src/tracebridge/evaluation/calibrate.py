@@ -45,7 +45,6 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
-from ..metrics.base import MetricResult
 from ..metrics.cli import verdict
 from .cases import CaseSet
 from .gate import slice_name
@@ -134,7 +133,7 @@ def _figures(run: RunDir, metric: str, rows: list[CaseRow]) -> dict[str, Any]:
         if metric not in run.metrics_of(row):
             continue
         counts["count"] += 1
-        result = _result(run, row, metric)
+        result = run.result_of(row, metric)
         if result is None:
             counts["no_result"] += 1
         elif result.value is None:
@@ -159,7 +158,7 @@ def _figures(run: RunDir, metric: str, rows: list[CaseRow]) -> dict[str, Any]:
 def _disagreement(run: RunDir, rows: list[CaseRow]) -> dict[str, Any]:
     both = disagree = with_right = without_right = 0
     for row in rows:
-        values = [_result(run, row, name) for name in (WITH_REFERENCE, WITHOUT_REFERENCE)]
+        values = [run.result_of(row, name) for name in (WITH_REFERENCE, WITHOUT_REFERENCE)]
         if any(r is None or r.value not in (0.0, 1.0) for r in values):
             continue
         both += 1
@@ -170,14 +169,6 @@ def _disagreement(run: RunDir, rows: list[CaseRow]) -> dict[str, Any]:
             without_right += without_said == row.human_goal_achieved
     return {"both": both, "disagree": disagree, "disagreement_rate": _rate(disagree, both),
             "with_reference_right": with_right, "without_reference_right": without_right}
-
-
-def _result(run: RunDir, row: CaseRow, metric: str) -> MetricResult | None:
-    """The case's result for ``metric``; none for a blocked case (a result an earlier
-    invocation wrote before a check blocked the case is not a verdict of this run)."""
-    blocked = row.state == "blocked" or (
-        row.control is not None and row.control.outcome in ("blocked", "blocked_by_evidence"))
-    return None if blocked else run.results.get((row.case_id, metric))
 
 
 def _rate(part: int, whole: int) -> float | None:

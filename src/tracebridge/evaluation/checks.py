@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..hashing import canonical_json
+from ..metrics.goals import allowed_topics
 from .cases import Case, Expectation, LoadedCase
 
 __all__ = [
@@ -73,8 +74,9 @@ def load_check(spec: str) -> UserCheck:
             hint = ("; the module must be importable: put its directory on the import path "
                     "(PYTHONPATH=. for a module in the current directory) or install it")
         raise CheckError(f"--checks {spec}: cannot import {module_name}: {exc}{hint}") from None
-    except Exception as exc:  # the module's own failure (a SyntaxError, an error at import,
-        # a relative name): the check cannot be loaded, said in one line
+    except (Exception, SystemExit) as exc:  # the module's own failure (a SyntaxError, an
+        # error or a sys.exit at import, a relative name): the check cannot be loaded, said
+        # in one line
         told = " ".join(str(exc).split())
         raise CheckError(f"--checks {spec}: cannot import {module_name}: "
                          f"{type(exc).__name__}: {told}") from None
@@ -169,16 +171,18 @@ def _references(case: Case, metrics: Sequence[str]) -> list[str]:
 
 
 def _empty(name: str, value: Any) -> bool:
-    """No reference to score against (an empty list of expected calls is one: expect none)."""
+    """No reference to score against (an empty list of expected calls is one: expect none;
+    topics that are all blank allow nothing, as ``TopicAdherence`` reads them)."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return True
-    return name == "reference_topics" and not value
+    return name == "reference_topics" and not allowed_topics(value)
 
 
 def _user(check: UserCheck, case: Case) -> list[str]:
     try:
         problems = check.function(case)
-    except Exception as exc:  # the check's own failure is a reason not to judge, said so
+    except (Exception, SystemExit) as exc:  # the check's own failure (a sys.exit in it
+        # too) is a reason not to judge, said so
         return [f"check {check.name} raised {type(exc).__name__}: {exc}"]
     if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
         return [f"check {check.name} returned {type(problems).__name__}; expected a list of "

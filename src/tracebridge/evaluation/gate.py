@@ -35,7 +35,7 @@ from ._dollars import dollars
 from .checks import receipt_reason
 from .outcome import GOAL_METRICS, review_reasons
 from .policy import Policy
-from .rundir import CaseRow, RunDir
+from .rundir import CaseRow, RunDir, blocked
 
 __all__ = [
     "EXIT_INCOMPLETE",
@@ -250,8 +250,11 @@ def _unrun(run: RunDir, policy: Policy) -> Iterator[Blocker]:
 
 def _evaluator(run: RunDir, policy: Policy) -> Iterator[Blocker]:
     binary = set(GOAL_METRICS) | set(policy.binary_metrics)
+    stale = {row.case_id for row in run.cases if blocked(row)}  # no verdict of this run
     errors = []
     for (case_id, name), result in run.results.items():
+        if case_id in stale:
+            continue
         if result.value is None and verdict(result) == "error":
             errors.append(case_id if len(run.metric_names) == 1 else f"{case_id} {name}")
         if name in binary and result.value is not None and result.value not in (0.0, 1.0):

@@ -69,7 +69,7 @@ def _mapped(run: RunDir, policy: Policy, row: CaseRow,
         if all(receipt_reason(reason) for reason in row.reasons):
             return "failure", "receipt_not_verified", reasons
         return "error", "missing_evidence", reasons
-    result = run.results.get((row.case_id, metric))
+    result = run.result_of(row, metric)
     if result is not None and result.value is None and verdict(result) == "error":
         return "error", "evaluator_error", result.error or ""
     if row.control is not None and row.control.as_expected is not None:

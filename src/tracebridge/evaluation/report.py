@@ -243,7 +243,7 @@ def _case(run: RunDir, row: CaseRow, case: LoadedCase | None) -> str:
     reasons = "".join(f"<li>{_e(reason)}</li>" for reason in row.reasons)
     verdicts = []
     for metric in run.metrics_of(row):
-        result = run.results.get((row.case_id, metric))
+        result = run.result_of(row, metric)
         if result is None:
             verdicts.append(f"<tr><td>{_e(metric)}</td><td>no result</td><td></td></tr>")
             continue

@@ -28,7 +28,7 @@ from .cases import CaseFileError, CaseSet, load_cases, record_place
 from .outcome import GOAL_METRICS, State
 from .record import CASES, RESULTS, ROW_KEYS, SUMMARY
 
-__all__ = ["CaseRow", "ControlRow", "RunDir", "RunDirError", "read_run"]
+__all__ = ["CaseRow", "ControlRow", "RunDir", "RunDirError", "blocked", "read_run"]
 
 _READ = ConfigDict(frozen=True, extra="ignore")
 
@@ -181,6 +181,12 @@ class RunDir:
             return []
         return [name for name in self.metric_names if name in GOAL_METRICS]
 
+    def result_of(self, row: CaseRow, metric: str) -> MetricResult | None:
+        """The case's result for ``metric``; none for a case its checks block (a result an
+        earlier invocation wrote before a check blocked the case is not a verdict of this
+        run)."""
+        return None if blocked(row) else self.results.get((row.case_id, metric))
+
     def case_file(self, path: str | None = None) -> CaseSet:
         """The run's cases, read from ``path`` or the file ``summary.json`` names; refused
         when the file is not the one the run read (another manifest hash)."""
@@ -197,6 +203,12 @@ class RunDir:
                               f"{cases.manifest_hash}, the run's {self.summary.manifest_hash})"
                               "; give the run's case file with --cases")
         return cases
+
+
+def blocked(row: CaseRow) -> bool:
+    """Whether the case's checks block it (a control included): no result of it counts."""
+    return row.state == "blocked" or (
+        row.control is not None and row.control.outcome in ("blocked", "blocked_by_evidence"))
 
 
 def read_run(path: str | os.PathLike[str]) -> RunDir:

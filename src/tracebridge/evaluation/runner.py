@@ -423,7 +423,7 @@ class Runner:
                                             hold.refused)
                 raise
             except Exception as exc:  # one broken metric must not end the run
-                result = job.metric.failed(job.sample, f"{type(exc).__name__}: {exc}")
+                result = _crashed(job, exc, hold)
             refused = exhausted_reason(result)
             if refused is not None:
                 self._stop(f"budget: {refused}", "incomplete")
@@ -511,6 +511,14 @@ def _started(summary: Path) -> dict[str, str]:
         return {}
     started = before.get("started_at") if isinstance(before, dict) else None
     return {"started_at": started} if isinstance(started, str) else {}
+
+
+def _crashed(job: Job, exc: Exception, hold: Hold | None) -> MetricResult:
+    """The result of a metric that raised ``exc``: its error, with what its hold was charged
+    (the requests it sent are counted, their cost unknown unless they reported it; a judged
+    one that sent any is an error a resume asks again)."""
+    usage = None if hold is None or not hold.charged.requests else hold.charged
+    return job.metric.failed(job.sample, f"{type(exc).__name__}: {exc}", usage=usage)
 
 
 def _refused(hold: Hold | None) -> int:

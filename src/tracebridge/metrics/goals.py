@@ -3,6 +3,7 @@ topic adherence. Formulas and edge cases: docs/metrics.md."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel
@@ -182,8 +183,7 @@ class TopicAdherence(JudgedMetric):
         self.name = f"topic_adherence_{mode}"
 
     async def judged(self, sample: MultiTurnSample) -> MetricResult:
-        # a blank topic allows nothing: left out, as a blank role or reference is
-        topics = [topic for topic in sample.reference_topics or () if topic.strip()]
+        topics = allowed_topics(sample.reference_topics)
         if not topics:
             return self.failed(
                 sample, "the sample has no reference_topics (the allowed topics)", usage=Usage()
@@ -237,3 +237,9 @@ class TopicAdherence(JudgedMetric):
             "f1": f1,
         }
         return self.result(sample, value, reason=reason, details=details, usage=usage)
+
+
+def allowed_topics(topics: Sequence[str] | None) -> list[str]:
+    """The topics of ``reference_topics`` that allow something: a blank one (whitespace only)
+    allows nothing and is left out, as a blank role or reference is."""
+    return [topic for topic in topics or () if topic.strip()]

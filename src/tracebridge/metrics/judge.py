@@ -304,9 +304,10 @@ class OpenAIJudge:
             return await self._create(self.client, body)
         except UnicodeEncodeError as exc:  # the body could not be written: nothing was sent
             raise _not_sent(exc) from exc
-        except (openai.APIError, ValueError) as exc:
-            # ValueError: a body that is not JSON at all (json.JSONDecodeError), from a
-            # client without ``with_raw_response`` (``_create`` counts the real client's).
+        except (openai.APIError, ValueError, RecursionError) as exc:
+            # ValueError, RecursionError: a body that is not JSON at all
+            # (json.JSONDecodeError) or nested too deep to read, from a client without
+            # ``with_raw_response`` (``_create`` counts the real client's).
             # The tries the client retried on its own failed for reasons it does not tell:
             # their cost is unknown.
             before = _retries_before(exc)
@@ -339,7 +340,7 @@ class OpenAIJudge:
             except UnicodeEncodeError as exc:  # the body could not be written: nothing sent
                 cost = Usage()
                 raise _not_sent(exc, usage) from exc
-            except (openai.APIError, ValueError) as exc:
+            except (openai.APIError, ValueError, RecursionError) as exc:
                 cost, unbilled = _failure_cost(openai, exc)
                 if unbilled:
                     _tell_refused(gate, ticket)
@@ -382,11 +383,13 @@ class OpenAIJudge:
         before = Usage(requests=retried, requests_without_usage=retried)
         try:
             response = raw.parse()
-        except ValueError as exc:  # the body is not JSON (json.JSONDecodeError)
+            reported = _sent_usage(raw)
+        except (ValueError, RecursionError) as exc:  # the body is not JSON
+            # (json.JSONDecodeError), or JSON nested too deep to read
             sent = before + Usage(requests=1, requests_without_usage=1)
             raise _request_failed(exc, sent) from exc
         _refuse_not_a_completion(response, _body_kind(raw), before)
-        return response, _usage_of(_sent_usage(raw)) + before
+        return response, _usage_of(reported) + before
 
     async def aclose(self) -> None:
         """Close the client's connections (on the loop that opened them); a client with no
@@ -451,7 +454,8 @@ def _preview(value: Any) -> str:
 
 
 def _sent_usage(raw: Any) -> Any:
-    """The ``usage`` member of a raw reply's JSON body as the server sent it, or None."""
+    """The ``usage`` member of a raw reply's JSON body as the server sent it, or None (a
+    body nested too deep to read raises ``RecursionError``)."""
     try:
         body = raw.http_response.json()
     except ValueError:  # not JSON (the client parsed it as text)
