@@ -18,12 +18,14 @@ Written back, a file has the SDK's full form (all four keys), less what ``absent
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal
 
-from tracebridge._json import check_json, json_path
+from tracebridge._json import json_path
 from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import FilePart
+
+from ._kept import as_read, kept
 
 __all__ = ["FILE_FIELDS", "FileField", "checked_namespace", "default_field", "file_fields",
            "part_field", "read_files", "write_file"]
@@ -63,10 +65,10 @@ def read_files(value: Any, role: str, field: FileField, where: str, index: int) 
     parts: list[FilePart] = []
     for k, item in enumerate(value):
         at = json_path(where, k)
-        if type(item) is not dict:
+        if not isinstance(item, Mapping):  # mapped, not kept: any mapping is read as its dict
             raise bad(f"expected an attached file (a dict with 'uri'), got "
                       f"{type(item).__name__} {short_repr(item)}", at)
-        parts.append(_read_file(item, role, field, at, index, bad))
+        parts.append(_read_file(as_read(item), role, field, at, index, bad))
     return parts
 
 
@@ -99,11 +101,7 @@ def _read_file(item: dict[str, Any], role: str, field: FileField, at: str, index
     extra = {key: value for key, value in item.items()
              if key not in _FILE_KEYS and key != "mimeType"}
     if extra:
-        try:
-            check_json(extra, at)
-        except TraceError as exc:
-            raise exc.relocated(index=index, source=NAME) from None
-        namespace["extra"] = copy.deepcopy(extra)
+        namespace["extra"] = kept(extra, index, at)
     return FilePart(
         url=fields["uri"],
         filename=fields.get("filename"),

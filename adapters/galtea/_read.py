@@ -10,15 +10,16 @@ are in ``_records.py``.
 
 from __future__ import annotations
 
-import copy
+from collections.abc import Mapping
 from typing import Any
 
 from tracebridge import _build
-from tracebridge._json import check_json, json_path
+from tracebridge._json import json_path
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import AIMessage, FilePart, HumanMessage, Message, Part, TextPart
 
 from ._files import file_fields, read_files
+from ._kept import kept
 
 __all__ = ["ROLE_KEYS", "error", "from_pair", "from_role_turn", "plain_turns", "where"]
 
@@ -68,14 +69,6 @@ def _string_or_null(value: Any, i: int, key: str, base: str) -> str | None:
     return value
 
 
-def _json(value: Any, i: int, at: str) -> Any:
-    try:
-        check_json(value, at)
-    except TraceError as exc:
-        raise exc.relocated(index=i, source=NAME) from None
-    return copy.deepcopy(value)  # the message must not share lists/dicts with the trace
-
-
 def from_role_turn(turn: dict[str, Any], i: int, base: str = "conversation_turns") -> Message:
     """One role turn (a ``ConversationMessage`` or its dump) as one message."""
     role = turn["role"]
@@ -105,8 +98,8 @@ def from_role_turn(turn: dict[str, Any], i: int, base: str = "conversation_turns
         value = turn[key]
         if field == "retrieval_context":
             namespace[field] = _string_or_null(value, i, key, base)
-        elif value is None or type(value) is dict:
-            namespace[field] = _json(value, i, where(i, key, base))
+        elif value is None or isinstance(value, Mapping):  # kept: a plain dict, else refused
+            namespace[field] = kept(value, i, where(i, key, base))
         else:
             raise error("malformed_event", f"expected a dict (or null), got "
                         f"{type(value).__name__} {short_repr(value)}", i, key, base)
@@ -123,7 +116,7 @@ def from_role_turn(turn: dict[str, Any], i: int, base: str = "conversation_turns
         namespace["aliases"] = aliases
     extra = {key: value for key, value in turn.items() if key not in ROLE_KEYS}
     if extra:
-        namespace["extra"] = _json(extra, i, where(i, None, base))
+        namespace["extra"] = kept(extra, i, where(i, None, base))
     content: str | list[Part] = text
     if files:
         # The turn's text first, then its files; a file-only turn ("content": "") has no
@@ -179,7 +172,7 @@ def from_pair(turn: dict[str, Any], i: int) -> list[Message]:
         )
     extra = {key: value for key, value in turn.items() if key not in _PAIR_KEYS}
     if extra:
-        namespace["extra"] = _json(extra, i, where(i))
+        namespace["extra"] = kept(extra, i, where(i))
     return [
         HumanMessage(content=question, metadata={NAME: {"shape": "pairs"}}),
         AIMessage(content=answer, metadata={NAME: namespace}),

@@ -35,11 +35,12 @@ from collections.abc import Mapping
 from typing import Any, get_origin
 
 from tracebridge._changed import FELL
-from tracebridge._json import check_json, json_path, same_json
+from tracebridge._json import json_path, same_json
 from tracebridge._optional import module_of
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import Message
 
+from ._kept import as_read, check_kept
 from ._read import error, from_role_turn, where
 
 __all__ = ["from_agent_input", "from_records", "is_agent_input", "is_record", "is_sdk_model",
@@ -124,10 +125,7 @@ def _comparable(value: Any, i: int, key: str) -> None:
     one nested past Python's depth raises ``RecursionError``."""
     if value is None or type(value) is str:
         return
-    try:
-        check_json(value, where(i, key, base="traces"))
-    except TraceError as exc:
-        raise exc.relocated(index=i, source=NAME) from None
+    check_kept(value, i, where(i, key, base="traces"))
 
 
 _REQUIRED: dict[str, tuple[str, ...]] = {"id": ("id",), "index": ("index",),
@@ -181,8 +179,9 @@ def _with_plain_status(record: dict[str, Any]) -> dict[str, Any]:
 
 def _field(record: dict[str, Any], name: str, i: int) -> tuple[str | None, Any]:
     """(key as spelled, value) of a mapped field, or (None, None) when absent; spelled two
-    ways with two values, ``conflicting_fields`` (one would be lost)."""
-    found = [(key, record[key]) for key in _MAPPED[name] if key in record]
+    ways with two values, ``conflicting_fields`` (one would be lost). An input or output
+    envelope is read as the dict it holds (``as_read``)."""
+    found = [(key, as_read(record[key])) for key in _MAPPED[name] if key in record]
     if len(found) > 1:
         for key, value in found:
             _comparable(value, i, key)
@@ -201,7 +200,7 @@ def _envelope_files(envelope: dict[str, Any]) -> list[dict[str, Any]]:
         return []
     files: list[dict[str, Any]] = []
     for part in parts:
-        if (type(part) is dict and isinstance(part.get("type"), str)
+        if (isinstance(part, Mapping) and isinstance(part.get("type"), str)
                 and part["type"].lower() == "file" and isinstance(part.get("uri"), str)
                 and part["uri"]):
             filename, mime_type = part.get("filename"), part.get("mimeType")
@@ -220,7 +219,7 @@ _FILE_PART_KEYS = frozenset({"type", "uri", "filename", "mimeType"})
 def _only_files(parts: Any) -> bool:
     """Whether an envelope's ``content`` holds file parts alone, each all read as a file."""
     return type(parts) is list and all(
-        type(part) is dict and part.keys() <= _FILE_PART_KEYS and "uri" in part
+        isinstance(part, Mapping) and part.keys() <= _FILE_PART_KEYS and "uri" in part
         and part.get("type") == "file"
         and all(type(value) is str and value for value in part.values())
         for part in parts
@@ -234,7 +233,7 @@ def _files_said_once(found: list[dict[str, Any]], key: str | None, given: Any, i
     files left for another list would be lost)."""
     if key is None:
         return found
-    if type(given) is list and all(type(file) is dict for file in given):
+    if type(given) is list and all(isinstance(file, Mapping) for file in given):
         named = [(file.get("uri"), file.get("filename"),
                   file.get("mime_type", file.get("mimeType"))) for file in given]
         if named != [(file["uri"], file["filename"], file["mime_type"]) for file in found]:
@@ -382,7 +381,7 @@ def _turns_of(
                       "metadata": answer, "input_files": [],
                       "output_files": output_files})
         # a dump's envelope the answer was read from is in it; anything else there is not
-        unread.update(key for key in envelopes if type(record[key]) is not dict)
+        unread.update(key for key in envelopes if not isinstance(record[key], Mapping))
     else:  # an envelope with no text nor files (the SDK keeps it as actual_output_data)
         unread.update(key for key in _MAPPED["actual_output"] if record.get(key) is not None)
         unread.update(envelopes)
@@ -440,10 +439,7 @@ def from_records(records: list[Any], origin: list[int]) -> list[Message]:
                         "read (a turn opened before the agent answered it)", i, base="traces")
         kept = {key: value for key, value in record.items()
                 if key not in _MAPPED_KEYS or key in unread}
-        try:
-            check_json(kept, where(i, base="traces"))
-        except TraceError as exc:
-            raise exc.relocated(index=i, source=NAME) from None
+        check_kept(kept, i, where(i, base="traces"))
         for k, turn in enumerate(turns):
             try:
                 message = from_role_turn(turn, i, base="traces")
@@ -518,10 +514,7 @@ def from_agent_input(agent_input: dict[str, Any], origin: list[int]) -> list[Mes
             )
     kept = {key: value for key, value in agent_input.items()
             if key not in ("messages", "input_files", "inputFiles")}
-    try:
-        check_json(kept, "")  # at the AgentInput's own keys: context_data.opened
-    except TraceError as exc:
-        raise TraceError(exc.code, exc.detail, path=exc.path or None, source=NAME) from None
+    check_kept(kept, None, "")  # at the AgentInput's own keys: context_data.opened
     if messages:
         last = messages[-1]
         namespace = {**last.metadata.get(NAME, {}), "agent_input": copy.deepcopy(kept)}
