@@ -31,7 +31,7 @@ from evaluation_helpers import (
 )
 from fake_openai_server import FakeOpenAI, Reply
 from gate_helpers import gate, policy
-from pydantic import BaseModel, ConfigDict
+from judge_requests import REQUEST, OpenGate
 from scripted_openai import Scripted, Server, scripted_server
 
 from tracebridge.evaluation.cache import ResultCache
@@ -40,7 +40,6 @@ from tracebridge.evaluation.checks import CheckError, UserCheck, check_case, loa
 from tracebridge.metrics import (
     AgentGoalAccuracyWithReference,
     JudgeError,
-    JudgeRequest,
     OpenAIJudge,
     Usage,
 )
@@ -54,31 +53,6 @@ TOO_DEEP = ("the judge request failed: RecursionError: maximum recursion depth e
 WITHOUT_USAGE = Usage(requests=1, requests_without_usage=1)
 
 
-class Verdict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    reason: str
-    ok: bool
-
-
-REQUEST: JudgeRequest[Verdict] = JudgeRequest(
-    instructions="Judge the conversation.",
-    prompt="<transcript>\n[0] human: hi\n[1] ai: hello\n</transcript>",
-    answer=Verdict,
-)
-
-
-class OpenGate:
-    """A gate that lets every request through and records what each cost."""
-
-    def __init__(self) -> None:
-        self.costs: list[Usage] = []
-
-    async def enter(self, messages: Any, answer: Any) -> int:
-        return len(self.costs)
-
-    def leave(self, ticket: Any, usage: Usage) -> None:
-        self.costs.append(usage)
 
 
 @pytest.fixture

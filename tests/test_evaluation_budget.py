@@ -14,7 +14,8 @@ from typing import Any
 import openai
 import pytest
 from fake_openai_server import FakeOpenAI, Reply
-from pydantic import BaseModel, ConfigDict
+from judge_requests import GOOD, REQUEST, Verdict
+from pydantic import BaseModel
 
 from tracebridge import AIMessage, HumanMessage, MultiTurnSample, ToolCall, ToolMessage
 from tracebridge.evaluation._estimate import (
@@ -54,21 +55,7 @@ from tracebridge.metrics import (
     strict_json_schema,
 )
 
-
-class Verdict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    reason: str
-    ok: bool
-
-
-GOOD = '{"reason": "fine", "ok": true}'
 PER_REQUEST = 120  # the fake server's usage: 100 prompt + 20 completion tokens
-REQUEST: JudgeRequest[Verdict] = JudgeRequest(
-    instructions="Judge the conversation.",
-    prompt="<transcript>\n[0] human: hi\n[1] ai: hello\n</transcript>",
-    answer=Verdict,
-)
 ESTIMATE = estimate(REQUEST, "judge-model")
 
 

@@ -8,30 +8,14 @@ import email.utils
 import json
 from collections.abc import Iterator
 from types import SimpleNamespace
-from typing import Any
 
 import openai
 import pytest
-from pydantic import BaseModel, ConfigDict
+from judge_requests import GOOD, REQUEST, OpenGate, Verdict
 from scripted_openai import ERROR_500, Scripted, Server, scripted_server
 
-from tracebridge.metrics import JudgeError, JudgeRequest, OpenAIJudge, Usage
+from tracebridge.metrics import JudgeError, OpenAIJudge, Usage
 from tracebridge.metrics import judge as judge_module
-
-
-class Verdict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    reason: str
-    ok: bool
-
-
-REQUEST: JudgeRequest[Verdict] = JudgeRequest(
-    instructions="Judge the conversation.",
-    prompt="<transcript>\n[0] human: hi\n[1] ai: hello\n</transcript>",
-    answer=Verdict,
-)
-GOOD = '{"reason": "fine", "ok": true}'
 
 
 def completion(usage: object) -> str:
@@ -62,19 +46,6 @@ def make_judge(server: Server, client_retries: int) -> OpenAIJudge:
         base_url=server.base_url, api_key="test", max_retries=client_retries, timeout=10.0
     )
     return OpenAIJudge(client=client, model="judge-model", max_retries=0)
-
-
-class OpenGate:
-    """A gate that lets every request through and records what each cost."""
-
-    def __init__(self) -> None:
-        self.costs: list[Usage] = []
-
-    async def enter(self, messages: Any, answer: Any) -> int:
-        return len(self.costs)
-
-    def leave(self, ticket: Any, usage: Usage) -> None:
-        self.costs.append(usage)
 
 
 WITHOUT_USAGE = Usage(requests=1, requests_without_usage=1)

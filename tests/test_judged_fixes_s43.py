@@ -17,6 +17,7 @@ from typing import Any
 import openai
 import pytest
 from fake_openai_server import FakeOpenAI
+from judge_requests import OpenGate
 from pydantic import BaseModel
 from scripted_openai import ERROR_500, Scripted, Server, scripted_server
 
@@ -83,19 +84,6 @@ def judge_of(state: Server, client_retries: int = 0) -> OpenAIJudge:
     client = openai.AsyncOpenAI(base_url=state.base_url, api_key="test",
                                 max_retries=client_retries, timeout=10.0)
     return OpenAIJudge(client, "m", max_retries=2)
-
-
-class OpenGate:
-    """Lets every request through and records what each cost."""
-
-    def __init__(self) -> None:
-        self.costs: list[Usage] = []
-
-    async def enter(self, messages: Any, answer: Any) -> int:
-        return len(self.costs)
-
-    def leave(self, ticket: Any, usage: Usage) -> None:
-        self.costs.append(usage)
 
 
 class Verdict(BaseModel):
