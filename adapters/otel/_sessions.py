@@ -47,8 +47,9 @@ def session_of(span: Span) -> str | None:
 
 
 def _session_key(span: Span, key: str) -> str | None:
-    """The session ``key`` names, None when the span has no such key; a value that is not text (``set_attribute("session.id", 7)``) is ``malformed_event`` at
-    the key: read as no session, the span would be put in another session's conversation."""
+    """The session ``key`` names, None when the span has no such key; a value that is not
+    text (``set_attribute("session.id", 7)``) is ``malformed_event`` at the key: read as no
+    session, the span would be put in another session's conversation."""
     value = span.attributes.get(key)
     if value is not None and not isinstance(value, str):
         span.fail("malformed_event", f"{key} must be a string (a session id is text), got "
