@@ -178,7 +178,8 @@ def kwargs(**kept: Any) -> dict[str, Any]:
 
 ENTRY = {"id": "c9", "type": "function", "function": {"name": "g", "arguments": "{}"}}
 CUSTOM = ToolCall(name="g", args={"input": "x"}, id="c1", kind="custom")
-ANNOTATION = {"type": "url_citation", "url_citation": {"url": "https://a.com"}}
+WHOLE = {"url": "https://a.com", "title": "A", "start_index": 0, "end_index": 1}
+ANNOTATION = {"type": "url_citation", "url_citation": WHOLE}
 LEGACY = ToolCall(name="k", args={}, metadata={NS: {"function_call": {"arguments": "{}"}}})
 
 
@@ -238,10 +239,11 @@ LEGACY = ToolCall(name="k", args={}, metadata={NS: {"function_call": {"arguments
                    metadata=kwargs(audio=None))], 1, "audio",
      kwargs_lost("audio", "None", "the message's spoken reply (audio=set)",
                  "{'id': 'x', 'transcript': 'hi'}")),
-    ([H, AIMessage(content="a", citations=[Citation(url="https://a.com")],
+    ([H, AIMessage(content="a", citations=[Citation(**WHOLE)],
                    metadata=kwargs(annotations=[]))], 1, "annotations",
      kwargs_lost("annotations", "[]", "the message's citations (1 of them)",
-                 "[{'type': 'url_citation', 'url_citation': {'url': 'https://a.com'}}]")),
+                 "[{'type': 'url_citation', 'url_citation': {'url': 'https://a.com', "
+                 "'title': 'A', 'start_index': 0, 'end_index': 1}}]")),
 ])
 def test_a_kept_kwarg_that_contradicts_its_typed_field_is_refused(
     messages: list[Message], index: int, key: str, detail: str
@@ -254,7 +256,7 @@ def test_a_kept_kwarg_that_contradicts_its_typed_field_is_refused(
 @pytest.mark.parametrize(("message", "key", "value"), [
     (AIMessage(content="a", name="al", metadata=kwargs(name="al")), "name", "al"),
     (AIMessage(content=[RefusalPart(text="no")], metadata=kwargs(refusal="no")), "refusal", "no"),
-    (AIMessage(content="a", citations=[Citation(url="https://a.com")],
+    (AIMessage(content="a", citations=[Citation(**WHOLE)],
                metadata=kwargs(annotations=[ANNOTATION])), "annotations", [ANNOTATION]),
     (ToolMessage(content="r", tool_call_id="c1", metadata=kwargs(tool_call_id="c1")),
      "tool_call_id", "c1"),

@@ -148,8 +148,9 @@ def _audio(fields: dict[str, Any], ns: str, **typed: Any) -> AIMessage:
 
 
 def _cited(kept: dict[str, Any], ns: str, **typed: Any) -> AIMessage:
+    whole = {"url": "https://a.org", "title": "A", "start_index": 0, "end_index": 1}
     return AIMessage(content="x", citations=[Citation(
-        url="https://a.org", **typed, metadata={ns: kept}
+        **{**whole, **typed}, metadata={ns: kept}
     )])
 
 
@@ -185,7 +186,7 @@ def _cited(kept: dict[str, Any], ns: str, **typed: Any) -> AIMessage:
         # a layout entry that is no annotation object: the reader refuses it
         (lambda ns: AIMessage(content="x", metadata={ns: {"annotations": [5]}}),
          ".metadata.{ns}.annotations[0]"),
-        (lambda ns: AIMessage(content="x", citations=[Citation(url="https://a.org")],
+        (lambda ns: AIMessage(content="x", citations=_cited({}, ns).citations,
                               metadata={ns: {"annotations": [None, "note"]}}),
          ".metadata.{ns}.annotations[1]"),
     ],
@@ -222,7 +223,8 @@ def test_what_the_reader_keeps_of_audio_and_citations_still_reads_back_whole(
             id="a1", metadata={ns: {"fields": {"transcript": None, "expires_at": None, "x": [1]}}}
         ),
         citations=[Citation(url="https://a.org", metadata={
-            ns: {"inner": {"title": None}, "fields": {"x": {"y": 1}}}
+            ns: {"absent": ["start_index", "end_index"], "inner": {"title": None},
+                 "fields": {"x": {"y": 1}}}
         })],
         metadata={ns: {"annotations": [item["annotations"][0], None]}},  # type: ignore[index]
     )

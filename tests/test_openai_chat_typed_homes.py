@@ -445,6 +445,7 @@ def test_unknown_keys_and_nulls_of_a_url_citation_are_kept_on_the_citation() -> 
             url="https://a.example",
             metadata={
                 "openai_chat": {
+                    "absent": ["start_index", "end_index"],
                     "inner": {"title": None, "x_rank": 1},
                     "fields": {"x_source": "search"},
                 }
@@ -475,7 +476,8 @@ def test_malformed_annotations_are_rejected_where_they_are(annotations: Any, pat
 def test_typed_citations_are_written_as_url_citations() -> None:
     message = AIMessage(
         content="Oslo.",
-        citations=[Citation(url="https://news.example.com/oslo", start_index=0, end_index=5)],
+        citations=[Citation(url="https://news.example.com/oslo", title="Oslo library",
+                            start_index=0, end_index=5)],
     )
     assert from_messages([message]) == [
         {
@@ -486,6 +488,7 @@ def test_typed_citations_are_written_as_url_citations() -> None:
                     "type": "url_citation",
                     "url_citation": {
                         "url": "https://news.example.com/oslo",
+                        "title": "Oslo library",
                         "start_index": 0,
                         "end_index": 5,
                     },
@@ -499,7 +502,8 @@ def test_cited_text_has_no_place_and_is_refused_by_name() -> None:
     message = AIMessage(
         content="Oslo.",
         citations=[
-            Citation(url="https://a.example", cited_text="Oslo opened a library."),
+            Citation(url="https://a.example", title="A", start_index=0, end_index=5,
+                     cited_text="Oslo opened a library."),
             Citation(cited_text="only words"),
         ],
     )
@@ -508,17 +512,19 @@ def test_cited_text_has_no_place_and_is_refused_by_name() -> None:
     assert "pass drop=['citations']" in str(error)
     # Dropped: the cited text is left out, and a citation that said nothing else with it.
     assert from_messages([message], drop=["citations"])[0]["annotations"] == [
-        {"type": "url_citation", "url_citation": {"url": "https://a.example"}}
+        {"type": "url_citation", "url_citation": {"url": "https://a.example", "title": "A",
+                                                  "start_index": 0, "end_index": 5}}
     ]
 
 
 def test_edited_citations_come_first_and_the_other_annotations_after_them() -> None:
     trace = [USER, {"role": "assistant", "content": "Oslo.", "annotations": [FILE_CITED, CITED]}]
     ai = to_messages(trace)[1]
-    edited = ai.model_copy(update={"citations": [Citation(url="https://b.example")] * 2})
+    whole = {"url": "https://b.example", "title": "B", "start_index": 0, "end_index": 1}
+    edited = ai.model_copy(update={"citations": [Citation(**whole)] * 2})
     assert from_messages([edited])[0]["annotations"] == [
-        {"type": "url_citation", "url_citation": {"url": "https://b.example"}},
-        {"type": "url_citation", "url_citation": {"url": "https://b.example"}},
+        {"type": "url_citation", "url_citation": whole},
+        {"type": "url_citation", "url_citation": whole},
         FILE_CITED,
     ]
 

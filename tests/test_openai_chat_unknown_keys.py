@@ -264,10 +264,11 @@ def test_argument_text_that_is_no_text_is_refused(adapter: ModuleType) -> None:
 @pytest.mark.parametrize("adapter", ADAPTERS)
 def test_an_unknown_key_of_a_citation_is_refused(adapter: ModuleType) -> None:
     ns = adapter.NAME
-    cited = Citation(url="https://example.com", metadata={ns: {"inner": {"x": 1}, "zzz": 2}})
+    cited = Citation(url="https://example.com", title="T", start_index=0, end_index=1,
+                     metadata={ns: {"inner": {"x": 1}, "zzz": 2}})
     unknown_key(adapter, [H, AIMessage(content="a", citations=[cited])], 1,
                 f"messages[1].citations[0].metadata.{ns}.zzz", "zzz", "a citation",
-                "fields, inner")
+                "absent, fields, inner")
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
@@ -281,9 +282,11 @@ def test_an_unknown_key_of_an_audio_reply_is_refused(adapter: ModuleType) -> Non
 @pytest.mark.parametrize("adapter", ADAPTERS)
 def test_a_citation_dropped_for_its_text_keeps_its_kept_fields(adapter: ModuleType) -> None:
     # drop=["citations"] leaves out a citation with nothing but its text; one that keeps
-    # fields of its own still says something, and is written (it was left out whole).
+    # fields of its own still says something, and is written (it was left out whole). It is
+    # one read so (every url_citation key left out): another is left out for what it lacks.
     ns = adapter.NAME
-    cited = Citation(cited_text="x", metadata={ns: {"fields": {"x_rank": 1}}})
+    absent = ["url", "title", "start_index", "end_index"]
+    cited = Citation(cited_text="x", metadata={ns: {"absent": absent, "fields": {"x_rank": 1}}})
     written = adapter.from_messages([H, AIMessage(content="a", citations=[cited])],
                                     drop=["citations"])
     assert written[1] == {"role": "assistant", "content": "a", "annotations": [

@@ -17,7 +17,8 @@ LlamaIndex keeps them where its OpenAI integration puts them:
 What a typed field does not hold stays under the typed value's ``metadata["llama_index"]``:
 ``format`` of the reply's AudioBlock when it is not ``"mp3"``; ``audio`` (the reply dict's
 null and unknown keys) and ``reference_audio_id: true`` (both forms at once); ``annotation``
-(the entry's null and unknown keys).
+(the entry's null and unknown keys, and the entry itself when it leaves out one of
+``url``, ``title``, ``start_index`` and ``end_index``, which OpenAI's url_citation requires).
 """
 
 from __future__ import annotations
@@ -136,7 +137,10 @@ def take_citations(extra: dict[str, Any], index: int, where: str) -> list[Citati
                        f"{short_repr(entry)}", index, path)
         typed, rest = _lifted(inner, CITATION_FIELDS, index, f"{path}.url_citation")
         kept = {**entry, "url_citation": rest}
-        plain = kept == {"type": "url_citation", "url_citation": {}}
+        # (kept when a key is left out too: only a citation read so is written without it)
+        plain = kept == {"type": "url_citation", "url_citation": {}} and set(inner) >= set(
+            CITATION_FIELDS
+        )
         citations.append(Citation(**typed, metadata={} if plain else {NAME: {"annotation": kept}}))
     del extra["annotations"]
     return citations
@@ -212,11 +216,27 @@ def put_audio(message: AIMessage, blocks: list[dict[str, Any]], extra: dict[str,
     return [*blocks, held_as_given(block, f"{where}.audio", drop, {"audio": "data"})]
 
 
+def _lacking(inner: dict[str, Any], drop: Collection[str], at: str) -> bool:
+    """Whether a citation not read from a LlamaIndex message (no kept ``annotation``) lacks
+    a key of OpenAI's url_citation, all four of which the API requires: refused, or left
+    out (True) with ``drop=["citations"]``."""
+    missing = [key for key in CITATION_FIELDS if inner.get(key) is None]
+    if not missing:
+        return False
+    if "citations" in drop:
+        return True
+    raise not_representable(
+        f"an OpenAI url_citation in additional_kwargs['annotations'] needs "
+        f"{', '.join(missing)}; drop=['citations'] leaves citations out",
+        at,
+    )
+
+
 def put_citations(message: AIMessage, extra: dict[str, Any], drop: Collection[str],
                   where: str) -> None:
     """The message's citations as ``additional_kwargs["annotations"]``. One with cited text
-    has no place there: refused, or left out whole (not looked at) with
-    ``drop=["citations"]``; the others are written either way."""
+    has no place there, nor one without a url, title or index that was not read so: refused,
+    or left out whole with ``drop=["citations"]``; the others are written either way."""
     if not message.citations:
         return
     entries = []
@@ -243,6 +263,8 @@ def put_citations(message: AIMessage, extra: dict[str, Any], drop: Collection[st
         for key in CITATION_FIELDS:
             if getattr(cited, key) is not None:
                 inner[key] = getattr(cited, key)
+        if type(stored) is not dict and _lacking(inner, drop, at):
+            continue
         entries.append({**entry, "type": "url_citation", "url_citation": inner})
     if entries:  # (an empty list would read back as a kept value, not as no citations)
         extra["annotations"] = entries

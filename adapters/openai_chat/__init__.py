@@ -91,6 +91,7 @@ OPENAI = Dialect(
     STRING_ROLES,
     API_AUDIO_FORMATS,
     API_IMAGE_DETAILS,
+    whole_citations=True,
 )
 
 # What an assistant message may carry instead of content (the audio guide sends back

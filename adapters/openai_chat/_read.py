@@ -64,6 +64,10 @@ class Dialect:
     """The ``image_url.detail`` values the API takes (``_parts.API_IMAGE_DETAILS``): a part
     read with another keeps it, and only such a part is written with one; None for a dialect
     that writes any detail (otel's flat messages)."""
+    whole_citations: bool = False
+    """Whether the API takes a ``url_citation`` only with all four keys (url, title and both
+    indexes): a citation read without some lists them (``absent``), and only such a citation
+    is written without them; False for a dialect that writes any (otel's flat messages)."""
 
 
 T = TypeVar("T")
@@ -421,6 +425,7 @@ class _Reader(ReplyReader):
         self.trace = trace
         self.audio_formats = dialect.audio_formats
         self.image_details = dialect.image_details
+        self.whole_citations = dialect.whole_citations
 
     # -- messages --
 

@@ -33,7 +33,9 @@ not a string (``None``, OpenRouter's ``reasoning_details`` list) stays in ``fiel
 
 ``audio`` is ``AIMessage.audio`` (keys other than ``id``/``transcript``/``data``/``expires_at``,
 and null values, kept in the reference's ``metadata[<adapter>]["fields"]``). ``annotations``
-of type ``url_citation`` are ``AIMessage.citations``; any other annotation stays verbatim in the
+of type ``url_citation`` are ``AIMessage.citations`` (the API gives all four keys; those an
+annotation leaves out are listed under ``absent``, so that only such a citation is written
+without them); any other annotation stays verbatim in the
 message namespace's ``annotations`` layout, which is set only when the list is not what the
 citations alone would write (``[]``, or other annotation types among them): one entry per
 annotation, ``null`` for "the next citation" and the annotation itself otherwise.
@@ -72,6 +74,9 @@ _AUDIO_KEYS = ("transcript", "data", "expires_at")
 
 class ReplyReader(PartReader):
     """Reads the parts of an assistant message that no other role has."""
+
+    whole_citations = False
+    """``Dialect.whole_citations``: a citation read without some keys lists them."""
 
     def refusal(self, data: dict[str, Any], content: Content, namespace: dict[str, Any]) -> Content:
         """``content`` with the ``refusal`` key's text as a last ``RefusalPart``."""
@@ -177,8 +182,11 @@ class ReplyReader(PartReader):
         del data["type"]
         inner_path = f"{path}.url_citation"
         inner = self.mapping(data.pop("url_citation", None), inner_path, "'url_citation'")
+        absent = [key for key, _ in _CITATION_KEYS if key not in inner]
         fields = {key: self.optional(inner, key, kind, inner_path) for key, kind in _CITATION_KEYS}
         namespace: dict[str, Any] = {}
+        if absent and self.whole_citations:
+            namespace["absent"] = absent
         if inner:
             namespace["inner"] = self.kept(inner, inner_path)
         if data:
@@ -188,6 +196,9 @@ class ReplyReader(PartReader):
 
 class ReplyWriter(PartWriter):
     """Writes the parts of an assistant message that no other role has."""
+
+    whole_citations = False
+    """``Dialect.whole_citations``: a citation lacking a key is written only when read so."""
 
     def refusal(self, content: Content, namespace: dict[str, Any], out: dict[str, Any]) -> bool:
         """Write a trailing refusal as the ``refusal`` key when the message spelled it so (or
@@ -285,6 +296,10 @@ class ReplyWriter(PartWriter):
 
     def annotation(self, citation: Citation, path: str) -> dict[str, Any] | None:
         namespace = self.namespace(citation.metadata)
+        missing = self.missing_fields(citation, namespace, path)
+        if missing:
+            self.lose(f"a url_citation annotation needs {', '.join(missing)}", path, "citations")
+            return None
         if citation.cited_text is not None:
             self.lose(
                 "a url_citation annotation has no place for the cited text "
@@ -312,6 +327,31 @@ class ReplyWriter(PartWriter):
         if fields:
             out.update(json_copy(fields))
         return out
+
+    def missing_fields(
+        self, citation: Citation, namespace: dict[str, Any], path: str
+    ) -> list[str]:
+        """The keys of a ``url_citation`` (all four required by the API) the citation has no
+        value for and was not read without from this format (absent, or null and kept in
+        ``inner``). Writers of other formats built on this class (otel's flat messages, which
+        take any annotation) require none."""
+        if not self.whole_citations:
+            return []
+        absent = namespace.get("absent", [])
+        if not isinstance(absent, list) or any(
+            type(key) is not str or key not in _CITATION_NAMES for key in absent
+        ):
+            refuse_untyped(self, absent, "a list of url_citation keys",
+                           "the keys the source's url_citation left out",
+                           f"{path}.metadata.{self.source}.absent")
+        inner = namespace.get("inner", {})
+        return [
+            key
+            for key, _ in _CITATION_KEYS
+            if getattr(citation, key) is None
+            and key not in absent
+            and not (key in inner and inner[key] is None)
+        ]
 
 
 def _audio_key(key: str, value: Any) -> bool:

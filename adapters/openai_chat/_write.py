@@ -388,6 +388,7 @@ class _Writer(ReplyWriter):
         self.string_roles = dialect.string_roles
         self.audio_formats = dialect.audio_formats
         self.image_details = dialect.image_details
+        self.whole_citations = dialect.whole_citations
 
     def message(self, message: AnyMessage) -> dict[str, Any]:
         namespace = self.namespace(message.metadata)

@@ -78,7 +78,7 @@ CALL_KEYS: Mapping[str, frozenset[str]] = {
 """Per way a call is written: in ``tool_calls`` as a function or a custom call, or as the
 id-less legacy ``function_call`` (one object: its unknown keys are all ``inner``)."""
 
-CITATION_KEYS = frozenset(("fields", "inner"))
+CITATION_KEYS = frozenset(("fields", "inner", "absent"))
 AUDIO_KEYS = frozenset(("fields",))
 
 PART_NAMES = {

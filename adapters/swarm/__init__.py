@@ -71,7 +71,8 @@ _NAME_KEYS = {role: "name" for role in openai_chat.ROLES} | {
     "tool": "tool_name",
 }
 SWARM = openai_chat.Dialect(
-    NAME, _NAME_KEYS, REASONING_KEYS, STRING_ROLES, API_AUDIO_FORMATS, API_IMAGE_DETAILS
+    NAME, _NAME_KEYS, REASONING_KEYS, STRING_ROLES, API_AUDIO_FORMATS, API_IMAGE_DETAILS,
+    whole_citations=True,
 )
 
 

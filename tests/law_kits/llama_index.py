@@ -160,10 +160,20 @@ def expressible(messages: list[Any]) -> list[Any]:
         if isinstance(message, ToolMessage):
             update["is_error"] = False
         if is_ai:
-            update["citations"] = [c.model_copy(update={"cited_text": None})
-                                   for c in message.citations]
+            update["citations"] = [_as_read(c) for c in message.citations]
         out.append(message.model_copy(update=update))
     return out
+
+
+def _as_read(cited: Any) -> Any:
+    """A citation without cited text, as the reader reads an OpenAI url_citation entry that
+    leaves out the keys it has no value for (the entry kept): OpenAI takes only whole ones
+    from elsewhere."""
+    update: dict[str, Any] = {"cited_text": None}
+    if None in (cited.url, cited.title, cited.start_index, cited.end_index):
+        entry = {"type": "url_citation", "url_citation": {}}
+        update["metadata"] = {**cited.metadata, "llama_index": {"annotation": entry}}
+    return cited.model_copy(update=update)
 
 
 _REASONING_MARKS = [None, {"from": "reasoning_content"}, {"from": "reasoning"},

@@ -35,6 +35,7 @@ from typing_extensions import Required
 from tracebridge import (
     AIMessage,
     AudioPart,
+    Citation,
     FilePart,
     HumanMessage,
     ImagePart,
@@ -196,9 +197,7 @@ def _expressible(draw: st.DrawFn, namespace: str) -> list[Message]:
             update["is_error"] = False
         if isinstance(message, AIMessage):
             # url_citation annotations have no place for the cited text.
-            update["citations"] = [
-                cited.model_copy(update={"cited_text": None}) for cited in message.citations
-            ]
+            update["citations"] = [as_read(cited, namespace) for cited in message.citations]
             layout = draw(annotation_layout(len(message.citations)))
             if layout is not None:
                 kept["annotations"] = layout
@@ -222,6 +221,15 @@ def _expressible(draw: st.DrawFn, namespace: str) -> list[Message]:
             update["content"] = draw(reasoned(namespace, update["content"]))
         out.append(type(message).model_validate({**dict(message), **update}))
     return out
+
+
+def as_read(cited: Citation, namespace: str) -> Citation:
+    """A citation without cited text, as the reader reads a url_citation that leaves out the
+    keys it has no value for (``absent``): the API takes only whole ones from elsewhere."""
+    absent = [key for key in ("url", "title", "start_index", "end_index")
+              if getattr(cited, key) is None]
+    kept = {"metadata": {namespace: {"absent": absent}}} if absent else {}
+    return cited.model_copy(update={"cited_text": None, **kept})
 
 
 @st.composite
@@ -381,7 +389,7 @@ def canonical(trace: list[Any]) -> list[Any]:
 # --- broken traces -------------------------------------------------------------------------
 
 
-def plain(message: Message) -> Message:
+def plain(message: Message, namespace: str) -> Message:
     """The message with what the format cannot hold removed (text content, no ids/flags).
 
     Calls get parsed arguments: a mutation can leave a call unanswered (one that takes a
@@ -395,9 +403,7 @@ def plain(message: Message) -> Message:
             call.model_copy(update={"metadata": {}, "invalid_args": None})
             for call in message.tool_calls
         ]
-        update["citations"] = [
-            cited.model_copy(update={"cited_text": None}) for cited in message.citations
-        ]
+        update["citations"] = [as_read(cited, namespace) for cited in message.citations]
     return type(message).model_validate({**dict(message), **update})
 
 
@@ -405,7 +411,9 @@ def written(adapter: ModuleType, broken: Broken) -> BrokenTrace:
     # Message by message: from_messages checks the conversation rules and refuses to write
     # the broken conversation at all.
     dialect = adapter.SWARM if adapter.NAME == "swarm" else adapter.OPENAI
-    history = [write_message(plain(m), dialect, i) for i, m in enumerate(broken.messages)]
+    history = [
+        write_message(plain(m, adapter.NAME), dialect, i) for i, m in enumerate(broken.messages)
+    ]
     return BrokenTrace(history, broken.code, broken.index, broken.path)
 
 
