@@ -53,6 +53,7 @@ from tracebridge.messages import (
     checked_messages,
 )
 from tracebridge.options import AdapterOptions
+from tracebridge.validation import validate
 
 from .. import openai_responses, swarm
 from ..openai_responses._write import check_drop
@@ -135,28 +136,50 @@ def from_messages(
     check_flag("drop_names", drop_names)
     check_drop(drop)  # options first: a bad one is its ValueError, whatever the messages hold
     typed: list[Message] = checked_messages(messages, NAME)
-    unnamed = []
-    for i, message in enumerate(typed):
-        if isinstance(message, AIMessage) and message.name is not None:
-            if not drop_names:
-                raise TraceError(
-                    "not_representable",
-                    f"the agent name {message.name!r}: Responses input items have no place "
-                    "for it (Runner.run gets the agent from its first argument); "
-                    "drop_names=True leaves names out",
-                    index=i,
-                    path=f"messages[{i}].name",
-                    source=NAME,
-                )
-            message = message.model_copy(update={"name": None})
-        unnamed.append(message)
     try:
-        return write(unnamed, drop, drop_names)
+        return _written(typed, drop, drop_names)
     except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
         refused = unchecked_field(typed, NAME)
         if refused is None:
             raise
         raise refused from None
+
+
+def _written(typed: list[Message], drop: Collection[str], drop_names: bool) -> list[Any]:
+    """The input items of ``typed``, its agent names left out; without ``drop_names``, a
+    named reply is refused in its place among the faults: after the conversation rules, and
+    after any refusal at an earlier message (at its own message, before the rest of it, as the
+    Responses writer refuses a reply's name first)."""
+    unnamed = [_unnamed(message) for message in typed]
+    named = next((i for i, m in enumerate(typed) if m is not unnamed[i]), None)
+    if named is None or drop_names:
+        return write(unnamed, drop, drop_names)
+    validate(typed, allow_pending=True, source=NAME)  # the conversation rules come first
+    try:
+        write(unnamed, drop, drop_names)
+    except TraceError as error:
+        if error.index is None or error.index < named:
+            raise
+    raise _agent_name_refused(typed[named], named)
+
+
+def _unnamed(message: Message) -> Message:
+    """``message`` without its agent name (itself when it names none)."""
+    if isinstance(message, AIMessage) and message.name is not None:
+        return message.model_copy(update={"name": None})
+    return message
+
+
+def _agent_name_refused(message: Message, index: int) -> TraceError:
+    """The refusal of the agent name of ``message``, the reply at ``index``."""
+    return TraceError(
+        "not_representable",
+        f"the agent name {message.name!r}: Responses input items have no place for it "
+        "(Runner.run gets the agent from its first argument); drop_names=True leaves names out",
+        index=index,
+        path=f"messages[{index}].name",
+        source=NAME,
+    )
 
 
 def detect(trace: Any) -> bool:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ._conversation import sample_extras, sample_refused
 from ._drop import check_flag
+from ._sibling import renamed
 from .errors import FormatError, TraceError
 from .messages import Message
 
@@ -51,10 +52,13 @@ FORMATS: tuple[str, ...] = (NATIVE, *ADAPTER_NAMES)
 SAME_ITEMS: Mapping[str, str] = {
     "openai_responses": "openai_agents",
     "openai_agents": "openai_responses",
+    "openai_chat": "swarm",
+    "swarm": "openai_chat",
 }
 """An adapter -> the adapter that reads and writes the same items with the same reader, each
 keeping what it reads under its own namespace: converting between them carries the metadata
-over (``carried``)."""
+over (``carried``). A Swarm history is a list of Chat Completions messages, read by the same
+reader with other keys for the typed names (``sender``, ``tool_name``)."""
 
 
 class Adapter(Protocol):
@@ -182,14 +186,16 @@ def carried(messages: Sequence[Message], source: str, target: str) -> list[Messa
     """``messages`` read by ``source``, with the metadata ``target``'s writer is to read.
 
     An adapter's ``from_messages`` reads only its own metadata namespace. Two adapters that
-    write the same items (``SAME_ITEMS``: ``openai_responses`` and ``openai_agents``) read them
-    into the same messages, each keeping what it does not map under its own name: converting
-    from one to the other renames the source's namespace as the target's wherever the
-    target's is absent (on each message, part, call, citation and audio reference), so that
-    the target writes the items back as they were read. Keys only the source has a place for
-    (the Agents SDK's ``run_items``) stay behind under the source's name. Between any other
-    formats, ``messages`` as they are. ``convert`` and ``tracebridge convert`` call it between
-    reading and writing.
+    write the same items (``SAME_ITEMS``: ``openai_responses`` and ``openai_agents``;
+    ``openai_chat`` and ``swarm``) read them into the same messages, each keeping what it does
+    not map under its own name: converting from one to the other renames the source's
+    namespace as the target's wherever the target's is absent (on each message, part, call,
+    citation and audio reference), so that the target writes the items back as they were read.
+    Keys only the source has a place for (the Agents SDK's ``run_items``) stay behind under the
+    source's name; a kept key the target maps to a typed field (an assistant's ``name`` kept by
+    Swarm, whose names are in ``sender``) is refused by the target's writer as any such key is.
+    Between any other formats, ``messages`` as they are. ``convert`` and ``tracebridge
+    convert`` call it between reading and writing.
 
     >>> from tracebridge import AIMessage
     >>> reply = AIMessage(content="hi", id="msg_1", metadata={"openai_agents": {"run_items": [],
@@ -201,9 +207,8 @@ def carried(messages: Sequence[Message], source: str, target: str) -> list[Messa
     """
     if SAME_ITEMS.get(source) != target:
         return list(messages)
-    # imported only for this pair: the core imports no adapter until it is asked for one
-    module = importlib.import_module("tracebridge.adapters.openai_responses._sibling")
-    renamed = cast(Callable[[Sequence[Message], str, str], list[Message]], module.renamed)
+    # the walk over every holder of metadata is the same for both pairs; of the keys there,
+    # only the Agents SDK's run_items are one adapter's alone
     return renamed(messages, source, target)
 
 

@@ -1,7 +1,8 @@
-"""The metadata one adapter that writes the same Responses items kept, renamed as the other's.
+"""The metadata one of two adapters that write the same items kept, renamed as the other's.
 
-``openai_responses`` and ``openai_agents`` read the same items with the same reader, each
-keeping what it reads under its own namespace, and each writer reads only its own. Converting
+``openai_responses`` and ``openai_agents`` read the same Responses items with the same reader,
+and ``openai_chat`` and ``swarm`` the same Chat Completions messages, each keeping what it
+reads under its own namespace, and each writer reads only its own. Converting
 from one to the other (``tracebridge.registry.carried``) renames the source's namespace as the
 target's wherever the target's is absent (on a message, a part, a call, a citation, an audio
 reference), so that the target writes the items back. Keys that are one adapter's alone (the
@@ -14,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tracebridge.messages import AIMessage, AnyMessage
+from .messages import AIMessage, AnyMessage
 
 __all__ = ["renamed"]
 
 OWN_KEYS: Mapping[str, tuple[str, ...]] = {"openai_agents": ("run_items",)}
-"""The keys of an adapter's namespace that are its own, not the Responses reader's."""
+"""The keys of an adapter's namespace that are its own, not the shared reader's."""
 
 
 def renamed(messages: Sequence[AnyMessage], source: str, target: str) -> list[AnyMessage]:
