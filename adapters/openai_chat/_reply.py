@@ -43,6 +43,7 @@ annotation, ``null`` for "the next citation" and the annotation itself otherwise
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tracebridge._json import json_copy
@@ -345,6 +346,8 @@ class ReplyWriter(PartWriter):
                            "the keys the source's url_citation left out",
                            f"{path}.metadata.{self.source}.absent")
         inner = namespace.get("inner", {})
+        if "absent" in namespace:
+            self.check_absent(citation, absent, inner, f"{path}.metadata.{self.source}.absent")
         return [
             key
             for key, _ in _CITATION_KEYS
@@ -352,6 +355,36 @@ class ReplyWriter(PartWriter):
             and key not in absent
             and not (key in inner and inner[key] is None)
         ]
+
+    def check_absent(
+        self, citation: Citation, absent: list[str], inner: Mapping[str, Any], path: str
+    ) -> None:
+        """Refuse a kept ``absent`` list the reader would not have kept for this citation: it
+        lists, once each and in the annotation's order, keys the citation has no value for
+        and ``inner`` does not hold (a key given a value since, such as a title filled in, is
+        stale: written whole, the citation would read back without the list)."""
+        why = _absent_fault(citation, absent, inner)
+        if why is not None:
+            self.refuse(
+                f"the kept list of keys the source's url_citation left out "
+                f"({short_repr(absent)}) is not what this format's reader keeps for this "
+                f"citation ({why}): written, it would read back otherwise",
+                path,
+            )
+
+
+def _absent_fault(citation: Citation, absent: list[str], inner: Mapping[str, Any]) -> str | None:
+    """Why a kept ``absent`` list is not the reader's for ``citation``, or None."""
+    if not absent:
+        return "the reader keeps no empty list"
+    if absent != [key for key, _ in _CITATION_KEYS if key in absent]:
+        return "the reader lists them once each, in the annotation's order"
+    for key in absent:
+        if getattr(citation, key) is not None:
+            return f"{key} has a value now"
+        if key in inner:
+            return f"{key} is kept as null in inner too"
+    return None
 
 
 def _audio_key(key: str, value: Any) -> bool:
