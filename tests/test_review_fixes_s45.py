@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tracebridge import AIMessage, Citation, HumanMessage, TraceError
 from tracebridge.adapters import openai_chat, swarm
@@ -78,3 +80,56 @@ def test_the_list_the_reader_kept_still_round_trips(name: str) -> None:
         {"type": "url_citation", "url_citation": {"url": "u", "start_index": 0, "end_index": 1}}
     ]
     assert ADAPTERS[name].to_messages(written) == messages
+
+
+# --- a LangChain function_call copy joined from a stream: read in linear time ------------------
+
+def _spelled_by_some(name: str, values: list[Any], specs: list[dict[str, Any]]) -> bool:
+    """The definition: some calls of ``specs``, in order, spell ``name`` and ``values``."""
+    from itertools import combinations
+
+    from tracebridge._json import same_json
+
+    valid = [s for s in specs if "invalid_args" not in s]
+    return any(
+        "".join(s["name"] for s in chosen) == name
+        and all(same_json(v, s["args"]) for v, s in zip(values, chosen, strict=True))
+        for chosen in combinations(valid, len(values))
+    )
+
+
+@given(
+    names=st.lists(st.sampled_from(["f", "g", "fg", ""]), min_size=1, max_size=6),
+    args=st.lists(st.sampled_from([{}, {"a": 1}, {"a": 1.0}, {"b": [1]}]), min_size=6,
+                  max_size=6),
+    picks=st.lists(st.integers(0, 5), max_size=4),
+)
+def test_a_joined_copy_is_found_exactly_when_some_calls_spell_it(
+    names: list[str], args: list[dict[str, Any]], picks: list[int]
+) -> None:
+    from tracebridge.adapters.langchain._calls import _spells_calls
+
+    specs = [{"name": n, "args": args[k], "id": f"c{k}"} for k, n in enumerate(names)]
+    chosen = sorted({p for p in picks if p < len(specs)})
+    name = "".join(specs[p]["name"] for p in chosen)
+    values = [specs[p]["args"] for p in chosen] or [{"z": 0}]
+    assert _spells_calls(name, values, specs) == _spelled_by_some(name, values, specs)
+
+
+def test_a_copy_of_two_thousand_joined_calls_keeps_one_state_per_call() -> None:
+    from tracebridge.adapters.langchain import _calls
+
+    specs = [{"name": "f", "args": {"k": k}, "id": f"c{k}"} for k in range(2000)]
+    seen: list[int] = []
+    original = _calls.same_json
+
+    def counted(a: Any, b: Any, **options: Any) -> bool:
+        seen.append(1)
+        return original(a, b, **options)
+
+    _calls.same_json = counted  # type: ignore[assignment]
+    try:
+        assert _calls._spells_calls("f" * 2000, [{"k": k} for k in range(2000)], specs)
+    finally:
+        _calls.same_json = original  # type: ignore[assignment]
+    assert len(seen) <= 2 * 2000

@@ -26,6 +26,7 @@ end), kept verbatim and cross-checked like the raw calls.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -250,9 +251,17 @@ def copies_calls(function_call: dict[str, Any], specs: list[dict[str, Any]]) -> 
     of them, as a raw provider call does, or, summed from a stream (LangChain joins the
     strings of its chunks), the names and argument texts of some of them, in order, end to
     end."""
-    if any(raw_disagreement({"id": s["id"], "function": function_call}, s) is None for s in specs):
+    name, arguments = function_call["name"], function_call["arguments"]
+    parsed: list[Any] = []  # the arguments parsed once, when a call of the name asks
+
+    def parse() -> Any:
+        if not parsed:
+            parsed.append(parse_arguments(arguments))
+        return parsed[0]
+
+    if any(_disagreement(name, arguments, parse, spec) is None for spec in specs):
         return True
-    values = _json_values(function_call["arguments"])
+    values = _json_values(arguments)
     return values is not None and _spells_calls(function_call["name"], values, specs)
 
 
@@ -261,7 +270,7 @@ def _json_values(text: str) -> list[Any] | None:
     values: list[Any] = []
     end = 0
     while True:
-        end = len(text) - len(text[end:].lstrip())
+        end = _BLANK.match(text, end).end()  # type: ignore[union-attr]
         if end == len(text):
             return values or None
         try:
@@ -272,21 +281,26 @@ def _json_values(text: str) -> list[Any] | None:
 
 
 _DECODER = json.JSONDecoder(strict=False)
+_BLANK = re.compile(r"[ \t\n\r]*")
+"""JSON's whitespace."""
 
 
 def _spells_calls(name: str, values: list[Any], specs: list[dict[str, Any]]) -> bool:
     """Whether ``name`` and ``values`` are the names and args of ``len(values)`` valid calls
     of ``specs``, in order, each used once."""
+    valid = [spec for spec in specs if "invalid_args" not in spec]
     reached = {(0, 0)}  # (values matched, characters of name matched)
-    for spec in specs:
-        if "invalid_args" in spec:
-            continue
+    for k, spec in enumerate(valid):
         own = _source_name(spec)
         reached |= {
             (v + 1, c + len(own))
             for v, c in reached
             if v < len(values) and name.startswith(own, c) and same_json(values[v], spec["args"])
         }
+        # a state whose values cannot all be matched by the calls left is dropped (so a copy
+        # of every call keeps one state: linear)
+        left = len(valid) - k - 1
+        reached = {(v, c) for v, c in reached if v + left >= len(values)}
     return (len(values), len(name)) in reached
 
 
@@ -364,14 +378,21 @@ def raw_disagreement(entry: dict[str, Any], spec: dict[str, Any]) -> str | None:
     function = entry["function"]
     if entry.get("id") != spec["id"]:
         return "id"
-    name = spec["name"] if "metadata" not in spec else _source_name(spec)
-    if function.get("name") != name:
-        return "function.name"
     arguments = function.get("arguments")
+    return _disagreement(function.get("name"), arguments, lambda: parse_arguments(arguments), spec)
+
+
+def _disagreement(
+    name: Any, arguments: Any, parsed: Callable[[], Any], spec: dict[str, Any]
+) -> str | None:
+    """``raw_disagreement`` past the id: ``"function.name"``, ``"function.arguments"`` or
+    None; the arguments are parsed (``parsed``) only for a call of the name."""
+    if name != (spec["name"] if "metadata" not in spec else _source_name(spec)):
+        return "function.name"
     if "invalid_args" in spec:
         agrees = arguments == _source_invalid_args(spec)
     else:
-        agrees = same_json(parse_arguments(arguments), spec["args"])
+        agrees = same_json(parsed(), spec["args"])
     return None if agrees else "function.arguments"
 
 
