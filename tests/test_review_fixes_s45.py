@@ -133,3 +133,29 @@ def test_a_copy_of_two_thousand_joined_calls_keeps_one_state_per_call() -> None:
     finally:
         _calls.same_json = original  # type: ignore[assignment]
     assert len(seen) <= 2 * 2000
+
+
+# --- Galtea: a mapped field spelled twice, read with object_pairs_hook=OrderedDict -------------
+
+_FILE = {"uri": "gs://f/a.pdf", "filename": None, "mime_type": None, "type": "file"}
+_ENVELOPE = {"assistant_message": "b", "content": [{"type": "file", "uri": "gs://f/a.pdf"}]}
+_TWICE = {
+    "files": {"input_files": [_FILE], "inputFiles": [_FILE]},
+    "envelopes": {"actualOutput": _ENVELOPE, "actual_output_data": _ENVELOPE},
+}
+
+
+@pytest.mark.parametrize("case", sorted(_TWICE))
+def test_a_mapped_field_spelled_twice_reads_from_ordered_dicts(case: str) -> None:
+    import json
+    from collections import OrderedDict
+
+    from tracebridge.adapters import galtea
+
+    record = {"id": "t", "index": 0, "session_id": "s", "input": "a", "actual_output": "b",
+              **_TWICE[case]}
+    if case == "envelopes":
+        del record["actual_output"]
+    text = json.dumps([record])
+    plain = galtea.to_messages(json.loads(text))
+    assert galtea.to_messages(json.loads(text, object_pairs_hook=OrderedDict)) == plain

@@ -17,7 +17,7 @@ from typing import Any
 from tracebridge._json import MAX_DEPTH, check_json, json_path
 from tracebridge.errors import TraceError, short_repr
 
-__all__ = ["as_read", "check_kept", "kept"]
+__all__ = ["as_read", "check_kept", "kept", "mapped"]
 
 NAME = "galtea"
 
@@ -27,6 +27,23 @@ def as_read(value: Any) -> Any:
     caller says what it expected)."""
     if type(value) is not dict and isinstance(value, Mapping):
         return dict(value)
+    return value
+
+
+def mapped(value: Any) -> Any:
+    """``value`` with every mapping in it (lists and mappings followed) as the dict it holds:
+    a value the reader maps, compared as what it is read as. A value nested past
+    ``MAX_DEPTH`` is left as it is there (``check_json`` refuses it)."""
+    return _mapped(value, 0)
+
+
+def _mapped(value: Any, depth: int) -> Any:
+    if depth >= MAX_DEPTH:
+        return value
+    if isinstance(value, Mapping):
+        return {key: _mapped(item, depth + 1) for key, item in value.items()}
+    if type(value) is list:
+        return [_mapped(item, depth + 1) for item in value]
     return value
 
 

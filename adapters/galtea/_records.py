@@ -40,7 +40,7 @@ from tracebridge._optional import module_of
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import Message
 
-from ._kept import as_read, check_kept
+from ._kept import as_read, check_kept, mapped
 from ._read import error, from_role_turn, where
 
 __all__ = ["from_agent_input", "from_records", "is_agent_input", "is_record", "is_sdk_model",
@@ -120,12 +120,15 @@ def _undumpable(value: Any, exc: Exception, index: int | None, at: str) -> Trace
                       path=at or None, source=NAME)
 
 
-def _comparable(value: Any, i: int, key: str) -> None:
-    """Refuse, before it is compared, a value that is not JSON or nests too deep: ``==`` on
-    one nested past Python's depth raises ``RecursionError``."""
+def _comparable(value: Any, i: int, key: str) -> Any:
+    """``value`` of a mapped field as it is compared: its mappings as the dicts they hold
+    (``mapped``); refused, before it is compared, when it is not JSON or nests too deep
+    (``==`` on one nested past Python's depth raises ``RecursionError``)."""
     if value is None or type(value) is str:
-        return
-    check_kept(value, i, where(i, key, base="traces"))
+        return value
+    plain = mapped(value)
+    check_kept(plain, i, where(i, key, base="traces"))
+    return plain
 
 
 _REQUIRED: dict[str, tuple[str, ...]] = {"id": ("id",), "index": ("index",),
@@ -182,11 +185,9 @@ def _field(record: dict[str, Any], name: str, i: int) -> tuple[str | None, Any]:
     ways with two values, ``conflicting_fields`` (one would be lost). An input or output
     envelope is read as the dict it holds (``as_read``)."""
     found = [(key, as_read(record[key])) for key in _MAPPED[name] if key in record]
-    if len(found) > 1:
-        for key, value in found:
-            _comparable(value, i, key)
-    for key, value in found[1:]:
-        if not same_json(value, found[0][1]):  # True, 1 and 1.0 are three values
+    compared = [_comparable(value, i, key) for key, value in found] if len(found) > 1 else []
+    for (key, value), plain in zip(found[1:], compared[1:], strict=True):
+        if not same_json(plain, compared[0]):  # True, 1 and 1.0 are three values
             raise error("conflicting_fields", f"{found[0][0]} is {short_repr(found[0][1])} but "
                         f"{key} is {short_repr(value)}", i, key, base="traces")
     return found[0] if found else (None, None)
