@@ -5,8 +5,8 @@ It takes a ``HumanMessage``, ``AIMessage``, ``ToolMessage`` or ``SystemMessage``
 themselves) whose content is a string and that has no extra attributes; an ``AIMessage``
 whose calls are all parsed (no ``invalid_tool_calls``), whose raw provider calls (if any)
 name exactly those calls, and without the ``additional_kwargs`` the general reader has
-homes for beyond those (``function_call``, ``annotations``, ``audio``, a text ``refusal``
-or ``reasoning_content``).
+homes for beyond those (``function_call``, ``annotations``, ``audio``, ``reasoning``,
+``tool_outputs``, a text ``refusal`` or ``reasoning_content``).
 Anything else, and anything that would raise (a value that is not JSON, raw calls that
 disagree), gives None: the general reader then reads the message and raises its own
 precise error. What this path returns equals what the general reader returns for the same
@@ -34,7 +34,7 @@ __all__ = ["Plan", "Reader", "kwargs_copy", "plans", "typed_fast"]
 _CALL_KEYS = frozenset({"name", "args", "id", "type"})
 _ABSENT: Any = object()
 """A key not there (of no type a value may have)."""
-_AI_HOMES = frozenset({"function_call", "annotations", "audio", "reasoning"})
+_AI_HOMES = frozenset({"function_call", "annotations", "audio", "reasoning", "tool_outputs"})
 """``additional_kwargs`` keys that send an AI message to the general reader."""
 
 

@@ -14,6 +14,12 @@ citations.
   ``ReasoningPart`` after that one (if any) and before the other parts;
 * an AI message's ``additional_kwargs["refusal"]`` (text): a ``RefusalPart`` after the other
   parts;
+* an AI message's ``additional_kwargs["tool_outputs"]`` (the hosted-tool items of the
+  Responses API, ``web_search_call``, ``file_search_call``, ``code_interpreter_call``,
+  ``mcp_call``, ``image_generation_call``, ...: where ChatOpenAI keeps them with
+  ``output_version="v0"``, which ``content_blocks`` reads as ``server_tool_call`` and
+  ``server_tool_result`` blocks): an ``OpaquePart`` of each item, in order, after all the
+  others (``_tool_outputs``);
 * ``additional_kwargs["audio"]`` (``id``, ``data``, ``expires_at``, ``transcript``):
   ``AIMessage.audio``;
 * ``additional_kwargs["annotations"]`` (``citation`` / ``url_citation`` entries) and the
@@ -37,6 +43,7 @@ from tracebridge.messages import AudioReference, Citation, TextPart
 
 from ._classes import NAME
 from ._shapes import RAW_REASONING_ITEM, REASONING_ITEM, BlockShape
+from ._tool_outputs import OUTPUTS_KEY, is_tool_outputs
 
 __all__ = [
     "CITATION_TYPES",
@@ -129,6 +136,7 @@ _HOMES: dict[str, tuple[tuple[str, Callable[[Any], bool]], ...]] = {
         (REASONING_KEY, _is_reasoning),
         (ITEM_KEY, _is_reasoning_item),
         ("refusal", _is_refusal),
+        (OUTPUTS_KEY, is_tool_outputs),
         ("audio", _is_audio_reply),
         ("annotations", _is_citation_list),
     ),

@@ -64,6 +64,7 @@ from ._raw_reasoning import split_block_part, split_item
 from ._results import has_tool_results, read_tool_results
 from ._rule_paths import source_paths
 from ._shapes import REASONING_ITEM
+from ._tool_outputs import tool_outputs_of
 
 __all__ = ["read_trace"]
 
@@ -538,13 +539,21 @@ def _ai_content(
     marked ``metadata.langchain.from`` so that it goes back there (the item with the rest of
     it as ``block``), the first with ``content: "string"`` when the rest of the content
     reads as a string, which then goes back as that string. A refusal in
-    ``additional_kwargs`` becomes the last part. A list holding only call blocks reads as
-    ``""`` (the blocks live on the calls); the way back writes ``""`` with call blocks as
-    exactly that list.
+    ``additional_kwargs`` becomes the last part, and after it come the hosted-tool items of
+    ``additional_kwargs["tool_outputs"]``, an opaque part each, marked so that they go back
+    there (the first with ``content: "string"`` when the content before them reads as a
+    string). A list holding only call blocks reads as ``""`` (the blocks live on the calls);
+    the way back writes ``""`` with call blocks as exactly that list.
     """
     reasoning = reasoning_of(kwargs)
     item = reasoning_item_of(kwargs)
     typed, citations = _ai_parts(content, at, call_blocks, kwargs)
+    outputs = tool_outputs_of(kwargs)
+    if outputs:
+        if isinstance(typed, str):
+            outputs[0].metadata[NAME]["content"] = "string"
+            typed = [TextPart(text=typed)] if typed else []
+        typed = [*typed, *outputs]
     if reasoning is None and item is None:
         return typed, citations
     marks: list[tuple[str, dict[str, Any]]] = []

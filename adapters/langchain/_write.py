@@ -56,6 +56,7 @@ from ._kept_places import GROUP_MARKERS, kept_in, refuse_unknown
 from ._raw_reasoning import check_no_raw, continues, merged
 from ._results import RESULT, write_tool_results
 from ._shapes import RAW_REASONING_ITEM, REASONING_ITEM, BlockShape, first_reading
+from ._tool_outputs import OUTPUTS_KEY, is_output, split_tool_outputs
 
 __all__ = ["write_trace"]
 
@@ -384,6 +385,7 @@ _HOME_NAMES = {
     REASONING_KEY: "a ReasoningPart",
     ITEM_KEY: "a ReasoningPart",
     "refusal": "a RefusalPart",
+    OUTPUTS_KEY: "an OpaquePart of each item, marked from tool_outputs",
     "audio": "AIMessage.audio",
     "annotations": "AIMessage.citations",
 }
@@ -417,6 +419,15 @@ def _content_back(
         if part.metadata:
             if cites and isinstance(part, TextPart):
                 check_no_kept_citation(part, f"{at}.content[{j}]")
+            elif is_output(part):
+                raise _not_representable(
+                    f"this opaque part is marked as read from additional_kwargs.{OUTPUTS_KEY} "
+                    f"(metadata.langchain.from), which goes back there only from the last "
+                    f"parts of an AI message (the reader puts the items after all the other "
+                    f"parts, in order); take the marker out of its metadata to write it as a "
+                    f"content block",
+                    f"{at}.content[{j}].metadata",
+                )
             elif isinstance(part, ReasoningPart) and _home_of(part) is not None:
                 place = (
                     "the first part of an AI message (the reader puts it first)"
@@ -491,6 +502,9 @@ def _ai_fields(
     first = len(message.content) - len(parts) if isinstance(parts, list) else len(homes)
     for key, value in homes.items():
         _kwargs_home(fields, key, value, at, typed="reasoning part")
+    parts, outputs = split_tool_outputs(parts, at, first)
+    if outputs:
+        _kwargs_home(fields, OUTPUTS_KEY, outputs, at, typed="hosted-tool parts' list")
     parts, refusal = _split_refusal(parts, at)
     if refusal is not None:
         _kwargs_home(fields, "refusal", refusal, at)
