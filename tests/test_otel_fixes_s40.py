@@ -24,23 +24,14 @@ import json
 from typing import Any
 
 import pytest
+from otel_helpers import refused, where
 from test_otel import recorded_spans
 
-from tracebridge import AIMessage, HumanMessage, ToolCall, ToolMessage, TraceError
+from tracebridge import AIMessage, HumanMessage, ToolCall, ToolMessage
 from tracebridge.adapters import otel
 from tracebridge.adapters.otel._write_flat import any_value  # JSON as an OTLP AnyValue
 
 SPANS = "resourceSpans[0].scopeSpans[0].spans"
-
-
-def refused(trace: Any, **options: Any) -> TraceError:
-    with pytest.raises(TraceError) as caught:
-        otel.to_messages(trace, **options)
-    return caught.value
-
-
-def where(error: TraceError) -> tuple[str, int | None, str | None]:
-    return error.code, error.index, error.path
 
 
 def text(role: str, said: str, **extra: Any) -> dict[str, Any]:

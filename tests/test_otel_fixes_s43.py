@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from otel_helpers import refused, text, where
 from test_otel import recorded_spans
 
 from tracebridge import AIMessage, HumanMessage, ToolCall, ToolMessage, TraceError
@@ -49,20 +50,6 @@ SPANS = "resourceSpans[0].scopeSpans[0].spans"
 def golden(name: str) -> dict[str, Any]:
     loaded: dict[str, Any] = json.loads((GOLDEN / f"{name}.json").read_text())
     return loaded
-
-
-def refused(trace: Any, **options: Any) -> TraceError:
-    with pytest.raises(TraceError) as caught:
-        otel.to_messages(trace, **options)
-    return caught.value
-
-
-def where(error: TraceError) -> tuple[str, int | None, str | None]:
-    return error.code, error.index, error.path
-
-
-def text(role: str, said: str) -> dict[str, Any]:
-    return {"role": role, "parts": [{"type": "text", "content": said}]}
 
 
 ASK = text("user", "Weather in Paris?")

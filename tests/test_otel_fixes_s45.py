@@ -28,28 +28,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from otel_helpers import refused, text, where
 from test_otel import recorded_spans
 
 import tracebridge
-from tracebridge import AIMessage, HumanMessage, TraceError
+from tracebridge import AIMessage, HumanMessage
 from tracebridge.adapters import otel
 from tracebridge.messages import ImagePart, TextPart
 from tracebridge.registry import detect_format
-
-
-def refused(trace: Any, **options: Any) -> TraceError:
-    with pytest.raises(TraceError) as caught:
-        otel.to_messages(trace, **options)
-    return caught.value
-
-
-def where(error: TraceError) -> tuple[str, int | None, str | None]:
-    return error.code, error.index, error.path
-
-
-def text(role: str, said: str) -> dict[str, Any]:
-    return {"role": role, "parts": [{"type": "text", "content": said}]}
-
 
 HI = text("user", "hi")
 HELLO = text("assistant", "hello")
