@@ -238,7 +238,7 @@ def test_a_signal_is_acted_on_while_opening_a_locked_cache(held: Path, alarm_soo
     assert time.monotonic() - started < 2.0
 
 
-def test_a_signal_is_acted_on_while_writing_to_a_locked_cache(tmp_path: Path) -> None:
+def test_a_signal_handler_runs_while_a_write_waits_on_a_locked_cache(tmp_path: Path) -> None:
     path = tmp_path / "cache.sqlite"
     cache = ResultCache(path, timeout=20.0)
     holder = sqlite3.connect(path, isolation_level=None)

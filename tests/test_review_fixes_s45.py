@@ -3,6 +3,7 @@ url_citation left out is written only when it is the one the reader keeps for th
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -159,3 +160,33 @@ def test_a_mapped_field_spelled_twice_reads_from_ordered_dicts(case: str) -> Non
     text = json.dumps([record])
     plain = galtea.to_messages(json.loads(text))
     assert galtea.to_messages(json.loads(text, object_pairs_hook=OrderedDict)) == plain
+
+
+# --- the evaluation cache waits out its whole timeout on a locked file ---------------------------
+
+def test_opening_a_locked_cache_tries_until_the_whole_timeout_has_passed(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    from tracebridge.evaluation import cache as cache_module
+
+    clock = [0.0]  # the time SQLite waits on a lock and the pauses pass on this clock
+    opened = cache_module.ResultCache._connect_once
+
+    def locked_until_0_95(self: Any, timeout: float) -> Any:
+        if clock[0] < 0.95:
+            clock[0] += 0.1
+            raise cache_module._Locked(sqlite3.OperationalError("database is locked"))
+        return opened(self, timeout)
+
+    def sleep(seconds: float) -> None:
+        clock[0] += seconds
+
+    monkeypatch.setattr(cache_module.ResultCache, "_connect_once", locked_until_0_95)
+    # the module's own clock only: the test process's time module is left alone
+    monkeypatch.setattr(cache_module, "time", SimpleNamespace(monotonic=lambda: clock[0],
+                                                              sleep=sleep))
+    cache = cache_module.ResultCache(tmp_path / "cache.sqlite", timeout=1.0)
+    cache.close()
+    assert 0.95 <= clock[0] <= 1.1

@@ -193,9 +193,10 @@ class ResultCache(_Closing):
             try:
                 return self._connect_once(timeout)
             except _Locked as locked:
-                if time.monotonic() + pause > deadline:
+                left = deadline - time.monotonic()
+                if left <= 0:  # given up only once the whole timeout has passed
                     raise self._error("cannot open it", locked.cause) from None
-                time.sleep(pause)
+                time.sleep(min(pause, left))
                 pause = min(pause * 2, 0.5)
 
     def _connect_once(self, timeout: float) -> sqlite3.Connection:
