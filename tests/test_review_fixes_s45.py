@@ -190,3 +190,13 @@ def test_opening_a_locked_cache_tries_until_the_whole_timeout_has_passed(
     cache = cache_module.ResultCache(tmp_path / "cache.sqlite", timeout=1.0)
     cache.close()
     assert 0.95 <= clock[0] <= 1.1
+
+
+@pytest.mark.parametrize("name", sorted(ADAPTERS))
+def test_a_kept_inner_value_beside_absent_is_refused_at_inner(name: str) -> None:
+    citation = _kept(name, ["title"], inner={"title": "T"})
+    with pytest.raises(TraceError) as caught:
+        ADAPTERS[name].from_messages(_cited(citation))
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable", 1, f"messages[1].citations[0].metadata.{name}.inner.title"
+    )

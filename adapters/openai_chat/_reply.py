@@ -382,7 +382,7 @@ def _absent_fault(citation: Citation, absent: list[str], inner: Mapping[str, Any
     for key in absent:
         if getattr(citation, key) is not None:
             return f"{key} has a value now"
-        if key in inner:
+        if key in inner and inner[key] is None:  # (a value there is refused at it)
             return f"{key} is kept as null in inner too"
     return None
 
