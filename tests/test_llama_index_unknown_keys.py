@@ -306,7 +306,7 @@ def cited(metadata: dict[str, Any]) -> AIMessage:
 def test_an_unknown_key_on_a_citation_is_refused() -> None:
     assert refusal([H, cited({NS: {"bogus": 1}})]) == (
         "not_representable", 1, "messages[1].citations[0].metadata.llama_index.bogus",
-        lost("bogus", "a citation", "annotation"))
+        lost("bogus", "a citation", "absent, annotation"))
 
 
 def test_a_kept_annotation_that_is_no_dict_is_refused() -> None:

@@ -200,3 +200,50 @@ def test_a_kept_inner_value_beside_absent_is_refused_at_inner(name: str) -> None
     assert (caught.value.code, caught.value.index, caught.value.path) == (
         "not_representable", 1, f"messages[1].citations[0].metadata.{name}.inner.title"
     )
+
+
+# --- LlamaIndex: only the keys an entry left out are written without ---------------------------
+
+def _llama_cited(annotation: dict[str, Any]) -> list[Any]:
+    from llama_index.core.llms import ChatMessage
+
+    return [ChatMessage(role="user", content="q"),
+            ChatMessage(role="assistant", content="see x",
+                        additional_kwargs={"annotations": [annotation]})]
+
+
+_WHOLE = {"type": "url_citation", "url_citation": {"url": "https://a", "title": "A",
+                                                   "start_index": 0, "end_index": 3}}
+
+
+def test_llama_index_refuses_a_citation_read_whole_then_cleared() -> None:
+    from tracebridge.adapters import llama_index
+
+    read = llama_index.to_messages(_llama_cited({**_WHOLE, "zz": 1}))
+    cited = read[1].citations[0].model_copy(update={"title": None, "start_index": None})
+    edited = [read[0], read[1].model_copy(update={"citations": [cited]})]
+    with pytest.raises(TraceError) as caught:
+        llama_index.from_messages(edited)
+    assert (caught.value.code, caught.value.index, caught.value.path, str(caught.value)) == (
+        "not_representable", 1, "messages[1].citations[0]",
+        "llama_index: messages[1].citations[0]: an OpenAI url_citation in "
+        "additional_kwargs['annotations'] needs title, start_index; drop=['citations'] leaves "
+        "citations out [not_representable]",
+    )
+
+
+def test_llama_index_lists_the_keys_an_entry_left_out_and_writes_them_back() -> None:
+    from tracebridge.adapters import llama_index
+
+    partial = {"type": "url_citation", "url_citation": {"url": "https://a", "end_index": 3}}
+    read = llama_index.to_messages(_llama_cited(partial))
+    assert read[1].citations[0].metadata == {
+        "llama_index": {"absent": ["title", "start_index"]}
+    }
+    assert llama_index.from_messages(read)[1].additional_kwargs == {"annotations": [partial]}
+    filled = read[1].citations[0].model_copy(update={"title": "A"})
+    with pytest.raises(TraceError) as caught:
+        llama_index.from_messages([read[0], read[1].model_copy(update={"citations": [filled]})])
+    assert (caught.value.code, caught.value.path) == (
+        "not_representable", "messages[1].citations[0].metadata.llama_index.absent"
+    )

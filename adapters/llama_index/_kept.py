@@ -73,7 +73,7 @@ DOCUMENT_KEYS = frozenset(("path", DATA_URL, "document_mimetype"))
 """A ``FilePart`` keeps a video's keys when ``block_type`` says ``"video"``, else a
 document's."""
 CALL_KEYS = frozenset(("kwargs_text", "entry", "entry_index", "in_blocks", "function_call"))
-CITATION_KEYS = frozenset(("annotation",))
+CITATION_KEYS = frozenset(("annotation", "absent"))
 AUDIO_KEYS = frozenset(("audio", "reference_audio_id", "format"))
 
 _MESSAGE_NAMES = {"human": "a user message", "system": "a system message",

@@ -137,11 +137,13 @@ def take_citations(extra: dict[str, Any], index: int, where: str) -> list[Citati
                        f"{short_repr(entry)}", index, path)
         typed, rest = _lifted(inner, CITATION_FIELDS, index, f"{path}.url_citation")
         kept = {**entry, "url_citation": rest}
-        # (kept when a key is left out too: only a citation read so is written without it)
-        plain = kept == {"type": "url_citation", "url_citation": {}} and set(inner) >= set(
-            CITATION_FIELDS
-        )
-        citations.append(Citation(**typed, metadata={} if plain else {NAME: {"annotation": kept}}))
+        namespace: dict[str, Any] = {}
+        if kept != {"type": "url_citation", "url_citation": {}}:
+            namespace["annotation"] = kept
+        absent = [key for key in CITATION_FIELDS if key not in inner]
+        if absent:  # only a citation read so is written without them
+            namespace["absent"] = absent
+        citations.append(Citation(**typed, metadata={NAME: namespace} if namespace else {}))
     del extra["annotations"]
     return citations
 
@@ -216,11 +218,13 @@ def put_audio(message: AIMessage, blocks: list[dict[str, Any]], extra: dict[str,
     return [*blocks, held_as_given(block, f"{where}.audio", drop, {"audio": "data"})]
 
 
-def _lacking(inner: dict[str, Any], drop: Collection[str], at: str) -> bool:
-    """Whether a citation not read from a LlamaIndex message (no kept ``annotation``) lacks
-    a key of OpenAI's url_citation, all four of which the API requires: refused, or left
-    out (True) with ``drop=["citations"]``."""
-    missing = [key for key in CITATION_FIELDS if inner.get(key) is None]
+def _lacking(
+    inner: dict[str, Any], absent: list[str], drop: Collection[str], at: str
+) -> bool:
+    """Whether a citation lacks a key of OpenAI's url_citation (all four of which the API
+    requires) that it was not read without (``absent``; a key read as null is in ``inner``):
+    refused, or left out (True) with ``drop=["citations"]``."""
+    missing = [key for key in CITATION_FIELDS if key not in inner and key not in absent]
     if not missing:
         return False
     if "citations" in drop:
@@ -230,6 +234,22 @@ def _lacking(inner: dict[str, Any], drop: Collection[str], at: str) -> bool:
         f"{', '.join(missing)}; drop=['citations'] leaves citations out",
         at,
     )
+
+
+def _kept_absent(cited: Citation, absent: Any, inner: dict[str, Any], at: str) -> list[str]:
+    """The kept list of the url_citation keys the entry left out, when it is the one the
+    reader keeps for this citation: once each, in the entry's order, each without a value
+    on the citation and not kept as null (a key given a value since is stale: written
+    whole, the citation would read back without the list)."""
+    known = type(absent) is list and all(type(key) is str for key in absent)
+    reread = [key for key in CITATION_FIELDS if known and key in absent]
+    if not known or not absent or absent != reread or any(
+        getattr(cited, key) is not None or key in inner for key in absent
+    ):
+        raise not_written("absent", f"({short_repr(absent)}) is not the list of url_citation "
+                          "keys the reader keeps for this citation (once each, in the entry's "
+                          "order, each without a value and not kept as null)", at)
+    return reread
 
 
 def put_citations(message: AIMessage, extra: dict[str, Any], drop: Collection[str],
@@ -260,10 +280,11 @@ def put_citations(message: AIMessage, extra: dict[str, Any], drop: Collection[st
         entry = copy.deepcopy(stored) if type(stored) is dict else {}
         inner = entry.get("url_citation")
         inner = dict(inner) if type(inner) is dict else {}
+        absent = _kept_absent(cited, kept["absent"], inner, at) if "absent" in kept else []
         for key in CITATION_FIELDS:
             if getattr(cited, key) is not None:
                 inner[key] = getattr(cited, key)
-        if type(stored) is not dict and _lacking(inner, drop, at):
+        if _lacking(inner, absent, drop, at):
             continue
         entries.append({**entry, "type": "url_citation", "url_citation": inner})
     if entries:  # (an empty list would read back as a kept value, not as no citations)

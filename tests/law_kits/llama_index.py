@@ -167,12 +167,13 @@ def expressible(messages: list[Any]) -> list[Any]:
 
 def _as_read(cited: Any) -> Any:
     """A citation without cited text, as the reader reads an OpenAI url_citation entry that
-    leaves out the keys it has no value for (the entry kept): OpenAI takes only whole ones
-    from elsewhere."""
+    leaves out the keys it has no value for (listed as ``absent``): OpenAI takes only whole
+    ones from elsewhere."""
     update: dict[str, Any] = {"cited_text": None}
-    if None in (cited.url, cited.title, cited.start_index, cited.end_index):
-        entry = {"type": "url_citation", "url_citation": {}}
-        update["metadata"] = {**cited.metadata, "llama_index": {"annotation": entry}}
+    absent = [key for key in ("url", "title", "start_index", "end_index")
+              if getattr(cited, key) is None]
+    if absent:
+        update["metadata"] = {**cited.metadata, "llama_index": {"absent": absent}}
     return cited.model_copy(update=update)
 
 
