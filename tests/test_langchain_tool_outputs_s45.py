@@ -1,7 +1,7 @@
 """langchain: the hosted-tool items ChatOpenAI (Responses API, ``output_version="v0"``) keeps
-in ``additional_kwargs["tool_outputs"]`` are opaque parts after the others, marked so that
-they go back there: they render, are in the transcript hash, and other formats refuse them
-instead of leaving them out.
+in ``additional_kwargs["tool_outputs"]`` are opaque parts (those here after the others, as
+langchain-core places them), marked so that they go back there: they render, are in the
+transcript hash, and other formats refuse them instead of leaving them out.
 """
 
 from __future__ import annotations
@@ -38,6 +38,13 @@ CODE = {
     "container_id": "cntr_1",
     "outputs": None,
     "status": "completed",
+}
+FILE_SEARCH = {
+    "type": "file_search_call",
+    "id": "fs_1",
+    "queries": ["news"],
+    "status": "completed",
+    "results": None,
 }
 REASONING = {
     "type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Look"}]
@@ -78,10 +85,10 @@ def where(error: TraceError) -> tuple[str, int | None, str | None]:
 
 
 def test_the_items_read_as_opaque_parts_after_the_others_and_go_back() -> None:
-    trace = [HumanMessage("News?"), chatopenai_v03(tool_outputs=[WEB_SEARCH, CODE])]
+    trace = [HumanMessage("News?"), chatopenai_v03(tool_outputs=[WEB_SEARCH, FILE_SEARCH])]
     # langchain-core reads the items as hosted-tool blocks of the reply too
     assert [b["type"] for b in trace[1].content_blocks] == [
-        "reasoning", "server_tool_call", "server_tool_result", "text", "server_tool_call",
+        "reasoning", "text", "server_tool_call", "server_tool_result", "server_tool_call",
         "server_tool_result",
     ]
     for form in forms(trace):
@@ -95,7 +102,7 @@ def test_the_items_read_as_opaque_parts_after_the_others_and_go_back() -> None:
                                                        "block": {"type": "text",
                                                                  "annotations": []}}}),
             opaque(WEB_SEARCH),
-            opaque(CODE),
+            opaque(FILE_SEARCH),
         ]
         assert "additional_kwargs" not in typed[1].metadata[LC]
         back = langchain.from_messages(typed)
@@ -204,50 +211,50 @@ def typed_reply(*items: dict[str, Any]) -> list[Any]:
 
 
 def test_edited_items_go_back_edited_and_removed_ones_not_at_all() -> None:
-    typed = typed_reply(WEB_SEARCH, CODE)
-    text, search, code = typed[1].content
+    typed = typed_reply(WEB_SEARCH, FILE_SEARCH)
+    text, search, found = typed[1].content
     edited = search.model_copy(update={"value": {**WEB_SEARCH, "status": "failed"}})
     one = typed[1].model_copy(update={"content": [text, edited]})
     assert langchain.from_messages([typed[0], one])[1].additional_kwargs == {
         "tool_outputs": [{**WEB_SEARCH, "status": "failed"}]
     }
     # the second keeps no content mark: without the first, the content goes back as a list
-    none = typed[1].model_copy(update={"content": [text, code]})
+    none = typed[1].model_copy(update={"content": [text, found]})
     written = langchain.from_messages([typed[0], none])[1]
     assert (written.content, written.additional_kwargs) == (
-        [{"type": "text", "text": "Here"}], {"tool_outputs": [CODE]}
+        [{"type": "text", "text": "Here"}], {"tool_outputs": [FILE_SEARCH]}
     )
 
 
 def test_a_marked_part_out_of_its_place_is_refused_at_it() -> None:
-    typed = typed_reply(WEB_SEARCH, CODE)
-    text, search, code = typed[1].content
-    moved = typed[1].model_copy(update={"content": [search, text, code]})
+    typed = typed_reply(WEB_SEARCH, FILE_SEARCH)
+    text, search, found = typed[1].content
+    moved = typed[1].model_copy(update={"content": [search, text, found]})
     error = rejected_write([typed[0], moved])
     assert where(error) == ("not_representable", 1, "messages[1].content[0].metadata")
     assert "additional_kwargs.tool_outputs" in str(error)
-    before_refusal = typed[1].model_copy(update={"content": [text, code, RefusalPart(text="No")]})
+    before_refusal = typed[1].model_copy(update={"content": [text, found, RefusalPart(text="No")]})
     assert where(rejected_write([typed[0], before_refusal])) == (
         "not_representable", 1, "messages[1].content[1].metadata"
     )
-    human = typed[0].model_copy(update={"content": [TextPart(text="News?"), code]})
+    human = typed[0].model_copy(update={"content": [TextPart(text="News?"), found]})
     assert where(rejected_write([human, typed[1]])) == (
         "not_representable", 0, "messages[0].content[1].metadata"
     )
 
 
 def test_a_mark_or_an_item_that_would_read_back_otherwise_is_refused_at_it() -> None:
-    typed = typed_reply(WEB_SEARCH, CODE)
-    text, search, code = typed[1].content
+    typed = typed_reply(WEB_SEARCH, FILE_SEARCH)
+    text, search, found = typed[1].content
     marked = search.metadata[LC]
     cases = [
-        ([text, search.model_copy(update={"kind": "file_search_call"}), code],
+        ([text, search.model_copy(update={"kind": "file_search_call"}), found],
          "messages[1].content[1]"),
-        ([text, search.model_copy(update={"value": [WEB_SEARCH]}), code],
+        ([text, search.model_copy(update={"value": [WEB_SEARCH]}), found],
          "messages[1].content[1]"),
-        ([text, search.model_copy(update={"metadata": {LC: {**marked, "shape": "x"}}}), code],
+        ([text, search.model_copy(update={"metadata": {LC: {**marked, "shape": "x"}}}), found],
          "messages[1].content[1].metadata.langchain.shape"),
-        ([text, search, code.model_copy(update={"metadata": search.metadata})],
+        ([text, search, found.model_copy(update={"metadata": search.metadata})],
          "messages[1].content[2].metadata.langchain.content"),
         ([text, search.model_copy(update={"metadata": {LC: {**marked, "content": "list"}}})],
          "messages[1].content[1].metadata.langchain.content"),

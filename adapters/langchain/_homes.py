@@ -18,8 +18,9 @@ citations.
   Responses API, ``web_search_call``, ``file_search_call``, ``code_interpreter_call``,
   ``mcp_call``, ``image_generation_call``, ...: where ChatOpenAI keeps them with
   ``output_version="v0"``, which ``content_blocks`` reads as ``server_tool_call`` and
-  ``server_tool_result`` blocks): an ``OpaquePart`` of each item, in order, after all the
-  others (``_tool_outputs``);
+  ``server_tool_result`` blocks): an ``OpaquePart`` of each item where langchain-core
+  places it, a ``code_interpreter_call``, ``mcp_call`` or ``image_generation_call`` after
+  the reasoning and before the other parts, any other after them all (``_tool_outputs``);
 * ``additional_kwargs["audio"]`` (``id``, ``data``, ``expires_at``, ``transcript``):
   ``AIMessage.audio``;
 * ``additional_kwargs["annotations"]`` (``citation`` / ``url_citation`` entries) and the

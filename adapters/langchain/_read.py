@@ -539,21 +539,24 @@ def _ai_content(
     marked ``metadata.langchain.from`` so that it goes back there (the item with the rest of
     it as ``block``), the first with ``content: "string"`` when the rest of the content
     reads as a string, which then goes back as that string. A refusal in
-    ``additional_kwargs`` becomes the last part, and after it come the hosted-tool items of
+    ``additional_kwargs`` becomes the last part but for the hosted-tool items of
     ``additional_kwargs["tool_outputs"]``, an opaque part each, marked so that they go back
-    there (the first with ``content: "string"`` when the content before them reads as a
-    string). A list holding only call blocks reads as ``""`` (the blocks live on the calls);
-    the way back writes ``""`` with call blocks as exactly that list.
+    there, placed as langchain-core places them (``_tool_outputs``: a
+    ``code_interpreter_call``, ``mcp_call`` or ``image_generation_call`` right after the
+    reasoning, the others last; the first with ``content: "string"`` when the content
+    between them reads as a string). A list holding only call blocks reads as ``""`` (the
+    blocks live on the calls); the way back writes ``""`` with call blocks as exactly that
+    list.
     """
     reasoning = reasoning_of(kwargs)
     item = reasoning_item_of(kwargs)
     typed, citations = _ai_parts(content, at, call_blocks, kwargs)
-    outputs = tool_outputs_of(kwargs)
-    if outputs:
+    early, late = tool_outputs_of(kwargs)
+    if early or late:
         if isinstance(typed, str):
-            outputs[0].metadata[NAME]["content"] = "string"
+            (early or late)[0].metadata[NAME]["content"] = "string"
             typed = [TextPart(text=typed)] if typed else []
-        typed = [*typed, *outputs]
+        typed = [*early, *typed, *late]
     if reasoning is None and item is None:
         return typed, citations
     marks: list[tuple[str, dict[str, Any]]] = []

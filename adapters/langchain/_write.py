@@ -422,10 +422,11 @@ def _content_back(
             elif is_output(part):
                 raise _not_representable(
                     f"this opaque part is marked as read from additional_kwargs.{OUTPUTS_KEY} "
-                    f"(metadata.langchain.from), which goes back there only from the last "
-                    f"parts of an AI message (the reader puts the items after all the other "
-                    f"parts, in order); take the marker out of its metadata to write it as a "
-                    f"content block",
+                    f"(metadata.langchain.from), which goes back there only from where the "
+                    f"reader puts the items: a code_interpreter_call, mcp_call or "
+                    f"image_generation_call among the first parts of an AI message (after its "
+                    f"reasoning), the others among its last parts; take the marker out of its "
+                    f"metadata to write it as a content block",
                     f"{at}.content[{j}].metadata",
                 )
             elif isinstance(part, ReasoningPart) and _home_of(part) is not None:
@@ -502,7 +503,7 @@ def _ai_fields(
     first = len(message.content) - len(parts) if isinstance(parts, list) else len(homes)
     for key, value in homes.items():
         _kwargs_home(fields, key, value, at, typed="reasoning part")
-    parts, outputs = split_tool_outputs(parts, at, first)
+    parts, outputs, first = split_tool_outputs(parts, at, first)
     if outputs:
         _kwargs_home(fields, OUTPUTS_KEY, outputs, at, typed="hosted-tool parts' list")
     parts, refusal = _split_refusal(parts, at)
