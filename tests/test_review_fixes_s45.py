@@ -247,3 +247,55 @@ def test_llama_index_lists_the_keys_an_entry_left_out_and_writes_them_back() -> 
     assert (caught.value.code, caught.value.path) == (
         "not_representable", "messages[1].citations[0].metadata.llama_index.absent"
     )
+
+
+# --- a user check that raises an exception outside Exception ---------------------------------
+
+class _Escaping(BaseException):
+    """An exception a library may raise that is not an Exception (as CancelledError is not)."""
+
+
+@pytest.mark.parametrize("kind", [_Escaping, GeneratorExit])
+def test_a_check_raising_a_base_exception_is_a_reason(tmp_path: Any, kind: type) -> None:
+    from evaluation_helpers import case, write_cases
+
+    from tracebridge.evaluation.cases import load_cases
+    from tracebridge.evaluation.checks import UserCheck, check_case
+
+    def check(_: Any) -> list[str]:
+        raise kind("stop")
+
+    [loaded] = load_cases(str(write_cases(tmp_path, [case("a")]))).cases
+    assert check_case(loaded, [], [UserCheck("mychk:f", check)]) == [
+        f"check mychk:f raised {kind.__name__}: stop"
+    ]
+
+
+def test_ctrl_c_in_a_check_stays_an_interrupt(tmp_path: Any) -> None:
+    from evaluation_helpers import case, write_cases
+
+    from tracebridge.evaluation.cases import load_cases
+    from tracebridge.evaluation.checks import UserCheck, check_case
+
+    def check(_: Any) -> list[str]:
+        raise KeyboardInterrupt
+
+    [loaded] = load_cases(str(write_cases(tmp_path, [case("a")]))).cases
+    with pytest.raises(KeyboardInterrupt):
+        check_case(loaded, [], [UserCheck("mychk:f", check)])
+
+
+def test_a_module_raising_a_base_exception_at_import_is_a_check_error(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tracebridge.evaluation.checks import CheckError, load_check
+
+    (tmp_path / "escapes_at_import_s45.py").write_text(
+        "import asyncio\nraise asyncio.CancelledError('gone')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(CheckError) as caught:
+        load_check("escapes_at_import_s45:f")
+    assert str(caught.value) == (
+        "--checks escapes_at_import_s45:f: cannot import escapes_at_import_s45: "
+        "CancelledError: gone"
+    )

@@ -74,9 +74,11 @@ def load_check(spec: str) -> UserCheck:
             hint = ("; the module must be importable: put its directory on the import path "
                     "(PYTHONPATH=. for a module in the current directory) or install it")
         raise CheckError(f"--checks {spec}: cannot import {module_name}: {exc}{hint}") from None
-    except (Exception, SystemExit) as exc:  # the module's own failure (a SyntaxError, an
-        # error or a sys.exit at import, a relative name): the check cannot be loaded, said
-        # in one line
+    except KeyboardInterrupt:  # Ctrl-C (and SIGTERM, taken as one) stays an interrupt
+        raise
+    except BaseException as exc:  # the module's own failure (a SyntaxError, an error, a
+        # sys.exit or a CancelledError at import, a relative name): the check cannot be
+        # loaded, said in one line
         told = " ".join(str(exc).split())
         raise CheckError(f"--checks {spec}: cannot import {module_name}: "
                          f"{type(exc).__name__}: {told}") from None
@@ -181,8 +183,11 @@ def _empty(name: str, value: Any) -> bool:
 def _user(check: UserCheck, case: Case) -> list[str]:
     try:
         problems = check.function(case)
-    except (Exception, SystemExit) as exc:  # the check's own failure (a sys.exit in it
-        # too) is a reason not to judge, said so
+    except KeyboardInterrupt:  # Ctrl-C (and SIGTERM, taken as one) stays an interrupt
+        raise
+    except BaseException as exc:  # the check's own failure (a sys.exit or a CancelledError
+        # in it too; a check is no coroutine, so nothing cancels it) is a reason not to
+        # judge, said so
         return [f"check {check.name} raised {type(exc).__name__}: {exc}"]
     if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
         return [f"check {check.name} returned {type(problems).__name__}; expected a list of "
