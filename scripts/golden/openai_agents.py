@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import agents
-from agents import Agent, Runner, SQLiteSession, function_tool
+from agents import Agent, RunContextWrapper, Runner, SQLiteSession, function_tool
 from agents.exceptions import ModelRefusalError
 from agents.items import ModelResponse, TResponseInputItem, TResponseOutputItem
 from agents.models.interface import Model
@@ -146,7 +146,13 @@ def get_time(city: str) -> str:
     return {"Paris": "14:05", "Rome": "14:05"}[city]
 
 
-@function_tool
+def order_service_failed(ctx: RunContextWrapper[Any], error: Exception) -> str:
+    """What the model is told when the order service fails: the application's own text, so
+    that the run does not depend on the SDK's default (which changed in openai-agents 0.25)."""
+    return "An error occurred while running the tool. Please try again."
+
+
+@function_tool(failure_error_function=order_service_failed)
 def lookup_order(order_id: str) -> str:
     """Status of an order."""
     raise ConnectionError(f"order service unreachable while looking up {order_id}")
