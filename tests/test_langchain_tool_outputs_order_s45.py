@@ -21,6 +21,8 @@ from langchain_core.messages import (
     messages_to_dict,
 )
 from langchain_core.messages.block_translators.openai import _convert_from_v03_ai_message
+from langchain_helpers import forms
+from langchain_helpers import rejected_write as rejected
 
 import tracebridge
 from tracebridge import TraceError
@@ -77,16 +79,6 @@ def parts_of(content: Any) -> list[tuple[str, Any]]:
         (type(part).__name__, part.value if isinstance(part, OpaquePart) else part.text)
         for part in content
     ]
-
-
-def forms(trace: list[BaseMessage]) -> list[list[Any]]:
-    return [trace, messages_to_dict(trace), [m.model_dump() for m in trace]]
-
-
-def rejected(typed: list[Any]) -> TraceError:
-    with pytest.raises(TraceError) as caught:
-        langchain.from_messages(typed)
-    return caught.value
 
 
 def mark(**kept: Any) -> dict[str, Any]:

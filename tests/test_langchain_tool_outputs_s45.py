@@ -17,6 +17,7 @@ from langchain_core.messages import (
     HumanMessage,
     messages_to_dict,
 )
+from langchain_helpers import forms, rejected_write
 
 import tracebridge
 from tracebridge import TraceError
@@ -67,17 +68,6 @@ def chatopenai_v03(**kwargs: Any) -> AIMessage:
 
 def opaque(item: dict[str, Any], mark: dict[str, Any] | None = None) -> OpaquePart:
     return OpaquePart(kind=item["type"], value=item, metadata=mark or MARK)
-
-
-def forms(trace: list[BaseMessage]) -> list[list[Any]]:
-    """The objects, their ``messages_to_dict`` dicts and their ``model_dump()`` dicts."""
-    return [trace, messages_to_dict(trace), [m.model_dump() for m in trace]]
-
-
-def rejected_write(typed: list[Any]) -> TraceError:
-    with pytest.raises(TraceError) as caught:
-        langchain.from_messages(typed)
-    return caught.value
 
 
 def where(error: TraceError) -> tuple[str, int | None, str | None]:
