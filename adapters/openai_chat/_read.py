@@ -31,7 +31,7 @@ from tracebridge.messages import (
 from tracebridge.validation import surely_valid, validate
 
 from ._parts import described, joined_text
-from ._reply import ReplyReader
+from ._reply import REASONING_KEYS, ReplyReader
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 """The roles a Chat Completions message may have (``function`` is the legacy one)."""
@@ -433,13 +433,7 @@ class _Reader(ReplyReader):
         data = self.as_dict(item)
         self.reject_streaming(data)
         if "role" not in data:
-            if not data and self.among_deltas():
-                self.fail(
-                    "streaming_chunk",
-                    self.root,
-                    "an empty streaming delta (a stream's last, among other deltas): "
-                    "aggregate first",
-                )
+            self.reject_roleless_delta(data)
             self.fail(
                 "malformed_event",
                 self.root,
@@ -652,10 +646,48 @@ class _Reader(ReplyReader):
                 "aggregate first",
             )
 
+    def reject_roleless_delta(self, data: dict[str, Any]) -> None:
+        """Refuse a message without ``role`` that is a stream's delta after its first, dumped
+        with ``exclude_unset=True`` (``is_roleless_delta``: ``{"content": "Hel"}``, the last
+        one ``{}``), where the trace shows a stream: another element is plainly a piece of one
+        (``among_deltas``), or it is one of a run of such deltas right after an assistant
+        message (``after_a_first_delta``). A lone one is left to the missing-role error: it
+        may as well be a message whose role was lost."""
+        if not is_roleless_delta(data) or not (self.among_deltas() or self.after_a_first_delta()):
+            return
+        if not data:
+            self.fail(
+                "streaming_chunk",
+                self.root,
+                "an empty streaming delta (a stream's last, among other deltas): "
+                "aggregate first",
+            )
+        self.fail(
+            "streaming_chunk",
+            self.root,
+            f"a streaming delta (no 'role', only a delta's keys {sorted(data)}, among other "
+            "deltas): aggregate the deltas into one message first",
+        )
+
     def among_deltas(self) -> bool:
         """Whether another element of the trace is a piece of a stream (``is_delta``)."""
         trace = self.trace or []
         return any(is_delta(item) for k, item in enumerate(trace) if k != self.index)
+
+    def after_a_first_delta(self) -> bool:
+        """Whether the element read is one of two or more ``is_roleless_delta`` elements in a
+        row right after an assistant message: a stream's first delta names the role
+        (``{"role": "assistant", "content": ""}``), the ones after it do not. One role-less
+        element there is not enough: a conversation with one role lost looks the same."""
+        trace = self.trace
+        if trace is None:  # a message read alone (otel's flat messages): no stream around it
+            return False
+        start = end = self.index
+        while start > 0 and is_roleless_delta(trace[start - 1]):
+            start -= 1
+        while end + 1 < len(trace) and is_roleless_delta(trace[end + 1]):
+            end += 1
+        return end > start and start > 0 and _is_assistant(trace[start - 1])
 
     def content(self, data: dict[str, Any], role: str, namespace: dict[str, Any]) -> Content:
         if data.get("content_parts") is not None:
@@ -845,6 +877,51 @@ def is_delta(item: Any) -> bool:
     if any(key != "choices" and refused_anywhere(key, value) for key, value in item.items()):
         return True
     return roleless_call_delta(item) is not None
+
+
+DELTA_KEYS = frozenset(
+    ("content", "refusal", "tool_calls", "function_call", "audio", *REASONING_KEYS)
+)
+"""The keys a stream's delta holds: ``ChoiceDelta``'s own but ``role``, the ``audio`` of an
+audio reply and the reasoning text vendors stream."""
+
+
+def is_roleless_delta(item: Any) -> bool:
+    """Whether an element of a trace has the shape of a stream's delta after its first, as
+    ``delta.model_dump(exclude_unset=True)`` stores it: a mapping without ``role`` whose keys
+    are all ``DELTA_KEYS``, each holding what a delta does (``is_delta_value``); the last
+    delta, ``{}``, too. A message with parts for content, or with a key no delta has (Galtea's
+    ``{"system": ..., "content": ...}``), is not one."""
+    return (
+        isinstance(item, Mapping)
+        and "role" not in item
+        and all(is_delta_value(key, value) for key, value in item.items())
+    )
+
+
+def is_delta_value(key: Any, value: Any) -> bool:
+    """Whether ``key`` is one of ``DELTA_KEYS`` holding a value of the shape a delta gives it:
+    null; a piece of text for ``content``, ``refusal`` and the reasoning keys; tool-call
+    deltas (each with ``index``) for ``tool_calls``; an object for ``function_call`` and
+    ``audio``."""
+    if not isinstance(key, str) or key not in DELTA_KEYS:
+        return False
+    if value is None:
+        return True
+    if key == "tool_calls":
+        return (
+            type(value) is list
+            and bool(value)
+            and all(isinstance(call, Mapping) and "index" in call for call in value)
+        )
+    if key in ("function_call", "audio"):
+        return isinstance(value, Mapping)
+    return isinstance(value, str)
+
+
+def _is_assistant(item: Any) -> bool:
+    """Whether an element of a trace is a message dict with ``role: "assistant"``."""
+    return isinstance(item, Mapping) and _is_text(item.get("role"), "assistant")
 
 
 def roleless_call_delta(data: Mapping[str, Any]) -> int | None:
