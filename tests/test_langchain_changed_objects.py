@@ -140,9 +140,9 @@ def _general(messages: list[Any]) -> Any:
 @pytest.mark.parametrize(
     ("key", "value", "path", "said"),
     [
-        ("args", None, "messages[2].tool_calls[0]", "a tool call has name, args, id"),
-        ("name", None, "messages[2].tool_calls[0]", "a tool call has name, args, id"),
-        ("id", None, "messages[2].tool_calls[0]", "a tool call has name, args, id"),
+        ("args", None, "messages[2].tool_calls[0].args", "this tool call has no 'args'"),
+        ("name", None, "messages[2].tool_calls[0].name", "this tool call has no 'name'"),
+        ("id", None, "messages[2].tool_calls[0].id", "this tool call has no 'id'"),
         ("name", 5, "messages[2].tool_calls[0].name", "name must be a string, got 5"),
         ("args", "x", "messages[2].tool_calls[0].args", "args must be an object, got 'x'"),
         ("id", 3, "messages[2].tool_calls[0].id", "id must be a string, got 3"),

@@ -36,6 +36,7 @@ from tracebridge._shape import UNCHECKED, unchecked_field
 from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import Message, checked_messages
 from tracebridge.options import AdapterOptions
+from tracebridge.validation import validate
 
 from ._classes import NAME, langchain_core_messages
 from ._read import is_serialized, read_trace
@@ -132,6 +133,11 @@ def from_messages(
 ) -> Any:
     """LangChain messages for typed ones, in the ``form`` asked for (see ``FORMS``).
 
+    The conversation rules are checked first, as the reader checks them with
+    ``allow_pending=True``: an empty list, a result that answers nothing, a call left
+    unanswered before the conversation goes on and a duplicate call id raise the rule's
+    code; calls still unanswered at the end are written.
+
     Reads only ``metadata["langchain"]``. A tool result without ``tool_call_id`` but with a
     name becomes a ``FunctionMessage``. The provider's copies of a call kept with its message
     (raw ``additional_kwargs["tool_calls"]``, ``tool_call_chunks``, a legacy
@@ -146,6 +152,9 @@ def from_messages(
     check_drop(drop, DROPPABLE)
     lc = langchain_core_messages()
     typed = checked_messages(messages, NAME)
+    # the conversation rules first, as the reader checks them (a trace may end on calls
+    # still unanswered, which the reader takes with allow_pending=True)
+    validate(typed, allow_pending=True, source=NAME)
     try:
         out = write_trace(typed, lc, drop)
     except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours

@@ -306,7 +306,8 @@ dicts (on an ``AIMessage`` also an undeclared ``tool_call_chunks``, when not emp
 
 def _check_validator_inputs(data: dict[str, Any], name: str, where: str) -> None:
     """The fields LangChain's before-validators read before pydantic checks their type (a
-    value of another type there raises AttributeError, not a ValidationError), checked here
+    value of another type there raises AttributeError, not a ValidationError), and the keys
+    they build each ``tool_calls`` entry from (a missing one raises TypeError), checked here
     so that it is ``malformed_event`` at the field's own path."""
     for key in _DICTS:
         if key in data and not _is_mapping(data[key]):
@@ -323,6 +324,39 @@ def _check_validator_inputs(data: dict[str, Any], name: str, where: str) -> None
         for k, call in enumerate(calls):
             if not _is_mapping(call):
                 raise _wrong_type(f"{key}[{k}]", "a dict", call, where)
+            if key == "tool_calls":
+                _check_call_complete(call, f"{where}.tool_calls[{k}]", "")
+
+
+_CALL_ARGUMENTS = ("name", "args", "id")
+"""The keyword arguments ``langchain_core.messages.tool.tool_call`` requires, in its order.
+``AIMessage``'s before-validator builds each ``tool_calls`` entry with it, so a missing one
+raises a TypeError that names no field, not a ValidationError."""
+
+
+def _check_call_complete(call: Mapping[Any, Any], at: str, hint: str) -> None:
+    """``malformed_event`` at the first of ``name``, ``args`` and ``id`` the ``tool_calls``
+    entry ``call`` (at ``at``) lacks; ``hint`` says how it may have come to lack it."""
+    for key in _CALL_ARGUMENTS:
+        if key not in call:
+            raise TraceError(
+                "malformed_event",
+                f"LangChain's tool_call() requires name, args and id (an id may be None); "
+                f"this tool call has no '{key}'{hint}: {short_repr(call)}",
+                path=f"{at}.{key}",
+            )
+
+
+def _check_calls_complete(data: dict[str, Any], at: str) -> None:
+    """Every ``tool_calls`` entry of an AI message's ``model_dump()`` has the keys LangChain's
+    constructor requires (an object whose entry lost one after it was made: ``del``)."""
+    calls = data.get("tool_calls")
+    if type(calls) is not list:
+        return  # not a list: the calls' reader names it
+    for k, call in enumerate(calls):
+        if type(call) is dict:
+            hint = " (taken out after the message was made?)"
+            _check_call_complete(call, f"{at}.tool_calls[{k}]", hint)
 
 
 def _is_mapping(value: Any) -> bool:
@@ -364,6 +398,8 @@ def _typed(
     data = _declared_only(dumped, cls)
     tag = data["type"]
     kind = _kind_of(tag, data, at)
+    if kind == "ai":
+        _check_calls_complete(data, at)
     is_chunk = tag == "AIMessageChunk"
     if is_chunk:
         reject_partial_chunk(data, at, parse_partial)

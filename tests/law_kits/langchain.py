@@ -43,7 +43,8 @@ from langchain_core.messages import (
 
 from tracebridge import AIMessage as TypedAI
 from tracebridge import Message, OpaquePart, TextPart
-from tracebridge.adapters.langchain import from_messages
+from tracebridge.adapters.langchain._classes import langchain_core_messages
+from tracebridge.adapters.langchain._write import write_trace
 
 from law_kits import BrokenTrace, LawKit
 from strategies import (
@@ -488,7 +489,9 @@ def broken_by_rule(draw: st.DrawFn, code: str | None = None) -> BrokenTrace:
     LangChain objects."""
     rules = rule_mutations(RULE_SHAPE)
     broken = draw(mutations(RULE_SHAPE) if code is None else rules[code])
-    trace = from_messages(expressible([_plain(m) for m in broken.messages]))
+    # The writer without its rule check: from_messages refuses a broken conversation whole.
+    plain = expressible([_plain(m) for m in broken.messages])
+    trace = write_trace(plain, langchain_core_messages(), ())
     return BrokenTrace(draw(in_some_form(trace)), broken.code, broken.index, _path(broken))
 
 
