@@ -537,3 +537,102 @@ def test_a_call_kept_with_its_content_block_cannot_lose_its_id(tag: str) -> None
     error = caught.value
     assert (error.code, error.index, error.path) == (
         "not_representable", 1, "messages[1].tool_calls[0].id")
+
+
+# --- a Responses message whose calls keep their function_call blocks -----------------------
+
+
+def responses_calls_trace() -> list[Any]:
+    """Two calls whose arguments did not parse, each kept with its function_call block (at
+    content positions 0 and 1), both answered."""
+
+    def block(call_id: str) -> dict[str, Any]:
+        return {"type": "function_call", "id": "fc_0", "call_id": call_id, "name": "f",
+                "arguments": "not json", "status": "completed"}
+
+    def invalid(call_id: str) -> dict[str, Any]:
+        return {"type": "invalid_tool_call", "id": call_id, "name": "f", "args": "not json",
+                "error": None}
+
+    return [
+        HumanMessage("go"),
+        AIMessage(content=[block("c1"), block("c2")],
+                  invalid_tool_calls=[invalid("c1"), invalid("c2")]),
+        ToolMessage("one", tool_call_id="c1"),
+        ToolMessage("two", tool_call_id="c2"),
+    ]
+
+
+def test_a_call_that_no_longer_keeps_its_block_before_a_kept_one_is_refused_at_the_calls() -> None:
+    # The first call, given arguments and stripped of its metadata, keeps no block: the
+    # second call's block, kept at content position 1, would have nothing before it and read
+    # back at 0. The gap is the calls' as a whole, not the untouched second call's.
+    messages = langchain.to_messages(responses_calls_trace())
+    assert [call.metadata[LC]["content_block"]["at"] for call in messages[1].tool_calls] == [0, 1]
+    edit = edited(messages, 1, 0, args={}, invalid_args=None, metadata={})
+    with pytest.raises(TraceError) as caught:
+        langchain.from_messages(edit)
+    error = caught.value
+    assert (error.code, error.index, error.path) == (
+        "not_representable", 1, "messages[1].tool_calls")
+    assert "tool_calls[0] keeps no block" in str(error)
+
+
+def test_a_gap_before_the_block_of_an_earlier_typed_call_is_refused_at_the_calls() -> None:
+    # Typed calls come valid first: c2 (its block at 1), then c1 (at 0) and c3 (at 2). c1,
+    # given arguments and stripped of its metadata, keeps no block: c2's block, first in
+    # typed order, has nothing before it.
+    def block(call_id: str, arguments: str) -> dict[str, Any]:
+        return {"type": "function_call", "id": "fc_0", "call_id": call_id, "name": "f",
+                "arguments": arguments, "status": "completed"}
+
+    trace = [
+        HumanMessage("go"),
+        AIMessage(
+            content=[block("c1", "not json"), block("c2", "{}"), block("c3", "not json")],
+            tool_calls=[{"name": "f", "args": {}, "id": "c2", "type": "tool_call"}],
+            invalid_tool_calls=[{"type": "invalid_tool_call", "id": c, "name": "f",
+                                 "args": "not json", "error": None} for c in ("c1", "c3")],
+        ),
+        *[ToolMessage("", tool_call_id=c) for c in ("c1", "c2", "c3")],
+    ]
+    messages = langchain.to_messages(trace)
+    assert [(call.id, call.metadata[LC]["content_block"]["at"])
+            for call in messages[1].tool_calls] == [("c2", 1), ("c1", 0), ("c3", 2)]
+    with pytest.raises(TraceError) as caught:
+        langchain.from_messages(edited(messages, 1, 1, args={}, invalid_args=None, metadata={}))
+    error = caught.value
+    assert (error.code, error.index, error.path) == (
+        "not_representable", 1, "messages[1].tool_calls")
+    assert (
+        "the block of tool_calls[0] belongs at position 1, but only 0 content elements come "
+        "before it, and tool_calls[1] keeps no block to fill the gap"
+    ) in str(error)
+
+
+def test_a_call_without_its_block_is_written_once_the_kept_block_is_renumbered() -> None:
+    # what the refusal above suggests: the second call's block numbered anew, at 0
+    messages = langchain.to_messages(responses_calls_trace())
+    edit = edited(messages, 1, 0, args={}, invalid_args=None, metadata={})
+    second = copy.deepcopy(edit[1].tool_calls[1].metadata)
+    second[LC]["content_block"]["at"] = 0
+    edit = edited(edit, 1, 1, metadata=second)
+    ai = written(edit)[1]["data"]
+    assert ai["content"] == [{"type": "function_call", "id": "fc_0", "call_id": "c2",
+                              "name": "f", "arguments": "not json", "status": "completed"}]
+    assert ai["tool_calls"] == [{"name": "f", "args": {}, "id": "c1", "type": "tool_call"}]
+    assert ai["invalid_tool_calls"] == [{"type": "invalid_tool_call", "id": "c2", "name": "f",
+                                         "args": "not json", "error": None}]
+    assert read_back(edit, {}) == edit
+
+
+def test_a_kept_block_placed_past_the_content_is_refused_at_its_call() -> None:
+    # every call keeps its block: the position that does not fit is the call's own
+    messages = langchain.to_messages(responses_calls_trace())
+    second = copy.deepcopy(messages[1].tool_calls[1].metadata)
+    second[LC]["content_block"]["at"] = 5
+    with pytest.raises(TraceError) as caught:
+        langchain.from_messages(edited(messages, 1, 1, metadata=second))
+    error = caught.value
+    assert (error.code, error.index, error.path) == (
+        "not_representable", 1, "messages[1].tool_calls[1]")

@@ -6,7 +6,8 @@ namespace of another shape (None, a list, a number) let ``TypeError`` or ``Attri
 escape; now it is ``malformed_event`` at that namespace. And an ordinary edit, a detail
 set on an image read from a block whose ``extras`` is None, made the writer fall; it is
 written. A call edited to keep no content block of its own leaves the later calls' blocks
-without their place: that refusal names the call whose block it is.
+without their place: that refusal names the message's calls as a whole, whose blocks leave
+the gap, and says which call's block has no place and which calls keep none.
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ def test_a_detail_set_on_an_image_read_from_a_block_without_extras_is_written() 
 def test_a_call_edited_to_keep_no_block_names_the_block_left_without_a_place() -> None:
     # The reply holds three function_call blocks; the second call is edited (made valid, its
     # kept block dropped with its metadata): the third block's place is past the content.
-    # It was refused at the message's content; the refusal now names the call.
+    # Neither the untouched third call nor the content is at fault, but the calls' blocks
+    # together: the refusal names the calls, the block without a place and the blockless call.
     def block(k: int, arguments: str) -> dict[str, Any]:
         return {"type": "function_call", "id": "fc_0", "call_id": f"call_{k}", "name": "f",
                 "arguments": arguments, "status": "completed"}
@@ -98,7 +100,11 @@ def test_a_call_edited_to_keep_no_block_names_the_block_left_without_a_place() -
     with pytest.raises(TraceError) as caught:
         langchain.from_messages(edited)
     assert (caught.value.code, caught.value.index, caught.value.path) == (
-        "not_representable", 1, "messages[1].tool_calls[2]")
+        "not_representable", 1, "messages[1].tool_calls")
+    assert (
+        "the block of tool_calls[2] belongs at position 2, but only 1 content element comes "
+        "before it, and tool_calls[1] keeps no block to fill the gap"
+    ) in str(caught.value)
 
 
 def test_a_namespace_on_a_later_result_of_one_human_message_is_named_there() -> None:

@@ -40,6 +40,9 @@ class CallLists:
     """Call blocks with the content position they came from and their call's typed position."""
     tail: list[dict[str, Any]] = field(default_factory=list)
     """Blocks of custom calls from elsewhere, written after the rest of the content."""
+    without_block: list[int] = field(default_factory=list)
+    """The typed positions of calls of the two lists that keep no content block: none of
+    them fills a place among the kept blocks."""
     from_function_call: list[int] = field(default_factory=list)
     """The typed positions of calls marked as the legacy ``additional_kwargs.function_call``."""
 
@@ -112,7 +115,9 @@ def lists_of(
                 "marker to write it to tool_calls)",
                 where,
             )
-        if link is not None:
+        if link is None:
+            out.without_block.append(k)
+        else:
             block = call_block(call, link, where, in_content=place == 1)
             if place == 0 and block.get(CALL_BLOCKS[block["type"]].id_key) is None:
                 raise _not_representable(

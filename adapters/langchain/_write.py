@@ -737,15 +737,37 @@ def _with_call_blocks(content: Any, lists: CallLists, at: str) -> Any:
         content = [{"type": "text", "text": content}] if content else []
     for position, k, block in sorted(lists.blocks, key=lambda entry: entry[0]):
         if type(position) is not int or not 0 <= position <= len(content):
-            # (a call edited to keep no block of its own leaves a gap before the later ones)
-            raise _not_representable(
-                f"this call's content block (metadata.langchain.content_block) belongs at "
-                f"position {short_repr(position)}, outside the message's {len(content)} other "
-                f"content elements",
-                f"{at}.tool_calls[{k}]",
-            )
+            raise _misplaced_block(position, k, len(content), lists, at)
         content.insert(position, block)
     return [*content, *lists.tail]
+
+
+def _misplaced_block(position: Any, k: int, size: int, lists: CallLists, at: str) -> TraceError:
+    """The refusal of call ``k``'s kept block, whose position is not among the ``size``
+    content elements written before it. Where calls keep no block, the gap before it is
+    theirs as much as its own (a call edited to keep no block leaves the later blocks out of
+    place): the calls as a whole are at fault."""
+    if type(position) is int and position > size and lists.without_block:
+        blockless = ", ".join(f"tool_calls[{j}]" for j in lists.without_block)
+        keeps = "keeps" if len(lists.without_block) == 1 else "keep"
+        return _not_representable(
+            f"the calls' content blocks (metadata.langchain.content_block.at) leave a gap: "
+            f"the block of tool_calls[{k}] belongs at position {position}, but only "
+            f"{_elements_come(size)} before it, and {blockless} {keeps} no block to fill the "
+            f"gap (keep the block of a call edited to lose it, or number the later blocks' "
+            f"positions anew)",
+            f"{at}.tool_calls",
+        )
+    return _not_representable(
+        f"this call's content block (metadata.langchain.content_block) belongs at "
+        f"position {short_repr(position)}, outside the message's {size} other "
+        f"content elements",
+        f"{at}.tool_calls[{k}]",
+    )
+
+
+def _elements_come(size: int) -> str:
+    return "1 content element comes" if size == 1 else f"{size} content elements come"
 
 
 def _put_citations(citations: list[Citation], fields: dict[str, Any], at: str) -> None:
