@@ -153,33 +153,29 @@ def _read_one_by_one(trace: list[Any]) -> list[Message]:
 def from_messages(messages: Sequence[Message], *, drop: Collection[str] = ()) -> list[Any]:
     """``ChatMessage`` objects for typed messages.
 
-    What a ChatMessage has no place for raises ``not_representable`` unless ``drop`` names
-    it (``DROPPABLE``). Message ids are provenance (like other adapters' metadata) and are not
-    written. Mimetypes are set exactly as the parts give them, except that an image by URL
-    without one gets the type LlamaIndex derives from the URL (it reads back as None). A
-    media block LlamaIndex would not hold as written (data that is not base64 text, an empty
-    mimetype it replaces, a path that names no file here) is ``not_representable`` at the
-    part's field. A part read from a block given by a base64 ``data:`` URL (``data_url`` in
-    its metadata) is written as that URL again; a part whose ``url`` is such a URL is
-    ``not_representable`` (a block would read it back as inline data).
+    The conversation rules are checked first, as ``to_messages`` checks them (a result that
+    answers nothing, a repeated call id, a call left unanswered before the conversation goes
+    on, no message at all raise the rule's code; calls still unanswered at the end are
+    written). What a ChatMessage has no place for raises ``not_representable`` unless
+    ``drop`` names it (``DROPPABLE``). Message ids are provenance (like other adapters'
+    metadata) and are not written. Mimetypes are set exactly as the parts give them, except
+    that an image by URL without one gets the type LlamaIndex derives from the URL (it reads
+    back as None). A media block LlamaIndex would not hold as written (data that is not
+    base64 text, an empty mimetype it replaces, a path that names no file here) is
+    ``not_representable`` at the part's field. A part read from a block given by a base64
+    ``data:`` URL (``data_url`` in its metadata) is written as that URL again; a part whose
+    ``url`` is such a URL is ``not_representable`` (a block would read it back as inline
+    data).
     """
     check_drop(drop, DROPPABLE)
-    types = llama_types()
-    losses = frozenset(drop)
-    fast = writer()
-    built = []
+    llama_types()  # (a missing llama-index-core is said before anything else)
     typed = checked_messages(messages, NAME)
     paused = pause_gc()  # ChatMessages make no cycles either (see pause_gc)
     try:
-        for k, message in enumerate(typed):
-            made = None if fast is None else fast(message, losses)
-            if made is not None:
-                built.append(made)
-                continue
-            try:
-                built.append(_chat_message(types, dump_from_message(message, k, losses), k))
-            except TraceError as error:
-                raise error.relocated(index=k) from None
+        # the conversation rules first, as the readers check them (a conversation may end on
+        # calls still unanswered, which they take with allow_pending=True)
+        validate(typed, allow_pending=True, source=NAME)
+        return each_written(typed, frozenset(drop))
     except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
         refused = unchecked_field(typed, NAME)
         if refused is None:
@@ -187,6 +183,23 @@ def from_messages(messages: Sequence[Message], *, drop: Collection[str] = ()) ->
         raise refused from None
     finally:
         resume_gc(paused)
+
+
+def each_written(typed: list[Message], losses: frozenset[str]) -> list[Any]:
+    """``from_messages``' writing, message by message, after the conversation rules: the
+    ChatMessage of each typed message (``losses``: what ``drop`` names)."""
+    types = llama_types()
+    fast = writer()
+    built = []
+    for k, message in enumerate(typed):
+        made = None if fast is None else fast(message, losses)
+        if made is not None:
+            built.append(made)
+            continue
+        try:
+            built.append(_chat_message(types, dump_from_message(message, k, losses), k))
+        except TraceError as error:
+            raise error.relocated(index=k) from None
     return built
 
 

@@ -7,7 +7,10 @@ parsed output of the workflow's ``JsonSerializer`` (``qualified_name`` and ``val
 
 New messages of an ``AgentInput``: the input repeats the whole history each time, so only
 what is new is taken, once the input is seen to go on from what was read (``_inputs``).
-Rule violations are found at typed positions and pointed back at the events (``placed``).
+Rule violations are found at typed positions and pointed back at the events (``placed``):
+at the end, or as soon as a reply repeats a call id or a result answers a call already
+answered; and an event refused for not agreeing with what was read gives way to a rule broken
+before it (``earlier_fault``).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from tracebridge.validation import validate
 from ._blocks import NAME, Llama, fail, json_checked
 from ._events_fast import (
     SELECTIONS,
+    distinct_ids,
     plain_input,
     read_call,
     read_input,
@@ -351,6 +355,7 @@ class _Rebuild(Inputs):
         ``tool_calls`` checked against it, a ``structured_response`` kept."""
         message = self.messages[-1]
         assert isinstance(message, AIMessage)
+        self.check_call_ids(message.tool_calls)
         if message.name != self.agent and self.agent is not None:
             raise fail("conflicting_fields", f"the output is of agent {message.name!r}, but the "
                        f"AgentInput before it is for {self.agent!r}", e,
@@ -369,6 +374,27 @@ class _Rebuild(Inputs):
             self.selections(selections, e, f"events[{e}].data")
         if structured is not None:
             self.keep_structured(structured, e, f"events[{e}].data.structured_response")
+
+    def check_call_ids(self, calls: list[ToolCall]) -> None:
+        """Refuse a reply (the last message read) two of whose calls share an id, before a
+        ToolCall or ToolCallResult is matched to one of them by that id (``_by_id`` would
+        take the first): ``duplicate_tool_call_id`` at the second, as the rules say it (or a
+        rule broken before it)."""
+        if len(calls) > 1 and not distinct_ids(calls):
+            fault = self.rule_fault()
+            assert fault is not None  # rule 5 holds it
+            raise fault
+
+    def check_answered(self, tool_id: str) -> None:
+        """Refuse a result (the last message read) of a call whose result was read before
+        (``results``): ``orphan_tool_result`` at it, as the rules say it (or a rule broken
+        before it), rather than compare the events after it with a conversation that holds
+        it twice. (A call answered in an earlier reply is answered again only by a result of
+        no call of its own reply, or of a call that repeats an id: a rule fault either way.)"""
+        if tool_id in self.results:
+            fault = self.rule_fault()
+            if fault is not None:
+                raise fault
 
     def selections(self, selections: Any, e: int, path: str) -> None:
         """An output's ``tool_calls``: each one of the last response's calls, or a result
@@ -495,6 +521,7 @@ class _Rebuild(Inputs):
     def tool_result(self, data: dict[str, Any], e: int) -> None:
         message, kwargs = self.result_message(data, e, f"events[{e}].data", answering=True)
         self.add(message, e)
+        self.check_answered(data["tool_id"])
         self.source, self.source_call = data["tool_output"]["blocks"], message.tool_call_id
         self.results[message.tool_call_id] = (message.name, kwargs, len(self.messages) - 1)
 
@@ -572,6 +599,7 @@ class _Rebuild(Inputs):
             facts["tool_kwargs"] = _ran_with(kwargs, e, f"events[{e}].data")
         self.add(_build.tool(fast[0], tool_id, tool_name, is_error, None,
                              result_metadata(direct, facts)), e)
+        self.check_answered(tool_id)
         self.source, self.source_call = blocks, tool_id
         self.results[tool_id] = (tool_name, kwargs, len(self.messages) - 1)
 
@@ -947,6 +975,11 @@ def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Mess
             if refused is None:
                 raise  # LlamaIndex accepts the event: the fault is ours, shown as it is
             raise refused from exc
+        except TraceError as error:
+            earlier = rebuild.earlier_fault(error)
+            if earlier is None:
+                raise
+            raise earlier from None
         if rebuild.streamed is not None:
             rebuild.cut("the events end")
         try:

@@ -14,16 +14,17 @@ reader starts from the state it would have had.
 Why each is the general reader's answer:
 
 * ``AgentOutput``: an assistant response without ``additional_kwargs`` whose blocks
-  ``_fast.object_blocks`` reads (text, then tool calls), as ``output_object`` reads it; the
-  output's ``tool_calls`` (ToolSelections) each the response's call at its place, as
-  ``selections`` finds in its usual case; no structured response, no prompt change to note,
-  and the agent the input before it was for.
+  ``_fast.object_blocks`` reads (text, then tool calls, no two with one id), as
+  ``output_object`` reads it; the output's ``tool_calls`` (ToolSelections) each the
+  response's call at its place, as ``selections`` finds in its usual case; no structured
+  response, no prompt change to note, and the agent the input before it was for.
 * ``ToolCall``: the call of the last output with its id, the same name and the same JSON
   arguments (a call whose text parsed: ``agrees``).
 * ``ToolCallResult``: a LlamaIndex ``ToolOutput`` whose blocks read as text
-  (``object_blocks``), the call it answers agreeing (``answers``), and raw values that say
-  nothing more than the result (``_raw_facts`` finds no fact: the output's text and the
-  call's arguments as ``FunctionTool`` records them, or nothing).
+  (``object_blocks``), of a call no result read answers (``check_answered``), the call it
+  answers agreeing (``answers``), and raw values that say nothing more than the result
+  (``_raw_facts`` finds no fact: the output's text and the call's arguments as
+  ``FunctionTool`` records them, or nothing).
 * ``AgentInput``: the prompt (its leading system messages) is the last input's (the same
   objects, or plain text messages of the same role and text, whose dumps ``same_prompt``
   would find equal), or there is none in either; the item where the last message read
@@ -50,8 +51,7 @@ from tracebridge._json import same_json
 from tracebridge._optional import module_of
 
 from ._blocks import NAME, Llama
-from ._inputs import without_event
-from ._messages import ROLE_KIND
+from ._inputs import PROMPT_ROLES, without_event
 from ._result_block import in_read_order, result_block
 
 if TYPE_CHECKING:
@@ -68,9 +68,6 @@ made): the general reader then asks for it, and LlamaIndex says what is wrong.""
 
 _OUTPUTS: set[type] = set()
 """The ToolOutput classes met (LlamaIndex's), whose objects' fields are read in place."""
-
-_SYSTEM_ROLES = frozenset(role for role, kind in ROLE_KIND.items() if kind == "system")
-"""The roles of the messages that lead an input as its prompt."""
 
 
 def result_metadata(direct: bool, facts: dict[str, Any]) -> dict[str, Any] | None:
@@ -109,8 +106,9 @@ def read_output(rebuild: _Rebuild, event: Any, e: int) -> None:
     read = (rebuild.read_blocks(blocks, True)
             if (fields.get("role") is Llama.assistant and type(extra) is dict and not extra
                 and type(blocks) is list) else None)
-    if read is None or (selections and not _own_calls(selections, read[1])):
-        rebuild.output_object(event, e)
+    if read is None or (selections and not _own_calls(selections, read[1])) or (
+            len(read[1]) > 1 and not distinct_ids(read[1])):
+        rebuild.output_object(event, e)  # (which refuses a repeated id)
         return
     content, calls = read
     messages = rebuild.messages
@@ -122,6 +120,12 @@ def read_output(rebuild: _Rebuild, event: Any, e: int) -> None:
     if rebuild.parsed:
         rebuild.parsed = {}
     rebuild.last_output = len(messages) - 1
+
+
+def distinct_ids(calls: list[ToolCall]) -> bool:
+    """Whether no two of a reply's calls share an id (calls without one pair by place)."""
+    ids = [call.id for call in calls if call.id is not None]
+    return len(set(ids)) == len(ids)
 
 
 def _own_calls(selections: list[Any], calls: list[ToolCall]) -> bool:
@@ -174,8 +178,8 @@ def read_result(rebuild: _Rebuild, event: Any, e: int) -> None:
     if (type(tool_id) is not str or type(name) is not str or type(kwargs) is not dict
             or type(direct) is not bool or type(is_error) is not bool
             or type(named) is not str or named != name or type(blocks) is not list
-            or raw_input is _ABSENT or raw_output is _ABSENT):
-        rebuild.result_object(event, e)
+            or raw_input is _ABSENT or raw_output is _ABSENT or tool_id in rebuild.results):
+        rebuild.result_object(event, e)  # (which refuses a call answered twice)
         return
     for call in rebuild.calls:  # the call it answers, when it is the last output's (answers)
         mine = call.__dict__
@@ -218,7 +222,7 @@ def read_input(rebuild: _Rebuild, event: Any, e: int) -> None:
         # how many system messages lead it: none, after an input without them, at once
         first = items[0]
         role = first.__dict__.get("role") if type(first) is Llama.chat_message else None
-        if not before and type(role) is Llama.role_type and role not in _SYSTEM_ROLES:
+        if not before and type(role) is Llama.role_type and role not in PROMPT_ROLES:
             lead = 0
         else:
             lead = _prompt_length(items)
@@ -250,7 +254,7 @@ def _prompt_length(items: list[Any]) -> int:
         role = item.__dict__.get("role")
         if type(role) is not role_type:
             return -1
-        if role not in _SYSTEM_ROLES:
+        if role not in PROMPT_ROLES:
             return lead
     return -1
 

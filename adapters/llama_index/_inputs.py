@@ -7,14 +7,15 @@ input's history (what follows its leading system messages) must go on from the c
 read so far (all but the prompts): it holds the messages read, in order, and what follows
 them is new — the next user turn, and anything else the framework gave the model (the copy of
 a ``return_direct`` tool's output that ``FunctionAgent`` adds as an assistant message). The
-leading system messages are new when they differ from the previous input's (a handoff to an
-agent with other instructions); when they are gone (a handoff to an agent without a prompt),
-the next reply says so in its metadata. After a run that ended early (failed, cancelled,
-timed out), the next input may hold the conversation without what that run had only in its
-scratchpad (its replies and results, which the framework saves to memory when a run
-finishes): those messages stay read. The last message it holds may be plain where the run
-gave the model its user message with more around it (memory blocks, a state prompt: see
-``_rewrapped``): read on when the input's new user message has the same around it.
+leading system messages (role ``system``: a developer message is history) are new when they
+differ from the previous input's (a handoff to an agent with other instructions); when they
+are gone (a handoff to an agent without a prompt), the next reply says so in its metadata.
+After a run that ended early (failed, cancelled, timed out), the next input may hold the
+conversation without what that run had only in its scratchpad (its replies and results,
+which the framework saves to memory when a run finishes): those messages stay read. The last
+message it holds may be plain where the run gave the model its user message with more around
+it (memory blocks, a state prompt: see ``_rewrapped``): read on when the input's new user
+message has the same around it.
 
 The results of one reply's calls are the exception to "in order": the input may give them in
 another order than they were streamed, and they are then read in its order (``input_order``,
@@ -25,7 +26,8 @@ length of its conversation, not its square. When it is not there, the input is l
 whole: a shorter tail of the conversation read is a memory that dropped its oldest messages
 (read on, from that tail); anything else is refused where the input departs from what was
 read (``conflicting_fields``), or, for an input holding none of it, as a second conversation
-in the same list (``ambiguous_trace``).
+in the same list (``ambiguous_trace``), unless what was read broke a conversation rule before
+it (``earlier_fault``): that fault is raised, where the events have it.
 """
 
 from __future__ import annotations
@@ -38,13 +40,20 @@ from typing import Any
 from tracebridge import AIMessage, HumanMessage, Message, TextPart, ToolMessage, TraceError
 from tracebridge.errors import short_repr, with_article
 from tracebridge.messages import OpaquePart, Part
+from tracebridge.validation import validate
 
 from ._blocks import NAME, Llama, fail
 from ._messages import ROLE_KIND, is_chat_message
 from ._result_block import given_order, in_read_order, reordered_ids, result_block
 from ._rewrapped import described, wrapped_alike, wrapping
 
-_SYSTEM_SIDE = frozenset(role for role, kind in ROLE_KIND.items() if kind == "system")
+PROMPT_ROLES = frozenset({"system"})
+"""The role of the messages that lead an input as the agent's prompt. A developer message is
+never an agent's prompt (``FunctionAgent`` puts its prompt first as role ``system``): only a
+history holds one, so it is history wherever it is, matched as the rest of it is."""
+_RELATIVE = frozenset({"conflicting_fields", "ambiguous_trace"})
+"""The refusals of an event for not agreeing with what was read before it: an earlier rule
+fault (``Inputs.earlier_fault``) makes what was read other than what it could agree with."""
 _EVENT_ONLY = {"ai": frozenset({"name"}), "tool": frozenset({"name", "is_error"})}
 """The fields of a message read from an event that its copy in a later input does not have
 (the agent's name on a reply; the tool's name and error flag on a result)."""
@@ -178,7 +187,7 @@ class Inputs:
         count = len(items)
         lead = 0
         role = role_of(items[0]) if count else None
-        while role in _SYSTEM_SIDE:
+        while role in PROMPT_ROLES:
             lead += 1
             role = role_of(items[lead]) if lead < count else None
         if lead < count and role is None:
@@ -213,14 +222,17 @@ class Inputs:
 
     def same_prompt(self, items: list[Any], e: int) -> bool:
         """Whether the input's leading system messages (at ``e``) are those of the input
-        before (each read when it was new: its dump says nothing new about it)."""
+        before (each read when it was new: its dump says nothing new about it), or its first
+        ones: the agent's prompt, without a system message of the history after it that a
+        token limit dropped (nothing new was given; none at all is no prompt)."""
         before = self.prompt
-        if before is None or len(items) != len(before):
+        if before is None or len(items) > len(before) or (before and not items):
             return False
         dump = self.as_dump
         return all(item is seen or dump(item, e, f"events[{e}].data.input[{k}]")
                    == dump(seen, e, f"events[{e}].data.input[{k}]")
-                   for k, (item, seen) in enumerate(zip(items, before, strict=True)))
+                   for k, (item, seen) in enumerate(zip(items, before[:len(items)],
+                                                        strict=True)))
 
     def read_items(self, items: list[Any], new: Sequence[int], e: int, lead: int) -> None:
         messages, origin, read = self.messages, self.origin, self.read_input
@@ -470,6 +482,32 @@ class Inputs:
             return f"events[{e}].data"
         assert isinstance(self.messages[i], AIMessage)
         return f"events[{e}].data.response"
+
+    def rule_fault(self) -> TraceError | None:
+        """The first conversation rule that the messages read so far break, placed at the
+        events (the last block's calls may still be answered by the events to come); None
+        when they keep them all. One pass over them: asked only when the stream is refused,
+        or where a fault is known to be among them (a repeated call id, a call answered
+        twice), so a stream read whole costs no more."""
+        if not self.messages:
+            return None
+        try:
+            validate(self.messages, allow_pending=True, source=NAME)
+        except TraceError as error:
+            return self.placed(error)
+        return None
+
+    def earlier_fault(self, error: TraceError) -> TraceError | None:
+        """The rule fault to raise instead of ``error``, a refusal of an event for not
+        agreeing with what was read (``_RELATIVE``), when the events broke a rule before it:
+        that fault is the first in the stream (a result logged twice, a call left with no
+        result before the conversation went on), and what follows it cannot agree with it."""
+        if error.code not in _RELATIVE or error.index is None:
+            return None
+        fault = self.rule_fault()
+        if fault is None or fault.index is None or fault.index >= error.index:
+            return None
+        return fault
 
     def placed(self, error: TraceError) -> TraceError:
         """A rule violation found at typed message positions, pointed at the events: its
