@@ -9,12 +9,14 @@ it is written directly, as it goes, since no file could be put in its place.
 
 ``Tally`` counts good and failed records. Without ``--keep-going`` the first failure ends
 the run (``RunStopped``); with it, each failure is one line on standard error (and one JSON
-object in ``--errors FILE``), and the run ends with ``N ok, M failed``.
+object in ``--errors FILE``), and the run ends with ``N ok, M failed``. ``--errors -`` writes
+each failure's JSON object to standard error in place of its line of text.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import stat
@@ -33,12 +35,14 @@ __all__ = [
     "EXIT_OK",
     "EXIT_USAGE",
     "JSON_SAFE",
+    "ClosedStream",
     "Output",
     "RunStopped",
     "Tally",
     "internal_problem",
     "os_reason",
     "same_file",
+    "summary_stream",
     "typed_records",
 ]
 
@@ -54,6 +58,32 @@ class RunStopped(Exception):
     def __init__(self, message: str, exit_code: int) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+class ClosedStream(io.TextIOBase):
+    """A standard stream the process was started without (``>&-``): reading or writing it
+    fails saying ``why`` (exit 2)."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__()
+        self.why = why
+
+    def read(self, size: int | None = -1) -> str:
+        raise OSError(self.why)
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        raise OSError(self.why)
+
+    def write(self, text: str) -> int:
+        raise OSError(self.why)
+
+
+def summary_stream(stdout: TextIO, stderr: TextIO) -> TextIO:
+    """Where a run whose results went to a file (``score -o OUT``, ``run --out RUN_DIR``)
+    writes its closing summary: standard output, or standard error when standard output is
+    closed (``>&-``). The summary is talk about the run, which a closed standard output
+    neither stops nor fails (its exit status is the run's)."""
+    return stderr if isinstance(stdout, ClosedStream) else stdout
 
 
 class Output:
@@ -180,7 +210,8 @@ class Output:
 
 
 class Tally:
-    """Good and failed records, the ``--keep-going`` policy, and ``--errors FILE``."""
+    """Good and failed records, the ``--keep-going`` policy, and ``--errors FILE`` (``-``:
+    standard error, where each failure is then its JSON object instead of a line of text)."""
 
     def __init__(
         self, keep_going: bool, errors: str | None, stderr: TextIO, report: TextIO | None = None
@@ -195,7 +226,9 @@ class Tally:
         self.internal = 0
         self._errors_path = errors
         self._errors: TextIO | None = None
-        if errors is not None:
+        self._json_on_stderr = errors == "-"
+        """``--errors -``: each failure is told on standard error as its JSON object only."""
+        if errors is not None and not self._json_on_stderr:
             try:
                 self._errors = open(  # noqa: SIM115 - closed in finish
                     errors, "w", encoding="utf-8", errors=JSON_SAFE
@@ -223,15 +256,17 @@ class Tally:
             if not reported:
                 self.stderr.write(f"tracebridge: {message}\n")
             raise
+        told = reported or self._json_on_stderr
         if not self.keep_going:
-            raise RunStopped("" if reported else message, _exit_code(problem))
-        if not reported:
+            raise RunStopped("" if told else message, _exit_code(problem))
+        if not told:
             self.stderr.write(f"tracebridge: {message}\n")
 
     def _record(self, item: Item, problem: Problem) -> None:
         """The failure as one JSON line in ``--errors FILE`` (also the one that ends a run);
         a record of an array of traces has its ``element`` too."""
-        if self._errors is not None:
+        errors = self.stderr if self._json_on_stderr else self._errors
+        if errors is not None:
             error = problem.error
             place = {"line": item.line}
             if item.element is not None:
@@ -246,7 +281,7 @@ class Tally:
                 "message": problem.message,
             }, ensure_ascii=False) + "\n"
             try:
-                self._errors.write(text)
+                errors.write(text)
             except OSError as exc:  # a full disk, /dev/full
                 self.abandon()
                 raise self._cannot_write(exc) from None

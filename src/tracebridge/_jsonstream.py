@@ -29,14 +29,23 @@ record), and the lines after it are read; a document that is not a JSONL line (o
 document, an array of conversations) refuses the input whole, as a stream read strictly does.
 The ``ESCAPE`` handler counts what it escapes, so text is searched for such characters only
 once some were made: reading a file that is all UTF-8 costs nothing more.
+
+A pipe or a terminal (``tracebridge sample ... | tracebridge score -``) is read as its bytes
+arrive (``_Arrivals``): a document is read as soon as it is whole, without waiting for a chunk
+to fill or for the end of the input. A first document alone on its line is yielded before the
+next line is read; ``shape`` is told once asked (``json`` when nothing follows, ``jsonl`` when
+more does), which reads on until that is known.
 """
 
 from __future__ import annotations
 
 import codecs
-import contextlib
+import io
 import json
+import os
 import re
+import select
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, TextIO
@@ -127,7 +136,8 @@ class JsonDocuments:
         jsonl: bool = False,
         allow_empty: bool = False,
     ) -> None:
-        _untranslated(stream)
+        self._arrivals = _arrivals(stream) if _untranslated(stream) else None
+        """Where a pipe or a terminal is read from as its bytes arrive; None for a file."""
         self.stream = stream
         self._escaped = getattr(stream, "errors", None) == ESCAPE
         self._undecodable: int | None = None
@@ -135,7 +145,10 @@ class JsonDocuments:
         self.allow_empty = allow_empty
         self.name = name
         self.is_record = is_record
-        self.shape: Shape | None = "jsonl" if jsonl else None
+        self._shape: Shape | None = "jsonl" if jsonl else None
+        self._told_later = False
+        """The first document was alone on its line and was yielded before what follows it
+        was read: ``shape`` reads on to tell ``json`` from ``jsonl`` when asked."""
         self._buffer = ""
         self._pos = 0
         self._line = 1
@@ -145,6 +158,29 @@ class JsonDocuments:
         """Where the first document's line starts (absolute), kept in the buffer until the
         document is read: when more follows on that line, the file is JSONL and the line is
         read again as any JSONL line is. None once it is of no use."""
+
+    @property
+    def shape(self) -> Shape | None:
+        """``json``, ``array`` or ``jsonl`` once the first document has been read (None before,
+        and for an empty input). Asked right after a first document alone on its line, it reads
+        on until the next document or the end of the input says which."""
+        return self._tell_shape()
+
+    @shape.setter
+    def shape(self, shape: Shape | None) -> None:
+        self._shape = shape
+
+    @property
+    def is_array(self) -> bool:
+        """Whether the documents are the elements of a top-level array, known without reading
+        on (a first document alone on its line is no element)."""
+        return self._shape == "array"
+
+    def _tell_shape(self) -> Shape | None:
+        if self._told_later:
+            self._told_later = False
+            self._shape = "jsonl" if self._peek() else "json"
+        return self._shape
 
     # --- the buffer ----------------------------------------------------------------------
 
@@ -167,6 +203,8 @@ class JsonDocuments:
 
     def _read_text(self, size: int) -> str:
         try:
+            if self._arrivals is not None:
+                return self._arrivals.read(size)
             return self.stream.read(size)
         except UnicodeDecodeError as exc:
             raise UnreadableInput(f"{self.name}: not UTF-8 text: {exc.reason}") from None
@@ -267,6 +305,13 @@ class JsonDocuments:
             yield from self._array(streamed, first_line, start)
             return
         end_line = self._line
+        if self._alone_on_its_line(first_line):
+            self._hold = None
+            self._told_later = True
+            yield Record(first_line, first)
+            if self._tell_shape() == "jsonl":
+                yield from self._lines(self._line)
+            return
         if not self._peek():
             self.shape = "json"
             self._hold = None
@@ -279,6 +324,16 @@ class JsonDocuments:
                 f"document per line)"
             )
         yield from self._then_jsonl(Record(first_line, first))
+
+    def _alone_on_its_line(self, line: int) -> bool:
+        """Whether the first document, just read, is on one ``line`` and ends it: only JSON
+        whitespace follows it up to a ``\n`` already read (nothing comes before it). It is
+        then the first record whether the input is one document or JSONL, so it need not
+        wait for what follows."""
+        if self._line != line:
+            return False
+        end = self._buffer.find("\n", self._pos)
+        return end >= 0 and not self._buffer[self._pos : end].strip(BLANK)
 
     def _then_jsonl(self, first: Record) -> Iterator[Record]:
         """More JSON follows the first document, which starts and ends on one line: the file
@@ -415,6 +470,12 @@ class JsonDocuments:
         self._buffer, self._pos = "", 0
         yield from pieces[:-1]
         tail = pieces[-1]
+        if self._arrivals is not None:
+            if not self._eof:
+                yield from self._arrived_lines(tail)
+            elif tail:
+                yield tail
+            return
         while not self._eof:
             try:
                 text = self.stream.readline()
@@ -430,15 +491,94 @@ class JsonDocuments:
         if tail:
             yield tail
 
+    def _arrived_lines(self, tail: str) -> Iterator[str]:
+        """The lines of a pipe or a terminal, each as soon as its ``\n`` has arrived; ``tail``
+        is the start of the first. A long line is joined once, from its pieces."""
+        pieces = [tail]
+        while chunk := self._read_text(_CHUNK):
+            lines = chunk.split("\n")
+            if len(lines) == 1:
+                pieces.append(chunk)
+                continue
+            pieces.append(lines[0])
+            yield "".join(pieces)
+            yield from lines[1:-1]
+            pieces = [lines[-1]]
+        self._eof = True
+        if rest := "".join(pieces):
+            yield rest
 
-def _untranslated(stream: TextIO) -> None:
+
+def _untranslated(stream: TextIO) -> bool:
     """Read ``stream`` as written: a text file opened with the default newline (universal
-    newlines) would end a line at a lone ``\r``, and turn ``\r\n`` into ``\n``."""
+    newlines) would end a line at a lone ``\r``, and turn ``\r\n`` into ``\n``. Whether it
+    is a text file not read from yet (so its bytes may be read past it)."""
     reconfigure = getattr(stream, "reconfigure", None)
-    if reconfigure is not None:
-        # io.UnsupportedOperation (a ValueError): read from already, so read as it is set
-        with contextlib.suppress(ValueError):
-            reconfigure(newline="\n")
+    if reconfigure is None:
+        return False
+    try:
+        reconfigure(newline="\n")
+    except ValueError:  # io.UnsupportedOperation: read from already, so read as it is set
+        return False
+    return True
+
+
+class _Arrivals:
+    """A pipe or a terminal read as its bytes arrive, decoded as its text stream would.
+
+    ``TextIOWrapper.read(n)`` waits for ``n`` characters or the end of the input, so a
+    record written to a pipe that stays open would not be read until more came. ``read``
+    returns what has arrived, and reads on only while more is waiting: a fast writer's input
+    is still read in chunks of the size asked (a long document is decoded a logarithmic
+    number of times), a slow one's as it comes.
+    """
+
+    def __init__(
+        self, binary: io.BufferedIOBase, descriptor: int, encoding: str, errors: str
+    ) -> None:
+        self._binary = binary
+        self._descriptor = descriptor
+        self._decoder = codecs.getincrementaldecoder(encoding)(errors)
+
+    def read(self, size: int) -> str:
+        """Up to ``size`` characters or so (a character's bytes are not split); ``""`` at the
+        end of the input."""
+        parts: list[str] = []
+        count = 0
+        while True:
+            data = self._binary.read1(max(size - count, 1))
+            text = self._decoder.decode(data, final=not data)
+            parts.append(text)
+            count += len(data)
+            # a character cut between reads is read on to its end
+            if not data or (text and (count >= size or not self._waiting())):
+                return "".join(parts)
+
+    def _waiting(self) -> bool:
+        """Whether more bytes can be read without waiting for them."""
+        try:
+            return bool(select.select([self._descriptor], [], [], 0)[0])
+        except (OSError, ValueError):  # no descriptor select takes: read what is there
+            return False
+
+
+def _arrivals(stream: TextIO) -> _Arrivals | None:
+    """How to read ``stream`` as it arrives when it is a pipe, a FIFO or a terminal, opened
+    as text over a buffered binary stream; None for a regular file (a chunk read from it
+    waits for nothing) or any other stream."""
+    binary = getattr(stream, "buffer", None)
+    encoding = getattr(stream, "encoding", None)
+    errors = getattr(stream, "errors", None)
+    if not isinstance(binary, io.BufferedIOBase) or not isinstance(encoding, str) \
+            or not isinstance(errors, str):
+        return None
+    try:
+        descriptor = stream.fileno()
+        if stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+    except (OSError, ValueError):  # io.UnsupportedOperation: no descriptor
+        return None
+    return _Arrivals(binary, descriptor, encoding, errors)
 
 
 def _whole_document(text: str) -> bool:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import io
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -47,6 +46,7 @@ from ._cli_output import (
     EXIT_INVALID,
     EXIT_USAGE,
     JSON_SAFE,
+    ClosedStream,
     RunStopped,
     os_reason,
 )
@@ -111,7 +111,8 @@ def _add_reading(sub: argparse.ArgumentParser, *, many: bool = False) -> None:
     )
     sub.add_argument("--errors", metavar="FILE",
                      help="also write each failure here as JSONL (without --keep-going: "
-                     "the one that stopped the run)")
+                     "the one that stopped the run); - writes it to stderr in place of the "
+                     "failure's line of text")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -123,7 +124,7 @@ class _Parser(argparse.ArgumentParser):
     stdout: TextIO | None = None
 
     def print_help(self, file: SupportsWrite[str] | None = None) -> None:
-        if file is not None or self.stdout is None or isinstance(self.stdout, _Closed):
+        if file is not None or self.stdout is None or isinstance(self.stdout, ClosedStream):
             super().print_help(file)
             return
         self.stdout.write(self.format_help())
@@ -368,22 +369,7 @@ def _closed(which: str) -> TextIO:
     of the command line (exit 2), not of the program; a run that does not use it is not
     stopped by it."""
     hint = "give a file instead" if which == "input" else "give -o FILE instead"
-    return cast(TextIO, _Closed(f"standard {which} is closed; {hint}"))
-
-
-class _Closed(io.TextIOBase):
-    def __init__(self, why: str) -> None:
-        super().__init__()
-        self.why = why
-
-    def read(self, size: int | None = -1) -> str:
-        raise OSError(self.why)
-
-    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
-        raise OSError(self.why)
-
-    def write(self, text: str) -> int:
-        raise OSError(self.why)
+    return cast(TextIO, ClosedStream(f"standard {which} is closed; {hint}"))
 
 
 def _quiet(stdout: TextIO) -> None:

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any, TextIO
 
-from .._cli_output import same_file
+from .._cli_output import same_file, summary_stream
 from .._jsonstream import UnreadableInput
 from ..errors import MissingExtraError
 from ..metrics import cli as metrics_cli
@@ -175,7 +175,7 @@ def cmd_run(args: argparse.Namespace, streams: Any) -> int:
     except KeyboardInterrupt:
         err.write(f"tracebridge run: {_interrupted(args.out)}\n")
         return EXIT_INTERRUPTED
-    streams.stdout.write(_report(summary, args.out))
+    summary_stream(streams.stdout, err).write(_report(summary, args.out))
     if summary["stopped"]:
         err.write(f"tracebridge run: stopped: {summary['stopped']}\n")
     if any(control["as_expected"] is False for control in summary["controls"]):

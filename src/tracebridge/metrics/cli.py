@@ -33,7 +33,7 @@ from typing import Any, Literal, TextIO
 
 from pydantic import ValidationError
 
-from .._cli_output import same_file, standard_stream
+from .._cli_output import same_file, standard_stream, summary_stream
 from .._jsonstream import ESCAPE, JsonDocuments, Record, UnreadableInput, is_jsonl_name
 from ..errors import MissingExtraError, TraceError, with_article
 from ..options import command_line_hint
@@ -206,7 +206,7 @@ def run(
     if stopped is not None:
         err.write(f"tracebridge score: {stopped}\n")
     if tally.written or stopped is None:
-        (err if args.output is None else out).write(_summary(tally))
+        (err if args.output is None else summary_stream(out, err)).write(_summary(tally))
     if isinstance(stopped, _Unusable):
         return EXIT_USAGE
     if isinstance(stopped, _InvalidSample) or tally.skipped:
@@ -266,12 +266,14 @@ def _records(path: str, stdin: TextIO) -> Iterator[tuple[Record, _Place]]:
             documents = JsonDocuments(stream, path, is_sample, allow_empty=True,
                                       jsonl=path != "-" and is_jsonl_name(path))
             for element, record in enumerate(documents, start=1):
-                if documents.shape == "json" and _array_of_non_samples(record.value):
+                # (asked only of an array: a sample alone on the first line is scored before
+                # the next line is read)
+                if _array_of_non_samples(record.value) and documents.shape == "json":
                     yield from _elements(record)
                     continue
                 # every record of an array is one of its elements, in order
                 place = {"line": record.line}
-                if documents.shape == "array":
+                if documents.is_array:
                     place["element"] = element
                 yield record, place
         finally:
