@@ -210,12 +210,13 @@ def _set_up_and_run(args: argparse.Namespace, err: TextIO,
         _outputs_apart(args)
         checks = [load_check(spec) for spec in args.checks]
         prices = dict(parse_price(text) for text in args.prices)
+        budget = _checked_flags(args, prices)
         cases = load_cases(args.cases)
         for case in cases.unreadable():
             err.write(f"tracebridge run: {args.cases}: {case.place()} (case {case.case_id}): "
                       f"the transcript cannot be used: {case.transcript_error}; the case is "
                       "blocked\n")
-        runner = _runner(args, cases, checks, prices, err)
+        runner = _runner(args, cases, checks, budget, err)
         return asyncio.run(_go(runner, termination))
     except (UnreadableInput, CheckError, RecordError, CacheError, UsageError,
             MissingExtraError, ValueError, OSError) as exc:
@@ -254,8 +255,9 @@ async def _go(runner: Runner, termination: _Termination) -> dict[str, Any]:
         runner.cache.close()
 
 
-def _runner(args: argparse.Namespace, cases: CaseSet, checks: list[UserCheck],
-            prices: dict[str, Price], err: TextIO) -> Runner:
+def _checked_flags(args: argparse.Namespace, prices: dict[str, Price]) -> Budget:
+    """Refuse a flag out of its range, and a budget it cannot keep (a cost limit without the
+    model's price), before the case file is read; the run's budget."""
     if args.concurrency < 1:
         raise UsageError(f"--concurrency must be 1 or more, got {args.concurrency}")
     if args.retries < 0:
@@ -264,8 +266,12 @@ def _runner(args: argparse.Namespace, cases: CaseSet, checks: list[UserCheck],
         raise UsageError(f"--timeout must be a finite number more than 0, got {args.timeout}")
     if not 0.0 <= args.pass_threshold <= 1.0:  # (nan too: no value is below it, all pass)
         raise UsageError(f"--pass-threshold must be from 0 to 1, got {args.pass_threshold}")
+    return Budget(args.max_requests, args.max_tokens, args.max_cost, prices)
+
+
+def _runner(args: argparse.Namespace, cases: CaseSet, checks: list[UserCheck],
+            budget: Budget, err: TextIO) -> Runner:
     judge = _judge(args)
-    budget = Budget(args.max_requests, args.max_tokens, args.max_cost, prices)
     cache = NoCache() if args.no_cache else ResultCache(args.cache)
     settings = RunSettings(
         concurrency=args.concurrency,

@@ -49,7 +49,7 @@ ROW_KEYS = ("case_id", "cached", "price", "refused_requests")
 """What a results row holds besides the ``MetricResult`` fields."""
 _SAME_RUN = {
     "manifest_hash": "manifest hash",
-    "metrics": "metrics",
+    "metrics": "set of metrics (--metric) or metric versions",
     "judge": "judge",
     "pass_threshold": "pass threshold (--pass-threshold)",
     "checks": "set of user checks (--checks)",
