@@ -606,7 +606,8 @@ def test_a_gap_before_the_block_of_an_earlier_typed_call_is_refused_at_the_calls
         "not_representable", 1, "messages[1].tool_calls")
     assert (
         "the block of tool_calls[0] belongs at position 1, but only 0 content elements come "
-        "before it, and tool_calls[1] keeps no block to fill the gap"
+        "before it, and tool_calls[1] keeps no block: content elements before it were taken "
+        "out, or a call lost its block"
     ) in str(error)
 
 
@@ -636,3 +637,63 @@ def test_a_kept_block_placed_past_the_content_is_refused_at_its_call() -> None:
     error = caught.value
     assert (error.code, error.index, error.path) == (
         "not_representable", 1, "messages[1].tool_calls[1]")
+
+
+def _text_then_block_trace(*extra_calls: dict[str, Any]) -> list[Any]:
+    """Two text parts, then c1's tool_use block; c1 and ``extra_calls`` in tool_calls."""
+    return [
+        HumanMessage("q"),
+        AIMessage(
+            content=[{"type": "text", "text": "Let me check."},
+                     {"type": "text", "text": "One moment."},
+                     {"type": "tool_use", "id": "c1", "name": "f", "input": {}}],
+            tool_calls=[{"name": "f", "args": {}, "id": "c1", "type": "tool_call"},
+                        *extra_calls],
+        ),
+    ]
+
+
+def test_a_custom_call_written_after_the_content_fills_no_gap_of_a_kept_block() -> None:
+    # A custom call from another format gets its own block after the content: with a text
+    # part taken out, c1's block (at 2) has no place, and that is c1's own fault alone.
+    messages = langchain.to_messages(_text_then_block_trace(), allow_pending=True)
+    custom = tb.ToolCall(name="sh", args={"input": "ls"}, id="c9", kind="custom")
+    whole = [messages[0], messages[1].model_copy(
+        update={"tool_calls": [*messages[1].tool_calls, custom]})]
+    written = langchain.from_messages(whole, form="dicts")[1]["data"]["content"]
+    assert [block["type"] for block in written] == [
+        "text", "text", "tool_use", "custom_tool_call"]
+    cut = [messages[0], messages[1].model_copy(update={
+        "content": messages[1].content[:1], "tool_calls": [*messages[1].tool_calls, custom]})]
+    with pytest.raises(TraceError) as caught:
+        langchain.from_messages(cut)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable", 1, "messages[1].tool_calls[0]")
+    assert caught.value.detail == (
+        "this call's content block (metadata.langchain.content_block) belongs at position 2, "
+        "outside the message's 1 other content elements")
+
+
+def test_a_gap_wider_than_the_blockless_calls_is_the_kept_blocks_own() -> None:
+    # c2 is in tool_calls only (LangChain allows that): one call without a block cannot
+    # account for two places missing before c1's block
+    messages = langchain.to_messages(
+        _text_then_block_trace({"name": "g", "args": {}, "id": "c2", "type": "tool_call"}),
+        allow_pending=True)
+    assert [call.metadata for call in messages[1].tool_calls][1] == {}
+    cut = [messages[0], messages[1].model_copy(update={"content": []})]
+    with pytest.raises(TraceError) as caught:
+        langchain.from_messages(cut)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable", 1, "messages[1].tool_calls[0]")
+    one_cut = [messages[0], messages[1].model_copy(update={"content": messages[1].content[:1]})]
+    with pytest.raises(TraceError) as caught:
+        langchain.from_messages(one_cut)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "not_representable", 1, "messages[1].tool_calls")
+    assert caught.value.detail == (
+        "the calls' content blocks (metadata.langchain.content_block.at) leave a gap: the "
+        "block of tool_calls[0] belongs at position 2, but only 1 content element comes "
+        "before it, and tool_calls[1] keeps no block: content elements before it were taken "
+        "out, or a call lost its block (keep the block of a call edited to lose it, or number "
+        "the later blocks' positions anew)")

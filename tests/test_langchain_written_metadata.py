@@ -103,7 +103,8 @@ def test_a_call_edited_to_keep_no_block_names_the_block_left_without_a_place() -
         "not_representable", 1, "messages[1].tool_calls")
     assert (
         "the block of tool_calls[2] belongs at position 2, but only 1 content element comes "
-        "before it, and tool_calls[1] keeps no block to fill the gap"
+        "before it, and tool_calls[1] keeps no block: content elements before it were taken "
+        "out, or a call lost its block"
     ) in str(caught.value)
 
 

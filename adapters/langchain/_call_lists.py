@@ -41,8 +41,9 @@ class CallLists:
     tail: list[dict[str, Any]] = field(default_factory=list)
     """Blocks of custom calls from elsewhere, written after the rest of the content."""
     without_block: list[int] = field(default_factory=list)
-    """The typed positions of calls of the two lists that keep no content block: none of
-    them fills a place among the kept blocks."""
+    """The typed positions of function calls of the two lists that keep no content block
+    (LangChain's calls in ``tool_calls`` only, new calls, calls edited to lose theirs): none
+    of them fills a place among the kept blocks."""
     from_function_call: list[int] = field(default_factory=list)
     """The typed positions of calls marked as the legacy ``additional_kwargs.function_call``."""
 
@@ -116,7 +117,8 @@ def lists_of(
                 where,
             )
         if link is None:
-            out.without_block.append(k)
+            if call.kind != "custom":  # a custom call's block is written after the content
+                out.without_block.append(k)
         else:
             block = call_block(call, link, where, in_content=place == 1)
             if place == 0 and block.get(CALL_BLOCKS[block["type"]].id_key) is None:

@@ -744,18 +744,20 @@ def _with_call_blocks(content: Any, lists: CallLists, at: str) -> Any:
 
 def _misplaced_block(position: Any, k: int, size: int, lists: CallLists, at: str) -> TraceError:
     """The refusal of call ``k``'s kept block, whose position is not among the ``size``
-    content elements written before it. Where calls keep no block, the gap before it is
-    theirs as much as its own (a call edited to keep no block leaves the later blocks out of
-    place): the calls as a whole are at fault."""
-    if type(position) is int and position > size and lists.without_block:
-        blockless = ", ".join(f"tool_calls[{j}]" for j in lists.without_block)
-        keeps = "keeps" if len(lists.without_block) == 1 else "keep"
+    content elements written before it. Where calls that keep no block are as many as the
+    places missing, the gap may be theirs as much as its own (a call edited to lose its block
+    leaves the later blocks out of place, as content taken out before them does): the calls
+    as a whole are at fault."""
+    blockless = lists.without_block
+    if type(position) is int and size < position <= size + len(blockless):
+        named = ", ".join(f"tool_calls[{j}]" for j in blockless)
+        keeps = "keeps" if len(blockless) == 1 else "keep"
         return _not_representable(
             f"the calls' content blocks (metadata.langchain.content_block.at) leave a gap: "
             f"the block of tool_calls[{k}] belongs at position {position}, but only "
-            f"{_elements_come(size)} before it, and {blockless} {keeps} no block to fill the "
-            f"gap (keep the block of a call edited to lose it, or number the later blocks' "
-            f"positions anew)",
+            f"{_elements_come(size)} before it, and {named} {keeps} no block: content "
+            f"elements before it were taken out, or a call lost its block (keep the block of "
+            f"a call edited to lose it, or number the later blocks' positions anew)",
             f"{at}.tool_calls",
         )
     return _not_representable(
