@@ -373,7 +373,8 @@ def test_a_replacement_equal_to_python_but_not_to_json_is_seen() -> None:
                                        ToolMessage(content="r", tool_call_id="c")])
     before = sample.transcript_hash()
     other = AIMessage(tool_calls=[ToolCall(name="f", args={"a": True}, id="c")])
-    assert other == sample.messages[1]  # pydantic's ==: 1 == True
+    assert other.model_dump() == sample.messages[1].model_dump()  # Python's ==: 1 == True
+    assert other != sample.messages[1]  # a message's == is JSON's
     sample.messages[1] = other
     assert sample.transcript_hash() == transcript_hash(sample.messages) != before
 

@@ -342,7 +342,7 @@ def same_json(a: Any, b: Any, *, zero_signs: bool = False) -> bool:
     """
     if a.__class__ is not b.__class__ or a != b:  # one comparison in C for most answers
         return False
-    return _same_classes(a, b) and (not zero_signs or _same_zero_signs(a, b))
+    return _same_kinds(a, b) if zero_signs else _same_classes(a, b)
 
 
 def _same_classes(a: Any, b: Any) -> bool:
@@ -371,17 +371,35 @@ def _same_class(value: Any, other: Any) -> bool:
     )
 
 
-def _same_zero_signs(a: Any, b: Any) -> bool:
-    """For two values ``same_json`` holds the same: whether every zero float in one has the
-    sign of the zero at its place in the other (only a zero has two signs)."""
+def _same_kinds(a: Any, b: Any) -> bool:
+    """For two values of one class that are equal in Python: whether every value inside has
+    one class too, and every zero float the sign of the zero at its place in the other (only
+    a zero has two signs): ``same_json(..., zero_signs=True)`` once ``==`` has said yes, in
+    one walk."""
     kind = a.__class__
+    if kind is dict:  # the usual case (arguments), in one loop without calls
+        for key, value in a.items():
+            inner = value.__class__
+            other = b[key]
+            if inner is not other.__class__ or (
+                (inner is dict or inner is list or inner is tuple or inner is float)
+                and not _same_kinds(value, other)
+            ):
+                return False
+        return True
+    if kind is list or kind is tuple:
+        return all(map(_same_kind, a, b))
     if kind is float:
         return bool(a) or math.copysign(1.0, a) == math.copysign(1.0, b)
-    if kind is dict:
-        return all(_same_zero_signs(value, b[key]) for key, value in a.items())
-    if kind is list or kind is tuple:
-        return all(map(_same_zero_signs, a, b))
     return True
+
+
+def _same_kind(value: Any, other: Any) -> bool:
+    inner = value.__class__
+    return inner is other.__class__ and (
+        not (inner is dict or inner is list or inner is tuple or inner is float)
+        or _same_kinds(value, other)
+    )
 
 
 def surrogate_key_in(value: Any) -> bool:
@@ -435,7 +453,30 @@ def joined_surrogates_at(value: Any, path: str) -> str | None:
 
 class JsonTextModel(BaseModel):
     """pydantic's JSON methods, keeping every string a model holds (see ``model_dump_json``)
-    and refusing a repeated key (see ``model_validate_json``)."""
+    and refusing a repeated key (see ``model_validate_json``); ``==`` as JSON (see
+    ``__eq__``)."""
+
+    def __eq__(self, other: object) -> bool:
+        """pydantic's ``==`` (the same class, equal fields), with every value inside of one
+        JSON type too, as ``same_json(..., zero_signs=True)`` says: ``1``, ``1.0`` and
+        ``True`` are three values, ``0.0`` and ``-0.0`` two, as they are to the transcript
+        hash, rendering and the metrics (Python's ``==`` takes them for one). The models a
+        field holds (parts, calls, messages) compare by their own ``==``."""
+        equal = super().__eq__(other)
+        if equal is not True:
+            return equal
+        held, others = self.__dict__, other.__dict__
+        for name in type(self).__pydantic_fields__:
+            value, given = held.get(name), others.get(name)
+            kind = value.__class__
+            if kind is not given.__class__:
+                return False
+            # a scalar of one class is one value, and so is an empty dict or list
+            if (((kind is dict or kind is list) and value) or kind is float) and not (
+                _same_kinds(value, given)
+            ):
+                return False
+        return True
 
     def model_dump_json(self, **options: Any) -> str:
         """pydantic's ``model_dump_json``, except for a string holding a lone surrogate (a
@@ -458,6 +499,11 @@ class JsonTextModel(BaseModel):
         return text
 
     def _json_by_python(self, options: dict[str, Any]) -> str:
+        """The model written by Python's ``json``, once nothing in it but a lone surrogate can
+        have stopped pydantic's writer: a value that is not plain JSON (an object, a value
+        that holds itself or is nested too deep, put there after validation) is
+        ``unserializable_value`` at its path, as the joined surrogates are."""
+        _refuse_unserializable(self)
         indent = options.pop("indent", None)
         options.pop("ensure_ascii", None)
         data = self.model_dump(**options)  # Python's form: every string as it is
@@ -491,20 +537,54 @@ class JsonTextModel(BaseModel):
         return cls.model_validate(data, strict=strict, **options)
 
 
+def _refuse_unserializable(model: BaseModel) -> None:
+    """``unserializable_value`` at the first value of ``model`` that is not plain JSON (as
+    ``check_json`` says, each value from its own field): what a dict edited after validation,
+    or a model made with ``model_construct``, may hold; its message's index in a sample's."""
+    try:
+        _check_fields(model, "")
+    except TraceError as error:
+        raise TraceError(error.code, error.detail, index=_message_index(error.path),
+                         path=error.path) from None
+
+
+def _check_fields(model: BaseModel, path: str) -> None:
+    held = model.__dict__
+    for name in type(model).__pydantic_fields__:
+        _check_held(held.get(name), json_path(path, name))
+
+
+def _check_held(value: Any, path: str) -> None:
+    """``check_json`` of a field's value, through the models it holds (a part, the calls,
+    the messages)."""
+    if isinstance(value, BaseModel):
+        _check_fields(value, path)
+    elif type(value) is list and any(isinstance(item, BaseModel) for item in value):
+        for position, item in enumerate(value):
+            _check_held(item, json_path(path, position))
+    else:
+        check_json(value, path)
+
+
 def _refuse_joined_surrogates(data: dict[str, Any]) -> None:
     """``unserializable_value`` at the first string of a model's dump whose JSON would read
     back as another string (``_JOINED_SURROGATES``); its message's index in a sample's."""
     path = joined_surrogates_at(data, "")
     if path is None:
         return
-    found = _MESSAGE_INDEX.match(path)
     raise TraceError(
         "unserializable_value",
         "a lone high surrogate right before a lone low one: JSON spells the two as one "
         "other character, which is what would be read back",
-        index=int(found.group(1)) if found else None,
+        index=_message_index(path),
         path=path,
     )
+
+
+def _message_index(path: str | None) -> int | None:
+    """The index of the sample's message ``path`` starts at, or None."""
+    found = _MESSAGE_INDEX.match(path or "")
+    return int(found.group(1)) if found else None
 
 
 _MESSAGE_INDEX = re.compile(r"messages\[(\d+)\]")

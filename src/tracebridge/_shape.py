@@ -41,9 +41,10 @@ __all__ = [
     "unknown_kind",
 ]
 
-UNCHECKED = (TypeError, AttributeError, KeyError, IndexError, ValueError)
-"""What reading a field of an undeclared type raises. ``TraceError`` derives from none of
-them, so an ``except UNCHECKED`` lets it pass unchanged."""
+UNCHECKED = (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError)
+"""What reading a field of an undeclared type raises (``RecursionError``: a value nested past
+Python's depth, or one that holds itself, put in a dict after validation). ``TraceError``
+derives from none of them, so an ``except UNCHECKED`` lets it pass unchanged."""
 
 _MESSAGES: tuple[type[BaseModel], ...] = ()
 """The message classes, registered by ``messages`` (this module imports none of the core's

@@ -24,6 +24,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from ._conversation import messages_of
 from ._json import _check_at, _is_plain, check_json, json_copy
 from ._shape import UNCHECKED, unchecked_field
@@ -122,18 +124,24 @@ def transcript_hash(conversation: Any) -> str:
 
     ``conversation`` is a ``MultiTurnSample`` or an iterable of messages.
     """
-    body = _hashed_body(conversation)
+    messages = messages_of(conversation)
+    body = _hashed_body(messages)
     try:
         text = _canonical_bytes(body)
     except (ValueError, TypeError, RecursionError):
-        raise _not_hashable(body) from None
+        raise _not_hashable(messages, body) from None
     return f"{HASH_VERSION}:{hashlib.sha256(text).hexdigest()}"
 
 
-def _not_hashable(body: list[dict[str, Any]]) -> TraceError:
-    """``unserializable_value`` at the first value of ``body`` that is not plain JSON: what a
-    message holds only when it was changed in place after validation (a dict inside it
-    edited) or made with ``model_construct``, which pydantic does not check."""
+def _not_hashable(messages: list[AnyMessage], body: list[dict[str, Any]]) -> TraceError:
+    """The error for the first value of ``messages`` that is not plain JSON: what a message
+    holds only when it was changed in place after validation (a dict inside it edited) or
+    made with ``model_construct``, which pydantic does not check. Told as ``render`` tells
+    it (``unchecked_field``: each value from its own field, so a value too deep is told at
+    the item of the field that holds the deep part); then from ``body``, for a gap there."""
+    refused = unchecked_field(messages)
+    if refused is not None:
+        return refused
     for i, fields in enumerate(body):
         try:
             check_json(fields, f"messages[{i}]")
@@ -143,10 +151,9 @@ def _not_hashable(body: list[dict[str, Any]]) -> TraceError:
     return TraceError("unserializable_value", "the conversation is not plain JSON")
 
 
-def _hashed_body(conversation: Any) -> list[dict[str, Any]]:
-    """What the hash covers of each message of ``conversation`` (a sample or messages), read
-    from the messages' own values; ``malformed_event`` for what is not typed messages."""
-    messages = messages_of(conversation)
+def _hashed_body(messages: list[AnyMessage]) -> list[dict[str, Any]]:
+    """What the hash covers of each of ``messages``, read from the messages' own values;
+    ``malformed_event`` for what is not typed messages."""
     try:
         return [_hashed_fields(message) for message in messages]
     except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
@@ -162,31 +169,58 @@ def hashed_messages(messages: MultiTurnSample | Iterable[AnyMessage]) -> list[An
 
     A copy: editing it changes no message (``transcript_hash`` reads the messages' own
     values, and does not pay for this copy)."""
-    return [json_copy(fields) for fields in _hashed_body(messages)]
+    listed = messages_of(messages)
+    body = _hashed_body(listed)
+    try:
+        return [json_copy(fields) for fields in body]
+    except RecursionError:  # a value nested past Python's depth, or one that holds itself
+        raise _not_hashable(listed, body) from None
 
 
 def _hashed_fields(message: AnyMessage) -> dict[str, Any]:
     """What the hash covers of one message: ``_dumped_fields``, read straight from the
     message's fields when its content is text and it holds no citation or audio reference (its
-    field values are then JSON already: validated strings, flags and JSON arguments)."""
+    field values are then JSON already: validated strings, flags and JSON arguments), and
+    when it and its calls hold their fields alone (``model_copy(update=...)`` keeps a key
+    that is no field beside them, which no dump holds)."""
     values = message.__dict__
-    if type(values["content"]) is not str:
+    if type(values["content"]) is not str or len(values) != _FIELD_COUNTS[type(message)]:
         return _dumped_fields(message)
-    fields = {key: value for key, value in values.items() if key not in _LEAVE_OUT}
+    fields = values.copy()
+    del fields["metadata"], fields["id"]  # _LEAVE_OUT
     kind = fields["type"]
     if kind == "ai":
         if fields["citations"] or fields["audio"] is not None:
             return _dumped_fields(message)
         del fields["citations"], fields["audio"]
-        fields["tool_calls"] = [_call_fields(call.__dict__) for call in fields["tool_calls"]]
+        calls = []
+        for call in fields["tool_calls"]:
+            held = call.__dict__
+            if len(held) != _FIELD_COUNTS[type(call)]:
+                return _dumped_fields(message)
+            calls.append(_call_fields(held))
+        fields["tool_calls"] = calls
     elif kind == "system" and fields["role"] == "system":
         del fields["role"]
     return fields
 
 
+class _FieldCounts(dict[type, int]):
+    """How many fields a model class declares (read once: a class attribute costs more to
+    read than a dict entry)."""
+
+    def __missing__(self, model: type[BaseModel]) -> int:
+        self[model] = count = len(model.__pydantic_fields__)
+        return count
+
+
+_FIELD_COUNTS = _FieldCounts()
+
+
 def _call_fields(values: dict[str, Any]) -> dict[str, Any]:
     """``_hashed_call`` of a call's dump, from the call's field values."""
-    call = {key: value for key, value in values.items() if key != "metadata"}
+    call = values.copy()
+    del call["metadata"]
     if call["kind"] == "function":
         del call["kind"]
     return call

@@ -219,7 +219,8 @@ def _message_error(details: ErrorDetails, index: int) -> TraceError:
     root = f"messages[{index}]"
     path = _path(details["loc"][2:], root)
     if details["type"] == "union_tag_invalid":
-        found = details["input"].get("type") if isinstance(details["input"], dict) else None
+        given = details["input"]  # a dict, or a message or part whose type was changed
+        found = given.get("type") if isinstance(given, dict) else getattr(given, "type", None)
         if path == root:
             return TraceError(
                 "unknown_role",
