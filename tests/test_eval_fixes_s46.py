@@ -26,7 +26,16 @@ def _run(cases: Path, out: Path, *flags: str) -> tuple[int, str, str]:
         (("--retries", "-1"), "--retries must be 0 or more, got -1"),
         (("--timeout", "0"), "--timeout must be a finite number more than 0, got 0.0"),
         (("--pass-threshold", "1.5"), "--pass-threshold must be from 0 to 1, got 1.5"),
-        (("--max-requests", "-1"), "max_requests must be 0 or more, got -1"),
+        (("--max-requests", "-1"), "--max-requests must be 0 or more, got -1"),
+        (("--max-tokens", "-5"), "--max-tokens must be 0 or more, got -5"),
+        (("--max-cost", "nan"), "--max-cost must be 0 or more, got nan"),
+        (("--metric", "role_adherence"), "--model is required for judged metrics (role_adherence)"),
+        (("--metric", "role_adherence", "--model", "m", "--api-key-env", "TB_TEST_NO_SUCH_KEY"),
+         "set TB_TEST_NO_SUCH_KEY to the API key (or use --api-key-env)"),
+        (("--metric", "role_adherence", "--model", "m", "--base-url", "http://127.0.0.1:9",
+          "--max-cost", "1", "--price", "other=1,2"),
+         "a cost limit needs the price of the judge model m: give it as m=INPUT,OUTPUT "
+         "(dollars per million tokens)"),
     ],
 )
 @pytest.mark.parametrize("record", [_BOGUS, _ORPHAN], ids=["bad record", "blocked transcript"])

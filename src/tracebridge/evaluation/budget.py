@@ -367,6 +367,16 @@ def exhausted_reason(result: MetricResult) -> str | None:
     return None
 
 
+def check_priced(budget: Budget, model: str | None) -> None:
+    """``ValueError`` when ``budget`` has a cost limit and no price for the judge ``model``:
+    what the judge's requests cost could not be counted against it."""
+    if budget.max_cost is not None and (model is None or model not in budget.prices):
+        raise ValueError(
+            f"a cost limit needs the price of the judge model {model or '(unnamed)'}: "
+            f"give it as {model or 'MODEL'}=INPUT,OUTPUT (dollars per million tokens)"
+        )
+
+
 class BudgetedJudge:
     """A judge that sends each request only when ``budget`` covers its estimate.
 
@@ -381,11 +391,7 @@ class BudgetedJudge:
         if model is None:
             named = getattr(judge, "model", None)
             model = named if isinstance(named, str) else None
-        if budget.max_cost is not None and (model is None or model not in budget.prices):
-            raise ValueError(
-                f"a cost limit needs the price of the judge model {model or '(unnamed)'}: "
-                f"give it as {model or 'MODEL'}=INPUT,OUTPUT (dollars per million tokens)"
-            )
+        check_priced(budget, model)
         self.judge = judge
         self.budget = budget
         self.model = model

@@ -37,7 +37,7 @@ from ..errors import MissingExtraError
 from ..metrics import cli as metrics_cli
 from ..metrics.cli import DETERMINISTIC, JUDGED
 from ..metrics.judge import OpenAIJudge
-from .budget import Budget, Price, parse_price
+from .budget import Budget, Price, check_priced, parse_price
 from .cache import DEFAULT_PATH, CacheError, NoCache, ResultCache
 from .cases import CaseFileError, CaseSet, load_cases
 from .checks import CheckError, UserCheck, load_check
@@ -256,8 +256,9 @@ async def _go(runner: Runner, termination: _Termination) -> dict[str, Any]:
 
 
 def _checked_flags(args: argparse.Namespace, prices: dict[str, Price]) -> Budget:
-    """Refuse a flag out of its range, and a budget it cannot keep (a cost limit without the
-    model's price), before the case file is read; the run's budget."""
+    """Refuse a flag out of its range, judge flags that make no judge (``--model`` missing
+    for a judged metric, no API key) and a budget the judge cannot keep (a cost limit
+    without its model's price), before the case file is read; the run's budget."""
     if args.concurrency < 1:
         raise UsageError(f"--concurrency must be 1 or more, got {args.concurrency}")
     if args.retries < 0:
@@ -266,7 +267,19 @@ def _checked_flags(args: argparse.Namespace, prices: dict[str, Price]) -> Budget
         raise UsageError(f"--timeout must be a finite number more than 0, got {args.timeout}")
     if not 0.0 <= args.pass_threshold <= 1.0:  # (nan too: no value is below it, all pass)
         raise UsageError(f"--pass-threshold must be from 0 to 1, got {args.pass_threshold}")
-    return Budget(args.max_requests, args.max_tokens, args.max_cost, prices)
+    for flag, limit in (("--max-requests", args.max_requests), ("--max-tokens", args.max_tokens),
+                        ("--max-cost", args.max_cost)):
+        if limit is not None and not (math.isfinite(limit) and limit >= 0):
+            raise UsageError(f"{flag} must be 0 or more, got {limit}")
+    budget = Budget(args.max_requests, args.max_tokens, args.max_cost, prices)
+    try:
+        if metrics_cli.judge_key(args) is not None:
+            check_priced(budget, args.model)
+    except metrics_cli._Unusable as exc:
+        raise UsageError(str(exc)) from None
+    except ValueError as exc:  # a cost limit without the model's price
+        raise UsageError(str(exc)) from None
+    return budget
 
 
 def _runner(args: argparse.Namespace, cases: CaseSet, checks: list[UserCheck],

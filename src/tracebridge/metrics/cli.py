@@ -323,6 +323,17 @@ def _sample(record: Record, place: _Place, path: str, allow_pending: bool) -> Mu
 
 
 def _judge(args: argparse.Namespace) -> OpenAIJudge | None:
+    api_key = judge_key(args)
+    if api_key is None:
+        return None
+    return OpenAIJudge.connect(
+        args.model, base_url=args.base_url, api_key=api_key, timeout=args.timeout
+    )
+
+
+def judge_key(args: argparse.Namespace) -> str | None:
+    """The API key the judge connects with, None when no judged metric is asked for;
+    ``_Unusable`` when the flags cannot make a judge (no ``--model``, no key)."""
     judged = [name for name in args.metrics if name in JUDGED]
     if not judged:
         return None
@@ -333,9 +344,7 @@ def _judge(args: argparse.Namespace) -> OpenAIJudge | None:
         if args.base_url is None:
             raise _Unusable(f"set {args.api_key_env} to the API key (or use --api-key-env)")
         api_key = "unused"  # local OpenAI-compatible servers usually accept any key
-    return OpenAIJudge.connect(
-        args.model, base_url=args.base_url, api_key=api_key, timeout=args.timeout
-    )
+    return api_key
 
 
 def _metrics(names: Sequence[str], judge: Judge | None) -> list[Metric]:
