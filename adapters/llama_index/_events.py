@@ -24,7 +24,7 @@ from pydantic_core import to_jsonable_python
 from tracebridge import AIMessage, Message, TextPart, ToolCall, ToolMessage, TraceError, _build
 from tracebridge._changed import FELL, missing_field, refusal
 from tracebridge._gc import pause_gc, resume_gc
-from tracebridge._json import same_json
+from tracebridge._json import same_json, same_record
 from tracebridge._optional import module_of
 from tracebridge.errors import short_repr, with_article
 from tracebridge.validation import validate
@@ -473,7 +473,7 @@ class _Rebuild(Inputs):
             read = self.messages[seen[2]]
             ran = "tool_kwargs" in read.metadata.get(NAME, {}).get("event", {})
             repeated, _ = self.result_message(data, e, where, answering=False, ran=ran)
-            if repeated != self.messages[seen[2]]:
+            if not same_record(repeated, self.messages[seen[2]]):
                 raise fail("conflicting_fields", f"the result of call {tool_id!r} repeated "
                            f"here is not the one read at events[{self.origin[seen[2]]}] (its "
                            f"output, error flag, return_direct or raw values differ); both "
@@ -767,8 +767,8 @@ def _ran_with(kwargs: dict[str, Any], e: int, path: str) -> dict[str, Any]:
 
 def _same_reply(said: AIMessage, output: Message) -> bool:
     """Whether a result's response is the output read: all but what the stream's events
-    kept beside it (``metadata["llama_index"]["event"]``)."""
-    return said == output.model_copy(update={"metadata": without_event(output.metadata)})
+    kept beside it (``metadata["llama_index"]["event"]``), as JSON (``same_record``)."""
+    return same_record(said, output.model_copy(update={"metadata": without_event(output.metadata)}))
 
 
 _SELECTION_KEYS = frozenset({"tool_id", "tool_name", "tool_kwargs"})

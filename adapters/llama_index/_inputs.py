@@ -38,6 +38,7 @@ from itertools import groupby
 from typing import Any
 
 from tracebridge import AIMessage, HumanMessage, Message, TextPart, ToolMessage, TraceError
+from tracebridge._json import same_json, same_record
 from tracebridge.errors import short_repr, with_article
 from tracebridge.messages import OpaquePart, Part
 from tracebridge.validation import validate
@@ -86,7 +87,8 @@ def without_event(metadata: dict[str, Any]) -> dict[str, Any]:
 def held_as(read: Message, given: Message) -> bool:
     """Whether ``given`` (an item of a later input) is the message ``read`` from the events,
     as the framework's memory holds it: all of it but what only the events say (an agent's
-    or tool's name, a tool's error flag, ``metadata["llama_index"]["event"]``)."""
+    or tool's name, a tool's error flag, ``metadata["llama_index"]["event"]``), compared as
+    JSON (``same_record``: ``1`` and ``1.0`` differ, ``-0.0`` and ``0.0`` do not)."""
     if type(read) is not type(given):
         return False
     skip = _EVENT_ONLY.get(read.type, frozenset())
@@ -95,9 +97,9 @@ def held_as(read: Message, given: Message) -> bool:
         if key in skip:
             continue
         if key == "metadata":
-            if without_event(value) != theirs[key]:
+            if not same_json(without_event(value), theirs[key]):
                 return False
-        elif value != theirs[key]:
+        elif not same_record(value, theirs[key]):
             return False
     return True
 

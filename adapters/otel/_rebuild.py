@@ -18,6 +18,7 @@ from bisect import insort
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from tracebridge._json import same_record
 from tracebridge.errors import TraceError
 from tracebridge.messages import AIMessage, Message, TextPart, ToolMessage
 from tracebridge.validation import validate
@@ -271,13 +272,14 @@ _NAME_KEYS = ("gen_ai.tool.name", "tool.name", "gen_ai.tool.call.result", "outpu
 def _as_made(message: Message, maker: Call, position: int, systems: list[Message]) -> Message:
     """The message as the last call was sent it, keeping what the earlier call that made it
     said otherwise: its other system messages (``instructions``) and its output's own
-    ``metadata["otel"]`` (``output``: a ``finish_reason``, say). The rest must agree."""
+    ``metadata["otel"]`` (``output``: a ``finish_reason``, say). The rest must agree, as
+    JSON (``same_record``: ``1`` and ``1.0`` disagree, ``-0.0`` and ``0.0`` agree)."""
     made = _spelled_as(maker.output[position - (len(maker.input) - maker.systems)], message)
     own = dict(message.metadata.get(SOURCE, {}))
     if isinstance(message, AIMessage) and same(maker.input[: maker.systems]) != same(systems):
         own["instructions"] = [m.model_dump(mode="json") for m in maker.input[: maker.systems]]
-    if made != message:
-        if made.model_copy(update={"metadata": message.metadata}) != message:
+    if not same_record(made, message):
+        if not same_record(made.model_copy(update={"metadata": message.metadata}), message):
             maker.span.fail(
                 "conflicting_fields",
                 f"the call's output[{position - (len(maker.input) - maker.systems)}] and a "
@@ -293,9 +295,11 @@ def _refuse_other_inputs(call: Call, rest: list[Message]) -> None:
     """An earlier call's input must record each message as the last call's does, metadata
     included (the prefix rule compares what the transcript hash covers only): what only the
     earlier record says (a message's or part's other keys, how a call's arguments were
-    spelled) would be lost. One text spelled two ways (``_spelled_as``) is one record."""
+    spelled) would be lost. One text spelled two ways (``_spelled_as``) is one record; the
+    two are compared as JSON (``same_record``: ``1`` and ``1.0`` are two records, ``-0.0``
+    and ``0.0`` one)."""
     for k, given in enumerate(call.input[call.systems:]):
-        if _spelled_as(given, rest[k]) != rest[k]:
+        if not same_record(_spelled_as(given, rest[k]), rest[k]):
             call.span.fail(
                 "conflicting_fields",
                 f"the call's input[{call.systems + k}] and a later call's input record that "

@@ -33,6 +33,7 @@ from ._json import check_json
 from .errors import TraceError, short_repr
 
 __all__ = [
+    "NOT_HASHED",
     "UNCHECKED",
     "register_messages",
     "unchecked_field",
@@ -45,6 +46,10 @@ UNCHECKED = (TypeError, AttributeError, KeyError, IndexError, ValueError, Recurs
 """What reading a field of an undeclared type raises (``RecursionError``: a value nested past
 Python's depth, or one that holds itself, put in a dict after validation). ``TraceError``
 derives from none of them, so an ``except UNCHECKED`` lets it pass unchanged."""
+
+NOT_HASHED = frozenset({"metadata", "id"})
+"""The fields of a message the transcript hash leaves out; of a part, a call, a citation or
+an audio reference it leaves out ``metadata`` (a call's ``id`` is hashed)."""
 
 _MESSAGES: tuple[type[BaseModel], ...] = ()
 """The message classes, registered by ``messages`` (this module imports none of the core's
@@ -77,12 +82,19 @@ def register_messages(*classes: type[BaseModel]) -> None:
 
 
 def unchecked_field(
-    messages: Sequence[Any], source: str | None = None, origin: Sequence[int] | None = None
+    messages: Sequence[Any],
+    source: str | None = None,
+    origin: Sequence[int] | None = None,
+    *,
+    hashed_only: bool = False,
 ) -> TraceError | None:
     """The ``TraceError`` for the first value of ``messages`` that is not of its declared
     type (a non-message item included), or None when there is none.
 
     ``origin[i]``, when given, is the position in the source trace of message ``i``.
+    ``hashed_only``: only the fields the transcript hash covers are looked at (not
+    ``NOT_HASHED``), so that a fault in a value the hash never reads is not blamed for one
+    that stopped it.
     """
     for i, message in enumerate(messages):
         at = origin[i] if origin is not None else i
@@ -95,7 +107,7 @@ def unchecked_field(
                 path=f"messages[{at}]",
                 source=source,
             )
-        fault = _fields_fault(type(message), message, "")
+        fault = _fields_fault(type(message), message, "", hashed_only)
         if fault is not None:
             code, where, detail = fault
             return TraceError(
@@ -127,12 +139,14 @@ def unchecked_value(value: Any, annotation: Any, path: str) -> TraceError | None
 
 @cache
 def _checks_of(annotation: Any) -> Check:
-    return _check_for(annotation)[0]
+    return _check_for(annotation, False)[0]
 
 
-def _fields_fault(model: type[BaseModel], value: BaseModel, path: str) -> Fault | None:
+def _fields_fault(
+    model: type[BaseModel], value: BaseModel, path: str, hashed_only: bool
+) -> Fault | None:
     held = value.__dict__
-    for name, check in _field_checks(model):
+    for name, check in _field_checks(model, hashed_only):
         inner = held.get(name, _MISSING)
         where = f"{path}.{name}"
         if inner is _MISSING:
@@ -140,8 +154,9 @@ def _fields_fault(model: type[BaseModel], value: BaseModel, path: str) -> Fault 
         fault = check(inner, where)
         if fault is not None:
             return fault
-    try:  # the model's own rules over fields of the right types
-        model.model_validate(dict(held))
+    left_out = _left_out(model, hashed_only)
+    try:  # the model's own rules over fields of the right types (left out: their defaults)
+        model.model_validate({k: v for k, v in held.items() if k not in left_out})
     except ValidationError as error:
         first = error.errors()[0]
         where = path + "".join(
@@ -156,31 +171,46 @@ def _fields_fault(model: type[BaseModel], value: BaseModel, path: str) -> Fault 
 
 
 @cache
-def _field_checks(model: type[BaseModel]) -> tuple[tuple[str, Check], ...]:
-    """Each field of ``model`` with the check of its declared type."""
+def _field_checks(model: type[BaseModel], hashed_only: bool) -> tuple[tuple[str, Check], ...]:
+    """Each field of ``model`` with the check of its declared type (``hashed_only``: those
+    the transcript hash covers)."""
+    left_out = _left_out(model, hashed_only)
     return tuple(
-        (name, _check_for(field.annotation)[0]) for name, field in model.model_fields.items()
+        (name, _check_for(field.annotation, hashed_only)[0])
+        for name, field in model.model_fields.items()
+        if name not in left_out
     )
 
 
-def _check_for(annotation: Any) -> tuple[Check, str, Callable[[Any], bool]]:
+def _left_out(model: type[BaseModel], hashed_only: bool) -> frozenset[str]:
+    """The fields of ``model`` that ``hashed_only`` passes over (the hash does not read)."""
+    if not hashed_only:
+        return frozenset()
+    return NOT_HASHED if model in _MESSAGES else _NOT_HASHED_INSIDE
+
+
+_NOT_HASHED_INSIDE = frozenset({"metadata"})
+
+
+def _check_for(annotation: Any, hashed_only: bool) -> tuple[Check, str, Callable[[Any], bool]]:
     """The check of ``annotation`` (deep), what it is called in a detail, and whether a value
-    is of its outer class (which member of a union is meant)."""
+    is of its outer class (which member of a union is meant); ``hashed_only``: the models
+    in it checked as ``_field_checks`` says."""
     origin = get_origin(annotation)
     if origin is Annotated:
-        return _check_for(get_args(annotation)[0])
+        return _check_for(get_args(annotation)[0], hashed_only)
     if origin is Union or origin is types.UnionType:
-        return _union(get_args(annotation))
+        return _union(get_args(annotation), hashed_only)
     if origin is Literal:
         return _literal(get_args(annotation))
     if origin is list:
-        return _list(get_args(annotation)[0])
+        return _list(get_args(annotation)[0], hashed_only)
     if origin is dict or annotation is dict:
         return _json(dict, "dict (a JSON object)")
     if annotation is Any:
         return _json(object, "a JSON value")
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return _model(annotation)
+        return _model(annotation, hashed_only)
     if annotation in (str, bool, type(None)):
         return _plain(annotation, lambda value: isinstance(value, annotation))
     if annotation is int:  # a bool is an int to Python, not to the model
@@ -234,20 +264,22 @@ def _json(kind: type, said: str) -> tuple[Check, str, Callable[[Any], bool]]:
     return check, said, admits
 
 
-def _model(model: type[BaseModel]) -> tuple[Check, str, Callable[[Any], bool]]:
+def _model(
+    model: type[BaseModel], hashed_only: bool
+) -> tuple[Check, str, Callable[[Any], bool]]:
     def admits(value: Any) -> bool:
         return isinstance(value, model)
 
     def check(value: Any, path: str) -> Fault | None:
         if not admits(value):
             return _wrong(value, path, model.__name__)
-        return _fields_fault(model, value, path)
+        return _fields_fault(model, value, path, hashed_only)
 
     return check, model.__name__, admits
 
 
-def _list(item: Any) -> tuple[Check, str, Callable[[Any], bool]]:
-    check_item, item_said, _ = _check_for(item)
+def _list(item: Any, hashed_only: bool) -> tuple[Check, str, Callable[[Any], bool]]:
+    check_item, item_said, _ = _check_for(item, hashed_only)
     said = f"list[{item_said}]"
 
     def admits(value: Any) -> bool:
@@ -265,8 +297,10 @@ def _list(item: Any) -> tuple[Check, str, Callable[[Any], bool]]:
     return check, said, admits
 
 
-def _union(members: tuple[Any, ...]) -> tuple[Check, str, Callable[[Any], bool]]:
-    built = [_check_for(member) for member in members]
+def _union(
+    members: tuple[Any, ...], hashed_only: bool
+) -> tuple[Check, str, Callable[[Any], bool]]:
+    built = [_check_for(member, hashed_only) for member in members]
     names = [name for _, name, _ in built]
     if all(isinstance(m, type) and issubclass(m, BaseModel) for m in members):
         said = "Part"  # the part union, named as messages.py names it

@@ -28,7 +28,7 @@ from pydantic import BaseModel
 
 from ._conversation import messages_of
 from ._json import _check_at, _is_plain, check_json, json_copy
-from ._shape import UNCHECKED, unchecked_field
+from ._shape import NOT_HASHED, UNCHECKED, unchecked_field
 from .errors import TraceError
 from .media import canonical_audio_mime_type
 
@@ -42,7 +42,7 @@ __all__ = ["HASH_VERSION", "canonical_json", "transcript_hash"]
 
 HASH_VERSION = "tb1"
 
-_LEAVE_OUT = {"metadata", "id"}
+_LEAVE_OUT = set(NOT_HASHED)  # (a set: what model_dump takes)
 
 
 def canonical_json(value: Any) -> bytes:
@@ -134,12 +134,14 @@ def transcript_hash(conversation: Any) -> str:
 
 
 def _not_hashable(messages: list[AnyMessage], body: list[dict[str, Any]]) -> TraceError:
-    """The error for the first value of ``messages`` that is not plain JSON: what a message
-    holds only when it was changed in place after validation (a dict inside it edited) or
-    made with ``model_construct``, which pydantic does not check. Told as ``render`` tells
-    it (``unchecked_field``: each value from its own field, so a value too deep is told at
-    the item of the field that holds the deep part); then from ``body``, for a gap there."""
-    refused = unchecked_field(messages)
+    """The error for the first value the hash covers of ``messages`` that is not plain JSON:
+    what a message holds only when it was changed in place after validation (a dict inside
+    it edited) or made with ``model_construct``, which pydantic does not check. Told as
+    ``render`` tells it (``unchecked_field``: each value from its own field, so a value too
+    deep is told at the item of the field that holds the deep part), over the fields the
+    hash reads only (a metadata value it never reads is not to blame); then from ``body``,
+    for a gap there."""
+    refused = unchecked_field(messages, hashed_only=True)
     if refused is not None:
         return refused
     for i, fields in enumerate(body):
@@ -157,7 +159,8 @@ def _hashed_body(messages: list[AnyMessage]) -> list[dict[str, Any]]:
     try:
         return [_hashed_fields(message) for message in messages]
     except UNCHECKED:  # a field of another type than declared (an unchecked message), or ours
-        refused = unchecked_field(messages)
+        # first what the hash reads; then the rest (a dump walks a part's metadata too)
+        refused = unchecked_field(messages, hashed_only=True) or unchecked_field(messages)
         if refused is None:
             raise
         raise refused from None

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from ._json import is_plain_json, unwritable_in
 from .errors import TraceError, short_repr
 from .messages import (
     AIMessage,
@@ -86,7 +87,9 @@ def _check_again(sample: MultiTurnSample, allow_pending: bool) -> None:
 def from_messages(messages: Sequence[Message] | MultiTurnSample) -> list[dict[str, Any]]:
     """The messages (a list, any iterable of them, or a ``MultiTurnSample``'s) as JSON-ready
     dicts: each message's ``model_dump()``; ``malformed_event`` at ``messages`` (or
-    ``messages[i]``) for what is not typed messages.
+    ``messages[i]``) for what is not typed messages, and ``unserializable_value`` at a value
+    Python's ``json`` cannot write (``messages[1].tool_calls[0].args.l``: an object, NaN, a
+    value nested past Python's depth or holding itself, put in after validation).
 
     Python's form, as ``MultiTurnSample.model_dump_json`` dumps a sample its JSON writer
     refuses: every string as it is, so a lone surrogate (an escaped half of a pair, read from
@@ -100,7 +103,24 @@ def from_messages(messages: Sequence[Message] | MultiTurnSample) -> list[dict[st
     """
     if isinstance(messages, MultiTurnSample):
         messages = messages.messages
-    return [message.model_dump() for message in checked_messages(messages, NAME)]
+    return [_dumped(message, i) for i, message in enumerate(checked_messages(messages, NAME))]
+
+
+def _dumped(message: Message, index: int) -> dict[str, Any]:
+    """``message.model_dump()``, refused where Python's ``json`` cannot write it (the message
+    at ``index``). What it writes as it is not (a tuple, an int key) is handed on as before."""
+    try:
+        dumped = message.model_dump()
+    except RecursionError:  # a value nested past Python's depth
+        refused = unwritable_in(message, None, f"messages[{index}]")
+        if refused is None:
+            raise
+        raise refused.relocated(source=NAME) from None
+    if not is_plain_json(dumped):  # the usual dump is: nothing more to look at
+        refused = unwritable_in(message, dumped, f"messages[{index}]")
+        if refused is not None:
+            raise refused.relocated(source=NAME)
+    return dumped
 
 
 def detect(trace: Any) -> bool:
