@@ -24,7 +24,8 @@ from pydantic_core import to_jsonable_python
 from tracebridge import AIMessage, Message, TextPart, ToolCall, ToolMessage, TraceError, _build
 from tracebridge._changed import FELL, missing_field, refusal
 from tracebridge._gc import pause_gc, resume_gc
-from tracebridge._json import same_json, same_record
+from tracebridge._json import same_json
+from tracebridge._json_model import same_record
 from tracebridge._optional import module_of
 from tracebridge.errors import short_repr, with_article
 from tracebridge.validation import validate

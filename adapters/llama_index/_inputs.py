@@ -38,7 +38,8 @@ from itertools import groupby
 from typing import Any
 
 from tracebridge import AIMessage, HumanMessage, Message, TextPart, ToolMessage, TraceError
-from tracebridge._json import same_json, same_record
+from tracebridge._json import same_json
+from tracebridge._json_model import same_record
 from tracebridge.errors import short_repr, with_article
 from tracebridge.messages import OpaquePart, Part
 from tracebridge.validation import validate

@@ -18,7 +18,7 @@ from bisect import insort
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from tracebridge._json import same_record
+from tracebridge._json_model import same_record
 from tracebridge.errors import TraceError
 from tracebridge.messages import AIMessage, Message, TextPart, ToolMessage
 from tracebridge.validation import validate

@@ -27,7 +27,8 @@ from pydantic import (
 )
 
 from ._conversation import messages_of
-from ._json import _INT_DIGITS, JsonTextModel, _short_int, json_copy_at
+from ._json import _INT_DIGITS, _short_int, json_copy_at
+from ._json_model import JsonTextModel
 from ._shape import UNCHECKED, register_messages, unchecked_in
 from .errors import TraceError
 from .render import render_message

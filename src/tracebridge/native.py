@@ -11,7 +11,8 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from ._json import is_plain_json, unwritable_in
+from ._json import is_plain_json
+from ._json_model import unwritable_in
 from .errors import TraceError, short_repr
 from .messages import (
     AIMessage,

@@ -21,8 +21,9 @@ from pydantic_core import ErrorDetails
 
 from ._conversation import register_sample
 from ._gc import pause_gc, resume_gc
-from ._json import JsonTextModel, json_path
+from ._json import json_path
 from ._json import surrogate_key_in as surrogate_key_in  # for the JSON writers that ask
+from ._json_model import JsonTextModel
 from .errors import TraceError, short_repr
 from .hashing import transcript_hash
 from .messages import (
