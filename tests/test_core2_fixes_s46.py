@@ -30,7 +30,7 @@ from tracebridge import (
 )
 from tracebridge.adapters import llama_index, otel
 from tracebridge.hashing import hashed_messages
-from tracebridge.metrics import ToolCallAccuracy
+from tracebridge.metrics import ToolCallAccuracy, ToolCallF1
 
 TOO_DEEP = (
     "a value nested more than 128 levels deep, or one that holds itself (a dict or list inside "
@@ -492,3 +492,22 @@ def test_a_llama_result_said_again_as_other_json_conflicts(read: Any, repeated: 
     error = refusal(llama_index.events_to_messages, llama_result_said_again(read, repeated))
     assert (error.code, error.index, error.path, error.source) == (
         "conflicting_fields", 8, "events[8].data.result.tool_calls[0]", "llama_index")
+
+
+@pytest.mark.parametrize("metric", [ToolCallAccuracy(), ToolCallF1()], ids=["accuracy", "f1"])
+@pytest.mark.parametrize("kind", ["set", "cycle"])
+def test_a_tool_call_metric_names_the_arguments_not_metadata_it_never_reads(
+    metric: ToolCallAccuracy | ToolCallF1, kind: str
+) -> None:
+    sample = MultiTurnSample(
+        messages=[HumanMessage(content="h", metadata={"ts": 1}),
+                  AIMessage(content="", tool_calls=[ToolCall(name="f", args={"a": 1}, id="c")]),
+                  ToolMessage(content="r", tool_call_id="c")],
+        reference_tool_calls=[ToolCall(name="f", args={"a": 1})])
+    sample.messages[0].metadata["ts"] = datetime.datetime(2026, 1, 1)  # never read by it
+    args = sample.messages[1].tool_calls[0].args
+    args["a"] = {1, 2} if kind == "set" else args
+    with pytest.raises(TraceError) as caught:
+        metric.score(sample)
+    assert (caught.value.code, caught.value.index, caught.value.path) == (
+        "unserializable_value", 1, "messages[1].tool_calls[0].args.a")

@@ -101,8 +101,10 @@ class _Deterministic(Metric):
 
 def _unchecked(sample: MultiTurnSample) -> TraceError | None:
     """``malformed_event`` at the first field of the sample's messages, then of its reference
-    calls, that is not of its declared type (``tracebridge._shape``); None when there is none."""
-    return unchecked_field(sample.messages) or unchecked_value(
+    calls, that is not of its declared type (``tracebridge._shape``); None when there is none.
+    Only what the metric reads is looked at (the calls, and what the transcript hash covers,
+    not metadata): a fault elsewhere is not blamed for one that stopped it."""
+    return unchecked_field(sample.messages, hashed_only=True) or unchecked_value(
         sample.reference_tool_calls, list[ToolCall] | None, "reference_tool_calls"
     )
 
