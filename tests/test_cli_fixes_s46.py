@@ -5,6 +5,10 @@ beside ``-o OUT``.
   full or the input ended, so ``tracebridge sample ... | tracebridge score -`` wrote no result
   until its input ended. A pipe is now read as it arrives, and a first document alone on its
   line is a record before the next line is read.
+* A document that came in several pieces made each read ask for twice as much as the last,
+  until a read asked for terabytes (``MemoryError``, exit 70); and a first line that is not
+  JSON was the whole input refused when the next line had not come yet, where the file of
+  the same text is JSONL with that line failed. A pipe written slowly reads as its file does.
 * ``--errors -`` wrote a file named ``-``; it now writes each failure's JSON object to
   standard error, in place of its line of text.
 * ``score -o OUT`` with standard output closed wrote every result, then exited 2 telling the
@@ -22,6 +26,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -32,6 +37,7 @@ from cli_helpers import CALL, CHAT, run
 from evaluation_helpers import case, write_cases
 
 import tracebridge._jsonstream as jsonstream
+from tracebridge._json import UNIQUE_KEYS_DECODER
 from tracebridge._jsonstream import ESCAPE, JsonDocuments, Record
 from tracebridge.cli import main
 
@@ -161,6 +167,188 @@ def _read_all(stream: IO[str]) -> tuple[str | None, list[Record]] | str:
     except jsonstream.UnreadableInput as exc:
         return str(exc)
     return documents.shape, records
+
+
+# --- a pipe written slowly, in pieces --------------------------------------------------------
+
+
+def _long_trace(pairs: int) -> list[dict[str, str]]:
+    return [{"role": "user", "content": "x" * 100},
+            {"role": "assistant", "content": "y" * 100}] * pairs
+
+
+LONG_DOCUMENT = {"trace": _long_trace(1200)}
+"""About 325 KB on one line: more than four chunks."""
+LONG_LINE = {"trace": _long_trace(1500)}
+"""About 410 KB on one line."""
+BROKEN_LINE = b'{"role": oops, "content": "a broken first record"}\n'
+
+
+def _in_pieces(data: bytes) -> list[bytes]:
+    return [data[start : start + 4096] for start in range(0, len(data), 4096)]
+
+
+def _write_slowly(descriptor: int, pieces: list[bytes], pause: float) -> None:
+    """Write ``pieces`` to a pipe with ``pause`` seconds after each (a writer slower than its
+    reader), then close it."""
+    with open(descriptor, "wb", buffering=0) as writer:
+        for piece in pieces:
+            writer.write(piece)
+            time.sleep(pause)
+
+
+def _read_slowly_written(pieces: list[bytes], pause: float) -> Any:
+    """What ``_read_all`` gives for ``pieces`` written slowly to a pipe."""
+    read_end, write_end = os.pipe()
+    writing = threading.Thread(target=_write_slowly, args=(write_end, pieces, pause))
+    writing.start()
+    with open(read_end, encoding="utf-8-sig", errors=ESCAPE) as stream:
+        read = _read_all(stream)
+    writing.join()
+    return read
+
+
+def _read_from_file(data: bytes) -> Any:
+    return _read_all(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", errors=ESCAPE))
+
+
+class _CountingDecoder:
+    """The JSON decoder, counting how many times a document is decoded from the buffer."""
+
+    def __init__(self) -> None:
+        self.decodes = 0
+
+    def raw_decode(self, text: str, position: int) -> tuple[Any, int]:
+        self.decodes += 1
+        return UNIQUE_KEYS_DECODER.raw_decode(text, position)
+
+    def decode(self, text: str) -> Any:
+        return UNIQUE_KEYS_DECODER.decode(text)
+
+
+def test_a_long_document_written_slowly_to_a_pipe_is_decoded_as_often_as_from_a_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = (json.dumps(LONG_DOCUMENT) + "\n").encode()
+    assert 4 * (1 << 16) < len(data) < 7 * (1 << 16)
+    from_file, from_pipe = _CountingDecoder(), _CountingDecoder()
+    monkeypatch.setattr(jsonstream, "_DECODER", from_file)
+    assert _read_from_file(data) == ("json", [Record(1, LONG_DOCUMENT)])
+    monkeypatch.setattr(jsonstream, "_DECODER", from_pipe)
+    assert _read_slowly_written(_in_pieces(data), 0.002) == ("json", [Record(1, LONG_DOCUMENT)])
+    # 64 KiB, then 64, 128 and 256 more: the last read holds the whole document
+    assert (from_file.decodes, from_pipe.decodes) == (4, 4)
+
+
+def test_a_first_record_that_comes_in_pieces_is_read_once_its_line_is_whole(
+    pipe: tuple[IO[str], IO[bytes]],
+) -> None:
+    reader, writer = pipe
+    records = iter(JsonDocuments(reader, "-", _is_conversation))
+    document = {"trace": _long_trace(100)}
+    line = json.dumps(document).encode()
+    writer.write(line[:100])
+    pool = ThreadPoolExecutor(max_workers=1)
+    reading = pool.submit(next, records)
+    time.sleep(0.2)  # the first piece is read, and is no whole document
+    writer.write(line[100:] + b"\n")  # the pipe stays open
+    try:
+        assert reading.result(timeout=10) == Record(1, document)
+    finally:
+        pool.shutdown(wait=False)
+
+
+def test_a_long_first_jsonl_line_written_slowly_to_a_pipe_reads_as_from_a_file() -> None:
+    data = f"{json.dumps(LONG_LINE)}\n{json.dumps({'trace': CHAT})}\n".encode()
+    expected = ("jsonl", [Record(1, LONG_LINE), Record(2, {"trace": CHAT})])
+    assert _read_from_file(data) == expected
+    assert _read_slowly_written(_in_pieces(data), 0.002) == expected
+
+
+def test_a_broken_first_line_reads_as_jsonl_when_the_next_line_comes_later() -> None:
+    rest = f"{json.dumps(CHAT)}\n\n{json.dumps(CALL)}\n".encode()
+    expected = ("jsonl", [
+        Record(1, problem="not valid JSON: Expecting value: line 1 column 10 (char 9)"),
+        Record(3, CHAT),
+        Record(5, CALL),
+    ])
+    assert _read_from_file(BROKEN_LINE + b"\n" + rest) == expected
+    assert _read_slowly_written([BROKEN_LINE, b"\n", rest], 0.3) == expected
+
+
+def test_a_broken_first_line_then_a_last_line_without_its_newline_is_jsonl() -> None:
+    # a file's last line was no line until a read had found the end of the input
+    data = BROKEN_LINE + json.dumps(CHAT).encode()
+    expected = ("jsonl", [
+        Record(1, problem="not valid JSON: Expecting value: line 1 column 10 (char 9)"),
+        Record(2, CHAT),
+    ])
+    assert _read_from_file(data) == expected
+    assert _read_slowly_written([BROKEN_LINE, data[len(BROKEN_LINE) :]], 0.3) == expected
+
+
+def test_a_broken_first_line_before_a_line_that_is_no_document_is_refused_from_a_pipe() -> None:
+    expected = "-: not valid JSON: Expecting value: line 1 column 10 (char 9)"
+    assert _read_from_file(BROKEN_LINE + b"nope\n[1]\n") == expected
+    assert _read_slowly_written([BROKEN_LINE, b"no", b"pe\n[1]\n"], 0.3) == expected
+
+
+def _cli_from_slow_pipe(
+    argv: list[str], pieces: list[bytes], pause: float
+) -> tuple[int, str, str]:
+    """``tracebridge *argv`` with ``pieces`` written slowly to its standard input, a pipe."""
+    read_end, write_end = os.pipe()
+    try:
+        command = subprocess.Popen([SCRIPT, *argv], stdin=read_end, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+    finally:
+        os.close(read_end)
+    writing = threading.Thread(target=_write_slowly, args=(write_end, pieces, pause))
+    writing.start()
+    out, err = command.communicate(timeout=60)
+    writing.join()
+    return command.returncode, out, err
+
+
+def _cli_from_file(argv: list[str], data: bytes, tmp_path: Path) -> tuple[int, str, str]:
+    """``tracebridge *argv`` with ``data`` as its standard input, a regular file."""
+    path = tmp_path / "stdin"
+    path.write_bytes(data)
+    with path.open("rb") as stdin:
+        done = subprocess.run([SCRIPT, *argv], stdin=stdin, capture_output=True, text=True,
+                              timeout=60)
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.mark.parametrize(("data", "out"), [
+    ((json.dumps(LONG_DOCUMENT) + "\n").encode(), "ok: 2400 messages (openai_chat)\n"),
+    (f"{json.dumps(LONG_LINE)}\n{json.dumps({'trace': CHAT})}\n".encode(),
+     "line 1: ok: 3000 messages (openai_chat)\nline 2: ok: 2 messages (openai_chat)\n"),
+], ids=["document", "jsonl"])
+def test_the_command_line_reads_a_long_document_written_slowly_as_its_file(
+    data: bytes, out: str, tmp_path: Path
+) -> None:
+    argv = ["validate", "--at", "trace", "--keep-going", "-"]
+    from_file = _cli_from_file(argv, data, tmp_path)
+    assert from_file[:2] == (0, out)
+    assert _cli_from_slow_pipe(argv, _in_pieces(data), 0.002) == from_file
+
+
+def test_the_command_line_reads_a_broken_first_line_as_its_file_when_line_two_comes_later(
+    tmp_path: Path,
+) -> None:
+    rest = f"{json.dumps(CHAT)}\n{json.dumps(CALL)}\n".encode()
+    argv = ["convert", "--to", "openai_chat", "--keep-going", "-"]
+    from_file = _cli_from_file(argv, BROKEN_LINE + rest, tmp_path)
+    tool = {"role": "tool", "content": "18 C", "tool_call_id": "c1"}
+    assert from_file == (
+        1,
+        f"{json.dumps(CHAT)}\n{json.dumps([*CALL[:2], tool, CALL[3]])}\n",
+        "tracebridge: reading - as openai_chat (told from its first 2 records; --from to "
+        "choose)\ntracebridge: -: line 1: not valid JSON: Expecting value: line 1 column 10 "
+        "(char 9)\n2 ok, 1 failed\n",
+    )
+    assert _cli_from_slow_pipe(argv, [BROKEN_LINE, rest], 1.0) == from_file
 
 
 def _samples(tmp_path: Path) -> list[str]:

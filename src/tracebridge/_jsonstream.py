@@ -34,7 +34,13 @@ A pipe or a terminal (``tracebridge sample ... | tracebridge score -``) is read 
 arrive (``_Arrivals``): a document is read as soon as it is whole, without waiting for a chunk
 to fill or for the end of the input. A first document alone on its line is yielded before the
 next line is read; ``shape`` is told once asked (``json`` when nothing follows, ``jsonl`` when
-more does), which reads on until that is known.
+more does), which reads on until that is known. A document that is not whole yet is read on
+as a file is, until the doubled size has come (or the end of its first line, if none has
+come yet), so a long one that arrives in pieces is still decoded a logarithmic number of
+times. A first line that is not JSON is a failed JSONL record when the next line that is not
+blank is a document: that line is read on until it is whole, in a file as in a pipe (where
+it may not have come yet). A file's first line must end in the chunks read already (a broken
+document is found without reading the rest); a pipe's is read to its end.
 """
 
 from __future__ import annotations
@@ -56,6 +62,9 @@ __all__ = ["ESCAPE", "JsonDocuments", "Record", "Shape", "UnreadableInput"]
 
 Shape = Literal["json", "array", "jsonl"]
 """``json``: one document; ``array``: an array of conversations; ``jsonl``: one per line."""
+Until = Literal["arrived", "line_end", "size"]
+"""How long a pipe's read waits (``_Arrivals.read``): for what has arrived, for a ``\n``, or
+for the size asked."""
 
 _CHUNK = 1 << 16
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
@@ -184,8 +193,8 @@ class JsonDocuments:
 
     # --- the buffer ----------------------------------------------------------------------
 
-    def _read(self, size: int) -> None:
-        chunk = self._read_text(size)
+    def _read(self, size: int, until: Until = "arrived") -> None:
+        chunk = self._read_text(size, until)
         if not chunk:
             self._eof = True
             return
@@ -201,10 +210,10 @@ class JsonDocuments:
                 self._undecodable = self._dropped + len(self._buffer) + found.start()
         self._buffer += chunk
 
-    def _read_text(self, size: int) -> str:
+    def _read_text(self, size: int, until: Until = "arrived") -> str:
         try:
             if self._arrivals is not None:
-                return self._arrivals.read(size)
+                return self._arrivals.read(size, until)
             return self.stream.read(size)
         except UnicodeDecodeError as exc:
             raise UnreadableInput(f"{self.name}: not UTF-8 text: {exc.reason}") from None
@@ -263,8 +272,17 @@ class JsonDocuments:
                 if end < len(self._buffer) or self._eof:  # a number may go on in the next chunk
                     self._advance(end)
                     return value
-            self._read(size)
+                if self._arrivals is not None:
+                    self._read(_CHUNK)  # whole but for a number: what has come says
+                    continue
+            self._read(size, self._until_more())
             size *= 2  # a long document is re-decoded a logarithmic number of times
+
+    def _until_more(self) -> Until:
+        """How long a pipe is read for a document not whole yet: ``size`` characters, or up
+        to the end of its first line while none has come (a JSONL record is read once its
+        line is whole). A file's read waits for ``size`` characters anyway."""
+        return "size" if self._buffer.find("\n", self._pos) >= 0 else "line_end"
 
     def _describe(self, exc: json.JSONDecodeError) -> str:
         line = self._line + self._buffer.count("\n", self._pos, exc.pos)
@@ -371,18 +389,44 @@ class JsonDocuments:
         spread over several lines never has a whole document as its second line, except
         for a bare scalar, which no trace is).
         """
-        offset = (start if self._hold is None else self._hold) - self._dropped
-        self._hold = None
-        if offset < 0:
+        held = start if self._hold is None else self._hold
+        if held < self._dropped:
+            self._hold = None
             return None  # the start has left the buffer (a long array): not a JSONL line
-        pieces = self._buffer[offset:].split("\n")
-        complete = pieces if self._eof else pieces[:-1]
-        following = [piece for piece in complete[1:] if piece.strip(BLANK)]
-        if not following or not _whole_document(following[0]):
+        self._hold = held  # kept while the next line is read
+        following = self._line_after(held)
+        self._hold = None
+        if following is None or not _whole_document(following):
             return None
-        self._pos, self._line = offset + len(pieces[0]) + 1, line + 1
+        offset = held - self._dropped
+        end = self._buffer.index("\n", offset)
+        self._pos, self._line = end + 1, line + 1
         self.shape = "jsonl"
-        return self._after_broken_line(pieces[0], line)
+        return self._after_broken_line(self._buffer[offset:end], line)
+
+    def _line_after(self, start: int) -> str | None:
+        """The first line that is not blank after the one at ``start`` (absolute, held), read
+        on until it is whole; None when the input ends first. A file's first line must end
+        in the chunks read (a broken document is found without reading the rest); a pipe's
+        buffer holds only what has come, so it is read on. Each character is searched once."""
+        searched = start  # no \n before this, on the line being looked at
+        first = True
+        while True:
+            end = self._buffer.find("\n", searched - self._dropped)
+            if end < 0 and not self._eof:
+                if first and self._arrivals is None:
+                    return None
+                searched = self._dropped + len(self._buffer)
+                self._read(_CHUNK)
+                continue
+            if not first:
+                text = self._buffer[start - self._dropped : None if end < 0 else end]
+                if text.strip(BLANK):
+                    return text
+            if end < 0:
+                return None
+            first = False
+            start = searched = self._dropped + end + 1
 
     def _after_broken_line(self, text: str, line: int) -> Iterator[Record]:
         yield self._line_record(text, line)
@@ -528,9 +572,9 @@ class _Arrivals:
 
     ``TextIOWrapper.read(n)`` waits for ``n`` characters or the end of the input, so a
     record written to a pipe that stays open would not be read until more came. ``read``
-    returns what has arrived, and reads on only while more is waiting: a fast writer's input
-    is still read in chunks of the size asked (a long document is decoded a logarithmic
-    number of times), a slow one's as it comes.
+    returns what has arrived, and reads on only while more is waiting (``until="arrived"``),
+    or until a ``\n`` has come (``line_end``), or waits for the size asked as a file's read
+    does (``size``). Each read of the binary stream asks for one chunk at most.
     """
 
     def __init__(
@@ -540,19 +584,25 @@ class _Arrivals:
         self._descriptor = descriptor
         self._decoder = codecs.getincrementaldecoder(encoding)(errors)
 
-    def read(self, size: int) -> str:
-        """Up to ``size`` characters or so (a character's bytes are not split); ``""`` at the
-        end of the input."""
+    def read(self, size: int, until: Until = "arrived") -> str:
+        """Up to ``size`` characters or so (a character's bytes are not split), fewer as
+        ``until`` says; ``""`` at the end of the input."""
         parts: list[str] = []
         count = 0
         while True:
-            data = self._binary.read1(max(size - count, 1))
+            data = self._binary.read1(min(max(size - count, 1), _CHUNK))
             text = self._decoder.decode(data, final=not data)
             parts.append(text)
             count += len(data)
             # a character cut between reads is read on to its end
-            if not data or (text and (count >= size or not self._waiting())):
+            if not data or (text and (count >= size or self._enough(text, until))):
                 return "".join(parts)
+
+    def _enough(self, text: str, until: Until) -> bool:
+        """Whether a read that has just got ``text`` returns before its size has come."""
+        if until == "arrived":
+            return not self._waiting()
+        return until == "line_end" and "\n" in text
 
     def _waiting(self) -> bool:
         """Whether more bytes can be read without waiting for them."""
