@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_core_fixes_s46 import AN_OBJECT, TOO_DEEP, nested
 from test_otel import ANSWER, ASK, CALL, CALLING, RESULT, document, genai
 
 from tracebridge import (
@@ -32,25 +33,10 @@ from tracebridge.adapters import llama_index, otel
 from tracebridge.hashing import hashed_messages
 from tracebridge.metrics import ToolCallAccuracy, ToolCallF1
 
-TOO_DEEP = (
-    "a value nested more than 128 levels deep, or one that holds itself (a dict or list inside "
-    "its own contents): JSON readers stop before its end"
-)
 NOT_COMPARED = (
     "a value nested past Python's depth, or one that holds itself (a dict or list inside its "
     "own contents), at the same place in both: == cannot compare them"
 )
-AN_OBJECT = "expected a JSON value (dict, list, str, int, float, bool, None), got object <object"
-
-
-def nested(levels: int) -> Any:
-    """``[[...[1]...]]``, ``levels`` lists deep."""
-    value: Any = 1
-    for _ in range(levels):
-        value = [value]
-    return value
-
-
 def holding_itself() -> dict[str, Any]:
     value: dict[str, Any] = {"a": 1}
     value["self"] = value
