@@ -4,6 +4,7 @@ object) whose tool call lacks ``name``, ``args`` or ``id`` is refused at the mis
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -193,33 +194,21 @@ def _flat(call: dict[str, Any]) -> list[dict[str, Any]]:
 FULL_CALL = {"name": "get_weather", "args": {"city": "Paris"}, "id": "c1"}
 
 
+@pytest.mark.parametrize(("form", "at"), [
+    (_dicts, "messages[1].data.tool_calls[0]"),  # messages_to_dict
+    (_flat, "messages[1].tool_calls[0]"),  # a flat dump
+], ids=["dict", "flat"])
 @pytest.mark.parametrize("missing", ["name", "args", "id"])
-def test_dict_tool_call_without_a_key_is_refused_at_that_key(missing: str) -> None:
+def test_a_tool_call_without_a_key_is_refused_at_that_key(
+    form: Callable[[dict[str, Any]], list[dict[str, Any]]], at: str, missing: str
+) -> None:
     call = {k: v for k, v in FULL_CALL.items() if k != missing}
     with pytest.raises(TraceError) as caught:
-        langchain.to_messages(_dicts(call))
-    assert where(caught.value) == (
-        "malformed_event",
-        1,
-        f"messages[1].data.tool_calls[0].{missing}",
-        LC,
-    )
+        langchain.to_messages(form(call))
+    assert where(caught.value) == ("malformed_event", 1, f"{at}.{missing}", LC)
     assert caught.value.detail == (
         f"LangChain's tool_call() requires name, args and id (an id may be None); this tool "
         f"call has no '{missing}': {call!r}"
-    )
-
-
-@pytest.mark.parametrize("missing", ["name", "args", "id"])
-def test_flat_dump_tool_call_without_a_key_is_refused_at_that_key(missing: str) -> None:
-    call = {k: v for k, v in FULL_CALL.items() if k != missing}
-    with pytest.raises(TraceError) as caught:
-        langchain.to_messages(_flat(call))
-    assert where(caught.value) == (
-        "malformed_event",
-        1,
-        f"messages[1].tool_calls[0].{missing}",
-        LC,
     )
 
 
