@@ -326,8 +326,8 @@ def _read_references(path: str, stdin: TextIO, tally: Tally) -> References:
         tally.keep_going = False
         try:
             tally.fail(fault.item, fault.problem, str(fault))
-        except RunStopped:
-            raise RunStopped(str(fault), EXIT_USAGE) from None
+        except RunStopped as stopped:  # its message is empty when --errors - told it
+            raise RunStopped(str(stopped), EXIT_USAGE) from None
         raise
 
 
