@@ -33,7 +33,16 @@ from langchain_core.messages import AIMessage as LcAIMessage
 from langchain_core.messages import HumanMessage as LcHumanMessage
 from llama_index.core.agent.workflow import FunctionAgent
 from test_langchain_edited_calls import _text_then_block_trace
-from test_llama_index_events_audit import call, calls, forms, kinds, refused, say, scripted
+from test_llama_index_events_audit import (
+    call,
+    calls,
+    forms,
+    kinds,
+    read,
+    refused,
+    say,
+    scripted,
+)
 from test_llama_index_fixes_s46 import _parallel_run, add, run_turns
 
 from tracebridge import HumanMessage, OpaquePart, TraceError
@@ -226,12 +235,18 @@ def test_calls_without_an_id_are_no_repeated_id() -> None:
             ("system", "sys"), ("human", "hi"), ("ai", "")]
         assert [(c.name, c.args, c.id) for c in messages[2].tool_calls] == [
             ("add", {"a": 1, "b": 2}, None), ("add", {"a": 2, "b": 2}, None)]
-    # The whole run: the framework's selections say id '' where the response says none.
-    # (Refused so since before 7620d25; pinned here as it is today.)
-    assert refused(events) == (
-        "conflicting_fields", 1, "events[1].data.tool_calls[0]",
-        "call '' is add({'a': 1, 'b': 2}) here, but it is neither a call of this "
-        "AgentOutput's response nor a ToolCallResult read before it; both must agree")
+    # The whole run: the framework's selections, ToolCalls and results say id '' where the
+    # response says none: each names an id-less call, and each result reads with no call id
+    # (the '' kept as memory keeps it), pairing with its call by place.
+    messages = read(events)
+    assert [(m.type, m.text) for m in messages] == [
+        ("system", "sys"), ("human", "hi"), ("ai", ""), ("tool", "3"), ("tool", "4"),
+        ("ai", "done")]
+    assert [(c.name, c.args, c.id) for c in messages[2].tool_calls] == [
+        ("add", {"a": 1, "b": 2}, None), ("add", {"a": 2, "b": 2}, None)]
+    assert [(m.tool_call_id, m.name, m.metadata) for m in messages[3:5]] == [
+        (None, "add", {"llama_index": {"additional_kwargs": {"tool_call_id": ""},
+                                       "event": {"raw_output": raw}}}) for raw in (3, 4)]
 
 
 # --- core: == and same_json as JSON ----------------------------------------------------------

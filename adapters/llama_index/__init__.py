@@ -228,8 +228,9 @@ def strip_event_extras(messages: Iterable[Message]) -> list[Message]:
     Drops SystemMessages with role ``system`` (the agents' system prompts are in the events,
     not in memory; an agent's prompt is never a developer message, so those stay), and clears
     ``AIMessage.name`` (the agent name), ``ToolMessage.name`` (the tool name) and
-    ``ToolMessage.is_error`` of results with a call id (every ``ToolCallResult`` has one; an
-    id-less ``function`` result comes from the history, name and all), and
+    ``ToolMessage.is_error`` of results with a call id (every ``ToolCallResult`` has one:
+    ``""`` for a call without an id, which such a result keeps, as memory keeps it; an id-less
+    ``function`` result comes from the history, name and all), and
     ``metadata["llama_index"]["event"]`` (``return_direct``, ``structured_response``, a tool
     output's ``raw_output`` and ``raw_input``, the ``tool_kwargs`` a call whose text did not
     parse ran with, ``no_system_prompt``, the ``run_ended`` events of a run that ended early).
@@ -250,11 +251,19 @@ def strip_event_extras(messages: Iterable[Message]) -> list[Message]:
             update["metadata"] = {**metadata, NAME: kept} if kept else metadata
         if isinstance(message, AIMessage):
             update["name"] = None
-        if isinstance(message, ToolMessage) and message.tool_call_id is not None:
+        if isinstance(message, ToolMessage) and (message.tool_call_id is not None
+                                                 or _names_idless_call(kept)):
             update["name"] = None
             update["is_error"] = False
         stripped.append(message.model_copy(update=update))
     return stripped
+
+
+def _names_idless_call(kept: dict[str, Any]) -> bool:
+    """Whether a result without a call id keeps the ``""`` FunctionAgent gives the result of a
+    call without one (a ``ToolCallResult``'s, or memory's copy of it)."""
+    extra = kept.get("additional_kwargs")
+    return type(extra) is dict and extra.get("tool_call_id") == ""
 
 
 def _own_kept(message: Message, k: int) -> dict[str, Any]:

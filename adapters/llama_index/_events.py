@@ -249,18 +249,23 @@ class _Rebuild(Inputs):
     def __init__(self) -> None:
         super().__init__()
         self.calls: list[ToolCall] = []  # the calls of the last AgentOutput
-        self.parsed: dict[str | None, Any] = {}
+        self.parsed: dict[str | int, Any] = {}
         """The arguments LlamaIndex ran each call of the last AgentOutput with whose text did
-        not parse (its own repair of the text), as the first event to say them said them."""
+        not parse (its own repair of the text), as the first event to say them said them; by
+        ``parsed_key``."""
         self.last_output: int | None = None  # where its message is in ``messages``
         self.results: dict[str | None, tuple[str | None, Any, int]] = {}
         """The tool name, arguments and message position of each ToolCallResult read, by
         call id."""
+        self.unnamed: list[tuple[str | None, Any, int]] = []
+        """The same of each ToolCallResult of a call without an id (``tool_id`` ``""``, as
+        FunctionAgent names such a call), in the order read."""
+        self.unnamed_answered = 0  # how many id-less calls of the last AgentOutput they answer
         self.agent: str | None = None
         """The agent the last AgentInput was for: the next output is that agent's."""
         self.stops: list[tuple[dict[str, Any], int, int | None, list[ToolCall],
                                dict[str | None, tuple[str | None, Any, int]],
-                               dict[str | None, Any]]] = []
+                               dict[str | int, Any], list[tuple[str | None, Any, int]]]] = []
         """Each StopEvent, with the last output, its calls (and ``parsed``) and the results
         read before it."""
 
@@ -276,19 +281,27 @@ class _Rebuild(Inputs):
     def moved(self, start: int) -> None:
         """``Inputs.moved``: each result's place in ``results``, and in what the StopEvents
         after its reply kept (a run that a tool ended, ``return_direct``), follows it."""
-        kept = [self.results]
+        kept, unnamed = [self.results], [self.unnamed]
         for stop in reversed(self.stops):
             if stop[2] != start - 1:
                 break
             kept.append(stop[4])
+            unnamed.append(stop[6])
+        places = []  # where the id-less results are now, in order
         for k in range(start, len(self.messages)):
             message = self.messages[k]
             assert isinstance(message, ToolMessage)
             tool_id = message.tool_call_id
+            if tool_id is None:
+                places.append(k)
             for results in kept:
                 seen = results.get(tool_id)
                 if seen is not None and seen[2] >= start:
                     results[tool_id] = (seen[0], seen[1], k)
+        for read in unnamed:
+            moving = [n for n, seen in enumerate(read) if seen[2] >= start]
+            for n, k in zip(moving, places, strict=False):
+                read[n] = (read[n][0], read[n][1], k)
 
     def read_input(self, item: Any, e: int, j: int) -> Message:
         """Item ``j`` of the input of the AgentInput at ``e``, as a typed message."""
@@ -368,6 +381,7 @@ class _Rebuild(Inputs):
                 message.metadata, {"no_system_prompt": True})})
             self.messages[-1] = message
         self.calls = message.tool_calls
+        self.unnamed_answered = 0
         if self.parsed:
             self.parsed = {}
         self.last_output = len(self.messages) - 1
@@ -412,7 +426,7 @@ class _Rebuild(Inputs):
             if fields is not None and len(fields) == 3 and k < count:
                 # the usual case: the response's call at the same place
                 call = calls[k]
-                if call.id == fields.get("tool_id") and self.agrees(
+                if _llama_id(call) == fields.get("tool_id") and self.agrees(
                     call, fields.get("tool_name"), fields.get("tool_kwargs"), e,
                     f"{path}.tool_calls[{k}]"
                 ):
@@ -460,10 +474,11 @@ class _Rebuild(Inputs):
                        f"(and, after a run, ToolCallResults); found {short_repr(entry)}", e,
                        where)
         tool_id, name, kwargs = fields["tool_id"], fields["tool_name"], fields["tool_kwargs"]
-        if "tool_output" not in fields and _by_id(self.calls, tool_id) is not None:
+        if "tool_output" not in fields and self.named_by(tool_id, name, kwargs, e,
+                                                         where) is not None:
             self.named_call(fields, e, where, "this AgentOutput's response")
             return
-        seen = self.results.get(tool_id) if type(tool_id) is str else None
+        seen = self.result_named(tool_id, name, kwargs)
         if seen is None or seen[0] != name or not same_json(seen[1], kwargs):
             raise fail("conflicting_fields", f"call {tool_id!r} is {name}({short_repr(kwargs)}) "
                        f"here, but it is neither a call of this AgentOutput's response nor a "
@@ -484,7 +499,7 @@ class _Rebuild(Inputs):
         """A call named by its id, name and arguments, which must be one of ``self.calls``;
         else ``conflicting_fields`` at ``where``."""
         tool_id, name, kwargs = fields["tool_id"], fields["tool_name"], fields["tool_kwargs"]
-        call = _by_id(self.calls, tool_id)
+        call = self.named_by(tool_id, name, kwargs, e, where)
         if call is None or not self.agrees(call, name, kwargs, e, where):
             found = "no call with that id" if call is None else self.shown(call)
             raise fail("conflicting_fields", f"call {tool_id!r} is {name}({short_repr(kwargs)}) "
@@ -501,7 +516,8 @@ class _Rebuild(Inputs):
     def call_object(self, event: Any, e: int) -> None:
         """``tool_call`` of a ToolCall object, its fields read where they are."""
         fields = event.__dict__
-        call = _by_id(self.calls, fields.get("tool_id"))
+        call = self.named_by(fields.get("tool_id"), fields.get("tool_name"),
+                             fields.get("tool_kwargs"), e, f"events[{e}].data")
         if call is None or not self.agrees(call, fields.get("tool_name"),
                                            fields.get("tool_kwargs"), e, f"events[{e}].data"):
             self.tool_call(_event_fields(event, "ToolCall", e, f"events[{e}].data"), e)
@@ -522,9 +538,7 @@ class _Rebuild(Inputs):
     def tool_result(self, data: dict[str, Any], e: int) -> None:
         message, kwargs = self.result_message(data, e, f"events[{e}].data", answering=True)
         self.add(message, e)
-        self.check_answered(data["tool_id"])
-        self.source, self.source_call = data["tool_output"]["blocks"], message.tool_call_id
-        self.results[message.tool_call_id] = (message.name, kwargs, len(self.messages) - 1)
+        self.result_read(data["tool_id"], message.name, kwargs, data["tool_output"]["blocks"])
 
     def result_message(self, data: dict[str, Any], e: int, path: str, answering: bool,
                        ran: bool = False) -> tuple[ToolMessage, dict[str, Any]]:
@@ -568,8 +582,7 @@ class _Rebuild(Inputs):
             facts = copy.deepcopy(facts)
         if ran:
             facts["tool_kwargs"] = _ran_with(kwargs, e, path)
-        return _build.tool(content, tool_id, tool_name, is_error, None,
-                           result_metadata(direct, facts)), kwargs
+        return _result(content, tool_id, tool_name, is_error, direct, facts), kwargs
 
     def result_object(self, event: Any, e: int) -> None:
         """``tool_result`` of a ToolCallResult object, its output's blocks read without a
@@ -598,23 +611,33 @@ class _Rebuild(Inputs):
         # (after the output is checked, as its dump is when the event is read as JSON)
         if self.answers(tool_id, tool_name, kwargs, e, f"events[{e}].data"):
             facts["tool_kwargs"] = _ran_with(kwargs, e, f"events[{e}].data")
-        self.add(_build.tool(fast[0], tool_id, tool_name, is_error, None,
-                             result_metadata(direct, facts)), e)
-        self.check_answered(tool_id)
+        self.add(_result(fast[0], tool_id, tool_name, is_error, direct, facts), e)
+        self.result_read(tool_id, tool_name, kwargs, blocks)
+
+    def result_read(self, tool_id: str, name: str | None, kwargs: Any, blocks: Any) -> None:
+        """Note the result just read (the last message), of the call ``tool_id`` names: by
+        that id, or, ``""``, as the next id-less call's (its place in ``unnamed``)."""
+        place = len(self.messages) - 1
+        if tool_id == "":
+            self.unnamed.append((name, kwargs, place))
+            self.unnamed_answered += 1
+        else:
+            self.check_answered(tool_id)
+            self.results[tool_id] = (name, kwargs, place)
         self.source, self.source_call = blocks, tool_id
-        self.results[tool_id] = (tool_name, kwargs, len(self.messages) - 1)
 
     def stop(self, data: dict[str, Any], e: int) -> None:
         """A StopEvent: checked once the conversation is (see ``stopped``), so that a fault
         of the run it repeats is told where the run has it; what it is checked against now."""
         self.stops.append((data, e, self.last_output, self.calls, dict(self.results),
-                           dict(self.parsed)))
+                           dict(self.parsed), list(self.unnamed)))
 
     def stopped(self, events: list[Any]) -> None:
         """Each StopEvent's result is the run's AgentOutput, which says again what the
         stream said (the last output, or the text of the tool that returned directly)."""
-        for data, e, last, calls, results, parsed in self.stops:
+        for data, e, last, calls, results, parsed, unnamed in self.stops:
             self.last_output, self.calls, self.results, self.parsed = last, calls, results, parsed
+            self.unnamed = unnamed
             try:
                 self.check_stop(data, e)
             except FELL as exc:
@@ -712,17 +735,25 @@ class _Rebuild(Inputs):
             return False
         if call.invalid_args is None:
             return same_json(call.args, kwargs)
-        if call.id not in self.parsed and type(kwargs) is dict:
+        key = self.parsed_key(call)
+        if key not in self.parsed and type(kwargs) is dict:
             json_checked(kwargs, e, f"{where}.tool_kwargs")
-        said = self.parsed.setdefault(call.id, kwargs)
+        said = self.parsed.setdefault(key, kwargs)
         return said is kwargs or same_json(said, kwargs)
+
+    def parsed_key(self, call: ToolCall) -> str | int:
+        """Where ``parsed`` holds a call's repaired arguments: under its id, or, id-less,
+        under its place among the last AgentOutput's calls."""
+        if call.id is not None:
+            return call.id
+        return next(k for k, mine in enumerate(self.calls) if mine is call)
 
     def answers(self, tool_id: str, name: str, kwargs: dict[str, Any], e: int, path: str) -> bool:
         """A result's own copy of its call (``tool_name``, ``tool_kwargs``) must be the call
         of the last AgentOutput it answers (one that answers none is left to the rules).
         True when that call's text did not parse: the arguments it ran with are kept with
         the result."""
-        call = _by_id(self.calls, tool_id)
+        call = self.answered_call(tool_id)
         if call is None:
             return False
         if not self.agrees(call, name, kwargs, e, path):
@@ -731,14 +762,52 @@ class _Rebuild(Inputs):
                        f"both must agree", e, path)
         return call.invalid_args is not None
 
+    def named_by(self, tool_id: Any, name: Any, kwargs: Any, e: int,
+                 where: str) -> ToolCall | None:
+        """The call of the last AgentOutput an event names: the one with id ``tool_id``, or,
+        named ``""`` (FunctionAgent's ``tool_id`` of a call without one), the first id-less
+        call it agrees with (else the first id-less call, to be told it disagrees)."""
+        call = _by_id(self.calls, tool_id)
+        if call is not None or tool_id != "":
+            return call
+        idless = [call for call in self.calls if call.id is None]
+        for call in idless:
+            if self.agrees(call, name, kwargs, e, where):
+                return call
+        return idless[0] if idless else None
+
+    def answered_call(self, tool_id: str) -> ToolCall | None:
+        """The call of the last AgentOutput a result of call ``tool_id`` answers: the one
+        with that id, or, for ``""``, the first id-less call not answered yet (id-less
+        results pair with calls by position)."""
+        call = _by_id(self.calls, tool_id)
+        if call is not None or tool_id != "":
+            return call
+        idless = [call for call in self.calls if call.id is None]
+        return idless[self.unnamed_answered] if self.unnamed_answered < len(idless) else None
+
+    def result_named(self, tool_id: Any, name: Any,
+                     kwargs: Any) -> tuple[str | None, Any, int] | None:
+        """The result read that a repeated ToolCallResult or ToolSelection (after a run)
+        names: by its call id, or, ``""``, the first id-less one of that tool and arguments."""
+        if type(tool_id) is not str:
+            return None
+        if tool_id != "":
+            return self.results.get(tool_id)
+        for seen in self.unnamed:
+            if seen[0] == name and same_json(seen[1], kwargs):
+                return seen
+        return None
+
     def shown(self, call: ToolCall) -> str:
         """A call as the events said it: its arguments, or its text that did not parse and
         what LlamaIndex ran it with."""
         if call.invalid_args is None:
             return f"{call.name}({call.args})"
-        if call.id in self.parsed:
+        key = self.parsed_key(call)
+        if key in self.parsed:
             return (f"{call.name}({call.invalid_args}), run with "
-                    f"{short_repr(self.parsed[call.id])}")
+                    f"{short_repr(self.parsed[key])}")
         return f"{call.name}({call.invalid_args})"
 
 
@@ -775,6 +844,22 @@ def _same_reply(said: AIMessage, output: Message) -> bool:
 _SELECTION_KEYS = frozenset({"tool_id", "tool_name", "tool_kwargs"})
 _RESULT_KEYS = frozenset({*_SELECTION_KEYS, "tool_output", "return_direct"})
 
+
+
+def _llama_id(call: ToolCall) -> str:
+    """The ``tool_id`` FunctionAgent gives a call: its id, ``""`` when it has none."""
+    return "" if call.id is None else call.id
+
+
+def _result(content: Any, tool_id: str, name: str, is_error: bool, direct: bool,
+            facts: dict[str, Any]) -> ToolMessage:
+    """The ToolMessage of a ToolCallResult: of call ``tool_id``, or, ``""`` (the result of a
+    call without an id), with no call id and the ``""`` kept as the history keeps it."""
+    metadata = result_metadata(direct, facts)
+    if tool_id != "":
+        return _build.tool(content, tool_id, name, is_error, None, metadata)
+    kept = {"additional_kwargs": {"tool_call_id": ""}, **(metadata or {}).get(NAME, {})}
+    return _build.tool(content, None, name, is_error, None, {NAME: kept})
 
 
 def _by_id(calls: list[ToolCall], tool_id: Any) -> ToolCall | None:

@@ -178,7 +178,8 @@ def read_result(rebuild: _Rebuild, event: Any, e: int) -> None:
     if (type(tool_id) is not str or type(name) is not str or type(kwargs) is not dict
             or type(direct) is not bool or type(is_error) is not bool
             or type(named) is not str or named != name or type(blocks) is not list
-            or raw_input is _ABSENT or raw_output is _ABSENT or tool_id in rebuild.results):
+            or raw_input is _ABSENT or raw_output is _ABSENT or tool_id in rebuild.results
+            or tool_id == ""):  # (a call without an id)
         rebuild.result_object(event, e)  # (which refuses a call answered twice)
         return
     for call in rebuild.calls:  # the call it answers, when it is the last output's (answers)

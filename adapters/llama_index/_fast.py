@@ -204,7 +204,7 @@ def build(read: Read) -> Message | None:
             return None
         if key == "name":
             name = value
-        elif key == "tool_call_id" and role == "tool":
+        elif key == "tool_call_id" and role == "tool" and value:  # ("": kept, no call id)
             call_id = value
         else:
             return None
@@ -362,8 +362,8 @@ def write(message: Message, drop: Collection[str]) -> Any:
             blocks.append(_tool_call(call))
         return _chat_message("assistant", extra, blocks)
     if type(message) is ToolMessage:
-        if message.is_error and "is_error" not in drop:
-            return None
+        if (message.is_error and "is_error" not in drop) or message.tool_call_id == "":
+            return None  # (an empty call id is refused by the general writer)
         if message.tool_call_id is not None:
             extra["tool_call_id"] = message.tool_call_id
         return _chat_message("tool", extra, blocks)

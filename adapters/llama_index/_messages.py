@@ -422,8 +422,9 @@ def _split_blocks(
 
 
 def _lift_result_id(extra: dict[str, Any], kept: dict[str, Any], index: int, where: str) -> Any:
-    """The call id a tool result names (a null one is kept verbatim with the kwargs)."""
-    found = {key: extra[key] for key in RESULT_ID_KEYS if extra.get(key) is not None}
+    """The call id a tool result names (a null one, or the ``""`` LlamaIndex gives the result
+    of a call without an id, is kept verbatim with the kwargs: the result has no call id)."""
+    found = {key: extra[key] for key in RESULT_ID_KEYS if not _no_call_id(extra.get(key))}
     for key, value in found.items():
         if type(value) is not str:
             raise fail("malformed_event", f"{key!r} must be a string, got {short_repr(value)}",
@@ -515,6 +516,11 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
                                      f"{where}.is_error")
         if kept:
             check_tool_call_id_key(kept, message.tool_call_id, where)
+        if message.tool_call_id == "":
+            raise not_representable("a result's call id is empty: LlamaIndex writes \"\" for "
+                                     "the result of a call without an id, and it reads back as "
+                                     "a result with no call id (tool_call_id=None)",
+                                     f"{where}.tool_call_id")
         if message.tool_call_id is not None:
             extra[kept.get("tool_call_id_key", "tool_call_id")] = message.tool_call_id
     if "additional_kwargs" in kept and not LIFTED_KWARGS[message.type].isdisjoint(
@@ -543,6 +549,12 @@ def _is_call_id(key: str, value: Any, message: Message) -> bool:
             and value == message.tool_call_id)
 
 
+def _no_call_id(value: Any) -> bool:
+    """Whether a tool result's call id key says it answers a call without an id: null, or
+    ``""`` (what FunctionAgent writes for such a call: ``ToolSelection.tool_id`` is text)."""
+    return value is None or (type(value) is str and not value)
+
+
 def _check_kept_images(images: Any, path: str) -> None:
     """Kept legacy ``images`` are written back as ``ImageDocument``s: only what the reader
     keeps there (their dumps, each dumping back as itself) is; anything else would be another
@@ -559,8 +571,8 @@ _LIFTED_TEXT = frozenset(("refusal", "reference_audio_id", *REASONING_KEYS))
 def _is_lifted(key: str, value: Any, kind: str) -> bool:
     if key == "name":
         return type(value) is str
-    if kind == "tool":  # a null one is kept verbatim, as the reader keeps it
-        return key in RESULT_ID_KEYS and value is not None
+    if kind == "tool":  # a null or empty one is kept verbatim, as the reader keeps it
+        return key in RESULT_ID_KEYS and not _no_call_id(value)
     if kind != "ai":
         return False
     if key in ("tool_calls", "annotations"):
