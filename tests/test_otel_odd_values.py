@@ -3,7 +3,8 @@
 Each of these let a raw exception out of ``to_messages``: message indexes spelled otherwise
 than ``0``, ``1``, ... (``00``, ``01``, other scripts' digits) failed a lookup; JSON nested past
 Python's depth in an attribute raised ``RecursionError``; a count or integer of thousands of
-digits raised ``ValueError``. And an id filter that is not text raised ``AttributeError``.
+digits raised ``ValueError``. And an id filter that is not text raised ``AttributeError``
+(it selects nothing: ``ambiguous_trace``).
 """
 
 from __future__ import annotations
@@ -74,10 +75,16 @@ def test_a_count_of_more_digits_than_64_bits_hold_is_malformed(field: str) -> No
     assert (error.code, error.path) == ("malformed_event", f"{SPAN}.{field}")
 
 
-@pytest.mark.parametrize("option", ["trace_id", "span_id"])
-def test_an_id_filter_that_is_not_text_is_a_value_error(option: str) -> None:
-    with pytest.raises(ValueError, match="an id filter is the id's hex or base64 text"):
+@pytest.mark.parametrize(("option", "detail"), [
+    ("trace_id", "no span has trace_id 1"), ("span_id", "no model-call span has span_id 1")
+])
+def test_an_id_filter_that_is_not_text_selects_nothing(option: str, detail: str) -> None:
+    # as a session_id that is not text names no span's session
+    with pytest.raises(TraceError) as caught:
         otel.to_messages(document(genai(1, [ASK], [CALLING])), **{option: 1})
+    error = caught.value
+    assert (error.code, error.index, error.path, error.detail) == (
+        "ambiguous_trace", None, None, detail)
 
 
 def test_a_detail_on_an_audio_part_is_kept_and_written_back() -> None:

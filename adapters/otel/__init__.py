@@ -36,7 +36,7 @@ input does not, such as its ``finish_reason``),
 ``modality`` (of a file part), ``response_key: "result"`` (a tool result under Pydantic AI's
 key), ``role: "user"`` (a tool result sent in a user message, as Pydantic AI does),
 ``failed_attempts`` (on a result, how many failed tool spans were earlier attempts of its
-call, which another span answered with success), and what
+call, which another span answered with success after them), and what
 the ``openai_chat`` reader keeps for flat messages.
 
 >>> from tracebridge.adapters import otel
@@ -48,6 +48,7 @@ the ``openai_chat`` reader keeps for flat messages.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -196,7 +197,10 @@ def detect(trace: Any) -> bool:
     if isinstance(trace, dict):
         return isinstance(trace.get("resourceSpans"), list)
     if isinstance(trace, str):
-        return trace.lstrip().startswith("{") and '"resourceSpans"' in trace[:200]
+        opening = _FIRST_CHARACTER.search(trace)
+        return opening is not None and opening.group() == "{" and (
+            '"resourceSpans"' in trace[opening.start() : opening.start() + 200]
+        )
     if isinstance(trace, (list, tuple)) and trace:
         first = trace[0]
         if isinstance(first, dict):
@@ -205,6 +209,11 @@ def detect(trace: Any) -> bool:
             )
         return is_sdk_span(first)
     return False
+
+
+_FIRST_CHARACTER = re.compile(r"\S")
+"""The first character of a document's text after its leading whitespace, however long
+that is: found without copying the text."""
 
 
 def _joined(found: list[Call]) -> list[Call]:

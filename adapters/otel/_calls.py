@@ -94,25 +94,38 @@ def is_inference(span: Span) -> bool:
 
 def refuse_cut_call(span: Span) -> None:
     """A span that is not read as a model call but dropped attributes (``dropped_attributes``)
-    and holds message attributes is ``truncated_trace``: the SDK's limit drops the oldest
-    attributes, and instrumentations set the one that makes a span a model call
-    (``gen_ai.operation.name``, ``openinference.span.kind``) first. A span that still says it
-    is something else (a chain, a tool) is left to what it says."""
+    and holds message attributes, or a tool span's (``TOOL_KEYS``), is ``truncated_trace``:
+    the SDK's limit drops the oldest attributes, and instrumentations set the one that makes
+    a span a model call or a tool run (``gen_ai.operation.name``, ``openinference.span.kind``)
+    first. A span that still says what it is (a chain, a tool) is left to what it says."""
     attributes = span.attributes
     if not span.dropped_attributes or any(key in attributes for key in _KINDS):
         return
     held = next((key for key in attributes if key in (INPUT, OUTPUT, SYSTEM)
                  or key.startswith(_FLAT)), None)
     if held is not None:
-        span.fail(
-            "truncated_trace",
-            f"the span dropped {span.dropped_attributes} attribute(s) "
-            f"(droppedAttributesCount) and holds messages ({held}) but no attribute that says "
-            f"what it is ({', '.join(_KINDS)}): the SDK's attribute limit (128 by default, "
-            "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT) cut the oldest attributes, which instrumentations "
-            "set first, so the model call it records cannot be read",
-        )
+        _refuse_cut(span, f"holds messages ({held})", "the model call it records")
+    ran = next((key for key in TOOL_KEYS if key in attributes), None)
+    if ran is not None:
+        _refuse_cut(span, f"holds a tool run's {ran}", "the tool run it records (its result "
+                    "or error, for a call of the conversation)")
 
+
+def _refuse_cut(span: Span, holds: str, lost: str) -> NoReturn:
+    span.fail(
+        "truncated_trace",
+        f"the span dropped {span.dropped_attributes} attribute(s) "
+        f"(droppedAttributesCount) and {holds} but no attribute that says "
+        f"what it is ({', '.join(_KINDS)}): the SDK's attribute limit (128 by default, "
+        "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT) cut the oldest attributes, which instrumentations "
+        f"set first, so {lost} cannot be read",
+    )
+
+
+TOOL_KEYS = ("gen_ai.tool.call.id", "gen_ai.tool.call.result", "gen_ai.tool.call.arguments",
+             "gen_ai.tool.name", "tool_call.id", "tool.id", "tool.name")
+"""Attributes only tool spans record: GenAI's and OpenInference's call id, result, input
+and tool name."""
 
 _KINDS = ("gen_ai.operation.name", "openinference.span.kind")
 
@@ -172,10 +185,14 @@ def _refuse_inputless(span: Span, key: str) -> NoReturn:
 
 
 ANSWER_EVIDENCE = ("output.value", "llm.token_count.completion", "llm.finish_reason",
-                   "gen_ai.response.finish_reasons", "gen_ai.usage.output_tokens")
+                   "gen_ai.response.finish_reasons", "gen_ai.usage.output_tokens",
+                   "gen_ai.usage.completion_tokens", "gen_ai.response.finish_reason",
+                   "llm.response.finish_reason")
 """Attributes that say a model call answered when its output messages are not recorded:
 OpenInference's ``output.value`` (the response), output token count and finish reason, GenAI's
-finish reasons and output token count."""
+finish reasons and output token count, and those of Traceloop's older convention (the one of
+``gen_ai.prompt.{i}``: ``gen_ai.usage.completion_tokens``, and the finish reason as
+``llm.response.finish_reason``, later ``gen_ai.response.finish_reason``)."""
 
 
 def _refuse_hidden_output(span: Span) -> None:

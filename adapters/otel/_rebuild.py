@@ -385,6 +385,7 @@ def with_results(
             )
         if run.result is None:
             if view and run.error:
+                _refuse_answered_twice(run, call_id, results)
                 continue
             if run.error and recorded_input(run):
                 run.span.fail(
@@ -415,6 +416,27 @@ def with_results(
     ordered = in_call_order(results)
     origin.extend((run.span, Origin(result_id=id_attribute(run.span))) for run, _ in ordered)
     return [*messages, *(result for _, result in ordered)]
+
+
+def _refuse_answered_twice(
+    run: ToolRun, call_id: str | None,
+    results: list[tuple[int | None, ToolRun, ToolMessage]],
+) -> None:
+    """In a view, a failed tool span that recorded no result answers its call with the
+    error text the next model call's input holds; when a tool span before it already
+    answered that call (with success, say), the call has two answers
+    (``orphan_tool_result``, as outside a view): keeping the earlier result alone would give
+    the call a result it did not end with, flagged or not."""
+    for _, earlier, result in results:
+        if call_id is not None and result.tool_call_id == call_id:
+            run.span.fail(
+                "orphan_tool_result",
+                f"the tool span ran call {call_id!r} and failed after the tool span at "
+                f"{earlier.span.path} answered it: the call has two answers (the failed "
+                "span's error text is in the next model call's input, outside this call's "
+                "view)",
+                id_attribute(run.span),
+            )
 
 
 def in_call_order(
@@ -456,23 +478,36 @@ def _text(result: Any) -> str:
 def earlier_attempts(
     runs: list[ToolRun], found: list[Slot], calls: list[Call]
 ) -> dict[int, str]:
-    """The failed tool spans that ran a call another tool span answered with success (a
-    retry, as LangGraph's ``RetryPolicy`` makes), by their call id (Traceloop's LangChain
-    record gives each attempt the call's id) or placed (``_placing``) when they have none:
-    ``id(run)`` -> call id."""
-    succeeded = {run.call_id for run in runs if run.call_id is not None and not run.error}
+    """The failed tool spans that ran a call another tool span answered with success after
+    them (a retry, as LangGraph's ``RetryPolicy`` makes), by their call id (Traceloop's
+    LangChain record gives each attempt the call's id) or placed (``_placing``) when they
+    have none: ``id(run)`` -> call id. A failed span with no success after it answers with
+    its error: it was the last attempt."""
+    succeeded = _last_successes(runs)
     attempts: dict[int, str] = {}
     for run in runs:
         if not run.error:
             continue
-        if run.call_id is not None:
-            if run.call_id in succeeded:
-                attempts[id(run)] = run.call_id
-            continue
-        slot = place(run, runs, found, calls)
-        if slot.call.id is not None and slot.call.id in succeeded:
-            attempts[id(run)] = slot.call.id
+        call_id = run.call_id
+        if call_id is None:
+            call_id = place(run, runs, found, calls).call.id
+        if call_id is not None and call_id in succeeded and _ran_at(run) < succeeded[call_id]:
+            attempts[id(run)] = call_id
     return attempts
+
+
+def _last_successes(runs: list[ToolRun]) -> dict[str, tuple[int, int]]:
+    """Each call id's last successful tool span, by when it started (``_ran_at``)."""
+    last: dict[str, tuple[int, int]] = {}
+    for run in runs:
+        if run.call_id is not None and not run.error:
+            last[run.call_id] = max(last.get(run.call_id, _ran_at(run)), _ran_at(run))
+    return last
+
+
+def _ran_at(run: ToolRun) -> tuple[int, int]:
+    """When the tool span started; spans that started together in the order given."""
+    return run.span.start, run.span.index
 
 
 def with_errors(

@@ -309,10 +309,12 @@ def _id(value: Any, size: int, path: str, index: int) -> str:
     )
 
 
-def normalize_id(value: str, size: int) -> str:
-    """A filter value (hex or base64) as the hex the spans are keyed by."""
+def normalize_id(value: object, size: int) -> str | None:
+    """A filter value (hex or base64) as the hex the spans are keyed by; None, which no span
+    has, for a value that is not text (as a ``session_id`` that is not text names no span's
+    session): the filter selects nothing, ``ambiguous_trace``."""
     if not isinstance(value, str):
-        raise ValueError(f"an id filter is the id's hex or base64 text, got {short_repr(value)}")
+        return None
     try:
         return _id(value, size, "", 0)
     except TraceError:
