@@ -16,7 +16,7 @@ from typing_extensions import assert_never
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import AnyMessage
 
-from ._turns import write_turns
+from ._turns import Origin, write_turns
 from ._write import NAME, Omission, Options, Shape, check_options, leave_out, refuse
 
 __all__ = ["CurrentTurn", "split_current_turn"]
@@ -127,8 +127,8 @@ def split_current_turn(
         current, prior = turns[-2:], turns[:-2]
         if [turn["role"] for turn in current] != ["user", "assistant"]:
             raise refuse(
-                origins[-1],
-                f"messages[{origins[-1]}]",
+                origins[-1].completed_by,
+                f"messages[{origins[-1].completed_by}]",
                 "the conversation must end with a user message answered by an assistant "
                 "message to split off the current exchange",
             )
@@ -138,11 +138,11 @@ def split_current_turn(
     allowed = [_FIELDS[shape]] * len(current)
     if shape != "pairs":
         allowed[0] = frozenset({"role", "content"})  # the question has no retrieval_context
-    for turn, fields, at in zip(current, allowed, origins[-len(current):], strict=True):
+    for turn, fields, origin in zip(current, allowed, origins[-len(current):], strict=True):
         leftover = [key for key, value in turn.items() if key not in fields
                     and not (shape == "roles" and key in _SILENT and value in (None, []))]
         if leftover:
-            _leave_out_fields(turn, leftover, at, settings, found)
+            _leave_out_fields(turn, leftover, origin, settings, found)
     answer_turn = current[-1]  # its retrieval context is optional, in either spelling
     context = answer_turn.get("retrieval_context", answer_turn.get("retrievalContext"))
     if omitted is not None:
@@ -150,15 +150,16 @@ def split_current_turn(
     return CurrentTurn(prior, question, answer, context)
 
 
-def _leave_out_fields(turn: dict[str, Any], leftover: list[str], at: int, options: Options,
-                      found: list[Omission]) -> None:
+def _leave_out_fields(turn: dict[str, Any], leftover: list[str], origin: Origin,
+                      options: Options, found: list[Omission]) -> None:
     """The Galtea fields of a current turn the call has no place for: refused, or left out by
-    the option that accepts the loss (files: none does)."""
-    path = f"messages[{at}].metadata.{NAME}"
+    the option that accepts the loss (files: none does), at the message they came from."""
     files = [key for key in leftover if key in _FILE_KEYS]
     if files:
-        raise refuse(at, path, f"the current exchange carries Galtea fields {files} that "
-                               f"{_NO_PLACE}")
+        raise refuse(origin.files, f"messages[{origin.files}].metadata.{NAME}",
+                     f"the current exchange carries Galtea fields {files} that {_NO_PLACE}")
+    at = origin.fields
+    path = f"messages[{at}].metadata.{NAME}"
     context = [key for key in leftover if key in _CONTEXT_KEYS]
     if context:
         leave_out("retrieval_context" in options.drop,

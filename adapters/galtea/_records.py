@@ -16,7 +16,9 @@ fields say twice must agree (``conflicting_fields``; a value too deep to compare
 and no text. The record's other fields are kept, verbatim, under ``metadata["galtea"]["trace"]``
 of the turn's first message, and so is an input or output that gave no message but is not null
 (``""``, ``{}``, an output envelope with no ``assistant_message`` text nor files, which the SDK
-keeps as ``actual_output_data``). The legacy ``actualInput`` / ``actual_input`` is the input.
+keeps as ``actual_output_data``), or an empty text beside files (its message, the files alone,
+is the one a null text gives). A file list that is not a list is refused, message or not.
+The legacy ``actualInput`` / ``actual_input`` is the input.
 Accepted forms: ``Trace`` objects, their dumps in either spelling
 and either mode (the status enum of a python-mode dump is read as its value), and the API's own
 JSON (``input`` / ``actualOutput`` as ``{"user_message" | "assistant_message", "content"}``).
@@ -193,6 +195,25 @@ def _field(record: dict[str, Any], name: str, i: int) -> tuple[str | None, Any]:
     return found[0] if found else (None, None)
 
 
+def _file_list(record: dict[str, Any], name: str, i: int) -> tuple[str | None, list[Any]]:
+    """(key as spelled, value) of one of the record's file lists, ``(None, [])`` when absent.
+    A value that is not a list is ``malformed_event`` at its key whether or not a message is
+    read from that side: a falsy one (``{}``, ``""``, ``null``) gives none, and would be left
+    out without a word."""
+    key, files = _field(record, name, i)
+    if key is None:
+        return None, []
+    if type(files) is not list:
+        raise error("malformed_event", f"expected a list of attached files, got "
+                    f"{type(files).__name__} {short_repr(files)}", i, key, base="traces")
+    return key, files
+
+
+def _not_null(record: dict[str, Any], *names: str) -> list[str]:
+    """The record's keys, in every spelling of the mapped fields ``names``, that are not null."""
+    return [key for name in names for key in _MAPPED[name] if record.get(key) is not None]
+
+
 def _envelope_files(envelope: dict[str, Any]) -> list[dict[str, Any]]:
     """The files of an API input/output envelope, as the SDK finds them (``content`` parts of
     type ``file`` with a ``uri``); other parts stay in the envelope."""
@@ -272,9 +293,8 @@ def _output_of(record: dict[str, Any], i: int) -> _Output:
     text is its ``assistant_message`` when that is a string (what the SDK unwraps), its other
     keys the answer's ``metadata``. What two fields say twice must agree."""
     output_key, output = _field(record, "actual_output", i)
-    files_key, files = _field(record, "actual_output_files", i)
+    files_key, files = _file_list(record, "actual_output_files", i)
     data_key, data = _field(record, "actual_output_data", i)
-    files = [] if files_key is None else files
     if type(output) is dict:  # the API's own JSON: the envelope itself
         if data is not None:
             _same_envelope("output", output, output_key, data, data_key, i)
@@ -321,8 +341,7 @@ def _turns_of(
     keys the turn's ``metadata`` and files come from (``_at_record_key``)."""
     input_key, raw_input = _field(record, "input", i)
     data_key, input_data = _field(record, "input_data", i)
-    files_key, input_files = _field(record, "input_files", i)
-    input_files = [] if files_key is None else input_files
+    files_key, input_files = _file_list(record, "input_files", i)
     source_key = data_key if input_data is not None else input_key  # the input object's key
     if input_data is not None and type(input_data) not in (str, dict):
         raise error("malformed_event", f"expected the input as a string or a dict, got "
@@ -368,12 +387,13 @@ def _turns_of(
             text = text or ""
         else:
             text = source or ""
+            if source == "":  # beside files: kept, as the files alone read the same as null's
+                unread.update(_not_null(record, "input", "input_data"))
         turns.append({"role": "user", "content": text, "retrieval_context": None,
                       "metadata": metadata, "input_files": input_files,
                       "output_files": []})
     else:  # an empty text or input object is not nothing (the SDK keeps it in input_data)
-        unread.update(key for name in ("input", "input_data") for key in _MAPPED[name]
-                      if record.get(key) is not None)
+        unread.update(_not_null(record, "input", "input_data"))
     output, output_files, answer, answer_key, out_files_key = _output_of(record, i)
     envelopes = [key for key in _MAPPED["actual_output_data"] if key in record]
     if output is not None or output_files:
@@ -383,8 +403,10 @@ def _turns_of(
                       "output_files": output_files})
         # a dump's envelope the answer was read from is in it; anything else there is not
         unread.update(key for key in envelopes if not isinstance(record[key], Mapping))
+        if output == "" and answer is None and output_files:  # plain "" beside files: kept,
+            unread.update(_not_null(record, "actual_output"))  # as with null they read alike
     else:  # an envelope with no text nor files (the SDK keeps it as actual_output_data)
-        unread.update(key for key in _MAPPED["actual_output"] if record.get(key) is not None)
+        unread.update(_not_null(record, "actual_output"))
         unread.update(envelopes)
     return turns, unread, (source_key, files_key, answer_key, out_files_key)
 

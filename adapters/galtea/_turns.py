@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Collection, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from typing_extensions import assert_never
 
-from tracebridge._json import json_path
+from tracebridge._json import json_path, same_json
 from tracebridge._shape import UNCHECKED, unchecked_field
 from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import AIMessage, AnyMessage, HumanMessage, messages_of
@@ -30,7 +30,7 @@ from ._write import (
     to_entries,
 )
 
-__all__ = ["from_messages", "write_turns"]
+__all__ = ["Origin", "from_messages", "write_turns"]
 
 _CAMEL = {"retrieval_context": "retrievalContext", "input_files": "inputFiles",
           "output_files": "outputFiles"}
@@ -46,6 +46,21 @@ _RESERVED: dict[Shape, frozenset[str]] = {
 # are extra keys like any other, and are written back).
 _RECORD_MARKERS = frozenset({"id", "index", "session_id", "sessionId"})
 _NO_OPTIONS = Options()
+
+
+class Origin(NamedTuple):
+    """Where a written turn came from, as indexes of the messages."""
+
+    completed_by: int
+    """The message that completed it (a pair's answer; a joined turn's first message)."""
+    fields: int
+    """The message whose Galtea fields it holds: that one, unless a join took a later one's."""
+    files: int
+    """The message its files came from: that one, unless a join took a later one's."""
+
+    @classmethod
+    def of(cls, entry: Entry) -> Origin:
+        return cls(entry.index, entry.fields_index, entry.files_index)
 
 
 def from_messages(
@@ -99,8 +114,8 @@ def write_turns(
     options: Options,
     omitted: list[Omission] | None,
     context_on_last: bool = False,
-) -> tuple[list[dict[str, Any]], list[int]]:
-    """The turns, and for each turn the index of the message that completed it.
+) -> tuple[list[dict[str, Any]], list[Origin]]:
+    """The turns, and for each turn the messages it came from (``Origin``).
 
     ``context_on_last``: the last turn, when an answer, keeps its ``retrieval_context`` in
     ``history`` too (``split_current_turn`` has a place for the current answer's).
@@ -143,7 +158,7 @@ def write_turns(
 def _written(
     messages: list[AnyMessage], shape: Shape | None, options: Options, found: list[Omission],
     context_on_last: bool,
-) -> tuple[list[dict[str, Any]], list[int]]:
+) -> tuple[list[dict[str, Any]], list[Origin]]:
     if options.join_consecutive is None and shape != "pairs":
         written = _one_turn_each(messages, shape, options, found, context_on_last)
         if written is not None:
@@ -156,12 +171,12 @@ def _written(
     if shape == "pairs":
         turns, origins = _pairs(entries, options, found)
     elif shape == "roles":
-        turns, origins = [_role_turn(entry) for entry in entries], [e.index for e in entries]
+        turns, origins = [_role_turn(entry) for entry in entries], [Origin.of(e) for e in entries]
     elif shape == "history":
         last = len(entries) - 1
         turns = [_history_turn(entry, options, found, context_on_last and k == last)
                  for k, entry in enumerate(entries)]
-        origins = [entry.index for entry in entries]
+        origins = [Origin.of(entry) for entry in entries]
     else:
         assert_never(shape)
     return turns, origins
@@ -170,7 +185,7 @@ def _written(
 def _one_turn_each(
     messages: Sequence[AnyMessage], shape: Shape | None, options: Options,
     found: list[Omission], context_on_last: bool,
-) -> tuple[list[dict[str, Any]], list[int]] | None:
+) -> tuple[list[dict[str, Any]], list[Origin]] | None:
     """Roles or history turns, one per message not left out; None when ``shape`` is None and
     the messages recorded the pairs shape (the caller writes pairs).
 
@@ -183,7 +198,7 @@ def _one_turn_each(
     # Every message is read before any entry becomes a turn, as in the general path, so that
     # the same error comes first and omissions are recorded in the same order.
     written: list[dict[str, Any] | Entry] = []
-    origins: list[int] = []
+    origins: list[Origin] = []
     plain = True  # every message written is a plain one (a dict already)
     for i, message in enumerate(messages):
         kind = type(message)
@@ -195,7 +210,7 @@ def _one_turn_each(
                         or message.audio is not None))):  # type: ignore[union-attr]
                 written.append({"role": "user" if kind is HumanMessage else "assistant",
                                 "content": content})
-                origins.append(i)
+                origins.append(Origin(i, i, i))
                 continue
         if shape is None:
             shape = _recorded_shape(messages)
@@ -204,7 +219,7 @@ def _one_turn_each(
         read = read_entry(message, i, shape, options, found)
         if read is not None:
             written.append(read)
-            origins.append(i)
+            origins.append(Origin.of(read))
             plain = False
     if plain:
         return written, origins  # type: ignore[return-value]  # dicts alone
@@ -235,39 +250,40 @@ def _join(entries: list[Entry], separator: str, options: Options,
             joined.append(Entry(entry.role, entry.text, entry.index, dict(entry.namespace),
                                 list(entry.files)))
             continue
-        said, saying = _said(last.namespace), _said(entry.namespace)
-        if (said and saying and last.namespace != entry.namespace) or (
-                last.files and entry.files):
-            raise refuse(
-                entry.index,
-                f"messages[{entry.index}].metadata.{NAME}",
-                f"cannot join messages[{last.index}] and messages[{entry.index}]: both carry "
-                f"Galtea fields (retrieval_context, metadata, files or extra keys) and one "
-                f"turn holds one set",
-            )
+        said, saying = _saying(last.namespace), _saying(entry.namespace)
+        if said and saying and not same_json(said, saying, zero_signs=True):
+            raise _unjoinable(last.fields_index, entry.index)
+        if last.files and entry.files:
+            raise _unjoinable(last.files_index, entry.index)
         if last.files and entry.text:
             # one turn holds its text before its files: this text would move before them
             leave_out("part_order" in options.drop,
                       Omission(entry.index, "part_order", "drop=part_order",
-                               f"text written before the files of messages[{last.index}]"),
+                               f"text written before the files of messages[{last.files_index}]"),
                       found, f"messages[{entry.index}].content",
-                      f"text after the files of messages[{last.index}] it is joined to",
+                      f"text after the files of messages[{last.files_index}] it is joined to",
                       "a Galtea turn holds its text, then its files")
         last.text = last.text + separator + entry.text
-        if (saying and not said) or not last.namespace:  # the fields that say something
-            last.namespace = dict(entry.namespace)
-        last.files = last.files or list(entry.files)
+        # the fields that say something; when both say the same, the first one's (spelling,
+        # nulls and empty file lists included)
+        if (saying and not said) or not last.namespace:
+            last.namespace, last.fields_index = dict(entry.namespace), entry.index
+        if not last.files and entry.files:
+            last.files, last.files_index = list(entry.files), entry.index
         found.append(Omission(entry.index, "joined", "join_consecutive",
                               f"joined into the {entry.role} turn of messages[{last.index}]"))
     return joined
 
 
-def _said(namespace: dict[str, Any]) -> bool:
-    """Whether a message's Galtea fields say something: a null, an empty file list and a
-    spelling say nothing (every message read from the SDK's own objects carries them)."""
-    return any(key not in ("aliases", "empty_files")
-               and not (key in ("metadata", "retrieval_context") and value is None)
-               for key, value in namespace.items())
+def _unjoinable(held_by: int, index: int) -> TraceError:
+    """The refusal to join messages[index] to the turn whose fields or files messages[held_by]
+    gave (compared as JSON: ``1`` and ``true`` are two values, and one would be lost)."""
+    return refuse(
+        index,
+        f"messages[{index}].metadata.{NAME}",
+        f"cannot join messages[{held_by}] and messages[{index}]: both carry Galtea fields "
+        f"(retrieval_context, metadata, files or extra keys) and one turn holds one set",
+    )
 
 
 def _extra(entry: Entry, shape: Shape) -> dict[str, Any]:
@@ -275,16 +291,16 @@ def _extra(entry: Entry, shape: Shape) -> dict[str, Any]:
     clashes = sorted(key for key in extra if key in _RESERVED[shape])
     if clashes:
         raise refuse(
-            entry.index,
-            json_path(f"messages[{entry.index}].metadata.{NAME}.extra", clashes[0]),
+            entry.fields_index,
+            json_path(f"messages[{entry.fields_index}].metadata.{NAME}.extra", clashes[0]),
             f"extra key(s) {clashes} would take the place of {with_article(shape)} turn's own "
             "field",
         )
     markers = sorted(key for key in extra if key in _RECORD_MARKERS)
     if is_record(extra):
         raise refuse(
-            entry.index,
-            json_path(f"messages[{entry.index}].metadata.{NAME}.extra", markers[0]),
+            entry.fields_index,
+            json_path(f"messages[{entry.fields_index}].metadata.{NAME}.extra", markers[0]),
             f"extra keys {markers} would make the {shape} turn read as a Trace record "
             f"(id, index and session_id mark one)",
         )
@@ -318,30 +334,30 @@ def _history_turn(entry: Entry, options: Options, found: list[Omission],
     ``keep_context``: an answer's ``retrieval_context`` is written too (the current answer
     ``split_current_turn`` takes apart)."""
     turn: dict[str, Any] = {"role": entry.role, "content": entry.text}
-    at = f"messages[{entry.index}].metadata.{NAME}"
+    at = f"messages[{entry.fields_index}].metadata.{NAME}"
     why = "conversation_history turns hold role and text only"
     context = entry.namespace.get("retrieval_context")
     if context is not None and keep_context and entry.role == "assistant":
         turn["retrieval_context"] = context
     elif context is not None:
         leave_out("retrieval_context" in options.drop,
-                  Omission(entry.index, "retrieval_context", "drop=retrieval_context",
+                  Omission(entry.fields_index, "retrieval_context", "drop=retrieval_context",
                            f"retrieval_context {short_repr(context)}"),
                   found, f"{at}.retrieval_context", "a retrieval_context", why)
     kept = {key: entry.namespace[key] for key in ("metadata", "extra")
             if entry.namespace.get(key) is not None}
     if kept:
         leave_out("turn_metadata" in options.drop,
-                  Omission(entry.index, "turn_metadata", "drop=turn_metadata",
+                  Omission(entry.fields_index, "turn_metadata", "drop=turn_metadata",
                            f"turn fields {short_repr(kept)}"),
                   found, at, "the turn's metadata and other keys", why)
     return turn
 
 
 def _pairs(entries: list[Entry], options: Options,
-           found: list[Omission]) -> tuple[list[dict[str, Any]], list[int]]:
+           found: list[Omission]) -> tuple[list[dict[str, Any]], list[Origin]]:
     turns: list[dict[str, Any]] = []
-    origins: list[int] = []
+    origins: list[Origin] = []
     for k in range(0, len(entries), 2):
         question = entries[k]
         if question.role != "user":
@@ -377,43 +393,44 @@ def _pairs(entries: list[Entry], options: Options,
         metadata = answer.namespace.get("metadata")
         if metadata is not None:
             leave_out("turn_metadata" in options.drop,
-                      Omission(answer.index, "turn_metadata", "drop=turn_metadata",
+                      Omission(answer.fields_index, "turn_metadata", "drop=turn_metadata",
                                f"turn metadata {short_repr(metadata)}"),
-                      found, f"messages[{answer.index}].metadata.{NAME}.metadata",
+                      found, f"messages[{answer.fields_index}].metadata.{NAME}.metadata",
                       "the turn's metadata", "a pair has no metadata field (shape='roles' has)")
         pair: dict[str, Any] = {"input": question.text, "actual_output": answer.text}
         if "retrieval_context" in answer.namespace:
             pair["retrieval_context"] = answer.namespace["retrieval_context"]
         pair.update(_extra(answer, "pairs"))
         turns.append(pair)
-        origins.append(answer.index)
+        origins.append(Origin.of(answer))
     return turns, origins
 
 
 def _question_fields(question: Entry, options: Options, found: list[Omission]) -> None:
     """A pair's question is its text alone: a user message's ``retrieval_context`` needs
     ``drop=["retrieval_context"]``, its ``metadata`` and extra keys ``drop=["turn_metadata"]``."""
-    held = _pair_fields(question.namespace)
-    at = f"messages[{question.index}].metadata.{NAME}"
+    held = _saying(question.namespace)
+    at = f"messages[{question.fields_index}].metadata.{NAME}"
     why = ("a pair keeps retrieval_context and extra keys on its answer only (shape='roles' "
            "keeps them on the user turn)")
     context = held.pop("retrieval_context", None)
     if context is not None:
         leave_out("retrieval_context" in options.drop,
-                  Omission(question.index, "retrieval_context", "drop=retrieval_context",
+                  Omission(question.fields_index, "retrieval_context", "drop=retrieval_context",
                            f"retrieval_context {short_repr(context)}"),
                   found, at, "a user message's retrieval_context", why)
     if held:
         leave_out("turn_metadata" in options.drop,
-                  Omission(question.index, "turn_metadata", "drop=turn_metadata",
+                  Omission(question.fields_index, "turn_metadata", "drop=turn_metadata",
                            f"turn fields {short_repr(held)}"),
                   found, at, "the user message's metadata and other keys", why)
 
 
-def _pair_fields(namespace: dict[str, Any]) -> dict[str, Any]:
-    """The Galtea fields of a message that a pair's question cannot hold (spellings, empty
-    file lists, a null metadata and a null retrieval_context say nothing: every user message
-    read from the SDK's own objects carries the last two)."""
+def _saying(namespace: dict[str, Any]) -> dict[str, Any]:
+    """The Galtea fields of a message that say something, which a pair's question cannot hold
+    and two joined messages must not say differently: spellings, empty file lists, a null
+    metadata and a null retrieval_context say nothing (every message read from the SDK's own
+    objects carries them)."""
     return {key: value for key, value in namespace.items()
             if key not in ("aliases", "empty_files")
             and not (key in ("metadata", "retrieval_context") and value is None)}

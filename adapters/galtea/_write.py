@@ -130,6 +130,14 @@ class Entry:
     """The message's ``metadata["galtea"]`` without ``shape``, ``trace`` and ``agent_input``."""
     files: list[tuple[FileField, dict[str, Any]]] = field(default_factory=list)
     """The attached-file dicts, each with the list it goes to."""
+    fields_index: int = field(init=False)
+    """The message whose Galtea fields ``namespace`` holds: ``index``, unless a join took a
+    later message's (what is refused or left out of them is that message's)."""
+    files_index: int = field(init=False)
+    """The message ``files`` came from: ``index``, unless a join took a later message's."""
+
+    def __post_init__(self) -> None:
+        self.fields_index = self.files_index = self.index
 
 
 def refuse(index: int, path: str, detail: str) -> TraceError:

@@ -190,9 +190,7 @@ class Scorer:
                 jobs.append(asyncio.ensure_future(self._job(sample, name, gate)))
         rows = await asyncio.gather(*jobs)
         columns = {name: [row[name] for row in rows] for name in SCORE_COLUMNS}
-        repeated = batch.take(pa.array([i for i in range(batch.num_rows)
-                                        for _ in self.names], type=pa.int64()))
-        return with_columns(repeated, columns, SCORE_COLUMNS)
+        return with_columns(_repeat_rows(batch, len(self.names)), columns, SCORE_COLUMNS)
 
     def sample(self, text: str | None, line: int | None, told: str | None) -> MultiTurnSample:
         """The sample a record stands for; ``RowError`` when it cannot be read.
@@ -255,6 +253,28 @@ class Scorer:
             row.update(state="unrun", error=f"budget: {refused}", value=None)
             return row
         return _fill(row, result, _now())
+
+
+def _repeat_rows(batch: pa.Table, times: int) -> pa.Table:
+    """Each row of ``batch`` ``times`` times in a row (record-major), every column of the type
+    it had."""
+    if times == 1 or batch.num_rows == 0:
+        return batch
+    indices = pa.array([i for i in range(batch.num_rows) for _ in range(times)], type=pa.int64())
+    return pa.Table.from_arrays([_repeat_column(column, indices, times)
+                                 for column in batch.columns], schema=batch.schema)
+
+
+def _repeat_column(column: pa.ChunkedArray, indices: pa.Array, times: int) -> pa.ChunkedArray:
+    """``column`` taken at ``indices`` (each row ``times`` times in a row). Arrow takes no
+    column of some types (``string_view``, ``binary_view``, run-end encoded, and a list or
+    struct of one): such a column is repeated by slices instead."""
+    try:
+        return column.take(indices)
+    except pa.ArrowNotImplementedError:  # no take kernel for this type: the same rows by slices
+        whole = column.combine_chunks()
+        rows = [whole.slice(i, 1) for i in range(len(whole)) for _ in range(times)]
+        return pa.chunked_array([pa.concat_arrays(rows)], type=column.type)
 
 
 def _fill(row: dict[str, Any], result: MetricResult, at: str, *, cached: bool = False,
