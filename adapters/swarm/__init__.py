@@ -79,11 +79,61 @@ SWARM = openai_chat.Dialect(
 def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
     """Typed messages from a Swarm history (a list of message dicts)."""
     _refuse_run_result(trace)
-    return read_trace(trace, SWARM, allow_pending=allow_pending)
+    try:
+        return read_trace(trace, SWARM, allow_pending=allow_pending)
+    except TraceError as error:
+        # Looked for only once the reader refused (a marker has no role): a history read
+        # pays nothing for it.
+        marker = _stream_marker(trace)
+        if marker is None or (error.index is not None and error.index < marker):
+            raise  # no marker, or a fault before the first one
+        raise _streamed_output(marker, trace[marker]) from None
 
 
 _RESPONSE_FIELDS = ("messages", "agent", "context_variables")
 """The fields of Swarm's ``Response`` (what ``Swarm.run`` returns)."""
+_STREAM_DELIMS = ("start", "end")
+"""``{"delim": ...}`` around each reply's deltas in ``Swarm.run(stream=True)``'s output."""
+
+
+def _stream_marker(trace: Any) -> int | None:
+    """The position of the first item of ``trace`` that is one of the markers
+    ``Swarm.run(stream=True)`` yields beside the deltas (``{"delim": "start"}``,
+    ``{"delim": "end"}``, and last ``{"response": Response}``); None when there is none."""
+    if not isinstance(trace, list):
+        return None
+    for index, item in enumerate(trace):
+        if isinstance(item, dict) and _is_stream_marker(item):
+            return index
+    return None
+
+
+def _is_stream_marker(item: dict[Any, Any]) -> bool:
+    """Whether ``item`` is exactly ``{"delim": "start"}``, ``{"delim": "end"}`` or
+    ``{"response": ...}`` (a message has a ``role`` beside its other keys)."""
+    keys = list(item)
+    if keys == ["delim"]:
+        delim = item["delim"]
+        # a string first: ``in`` asks ``==``, whose answer may have no truth value
+        return isinstance(delim, str) and delim in _STREAM_DELIMS
+    return keys == ["response"]
+
+
+def _streamed_output(index: int, item: dict[str, Any]) -> TraceError:
+    """``streaming_chunk`` at the marker: the stream's last item holds the history."""
+    if "delim" in item:
+        detail = (
+            f"{item!r} marks a reply's deltas in Swarm.run(stream=True)'s output, which is "
+            "no history: pass the messages of the stream's last item, {'response': Response} "
+            "(its response.messages)"
+        )
+    else:
+        detail = (
+            "{'response': ...} is the last item of Swarm.run(stream=True)'s output, not a "
+            "message: pass its response.messages rather than the streamed items"
+        )
+    return TraceError("streaming_chunk", detail, index=index, path=f"messages[{index}]",
+                      source=NAME)
 
 
 def _refuse_run_result(trace: Any) -> None:
@@ -170,8 +220,8 @@ def handoffs(messages: Any, *, allow_pending: bool = False) -> list[Handoff]:
     * the next assistant message's ``sender`` changing to an agent the results do not
       name (a function returned ``Result(value=..., agent=...)``, whose value is free text).
       ``sender`` is only trusted where it changes or a run starts (right after a user
-      message): in the streaming shape it stays the starting agent, so there such a
-      handoff cannot be seen.
+      message, a system message or an assistant message without ``sender``): in the
+      streaming shape it stays the starting agent, so there such a handoff cannot be seen.
 
     >>> from tracebridge.adapters import swarm
     >>> history = [
@@ -196,7 +246,7 @@ def handoffs(messages: Any, *, allow_pending: bool = False) -> list[Handoff]:
     seen_agent = False
     last_sender: str | None = None  # ``sender`` of the previous assistant message
     block: list[tuple[int, ToolMessage]] = []  # the tool results since the last other message
-    run_start = False  # the previous message is a user's: Swarm adds none inside a run
+    run_start = False  # the previous message is one Swarm's run loop never writes in a run
     for index, message in enumerate(typed):
         if isinstance(message, ToolMessage):
             block.append((index, message))
@@ -216,11 +266,13 @@ def handoffs(messages: Any, *, allow_pending: bool = False) -> list[Handoff]:
         if sender is not None:  # an assistant message that names its agent
             if not seen_agent or changed or run_start:
                 # the first agent, a run started with another agent, or any run's start:
-                # the first reply after a user message names the run's agent in both shapes
+                # a run's first reply names the run's agent in both shapes
                 active = sender
             seen_agent = True
             last_sender = sender
-        run_start = isinstance(message, HumanMessage)
+        # Inside a run Swarm writes only replies with a sender and their results: after
+        # anything else (a user's, a system or a caller's sender-less message) a run starts.
+        run_start = sender is None
     if block:
         handoff = _block_handoff(block, active, None)
         if handoff is not None:

@@ -195,7 +195,12 @@ def _first_message_error(exc: ValidationError, data: Any = _NO_DATA) -> TraceErr
                 return None
             if data is not _NO_DATA:
                 details = {**details, "input": _found_at(data, details["loc"])}
-            expected = "keys must be strings" if _is_key(loc) else details["msg"]
+            # a validator's own text, as in a message (pydantic adds "Value error, ")
+            expected = (
+                "keys must be strings"
+                if _is_key(loc)
+                else details["msg"].removeprefix("Value error, ")
+            )
             return TraceError(
                 "malformed_event",
                 f"{expected} (got {type(details['input']).__name__} "

@@ -14,6 +14,7 @@ from itertools import compress
 from operator import attrgetter, itemgetter
 from typing import Any
 
+from .._drop import check_flag
 from .._json import _INT_BOUND, _INT_FLOOR, check_json, json_copy, json_copy_checked
 from .._shape import UNCHECKED, unchecked_field, unchecked_value
 from ..errors import TraceError
@@ -148,6 +149,7 @@ class ToolCallAccuracy(_Deterministic):
     """
 
     def __init__(self, strict_order: bool = True) -> None:
+        check_flag("strict_order", strict_order)  # "false" would be true: scored in order
         self.strict_order = strict_order
         self.name = "tool_call_accuracy" if strict_order else "tool_call_accuracy_unordered"
 
