@@ -28,7 +28,7 @@ def _run(cases: Path, out: Path, *flags: str) -> tuple[int, str, str]:
         (("--pass-threshold", "1.5"), "--pass-threshold must be from 0 to 1, got 1.5"),
         (("--max-requests", "-1"), "--max-requests must be 0 or more, got -1"),
         (("--max-tokens", "-5"), "--max-tokens must be 0 or more, got -5"),
-        (("--max-cost", "nan"), "--max-cost must be 0 or more, got nan"),
+        (("--max-cost", "nan"), "--max-cost must be a finite number, 0 or more, got nan"),
         (("--metric", "role_adherence"), "--model is required for judged metrics (role_adherence)"),
         (("--metric", "role_adherence", "--model", "m", "--api-key-env", "TB_TEST_NO_SUCH_KEY"),
          "set TB_TEST_NO_SUCH_KEY to the API key (or use --api-key-env)"),

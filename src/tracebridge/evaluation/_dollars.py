@@ -49,8 +49,9 @@ def _rounded(value: Fraction, digits: int) -> str:
 
 
 def _plain(value: Decimal) -> str:
-    """``value`` written out without an exponent or trailing zeros (``0.00003``, ``2``)."""
-    text = format(value, "f")
+    """``value`` written out without an exponent or trailing zeros (``0.00003``, ``2``;
+    ``-0`` is ``0``)."""
+    text = format(value.copy_abs() if value.is_zero() else value, "f")
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 

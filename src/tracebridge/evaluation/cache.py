@@ -180,6 +180,8 @@ class ResultCache(_Closing):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise CacheError(f"cache {self.path}: cannot create its folder: {exc}") from None
+        if self.path.is_dir():  # SQLite says only that it cannot open it, as for a damaged file
+            raise CacheError(f"cache {self.path}: is a directory; give the path of a file")
         self._db = self._connect(timeout)
 
     def _connect(self, timeout: float) -> sqlite3.Connection:

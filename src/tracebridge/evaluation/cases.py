@@ -4,11 +4,13 @@ A case file is JSONL (one case per line) or a JSON list of cases, read one recor
 Loading checks every record and reports each bad one by line and ``case_id`` at once
 (``CaseFileError``): fields of the wrong type, unknown keys, a duplicate ``case_id``, an unknown
 ``control_role``, a ``goal_shift`` or ``cancellation`` control without a human label, a control
-whose human label contradicts its role, an unknown ``source``. A case of a JSON list is told by
-its element number too (``element 2 (line 1)``), as the command line tells the traces of an
-array apart: ``json.dump`` writes the whole list on one line. A transcript that cannot be read
-or breaks the conversation rules does not stop loading: the case keeps the ``TraceError``
-(``LoadedCase.transcript_error``), is reported, and the conversation-rules check blocks it.
+whose human label contradicts its role, an unknown ``source``, a transcript given as a whole
+sample object that holds references or metadata (only its messages are read). A case of a JSON
+list is told by its element number too (``element 2 (line 1)``), as the command line tells the
+traces of an array apart: ``json.dump`` writes the whole list on one line. A transcript that
+cannot be read or breaks the conversation rules does not stop loading: the case keeps the
+``TraceError`` (``LoadedCase.transcript_error``), is reported, and the conversation-rules check
+blocks it.
 
 Each case records ``source_hash`` (the SHA-256 of the canonical JSON of its transcript as
 written) and ``transcript_hash`` (``MultiTurnSample.transcript_hash`` of its typed messages);
@@ -32,6 +34,7 @@ from pydantic import (
     model_validator,
 )
 
+from .. import native
 from .._cli_input import EVENTS, READABLE, matching
 from .._jsonstream import JsonDocuments, UnreadableInput, is_jsonl_name
 from ..errors import FormatError, TraceError, with_article
@@ -100,7 +103,8 @@ class Expectation(BaseModel):
     present: bool | None = Field(default=None, strict=True)
     """True: the field is there and not null; False: it is absent or null."""
     equals: Any = None
-    """The field equals this JSON value (compared as canonical JSON; null is a value)."""
+    """The field equals this JSON value (compared as typed JSON: numbers by value, booleans
+    not numbers; null is a value)."""
     count: int | None = Field(default=None, ge=0, strict=True)
     """The field is a list of exactly this many items."""
 
@@ -354,8 +358,14 @@ def load_cases(path: str) -> CaseSet:
         except TraceError as exc:  # a reference tool call holding a value that is not JSON
             problems.append(CaseProblem(line, case_id, str(exc), element))
             continue
-        if not repeated:
-            cases.append(_loaded(case, line, element, len(cases)))
+        if repeated:
+            continue
+        loaded = _loaded(case, line, element, len(cases))
+        unread = _sample_fields(loaded)
+        if unread:
+            problems.append(CaseProblem(line, case_id, _unread_problem(unread), element))
+            continue
+        cases.append(loaded)
     if problems:
         raise CaseFileError(path, problems)
     if not cases:
@@ -392,6 +402,29 @@ def _loaded(case: Case, line: int, element: int | None, position: int) -> Loaded
         return LoadedCase(case, line, position, source_hash, None, name, exc, None, element)
     return LoadedCase(case, line, position, source_hash, messages, name, None, transcript_hash,
                       element)
+
+
+_SAMPLE_FIELDS = ("reference", "reference_tool_calls", "reference_topics", "rubrics",
+                  "metadata")
+"""What a ``MultiTurnSample`` object holds besides its messages."""
+
+
+def _sample_fields(case: LoadedCase) -> list[str]:
+    """The fields besides ``messages`` that a transcript read as a whole sample object (the
+    ``tracebridge`` format) gives a value: only its messages are read, so they would be lost
+    (and the case scored against other references than the sample's)."""
+    transcript = case.case.transcript
+    if case.format != native.NAME or not isinstance(transcript, dict):
+        return []
+    return [name for name in _SAMPLE_FIELDS
+            if transcript.get(name) is not None and transcript.get(name) != {}]
+
+
+def _unread_problem(fields: list[str]) -> str:
+    return (f"transcript: the sample object's {', '.join(fields)} "
+            f"{'is' if len(fields) == 1 else 'are'} not read from a transcript; give "
+            f"{'it' if len(fields) == 1 else 'them'} as case fields, or leave "
+            f"{'it' if len(fields) == 1 else 'them'} out of the transcript")
 
 
 def _read(case: Case) -> tuple[str, list[Message]]:

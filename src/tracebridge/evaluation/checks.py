@@ -9,11 +9,13 @@ that fails any is blocked, with every reason found, and costs nothing.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..hashing import canonical_json
+from ..metrics._matching import args_equal
 from ..metrics.goals import allowed_topics
 from .cases import Case, Expectation, LoadedCase
 
@@ -85,7 +87,17 @@ def load_check(spec: str) -> UserCheck:
     function = getattr(module, attribute, None)
     if not callable(function):
         raise CheckError(f"--checks {spec}: {module_name} has no function {attribute}")
+    if _is_async(function):
+        raise CheckError(f"--checks {spec}: {attribute} is an async function; a check is a "
+                         "plain function of the case returning a list of problems")
     return UserCheck(spec, function)
+
+
+def _is_async(function: Callable[..., Any]) -> bool:
+    """Whether calling ``function`` gives a coroutine (an ``async def``, or an object whose
+    ``__call__`` is one): no check runs its body."""
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
+        type(function).__call__)
 
 
 def check_case(
@@ -139,8 +151,8 @@ def _unmet(evidence: dict[str, Any], key: str, expectation: Expectation) -> str 
     if not there:
         return f"expected {kind} {_json(getattr(expectation, kind))}, but domain_evidence " \
                "has no such field"
-    if kind == "equals":
-        if canonical_json(value) == canonical_json(expectation.equals):
+    if kind == "equals":  # as typed JSON: 10 is 10.0, 0 is -0.0, true is not 1
+        if args_equal(value, expectation.equals):
             return None
         return f"expected {_json(expectation.equals)}, got {_json(value)}"
     if not isinstance(value, list):
@@ -189,6 +201,8 @@ def _user(check: UserCheck, case: Case) -> list[str]:
         # in it too; a check is no coroutine, so nothing cancels it) is a reason not to
         # judge, said so
         return [f"check {check.name} raised {type(exc).__name__}: {exc}"]
+    if inspect.iscoroutine(problems):  # never awaited: closed, so nothing warns of it
+        problems.close()
     if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
         return [f"check {check.name} returned {type(problems).__name__}; expected a list of "
                 "problems (strings)"]

@@ -14,8 +14,9 @@ failure, the budget boundary, or the estimate did not fit the budget; a control 
 be scored stops the run this way too); 4 a control came out otherwise than its role expects;
 130 interrupted (RUN_DIR keeps what was written; run again to resume; interrupted before the
 run started, nothing was written); 143 the same, stopped by SIGTERM (``timeout``, ``docker
-stop``, a CI job cancelled), which the run takes as it takes Ctrl-C. A case file that holds
-no case at all is unusable too (exit 2), not one of bad cases.
+stop``, a CI job cancelled), which the run takes as it takes Ctrl-C (an interrupt after the
+run finished stops nothing: the finished run is reported). A case file that holds no case at
+all is unusable too (exit 2), not one of bad cases.
 """
 
 from __future__ import annotations
@@ -119,6 +120,9 @@ class _Termination:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[Any] | None = None
         self._over = False
+        self.finished: dict[str, Any] | None = None
+        """The summary of the run once it finished: an interrupt after that stops nothing
+        (``summary.json`` holds the finished run, which is what is reported)."""
 
     def attach(self) -> None:
         """From now on, cancel the task that calls this (in its running loop)."""
@@ -199,17 +203,24 @@ def _run(args: argparse.Namespace, err: TextIO) -> dict[str, Any]:
         try:
             return _set_up_and_run(args, err, termination)
         except asyncio.CancelledError:  # the run's task, cancelled by SIGTERM
+            if termination.finished is not None:
+                return termination.finished
             if termination.received:
                 raise _Terminated from None
+            raise
+        except KeyboardInterrupt:  # Ctrl-C, which cancels the run's task as it awaits
+            if termination.finished is not None:
+                return termination.finished
             raise
 
 
 def _set_up_and_run(args: argparse.Namespace, err: TextIO,
                     termination: _Termination) -> dict[str, Any]:
     try:
+        _paths_named(args)
         _outputs_apart(args)
         checks = [load_check(spec) for spec in args.checks]
-        prices = dict(parse_price(text) for text in args.prices)
+        prices = _prices(args.prices)
         budget = _checked_flags(args, prices)
         cases = load_cases(args.cases)
         for case in cases.unreadable():
@@ -221,6 +232,29 @@ def _set_up_and_run(args: argparse.Namespace, err: TextIO,
     except (UnreadableInput, CheckError, RecordError, CacheError, UsageError,
             MissingExtraError, ValueError, OSError) as exc:
         raise _Unusable(str(exc)) from None
+
+
+def _paths_named(args: argparse.Namespace) -> None:
+    """Refuse an empty ``--out`` or ``--cache`` (a variable not set): the empty path would be
+    the current directory, whose files the run would write over."""
+    if not args.out:
+        raise UsageError("--out is empty: give the run directory")
+    if not args.cache:
+        raise UsageError("--cache is empty: give the cache file (or --no-cache)")
+
+
+def _prices(texts: list[str]) -> dict[str, Price]:
+    """The ``--price`` flags by model; two for one model are refused (which is meant is not
+    known)."""
+    prices: dict[str, Price] = {}
+    given: dict[str, str] = {}
+    for text in texts:
+        model, price = parse_price(text)
+        if model in prices:
+            raise UsageError(f"--price {given[model]} and --price {text} both price {model}; "
+                             "give one price per model")
+        prices[model], given[model] = price, text
+    return prices
 
 
 def _outputs_apart(args: argparse.Namespace) -> None:
@@ -246,13 +280,16 @@ def _notice(err: TextIO) -> Callable[[str], object]:
 async def _go(runner: Runner, termination: _Termination) -> dict[str, Any]:
     termination.attach()
     try:
-        return await runner.run()
+        termination.finished = await runner.run()
+        return termination.finished
     finally:
         termination.detach()
-        close = getattr(runner.judge, "aclose", None)
-        if close is not None:
-            await close()
-        runner.cache.close()
+        try:
+            close = getattr(runner.judge, "aclose", None)
+            if close is not None:
+                await close()
+        finally:  # an interrupt taken while the judge closes leaves the cache to close too
+            runner.cache.close()
 
 
 def _checked_flags(args: argparse.Namespace, prices: dict[str, Price]) -> Budget:
@@ -267,10 +304,11 @@ def _checked_flags(args: argparse.Namespace, prices: dict[str, Price]) -> Budget
         raise UsageError(f"--timeout must be a finite number more than 0, got {args.timeout}")
     if not 0.0 <= args.pass_threshold <= 1.0:  # (nan too: no value is below it, all pass)
         raise UsageError(f"--pass-threshold must be from 0 to 1, got {args.pass_threshold}")
-    for flag, limit in (("--max-requests", args.max_requests), ("--max-tokens", args.max_tokens),
-                        ("--max-cost", args.max_cost)):
-        if limit is not None and not (math.isfinite(limit) and limit >= 0):
+    for flag, limit in (("--max-requests", args.max_requests), ("--max-tokens", args.max_tokens)):
+        if limit is not None and limit < 0:
             raise UsageError(f"{flag} must be 0 or more, got {limit}")
+    if args.max_cost is not None and not (math.isfinite(args.max_cost) and args.max_cost >= 0):
+        raise UsageError(f"--max-cost must be a finite number, 0 or more, got {args.max_cost}")
     budget = Budget(args.max_requests, args.max_tokens, args.max_cost, prices)
     try:
         if metrics_cli.judge_key(args) is not None:

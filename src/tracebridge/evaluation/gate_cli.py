@@ -88,16 +88,16 @@ def cmd_gate(args: argparse.Namespace, streams: Any) -> int:
         policy = load_policy(args.policy)
         run = read_run(args.run_dir)
         decision = decide(run, policy)
-        if args.junit:
+        if args.junit is not None:
             _write(args.junit, junit_xml(run, policy, decision), stdout)
-        if args.markdown:
+        if args.markdown is not None:
             _write(args.markdown, markdown(run, policy, decision), stdout)
         # standard output is a document's (however named), blockers and all
         if not any(path is not None and _on_stdout(path) for path in (args.junit, args.markdown)):
             _print(stdout, "".join(f"{blocker}\n" for blocker in decision.blockers))
     except BrokenPipeError:
         raise  # the reader of stdout went away: exit 141, as for every command
-    except (PolicyError, RunDirError, _SameFile, OSError) as exc:
+    except (PolicyError, RunDirError, _OutputRefused, OSError) as exc:
         err.write(f"tracebridge gate: {exc}\n")
         return EXIT_UNUSABLE
     err.write(f"tracebridge gate: {decision.name} (exit {decision.exit_code}): "
@@ -147,7 +147,7 @@ def cmd_report(args: argparse.Namespace, streams: Any) -> int:
         _write(args.output, page, streams.stdout)
     except BrokenPipeError:
         raise
-    except (PolicyError, RunDirError, _SameFile, OSError) as exc:
+    except (PolicyError, RunDirError, _OutputRefused, OSError) as exc:
         streams.stderr.write(f"tracebridge report: {exc}\n")
         return EXIT_UNUSABLE
     wrote = "standard output" if args.output == "-" else args.output
@@ -155,8 +155,8 @@ def cmd_report(args: argparse.Namespace, streams: Any) -> int:
     return 0
 
 
-class _SameFile(Exception):
-    """An output flag names a file the command reads (one line)."""
+class _OutputRefused(Exception):
+    """An output flag names a file the command reads, or no file at all (one line)."""
 
 
 def _apart(outputs: list[tuple[str, str | None]], args: argparse.Namespace,
@@ -170,15 +170,18 @@ def _apart(outputs: list[tuple[str, str | None]], args: argparse.Namespace,
     inputs += [("the run's", os.path.join(args.run_dir, name))
                for name in (SUMMARY, CASES, RESULTS, SPENT)]
     inputs.append(("the case file", None if case_file is None else os.fspath(case_file)))
+    for flag, path in outputs:
+        if path == "":  # a variable not set: no document would be delivered, and none said so
+            raise _OutputRefused(f"{flag} is empty: give a file, or - for standard output")
     for number, (flag, path) in enumerate(outputs):
         later = outputs[number + 1:]
         shared = _sharing_stdout(path, later)
         if shared is not None:
-            raise _SameFile(f"{flag} {path} and {shared[0]} {shared[1]} both name standard "
-                            "output; give a file for one")
+            raise _OutputRefused(f"{flag} {path} and {shared[0]} {shared[1]} both name "
+                                 "standard output; give a file for one")
         clash = same_file(path, [*inputs, *later])
         if clash is not None:
-            raise _SameFile(f"{flag} {clash}")
+            raise _OutputRefused(f"{flag} {clash}")
 
 
 def _sharing_stdout(

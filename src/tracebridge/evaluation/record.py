@@ -173,9 +173,12 @@ class RunRecord:
         summary = self.path / SUMMARY
         results = self.path / RESULTS
         if not summary.exists():
-            if results.exists():
-                raise RecordError(f"{self.path} holds {RESULTS} but no {SUMMARY}: not a run "
-                                  "directory this version can resume; use a new --out")
+            # a file of the name the run writes is not the run's (it would be written over):
+            # a case file called cases.jsonl, or what is left of a run that lost its summary
+            for name in (RESULTS, CASES, SPENT):
+                if (self.path / name).exists():
+                    raise RecordError(f"{self.path} holds {name} but no {SUMMARY}: not a run "
+                                      "directory this version can resume; use a new --out")
             return {}
         try:
             before = json.loads(summary.read_text(encoding="utf-8"))
@@ -192,7 +195,8 @@ class RunRecord:
                     "runs; use a new --out"
                 )
             # as JSON: a recorded true is not the threshold 1.0
-            if not isinstance(before, dict) or not same_json(before.get(key), header.get(key)):
+            if not isinstance(before, dict) or not same_json(_compared(key, before.get(key)),
+                                                             _compared(key, header.get(key))):
                 raise RecordError(
                     f"{self.path} holds a run with another {said}; resuming "
                     "would mix two runs: use a new --out"
@@ -336,6 +340,15 @@ class RunRecord:
                     stream.close()
         self._results = self._cases = self._spent_rows = None
         self._release_lock()
+
+
+def _compared(key: str, value: Any) -> Any:
+    """``value`` of the ``summary.json`` field ``key`` as resuming compares it: the user
+    checks as a set (the same checks, in another order or one given twice, decide the same
+    states), every other field as it is."""
+    if key == "checks" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return sorted(set(value))
+    return value
 
 
 def _price(kept: Any) -> Price:

@@ -62,6 +62,9 @@ EVERY_CASE_STOPS = ("refused", "controls_failed", "controls_incomplete")
 """The statuses that leave every case unrun, the cache's answers and the deterministic metrics
 included."""
 CONTROL_STOPS = ("controls_failed", "controls_incomplete")
+_YIELD_EVERY = 10
+"""Cases (or estimates) prepared between two turns of the event loop, where an interrupt is
+taken."""
 
 
 class UsageError(Exception):
@@ -130,7 +133,8 @@ class Runner:
         self.judge = judge
         self.budget = budget if budget is not None else Budget()
         self.cache = cache if cache is not None else NoCache()
-        self.user_checks = list(user_checks)
+        self.user_checks = list({check.name: check for check in user_checks}.values())
+        """Each check once, in the order first given (a check named twice runs once)."""
         self.settings = settings
         named = getattr(judge, "model", None)
         self.model = model or (named if isinstance(named, str) else "")
@@ -262,7 +266,8 @@ class Runner:
         hits: list[list[tuple[Job, MetricResult]]] = [[], []]
         """The cache's answers, the controls' and the other cases': results only once the run
         is not refused, and the other cases' once the controls came out right."""
-        for case in order:
+        for number, case in enumerate(order):
+            await _let_the_loop_in(number)
             reasons = check_case(case, self.metrics_of(case), self.user_checks)
             if reasons:
                 self.blocked[case.case_id] = reasons
@@ -278,7 +283,9 @@ class Runner:
                     phases[0 if control else 1].append(job)
                 else:
                     hits[0 if control else 1].append((job, hit))
-        for job in (job for phase in phases for job in phase if job.judged):
+        judged = (job for phase in phases for job in phase if job.judged)
+        for number, job in enumerate(judged):
+            await _let_the_loop_in(number)
             await self._estimate(job)
         refusal = self.budget.fits([e for phase in phases for j in phase for e in j.estimates])
         if refusal is not None and not self.settings.allow_partial:
@@ -499,6 +506,14 @@ class Runner:
         if any(result is not None and not _finished(result) for result in found):
             return "errored"
         return "unrun" if None in found else None
+
+
+async def _let_the_loop_in(number: int) -> None:
+    """Give the event loop a turn every ``_YIELD_EVERY`` cases or jobs prepared: checks,
+    cache lookups and estimates never wait on anything, so without it a Ctrl-C or SIGTERM
+    (a cancel of the run's task) would be taken only once the whole case file is prepared."""
+    if number % _YIELD_EVERY == 0:
+        await asyncio.sleep(0)
 
 
 def _started(summary: Path) -> dict[str, str]:
