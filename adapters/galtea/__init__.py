@@ -220,6 +220,7 @@ def _looks_like_role_turn(turn: dict[str, Any]) -> bool:
         and "input" not in turn
         and "actual_output" not in turn
         and "type" not in turn  # a Responses message item (openai_responses)
+        and "phase" not in turn  # an assistant message of the Responses API (openai_responses)
         and _CHAT_ONLY.isdisjoint(turn)
     )
 

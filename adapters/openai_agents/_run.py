@@ -181,8 +181,11 @@ def _as_replayed(found: list[Entry], replay: list[Any]) -> list[Entry]:
     Usually that list is the input followed by the new items (a reasoning item perhaps without
     its id: see ``_replayed``). When the SDK rewrote the history
     (``RunConfig(nest_handoff_history=True)`` moves earlier turns into the next agent's input
-    as summary messages), the new items it moved are in the rewritten input, not after it: the
-    list is then read as the SDK gives it, and only the new items that end it keep their agent.
+    as summary messages), the new items it moved are in the rewritten input, and those it did
+    not move are replayed after it (openai-agents 0.25 replays them all, an item before a moved
+    one too). The list is then read as the SDK gives it: the new items are matched from its
+    end, past the moved ones (read in the rewritten input, as input), and each one replayed
+    after the rewritten input keeps its agent and wrapper.
     """
     items = [entry for entry in found if not entry.approval]
     if len(items) == len(replay):
@@ -191,23 +194,9 @@ def _as_replayed(found: list[Entry], replay: list[Any]) -> list[Entry]:
         if len(same) == len(items):
             given = iter(same)
             return [entry if entry.approval else next(given) for entry in found]
-        for i, (entry, item) in enumerate(zip(items, replay, strict=True)):
-            if entry.record is None and isinstance(entry.item, BaseModel) and (
-                isinstance(item, list)
-            ):
-                raise TraceError(
-                    "malformed_event",
-                    f"the run's {entry.path} is an OpenAI SDK object "
-                    f"({type(entry.item).__name__}), which the Agents SDK lists in "
-                    f"to_input_list() (and sent to the model) as a list of [field, value] "
-                    f"pairs: {short_repr(item)}. The run as the model received it is no "
-                    "Responses item list; to read the object as given, pass "
-                    "to_messages(result.new_items, input=result.input)",
-                    index=i,
-                    path=f"to_input_list()[{i}]",
-                    source=NAME,
-                )
+        _refuse_listed_objects(items, replay)
     runs = [entry for entry in found if entry.record is not None]
+    moved = [entry.item for entry in found if entry.record is None]
     kept: list[Entry] = []
     end = len(replay)
     for entry in reversed(runs):
@@ -216,6 +205,8 @@ def _as_replayed(found: list[Entry], replay: list[Any]) -> list[Entry]:
             continue
         as_replayed = _replayed(entry, replay[end - 1]) if end > 0 else None
         if as_replayed is None:
+            if any(entry.item == item for item in moved):
+                continue  # moved into the rewritten input, and read there, as input
             break
         kept.append(as_replayed)
         end -= 1
@@ -226,6 +217,51 @@ def _as_replayed(found: list[Entry], replay: list[Any]) -> list[Entry]:
         for i, item in enumerate(replay[:end])
     ]
     return [*head, *reversed(kept)]
+
+
+def _refuse_listed_objects(items: list[Entry], replay: list[Any]) -> None:
+    """Refuse a run whose input holds an OpenAI SDK object (an item, or a part inside an item
+    dict) that ``to_input_list()`` lists as [field, value] pairs, naming it and the other
+    route; ``items`` and ``replay`` are of one length."""
+    for i, (entry, item) in enumerate(zip(items, replay, strict=True)):
+        found = None if entry.record is not None else _listed_object(entry.item, item)
+        if found is None:
+            continue
+        where, model, listed = found
+        raise TraceError(
+            "malformed_event",
+            f"the run's {entry.path}{where} is an OpenAI SDK object "
+            f"({type(model).__name__}), which the Agents SDK lists in "
+            f"to_input_list() (and sent to the model) as a list of [field, value] "
+            f"pairs: {short_repr(listed)}. The run as the model received it is no "
+            "Responses item list; to read the object as given, pass "
+            "to_messages(result.new_items, input=result.input)",
+            index=i,
+            path=f"to_input_list()[{i}]{where}",
+            source=NAME,
+        )
+
+
+def _listed_object(given: Any, replayed: Any) -> tuple[str, BaseModel, list[Any]] | None:
+    """The first pydantic object in the input item ``given`` (the item itself, or one inside
+    it: a part of a message's content) that the SDK replays as a list (``replayed`` is the
+    item as ``to_input_list()`` gives it): its path under the item, the object, the list."""
+    pending: list[tuple[Any, Any, str]] = [(given, replayed, "")]
+    while pending:  # the replay is finite and acyclic: the walk follows it
+        value, listed, where = pending.pop()
+        if isinstance(value, BaseModel):
+            if isinstance(listed, list):
+                return where, value, listed
+        elif isinstance(value, Mapping) and isinstance(listed, dict):
+            keys = [key for key in value if isinstance(key, str) and key in listed]
+            pending.extend((value[key], listed[key], f"{where}.{key}") for key in reversed(keys))
+        elif isinstance(value, list | tuple) and isinstance(listed, list) and (
+            len(value) == len(listed)
+        ):
+            pending.extend(
+                (value[k], listed[k], f"{where}[{k}]") for k in reversed(range(len(value)))
+            )
+    return None
 
 
 def _replayed(entry: Entry, item: Any) -> Entry | None:

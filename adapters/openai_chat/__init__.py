@@ -131,6 +131,8 @@ def detect(trace: Any) -> bool:
     """True for a non-empty list of role-keyed message dicts / ``ChatCompletionMessage``s.
 
     Each has ``content``, or (an assistant message) calls, ``audio`` or ``refusal`` in its place.
+    Lists with a Responses item's ``type`` or ``phase`` key, or Responses parts, belong to the
+    openai_responses adapter.
     Lists with Swarm's ``sender`` or ``tool_name`` keys (on a dict, or set on an SDK object)
     belong to the swarm adapter; those with a Galtea turn's ``retrieval_context``,
     ``input_files`` or ``output_files`` (or their camelCase) to the galtea adapter, when it
@@ -151,8 +153,8 @@ def detect(trace: Any) -> bool:
             return False
         if "content" not in item and not any(key in item for key in _CONTENT_FREE):
             return False
-        if "type" in item or _has_responses_parts(item.get("content")):
-            return False  # a Responses item (openai_responses)
+        if "type" in item or "phase" in item or _has_responses_parts(item.get("content")):
+            return False  # a Responses item (openai_responses): no chat message has these
         galtea_keys = galtea_keys or not _GALTEA_ONLY.isdisjoint(item)
     # Galtea role turns (every dump of its ``ConversationMessage``) are galtea's; a chat
     # history that keeps such a key beside what Galtea turns cannot hold stays a chat history

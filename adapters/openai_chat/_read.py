@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -1047,26 +1048,34 @@ _DECODER = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)
 _SCAN = _DECODER.scan_once  # type: ignore[attr-defined]  # set by JSONDecoder.__init__
 
 
-def _encoder() -> Callable[[Any], str]:
-    """``json.dumps`` with its default options, without rebuilding the C encoder per call."""
+def _encoder(allow_nan: bool) -> Callable[[Any], str]:
+    """``json.dumps`` with its default options (``allow_nan`` as given), without rebuilding
+    the C encoder per call."""
+    given = functools.partial(json.dumps, allow_nan=allow_nan)
     make = getattr(json.encoder, "c_make_encoder", None)
     plain = getattr(json.encoder, "c_encode_basestring_ascii", None)
     if make is None or plain is None:
-        return json.dumps
+        return given
 
     def default(value: Any) -> Any:
         raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
     # check_circular off (no markers): the values are parsed JSON or checked JSON, never
-    # circular. The rest are json.dumps's defaults: ensure_ascii, ", " and ": ", allow_nan.
-    encode = make(None, default, plain, None, ": ", ", ", False, False, True)
+    # circular. The rest are json.dumps's defaults: ensure_ascii, ", " and ": ".
+    encode = make(None, default, plain, None, ": ", ", ", False, False, allow_nan)
 
     def dumps(value: Any) -> str:
         return "".join(encode(value, 0))
 
     probe = {"a": [1, 2.5, None, True, "\u00e9\n"], "b": {}}
-    return dumps if dumps(probe) == json.dumps(probe) else json.dumps
+    return dumps if dumps(probe) == given(probe) else given
 
 
-dumps = _encoder()
-"""``json.dumps(value)`` (the spelling a call's arguments are compared with and written in)."""
+dumps = _encoder(allow_nan=True)
+"""``json.dumps(value)`` (the spelling a call's arguments are compared with)."""
+
+dumps_finite = _encoder(allow_nan=False)
+"""``dumps`` that raises ``ValueError`` on NaN or an infinity, which JSON has no spelling
+for: the argument text a writer writes. A call's args are checked when it is made, but a
+dict changed in place after that may hold one; the writer's fallback then names it
+(``unserializable_value`` at the value)."""

@@ -24,10 +24,10 @@ from tracebridge.messages import (
 )
 from tracebridge.validation import validate
 
-from ._parts import is_plain, joined_text
+from ._parts import PartWriter, is_plain, joined_text
 from ._read import (
     Dialect,
-    dumps,
+    dumps_finite,
     fast_for,
     parse_arguments,
     read_arguments,
@@ -318,7 +318,9 @@ class _FastWriter:
                 ):
                     return {}
                 args = spec["args"]
-                function = {"name": spec["name"], "arguments": dumps(args) if args else "{}"}
+                function = {
+                    "name": spec["name"], "arguments": dumps_finite(args) if args else "{}"
+                }
                 calls.append({"id": call_id, "type": "function", "function": function})
             out["tool_calls"] = calls
         if annotated:
@@ -664,8 +666,7 @@ class _Writer(ReplyWriter):
         inner = namespace.get("inner", {})
         out: dict[str, Any]
         if call.kind == "custom":
-            # ToolCall itself checks that a custom call's args are exactly {"input": <text>}.
-            custom = {"name": call.name, "input": call.args["input"]}
+            custom = {"name": call.name, "input": custom_input(self, call, path)}
             self.check_kept(inner, custom, f"{path}.metadata.{self.source}.inner")
             custom = {**json_copy(inner), **custom}
             out = {"id": call.id, "type": "custom", "custom": custom}
@@ -713,6 +714,21 @@ class _OwnWriter(_Writer):
     }
 
 
+def custom_input(writer: PartWriter, call: ToolCall, path: str) -> str:
+    """The input text of a custom call (at ``path``). ``ToolCall`` checks that its args are
+    exactly ``{"input": <text>}`` when it is made, but not a dict changed in place after
+    that: other args are ``malformed_event`` at ``path.args`` (the call holds its input text
+    alone, so another key would be lost, and input that is no text would not read back)."""
+    args = call.args
+    if args.keys() != {"input"} or type(args["input"]) is not str:
+        writer.malformed(
+            f"a custom call's args must be {{'input': <text>}} (were they changed after the "
+            f"call was made?), got {short_repr(args)}",
+            f"{path}.args",
+        )
+    return args["input"]
+
+
 def _calls(count: int) -> str:
     return f"{count} tool call" if count == 1 else f"{count} tool calls"
 
@@ -729,5 +745,5 @@ def _arguments(call: ToolCall, spelled: Any) -> str:
         parse_arguments(spelled), call.args, zero_signs=True
     ):
         return spelled
-    return dumps(call.args)
+    return dumps_finite(call.args)
 

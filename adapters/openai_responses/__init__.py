@@ -94,12 +94,12 @@ def from_messages(
     item, or outside a reply), ``mime_types`` (an image by URL or a file by id or URL has no
     mime type field), ``refusals`` (a refusal outside a reply), ``citations`` (a citation
     without url, title and both indexes, or with cited text), ``audio_replies`` (a reply has
-    no audio), ``audio_parts`` (a message takes no audio part; one read from a Responses
-    trace is written back), ``unanswered_calls`` (a call no result answers), ``opaque_parts``
-    (a block from another format). Without it they raise ``not_representable``. Message items
-    have no name (of a person, an agent, or a tool on an output other than a function's):
-    ``drop_names=True`` leaves them out (it is True or False: any other value is a
-    ``ValueError``). Calls without ids have no place at all.
+    no audio), ``audio_parts`` (a message takes no audio part, one read from a Responses
+    trace aside; a tool output or a reply none at all), ``unanswered_calls`` (a call no result
+    answers), ``opaque_parts`` (a block from another format). Without it they raise
+    ``not_representable``. Message items have no name (of a person, an agent, or a tool on an
+    output other than a function's): ``drop_names=True`` leaves them out (it is True or False:
+    any other value is a ``ValueError``). Calls without ids have no place at all.
     """
     return write_items(messages, source=NAME, drop=drop, drop_names=drop_names)
 
@@ -111,9 +111,10 @@ def detect(trace: Any) -> bool:
     """True for a non-empty list of Responses items with at least one Responses marker.
 
     Each element is an SDK Responses item object or an item dict of a known ``type``, or a
-    type-less message (``role`` and ``content``); at least one has a ``type`` or a content
-    part of a Responses type (``input_text``, ``output_text``...). A plain list of
-    ``{"role", "content"}`` dicts is left to the chat formats (it reads the same here).
+    type-less message (``role`` and ``content``); at least one has a ``type``, a ``phase``
+    (``commentary``, ``final_answer``) or a content part of a Responses type (``input_text``,
+    ``output_text``...). A plain list of ``{"role", "content"}`` dicts is left to the chat
+    formats (it reads the same here).
     """
     if not isinstance(trace, list) or not trace:
         return False
@@ -147,7 +148,7 @@ def detect(trace: Any) -> bool:
             marked = marked or bool(content)
         elif type(content) is not str:
             return False
-        marked = marked or kind == "message"
+        marked = marked or kind == "message" or "phase" in item  # no chat message has one
     return marked
 
 

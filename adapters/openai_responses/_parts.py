@@ -47,6 +47,9 @@ PLACES: Mapping[str, tuple[str, ...]] = {
 }
 """The part types the API takes in each role, and in a tool output (``output``)."""
 
+_DROPPED_BY: Mapping[str, str] = {"refusal": "refusals", "input_audio": "audio_parts"}
+"""The ``drop=`` option that leaves out a part of a type its place does not take."""
+
 
 class ItemPartReader(PartReader):
     """Reads the parts of the item at one index of a trace."""
@@ -241,7 +244,7 @@ class ItemPartWriter(PartWriter):
                 f"a Responses {_where(place)} takes only {', '.join(PLACES[place])} parts, "
                 f"not {kind}",
                 path,
-                "refusals" if kind == "refusal" else None,
+                _DROPPED_BY.get(kind),
             )
             return None
         namespace = self.namespace(part.metadata)

@@ -20,6 +20,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from tracebridge._json import check_json
 from tracebridge.errors import TraceError, short_repr, with_article
 from tracebridge.messages import (
     AIMessage,
@@ -33,7 +34,7 @@ from tracebridge.messages import (
 )
 
 from ..openai_chat._read import read_arguments
-from ..openai_chat._write import _arguments
+from ..openai_chat._write import _arguments, custom_input
 from ._item_reader import MESSAGE_ID_PREFIX, spelled_json
 from ._items import CALL_OUTPUTS, HOSTED_CALLS, OPAQUE_REPLY_ITEMS, RESULT_KEYS, call_name
 from ._message_items import listed_items
@@ -701,7 +702,7 @@ class ReplyWriter(ItemPartWriter):
             return self.hosted(call, kind, path, result)
         if kind is not None and kind in CALL_OUTPUTS:
             self.own_keys(call.args, ("type", "call_id", "id", "status"), kind, f"{path}.args")
-            out = {"type": kind, "call_id": call.id, **call.args}
+            out = {"type": kind, "call_id": call.id, **self.input_fields(call, path)}
             if "status" in namespace:
                 out["status"] = namespace["status"]
         elif call.kind == "custom":
@@ -709,7 +710,7 @@ class ReplyWriter(ItemPartWriter):
                 "type": "custom_tool_call",
                 "call_id": call.id,
                 "name": call.name,
-                "input": call.args["input"],
+                "input": custom_input(self, call, path),
             }
         else:
             out = {
@@ -754,7 +755,18 @@ class ReplyWriter(ItemPartWriter):
         fields = ReplyWriter(self.source, at, self.drop, (), self.drop_names).hosted_result(
             message, call, kind
         )
-        return {"type": kind, "id": call.id, **call.args, **fields}
+        return {"type": kind, "id": call.id, **self.input_fields(call, path), **fields}
+
+    def input_fields(self, call: ToolCall, path: str) -> dict[str, Any]:
+        """The args of a call kept as an item of input fields (``computer_call``, a hosted
+        call), which the item holds as they are: ``unserializable_value`` at the first value
+        that is no JSON (NaN, a set), which a dict changed in place after the call was made
+        may hold (``ToolCall`` checks its args only when it is made)."""
+        try:
+            check_json(call.args, f"messages[{self.index}]{path}.args")
+        except TraceError as error:
+            raise error.relocated(index=self.index, source=self.source) from None
+        return call.args
 
     def hosted_result(self, result: ToolMessage, call: ToolCall, kind: str) -> dict[str, Any]:
         """The result keys of a hosted ``call``'s item, from the ``ToolMessage`` this writer
