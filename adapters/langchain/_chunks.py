@@ -38,7 +38,7 @@ def reject_partial_chunk(data: dict[str, Any], at: str, parse_partial: Any) -> N
                 path=where,
             )
         args = chunk.get("args")
-        if args and not _strict_json(args) and type(_partial(parse_partial, args)) is dict:
+        if args and _cut_off(args, parse_partial):
             raise TraceError(
                 "streaming_chunk",
                 f"tool call chunk arguments {short_repr(args)} are cut off mid-JSON; sum the "
@@ -51,6 +51,51 @@ def reject_partial_chunk(data: dict[str, Any], at: str, parse_partial: Any) -> N
             "the chunk has tool_call_chunks but no parsed tool_calls; aggregate the stream first",
             path=f"{at}.tool_call_chunks",
         )
+    _reject_function_call_piece(data, at, parse_partial)
+
+
+def _reject_function_call_piece(data: dict[str, Any], at: str, parse_partial: Any) -> None:
+    """A legacy ``function_call`` piece of a stream: one without a name continues the call
+    an earlier chunk started (OpenAI streams the name once, then pieces of the arguments,
+    which ChatOpenAI names ``""``); one with a name and no arguments starts a call whose
+    arguments come in later chunks (as ``GenericFakeChatModel`` streams it); arguments cut
+    off mid-JSON, in a chunk with no other calls (beside them it is a copy of theirs), are
+    the start of a call's arguments."""
+    kwargs = data.get("additional_kwargs")
+    function_call = kwargs.get("function_call") if type(kwargs) is dict else None
+    if type(function_call) is not dict:
+        return
+    where = f"{at}.additional_kwargs.function_call"
+    if function_call.get("name") in (None, ""):
+        raise TraceError(
+            "streaming_chunk",
+            f"function_call {short_repr(function_call)} has no name: it continues a function "
+            f"call started in an earlier chunk; sum the chunks (chunk + chunk) before converting",
+            path=where,
+        )
+    if "arguments" not in function_call:
+        raise TraceError(
+            "streaming_chunk",
+            f"function_call {short_repr(function_call)} has no arguments: they come in later "
+            f"chunks; sum the chunks (chunk + chunk) before converting",
+            path=where,
+        )
+    args = function_call["arguments"]
+    if any(data.get(key) for key in ("tool_calls", "invalid_tool_calls", "tool_call_chunks")):
+        return
+    if type(args) is str and _cut_off(args, parse_partial):
+        raise TraceError(
+            "streaming_chunk",
+            f"function_call arguments {short_repr(args)} are cut off mid-JSON; sum the chunks "
+            f"(chunk + chunk) before converting",
+            path=f"{where}.arguments",
+        )
+
+
+def _cut_off(args: str, parse_partial: Any) -> bool:
+    """Whether argument text is the start of a JSON object: not JSON itself, but LangChain's
+    partial parser reads it as an object."""
+    return bool(args) and not _strict_json(args) and type(_partial(parse_partial, args)) is dict
 
 
 @dataclass

@@ -28,6 +28,11 @@ citations.
   A text block's annotation counts characters of its own block, a citation those of the
   reply's text (``AIMessage.text``): ``in_reply_text`` and ``in_block_text`` turn one into
   the other.
+* the citations of an AI text block's own ``citations`` list (ChatAnthropic's
+  ``web_search_result_location``, ``char_location``, ``page_location``,
+  ``content_block_location`` and ``search_result_location`` entries, which langchain-core's
+  ``content_blocks`` reads as ``citation`` annotations): ``AIMessage.citations`` too, read as
+  langchain-core reads them (``source_citation_of``), after the block's annotations.
 
 Anything else in ``additional_kwargs`` stays there, verbatim, with the message's metadata.
 """
@@ -47,7 +52,10 @@ from ._shapes import RAW_REASONING_ITEM, REASONING_ITEM, BlockShape
 from ._tool_outputs import OUTPUTS_KEY, is_tool_outputs
 
 __all__ = [
+    "CITATIONS_KEY",
     "CITATION_TYPES",
+    "CITING_LISTS",
+    "SOURCE_CITATION_TYPES",
     "annotation_of",
     "audio_of",
     "audio_reply",
@@ -63,6 +71,8 @@ __all__ = [
     "reasoning_item_of",
     "reasoning_of",
     "refusal_of",
+    "source_citation_back",
+    "source_citation_of",
     "typed_home_in",
 ]
 
@@ -81,6 +91,27 @@ reasoning text and an empty summary, ``RAW_REASONING_ITEM``'s, and ``shape`` = i
 CITATION_TYPES = ("citation", "url_citation")
 """Annotation types read as citations: LangChain's standard ``citation`` and OpenAI's
 ``url_citation`` (nested under ``url_citation`` in Chat Completions, flat in Responses)."""
+
+SOURCE_CITATION_TYPES = (
+    "web_search_result_location",
+    "char_location",
+    "page_location",
+    "content_block_location",
+    "search_result_location",
+)
+"""The types of the entries of an Anthropic text block's ``citations`` that langchain-core
+reads as citations (``content_blocks``): a web search result's, and a document's (whose
+character, page and block indexes count the cited document, not the reply)."""
+
+CITATIONS_KEY = "citations"
+"""Where an Anthropic text block keeps its citations; a citation read from there keeps
+``metadata.langchain.in_list`` = this key (one read from the block's ``annotations`` none)."""
+
+_WEB_RESULT = "web_search_result_location"
+
+_TITLE_KEYS = {_WEB_RESULT: "title", "search_result_location": "title"}
+"""Where a source citation of each type keeps its title; the others keep it in
+``document_title``. One read from the other key keeps it as ``metadata.langchain.title_key``."""
 
 _CITED: dict[str, type] = {
     "url": str,
@@ -377,22 +408,140 @@ def annotation_of(citation: Citation, at: str) -> dict[str, Any]:
     return out
 
 
-def check_no_kept_citation(part: TextPart, at: str) -> None:
-    """The reader takes every citation annotation of an AI text block into the message's
-    citations: one in the kept block would read back as a citation the message does not
-    have (the message's own go back into the block from ``AIMessage.citations``)."""
-    kept = part.metadata.get(NAME)
-    block = kept.get("block") if type(kept) is dict else None
-    annotations = block.get("annotations") if type(block) is dict else None
-    if type(annotations) is not list:
-        return
-    for k, annotation in enumerate(annotations):
-        if type(annotation) is dict and annotation.get("type") in CITATION_TYPES:
+def _title_key(entry: dict[str, Any]) -> str:
+    """Where langchain-core takes a source citation's title from: a document citation's
+    ``document_title`` when it has the key, else ``title``."""
+    if entry["type"] != _WEB_RESULT and "document_title" in entry:
+        return "document_title"
+    return "title"
+
+
+def _is_source_citation(entry: Any) -> TypeGuard[dict[str, Any]]:
+    """Whether langchain-core reads an entry of a text block's ``citations`` as a citation
+    (one without ``cited_text``, or a web result without ``url``, it keeps as a
+    ``non_standard_annotation``)."""
+    if type(entry) is not dict or entry.get("type") not in SOURCE_CITATION_TYPES:
+        return False
+    return "cited_text" in entry and (entry["type"] != _WEB_RESULT or "url" in entry)
+
+
+def source_citation_of(entry: Any, where: str, **location: int) -> Citation | None:
+    """An entry of an Anthropic text block's ``citations`` as langchain-core's
+    ``content_blocks`` reads it: ``cited_text``, a web search result's ``url``, the title
+    (a document's ``document_title``, else a ``title`` that is not empty), and no span (a
+    document citation's indexes count the cited document, not the reply). None for an entry
+    it reads as no citation (another type, no ``cited_text``, a web result without ``url``).
+
+    The rest of the entry is kept as ``metadata.langchain.annotation``, with
+    ``in_list = "citations"`` beside ``location`` (``in_block``, ``at``)."""
+    if not _is_source_citation(entry):
+        return None
+    web = entry["type"] == _WEB_RESULT
+    check_json(entry, where)
+    template = copy.deepcopy(entry)
+    title_key = _title_key(entry)
+    keys = {"cited_text": "cited_text", "title": title_key, **({"url": "url"} if web else {})}
+    typed: dict[str, str] = {}
+    for field, key in keys.items():
+        value = template.get(key)
+        if type(value) is str and (value or field != "title" or key == "document_title"):
+            typed[field] = template.pop(key)
+    kept: dict[str, Any] = {**location, "in_list": CITATIONS_KEY, "annotation": template}
+    if "title" in typed and title_key != _TITLE_KEYS.get(entry["type"], "document_title"):
+        kept["title_key"] = title_key
+    return Citation(**typed, metadata={NAME: kept})
+
+
+def source_citation_back(citation: Citation, at: str) -> dict[str, Any]:
+    """The entry of an Anthropic text block's ``citations`` for a citation read from one
+    (``source_citation_of``): the kept entry with the citation's fields put back. One that
+    would read back as another citation (a span, which such an entry has no place for, a
+    document citation's url, an empty title, a kept field the reader would take) is
+    ``not_representable``."""
+    kept = citation.metadata[NAME]
+    template = kept.get("annotation")
+    if type(template) is not dict or template.get("type") not in SOURCE_CITATION_TYPES:
+        raise TraceError(
+            "not_representable",
+            f"metadata.langchain.annotation of a citation read from a text block's citations "
+            f"must be an entry whose type is one of {SOURCE_CITATION_TYPES}; got "
+            f"{short_repr(template)}",
+            path=f"{at}.metadata",
+        )
+    title_key = kept.get("title_key", _TITLE_KEYS.get(template["type"], "document_title"))
+    if title_key not in ("title", "document_title"):
+        raise TraceError(
+            "not_representable",
+            f"metadata.langchain.title_key is kept as {short_repr(title_key)}; the reader "
+            f"keeps 'title' or 'document_title' there: nothing writes another",
+            path=f"{at}.metadata.{NAME}.title_key",
+        )
+    out = copy.deepcopy(template)
+    keys = {"cited_text": "cited_text", "title": title_key}
+    if template["type"] == _WEB_RESULT:
+        keys["url"] = "url"
+    for field, key in keys.items():
+        if getattr(citation, field) is not None:
+            out[key] = getattr(citation, field)
+    _check_reads_back(citation, source_citation_of(out, at), out, at)
+    return out
+
+
+def _check_reads_back(citation: Citation, back: Citation | None, out: Any, at: str) -> None:
+    """``not_representable`` when ``out``, the entry written for ``citation``, reads back
+    (as ``back``) as no citation, or without one of its fields (the path names it)."""
+    if back is None:
+        raise TraceError(
+            "not_representable",
+            f"written into its text block's citations as {short_repr(out)}, this citation "
+            f"would read back as none: such an entry is read as a citation only with "
+            f"cited_text, a web_search_result_location with url too (set them, or "
+            f"drop=['citations'] leaves citations out)",
+            path=at,
+        )
+    for field in _CITED:
+        own = getattr(citation, field)
+        read = getattr(back, field)
+        if read != own:
             raise TraceError(
                 "not_representable",
-                f"the text block kept for this part holds a citation annotation "
-                f"(metadata.langchain.block.annotations[{k}] = {short_repr(annotation)}), "
-                f"which would read back as a citation of the message; put it in "
-                f"AIMessage.citations instead",
-                path=f"{at}.metadata",
+                f"written into its text block's citations as {short_repr(out)}, this "
+                f"citation would read back with {field} {short_repr(read)}, not "
+                f"{short_repr(own)}: such an entry has no span in the reply, a document's no "
+                f"url, and an empty title or a kept field reads otherwise "
+                f"(drop=['citations'] leaves citations out)",
+                path=f"{at}.{field}",
             )
+
+
+def check_no_kept_citation(part: TextPart, at: str) -> None:
+    """The reader takes every citation of an AI text block (``CITING_LISTS``) into the
+    message's citations: one in the kept block would read back as a citation the message
+    does not have (the message's own go back into the block from ``AIMessage.citations``)."""
+    kept = part.metadata.get(NAME)
+    block = kept.get("block") if type(kept) is dict else None
+    if type(block) is not dict:
+        return
+    for key, read in CITING_LISTS:
+        entries = block.get(key)
+        if type(entries) is not list:
+            continue
+        for k, entry in enumerate(entries):
+            if read(entry, f"{at}.metadata") is not None:
+                raise TraceError(
+                    "not_representable",
+                    f"the text block kept for this part holds a citation "
+                    f"(metadata.langchain.block.{key}[{k}] = {short_repr(entry)}), which "
+                    f"would read back as a citation of the message; put it in "
+                    f"AIMessage.citations instead",
+                    path=f"{at}.metadata",
+                )
+
+
+CITING_LISTS: tuple[tuple[str, Callable[..., Citation | None]], ...] = (
+    ("annotations", citation_of),
+    (CITATIONS_KEY, source_citation_of),
+)
+"""The lists of an AI text block whose citations the reader takes, in the order it reads
+them, each with how it reads an entry (None: no citation); a citation read from the second
+keeps ``metadata.langchain.in_list``."""

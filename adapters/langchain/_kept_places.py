@@ -101,7 +101,14 @@ _KEPT_TYPES: dict[str, dict[str, tuple[type, ...]]] = {
         "in_content": (bool,),
         "from": (str,),
     },
-    "citation": {"annotation": (dict,), "in_block": (int,), "at": (int,), "outside": (bool,)},
+    "citation": {
+        "annotation": (dict,),
+        "in_block": (int,),
+        "at": (int,),
+        "outside": (bool,),
+        "in_list": (str,),
+        "title_key": (str,),
+    },
     "audio": {},
 }
 """The types of the values the reader keeps under each key, by the place holding them (a

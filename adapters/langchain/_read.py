@@ -48,10 +48,10 @@ from ._classes import (
 )
 from ._fast import Reader, plans
 from ._homes import (
+    CITING_LISTS,
     ITEM_KEY,
     REASONING_KEY,
     audio_of,
-    citation_of,
     citations_of,
     in_reply_text,
     is_developer,
@@ -659,26 +659,30 @@ def _ai_parts(
 def _with_citations_taken(
     part: AnyPart, j: int, at: str, citations: list[Citation], start: int
 ) -> AnyPart:
-    """A text block's citation annotations become citations of the message, their indexes
-    counted in the reply's text (where the block's text starts at ``start``); the others
-    stay in the block."""
+    """A text block's citations (its citation annotations, then the entries of its own
+    ``citations`` list that langchain-core reads as citations) become citations of the
+    message, their indexes counted in the reply's text (where the block's text starts at
+    ``start``); the others stay in the block."""
     kept = part.metadata.get(NAME)
     if not isinstance(part, TextPart) or type(kept) is not dict:
         return part
     block = kept.get("block")
-    annotations = block.get("annotations") if type(block) is dict else None
-    if type(block) is not dict or type(annotations) is not list:
+    if type(block) is not dict:
         return part
-    left = []
-    for k, annotation in enumerate(annotations):
-        where = f"{at}.content[{j}].annotations[{k}]"
-        cited = citation_of(annotation, where, in_block=j, at=k)
-        if cited is None:
-            left.append(annotation)
-        else:
-            citations.append(in_reply_text(cited, start, len(part.text)))
-    if len(left) == len(annotations):
+    rest = dict(block)
+    taken = len(citations)
+    for key, read in CITING_LISTS:
+        entries = block.get(key)
+        if type(entries) is not list:
+            continue
+        left = []
+        for k, entry in enumerate(entries):
+            cited = read(entry, f"{at}.content[{j}].{key}[{k}]", in_block=j, at=k)
+            if cited is None:
+                left.append(entry)
+            else:
+                citations.append(in_reply_text(cited, start, len(part.text)))
+        rest[key] = left
+    if len(citations) == taken:
         return part
-    return part.model_copy(
-        update={"metadata": {NAME: {**kept, "block": {**block, "annotations": left}}}}
-    )
+    return part.model_copy(update={"metadata": {NAME: {**kept, "block": rest}}})

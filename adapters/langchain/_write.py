@@ -42,6 +42,8 @@ from ._calls import interleave, source_kinds
 from ._chunks import ChunkRun, ContentWatch, continued_from, watch_content
 from ._classes import CHAT_ROLES, CLASSES, MAPPED, NAME, partial_parser, plain_class
 from ._homes import (
+    CITATIONS_KEY,
+    CITING_LISTS,
     DEVELOPER_KEY,
     ITEM_KEY,
     REASONING_KEY,
@@ -50,6 +52,7 @@ from ._homes import (
     check_no_kept_citation,
     in_block_text,
     item_reading,
+    source_citation_back,
     typed_home_in,
 )
 from ._kept_places import GROUP_MARKERS, kept_in, refuse_unknown
@@ -773,10 +776,12 @@ def _elements_come(size: int) -> str:
 
 
 def _put_citations(citations: list[Citation], fields: dict[str, Any], at: str) -> None:
-    """Citations read from text blocks go back into them; the others into
+    """Citations read from text blocks go back into them (into the list they were read
+    from: ``annotations``, or an Anthropic block's ``citations``); the others into
     ``additional_kwargs["annotations"]``, as LangChain's standard citation annotations."""
     located = [c for c in citations if "in_block" in c.metadata.get(NAME, {})]
     loose = citations[len(located) :]
+    _check_list_marks(citations, at)
     if (
         located != citations[: len(located)]
         or any("in_block" in c.metadata.get(NAME, {}) for c in loose)
@@ -790,26 +795,40 @@ def _put_citations(citations: list[Citation], fields: dict[str, Any], at: str) -
     content = fields["content"]
     texts = _text_places(content) if located else {}
     for k, citation in enumerate(located):
-        j, position = _location(citation)
+        j, listed, position = _location(citation)
+        key = CITING_LISTS[listed][0]
         block = content[j] if isinstance(content, list) and 0 <= j < len(content) else None
-        annotations = block.get("annotations") if type(block) is dict else None
-        if (
-            type(annotations) is not list
-            or not 0 <= position <= len(annotations)
-            or j not in texts
-        ):
+        entries = block.get(key) if type(block) is dict else None
+        if type(entries) is not list or not 0 <= position <= len(entries) or j not in texts:
             raise _not_representable(
-                f"a citation belongs in the annotations of text block {j}, which has no "
+                f"a citation belongs in the {key} of text block {j}, which has no "
                 f"place {position} for it (drop=['citations'] leaves citations out)",
                 f"{at}.citations[{k}]",
             )
         where = f"{at}.citations[{k}]"
         in_block = in_block_text(citation, *texts[j], where)
-        annotations.insert(position, annotation_of(in_block, where))
+        write = annotation_of if key == "annotations" else source_citation_back
+        entries.insert(position, write(in_block, where))
     if loose:
         where = f"{at}.citations"
         written = [annotation_of(c, f"{where}[{len(located) + n}]") for n, c in enumerate(loose)]
         _kwargs_home(fields, "annotations", written, at)
+
+
+def _check_list_marks(citations: list[Citation], at: str) -> None:
+    """The reader marks a citation read from a text block's ``citations`` list with
+    ``in_list = "citations"``, and no other: another value, or the mark on a citation read
+    from no text block, would not read back."""
+    for k, citation in enumerate(citations):
+        kept = citation.metadata.get(NAME, {})
+        if "in_list" in kept and (kept["in_list"] != CITATIONS_KEY or "in_block" not in kept):
+            raise _not_representable(
+                f"metadata.langchain.in_list is kept as {short_repr(kept['in_list'])}; the "
+                f"reader keeps it only as {CITATIONS_KEY!r}, beside in_block, on a citation "
+                f"read from a text block's citations: written, the citation would read back "
+                f"without it",
+                f"{at}.citations[{k}].metadata.{NAME}.in_list",
+            )
 
 
 def _text_places(content: Any) -> dict[int, tuple[int, int]]:
@@ -833,10 +852,14 @@ def _text_places(content: Any) -> dict[int, tuple[int, int]]:
     return places
 
 
-def _location(citation: Citation) -> tuple[int, int]:
+def _location(citation: Citation) -> tuple[int, int, int]:
+    """Where a citation read from a text block goes back: the block, the list (an index of
+    ``CITING_LISTS``) and the place in it; -1 for a mark that names none."""
     kept = citation.metadata[NAME]
     j, position = kept.get("in_block"), kept.get("at")
-    return (j if type(j) is int else -1, position if type(position) is int else -1)
+    listed = 1 if "in_list" in kept else 0  # _check_list_marks: only CITATIONS_KEY
+    return (j if type(j) is int else -1, listed, position if type(position) is int else -1)
+
 
 
 def _plain_class(message: Message) -> str:
