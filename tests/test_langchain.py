@@ -351,18 +351,16 @@ def test_invalid_call_without_name_or_args_keeps_them_as_none() -> None:
             "messages[1].additional_kwargs.tool_calls[0].id",
         ),
         (
-            [{"id": "c1", "type": "function", "function": {"name": "h", "arguments": '{"x": 1}'}}],
-            "messages[1].additional_kwargs.tool_calls[0].function.name",
-        ),
-        (
-            [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"x": 2}'}}],
-            "messages[1].additional_kwargs.tool_calls[0].function.arguments",
+            [{"type": "function", "function": {"name": "h", "arguments": '{"x": 1}'}}],
+            "messages[1].additional_kwargs.tool_calls[0].id",
         ),
         ([], "messages[1].additional_kwargs.tool_calls"),
     ],
-    ids=["id", "name", "arguments", "count"],
+    ids=["id", "no-id", "count"],
 )
 def test_raw_provider_calls_that_disagree_are_conflicting_fields(raw: list[Any], path: str) -> None:
+    # a raw call naming a call by id with another name or arguments is a stale copy
+    # (tests/test_langchain_stale_fixes_s47.py)
     trace = [
         HumanMessage("go"),
         AIMessage("", tool_calls=[VALID_CALL], additional_kwargs={"tool_calls": raw}),
@@ -415,15 +413,17 @@ def test_streamed_tool_use_block_compares_its_partial_json() -> None:
     ("block", "path"),
     [
         ({**TOOL_USE, "id": "c7"}, "messages[1].content[0].id"),
-        ({**TOOL_USE, "name": "h"}, "messages[1].content[0].name"),
-        ({**TOOL_USE, "input": {"x": 2}}, "messages[1].content[0].input"),
+        ({"type": "tool_call", "id": "c1", "name": "h", "args": {"x": 1}},
+         "messages[1].content[0].name"),
         ({"type": "tool_call", "id": "c1", "name": "f", "args": {}}, "messages[1].content[0].args"),
     ],
-    ids=["id", "name", "input", "v1-tool-call-args"],
+    ids=["id", "v1-tool-call-name", "v1-tool-call-args"],
 )
 def test_call_blocks_that_disagree_with_tool_calls_are_conflicting(
     block: dict[str, Any], path: str
 ) -> None:
+    # a tool_use block naming a call by id with another name or input is a stale copy
+    # (tests/test_langchain_stale_fixes_s47.py)
     trace = [
         HumanMessage("go"),
         AIMessage([block], tool_calls=[VALID_CALL]),

@@ -152,18 +152,27 @@ def test_raw_calls_langchain_left_out_of_its_lists_conflict(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", [HUGE, DEEP], ids=["huge", "deep"])
-def test_a_raw_call_beside_a_parsed_call_conflicts_on_the_fast_path_too(text: str) -> None:
+def test_a_raw_call_beside_a_parsed_call_reads_the_same_on_the_fast_path_too(text: str) -> None:
+    # the raw call names the parsed call by id: a stale copy (the call is read from
+    # tool_calls, as LangChain reads it), on both paths
     message = AIMessage(
         "",
         tool_calls=[{"name": "f", "args": {}, "id": "c1"}],
         additional_kwargs={"tool_calls": [raw_call(text)]},
     )
+    stale = tb.ToolCall(name="f", args={}, id="c1",
+                        metadata={LC: {"stale": ["additional_kwargs.tool_calls"]}})
     for form in forms([HumanMessage("q"), message]):
-        assert refused(form, allow_pending=True) == (
-            "conflicting_fields",
-            1,
-            "messages[1].additional_kwargs.tool_calls[0].function.arguments",
-        )
+        for read in (langchain.to_messages, general_only_read):
+            typed = read(form, allow_pending=True)
+            assert typed[1].tool_calls == [stale]
+            kept = {"additional_kwargs": {"tool_calls": [raw_call(text)]}}
+            assert typed[1].metadata == {LC: kept}
+
+
+def general_only_read(trace: Any, **options: Any) -> list[tb.Message]:
+    with general_only():
+        return langchain.to_messages(trace, **options)
 
 
 @pytest.mark.parametrize("text", [HUGE, DEEP, "]"], ids=["huge", "deep", "not-json"])

@@ -231,12 +231,17 @@ def test_a_call_added_beside_raw_provider_calls_is_refused() -> None:
     )
 
 
-def test_a_call_removed_beside_raw_provider_calls_is_refused() -> None:
-    messages, _ = golden(PENDING_CASE)
+def test_a_call_removed_beside_raw_provider_calls_leaves_its_raw_call_as_a_stale_copy() -> None:
+    # as filter_messages(exclude_tool_calls=...) leaves it: the raw calls are matched to the
+    # calls by id, and the one whose id names no call is written as kept
+    messages, options = golden(PENDING_CASE)
     calls = messages[1].tool_calls[1:]
-    assert refused(with_calls(messages, 1, calls)) == (
-        "not_representable", 1, "messages[1].tool_calls"
-    )
+    removed = with_calls(messages, 1, calls)
+    ai = written(removed)[1]["data"]
+    assert ai["additional_kwargs"]["tool_calls"] == [CUT, OK]
+    assert [c["id"] for c in ai["tool_calls"]] == ["call_ok"]
+    assert ai["invalid_tool_calls"] == []
+    assert read_back(removed, options) == removed
 
 
 # --- tool_call_chunks: an aggregated AIMessageChunk ----------------------------------------

@@ -243,11 +243,14 @@ _NO_ID = object()
         ([_raw(name=_Text("w"))], "c1", "unserializable_value"),
         ([_raw(index=0)], "c1", None),
         ([{**_raw(), "function": {"name": "w", "arguments": '{"c": ["P"]}', "x": 1}}], "c1", None),
-        ([_raw(arguments='{"c": ["Q"]}')], "c1", "conflicting_fields"),
-        ([_raw(arguments=None)], "c1", "conflicting_fields"),
+        # a raw call naming the call by id with other arguments or another name, or the raw
+        # call of a call taken out of tool_calls, is a stale copy (read, kept as it is)
+        ([_raw(arguments='{"c": ["Q"]}')], "c1", None),
+        ([_raw(arguments=None)], "c1", None),
         ([_raw(call_id="c2")], "c1", "conflicting_fields"),
-        ([_raw(name="v")], "c1", "conflicting_fields"),
-        ([_raw(), _raw(call_id="c2")], "c1", "conflicting_fields"),
+        ([_raw(name="v")], "c1", None),
+        ([_raw(), _raw(call_id="c2")], "c1", None),
+        ([_raw(call_id=None)], "c1", "conflicting_fields"),
         (["not a call"], "c1", "conflicting_fields"),
     ],
 )

@@ -149,8 +149,21 @@ def test_a_function_call_naming_no_parsed_call_is_conflicting_fields() -> None:
     )
 
 
-def test_a_function_call_with_other_arguments_than_its_call_is_conflicting_fields() -> None:
-    error = rejected(answered(gemini({**ROME, "arguments": '{"city": "Oslo"}'}, TWO_CALLS)))
+def test_a_function_call_with_other_arguments_than_the_last_call_is_its_stale_copy() -> None:
+    # the last call's args edited in tool_calls (a human-in-the-loop edit) after Gemini
+    # copied it: the call is read from tool_calls, the copy kept as it is
+    trace = answered(gemini({**ROME, "arguments": '{"city": "Oslo"}'}, TWO_CALLS))
+    typed = langchain.to_messages(trace)
+    assert [(c.args, c.metadata) for c in typed[1].tool_calls] == [
+        ({"city": "Paris"}, {}),
+        ({"city": "Rome"}, {LC: {"stale": ["additional_kwargs.function_call"]}}),
+    ]
+    assert written(trace) == messages_to_dict(trace)
+
+
+def test_a_function_call_with_other_arguments_than_an_earlier_call_only_is_conflicting() -> None:
+    calls = [TWO_CALLS[0], {"name": "get_time", "args": {}, "id": "a-2"}]
+    error = rejected(answered(gemini({**PARIS, "arguments": '{"city": "Oslo"}'}, calls)))
     assert where(error) == ("conflicting_fields", 1, "messages[1].additional_kwargs.function_call")
 
 

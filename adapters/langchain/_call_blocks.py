@@ -15,7 +15,15 @@ block ``type``      id key     arguments    where LangChain puts it
 ==================  =========  ===========  ===================================================
 
 When ``tool_calls`` has the calls, each block must name one of them by id and agree with it
-(name, arguments); a matched block leaves the typed content and is kept on its call. When
+(name, arguments); a matched block leaves the typed content and is kept on its call. A
+``tool_use`` or ``function_call`` block whose call was edited in ``tool_calls`` since (a
+human-in-the-loop edit of its name or args) is a stale copy: LangChain's translators and
+``convert_to_openai_messages`` take such a call from ``tool_calls`` by id, and so does the
+reader; the block is kept as it is, its call marked (``metadata.langchain.stale`` names
+``content``), and the way back writes it as kept. Other blocks still disagree
+(``conflicting_fields``): a v1 ``tool_call`` block *is* LangChain's standard reading of its
+call, and a ``custom_tool_call`` or ``invalid_tool_call`` block is matched by more than its id.
+When
 ``tool_calls`` is empty (what ``convert_to_messages`` builds from Anthropic dicts), the blocks
 *are* the calls. A ``custom_tool_call`` block makes its call ``kind="custom"``.
 """
@@ -33,9 +41,18 @@ from tracebridge.messages import ToolCall
 
 from ._classes import NAME
 
+STALE_BLOCK_TAGS = frozenset({"tool_use", "function_call"})
+"""The call blocks LangChain links to ``tool_calls`` by id, taking the call from there."""
+STALE_KEY = "stale"
+"""The call key (under ``metadata["langchain"]``) listing the call's stale copies."""
+BLOCK_COPY = "content"
+"""How a call's stale mark names its content block."""
+
 __all__ = [
+    "BLOCK_COPY",
     "CALL_BLOCKS",
     "CUSTOM_ARG",
+    "STALE_KEY",
     "CallBlock",
     "block_reads_back",
     "call_block",
@@ -140,6 +157,9 @@ def link_content_blocks(
                 f"{list(by_id)})",
                 f"{where}.{kind.id_key}",
             )
+        elif _is_stale(spec, block, kind, where):
+            kept = spec.setdefault("metadata", {}).setdefault(NAME, {})
+            kept.setdefault(STALE_KEY, []).append(BLOCK_COPY)
         else:
             _agree(spec, block, kind, where)
         _keep_block(spec, block, kind, j, where)
@@ -202,6 +222,33 @@ def _malformed_args(kind: CallBlock, value: Any, where: str) -> TraceError:
     )
 
 
+def _is_stale(spec: dict[str, Any], block: dict[str, Any], kind: CallBlock, where: str) -> bool:
+    """Whether ``block``, which names the parsed call ``spec`` by id, is a copy of it from
+    before an edit of its name or args in ``tool_calls`` (``STALE_BLOCK_TAGS`` only)."""
+    if kind.tag not in STALE_BLOCK_TAGS or "invalid_args" in spec:
+        return False
+    if block.get("name") != spec["name"]:
+        return True
+    if kind.args_key not in block:
+        return False
+    if kind.encoding == "json_text":
+        return not same_json(parse_arguments(block[kind.args_key]), spec["args"])
+    # a partial_json that does not parse is refused as such (by _agree)
+    return not same_json(_block_args(block, kind.args_key, where), spec["args"])
+
+
+def _is_stale_copy(call: ToolCall, block: dict[str, Any]) -> bool:
+    """``_is_stale`` for the block the way back writes for a typed call."""
+    kind = CALL_BLOCKS[block["type"]]
+    spec = {"name": call.name, "args": call.args, "id": call.id}
+    if call.invalid_args is not None:
+        return False
+    try:
+        return _is_stale(spec, block, kind, "")
+    except TraceError:  # a partial_json that does not parse: refused when read
+        return False
+
+
 def _agree(spec: dict[str, Any], block: dict[str, Any], kind: CallBlock, where: str) -> None:
     """The block must say what ``tool_calls`` says about its call."""
     if kind.encoding == "invalid_text":
@@ -229,8 +276,9 @@ def _agree(spec: dict[str, Any], block: dict[str, Any], kind: CallBlock, where: 
     else:
         agrees = same_json(_block_args(block, kind.args_key, where), spec["args"])
     if not agrees:
+        verb = "disagrees" if kind.args_key == "input" else "disagree"
         raise _conflict(
-            f"the {kind.tag} block's {kind.args_key} {short_repr(value)} disagree with "
+            f"the {kind.tag} block's {kind.args_key} {short_repr(value)} {verb} with "
             f"tool_calls' args {short_repr(spec.get('args', spec.get('invalid_args')))}",
             f"{where}.{kind.args_key}",
         )
@@ -268,14 +316,18 @@ def _agree_invalid(
 def _keep_block(
     spec: dict[str, Any], block: dict[str, Any], kind: CallBlock, j: int, where: str
 ) -> None:
-    """Keep the block on its call: everything the way back cannot rebuild from the call."""
-    template = {k: v for k, v in block.items() if k not in (kind.id_key, "name")}
+    """Keep the block on its call: everything the way back cannot rebuild from the call (a
+    stale block whole but for its id)."""
+    stale = BLOCK_COPY in spec.get("metadata", {}).get(NAME, {}).get(STALE_KEY, [])
+    template = {
+        k: v for k, v in block.items() if k != kind.id_key and (stale or k != "name")
+    }
     link: dict[str, Any] = {"at": j, "block": template}
     if kind.id_key not in block:
         link["without_id"] = True
     if kind.args_key not in block:
         link["without_args"] = True
-    elif _rebuilt_from_call(kind, template[kind.args_key], spec):
+    elif not stale and _rebuilt_from_call(kind, template[kind.args_key], spec):
         del template[kind.args_key]
     if kind.encoding == "invalid_text":
         _keep_empty_name(block, template, link)
@@ -388,8 +440,11 @@ def call_block(
             path=f"{at}.metadata",
         )
     kept_at = f"{at}.metadata.{NAME}.content_block.block"
+    stale = BLOCK_COPY in call.metadata.get(NAME, {}).get(STALE_KEY, [])
     for key in (kind.id_key, "name"):
-        if key in template and not (key == "name" and _empty_name_kept(kind, template)):
+        if key in template and not (
+            key == "name" and (stale or _empty_name_kept(kind, template))
+        ):
             raise TraceError(
                 "not_representable",
                 f"the {kind.tag} block kept for this call (metadata.langchain.content_block) "
@@ -418,6 +473,8 @@ def call_block(
     block.update(copy.deepcopy(template))
     if kind.encoding == "invalid_text":
         _name_as_kept(block, link, call)
+    if stale:
+        return _stale_block(call, block, at, in_content=in_content)
     if without_args:
         return block
     if kind.encoding == "object":
@@ -447,6 +504,31 @@ def call_block(
                 call.invalid_args if call.invalid_args is not None else json.dumps(call.args)
             )
     return block
+
+
+def _stale_block(
+    call: ToolCall, block: dict[str, Any], at: str, *, in_content: bool
+) -> dict[str, Any]:
+    """The stale block of a call marked so (``metadata.langchain.stale`` names ``content``),
+    written as it was kept; refused where it no longer reads as stale (it would read back as
+    the call's own block, without the mark), and for a call only the block names (the block
+    is then the call itself)."""
+    if in_content:
+        why = "the call is named only by that block (metadata.langchain.in_content): the block "
+        why += "is the call itself"
+    elif not _is_stale_copy(call, block):
+        why = "the block kept for it (metadata.langchain.content_block) names the call as it is "
+        why += "now"
+    else:
+        return block
+    raise TraceError(
+        "not_representable",
+        f"this call is marked as having a stale {block['type']} block (metadata.langchain."
+        f"stale names 'content'), but {why}: it would read back without the mark (take "
+        f"'content' out of the mark, and the block's name and arguments out of the kept "
+        f"block, to write the block from the call)",
+        path=f"{at}.metadata.{NAME}.{STALE_KEY}",
+    )
 
 
 def _empty_name_kept(kind: CallBlock, template: dict[str, Any]) -> bool:

@@ -13,8 +13,13 @@ text, unparsed ones verbatim), or refused where LangChain cannot hold the call t
 "Names its call" is asked of the reader's own functions, so what is written reads back as the
 typed calls.
 
-A copy that names more or fewer calls than the message now has is refused: which kept raw
-call belongs to which typed call is then a guess.
+A copy that a call is marked as having stale (``metadata.langchain.stale``: LangChain edited
+the call in ``tool_calls`` and left the copy behind) is written as it was kept, and so is a
+kept raw call whose id names no call (a call LangChain took out of ``tool_calls``): raw calls
+are matched to calls by id where the ids allow it, as the reader matches them.
+
+A copy that names more or fewer calls than the message now has, and cannot be matched by id,
+is refused: which kept raw call belongs to which typed call is then a guess.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from tracebridge.messages import ToolCall
 
 from ._call_lists import CallLists
 from ._calls import (
+    STALE_COPIES,
     PartialParser,
     chunk_args,
     copies_calls,
@@ -35,6 +41,9 @@ from ._calls import (
     listed_spec,
     parse_arguments,
     raw_disagreement,
+    raw_matches,
+    source_name,
+    stale_copies,
 )
 
 __all__ = ["bring_copies_in_line"]
@@ -59,7 +68,9 @@ def bring_copies_in_line(
         kwargs = {}  # LangChain refuses another value: the constructor says why
     raw = kwargs.get("tool_calls")
     if type(raw) is list:
-        _raw_in_line(raw, lists, at)
+        _raw_in_line(raw, lists, calls, at)
+    else:
+        _refuse_stale_without(_RAW_COPY, calls, at)
     _function_call_in_line(kwargs, lists, calls, at)
     chunks = fields.get("tool_call_chunks")
     if parse_partial is None:
@@ -103,16 +114,72 @@ def _count_refusal(copy: str, kept: int, now: int, at: str) -> TraceError:
     )
 
 
+_RAW_COPY, _FUNCTION_CALL_COPY = STALE_COPIES[0], STALE_COPIES[2]
+
+
+def _stale_at(copy: str, calls: list[ToolCall], positions: list[int]) -> list[int]:
+    """The typed positions, among ``positions``, of calls marked as having ``copy`` stale."""
+    return [k for k in positions if copy in stale_copies(calls[k])]
+
+
+def _refuse_stale_without(copy: str, calls: list[ToolCall], at: str) -> None:
+    """Refuse a call marked as having a stale ``copy`` that the message does not keep."""
+    marked = _stale_at(copy, calls, list(range(len(calls))))
+    if marked:
+        raise _stale_refusal(
+            copy, f"the message keeps no {copy} (metadata.langchain.{copy})", marked[0], at
+        )
+
+
+def _stale_refusal(copy: str, why: str, k: int, at: str) -> TraceError:
+    return _not_representable(
+        f"this call is marked as having a stale copy in {copy} (metadata.langchain.stale), "
+        f"but {why}: it would read back without the mark (take {copy!r} out of the mark)",
+        f"{at}.tool_calls[{k}].metadata.langchain.stale",
+    )
+
+
 # --- additional_kwargs["tool_calls"] -------------------------------------------------------
 
 
-def _raw_in_line(raw: list[Any], lists: CallLists, at: str) -> None:
-    """Each raw call, in order, must name the call of the two lists at its place (what the
-    reader cross-checks); one that does not is rewritten from that call, and one that is no
-    function call is refused, as the reader refuses it. One pass, and nothing built, for raw
-    calls that name their calls (every unedited message)."""
-    kinds, valid, invalid = lists.kinds, iter(lists.tool_calls), iter(lists.invalid_tool_calls)
-    functions = 0
+def _raw_in_line(raw: list[Any], lists: CallLists, calls: list[ToolCall], at: str) -> None:
+    """Each raw call must name its call of the two lists (what the reader cross-checks):
+    found by id where the ids allow it (``raw_matches``), else the call at its place. One that
+    does not is rewritten from that call, unless the call is marked as having it stale; one
+    whose id names no call is written as kept; one that is no function call is refused, as
+    the reader refuses it."""
+    _check_functions(raw, at)
+    marked = _stale_at(_RAW_COPY, calls, list(range(len(calls))))
+    for k in marked:
+        if k not in lists.positions:
+            why = "it is no call of tool_calls or invalid_tool_calls, which the raw calls copy"
+            raise _stale_refusal(_RAW_COPY, why, k, at)
+    if not marked and _names_in_order(raw, lists, at):
+        return  # the usual case (every unedited message): nothing built
+    listed = _listed(lists)
+    specs = [
+        listed_spec(entry, True, f"{at}.tool_calls[{k}]") if invalid else entry
+        for invalid, entry, k in listed
+    ]
+    matched = raw_matches(raw, specs)
+    if matched is None:
+        if marked:
+            why = "its raw call cannot be found by id (the call has another id than it had)"
+            raise _stale_refusal(_RAW_COPY, why, marked[0], at)
+        _raw_in_order(raw, lists, at)
+        return
+    for (invalid, entry, k), spec, j in zip(listed, specs, matched, strict=True):
+        disagreement = raw_disagreement(raw[j], spec)
+        if _RAW_COPY in stale_copies(calls[k]):
+            if disagreement is None:
+                why = f"its raw call additional_kwargs.tool_calls[{j}] names it as it is now"
+                raise _stale_refusal(_RAW_COPY, why, k, at)
+        elif disagreement is not None:
+            raw[j] = _raw_call_for(raw[j], entry, spec, invalid, j, k, at)
+
+
+def _check_functions(raw: list[Any], at: str) -> None:
+    """Refuse a kept raw call that is no function call, as the reader refuses it."""
     for j, kept in enumerate(raw):
         if type(kept) is not dict or type(kept.get("function")) is not dict:
             raise _not_representable(
@@ -122,6 +189,27 @@ def _raw_in_line(raw: list[Any], lists: CallLists, at: str) -> None:
                 "call the lists do not have (write the call as a typed ToolCall instead)",
                 f"{at}.metadata",
             )
+
+
+def _names_in_order(raw: list[Any], lists: CallLists, at: str) -> bool:
+    """Whether each raw call names the call of the two lists at its place, one for each."""
+    if len(raw) != len(lists.kinds):
+        return False
+    valid, invalid = iter(lists.tool_calls), iter(lists.invalid_tool_calls)
+    for kept, is_invalid, k in zip(raw, lists.kinds, lists.positions, strict=True):
+        entry = next(invalid) if is_invalid else next(valid)
+        spec = listed_spec(entry, True, f"{at}.tool_calls[{k}]") if is_invalid else entry
+        if raw_disagreement(kept, spec) is not None:
+            return False
+    return True
+
+
+def _raw_in_order(raw: list[Any], lists: CallLists, at: str) -> None:
+    """Raw calls that cannot be matched by id: each, in order, names the call of the two
+    lists at its place; one that does not is rewritten from that call."""
+    kinds, valid, invalid = lists.kinds, iter(lists.tool_calls), iter(lists.invalid_tool_calls)
+    functions = 0
+    for j, kept in enumerate(raw):
         p = functions
         functions += 1
         if p >= len(kinds):
@@ -276,8 +364,11 @@ def _function_call_in_line(
                 f"{at}.tool_calls[{marked[0]}]",
             )
         if kept is not None:
-            _copy_in_line(kwargs, kept, lists, at)
+            _copy_in_line(kwargs, kept, lists, calls, at)
+        else:
+            _refuse_stale_without(_FUNCTION_CALL_COPY, calls, at)
         return
+    _refuse_stale_without(_FUNCTION_CALL_COPY, calls, at)  # no calls for it to copy
     if not marked:
         if kept is not None:
             raise _not_representable(
@@ -337,15 +428,32 @@ def _function_call_in_line(
     kwargs["function_call"] = fixed
 
 
-def _copy_in_line(kwargs: dict[str, Any], kept: Any, lists: CallLists, at: str) -> None:
+def _copy_in_line(
+    kwargs: dict[str, Any], kept: Any, lists: CallLists, calls: list[ToolCall], at: str
+) -> None:
     """A kept ``function_call`` beside the two lists must copy their calls, as the reader
     checks; one that no longer does (its call was edited) is rewritten from the last call,
-    which is where Gemini and GigaChat copy a reply's calls from."""
+    which is where Gemini and GigaChat copy a reply's calls from, unless that call is marked
+    as having it stale (LangChain edited the call and left the copy): then it is written as
+    kept, and must still name the last call, as the reader checks."""
     listed = _listed(lists)
     specs = [listed_spec(entry, invalid, f"{at}.tool_calls[{k}]") for invalid, entry, k in listed]
-    if _copies(kept, specs):
-        return
     invalid, entry, k = listed[-1]
+    marked = _stale_at(_FUNCTION_CALL_COPY, calls, list(range(len(calls))))
+    if marked and marked != [k]:
+        why = "only the last call of tool_calls has its copy there"
+        raise _stale_refusal(_FUNCTION_CALL_COPY, why, marked[0], at)
+    copies = _copies(kept, specs)
+    if marked:
+        if copies:
+            why = "the function_call kept with the message copies the calls as they are now"
+            raise _stale_refusal(_FUNCTION_CALL_COPY, why, k, at)
+        if not _names_last_call(kept, specs[-1]):
+            why = "the function_call kept with the message no longer names the call"
+            raise _stale_refusal(_FUNCTION_CALL_COPY, why, k, at)
+        return
+    if copies:
+        return
     fixed = {**kept} if type(kept) is dict else {}
     fixed["name"] = entry["name"]
     fixed["arguments"] = entry["args"] if invalid else json.dumps(entry["args"])
@@ -366,6 +474,17 @@ def _copies(function_call: Any, specs: list[dict[str, Any]]) -> bool:
         and type(function_call.get("name")) is str
         and type(function_call.get("arguments")) is str
         and copies_calls(function_call, specs)
+    )
+
+
+def _names_last_call(function_call: Any, spec: dict[str, Any]) -> bool:
+    """Whether the reader takes ``function_call`` for a stale copy of the last call
+    (``spec``, a parsed call): a name and an arguments string, and the call's name."""
+    return (
+        "invalid_args" not in spec
+        and type(function_call) is dict
+        and type(function_call.get("arguments")) is str
+        and function_call.get("name") == source_name(spec)
     )
 
 

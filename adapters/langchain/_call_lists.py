@@ -2,10 +2,11 @@
 
 A call keeps, under ``metadata["langchain"]``, which list it came from (``invalid_tool_call``),
 the content block that named it (``content_block``), that only the content named it
-(``in_content``) or that it is the legacy ``function_call`` (``from``). A typed call with no
-such metadata goes to ``tool_calls`` (or ``invalid_tool_calls`` when its arguments did not
-parse); a custom call also gets the ``custom_tool_call`` block langchain-openai writes for it,
-after the rest of the content.
+(``in_content``), that it is the legacy ``function_call`` (``from``) or which of the
+provider's copies of it are stale (``stale``: LangChain edited the call and left them). A
+typed call with no such metadata goes to ``tool_calls`` (or ``invalid_tool_calls`` when its
+arguments did not parse); a custom call also gets the ``custom_tool_call`` block
+langchain-openai writes for it, after the rest of the content.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import ToolCall
 
 from ._call_blocks import CALL_BLOCKS, CUSTOM_ARG, block_reads_back, call_block
-from ._calls import read_invalid_args
+from ._calls import STALE_COPIES, STALE_KEY, read_invalid_args
 from ._classes import NAME
 from ._kept_places import CALL_KEYS, check_types, refuse_unknown
 
@@ -57,9 +58,11 @@ def _check_call_keys(kept: dict[str, Any], where: str) -> None:
     there (else ``malformed_event``), with the values it gives the marks (``in_content:
     true``, ``from: "function_call"``): another value is read as no mark, and the call would
     read back without it."""
-    if not CALL_KEYS.issuperset(kept):
-        refuse_unknown(kept, CALL_KEYS, "a tool call", f"{where}.metadata.{NAME}")
+    if not _KNOWN_CALL_KEYS.issuperset(kept):
+        refuse_unknown(kept, _KNOWN_CALL_KEYS, "a tool call", f"{where}.metadata.{NAME}")
     check_types(kept, "call", f"{where}.metadata.{NAME}")
+    if STALE_KEY in kept:
+        _check_stale_mark(kept, f"{where}.metadata.{NAME}.{STALE_KEY}")
     for key, mark in _CALL_MARKS.items():
         if key in kept and not (type(kept[key]) is type(mark) and kept[key] == mark):
             raise _not_representable(
@@ -71,6 +74,38 @@ def _check_call_keys(kept: dict[str, Any], where: str) -> None:
 
 
 _CALL_MARKS: dict[str, Any] = {"in_content": True, "from": "function_call"}
+
+_KNOWN_CALL_KEYS = CALL_KEYS | {STALE_KEY}
+
+
+def _check_stale_mark(kept: dict[str, Any], where: str) -> None:
+    """A stale mark is what the reader writes: a list naming, in ``STALE_COPIES`` order and
+    once each, copies of the call the message keeps (a content block only with the call's
+    kept block)."""
+    marks = kept[STALE_KEY]
+    if type(marks) is not list:
+        raise TraceError(
+            "malformed_event",
+            f"metadata.{NAME}.{STALE_KEY} is {short_repr(marks)}, not a list, as to_messages "
+            "writes it",
+            path=where,
+            source=NAME,
+        )
+    ordered = [copy for copy in STALE_COPIES if copy in marks]
+    if not marks or marks != ordered:
+        raise _not_representable(
+            f"metadata.langchain.{STALE_KEY} is kept as {short_repr(marks)}; the reader "
+            f"lists there, once each and in this order, the stale copies of the call among "
+            f"{', '.join(STALE_COPIES)}",
+            where,
+        )
+    if STALE_COPIES[1] in marks and "content_block" not in kept:
+        raise _not_representable(
+            "this call is marked as having a stale content block (metadata.langchain.stale "
+            "names 'content'), and it keeps no block (metadata.langchain.content_block): "
+            "it would read back without the mark",
+            where,
+        )
 
 
 def lists_of(

@@ -21,6 +21,20 @@ cross-check does) and call blocks in the content (``_call_blocks``). A legacy
 are empty (OpenAI's functions API); beside parsed calls it is a copy of one of them (Gemini
 and GigaChat write the last call there too; a summed stream, the calls of its chunks end to
 end), kept verbatim and cross-checked like the raw calls.
+
+LangChain's own edits of a reply's calls leave those copies behind: ``filter_messages(
+exclude_tool_calls=...)`` takes calls out of ``tool_calls`` only, and a human-in-the-loop
+edit (LangGraph's ``update_state``, ``HumanInTheLoopMiddleware``) changes a call's name or
+args in ``tool_calls`` only. LangChain matches a copy to its call by id and reads the call
+from ``tool_calls``; so does the reader. A raw call whose id names a call of the lists but
+says another name or other arguments, and a raw call whose id names none of them (a call
+taken out), are *stale*: the call is read from the lists, the copy is kept as it is, and the
+call is marked (``metadata.langchain.stale`` lists its stale copies: ``STALE_COPIES``) so that
+the way back writes the copy as kept instead of bringing it in line. The id-less
+``function_call`` copy is stale when it still names the last call (the one Gemini copies),
+a parsed one.
+Copies that cannot be matched stay ``conflicting_fields``: raw calls without string ids, a
+call of the lists that no raw call names, a ``function_call`` naming another call.
 """
 
 from __future__ import annotations
@@ -34,10 +48,12 @@ from tracebridge._json import check_json, same_json
 from tracebridge.errors import TraceError, short_repr
 from tracebridge.messages import ToolCall
 
-from ._call_blocks import link_content_blocks, parse_arguments
+from ._call_blocks import BLOCK_COPY, STALE_KEY, link_content_blocks, parse_arguments
 from ._classes import NAME
 
 __all__ = [
+    "STALE_COPIES",
+    "STALE_KEY",
     "calls_of",
     "chunk_args",
     "copies_calls",
@@ -46,8 +62,11 @@ __all__ = [
     "listed_spec",
     "parse_arguments",
     "raw_disagreement",
+    "raw_matches",
     "read_invalid_args",
     "source_kinds",
+    "source_name",
+    "stale_copies",
 ]
 
 _INVALID_DEFAULT = {"type": "invalid_tool_call", "error": None}
@@ -55,6 +74,24 @@ _VALID_KEYS = frozenset({"name", "args", "id", "type"})
 _REQUIRED_KEYS = frozenset({"name", "args", "id"})
 
 PartialParser = Callable[[str], Any]
+
+RAW_COPY = "additional_kwargs.tool_calls"
+FUNCTION_CALL_COPY = "additional_kwargs.function_call"
+STALE_COPIES = (RAW_COPY, BLOCK_COPY, FUNCTION_CALL_COPY)
+"""The copies a call's stale mark may name, in the order the reader finds them: its raw
+call, its content block, the legacy ``function_call``."""
+
+
+def mark_stale(spec: dict[str, Any], copy: str) -> None:
+    """Mark the call ``spec`` as having a stale ``copy`` (one of ``STALE_COPIES``)."""
+    kept = spec.setdefault("metadata", {}).setdefault(NAME, {})
+    kept.setdefault(STALE_KEY, []).append(copy)
+
+
+def stale_copies(call: ToolCall) -> list[Any]:
+    """The copies a typed call is marked as having stale (``[]`` when it has no mark)."""
+    marks = call.metadata.get(NAME, {}).get(STALE_KEY, [])
+    return marks if type(marks) is list else []
 
 
 def chunk_args(chunk: dict[str, Any], parse_partial: PartialParser) -> dict[str, Any] | None:
@@ -235,7 +272,12 @@ def _function_call_spec(function_call: Any, at: str) -> dict[str, Any]:
 def _check_function_call_copy(function_call: Any, specs: list[dict[str, Any]], at: str) -> None:
     """Beside parsed calls, a legacy ``function_call`` must copy them (``copies_calls``)."""
     _check_function_call_shape(function_call, at)
-    if not copies_calls(function_call, specs):
+    if copies_calls(function_call, specs):
+        return
+    if "invalid_args" not in specs[-1] and function_call["name"] == source_name(specs[-1]):
+        # the copy of the last call, whose args were edited in tool_calls since
+        mark_stale(specs[-1], FUNCTION_CALL_COPY)
+    else:
         raise _conflict(
             f"function_call {function_call['name']!r} with arguments "
             f"{short_repr(function_call['arguments'])} names none of the message's parsed "
@@ -291,7 +333,7 @@ def _spells_calls(name: str, values: list[Any], specs: list[dict[str, Any]]) -> 
     valid = [spec for spec in specs if "invalid_args" not in spec]
     reached = {(0, 0)}  # (values matched, characters of name matched)
     for k, spec in enumerate(valid):
-        own = _source_name(spec)
+        own = source_name(spec)
         reached |= {
             (v + 1, c + len(own))
             for v, c in reached
@@ -309,13 +351,49 @@ def _conflict(detail: str, path: str) -> TraceError:
 
 
 def _cross_check_raw(specs: list[dict[str, Any]], raw: Any, at: str) -> None:
-    """``additional_kwargs["tool_calls"]`` must name the same calls as the parsed lists."""
+    """``additional_kwargs["tool_calls"]`` must name the calls of the parsed lists: matched
+    by id where the ids allow it (a raw call that disagrees, or names no call, is a stale
+    copy), else in order, each naming the call at its place."""
     if type(raw) is not list:
         return
-    entries = list(enumerate(raw))
-    for k, entry in entries:
+    for k, entry in enumerate(raw):
         if type(entry) is not dict or type(entry.get("function")) is not dict:
             raise _conflict(_unparsed_raw(entry), f"{at}.additional_kwargs.tool_calls[{k}]")
+    matched = raw_matches(raw, specs)
+    if matched is None:
+        _cross_check_in_order(specs, raw, at)
+        return
+    for k, entry in enumerate(raw):
+        _check_arguments_text(
+            entry["function"], f"{at}.additional_kwargs.tool_calls[{k}].function.arguments"
+        )
+    for spec, k in zip(specs, matched, strict=True):
+        if raw_disagreement(raw[k], spec) is not None:
+            mark_stale(spec, RAW_COPY)
+
+
+def raw_matches(raw: list[Any], specs: list[dict[str, Any]]) -> list[int] | None:
+    """The position in ``raw`` (provider calls, each a dict with a ``function`` dict) of the
+    raw call of each call of ``specs`` (as ``calls_of`` or ``listed_spec`` makes them), found
+    by id as LangChain links copies to calls; None when the ids cannot say: a call or a raw
+    call without a string id, two calls with one id, a call no raw call names, or names
+    twice, or no calls at all (LangChain then sends the raw calls)."""
+    positions: dict[str, int] = {}
+    for j, entry in enumerate(raw):
+        raw_id = entry.get("id")
+        if type(raw_id) is not str:
+            return None
+        positions[raw_id] = -1 if raw_id in positions else j
+    ids = [spec["id"] for spec in specs]
+    if not ids or len(set(ids)) != len(ids):
+        return None
+    matched = [positions.get(call_id, -1) if type(call_id) is str else -1 for call_id in ids]
+    return None if -1 in matched else matched
+
+
+def _cross_check_in_order(specs: list[dict[str, Any]], raw: list[Any], at: str) -> None:
+    """Raw calls that cannot be matched by id: each names the call at its place."""
+    entries = list(enumerate(raw))
     if len(entries) != len(specs):
         raise _conflict(
             f"additional_kwargs.tool_calls has {len(entries)} call(s) but tool_calls and "
@@ -334,7 +412,7 @@ def _cross_check_raw(specs: list[dict[str, Any]], raw: Any, at: str) -> None:
         if disagreement == "function.name":
             raise _conflict(
                 f"name {function.get('name')!r} but the parsed call {spec['id']!r} is named "
-                f"{_source_name(spec)!r}",
+                f"{source_name(spec)!r}",
                 f"{where}.function.name",
             )
         if disagreement == "function.arguments":
@@ -387,7 +465,7 @@ def _disagreement(
 ) -> str | None:
     """``raw_disagreement`` past the id: ``"function.name"``, ``"function.arguments"`` or
     None; the arguments are parsed (``parsed``) only for a call of the name."""
-    if name != (spec["name"] if "metadata" not in spec else _source_name(spec)):
+    if name != (spec["name"] if "metadata" not in spec else source_name(spec)):
         return "function.name"
     if "invalid_args" in spec:
         agrees = arguments == _source_invalid_args(spec)
@@ -408,7 +486,9 @@ def function_call_spec(function_call: Any, at: str) -> dict[str, Any]:
     return _function_call_spec(function_call, at)
 
 
-def _source_name(spec: dict[str, Any]) -> Any:
+def source_name(spec: dict[str, Any]) -> Any:
+    """The name a call's source entry gave it (an ``invalid_tool_calls`` entry may hold
+    one that is not text; the call's is then ``""``)."""
     if "metadata" not in spec:
         return spec["name"]  # the usual parsed call: nothing kept
     kept = spec["metadata"].get(NAME, {}).get("invalid_tool_call", {})

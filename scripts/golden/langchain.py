@@ -484,11 +484,11 @@ def invalid_cases() -> dict[str, tuple[str, list[dict[str, Any]], str, int]]:
     removed = [m for k, m in enumerate(parallel) if k != 3]
     conflicting = json.loads(json.dumps(parallel))
     conflicting[1]["data"]["additional_kwargs"]["tool_calls"] = [
-        raw_call("call_paris", "get_weather", '{"city": "Lyon"}'),
-        raw_call("call_rome", "get_weather", '{"city": "Rome"}'),
+        raw_call("call_paris", "get_weather", '{"city": "Paris"}'),
+        raw_call("call_lyon", "get_weather", '{"city": "Lyon"}'),
     ]
     anthropic = messages_to_dict(anthropic_content_blocks())
-    anthropic[1]["data"]["content"][2]["input"] = {"city": "Lyon"}
+    anthropic[1]["data"]["content"][2]["id"] = "toolu_02"
     chunks = stream_chunks()
     human = messages_to_dict([HumanMessage("Weather in Paris?", id="human-1")])
     remove = json.loads(json.dumps(parallel))
@@ -496,13 +496,17 @@ def invalid_cases() -> dict[str, tuple[str, list[dict[str, Any]], str, int]]:
     return {
         "removed_tool_result": ("One of two results removed.", removed, "unanswered_tool_call", 1),
         "raw_tool_calls_disagree": (
-            "additional_kwargs.tool_calls names another city than tool_calls.",
+            "additional_kwargs.tool_calls has no raw call for call_rome of tool_calls, and "
+            "one for a call tool_calls does not have (a raw call whose id names a call but "
+            "says other arguments is a stale copy LangChain left, not a disagreement).",
             conflicting,
             "conflicting_fields",
             1,
         ),
         "tool_use_block_disagrees": (
-            "A tool_use content block's input disagrees with tool_calls.",
+            "A tool_use content block names a call tool_calls does not have (LangChain sends "
+            "it as one more call; a block whose id names a call but says other input is a "
+            "stale copy LangChain left, not a disagreement).",
             anthropic,
             "conflicting_fields",
             1,

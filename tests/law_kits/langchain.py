@@ -554,7 +554,9 @@ def broken_by_event(draw: st.DrawFn, kinds: tuple[str, ...] = ()) -> BrokenTrace
 
 @st.composite
 def broken_by_conflict(draw: st.DrawFn) -> BrokenTrace:
-    """An AI message whose raw provider calls or tool_use blocks disagree with tool_calls."""
+    """An AI message whose raw provider calls or tool_use blocks name a call tool_calls does
+    not have (a copy naming a call of tool_calls by id with other values is a stale copy
+    LangChain left, read as such)."""
     messages = draw(native_conversations().filter(lambda ms: bool(_ai_positions(ms))))
     at = draw(st.sampled_from(_ai_positions(messages)))
     ai = messages[at]
@@ -562,10 +564,10 @@ def broken_by_conflict(draw: st.DrawFn) -> BrokenTrace:
     if draw(st.booleans()):
         raw = [
             {
-                "id": call["id"],
+                "id": f"{call['id']}_other",
                 "type": "function",
                 "function": {
-                    "name": call["name"] + "_other",
+                    "name": call["name"],
                     "arguments": json.dumps(call["args"]),
                 },
             }
@@ -574,9 +576,9 @@ def broken_by_conflict(draw: st.DrawFn) -> BrokenTrace:
     else:
         block = {
             "type": "tool_use",
-            "id": call["id"],
+            "id": f"{call['id']}_other",
             "name": call["name"],
-            "input": {"conflicting_key": 1},
+            "input": call["args"],
         }
         changed = ai.model_copy(update={"content": [block]})
     return BrokenTrace([*messages[:at], changed, *messages[at + 1 :]], "conflicting_fields", at)
