@@ -17,6 +17,7 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from test_galtea_audit2 import _refused
 
 from tracebridge import AIMessage, FilePart, HumanMessage, TraceError, convert
 from tracebridge import native as tracebridge_native
@@ -27,13 +28,6 @@ RECORD = {"id": "t0", "index": 0, "session_id": "s"}
 FILE = {"uri": "gs://b/x.pdf", "filename": "x.pdf", "mime_type": "application/pdf",
         "type": "file"}
 FILE_PART = FilePart(url="gs://b/x.pdf", filename="x.pdf", mime_type="application/pdf")
-
-
-def _refusal(call: Any, *args: Any, **kwargs: Any) -> tuple[str, int | None, str | None]:
-    with pytest.raises(TraceError) as caught:
-        call(*args, **kwargs)
-    assert caught.value.source == "galtea"
-    return caught.value.code, caught.value.index, caught.value.path
 
 
 def _galtea(**fields: Any) -> dict[str, Any]:
@@ -119,8 +113,8 @@ def test_an_input_file_list_that_is_not_a_list_is_malformed_with_no_input(
 ) -> None:
     alone = [{**RECORD, "input": None, key: value, "actual_output": "x"}]
     beside = [{**RECORD, "input": "hi", key: value, "actual_output": "x"}]
-    assert _refusal(galtea.to_messages, alone) == ("malformed_event", 0, f"traces[0].{key}")
-    assert _refusal(galtea.to_messages, beside) == ("malformed_event", 0, f"traces[0].{key}")
+    assert _refused(galtea.to_messages, alone) == ("malformed_event", 0, f"traces[0].{key}")
+    assert _refused(galtea.to_messages, beside) == ("malformed_event", 0, f"traces[0].{key}")
 
 
 @pytest.mark.parametrize("value", NOT_LISTS)
@@ -130,8 +124,8 @@ def test_an_output_file_list_that_is_not_a_list_is_malformed_with_no_output(
 ) -> None:
     alone = [{**RECORD, "input": "hi", key: value}]
     beside = [{**RECORD, "input": "hi", "actual_output": "o", key: value}]
-    assert _refusal(galtea.to_messages, alone) == ("malformed_event", 0, f"traces[0].{key}")
-    assert _refusal(galtea.to_messages, beside) == ("malformed_event", 0, f"traces[0].{key}")
+    assert _refused(galtea.to_messages, alone) == ("malformed_event", 0, f"traces[0].{key}")
+    assert _refused(galtea.to_messages, beside) == ("malformed_event", 0, f"traces[0].{key}")
 
 
 def test_the_refusal_of_a_file_list_says_what_it_got() -> None:
@@ -232,7 +226,7 @@ JOINED_QUESTION = [HumanMessage(content="a"),
 
 @pytest.mark.parametrize("shape", ["pairs", "history"])
 def test_a_later_joined_messages_metadata_is_refused_at_that_message(shape: str) -> None:
-    assert _refusal(galtea.from_messages, JOINED_QUESTION, shape=shape,
+    assert _refused(galtea.from_messages, JOINED_QUESTION, shape=shape,
                     join_consecutive="\n") == ("not_representable", 1,
                                                "messages[1].metadata.galtea")
 
@@ -250,7 +244,7 @@ def test_a_later_joined_questions_retrieval_context_is_named_at_its_message() ->
     messages = [HumanMessage(content="a"),
                 HumanMessage(content="b", metadata=_galtea(retrieval_context="r")),
                 AIMessage(content="d")]
-    assert _refusal(galtea.from_messages, messages, shape="pairs", join_consecutive="\n") == (
+    assert _refused(galtea.from_messages, messages, shape="pairs", join_consecutive="\n") == (
         "not_representable", 1, "messages[1].metadata.galtea")
     omitted: list[galtea.Omission] = []
     galtea.from_messages(messages, shape="pairs", join_consecutive="\n",
@@ -261,11 +255,11 @@ def test_a_later_joined_questions_retrieval_context_is_named_at_its_message() ->
 def test_a_later_joined_answers_fields_are_named_at_its_message() -> None:
     metadata = [HumanMessage(content="q"), AIMessage(content="a"),
                 AIMessage(content="b", metadata=_galtea(metadata={"k": 1}))]
-    assert _refusal(galtea.from_messages, metadata, shape="pairs", join_consecutive="\n") == (
+    assert _refused(galtea.from_messages, metadata, shape="pairs", join_consecutive="\n") == (
         "not_representable", 2, "messages[2].metadata.galtea.metadata")
     context = [HumanMessage(content="q"), AIMessage(content="a"),
                AIMessage(content="b", metadata=_galtea(retrieval_context="r"))]
-    assert _refusal(galtea.from_messages, context, shape="history",
+    assert _refused(galtea.from_messages, context, shape="history",
                     join_consecutive="\n") == (
         "not_representable", 2, "messages[2].metadata.galtea.retrieval_context")
 
@@ -275,13 +269,13 @@ def test_a_later_joined_messages_extra_key_clash_is_at_that_message(shape: str) 
     clash = "input" if shape == "roles" else "role"
     messages = [HumanMessage(content="q"), AIMessage(content="a"),
                 AIMessage(content="b", metadata=_galtea(extra={clash: "x"}))]
-    assert _refusal(galtea.from_messages, messages, shape=shape, join_consecutive="\n") == (
+    assert _refused(galtea.from_messages, messages, shape=shape, join_consecutive="\n") == (
         "not_representable", 2, f"messages[2].metadata.galtea.extra.{clash}")
 
 
 @pytest.mark.parametrize("shape", ["roles", "pairs"])
 def test_split_names_a_later_joined_messages_fields_at_that_message(shape: str) -> None:
-    assert _refusal(galtea.split_current_turn, JOINED_QUESTION, shape=shape,
+    assert _refused(galtea.split_current_turn, JOINED_QUESTION, shape=shape,
                     join_consecutive="\n") == ("not_representable", 1,
                                                "messages[1].metadata.galtea")
     omitted: list[galtea.Omission] = []
@@ -293,7 +287,7 @@ def test_split_names_a_later_joined_messages_fields_at_that_message(shape: str) 
 def test_split_names_a_later_joined_messages_files_at_that_message() -> None:
     messages = [HumanMessage(content="q"), AIMessage(content="a"),
                 AIMessage(content=[FILE_PART])]
-    assert _refusal(galtea.split_current_turn, messages, shape="roles",
+    assert _refused(galtea.split_current_turn, messages, shape="roles",
                     join_consecutive="\n") == ("not_representable", 2,
                                                "messages[2].metadata.galtea")
 
@@ -372,5 +366,5 @@ def test_fields_saying_values_equal_only_to_python_are_not_joined() -> None:
     read = galtea.to_messages([{"role": "user", "content": "q"},
                                {"role": "assistant", "content": "a", "metadata": {"k": 1}},
                                {"role": "assistant", "content": "b", "metadata": {"k": True}}])
-    assert _refusal(galtea.from_messages, read, join_consecutive="\n") == (
+    assert _refused(galtea.from_messages, read, join_consecutive="\n") == (
         "not_representable", 2, "messages[2].metadata.galtea")
