@@ -457,8 +457,8 @@ def test_the_v0_reasoning_item_is_a_reasoning_part_first() -> None:
     typed = lossless([HumanMessage("q"), v0_reply()])
     assert typed[1] == tb.AIMessage(
         content=[
-            tb.ReasoningPart(text="I thought hard.", metadata={LC: {
-                "from": "reasoning", "block": {"id": "rs_1", "type": "reasoning"}}}),
+            tb.ReasoningPart(text="I thought hard.", id="rs_1", metadata={LC: {
+                "from": "reasoning", "block": {"type": "reasoning"}}}),
             tb.TextPart(text="Answer.", metadata=ANSWER_BLOCK),
         ],
         id="msg_1",
@@ -470,8 +470,8 @@ def test_the_v0_reasoning_item_is_a_reasoning_part_first() -> None:
 def test_the_responses_v1_reasoning_block_is_a_reasoning_part() -> None:
     typed = lossless([HumanMessage("q"), responses_v1_reply()])
     assert typed[1].content == [
-        tb.ReasoningPart(text="I thought hard.", metadata={LC: {
-            "shape": "responses_reasoning", "block": {"id": "rs_1", "type": "reasoning"}}}),
+        tb.ReasoningPart(text="I thought hard.", id="rs_1", metadata={LC: {
+            "shape": "responses_reasoning", "block": {"type": "reasoning"}}}),
         tb.TextPart(text="Answer.", metadata={LC: {"shape": "text", "block": {
             "type": "text", "annotations": [], "id": "msg_1"}}}),
     ]
@@ -494,12 +494,16 @@ def test_the_reasoning_goes_to_formats_with_a_place_for_it_or_is_refused(reply: 
     assert [block.content for block in written[1].blocks if block.block_type == "thinking"] == [
         "I thought hard."
     ]
-    with pytest.raises(TraceError) as caught:
-        tb.convert(trace, source="langchain", target="openai_responses")
-    error = caught.value
-    assert (error.code, error.index, error.path) == (
-        "not_representable", 1, "messages[1].content[0]"
-    )
+    if reply is bedrock_reply:  # no id: the Responses API would not take the item back
+        with pytest.raises(TraceError) as caught:
+            tb.convert(trace, source="langchain", target="openai_responses")
+        error = caught.value
+        assert (error.code, error.index, error.path) == (
+            "not_representable", 1, "messages[1].content[0]"
+        )
+        return
+    # the OpenAI item's id is the part's: the item goes to the Responses API as it came
+    assert tb.convert(trace, source="langchain", target="openai_responses")[1] == RS
 
 
 def test_the_reasoning_is_in_the_transcript_hash() -> None:
@@ -518,8 +522,8 @@ SUMMARIES = [{"type": "summary_text", "text": "a"}, {"type": "summary_text", "te
     [
         (  # a string content: it goes back as the string
             {"reasoning": RS}, "Answer.",
-            [tb.ReasoningPart(text="I thought hard.", metadata={LC: {
-                "from": "reasoning", "block": {"id": "rs_1", "type": "reasoning"},
+            [tb.ReasoningPart(text="I thought hard.", id="rs_1", metadata={LC: {
+                "from": "reasoning", "block": {"type": "reasoning"},
                 "content": "string"}}),
              tb.TextPart(text="Answer.")],
         ),
@@ -527,22 +531,22 @@ SUMMARIES = [{"type": "summary_text", "text": "a"}, {"type": "summary_text", "te
             {"reasoning": RS, "reasoning_content": "rc"}, "Answer.",
             [tb.ReasoningPart(text="rc", metadata={LC: {"from": "reasoning_content",
                                                        "content": "string"}}),
-             tb.ReasoningPart(text="I thought hard.", metadata={LC: {
-                 "from": "reasoning", "block": {"id": "rs_1", "type": "reasoning"}}}),
+             tb.ReasoningPart(text="I thought hard.", id="rs_1", metadata={LC: {
+                 "from": "reasoning", "block": {"type": "reasoning"}}}),
              tb.TextPart(text="Answer.")],
         ),
         (  # two summary entries, an encrypted item: kept
             {"reasoning": {**RS, "summary": SUMMARIES, "encrypted_content": "gAAA"}}, "",
-            [tb.ReasoningPart(text="a\n\nb", metadata={LC: {
+            [tb.ReasoningPart(text="a\n\nb", id="rs_1", metadata={LC: {
                 "from": "reasoning", "content": "string",
-                "block": {"id": "rs_1", "type": "reasoning", "summary": SUMMARIES,
+                "block": {"type": "reasoning", "summary": SUMMARIES,
                           "encrypted_content": "gAAA"}}})],
         ),
         (  # an empty summary (what a model asked for no summary gives)
             {"reasoning": {**RS, "summary": []}}, "",
-            [tb.ReasoningPart(text="", metadata={LC: {
+            [tb.ReasoningPart(text="", id="rs_1", metadata={LC: {
                 "from": "reasoning", "content": "string",
-                "block": {"id": "rs_1", "type": "reasoning", "summary": []}}})],
+                "block": {"type": "reasoning", "summary": []}}})],
         ),
     ],
     ids=["string", "after-reasoning-content", "two-entries", "empty-summary"],
@@ -589,8 +593,8 @@ def test_edited_reasoning_text_goes_back_as_the_summary() -> None:
         "id": "rs_1", "type": "reasoning",
         "summary": [{"type": "summary_text", "text": "redacted"}]}}
     back = langchain.to_messages(written)
-    assert back[1].content[0] == tb.ReasoningPart(text="redacted", metadata={LC: {
-        "from": "reasoning", "block": {"id": "rs_1", "type": "reasoning"}, "content": "string"}})
+    assert back[1].content[0] == tb.ReasoningPart(text="redacted", id="rs_1", metadata={LC: {
+        "from": "reasoning", "block": {"type": "reasoning"}, "content": "string"}})
     assert transcript_hash(back) == transcript_hash(edited)
     assert back == edited
 
@@ -614,7 +618,7 @@ ITEM = {"id": "rs_1", "type": "reasoning"}
          "not_representable", "messages[1].content[1].metadata.langchain.content"),
         ([marked(block=None)],
          "malformed_event", "messages[1].content[0].metadata.langchain.block"),
-        ([marked(block={"id": "rs_1", "type": "thinking"})],
+        ([marked(block={"type": "thinking"})],
          "not_representable", "messages[1].content[0].metadata.langchain.block"),
     ],
     ids=["not-first", "unknown-key", "content-on-second", "block-not-object", "block-type"],

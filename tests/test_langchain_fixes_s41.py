@@ -345,8 +345,9 @@ def test_a_reasoning_summary_kept_whole_names_what_it_holds() -> None:
         "with other metadata; take 'summary' out of metadata.langchain.block to write the text "
         "as one summary_text entry, or give the part the text the summary joins to"
     )
-    # without the kept summary the item keeps its id and the text is its one entry
-    block = {"type": "reasoning", "id": "rs_1"}
+    # without the kept summary the item keeps its id (the part's) and the text is its one entry
+    assert changed[1].content[0].id == "rs_1"
+    block = {"type": "reasoning"}
     unkept = [changed[0], _with_part(changed[1], 0, changed[1].content[0].model_copy(
         update={"metadata": {LC: {"shape": "responses_reasoning", "block": block}}}))]
     [_, written] = langchain.from_messages(unkept)
@@ -356,7 +357,7 @@ def test_a_reasoning_summary_kept_whole_names_what_it_holds() -> None:
     plain = [changed[0], _with_part(changed[1], 0, changed[1].content[0].model_copy(
         update={"metadata": {}}))]
     [_, written] = langchain.from_messages(plain)
-    assert written.content == [{"type": "reasoning", "reasoning": "changed"},
+    assert written.content == [{"type": "reasoning", "reasoning": "changed", "id": "rs_1"},
                                {"type": "text", "text": "x"}]
     assert langchain.to_messages(langchain.from_messages(plain)) == plain
 

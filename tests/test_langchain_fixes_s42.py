@@ -79,7 +79,7 @@ def edited(typed: list[tb.Message], text: str) -> list[tb.Message]:
 def test_a_v0_item_of_raw_text_is_a_reasoning_part_of_that_text() -> None:
     typed = lossless(v0(raw_item()))
     assert typed[1] == tb.AIMessage(content=[
-        tb.ReasoningPart(text=RAW, metadata={LC: {
+        tb.ReasoningPart(text=RAW, id="rs_1", metadata={LC: {
             "from": "reasoning", "shape": "responses_reasoning_content",
             "block": {"type": "reasoning", "id": "rs_1", "summary": []}, "content": "string",
         }}),
@@ -90,7 +90,7 @@ def test_a_v0_item_of_raw_text_is_a_reasoning_part_of_that_text() -> None:
 def test_a_responses_v1_block_of_raw_text_is_a_reasoning_part_of_that_text() -> None:
     typed = lossless(responses_v1(raw_item(status="completed")))
     assert typed[1] == tb.AIMessage(content=[
-        tb.ReasoningPart(text=RAW, metadata={LC: {
+        tb.ReasoningPart(text=RAW, id="rs_1", metadata={LC: {
             "shape": "responses_reasoning_content",
             "block": {"type": "reasoning", "id": "rs_1", "summary": [], "status": "completed"},
         }}),
@@ -104,7 +104,7 @@ def test_a_v1_standard_block_with_raw_text_in_extras_is_a_reasoning_part_of_that
                                    "extras": {"content": [ENTRY]}}
     typed = lossless(trace)
     assert typed[1] == tb.AIMessage(content=[
-        tb.ReasoningPart(text=RAW, metadata={LC: {
+        tb.ReasoningPart(text=RAW, id="rs_1", metadata={LC: {
             "shape": "reasoning_extras_content",
             "block": {"type": "reasoning", "id": "rs_1", "extras": {}},
         }}),
@@ -158,7 +158,7 @@ def test_a_content_without_entries_stays_in_the_kept_item(layout: Any, empty: An
 def test_a_content_of_other_entries_stays_in_the_kept_item() -> None:
     item = raw_item([{"type": "text", "text": RAW}])
     part = lossless(responses_v1(item))[1].content[0]
-    assert part == tb.ReasoningPart(text="", metadata={LC: {
+    assert part == tb.ReasoningPart(text="", id="rs_1", metadata={LC: {
         "shape": "responses_reasoning", "block": item}})
 
 
@@ -201,9 +201,10 @@ def test_a_responses_trace_of_raw_text_keeps_it_through_langchain() -> None:
              {"role": "assistant", "content": [{"type": "output_text", "text": "ans",
                                                 "annotations": []}]}]
     written = convert(items, source="openai_responses", target="langchain")
-    assert written[1].content == [{"type": "reasoning", "reasoning": RAW},
+    assert written[1].content == [{"type": "reasoning", "id": "rs_1", "reasoning": RAW},
                                   {"type": "text", "text": "ans"}]
-    assert langchain.to_messages(written)[1].content == [tb.ReasoningPart(text=RAW), ANSWER]
+    assert langchain.to_messages(written)[1].content == [
+        tb.ReasoningPart(text=RAW, id="rs_1"), ANSWER]
 
 
 # --- the way back after an edit ------------------------------------------------------------
@@ -287,9 +288,9 @@ def test_a_summary_kept_with_raw_text_in_its_item_is_refused(kept: Any) -> None:
 
 def test_a_raw_text_part_of_another_format_is_written_as_a_reasoning_block() -> None:
     reply = tb.AIMessage(content=[tb.ReasoningPart(
-        text=RAW, metadata={"openai_responses": {"id": "rs_1", "from": "content"}}), ANSWER])
+        text=RAW, id="rs_1", metadata={"openai_responses": {"from": "content"}}), ANSWER])
     written = langchain.from_messages([tb.HumanMessage(content="x"), reply])
-    assert written[1].content == [{"type": "reasoning", "reasoning": RAW},
+    assert written[1].content == [{"type": "reasoning", "id": "rs_1", "reasoning": RAW},
                                   {"type": "text", "text": "ans"}]
 
 
@@ -310,14 +311,15 @@ def both(content: list[Any] | None = None) -> dict[str, Any]:
               "content": "string"}),
         (responses_v1, {"shape": "responses_reasoning",
                         "block": {"type": "reasoning", "id": "rs_1"}}),
-        (v1_standard, {"shape": "reasoning", "block": {"type": "reasoning", "id": "rs_1"}}),
+        (v1_standard, None),  # the id right after the type: where the way back writes it
     ],
     ids=["v0", "responses_v1", "v1_standard"],
 )
 def test_a_summary_and_raw_text_are_two_parts_of_one_item(layout: Any, kept: Any) -> None:
     typed = lossless(layout(both()))
     assert typed[1] == tb.AIMessage(content=[
-        tb.ReasoningPart(text="A summary.", metadata={LC: kept}), CONTINUED, ANSWER])
+        tb.ReasoningPart(text="A summary.", id="rs_1", metadata={LC: kept} if kept else {}),
+        CONTINUED, ANSWER])
 
 
 def test_a_v1_standard_block_without_an_id_gives_a_summary_part_without_metadata() -> None:
@@ -360,7 +362,7 @@ def test_a_responses_item_with_both_keeps_them_through_langchain() -> None:
                                                 "annotations": []}]}]
     written = convert(items, source="openai_responses", target="langchain")
     assert langchain.to_messages(written)[1].content == [
-        tb.ReasoningPart(text="A summary."), tb.ReasoningPart(text=RAW), ANSWER]
+        tb.ReasoningPart(text="A summary.", id="rs_1"), tb.ReasoningPart(text=RAW), ANSWER]
 
 
 def with_raw(typed: list[tb.Message], part: tb.ReasoningPart) -> list[tb.Message]:

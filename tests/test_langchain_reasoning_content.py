@@ -391,8 +391,8 @@ def test_openai_responses_refuses_it_naming_the_drop_option() -> None:
         1,
         "messages[1].content[0]",
         "openai_responses: messages[1].content[0]: a reasoning item needs the id the API gave "
-        "it (a reasoning part from another format has none); pass drop=['reasoning'] to leave "
-        "it out [not_representable]",
+        "it (this reasoning part has none); pass drop=['reasoning'] to leave it out "
+        "[not_representable]",
     )
 
 

@@ -85,8 +85,8 @@ def test_the_items_read_as_opaque_parts_after_the_others_and_go_back() -> None:
         typed = langchain.to_messages(form)
         assert typed[1].content == [
             ReasoningPart(
-                text="Look", metadata={LC: {"from": "reasoning", "block": {"type": "reasoning",
-                                                                          "id": "rs_1"}}}
+                text="Look", id="rs_1", metadata={LC: {"from": "reasoning", "block": {
+                    "type": "reasoning", "id": "rs_1"}}}  # (an id not first stays in place)
             ),
             TextPart(text=TEXT["text"], metadata={LC: {"shape": "text",
                                                        "block": {"type": "text",

@@ -628,7 +628,7 @@ def test_a_run_of_hosted_calls_keeps_reasoning_and_calls_on_their_turns() -> Non
         ["message_output_item"],
     ]
     assert turns[0].content == [ReasoningPart(text="think",
-                                              metadata={"openai_agents": {"id": "rs_1"}})]
+                                              id="rs_1")]
     assert [c.id for c in turns[0].tool_calls] == ["ci_1"]
     assert [c.id for c in turns[1].tool_calls] == ["ig_1", "ws_1", "fs_1"]
     results = [m for m in read if isinstance(m, ToolMessage)]

@@ -367,7 +367,7 @@ def test_two_replies_in_a_row_are_refused_rather_than_merged() -> None:
 def test_a_reply_is_written_as_the_api_produced_it() -> None:
     reply = AIMessage(
         content=[
-            ReasoningPart(text="Two cities.", metadata={"openai_responses": {"id": "rs_1"}}),
+            ReasoningPart(text="Two cities.", id="rs_1"),
             TextPart(text="Checking both."),
         ],
         tool_calls=[CALL, ToolCall(name="get_weather", args={"city": "Rome"}, id="c2")],

@@ -108,7 +108,7 @@ def test_a_hosted_result_text_nested_past_pythons_depth_is_unserializable() -> N
 # --- 2: reasoning after the reply's text ------------------------------------------------------
 
 
-REASONING = ReasoningPart(text="why", metadata={NS: {"id": "rs_1"}})
+REASONING = ReasoningPart(text="why", id="rs_1")
 
 
 def test_reasoning_after_the_text_of_a_reply_is_not_representable() -> None:
@@ -218,7 +218,7 @@ RS = {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "t
           ToolMessage(content="r", tool_call_id="c1")]),
         ([USER, RS, {"type": "message", "role": "assistant", "id": "msg_1", "content": []}],
          [HumanMessage(content="q"),
-          AIMessage(content=[ReasoningPart(text="t", metadata={NS: {"id": "rs_1"}})],
+          AIMessage(content=[ReasoningPart(text="t", id="rs_1")],
                     id="msg_1", metadata={NS: {"message": 1}})]),
     ],
 )

@@ -154,7 +154,7 @@ def test_a_kept_field_the_reader_maps_is_not_representable(
 
 
 def test_a_kept_field_of_a_part_after_reasoning_names_the_parts_own_index() -> None:
-    reasoning = ReasoningPart(text="r", metadata={NS: {"id": "rs_1"}})
+    reasoning = ReasoningPart(text="r", id="rs_1")
     text = TextPart(text="a", metadata={NS: {"fields": {"annotations": []}}})
     error = refused(from_messages, [HI, AIMessage(content=[reasoning, text])])
     assert (error.code, error.index, error.path) == (
@@ -233,7 +233,7 @@ def test_a_kept_field_the_reader_keeps_is_written_back() -> None:
 )
 def test_a_kept_reasoning_summary_the_reader_refuses_is_malformed(summary: Any, path: str) -> None:
     text = "None" if summary == [{}] else "5" if isinstance(summary, list) else "r"
-    part = ReasoningPart(text=text, metadata={NS: {"id": "rs_1", "summary": summary}})
+    part = ReasoningPart(text=text, id="rs_1", metadata={NS: {"summary": summary}})
     error = refused(from_messages, [HI, AIMessage(content=[part])])
     assert (error.code, error.index, error.path) == (
         "malformed_event", 1, f"messages[1].content[0].metadata.openai_responses.{path}")

@@ -113,7 +113,7 @@ def test_unchanged_items_read() -> None:
         SystemMessage(content="be brief"),
         HumanMessage(content="find q"),
         AIMessage(
-            content=[ReasoningPart(text="think", metadata={"openai_responses": {"id": "r1"}})],
+            content=[ReasoningPart(text="think", id="r1")],
             tool_calls=[ToolCall(name="s", args={"q": 1}, id="c1",
                                  metadata={"openai_responses": {"id": "fc1", **kept}})],
         ),

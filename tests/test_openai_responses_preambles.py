@@ -198,9 +198,9 @@ def test_reasoning_and_messages_keep_their_order() -> None:
     read = openai_responses.to_messages(VARIANTS["reasoning before each message"])
     assert read[1] == AIMessage(
         content=[
-            ReasoningPart(text="why rs_1", metadata={NS: {"id": "rs_1"}}),
+            ReasoningPart(text="why rs_1", id="rs_1"),
             TextPart(text="a"),
-            ReasoningPart(text="why rs_2", metadata={NS: {"id": "rs_2"}}),
+            ReasoningPart(text="why rs_2", id="rs_2"),
             TextPart(text="b"),
         ],
         tool_calls=[called("c1"), called("c2")],
@@ -269,7 +269,7 @@ def test_one_message_keeps_its_metadata_as_before() -> None:
              function_call("c2"), output("c1"), output("c2")]
     read = openai_responses.to_messages(items)
     assert read[1] == AIMessage(
-        content=[TextPart(text="a"), ReasoningPart(text="why rs_2", metadata={NS: {"id": "rs_2"}})],
+        content=[TextPart(text="a"), ReasoningPart(text="why rs_2", id="rs_2")],
         tool_calls=[called("c1"), called("c2")],
         id="msg_1",
         metadata={NS: {"fields": {"status": "completed"}, "calls_at": [1, 2]}},
@@ -608,7 +608,7 @@ def test_an_agents_run_with_a_message_before_each_call_reads_and_writes_back() -
     expected = [
         HumanMessage(content="Weather in Paris and Rome?"),
         AIMessage(
-            content=[ReasoningPart(text="Two cities.", metadata={source: {"id": "rs_1"}}),
+            content=[ReasoningPart(text="Two cities.", id="rs_1"),
                      TextPart(text="Checking Paris."), TextPart(text="Checking Rome.")],
             tool_calls=[weather("c1", "Paris"), weather("c2", "Rome")],
             metadata={source: {"messages": [

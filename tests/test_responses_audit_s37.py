@@ -400,7 +400,7 @@ def test_kept_keys_of_a_text_part_written_as_a_string_content_are_refused(
     kept: dict[str, Any], key: str
 ) -> None:
     messages = [HI, AIMessage(content=[
-        ReasoningPart(text="r", metadata={NS: {"id": "rs"}}),
+        ReasoningPart(text="r", id="rs"),
         TextPart(text="yo", metadata={NS: kept}),
     ], metadata={NS: {"content": "string"}})]
     error = refused(openai_responses.from_messages, messages)
@@ -412,7 +412,7 @@ def test_kept_keys_of_a_text_part_written_as_a_string_content_are_refused(
 def test_a_string_content_flag_with_a_citation_writes_the_parts_kept_keys() -> None:
     part = TextPart(text="yo", metadata={NS: {"fields": {"x": 1}}})
     messages = [HI, AIMessage(
-        content=[ReasoningPart(text="r", metadata={NS: {"id": "rs"}}), part],
+        content=[ReasoningPart(text="r", id="rs"), part],
         citations=[Citation(url="https://a", title="A", start_index=0, end_index=2)],
         metadata={NS: {"content": "string"}})]
     written = openai_responses.from_messages(messages)

@@ -61,8 +61,8 @@ def kept_item_after_a_call() -> tuple[Any, Any]:
     ])
 
 
-def reasoned(text: str, item_id: str, source: str) -> ReasoningPart:
-    return ReasoningPart(text=text, metadata={source: {"id": item_id}})
+def reasoned(text: str, item_id: str) -> ReasoningPart:
+    return ReasoningPart(text=text, id=item_id)
 
 
 def weather_call(call_id: str, city: str, source: str, sdk: bool = True) -> ToolCall:
@@ -87,8 +87,8 @@ def test_reasoning_between_two_calls_reads_as_one_reply_of_a_live_run() -> None:
     expected = [
         HumanMessage(content=ASKED),
         AIMessage(
-            content=[reasoned("Paris first.", "rs_1", source),
-                     reasoned("Then Rome.", "rs_2", source)],
+            content=[reasoned("Paris first.", "rs_1"),
+                     reasoned("Then Rome.", "rs_2")],
             tool_calls=[weather_call("c1", "Paris", source), weather_call("c2", "Rome", source)],
             metadata={source: {"calls_at": [1, 2]}},
         ),
@@ -153,7 +153,7 @@ def test_reasoning_after_the_message_joins_while_a_call_waits() -> None:
     read = openai_responses.to_messages(MESSAGE_BETWEEN)
     source = "openai_responses"
     assert read[1] == AIMessage(
-        content=[TextPart(text="Checking."), reasoned("Rome.", "rs_2", source)],
+        content=[TextPart(text="Checking."), reasoned("Rome.", "rs_2")],
         tool_calls=[weather_call("c1", "Paris", source, sdk=False),
                     weather_call("c2", "Rome", source, sdk=False)],
         id="msg_1",

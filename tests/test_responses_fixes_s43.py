@@ -284,10 +284,12 @@ def test_run_items_stay_the_agents_adapters_own() -> None:
 @pytest.mark.parametrize(("source", "target"), _ACROSS)
 def test_carried_renames_the_sources_namespace_as_the_targets(source: str, target: str) -> None:
     read = _ADAPTERS[source].to_messages(_SAME_ITEMS["reasoning"])
-    kept = {"id": "rs_1", "fields": {"encrypted_content": "gAAA"}}
+    kept = {"fields": {"encrypted_content": "gAAA"}}
     assert read[1].content[0].metadata == {source: kept}
+    assert read[1].content[0].id == "rs_1"  # the part's own: not renamed, not moved
     moved = carried(read, source, target)
     assert moved[1].content[0].metadata == {target: kept}
+    assert moved[1].content[0].id == "rs_1"
     assert moved[0] is read[0]  # nothing kept: as it is
     assert read[1].content[0].metadata == {source: kept}  # the messages read are unchanged
 
@@ -301,9 +303,6 @@ def test_carried_leaves_other_formats_messages_as_they_are() -> None:
 
 
 _NOT_READ = {
-    "reasoning": (1, "messages[1].content[0]", "a reasoning item needs the id the API gave it "
-                  "(a reasoning part from another format has none); pass drop=['reasoning'] to "
-                  "leave it out"),
     "input_audio": (0, "messages[0].content[0]", "a Responses message takes no audio part "
                     "(only an input_audio part read from {origin} is written back); "
                     "pass drop=['audio_parts'] to leave it out"),
@@ -331,6 +330,18 @@ def test_a_writer_does_not_read_the_other_adapters_metadata(
     assert (error.code, error.index, error.path, str(error)) == (
         "not_representable", index, path, f"{target}: {path}: {said} [not_representable]")
     assert convert(_SAME_ITEMS[name], source=source, target=target) == _SAME_ITEMS[name]
+
+
+@pytest.mark.parametrize(("source", "target"), _ACROSS)
+def test_reasoning_read_by_the_other_adapter_is_written_with_its_id_alone(
+    source: str, target: str
+) -> None:
+    # the item's id is the part's typed id; its kept fields stay in the other's namespace
+    items = _SAME_ITEMS["reasoning"]
+    written = _ADAPTERS[target].from_messages(_ADAPTERS[source].to_messages(items))
+    assert written[1] == {"type": "reasoning", "id": "rs_1",
+                          "summary": [{"type": "summary_text", "text": "think"}]}
+    assert convert(items, source=source, target=target) == items
 
 
 @pytest.mark.parametrize(("source", "target"), _ACROSS)
@@ -382,25 +393,28 @@ def test_the_targets_own_metadata_is_kept_over_the_carried() -> None:
               "content": [{"type": "output_text", "text": "hi", "annotations": []}]}]
     read = openai_responses.to_messages(items)
     part = read[1].content[0]
-    both = part.model_copy(update={"metadata": {**part.metadata, "openai_agents": {"id": "rs_2"}}})
+    both = part.model_copy(update={"metadata": {
+        "openai_responses": {"fields": {"encrypted_content": "A"}},
+        "openai_agents": {"fields": {"encrypted_content": "B"}},
+    }})
     message = read[1].model_copy(update={"content": [both, *read[1].content[1:]]})
-    assert openai_responses.from_messages([read[0], message])[1]["id"] == "rs_1"
-    assert openai_agents.from_messages([read[0], message])[1]["id"] == "rs_2"
+    assert openai_responses.from_messages([read[0], message])[1]["encrypted_content"] == "A"
+    assert openai_agents.from_messages([read[0], message])[1]["encrypted_content"] == "B"
     moved = carried([read[0], message], "openai_responses", "openai_agents")
     assert moved[1].content[0] is both
-    assert openai_agents.from_messages(moved)[1]["id"] == "rs_2"
+    assert openai_agents.from_messages(moved)[1]["encrypted_content"] == "B"
 
 
 def test_another_formats_reasoning_is_still_refused() -> None:
     read = openai_responses.to_messages(_SAME_ITEMS["reasoning"])
     part = read[1].content[0]
-    other = part.model_copy(update={"metadata": {"langchain": {"id": "rs_1"}}})
+    other = part.model_copy(update={"id": None, "metadata": {"langchain": {"id": "rs_1"}}})
     message = read[1].model_copy(update={"content": [other, *read[1].content[1:]]})
     assert _refused(openai_agents.from_messages, [read[0], message]) == (
         "not_representable", 1,
         "openai_agents: messages[1].content[0]: a reasoning item needs the id the API gave it "
-        "(a reasoning part from another format has none); pass drop=['reasoning'] to leave "
-        "it out [not_representable]",
+        "(this reasoning part has none); pass drop=['reasoning'] to leave it out "
+        "[not_representable]",
     )
 
 

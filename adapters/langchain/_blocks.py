@@ -306,12 +306,14 @@ def _check_kept_values(
     it spells ``"mp3"`` and ``"wav"``): that value is written as kept while it still spells
     the part's field. When the field says something else, writing it would drop the kept
     value and the part would read back with other metadata: not_representable. (A kept
-    reasoning summary goes back as kept while it still joins to the part's text.)"""
+    reasoning summary goes back as kept while it still joins to the part's text, and a kept
+    reasoning item id while it is the part's id.)"""
     if isinstance(part, ReasoningPart) and shape.name in SPLIT_SHAPES:
         check_no_raw(template, f"{path}.metadata.{NAME}.block")
     if isinstance(shape, SummaryShape):
         if isinstance(part, ReasoningPart):  # (any other part is refused by the shape)
             shape.check_summary(template, part.text, f"{path}.metadata.{NAME}")
+            shape.check_id(template, part.id, f"{path}.metadata.{NAME}")
         return
     codecs = dict(shape.codecs)
     for field, at in shape.fields:

@@ -207,10 +207,12 @@ def reasoning_of(kwargs: dict[str, Any]) -> str | None:
     return None
 
 
-def reasoning_item_of(kwargs: dict[str, Any]) -> tuple[str, dict[str, Any], str] | None:
-    """The text of ``additional_kwargs["reasoning"]`` when it is a Responses reasoning item
-    (``item_reading``), the item without what the text gives back, and the name of the
-    layout read; any other value stays where it is."""
+def reasoning_item_of(
+    kwargs: dict[str, Any],
+) -> tuple[dict[str, str], dict[str, Any], str] | None:
+    """The typed values (``text``, and ``id``) of ``additional_kwargs["reasoning"]`` when it
+    is a Responses reasoning item (``item_reading``), the item without what they give back,
+    and the name of the layout read; any other value stays where it is."""
     item = kwargs.get(ITEM_KEY)
     if type(item) is not dict:
         return None
@@ -219,7 +221,7 @@ def reasoning_item_of(kwargs: dict[str, Any]) -> tuple[str, dict[str, Any], str]
         return None
     del kwargs[ITEM_KEY]
     shape, values = found
-    return values["text"], shape.template(item, values), shape.name
+    return values, shape.template(item, values), shape.name
 
 
 def item_reading(item: dict[str, Any]) -> tuple[BlockShape, dict[str, str]] | None:

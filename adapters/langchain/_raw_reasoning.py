@@ -72,11 +72,19 @@ def split_block_part(part: ReasoningPart) -> list[ReasoningPart]:
     (_, rest), raw = split_item(part.text, kept["block"])
     if raw is None:
         return [part]
-    if kept["shape"] == "reasoning" and rest == {"type": "reasoning"}:
+    if kept["shape"] == "reasoning" and _without_part_id(rest, part) == {"type": "reasoning"}:
         first = part.model_copy(update={"metadata": {}})  # the block written without metadata
     else:
         first = part.model_copy(update={"metadata": {NAME: {**kept, "block": rest}}})
     return [first, ReasoningPart(text=raw[0], metadata={NAME: raw[1]})]
+
+
+def _without_part_id(block: dict[str, Any], part: ReasoningPart) -> dict[str, Any]:
+    """``block`` without an ``id`` kept in its place that is the part's own (the way back
+    writes the part's id anyway)."""
+    if part.id is None or block.get("id") != part.id:
+        return block
+    return {key: value for key, value in block.items() if key != "id"}
 
 
 def check_no_raw(block: dict[str, Any], at: str) -> None:

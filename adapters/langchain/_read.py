@@ -595,27 +595,34 @@ def _ai_content(
         typed = [*early, *typed, *late]
     if reasoning is None and item is None:
         return typed, citations
-    marks: list[tuple[str, dict[str, Any]]] = []
+    marks: list[tuple[str, dict[str, Any], str | None]] = []
     if reasoning is not None:
-        marks.append((reasoning, {"from": REASONING_KEY}))
+        marks.append((reasoning, {"from": REASONING_KEY}, None))
     if item is not None:
         marks.extend(_item_marks(*item))
     if isinstance(typed, str):
         marks[0][1]["content"] = "string"
         typed = [TextPart(text=typed)] if typed else []
-    lead = [ReasoningPart(text=text, metadata={NAME: mark}) for text, mark in marks]
+    lead = [
+        ReasoningPart(text=text, id=item_id, metadata={NAME: mark})
+        for text, mark, item_id in marks
+    ]
     return [*lead, *typed], citations
 
 
-def _item_marks(text: str, block: dict[str, Any], shape: str) -> list[tuple[str, dict[str, Any]]]:
-    """The texts and marks of reasoning read from ``additional_kwargs["reasoning"]``: the
-    item's text with the rest of the item (and its layout when that text is the item's raw
-    reasoning), then the raw text of an item that has a summary too, marked."""
+def _item_marks(
+    values: dict[str, str], block: dict[str, Any], shape: str
+) -> list[tuple[str, dict[str, Any], str | None]]:
+    """The texts, marks and item ids of reasoning read from ``additional_kwargs
+    ["reasoning"]``: the item's text with the rest of the item (and its layout when that
+    text is the item's raw reasoning) and its id, then the raw text of an item that has a
+    summary too, marked (it continues that item: no id of its own)."""
+    item_id = values.get("id")
     if shape != REASONING_ITEM.name:
-        return [(text, {"from": ITEM_KEY, "shape": shape, "block": block})]
-    (text, rest), raw = split_item(text, block)
-    first = (text, {"from": ITEM_KEY, "block": rest})
-    return [first] if raw is None else [first, raw]
+        return [(values["text"], {"from": ITEM_KEY, "shape": shape, "block": block}, item_id)]
+    (text, rest), raw = split_item(values["text"], block)
+    first = (text, {"from": ITEM_KEY, "block": rest}, item_id)
+    return [first] if raw is None else [first, (*raw, None)]
 
 
 def _ai_parts(

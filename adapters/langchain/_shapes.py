@@ -229,6 +229,29 @@ class BlockShape:
         return block
 
 
+@dataclass(frozen=True)
+class ReasoningBlockShape(BlockShape):
+    """langchain-core's v1 ``reasoning`` block: its ``reasoning`` text, and its ``id`` (an
+    OpenAI reasoning item's, which the v1 translation keeps). The way back writes the id
+    right after the block's ``type``; an id elsewhere stays in the template, in its place,
+    so that a kept block is written back with its keys in their order."""
+
+    def template(self, block: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
+        if list(block)[:2] == ["type", "id"]:
+            return super().template(block, values)
+        return super().template(block, {k: v for k, v in values.items() if k != "id"})
+
+    def write(self, template: dict[str, Any], part: MappedPart, at: str) -> dict[str, Any]:
+        block = super().write(template, part, at)
+        if "id" in template or "id" not in block or "type" not in block:
+            return block  # kept in its place (checked against the part's), or none
+        item_id = block.pop("id")
+        keys = list(block)
+        after = keys.index("type") + 1
+        return {**{k: block[k] for k in keys[:after]}, "id": item_id,
+                **{k: block[k] for k in keys[after:]}}
+
+
 def summary_text(summary: Any) -> str | None:
     """The text of an OpenAI Responses reasoning ``summary``: its ``summary_text`` entries
     joined by a blank line, as the ``openai_responses`` adapter reads the same item; None
@@ -266,16 +289,17 @@ class SummaryShape(BlockShape):
     ``additional_kwargs["reasoning"]`` (``"v0"``). Its text is the summary's; the summary
     stays in the template only when one ``summary_text`` entry of that text would not give
     it back, and goes back as kept while it still reads as the part's text (a kept summary
-    that no longer does is refused: ``check_summary``)."""
+    that no longer does is refused: ``check_summary``). The item's ``id`` (a string) is the
+    part's ``id``."""
 
     def read(self, block: dict[str, Any]) -> dict[str, str] | None:
         if block.get("type") != self.tag:
             return None
         text = summary_text(block.get("summary"))
-        return None if text is None else {"text": text}
+        return None if text is None else _with_item_id({"text": text}, block)
 
     def template(self, block: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
-        rest = copy.deepcopy(block)
+        rest = _without_item_id(block, values)
         if rest["summary"] == [{"type": "summary_text", "text": values["text"]}]:
             del rest["summary"]
         return rest
@@ -293,9 +317,10 @@ class SummaryShape(BlockShape):
         # a content block's summary is checked before, at its metadata (_blocks); the item of
         # additional_kwargs["reasoning"] comes with ``at`` = its part's metadata.langchain
         self.check_summary(block, text, at)
+        self.check_id(block, part.id, at)
         if "summary" not in block:
             block["summary"] = [{"type": "summary_text", "text": text}]
-        return block
+        return _with_item_id_first(block, part.id)
 
     def check_summary(self, template: dict[str, Any], text: str, at: str) -> None:
         """A summary kept in the template must still join to the part's ``text``: written as
@@ -310,6 +335,26 @@ class SummaryShape(BlockShape):
             f"{text!r}: written, the part would read back with other metadata; take "
             "'summary' out of metadata.langchain.block to write the text as one "
             "summary_text entry, or give the part the text the summary joins to",
+            path=at,
+        )
+
+    def check_id(self, template: dict[str, Any], item_id: str | None, at: str) -> None:
+        """An id kept in the template (where the item had it: not first, where the way back
+        writes the part's) must be the part's ``item_id``, and a kept value that is no id
+        (null) goes with a part without one: else the part would read back with another id
+        or other metadata, so ``not_representable`` at ``at``."""
+        if "id" not in template:
+            return
+        kept = template["id"]
+        if (kept == item_id) if type(kept) is str else item_id is None:
+            return
+        raise TraceError(
+            "not_representable",
+            f"the reasoning item kept for this part (metadata.langchain) holds the id "
+            f"{short_repr(kept)}, which is not the part's id {short_repr(item_id)}: written, "
+            "the part would read back with other metadata; take 'id' out of "
+            "metadata.langchain.block to write the part's id first, or give the part the id "
+            "the block holds",
             path=at,
         )
 
@@ -329,7 +374,7 @@ class RawReasoningShape(SummaryShape):
         if block.get("type") != self.tag or not self._empty_summary(block):
             return None
         text = raw_reasoning_text(get(block, self._content))
-        return None if text is None else {"text": text}
+        return None if text is None else _with_item_id({"text": text}, block)
 
     @property
     def _content(self) -> Path:
@@ -341,7 +386,7 @@ class RawReasoningShape(SummaryShape):
         return "summary" not in block and "reasoning" not in block
 
     def template(self, block: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
-        rest = copy.deepcopy(block)
+        rest = _without_item_id(block, values)
         if get(rest, self._content) == [{"type": "reasoning_text", "text": values["text"]}]:
             parent = get(rest, self._content[:-1]) if len(self._content) > 1 else rest
             del parent[self._content[-1]]
@@ -356,7 +401,8 @@ class RawReasoningShape(SummaryShape):
                 path=at,
             )
         self.check_summary(template, part.text, at)
-        block = copy.deepcopy(template)
+        self.check_id(template, part.id, at)
+        block = _with_item_id_first(copy.deepcopy(template), part.id)
         entries = [{"type": "reasoning_text", "text": part.text}]
         if len(self._content) > 1:
             extras = block.get(self._content[0])
@@ -381,6 +427,34 @@ class RawReasoningShape(SummaryShape):
             "the text as one reasoning_text entry, or give the part the text the list joins to",
             path=at,
         )
+
+
+def _with_item_id(values: dict[str, str], block: dict[str, Any]) -> dict[str, str]:
+    """``values`` read from a reasoning item or block, with its ``id`` when that is a string
+    (any other value stays in the block)."""
+    item_id = block.get("id")
+    if type(item_id) is str:
+        values["id"] = item_id
+    return values
+
+
+def _without_item_id(block: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
+    """A copy of ``block`` without the ``id`` read into ``values`` when it is the item's
+    first key, where the OpenAI SDK puts it (``model_dump``, which ChatOpenAI keeps, and
+    langchain-core's v1 translation of it) and the way back writes it; an id elsewhere stays
+    in its place too, so that the item is written back with its keys in their order."""
+    rest = copy.deepcopy(block)
+    if "id" in values and next(iter(block)) == "id":
+        del rest["id"]
+    return rest
+
+
+def _with_item_id_first(block: dict[str, Any], item_id: str | None) -> dict[str, Any]:
+    """``block`` (a reasoning item or block written from a kept template) with ``item_id``
+    as its first key, unless the template keeps the id in its own place (``check_id``)."""
+    if item_id is None or "id" in block:
+        return block
+    return {"id": item_id, **block}
 
 
 def with_raw_entries(item: dict[str, Any], entries: list[Any]) -> dict[str, Any]:
@@ -552,7 +626,13 @@ def _vertex_shapes() -> list[BlockShape]:
 
 SHAPES: tuple[BlockShape, ...] = (
     BlockShape("text", TextPart, "text", (("text", ("text",)),), ("text",)),
-    BlockShape("reasoning", ReasoningPart, "reasoning", (("text", ("reasoning",)),), ("text",)),
+    ReasoningBlockShape(
+        "reasoning",
+        ReasoningPart,
+        "reasoning",
+        (("text", ("reasoning",)), ("id", ("id",))),
+        ("text",),
+    ),
     RawReasoningShape(
         "responses_reasoning_content",
         ReasoningPart,

@@ -615,7 +615,8 @@ def _reasoning_item(part: ReasoningPart, marker: dict[str, Any], where: str) -> 
     if shape is REASONING_ITEM:
         check_no_raw(kept, f"{where}.block")
     item = shape.write(kept, part, where)
-    if item_reading(item) != (shape, {"text": part.text}):
+    read = {"text": part.text} if part.id is None else {"text": part.text, "id": part.id}
+    if item_reading(item) != (shape, read):
         raise _not_representable(
             f"the reasoning item kept for this part makes {short_repr(item)}, which does not "
             f"read back as this reasoning (a Responses reasoning item has type 'reasoning'"

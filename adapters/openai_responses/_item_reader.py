@@ -213,10 +213,11 @@ class ItemReader(ItemPartReader):
         id and kept keys) and then the content's (its mark alone: it continues that item)."""
         del data["type"]
         # The Agents SDK replays reasoning without its id (RunConfig(reasoning_item_id_policy=
-        # "omit")): None marks one read so, for the writer, and tells it from a reasoning part
-        # of another format, which has no namespace. A present id is a string (null is not).
+        # "omit")): {"id": None} marks one read so, for the writer, and tells it from a
+        # reasoning part without an id from another format. A present id is a string (null
+        # is not), and the part's own.
         item_id = self.string(data, "id", self.root) if "id" in data else None
-        namespace: dict[str, Any] = {"id": item_id}
+        namespace: dict[str, Any] = {} if item_id is not None else {"id": None}
         path = f"{self.root}.summary"
         listed = data.pop("summary", None)
         if not isinstance(listed, list):
@@ -235,7 +236,8 @@ class ItemReader(ItemPartReader):
                 namespace["summary"] = self.kept(listed, path)
         if data:
             namespace["fields"] = self.kept(data, self.root)
-        parts = [ReasoningPart(text=text, metadata={self.source: namespace})]
+        kept = {self.source: namespace} if namespace else {}
+        parts = [ReasoningPart(text=text, id=item_id, metadata=kept)]
         if raw is not None and listed:  # the raw text after the summary's, of the same item
             text, mark = raw
             parts.append(ReasoningPart(text=text, metadata={self.source: mark}))

@@ -331,7 +331,14 @@ class ReplyWriter(ItemPartWriter):
     def continues(self, part: Part, j: int) -> bool:
         """Whether ``part`` holds the raw reasoning text of the reasoning item of the part
         before it (read from an item with a summary and content): marked, without an id."""
-        return self.from_content(part, j) and "id" not in self.namespace(part.metadata)
+        return self.from_content(part, j) and not self.names_item(part)
+
+    def names_item(self, part: Part) -> bool:
+        """Whether ``part`` is a reasoning part with an item's id, or read from an item
+        without one (``{"id": None}``, the Agents SDK's "omit" policy)."""
+        return isinstance(part, ReasoningPart) and (
+            part.id is not None or "id" in self.namespace(part.metadata)
+        )
 
     def check_continued(
         self, items: list[tuple[str, dict[str, Any] | None, str]], parts: list[Part], j: int
@@ -342,7 +349,7 @@ class ReplyWriter(ItemPartWriter):
         previous = parts[j - 1] if j else None
         opens = (
             isinstance(previous, ReasoningPart)
-            and "id" in self.namespace(previous.metadata)
+            and self.names_item(previous)
             and not self.from_content(previous, j - 1)
         )
         if not (opens and items and items[-1][0] == "reasoning"
@@ -603,18 +610,15 @@ class ReplyWriter(ItemPartWriter):
         the part after it that holds the item's raw text."""
         path = f".content[{j}]"
         namespace = self.namespace(part.metadata)
-        item_id = namespace.get("id")
-        # {"id": None}: read from an item without one (the Agents SDK's "omit" policy)
-        omitted = "id" in namespace and item_id is None
-        if not (isinstance(item_id, str) or omitted):
+        omitted = self.omitted_id(part, path)
+        if part.id is None and not omitted:
             self.lose(
-                "a reasoning item needs the id the API gave it (a reasoning part from another "
-                "format has none)",
+                "a reasoning item needs the id the API gave it (this reasoning part has none)",
                 path,
                 "reasoning",
             )
             return None
-        out: dict[str, Any] = {"type": "reasoning", "id": item_id}
+        out: dict[str, Any] = {"type": "reasoning", "id": part.id}
         if self.from_content(part, j):
             if "summary" in namespace:
                 self.malformed(
@@ -645,6 +649,23 @@ class ReplyWriter(ItemPartWriter):
         return self.with_fields(out, namespace, path, lambda key, value: key == "id" or (
             key == "content" and value not in (None, [])
         ))
+
+    def omitted_id(self, part: ReasoningPart, path: str) -> bool:
+        """Whether ``part`` was read from a reasoning item without an id (the Agents SDK's
+        "omit" policy), marked ``{"id": None}``; the mark with a value, or beside the part's
+        own id, is ``malformed_event`` (the item's id is the part's ``id``)."""
+        namespace = self.namespace(part.metadata)
+        if "id" not in namespace:
+            return False
+        if namespace["id"] is not None or part.id is not None:
+            self.malformed(
+                f"metadata.{self.source}.id is null alone, marking reasoning read from an item "
+                f"without an id; the item's id is the part's id field"
+                + ("" if namespace["id"] is None else f", got {short_repr(namespace['id'])}")
+                + ("" if part.id is None else f", and the part has the id {part.id!r}"),
+                f"{path}.metadata.{self.source}.id",
+            )
+        return True
 
     def entries(
         self, part: ReasoningPart, path: str, key: str, kind: str

@@ -2,12 +2,13 @@
 
 ``canonical_json`` is the one byte form of a JSON value: keys sorted, no spaces, UTF-8,
 no NaN. ``transcript_hash`` is the SHA-256 of the canonical JSON of the conversation with
-every ``metadata`` field (of messages, parts, tool calls, citations and audio references) and
-every message ``id`` left out, prefixed by the scheme version. So it covers each message's kind,
-content and parts, name, tool calls (name, arguments, invalid arguments, call id, custom kind),
-tool results (call id, name, error flag), a system message's developer role, refusals, image
-detail, citations and the assistant's audio reference — what the conversation *says* — and
-ignores what adapters keep about where it came from. It is identical across processes and machines.
+every ``metadata`` field (of messages, parts, tool calls, citations and audio references),
+every message ``id`` and every reasoning part's ``id`` left out, prefixed by the scheme
+version. So it covers each message's kind, content and parts, name, tool calls (name,
+arguments, invalid arguments, call id, custom kind), tool results (call id, name, error flag),
+a system message's developer role, refusals, image detail, citations and the assistant's
+audio reference — what the conversation *says* — and ignores what adapters keep about where
+it came from. It is identical across processes and machines.
 
 Two spellings that say the same are hashed alike: content of exactly one text part is hashed
 as that text (frameworks store it either way), and an audio mime type is hashed as the spelling
@@ -272,7 +273,9 @@ def _hashed_call(call: dict[str, Any]) -> dict[str, Any]:
 def _hashed_part(part: dict[str, Any]) -> dict[str, Any]:
     part = _without_metadata(part)
     kind = part["type"]
-    if kind == "image" and part["detail"] is None:
+    if kind == "reasoning":
+        del part["id"]  # provenance, as a message's id
+    elif kind == "image" and part["detail"] is None:
         del part["detail"]
     elif kind == "audio" and part["mime_type"] is not None:
         part["mime_type"] = canonical_audio_mime_type(part["mime_type"])

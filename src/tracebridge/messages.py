@@ -245,8 +245,12 @@ class ReasoningPart(JsonTextModel):
     type: Literal["reasoning"] = "reasoning"
     text: str
     """The reasoning text."""
+    id: str | None = None
+    """The id the provider gave the reasoning (an OpenAI Responses reasoning item's
+    ``rs_...``, which the API needs to take it back). Provenance, as a message's id is: the
+    transcript hash leaves it out, and a format with no place for it leaves it out."""
     metadata: Metadata = Field(default_factory=dict)
-    """Source fields kept verbatim (a signature, a summary id, ...)."""
+    """Source fields kept verbatim (a signature, ...)."""
 
 
 class RefusalPart(JsonTextModel):

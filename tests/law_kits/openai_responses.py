@@ -122,7 +122,7 @@ reply_parts = st.one_of(
 def reply_content(draw: st.DrawFn, n: int) -> tuple[Any, list[Citation]]:
     """A reply's content (reasoning first, then its message parts) and its citations."""
     reasoning = [
-        ReasoningPart(text=draw(texts), metadata={NS: {"id": f"rs_{n}_{k}"}})
+        ReasoningPart(text=draw(texts), id=f"rs_{n}_{k}")
         for k in range(draw(st.integers(0, 2)))
     ]
     if not reasoning and draw(st.booleans()):
