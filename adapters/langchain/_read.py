@@ -324,8 +324,35 @@ def _check_validator_inputs(data: dict[str, Any], name: str, where: str) -> None
         for k, call in enumerate(calls):
             if not _is_mapping(call):
                 raise _wrong_type(f"{key}[{k}]", "a dict", call, where)
+            _check_call_keys_taken(call, key, f"{where}.{key}[{k}]")
             if key == "tool_calls":
                 _check_call_complete(call, f"{where}.tool_calls[{k}]", "")
+
+
+_TAKEN_KEYS = {
+    "tool_calls": ("tool_call", frozenset({"name", "args", "id", "type", "extras"})),
+    "invalid_tool_calls": ("invalid_tool_call", frozenset({"name", "args", "id", "error",
+                                                           "type"})),
+    "tool_call_chunks": ("tool_call_chunk", frozenset({"name", "args", "id", "index",
+                                                       "type"})),
+}
+"""The keys LangChain's validator passes on to the function that builds each entry of a
+call list (``type``, and ``extras`` of a call, it leaves out), and that function's name: any
+other key raises a TypeError that names no field."""
+
+
+def _check_call_keys_taken(call: Mapping[Any, Any], key: str, at: str) -> None:
+    """``malformed_event`` at the first key of the ``key`` entry ``call`` (at ``at``) that
+    LangChain's builder of such an entry does not take."""
+    builder, taken = _TAKEN_KEYS[key]
+    for name in call:
+        if name not in taken:
+            raise TraceError(
+                "malformed_event",
+                f"LangChain's {builder}() takes {', '.join(sorted(taken - {'type', 'extras'}))}"
+                f"; this entry has {name!r} too: {short_repr(call)}",
+                path=f"{at}.{name}",
+            )
 
 
 _CALL_ARGUMENTS = ("name", "args", "id")
