@@ -107,7 +107,7 @@ def test_a_sample_object_transcript_with_references_is_a_bad_case_naming_them(
     assert (code, stdout) == (1, "")
     assert err == (
         f"tracebridge run: {cases}: line 1 (case refs): transcript: the sample object's "
-        "reference, reference_tool_calls, rubrics, metadata are not read from a transcript; "
+        "reference, reference_tool_calls, rubrics are not read from a transcript; "
         "give them as case fields, or leave them out of the transcript\n"
         f"tracebridge run: {cases}: line 2 (case calls): transcript: the sample object's "
         "reference_tool_calls is not read from a transcript; give it as case fields, or "

@@ -170,8 +170,16 @@ def detect(trace: Any) -> bool:
         return True  # a Galtea SDK object that cannot dump itself: to_messages says where
     if not all(type(item) is dict for item in items):
         return False
+    if any("phase" in item for item in items) and _responses_detect(trace):
+        return False  # Responses messages marked by their phase (openai_responses)
     return (all(map(_looks_like_pair, items)) or all(map(_looks_like_role_turn, items))
             or all(map(is_record, items)))
+
+
+def _responses_detect(trace: Any) -> bool:
+    from .. import openai_responses  # (asked only for a list with a ``phase`` key)
+
+    return openai_responses.detect(trace)
 
 
 def _kind_of(turn: Any, i: int) -> _Kind:
@@ -220,7 +228,6 @@ def _looks_like_role_turn(turn: dict[str, Any]) -> bool:
         and "input" not in turn
         and "actual_output" not in turn
         and "type" not in turn  # a Responses message item (openai_responses)
-        and "phase" not in turn  # an assistant message of the Responses API (openai_responses)
         and _CHAT_ONLY.isdisjoint(turn)
     )
 

@@ -131,8 +131,9 @@ def detect(trace: Any) -> bool:
     """True for a non-empty list of role-keyed message dicts / ``ChatCompletionMessage``s.
 
     Each has ``content``, or (an assistant message) calls, ``audio`` or ``refusal`` in its place.
-    Lists with a Responses item's ``type`` or ``phase`` key, or Responses parts, belong to the
-    openai_responses adapter.
+    Lists with a Responses item's ``type`` key or Responses parts, and lists with a ``phase``
+    key that openai_responses takes, belong to the openai_responses adapter (a ``phase``
+    beside chat-only keys is a chat message's unknown field).
     Lists with Swarm's ``sender`` or ``tool_name`` keys (on a dict, or set on an SDK object)
     belong to the swarm adapter; those with a Galtea turn's ``retrieval_context``,
     ``input_files`` or ``output_files`` (or their camelCase) to the galtea adapter, when it
@@ -140,7 +141,7 @@ def detect(trace: Any) -> bool:
     """
     if not isinstance(trace, list) or not trace:
         return False
-    galtea_keys = False
+    galtea_keys = phased = False
     for item in trace:
         if has_swarm_keys(item):
             return False
@@ -153,12 +154,21 @@ def detect(trace: Any) -> bool:
             return False
         if "content" not in item and not any(key in item for key in _CONTENT_FREE):
             return False
-        if "type" in item or "phase" in item or _has_responses_parts(item.get("content")):
+        if "type" in item or _has_responses_parts(item.get("content")):
             return False  # a Responses item (openai_responses): no chat message has these
         galtea_keys = galtea_keys or not _GALTEA_ONLY.isdisjoint(item)
+        phased = phased or "phase" in item
+    if phased and _responses_detect(trace):
+        return False  # Responses messages marked by their phase (openai_responses)
     # Galtea role turns (every dump of its ``ConversationMessage``) are galtea's; a chat
     # history that keeps such a key beside what Galtea turns cannot hold stays a chat history
     return not galtea_keys or not _galtea_detect(trace)
+
+
+def _responses_detect(trace: list[Any]) -> bool:
+    from .. import openai_responses  # (asked only for a list with a ``phase`` key)
+
+    return openai_responses.detect(trace)
 
 
 def _galtea_detect(trace: list[Any]) -> bool:

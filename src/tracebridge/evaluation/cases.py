@@ -5,7 +5,7 @@ Loading checks every record and reports each bad one by line and ``case_id`` at 
 (``CaseFileError``): fields of the wrong type, unknown keys, a duplicate ``case_id``, an unknown
 ``control_role``, a ``goal_shift`` or ``cancellation`` control without a human label, a control
 whose human label contradicts its role, an unknown ``source``, a transcript given as a whole
-sample object that holds references or metadata (only its messages are read). A case of a JSON
+sample object that holds references or rubrics (only its messages are read). A case of a JSON
 list is told by its element number too (``element 2 (line 1)``), as the command line tells the
 traces of an array apart: ``json.dump`` writes the whole list on one line. A transcript that
 cannot be read or breaks the conversation rules does not stop loading: the case keeps the
@@ -404,9 +404,9 @@ def _loaded(case: Case, line: int, element: int | None, position: int) -> Loaded
                       element)
 
 
-_SAMPLE_FIELDS = ("reference", "reference_tool_calls", "reference_topics", "rubrics",
-                  "metadata")
-"""What a ``MultiTurnSample`` object holds besides its messages."""
+_SAMPLE_FIELDS = ("reference", "reference_tool_calls", "reference_topics", "rubrics")
+"""What a ``MultiTurnSample`` object holds besides its messages and metadata that the metrics
+read (a sample's metadata, such as the id ``tracebridge sample`` writes there, none reads)."""
 
 
 def _sample_fields(case: LoadedCase) -> list[str]:

@@ -239,7 +239,7 @@ def _paths_named(args: argparse.Namespace) -> None:
     the current directory, whose files the run would write over."""
     if not args.out:
         raise UsageError("--out is empty: give the run directory")
-    if not args.cache:
+    if not args.cache and not args.no_cache:  # (with --no-cache, --cache is not read)
         raise UsageError("--cache is empty: give the cache file (or --no-cache)")
 
 
