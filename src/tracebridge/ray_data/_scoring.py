@@ -255,26 +255,50 @@ class Scorer:
         return _fill(row, result, _now())
 
 
-def _repeat_rows(batch: pa.Table, times: int) -> pa.Table:
-    """Each row of ``batch`` ``times`` times in a row (record-major), every column of the type
-    it had."""
+def _repeat_rows(batch: Any, times: int) -> Any:
+    """Each row of ``batch`` (a ``pa.Table`` or a ``pa.RecordBatch``, given back as the same)
+    ``times`` times in a row (record-major), every column of the type it had."""
     if times == 1 or batch.num_rows == 0:
         return batch
     indices = pa.array([i for i in range(batch.num_rows) for _ in range(times)], type=pa.int64())
-    return pa.Table.from_arrays([_repeat_column(column, indices, times)
-                                 for column in batch.columns], schema=batch.schema)
+    try:
+        return batch.take(indices)
+    except pa.ArrowNotImplementedError:  # a column Arrow takes no rows of: one by one
+        columns = [_repeat_column(column, indices, times) for column in batch.columns]
+        if isinstance(batch, pa.RecordBatch):
+            return pa.RecordBatch.from_arrays(columns, schema=batch.schema)
+        return pa.Table.from_arrays(columns, schema=batch.schema)
 
 
-def _repeat_column(column: pa.ChunkedArray, indices: pa.Array, times: int) -> pa.ChunkedArray:
+def _repeat_column(column: Any, indices: pa.Array, times: int) -> Any:
     """``column`` taken at ``indices`` (each row ``times`` times in a row). Arrow takes no
-    column of some types (``string_view``, ``binary_view``, run-end encoded, and a list or
-    struct of one): such a column is repeated by slices instead."""
+    rows of some types: a view type (``string_view``, ``binary_view``, or a list or struct
+    of one) is taken as its plain type and cast back, which keeps it as compact as its
+    rows; a run-end encoded column is repeated by slices, which concatenate compactly."""
     try:
         return column.take(indices)
-    except pa.ArrowNotImplementedError:  # no take kernel for this type: the same rows by slices
-        whole = column.combine_chunks()
-        rows = [whole.slice(i, 1) for i in range(len(whole)) for _ in range(times)]
-        return pa.chunked_array([pa.concat_arrays(rows)], type=column.type)
+    except pa.ArrowNotImplementedError:
+        plain = _without_views(column.type)
+        if plain != column.type:
+            return column.cast(plain).take(indices).cast(column.type)
+    whole = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    return pa.concat_arrays([whole.slice(i, 1) for i in range(len(whole)) for _ in range(times)])
+
+
+def _without_views(kind: pa.DataType) -> pa.DataType:
+    """``kind`` with each view type in it (at any depth of lists and structs) its plain
+    large counterpart."""
+    if pa.types.is_string_view(kind):
+        return pa.large_string()
+    if pa.types.is_binary_view(kind):
+        return pa.large_binary()
+    if pa.types.is_list(kind):
+        return pa.list_(kind.value_field.with_type(_without_views(kind.value_type)))
+    if pa.types.is_large_list(kind):
+        return pa.large_list(kind.value_field.with_type(_without_views(kind.value_type)))
+    if pa.types.is_struct(kind):
+        return pa.struct([field.with_type(_without_views(field.type)) for field in kind])
+    return kind
 
 
 def _fill(row: dict[str, Any], result: MetricResult, at: str, *, cached: bool = False,
