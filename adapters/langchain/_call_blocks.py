@@ -17,7 +17,8 @@ block ``type``      id key     arguments    where LangChain puts it
 When ``tool_calls`` has the calls, each block must name one of them by id and agree with it
 (name, arguments); a matched block leaves the typed content and is kept on its call. A
 ``tool_use`` or ``function_call`` block whose call was edited in ``tool_calls`` since (a
-human-in-the-loop edit of its name or args) is a stale copy: LangChain's translators and
+human-in-the-loop edit of its name or args; a block with its name as text and its arguments
+of the type its provider writes) is a stale copy: LangChain's translators and
 ``convert_to_openai_messages`` take such a call from ``tool_calls`` by id, and so does the
 reader; the block is kept as it is, its call marked (``metadata.langchain.stale`` names
 ``content``), and the way back writes it as kept. Other blocks still disagree
@@ -224,10 +225,13 @@ def _malformed_args(kind: CallBlock, value: Any, where: str) -> TraceError:
 
 def _is_stale(spec: dict[str, Any], block: dict[str, Any], kind: CallBlock, where: str) -> bool:
     """Whether ``block``, which names the parsed call ``spec`` by id, is a copy of it from
-    before an edit of its name or args in ``tool_calls`` (``STALE_BLOCK_TAGS`` only)."""
+    before an edit of its name or args in ``tool_calls`` (``STALE_BLOCK_TAGS`` only, and a
+    block shaped as its provider writes it: see ``_shaped_as_written``)."""
     if kind.tag not in STALE_BLOCK_TAGS or "invalid_args" in spec:
         return False
-    if block.get("name") != spec["name"]:
+    if not _shaped_as_written(block, kind):
+        return False
+    if block["name"] != spec["name"]:
         return True
     if kind.args_key not in block:
         return False
@@ -235,6 +239,18 @@ def _is_stale(spec: dict[str, Any], block: dict[str, Any], kind: CallBlock, wher
         return not same_json(parse_arguments(block[kind.args_key]), spec["args"])
     # a partial_json that does not parse is refused as such (by _agree)
     return not same_json(_block_args(block, kind.args_key, where), spec["args"])
+
+
+def _shaped_as_written(block: dict[str, Any], kind: CallBlock) -> bool:
+    """Whether ``block`` has a name that is text and arguments (if it has the key) of the type
+    its encoding holds: an object for ``object``, text for ``json_text``. A block shaped
+    otherwise was never its provider's copy of the call: it disagrees with the call."""
+    if type(block.get("name")) is not str:
+        return False
+    if kind.args_key not in block:
+        return True
+    wanted = dict if kind.encoding == "object" else str
+    return type(block[kind.args_key]) is wanted
 
 
 def _is_stale_copy(call: ToolCall, block: dict[str, Any]) -> bool:
@@ -513,9 +529,14 @@ def _stale_block(
     written as it was kept; refused where it no longer reads as stale (it would read back as
     the call's own block, without the mark), and for a call only the block names (the block
     is then the call itself)."""
+    kind = CALL_BLOCKS[block["type"]]
     if in_content:
         why = "the call is named only by that block (metadata.langchain.in_content): the block "
         why += "is the call itself"
+    elif kind.tag in STALE_BLOCK_TAGS and not _shaped_as_written(block, kind):
+        wanted = "an object" if kind.encoding == "object" else "text"
+        why = "the block kept for it (metadata.langchain.content_block) has a name that is not "
+        why += f"text, or {kind.args_key} of another type than {wanted}: no copy of a call"
     elif not _is_stale_copy(call, block):
         why = "the block kept for it (metadata.langchain.content_block) names the call as it is "
         why += "now"
