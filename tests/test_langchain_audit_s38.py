@@ -535,11 +535,12 @@ SUMMARIES = [{"type": "summary_text", "text": "a"}, {"type": "summary_text", "te
                  "from": "reasoning", "block": {"type": "reasoning"}}}),
              tb.TextPart(text="Answer.")],
         ),
-        (  # two summary entries, an encrypted item: kept
+        (  # two summary entries, an encrypted item: kept, with its id (typed, it would go
+            # to the Responses API without the encrypted content)
             {"reasoning": {**RS, "summary": SUMMARIES, "encrypted_content": "gAAA"}}, "",
-            [tb.ReasoningPart(text="a\n\nb", id="rs_1", metadata={LC: {
+            [tb.ReasoningPart(text="a\n\nb", metadata={LC: {
                 "from": "reasoning", "content": "string",
-                "block": {"type": "reasoning", "summary": SUMMARIES,
+                "block": {"id": "rs_1", "type": "reasoning", "summary": SUMMARIES,
                           "encrypted_content": "gAAA"}}})],
         ),
         (  # an empty summary (what a model asked for no summary gives)

@@ -89,8 +89,10 @@ def test_a_v0_item_of_raw_text_is_a_reasoning_part_of_that_text() -> None:
 
 def test_a_responses_v1_block_of_raw_text_is_a_reasoning_part_of_that_text() -> None:
     typed = lossless(responses_v1(raw_item(status="completed")))
+    # the status stays in the item, and so does its id (typed, it would go to the Responses
+    # API without the status)
     assert typed[1] == tb.AIMessage(content=[
-        tb.ReasoningPart(text=RAW, id="rs_1", metadata={LC: {
+        tb.ReasoningPart(text=RAW, metadata={LC: {
             "shape": "responses_reasoning_content",
             "block": {"type": "reasoning", "id": "rs_1", "summary": [], "status": "completed"},
         }}),

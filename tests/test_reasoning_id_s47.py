@@ -90,11 +90,14 @@ def test_the_v0_item_keeps_the_rest_of_it_without_the_id() -> None:
 
 
 def test_an_sdk_ordered_item_is_written_back_with_its_id_first() -> None:
+    # the status stays in the item, and so does its id (typed, it would go to the Responses
+    # API without the status: tests/test_reasoning_encrypted_s47.py)
     item = {"id": "rs_123", "summary": SUMMARY, "type": "reasoning", "status": "completed"}
     trace = [HumanMessage("q"), AIMessage("Answer", additional_kwargs={"reasoning": item})]
     typed = langchain.to_messages(trace)
-    assert typed[1].content[0] == ReasoningPart(text="thinking about it", id="rs_123", metadata={
-        LC: {"from": "reasoning", "block": {"type": "reasoning", "status": "completed"},
+    assert typed[1].content[0] == ReasoningPart(text="thinking about it", metadata={
+        LC: {"from": "reasoning",
+             "block": {"id": "rs_123", "type": "reasoning", "status": "completed"},
              "content": "string"}})
     written = langchain.from_messages(typed)[1].additional_kwargs["reasoning"]
     assert written == item
@@ -197,7 +200,8 @@ def test_a_kept_item_id_is_written_in_its_place() -> None:
     item = {"type": "reasoning", "id": "rs_123", "summary": SUMMARY, "status": "completed"}
     trace = [HumanMessage("q"), AIMessage([item, {"type": "text", "text": "Answer"}])]
     typed = langchain.to_messages(trace)
-    assert typed[1].content[0] == ReasoningPart(text="thinking about it", id="rs_123", metadata={
+    # the id stays in the item beside its status (tests/test_reasoning_encrypted_s47.py)
+    assert typed[1].content[0] == ReasoningPart(text="thinking about it", metadata={
         LC: {"shape": "responses_reasoning",
              "block": {"type": "reasoning", "id": "rs_123", "status": "completed"}}})
     written = langchain.from_messages(typed)[1].content[0]

@@ -210,9 +210,11 @@ def reasoning_of(kwargs: dict[str, Any]) -> str | None:
 def reasoning_item_of(
     kwargs: dict[str, Any],
 ) -> tuple[dict[str, str], dict[str, Any], str] | None:
-    """The typed values (``text``, and ``id``) of ``additional_kwargs["reasoning"]`` when it
-    is a Responses reasoning item (``item_reading``), the item without what they give back,
-    and the name of the layout read; any other value stays where it is."""
+    """The typed values (``text``, and ``id`` unless the item holds what its part would not
+    give back to a Responses reasoning item, such as ``encrypted_content``: then the id stays
+    in the item) of ``additional_kwargs["reasoning"]`` when it is a Responses reasoning item
+    (``item_reading``), the item without what they give back, and the name of the layout
+    read; any other value stays where it is."""
     item = kwargs.get(ITEM_KEY)
     if type(item) is not dict:
         return None

@@ -642,7 +642,8 @@ def _item_marks(
 ) -> list[tuple[str, dict[str, Any], str | None]]:
     """The texts, marks and item ids of reasoning read from ``additional_kwargs
     ["reasoning"]``: the item's text with the rest of the item (and its layout when that
-    text is the item's raw reasoning) and its id, then the raw text of an item that has a
+    text is the item's raw reasoning) and its typed id (None when the id stays in the item,
+    beside what the part would not give back), then the raw text of an item that has a
     summary too, marked (it continues that item: no id of its own)."""
     item_id = values.get("id")
     if shape != REASONING_ITEM.name:

@@ -232,9 +232,21 @@ class BlockShape:
 @dataclass(frozen=True)
 class ReasoningBlockShape(BlockShape):
     """langchain-core's v1 ``reasoning`` block: its ``reasoning`` text, and its ``id`` (an
-    OpenAI reasoning item's, which the v1 translation keeps). The way back writes the id
-    right after the block's ``type``; an id elsewhere stays in the template, in its place,
-    so that a kept block is written back with its keys in their order."""
+    OpenAI reasoning item's, which the v1 translation keeps) while the block holds nothing
+    else of the item (``held_back``). The way back writes the id right after the block's
+    ``type``; an id elsewhere stays in the template, in its place, so that a kept block is
+    written back with its keys in their order."""
+
+    def read(self, block: dict[str, Any]) -> dict[str, str] | None:
+        values = super().read(block)
+        if values is not None and "id" in values and self.held_back(block):
+            del values["id"]  # stays in the block, with what it would not carry
+        return values
+
+    def held_back(self, block: dict[str, Any]) -> list[str]:
+        """The keys of ``block`` its part would not give back to a Responses reasoning item
+        (``_keys_beyond``)."""
+        return _keys_beyond(block, _V1_BLOCK_KEYS)
 
     def template(self, block: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
         if list(block)[:2] == ["type", "id"]:
@@ -242,6 +254,9 @@ class ReasoningBlockShape(BlockShape):
         return super().template(block, {k: v for k, v in values.items() if k != "id"})
 
     def write(self, template: dict[str, Any], part: MappedPart, at: str) -> dict[str, Any]:
+        # (``at`` is the part's path: block_of and the default block call this)
+        _check_no_id_beside(self.held_back(template), getattr(part, "id", None),
+                           f"{at}.metadata.langchain")
         block = super().write(template, part, at)
         if "id" in template or "id" not in block or "type" not in block:
             return block  # kept in its place (checked against the part's), or none
@@ -290,13 +305,28 @@ class SummaryShape(BlockShape):
     stays in the template only when one ``summary_text`` entry of that text would not give
     it back, and goes back as kept while it still reads as the part's text (a kept summary
     that no longer does is refused: ``check_summary``). The item's ``id`` (a string) is the
-    part's ``id``."""
+    part's ``id`` while the item holds nothing else its part would not give back to a
+    Responses reasoning item (``held_back``); else it stays in the item."""
 
     def read(self, block: dict[str, Any]) -> dict[str, str] | None:
         if block.get("type") != self.tag:
             return None
         text = summary_text(block.get("summary"))
-        return None if text is None else _with_item_id({"text": text}, block)
+        return None if text is None else self._with_item_id({"text": text}, block)
+
+    def held_back(self, block: dict[str, Any]) -> list[str]:
+        """The keys of ``block`` its part would not give back to a Responses reasoning item
+        (``_keys_beyond``)."""
+        return _keys_beyond(block, _ITEM_KEYS)
+
+    def _with_item_id(self, values: dict[str, str], block: dict[str, Any]) -> dict[str, str]:
+        """``values`` read from ``block``, with its ``id`` when that is a string and the
+        block holds nothing the part would not give back (any other id stays in the block:
+        typed, it would be written to the Responses API without the rest of the item)."""
+        item_id = block.get("id")
+        if type(item_id) is str and not self.held_back(block):
+            values["id"] = item_id
+        return values
 
     def template(self, block: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
         rest = _without_item_id(block, values)
@@ -342,8 +372,11 @@ class SummaryShape(BlockShape):
         """An id kept in the template (where the item had it: not first, where the way back
         writes the part's) must be the part's ``item_id``, and a kept value that is no id
         (null) goes with a part without one: else the part would read back with another id
-        or other metadata, so ``not_representable`` at ``at``."""
-        if "id" not in template:
+        or other metadata, so ``not_representable`` at ``at``. A template that holds what
+        the part would not give back keeps the item's id itself (``_check_no_id_beside``)."""
+        held = self.held_back(template)
+        _check_no_id_beside(held, item_id, at)
+        if "id" not in template or held:
             return
         kept = template["id"]
         if (kept == item_id) if type(kept) is str else item_id is None:
@@ -374,7 +407,10 @@ class RawReasoningShape(SummaryShape):
         if block.get("type") != self.tag or not self._empty_summary(block):
             return None
         text = raw_reasoning_text(get(block, self._content))
-        return None if text is None else _with_item_id({"text": text}, block)
+        return None if text is None else self._with_item_id({"text": text}, block)
+
+    def held_back(self, block: dict[str, Any]) -> list[str]:
+        return _keys_beyond(block, _ITEM_KEYS if self._content == ("content",) else _V1_RAW_KEYS)
 
     @property
     def _content(self) -> Path:
@@ -429,13 +465,50 @@ class RawReasoningShape(SummaryShape):
         )
 
 
-def _with_item_id(values: dict[str, str], block: dict[str, Any]) -> dict[str, str]:
-    """``values`` read from a reasoning item or block, with its ``id`` when that is a string
-    (any other value stays in the block)."""
-    item_id = block.get("id")
-    if type(item_id) is str:
-        values["id"] = item_id
-    return values
+_ITEM_KEYS = frozenset(("type", "id", "summary", "content", "index"))
+"""What a reasoning part gives back to a Responses reasoning item (``openai_responses``
+writes its ``type``, ``id``, ``summary`` and raw ``content``), and LangChain's stream
+``index`` (its own key, no item's)."""
+
+_V1_BLOCK_KEYS = frozenset(("type", "id", "reasoning", "content", "index"))
+"""The same in langchain-core's v1 ``reasoning`` block (``reasoning``: the summary's text)."""
+
+_V1_RAW_KEYS = frozenset(("type", "id", "extras.content", "index"))
+"""The same in langchain-core's v1 block of an item of raw reasoning text alone."""
+
+
+def _keys_beyond(block: dict[str, Any], carried: frozenset[str]) -> list[str]:
+    """The keys of a reasoning item or block beyond ``carried`` (what its part gives back to
+    a Responses reasoning item), those of langchain-core's ``extras`` (where its v1
+    translation puts the item's other keys) as ``extras.<key>``: ``encrypted_content``,
+    ``status``. The reader keeps the id of such an item in it, not as the part's ``id``:
+    the part converts to the Responses API only with its whole item (which ``store=False``
+    needs), so without an id it is refused there (``drop=["reasoning"]``)."""
+    keys: list[str] = []
+    for key, value in block.items():
+        if key == "extras" and type(value) is dict:
+            keys.extend(f"extras.{inner}" for inner in value)
+        else:
+            keys.append(key)
+    return [key for key in keys if key not in carried]
+
+
+def _check_no_id_beside(held: list[str], item_id: str | None, at: str) -> None:
+    """A part with an ``item_id`` whose kept item or block holds keys its part would not
+    give back (``held``) is ``not_representable`` at ``at``: the reader keeps the id of such
+    an item in it, so the part would read back without its id."""
+    if not held or item_id is None:
+        return
+    raise TraceError(
+        "not_representable",
+        f"the reasoning item kept for this part (metadata.langchain) holds "
+        f"{', '.join(map(repr, held))}, which the part's id {item_id!r} would not carry to a "
+        "Responses reasoning item: the reader keeps the id of such an item in the item, not "
+        "as the part's id, so written, the part would read back without its id; take the id "
+        "off the part and keep it in metadata.langchain.block, or take "
+        f"{', '.join(map(repr, held))} out of metadata.langchain.block",
+        path=at,
+    )
 
 
 def _without_item_id(block: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
