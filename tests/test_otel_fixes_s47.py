@@ -5,14 +5,16 @@ documents after long leading whitespace (docs/adapters/otel.md).
 1. A failed tool span is an earlier attempt only when a successful span of its call started
    after it. One with no success after it was the call's last attempt and answers with its
    error: after the last model call a second answer (``orphan_tool_result``), or, when it
-   recorded no result, ``truncated_trace``; in an earlier turn the result is ``is_error``.
+   recorded no result, ``truncated_trace``; in an earlier turn the result is ``is_error``
+   when the next model call was sent its error text (``test_otel_fixes2_s47``: not when it
+   was sent the success's result).
 2. A span that dropped attributes, no longer says what it is, and holds a tool span's
    attributes is ``truncated_trace`` at the span (a cut model-call span already was).
 3. Traceloop's older convention says a call answered with ``gen_ai.usage.completion_tokens``,
    ``gen_ai.response.finish_reason`` or ``llm.response.finish_reason``: a call that records
    its input and none of its output is ``content_not_captured`` at that key.
-4. A ``trace_id`` or ``span_id`` that is not text selects nothing (``ambiguous_trace``), as a
-   ``session_id`` that is not text does.
+4. A ``trace_id`` or ``span_id`` that is neither text nor the SDK's int id selects nothing
+   (``ambiguous_trace``), as a ``session_id`` that is not text does.
 5. ``detect`` finds a document after more than 200 whitespace characters.
 """
 
@@ -32,8 +34,6 @@ from tracebridge.adapters import otel
 HI = text("user", "hi")
 CALL = {"role": "assistant",
         "parts": [{"type": "tool_call", "id": "c1", "name": "f", "arguments": {"a": 1}}]}
-ANSWERED = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1",
-                                       "response": "R1"}]}
 ARGUMENTS = '{"a": 1}'
 
 Build = Callable[[Any], None]
@@ -135,21 +135,25 @@ def test_a_placed_failure_after_the_success_is_a_second_answer() -> None:
     assert error.detail == "tool_call_id 'c1' was already answered at messages[2]"
 
 
-def earlier_turn(*runs: tuple[str, bool]) -> list[Any]:
+def earlier_turn(*runs: tuple[str | None, bool], sent: str = "R1") -> list[Any]:
     """The call of ``c1``, tool spans per (result, failed), then the next model call, whose
-    input holds the result ``R1``."""
+    input holds the result ``sent``."""
+    answered = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1",
+                                           "response": sent}]}
+
     def build(tracer: Any) -> None:
         chat(tracer, [HI], [CALL])
         for result, failed in runs:
             tool(tracer, result, failed=failed)
-        chat(tracer, [HI, CALL, ANSWERED], [text("assistant", "ok")])
+        chat(tracer, [HI, CALL, answered], [text("assistant", "ok")])
 
     return recorded(build)
 
 
 def test_a_failure_after_the_success_in_an_earlier_turn_flags_the_result() -> None:
-    messages = otel.to_messages(earlier_turn(("R1", False), ("E", True)))
-    assert messages[2] == ToolMessage(content="R1", tool_call_id="c1", is_error=True)
+    # the next model call was sent the failure's error text, not the success's result
+    messages = otel.to_messages(earlier_turn(("R1", False), ("E", True), sent="E"))
+    assert messages[2] == ToolMessage(content="E", tool_call_id="c1", is_error=True)
 
 
 def test_a_failure_before_the_success_in_an_earlier_turn_is_an_earlier_attempt() -> None:
@@ -271,8 +275,10 @@ def test_a_traceloop_call_that_says_it_answered_without_its_output_is_refused(
 
 
 @pytest.mark.parametrize(("option", "value", "detail"), [
-    ("trace_id", 5, "no span has trace_id 5"),
-    ("span_id", b"x", "no model-call span has span_id b'x'"),
+    ("trace_id", 5.0, "no span has trace_id 5.0: an id filter is the id's hex or base64 "
+     "text, or the SDK's int (span.context.trace_id, from 0 to 2**128 - 1)"),
+    ("span_id", b"x", "no model-call span has span_id b'x': an id filter is the id's hex or "
+     "base64 text, or the SDK's int (span.context.span_id, from 0 to 2**64 - 1)"),
 ])
 def test_an_id_filter_that_is_not_text_selects_nothing(
     option: str, value: Any, detail: str

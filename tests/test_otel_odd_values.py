@@ -4,7 +4,8 @@ Each of these let a raw exception out of ``to_messages``: message indexes spelle
 than ``0``, ``1``, ... (``00``, ``01``, other scripts' digits) failed a lookup; JSON nested past
 Python's depth in an attribute raised ``RecursionError``; a count or integer of thousands of
 digits raised ``ValueError``. And an id filter that is not text raised ``AttributeError``
-(it selects nothing: ``ambiguous_trace``).
+(an int is the SDK's own id and selects its span; any other value selects nothing:
+``ambiguous_trace``, saying what an id is).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 from test_otel import ASK, CALLING, document, genai, span
 
-from tracebridge import TraceError
+from tracebridge import AIMessage, HumanMessage, ToolCall, TraceError
 from tracebridge.adapters import otel
 
 SPAN = "resourceSpans[0].scopeSpans[0].spans[0]"
@@ -75,16 +76,46 @@ def test_a_count_of_more_digits_than_64_bits_hold_is_malformed(field: str) -> No
     assert (error.code, error.path) == ("malformed_event", f"{SPAN}.{field}")
 
 
-@pytest.mark.parametrize(("option", "detail"), [
-    ("trace_id", "no span has trace_id 1"), ("span_id", "no model-call span has span_id 1")
-])
-def test_an_id_filter_that_is_not_text_selects_nothing(option: str, detail: str) -> None:
-    # as a session_id that is not text names no span's session
+@pytest.mark.parametrize("option", ["trace_id", "span_id"])
+def test_an_int_id_filter_is_the_sdk_id_and_selects_its_span(option: str) -> None:
+    # the span's ids are 00…01 in hex: the SDK's int 1
+    trace = document(genai(1, [ASK], [CALLING]))
+    assert otel.to_messages(trace, **{option: 1}, allow_pending=True) == [
+        HumanMessage(content="Weather in Paris?"),
+        AIMessage(content="", tool_calls=[
+            ToolCall(name="get_weather", args={"city": "Paris"}, id="call_1")]),
+    ]
     with pytest.raises(TraceError) as caught:
-        otel.to_messages(document(genai(1, [ASK], [CALLING])), **{option: 1})
+        otel.to_messages(trace, **{option: 2})
+    assert (caught.value.code, caught.value.detail) == (
+        "ambiguous_trace", "no span has trace_id 2" if option == "trace_id"
+        else "no model-call span has span_id 2")
+
+
+ID_FORMS = {
+    "trace_id": "an id filter is the id's hex or base64 text, or the SDK's int "
+                "(span.context.trace_id, from 0 to 2**128 - 1)",
+    "span_id": "an id filter is the id's hex or base64 text, or the SDK's int "
+               "(span.context.span_id, from 0 to 2**64 - 1)",
+}
+
+
+@pytest.mark.parametrize(("option", "value", "detail"), [
+    ("trace_id", True, "no span has trace_id True"),
+    ("trace_id", -1, "no span has trace_id -1"),
+    ("trace_id", 2**128, f"no span has trace_id {2**128}"),
+    ("trace_id", 1.0, "no span has trace_id 1.0"),
+    ("span_id", False, "no model-call span has span_id False"),
+    ("span_id", 2**64, f"no model-call span has span_id {2**64}"),
+    ("span_id", b"\x01", "no model-call span has span_id b'\\x01'"),
+])
+def test_an_id_filter_that_is_no_id_selects_nothing(option: str, value: Any, detail: str) -> None:
+    # as a session_id that is not text names no span's session; the detail says what an id is
+    with pytest.raises(TraceError) as caught:
+        otel.to_messages(document(genai(1, [ASK], [CALLING])), **{option: value})
     error = caught.value
     assert (error.code, error.index, error.path, error.detail) == (
-        "ambiguous_trace", None, None, detail)
+        "ambiguous_trace", None, None, f"{detail}: {ID_FORMS[option]}")
 
 
 def test_a_detail_on_an_audio_part_is_kept_and_written_back() -> None:

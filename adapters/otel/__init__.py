@@ -35,8 +35,10 @@ was JSON, not text), ``system_instructions`` (read from ``gen_ai.system_instruct
 input does not, such as its ``finish_reason``),
 ``modality`` (of a file part), ``response_key: "result"`` (a tool result under Pydantic AI's
 key), ``role: "user"`` (a tool result sent in a user message, as Pydantic AI does),
-``failed_attempts`` (on a result, how many failed tool spans were earlier attempts of its
-call, which another span answered with success after them), and what
+``failed_attempts`` (on a result that is not an error, how many failed tool spans of its
+call did not answer it: earlier attempts, which another span answered with success after
+them, and, in an earlier turn, failures after that success whose error the model was not
+sent), and what
 the ``openai_chat`` reader keeps for flat messages.
 
 >>> from tracebridge.adapters import otel
@@ -61,7 +63,16 @@ from ._origins import Origin, joined
 from ._owners import Theirs, nested, outside
 from ._rebuild import chains, conversation, model_calls, refuse_ambiguous, tool_runs
 from ._sessions import selected, span_sessions
-from ._spans import SOURCE, Span, fail, is_sdk_span, normalize_id, once, spans_of
+from ._spans import (
+    SOURCE,
+    Span,
+    fail,
+    id_form,
+    is_sdk_span,
+    normalize_id,
+    once,
+    spans_of,
+)
 from ._write import DROPPABLE, write_document
 
 __all__ = [
@@ -98,7 +109,8 @@ def to_messages(
         wanted = normalize_id(span_id, 8)
         chosen = [call for call in found if call.span.span_id == wanted]
         if not chosen:
-            fail("ambiguous_trace", f"no model-call span has span_id {span_id!r}")
+            fail("ambiguous_trace",
+                 f"no model-call span has span_id {span_id!r}{id_form(span_id, 8)}")
         found = chosen
     if not found:
         fail(

@@ -210,8 +210,9 @@ def conversation(
     refuse_misnamed_runs(owned, messages)
     runs = [run for run in owned if run.span.start >= first]
     found = slots(messages, {len(systems) + k: call for k, call in produced.items()})
+    unsent = unsent_failures(messages, runs, found, calls)  # (of the earlier turns' results)
     messages = with_results(messages, runs, origin, last, found, calls, view)
-    messages = with_errors(messages, runs, found, calls)
+    messages = with_errors(messages, runs, found, calls, unsent)
     try:
         validate(messages, allow_pending=allow_pending, source=SOURCE)
     except TraceError as error:
@@ -312,18 +313,21 @@ def _spelled_as(made: Message, message: Message) -> Message:
     string and a single text part without metadata (OpenInference's openai-agents
     instrumentation records an output text as ``content`` and ``contents.0``, the same
     message in a later call's input as ``contents.0`` only). The later call's form is kept."""
-    def text(content: Any) -> str | None:
-        if isinstance(content, str):
-            return content
-        if len(content) == 1 and isinstance(content[0], TextPart) and not content[0].metadata:
-            return content[0].text
-        return None
-
-    if made.content != message.content and text(made.content) is not None and (
-        text(made.content) == text(message.content)
+    if made.content != message.content and _plain_text(made.content) is not None and (
+        _plain_text(made.content) == _plain_text(message.content)
     ):
         return made.model_copy(update={"content": message.content})
     return made
+
+
+def _plain_text(content: Any) -> str | None:
+    """A message's content as text when it is a string or one text part without metadata;
+    else None."""
+    if isinstance(content, str):
+        return content
+    if len(content) == 1 and isinstance(content[0], TextPart) and not content[0].metadata:
+        return content[0].text
+    return None
 
 
 def recorded(call: Call) -> list[tuple[Span, Origin]]:
@@ -488,20 +492,70 @@ def earlier_attempts(
     for run in runs:
         if not run.error:
             continue
-        call_id = run.call_id
-        if call_id is None:
-            call_id = place(run, runs, found, calls).call.id
-        if call_id is not None and call_id in succeeded and _ran_at(run) < succeeded[call_id]:
+        call_id = _call_of(run, runs, found, calls)
+        if call_id in succeeded and _ran_at(run) < _ran_at(succeeded[call_id]):
             attempts[id(run)] = call_id
     return attempts
 
 
-def _last_successes(runs: list[ToolRun]) -> dict[str, tuple[int, int]]:
-    """Each call id's last successful tool span, by when it started (``_ran_at``)."""
-    last: dict[str, tuple[int, int]] = {}
+def unsent_failures(
+    messages: list[Message], runs: list[ToolRun], found: list[Slot], calls: list[Call]
+) -> dict[int, str]:
+    """The failed tool spans that ran after their call's last success in a turn whose result
+    a model call's input holds (``messages``: before the last call's results are added),
+    when that result is the text the success recorded and not one the failed span did: the
+    model was sent the success, never their error, so they did not answer the call:
+    ``id(run)`` -> call id. Otherwise the last failed span answered (``is_error``)."""
+    succeeded = _last_successes(runs)
+    sent = _sent_texts(messages)
+    unsent: dict[int, str] = {}
+    if not succeeded or not sent:
+        return unsent
     for run in runs:
-        if run.call_id is not None and not run.error:
-            last[run.call_id] = max(last.get(run.call_id, _ran_at(run)), _ran_at(run))
+        if not run.error:
+            continue
+        call_id = _call_of(run, runs, found, calls)
+        success = succeeded.get(call_id) if call_id is not None else None
+        if call_id is None or success is None or _ran_at(run) < _ran_at(success):
+            continue
+        said = sent.get(call_id)
+        if said is not None and _recorded_text(success) == said != _recorded_text(run):
+            unsent[id(run)] = call_id
+    return unsent
+
+
+def _sent_texts(messages: list[Message]) -> dict[str, str]:
+    """The text of each call id's result in ``messages``, when it is plain text (a string, or
+    one text part without metadata)."""
+    sent: dict[str, str] = {}
+    for message in messages:
+        if isinstance(message, ToolMessage) and message.tool_call_id is not None:
+            said = _plain_text(message.content)
+            if said is not None:
+                sent.setdefault(message.tool_call_id, said)
+    return sent
+
+
+def _recorded_text(run: ToolRun) -> str | None:
+    """The result the tool span recorded, as a result's text; None when it recorded none."""
+    return None if run.result is None else _text(run.result)
+
+
+def _call_of(run: ToolRun, runs: list[ToolRun], found: list[Slot], calls: list[Call]) -> str | None:
+    """The id of the call the tool span ran: its own, or its placed call's (``_placing``)."""
+    if run.call_id is not None:
+        return run.call_id
+    return place(run, runs, found, calls).call.id
+
+
+def _last_successes(runs: list[ToolRun]) -> dict[str, ToolRun]:
+    """Each call id's last successful tool span, by when it started (``_ran_at``)."""
+    last: dict[str, ToolRun] = {}
+    for run in runs:
+        if run.call_id is not None and not run.error and (
+            run.call_id not in last or _ran_at(last[run.call_id]) < _ran_at(run)
+        ):
+            last[run.call_id] = run
     return last
 
 
@@ -511,16 +565,19 @@ def _ran_at(run: ToolRun) -> tuple[int, int]:
 
 
 def with_errors(
-    messages: list[Message], runs: list[ToolRun], found: list[Slot], calls: list[Call]
+    messages: list[Message], runs: list[ToolRun], found: list[Slot], calls: list[Call],
+    unsent: dict[int, str],
 ) -> list[Message]:
     """``is_error`` from the failed tool spans of results the message lists recorded
     without it: by call id, or placed (``_placing``) when the span has none. A failed span
-    that was an earlier attempt of a call answered with success (``earlier_attempts``) does
-    not flag the result: it is counted in its ``metadata["otel"]["failed_attempts"]``."""
+    that did not answer a call answered with success (``earlier_attempts``, and those whose
+    error the model was not sent, ``unsent``) does not flag the result: it is counted in its
+    ``metadata["otel"]["failed_attempts"]``. A result that is an error keeps no count: its
+    call's last failed span answered it, and no run before that one did."""
     failed = [run for run in runs if run.error]
     if not failed:
         return messages
-    attempts = earlier_attempts(runs, found, calls)
+    attempts = {**earlier_attempts(runs, found, calls), **unsent}
     counts: dict[str, int] = {}
     for call_id in attempts.values():
         counts[call_id] = counts.get(call_id, 0) + 1
@@ -541,7 +598,11 @@ def with_errors(
             and not message.is_error
         ):
             message = message.model_copy(update={"is_error": True})
-        if isinstance(message, ToolMessage) and message.tool_call_id in counts:
+        if (
+            isinstance(message, ToolMessage)
+            and message.tool_call_id in counts
+            and not message.is_error
+        ):
             own = {**message.metadata.get(SOURCE, {}),
                    "failed_attempts": counts[message.tool_call_id]}
             message = message.model_copy(update={"metadata": {**message.metadata, SOURCE: own}})

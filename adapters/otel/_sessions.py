@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from tracebridge.errors import short_repr
 
-from ._spans import Span, fail, normalize_id
+from ._spans import Span, fail, id_form, normalize_id
 
 SESSION_KEYS = (
     "session.id",
@@ -104,7 +104,8 @@ def selected(
         wanted = normalize_id(trace_id, 16)
         spans = [span for span in spans if span.trace_id == wanted]
         if not spans:
-            fail("ambiguous_trace", f"no span has trace_id {trace_id!r}")
+            fail("ambiguous_trace",
+                 f"no span has trace_id {trace_id!r}{id_form(trace_id, 16)}")
     if session_id is not None:
         traces = {span.trace_id for span in spans if sessions.get(id(span)) == session_id}
         if not traces:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeGuard
 
 from tracebridge._json import RepeatedKey, read_json
 from tracebridge.errors import ErrorCode, TraceError, short_repr, with_article
@@ -310,15 +310,35 @@ def _id(value: Any, size: int, path: str, index: int) -> str:
 
 
 def normalize_id(value: object, size: int) -> str | None:
-    """A filter value (hex or base64) as the hex the spans are keyed by; None, which no span
-    has, for a value that is not text (as a ``session_id`` that is not text names no span's
-    session): the filter selects nothing, ``ambiguous_trace``."""
+    """A filter value as the hex the spans are keyed by: hex or base64 text, or the SDK's own
+    int id (``span.context.trace_id``, ``span_id``: SDK spans are keyed by it in hex,
+    ``_sdk_id``); None, which no span has, for any other value (a bool, an int out of the
+    id's range, bytes): the filter selects nothing, ``ambiguous_trace``, saying what an id
+    is (``id_form``)."""
+    if _is_sdk_id(value, size):
+        return f"{value:0{2 * size}x}"
     if not isinstance(value, str):
         return None
     try:
         return _id(value, size, "", 0)
     except TraceError:
         return value.lower()
+
+
+def id_form(value: object, size: int) -> str:
+    """What the refusal of an id filter that selected no span adds when ``value`` is no id
+    (``normalize_id`` gives None): the forms an id is given in."""
+    if normalize_id(value, size) is not None:
+        return ""
+    named = "trace_id" if size == 16 else "span_id"
+    return (f": an id filter is the id's hex or base64 text, or the SDK's int "
+            f"(span.context.{named}, from 0 to 2**{8 * size} - 1)")
+
+
+def _is_sdk_id(value: object, size: int) -> TypeGuard[int]:
+    """Whether ``value`` is an int an SDK id of ``size`` bytes can be (not a bool)."""
+    return (isinstance(value, int) and not isinstance(value, bool)
+            and 0 <= value < 2 ** (8 * size))
 
 
 def _json_span(item: Mapping[str, Any], path: str, index: int) -> Span:
