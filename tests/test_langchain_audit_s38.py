@@ -543,11 +543,12 @@ SUMMARIES = [{"type": "summary_text", "text": "a"}, {"type": "summary_text", "te
                 "block": {"id": "rs_1", "type": "reasoning", "summary": SUMMARIES,
                           "encrypted_content": "gAAA"}}})],
         ),
-        (  # an empty summary (what a model asked for no summary gives)
+        (  # an empty summary (what a model asked for no summary gives): kept, with its id
+            # (typed, it would go to the Responses API as a summary of one empty entry)
             {"reasoning": {**RS, "summary": []}}, "",
-            [tb.ReasoningPart(text="", id="rs_1", metadata={LC: {
+            [tb.ReasoningPart(text="", metadata={LC: {
                 "from": "reasoning", "content": "string",
-                "block": {"type": "reasoning", "summary": []}}})],
+                "block": {"id": "rs_1", "type": "reasoning", "summary": []}}})],
         ),
     ],
     ids=["string", "after-reasoning-content", "two-entries", "empty-summary"],
@@ -586,9 +587,12 @@ def test_edited_reasoning_text_goes_back_as_the_summary() -> None:
             "content": [content[0].model_copy(update={"text": "redacted"}), content[1]]})])
     assert (caught.value.code, caught.value.index, caught.value.path) == (
         "not_representable", 1, "messages[1].content[0].metadata.langchain")
-    unkept = {**kept, "block": {k: v for k, v in kept["block"].items() if k != "summary"}}
+    # the id stays in the item beside the kept summary; with the summary out, it is the part's
+    assert content[0].id is None
+    unkept = {**kept, "block": {k: v for k, v in kept["block"].items()
+                                if k not in ("summary", "id")}}
     edited = [typed[0], typed[1].model_copy(update={"content": [content[0].model_copy(
-        update={"text": "redacted", "metadata": {LC: unkept}}), content[1]]})]
+        update={"text": "redacted", "id": "rs_1", "metadata": {LC: unkept}}), content[1]]})]
     written = langchain.from_messages(edited)
     assert written[1].additional_kwargs == {"reasoning": {
         "id": "rs_1", "type": "reasoning",

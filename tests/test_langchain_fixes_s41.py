@@ -345,17 +345,19 @@ def test_a_reasoning_summary_kept_whole_names_what_it_holds() -> None:
         "with other metadata; take 'summary' out of metadata.langchain.block to write the text "
         "as one summary_text entry, or give the part the text the summary joins to"
     )
-    # without the kept summary the item keeps its id (the part's) and the text is its one entry
-    assert changed[1].content[0].id == "rs_1"
+    # the id stays in the item beside the kept summary; without the summary the text is the
+    # item's one entry, and the id the part's
+    assert changed[1].content[0].id is None
     block = {"type": "reasoning"}
     unkept = [changed[0], _with_part(changed[1], 0, changed[1].content[0].model_copy(
-        update={"metadata": {LC: {"shape": "responses_reasoning", "block": block}}}))]
+        update={"id": "rs_1", "metadata": {LC: {"shape": "responses_reasoning", "block": block}}}
+    ))]
     [_, written] = langchain.from_messages(unkept)
     assert written == _block_reply([{"type": "summary_text", "text": "changed"}])
     assert langchain.to_messages([HumanMessage("q"), written]) == unkept
     # without the kept block the part is written as a v1 reasoning block, and reads back
     plain = [changed[0], _with_part(changed[1], 0, changed[1].content[0].model_copy(
-        update={"metadata": {}}))]
+        update={"id": "rs_1", "metadata": {}}))]
     [_, written] = langchain.from_messages(plain)
     assert written.content == [{"type": "reasoning", "reasoning": "changed", "id": "rs_1"},
                                {"type": "text", "text": "x"}]

@@ -79,7 +79,8 @@ def edited(typed: list[tb.Message], text: str) -> list[tb.Message]:
 def test_a_v0_item_of_raw_text_is_a_reasoning_part_of_that_text() -> None:
     typed = lossless(v0(raw_item()))
     assert typed[1] == tb.AIMessage(content=[
-        tb.ReasoningPart(text=RAW, id="rs_1", metadata={LC: {
+        # raw text alone does not give the item back as a summary: the id stays in the item
+        tb.ReasoningPart(text=RAW, metadata={LC: {
             "from": "reasoning", "shape": "responses_reasoning_content",
             "block": {"type": "reasoning", "id": "rs_1", "summary": []}, "content": "string",
         }}),
@@ -106,7 +107,7 @@ def test_a_v1_standard_block_with_raw_text_in_extras_is_a_reasoning_part_of_that
                                    "extras": {"content": [ENTRY]}}
     typed = lossless(trace)
     assert typed[1] == tb.AIMessage(content=[
-        tb.ReasoningPart(text=RAW, id="rs_1", metadata={LC: {
+        tb.ReasoningPart(text=RAW, metadata={LC: {  # the id stays beside the raw text
             "shape": "reasoning_extras_content",
             "block": {"type": "reasoning", "id": "rs_1", "extras": {}},
         }}),
@@ -160,7 +161,8 @@ def test_a_content_without_entries_stays_in_the_kept_item(layout: Any, empty: An
 def test_a_content_of_other_entries_stays_in_the_kept_item() -> None:
     item = raw_item([{"type": "text", "text": RAW}])
     part = lossless(responses_v1(item))[1].content[0]
-    assert part == tb.ReasoningPart(text="", id="rs_1", metadata={LC: {
+    # the summary [] is kept: the id stays beside it
+    assert part == tb.ReasoningPart(text="", metadata={LC: {
         "shape": "responses_reasoning", "block": item}})
 
 
@@ -203,10 +205,11 @@ def test_a_responses_trace_of_raw_text_keeps_it_through_langchain() -> None:
              {"role": "assistant", "content": [{"type": "output_text", "text": "ans",
                                                 "annotations": []}]}]
     written = convert(items, source="openai_responses", target="langchain")
-    assert written[1].content == [{"type": "reasoning", "id": "rs_1", "reasoning": RAW},
+    # an item of raw text keeps its id beside it in the Responses reader's namespace: the
+    # part alone does not give the item back, so no other format writes the id
+    assert written[1].content == [{"type": "reasoning", "reasoning": RAW},
                                   {"type": "text", "text": "ans"}]
-    assert langchain.to_messages(written)[1].content == [
-        tb.ReasoningPart(text=RAW, id="rs_1"), ANSWER]
+    assert langchain.to_messages(written)[1].content == [tb.ReasoningPart(text=RAW), ANSWER]
 
 
 # --- the way back after an edit ------------------------------------------------------------
@@ -364,7 +367,7 @@ def test_a_responses_item_with_both_keeps_them_through_langchain() -> None:
                                                 "annotations": []}]}]
     written = convert(items, source="openai_responses", target="langchain")
     assert langchain.to_messages(written)[1].content == [
-        tb.ReasoningPart(text="A summary.", id="rs_1"), tb.ReasoningPart(text=RAW), ANSWER]
+        tb.ReasoningPart(text="A summary."), tb.ReasoningPart(text=RAW), ANSWER]
 
 
 def with_raw(typed: list[tb.Message], part: tb.ReasoningPart) -> list[tb.Message]:

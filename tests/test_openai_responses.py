@@ -126,8 +126,8 @@ def test_reasoning_message_and_calls_make_one_reply() -> None:
     messages = roundtrip(items)
     assert messages[1] == AIMessage(
         content=[
-            ReasoningPart(text="Hm.", id="rs_1",
-                          metadata={NS: {"fields": {"encrypted_content": "gAAA"}}}),
+            ReasoningPart(text="Hm.", metadata={NS: {"id": "rs_1",
+                                                     "fields": {"encrypted_content": "gAAA"}}}),
             TextPart(text="Checking."),
         ],
         tool_calls=[ToolCall(name="get_weather", args={"city": "Oslo"}, id="c1"),
@@ -165,7 +165,10 @@ def test_reasoning_summaries(summary: list[Any], text: str, kept: dict[str, Any]
     item = {"id": "rs_1", "type": "reasoning", "summary": summary}
     messages = roundtrip([USER, item])
     assert messages[1] == AIMessage(
-        content=[ReasoningPart(text=text, id="rs_1", metadata={NS: kept})]
+        # one plain entry is the part's text alone, which gives the item back: the part's id;
+        # any other summary stays kept, with the id beside it
+        content=[ReasoningPart(text=text, metadata={NS: {"id": "rs_1", **kept}}) if kept
+                 else ReasoningPart(text=text, id="rs_1")]
     )
 
 

@@ -76,7 +76,7 @@ def failure(read: Any, *args: Any, **kwargs: Any) -> tuple[str, int | None, str 
 def test_raw_text_with_an_empty_summary_is_the_items_one_reasoning_part() -> None:
     messages = byte_equal_roundtrip([USER, raw_only(), SAID])
     assert messages[1] == AIMessage(
-        content=[ReasoningPart(text=RAW, id="rs_1", metadata={NS: {"from": "content"}}),
+        content=[ReasoningPart(text=RAW, metadata={NS: {"id": "rs_1", "from": "content"}}),
                  TYPED_SAID],
         id="msg_1",
         metadata=SAID_NS,
@@ -88,7 +88,7 @@ def test_a_summary_and_raw_text_are_two_parts_of_one_item() -> None:
     assert messages[1] == AIMessage(
         content=[
             ReasoningPart(text="A summary.",
-                          id="rs_1", metadata={NS: {"fields": {"encrypted_content": "gAAA"}}}),
+                          metadata={NS: {"id": "rs_1", "fields": {"encrypted_content": "gAAA"}}}),
             ReasoningPart(text=RAW, metadata={NS: {"from": "content"}}),
             TYPED_SAID,
         ],
@@ -104,9 +104,9 @@ def test_an_item_with_both_beside_an_item_with_raw_text_alone_round_trips(
     alone = {**raw_only("more"), "id": "rs_2"}
     reasoned = [alone, both()] if raw_first else [both(), alone]
     messages = byte_equal_roundtrip([USER, *reasoned, SAID])
-    parts = [ReasoningPart(text="A summary.", id="rs_1"),
+    parts = [ReasoningPart(text="A summary.", metadata={NS: {"id": "rs_1"}}),
              ReasoningPart(text=RAW, metadata={NS: {"from": "content"}})]
-    other = ReasoningPart(text="more", id="rs_2", metadata={NS: {"from": "content"}})
+    other = ReasoningPart(text="more", metadata={NS: {"id": "rs_2", "from": "content"}})
     expected = [other, *parts] if raw_first else [*parts, other]
     assert messages[1].content == [*expected, TYPED_SAID]
 
@@ -128,12 +128,12 @@ def test_a_content_list_other_than_one_plain_entry_is_kept_beside_the_mark() -> 
     item = {"type": "reasoning", "id": "rs_1", "summary": summary, "content": listed}
     messages = byte_equal_roundtrip([USER, item, SAID])
     assert messages[1].content[:2] == [
-        ReasoningPart(text="a\n\nb", id="rs_1", metadata={NS: {"summary": summary}}),
+        ReasoningPart(text="a\n\nb", metadata={NS: {"id": "rs_1", "summary": summary}}),
         ReasoningPart(text="one\n\ntwo", metadata={NS: {"from": "content", "content": listed}}),
     ]
     alone = {"type": "reasoning", "id": "rs_1", "summary": [], "content": listed}
     assert byte_equal_roundtrip([USER, alone, SAID])[1].content[0] == ReasoningPart(
-        text="one\n\ntwo", id="rs_1", metadata={NS: {"from": "content", "content": listed}}
+        text="one\n\ntwo", metadata={NS: {"id": "rs_1", "from": "content", "content": listed}}
     )
 
 
@@ -142,7 +142,7 @@ def test_a_content_without_entries_stays_in_fields(empty: Any) -> None:
     item = {"type": "reasoning", "id": "rs_1", "summary": [], "content": empty}
     messages = byte_equal_roundtrip([USER, item, SAID])
     assert messages[1].content[0] == ReasoningPart(
-        text="", id="rs_1", metadata={NS: {"summary": [], "fields": {"content": empty}}}
+        text="", metadata={NS: {"id": "rs_1", "summary": [], "fields": {"content": empty}}}
     )
 
 
@@ -171,10 +171,10 @@ def test_two_parts_of_one_item_keep_the_replys_item_bookkeeping() -> None:
     messages = byte_equal_roundtrip(items)
     assert messages[1] == AIMessage(
         content=[
-            ReasoningPart(text="A summary.", id="rs_1"),
+            ReasoningPart(text="A summary.", metadata={NS: {"id": "rs_1"}}),
             ReasoningPart(text=RAW, metadata={NS: {"from": "content"}}),
             TextPart(text="First."),
-            ReasoningPart(text="more", id="rs_2", metadata={NS: {"from": "content"}}),
+            ReasoningPart(text="more", metadata={NS: {"id": "rs_2", "from": "content"}}),
             TextPart(text="Second."),
         ],
         tool_calls=[ToolCall(name="f", id="c1"), ToolCall(name="f", id="c2")],
@@ -284,7 +284,7 @@ def test_the_raw_text_carries_to_langchain() -> None:
     out = convert(REPRODUCED, source="openai_responses", target="langchain")
     assert [m.model_dump(include={"type", "content"}) for m in out] == [
         {"type": "human", "content": "x"},
-        {"type": "ai", "content": [{"type": "reasoning", "reasoning": RAW, "id": "rs_1"},
+        {"type": "ai", "content": [{"type": "reasoning", "reasoning": RAW},
                                    {"type": "text", "text": "ans"}]},
     ]
 
@@ -302,12 +302,12 @@ def test_the_raw_text_carries_to_llama_index() -> None:
 @pytest.mark.parametrize("target", ["langchain", "llama_index", "otel"])
 def test_the_raw_text_reads_back_from_the_other_format(target: str) -> None:
     reader = get_adapter(target)
-    carried = "rs_1" if target == "langchain" else None  # the others have no place for it
+    # an item with raw text keeps its id beside it (no other format writes that item back)
     out = convert(REPRODUCED, source="openai_responses", target=target)
-    assert reader.to_messages(out)[1].content == [ReasoningPart(text=RAW, id=carried), TYPED_SAID]
+    assert reader.to_messages(out)[1].content == [ReasoningPart(text=RAW), TYPED_SAID]
     summary_first = convert([USER, both(), SAID], source="openai_responses", target=target)
     assert reader.to_messages(summary_first)[1].content == [
-        ReasoningPart(text="A summary.", id=carried), ReasoningPart(text=RAW), TYPED_SAID
+        ReasoningPart(text="A summary."), ReasoningPart(text=RAW), TYPED_SAID
     ]
 
 
@@ -347,7 +347,7 @@ def test_an_agents_reasoning_item_with_raw_text_reads_and_writes_as_the_sdk_repl
            sdk_items.MessageOutputItem(agent=agent, raw_item=said)]
     messages = openai_agents.to_messages(run, input=[USER])
     assert messages[1].content == [
-        ReasoningPart(text="A summary.", id="rs_1"),
+        ReasoningPart(text="A summary.", metadata={"openai_agents": {"id": "rs_1"}}),
         ReasoningPart(text=RAW, metadata={"openai_agents": {"from": "content"}}),
         TYPED_SAID,
     ]

@@ -284,12 +284,13 @@ def test_run_items_stay_the_agents_adapters_own() -> None:
 @pytest.mark.parametrize(("source", "target"), _ACROSS)
 def test_carried_renames_the_sources_namespace_as_the_targets(source: str, target: str) -> None:
     read = _ADAPTERS[source].to_messages(_SAME_ITEMS["reasoning"])
-    kept = {"fields": {"encrypted_content": "gAAA"}}
+    # the item holds fields its part alone does not give back: its id stays beside them
+    kept = {"id": "rs_1", "fields": {"encrypted_content": "gAAA"}}
     assert read[1].content[0].metadata == {source: kept}
-    assert read[1].content[0].id == "rs_1"  # the part's own: not renamed, not moved
+    assert read[1].content[0].id is None
     moved = carried(read, source, target)
     assert moved[1].content[0].metadata == {target: kept}
-    assert moved[1].content[0].id == "rs_1"
+    assert moved[1].content[0].id is None
     assert moved[0] is read[0]  # nothing kept: as it is
     assert read[1].content[0].metadata == {source: kept}  # the messages read are unchanged
 
@@ -336,11 +337,20 @@ def test_a_writer_does_not_read_the_other_adapters_metadata(
 def test_reasoning_read_by_the_other_adapter_is_written_with_its_id_alone(
     source: str, target: str
 ) -> None:
-    # the item's id is the part's typed id; its kept fields stay in the other's namespace
+    # an item holding fields (encrypted_content) keeps its id beside them, in the other's
+    # namespace, which this writer does not read: refused, not written without those fields
     items = _SAME_ITEMS["reasoning"]
-    written = _ADAPTERS[target].from_messages(_ADAPTERS[source].to_messages(items))
-    assert written[1] == {"type": "reasoning", "id": "rs_1",
-                          "summary": [{"type": "summary_text", "text": "think"}]}
+    read = _ADAPTERS[source].to_messages(items)
+    assert _refused(_ADAPTERS[target].from_messages, read) == (
+        "not_representable", 1,
+        f"{target}: messages[1].content[0]: a reasoning item needs the id the API gave it "
+        "(this reasoning part has none); pass drop=['reasoning'] to leave it out "
+        "[not_representable]",
+    )
+    plain = [items[0], {"type": "reasoning", "id": "rs_1",
+                        "summary": [{"type": "summary_text", "text": "think"}]}, *items[2:]]
+    written = _ADAPTERS[target].from_messages(_ADAPTERS[source].to_messages(plain))
+    assert written == plain  # the part alone gives this item back: its id is typed
     assert convert(items, source=source, target=target) == items
 
 

@@ -120,7 +120,17 @@ def merged(
 ) -> dict[str, Any]:
     """``element`` (the item written for the part before ``part``, which ``reading`` reads)
     with ``part``'s raw text as its ``content``; ``not_representable`` when it would not read
-    back as the same item and then ``part`` (``where``: ``part``'s path)."""
+    back as the same item and then ``part`` (``where``: ``part``'s path). The part has no
+    id of its own: the item's is on the part before it."""
+    if part.id is not None:
+        raise TraceError(
+            "not_representable",
+            f"a reasoning part marked from: 'content' is written into the reasoning item of "
+            f"the part before it, which holds that item's id: a layout without id of its own; "
+            f"the part has id {part.id!r}",
+            path=f"{where}.id",
+            source=NAME,
+        )
     listed = _entries(part, where)
     found = reading(element) if type(element) is dict else None
     if found is None or found[0].name not in SPLIT_SHAPES or "content" in element:

@@ -239,8 +239,10 @@ class ReasoningBlockShape(BlockShape):
 
     def read(self, block: dict[str, Any]) -> dict[str, str] | None:
         values = super().read(block)
-        if values is not None and "id" in values and self.held_back(block):
-            del values["id"]  # stays in the block, with what it would not carry
+        if values is not None and "id" in values and (
+            self.held_back(block) or _made_by_langchain(values["id"])
+        ):
+            del values["id"]  # stays in the block: no item's, or with what it would not carry
         return values
 
     def held_back(self, block: dict[str, Any]) -> list[str]:
@@ -255,8 +257,8 @@ class ReasoningBlockShape(BlockShape):
 
     def write(self, template: dict[str, Any], part: MappedPart, at: str) -> dict[str, Any]:
         # (``at`` is the part's path: block_of and the default block call this)
-        _check_no_id_beside(self.held_back(template), getattr(part, "id", None),
-                           f"{at}.metadata.langchain")
+        _check_item_id(self.held_back(template), template, getattr(part, "id", None),
+                       f"{at}.metadata.langchain")
         block = super().write(template, part, at)
         if "id" in template or "id" not in block or "type" not in block:
             return block  # kept in its place (checked against the part's), or none
@@ -305,8 +307,9 @@ class SummaryShape(BlockShape):
     stays in the template only when one ``summary_text`` entry of that text would not give
     it back, and goes back as kept while it still reads as the part's text (a kept summary
     that no longer does is refused: ``check_summary``). The item's ``id`` (a string) is the
-    part's ``id`` while the item holds nothing else its part would not give back to a
-    Responses reasoning item (``held_back``); else it stays in the item."""
+    part's ``id`` while the part alone gives the item back to the Responses API (``held_back``
+    is empty: one plain summary entry, nothing else) and langchain-core did not make it
+    (``lc_``); else it stays in the item."""
 
     def read(self, block: dict[str, Any]) -> dict[str, str] | None:
         if block.get("type") != self.tag:
@@ -316,15 +319,22 @@ class SummaryShape(BlockShape):
 
     def held_back(self, block: dict[str, Any]) -> list[str]:
         """The keys of ``block`` its part would not give back to a Responses reasoning item
-        (``_keys_beyond``)."""
-        return _keys_beyond(block, _ITEM_KEYS)
+        (``_keys_beyond``), and its ``summary`` when that is not the one plain entry the
+        part's text is written as (several entries, extra keys, ``[]``: kept)."""
+        summary = block.get("summary", _ONE_ENTRY)
+        plain = summary is _ONE_ENTRY or (
+            type(summary) is list and len(summary) == 1 and type(summary[0]) is dict
+            and set(summary[0]) == {"type", "text"}
+        )
+        return [*([] if plain else ["summary"]), *_keys_beyond(block, _ITEM_KEYS)]
 
     def _with_item_id(self, values: dict[str, str], block: dict[str, Any]) -> dict[str, str]:
-        """``values`` read from ``block``, with its ``id`` when that is a string and the
-        block holds nothing the part would not give back (any other id stays in the block:
-        typed, it would be written to the Responses API without the rest of the item)."""
+        """``values`` read from ``block``, with its ``id`` when that is a string the part
+        alone gives back with the item (``held_back`` is empty), and not one langchain-core
+        made; any other id stays in the block: typed, it would be written to the Responses
+        API with a changed item."""
         item_id = block.get("id")
-        if type(item_id) is str and not self.held_back(block):
+        if type(item_id) is str and not self.held_back(block) and not _made_by_langchain(item_id):
             values["id"] = item_id
         return values
 
@@ -369,27 +379,9 @@ class SummaryShape(BlockShape):
         )
 
     def check_id(self, template: dict[str, Any], item_id: str | None, at: str) -> None:
-        """An id kept in the template (where the item had it: not first, where the way back
-        writes the part's) must be the part's ``item_id``, and a kept value that is no id
-        (null) goes with a part without one: else the part would read back with another id
-        or other metadata, so ``not_representable`` at ``at``. A template that holds what
-        the part would not give back keeps the item's id itself (``_check_no_id_beside``)."""
-        held = self.held_back(template)
-        _check_no_id_beside(held, item_id, at)
-        if "id" not in template or held:
-            return
-        kept = template["id"]
-        if (kept == item_id) if type(kept) is str else item_id is None:
-            return
-        raise TraceError(
-            "not_representable",
-            f"the reasoning item kept for this part (metadata.langchain) holds the id "
-            f"{short_repr(kept)}, which is not the part's id {short_repr(item_id)}: written, "
-            "the part would read back with other metadata; take 'id' out of "
-            "metadata.langchain.block to write the part's id first, or give the part the id "
-            "the block holds",
-            path=at,
-        )
+        """The part's ``item_id`` must read back from the item written from ``template``
+        (``_check_item_id``)."""
+        _check_item_id(self.held_back(template), template, item_id, at)
 
 
 @dataclass(frozen=True)
@@ -410,7 +402,10 @@ class RawReasoningShape(SummaryShape):
         return None if text is None else self._with_item_id({"text": text}, block)
 
     def held_back(self, block: dict[str, Any]) -> list[str]:
-        return _keys_beyond(block, _ITEM_KEYS if self._content == ("content",) else _V1_RAW_KEYS)
+        """The item's raw reasoning (its part is written as a summary elsewhere), and the
+        keys of ``block`` beyond what the part gives back (``_keys_beyond``)."""
+        carried = _ITEM_KEYS if self._content == ("content",) else _V1_RAW_KEYS
+        return [".".join(self._content), *_keys_beyond(block, carried)]
 
     @property
     def _content(self) -> Path:
@@ -465,6 +460,9 @@ class RawReasoningShape(SummaryShape):
         )
 
 
+_ONE_ENTRY = object()
+"""A template's missing ``summary``: the one plain entry of the part's text."""
+
 _ITEM_KEYS = frozenset(("type", "id", "summary", "content", "index"))
 """What a reasoning part gives back to a Responses reasoning item (``openai_responses``
 writes its ``type``, ``id``, ``summary`` and raw ``content``), and LangChain's stream
@@ -491,6 +489,53 @@ def _keys_beyond(block: dict[str, Any], carried: frozenset[str]) -> list[str]:
         else:
             keys.append(key)
     return [key for key in keys if key not in carried]
+
+
+_AUTO_ID_PREFIX = "lc_"
+"""The prefix of the ids langchain-core makes itself (``LC_AUTO_PREFIX``: ``ensure_id``, which
+its v1 block factories such as ``create_reasoning_block`` call): no provider gave such an id,
+so it is no reasoning item's id and stays in the block."""
+
+
+def _made_by_langchain(item_id: str) -> bool:
+    """Whether ``item_id`` is one langchain-core made itself (``_AUTO_ID_PREFIX``)."""
+    return item_id.startswith(_AUTO_ID_PREFIX)
+
+
+def _check_item_id(
+    held: list[str], template: dict[str, Any], item_id: str | None, at: str
+) -> None:
+    """The part's ``item_id`` must read back from the item or block written from
+    ``template``, else ``not_representable`` at ``at``: an id langchain-core made itself
+    (``lc_``) and an id beside what the part would not give back (``held``) are read as
+    no part's id; an id kept in the template (where the item had it: not where the way back
+    writes the part's) must be the part's, and a kept value that is no id (null, or one
+    langchain-core made) goes with a part without one."""
+    if item_id is not None and _made_by_langchain(item_id):
+        raise TraceError(
+            "not_representable",
+            f"the part's id {item_id!r} has langchain-core's own prefix "
+            f"({_AUTO_ID_PREFIX!r}, the ids it makes for blocks): the reader takes such an "
+            "id for no reasoning item's, so written, the part would read back without it; "
+            "take the id off the part",
+            path=at,
+        )
+    _check_no_id_beside(held, item_id, at)
+    if "id" not in template or held:
+        return
+    kept = template["id"]
+    typed = type(kept) is str and not _made_by_langchain(kept)
+    if (kept == item_id) if typed else item_id is None:
+        return
+    raise TraceError(
+        "not_representable",
+        f"the reasoning item kept for this part (metadata.langchain) holds the id "
+        f"{short_repr(kept)}, which is not the part's id {short_repr(item_id)}: written, "
+        "the part would read back with another id or other metadata; take 'id' out of "
+        "metadata.langchain.block to write the part's id in the way back's place, or give "
+        "the part the id the block holds",
+        path=at,
+    )
 
 
 def _check_no_id_beside(held: list[str], item_id: str | None, at: str) -> None:

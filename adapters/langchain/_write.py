@@ -574,6 +574,10 @@ def _split_reasoning(
                     f"nothing writes it, so it would be lost", f"{where}.{name}")
         if "content" in marker:
             layout = marker
+        if key == REASONING_KEY and part.id is not None:
+            raise _not_representable(
+                f"additional_kwargs.{REASONING_KEY} is a string, a layout without id; the part "
+                f"has id {part.id!r}", f"{at}.content[{taken}].id")
         homes[key] = part.text if key == REASONING_KEY else _reasoning_item(part, marker, where)
         taken += 1
         if key == ITEM_KEY and taken < len(content) and continues(content[taken]):

@@ -210,7 +210,11 @@ class ItemReader(ItemPartReader):
         """A reasoning item's parts: its summary's text, and its raw reasoning text
         (``content``), marked ``from: "content"``. An item with an empty summary is the one
         part of its content; an item with both is two parts, the summary's (with the item's
-        id and kept keys) and then the content's (its mark alone: it continues that item)."""
+        id and kept keys) and then the content's (its mark alone: it continues that item).
+        The item's id is the part's ``id`` only when the part alone gives the item back (one
+        plain ``summary_text`` entry, nothing else); otherwise it stays in the namespace
+        (``id``) beside what does, so that another format, which has no place for the rest,
+        refuses the part instead of writing a changed item."""
         del data["type"]
         # The Agents SDK replays reasoning without its id (RunConfig(reasoning_item_id_policy=
         # "omit")): {"id": None} marks one read so, for the writer, and tells it from a
@@ -236,6 +240,11 @@ class ItemReader(ItemPartReader):
                 namespace["summary"] = self.kept(listed, path)
         if data:
             namespace["fields"] = self.kept(data, self.root)
+        if item_id is not None and (raw is not None or namespace):
+            # the part alone (its text and id) would not give this item back: the id stays
+            # with what does, so that no other format writes the item without it
+            namespace = {"id": item_id, **namespace}
+            item_id = None
         kept = {self.source: namespace} if namespace else {}
         parts = [ReasoningPart(text=text, id=item_id, metadata=kept)]
         if raw is not None and listed:  # the raw text after the summary's, of the same item

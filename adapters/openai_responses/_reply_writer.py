@@ -114,6 +114,9 @@ class ReplyWriter(ItemPartWriter):
         citation's index."""
         self.part_at = 0
         """The content index of the part being written."""
+        self.reasoning_ids: set[str] = set()
+        """The ids of the reasoning items written: the conversation's, when its writers
+        share one set."""
         self.part_path = ""
 
     def unnamed(self, what: str) -> None:
@@ -611,14 +614,17 @@ class ReplyWriter(ItemPartWriter):
         path = f".content[{j}]"
         namespace = self.namespace(part.metadata)
         omitted = self.omitted_id(part, path)
-        if part.id is None and not omitted:
+        item_id = part.id if omitted else self.item_id(part, path, raw)
+        if item_id is None and not omitted:
             self.lose(
                 "a reasoning item needs the id the API gave it (this reasoning part has none)",
                 path,
                 "reasoning",
             )
             return None
-        out: dict[str, Any] = {"type": "reasoning", "id": part.id}
+        if item_id is not None and not self.first_use(item_id, path):
+            return None
+        out: dict[str, Any] = {"type": "reasoning", "id": item_id}
         if self.from_content(part, j):
             if "summary" in namespace:
                 self.malformed(
@@ -652,20 +658,63 @@ class ReplyWriter(ItemPartWriter):
 
     def omitted_id(self, part: ReasoningPart, path: str) -> bool:
         """Whether ``part`` was read from a reasoning item without an id (the Agents SDK's
-        "omit" policy), marked ``{"id": None}``; the mark with a value, or beside the part's
-        own id, is ``malformed_event`` (the item's id is the part's ``id``)."""
+        "omit" policy), marked ``{"id": None}``; the mark beside the part's own id is
+        ``malformed_event`` (the item's id is the part's ``id``)."""
         namespace = self.namespace(part.metadata)
-        if "id" not in namespace:
+        if "id" not in namespace or namespace["id"] is not None:
             return False
-        if namespace["id"] is not None or part.id is not None:
+        if part.id is not None:
             self.malformed(
                 f"metadata.{self.source}.id is null alone, marking reasoning read from an item "
-                f"without an id; the item's id is the part's id field"
-                + ("" if namespace["id"] is None else f", got {short_repr(namespace['id'])}")
-                + ("" if part.id is None else f", and the part has the id {part.id!r}"),
+                f"without an id; the item's id is the part's id field, and the part has the "
+                f"id {part.id!r}",
                 f"{path}.metadata.{self.source}.id",
             )
         return True
+
+    def item_id(
+        self, part: ReasoningPart, path: str, raw: ReasoningPart | None
+    ) -> str | None:
+        """The id of the reasoning item ``part`` stands for: the part's ``id``, or the id
+        kept in the namespace of a part that alone does not give its item back (a kept
+        summary or ``fields``, raw reasoning: ``from``, or ``raw`` after it), where the
+        reader leaves it. A kept id anywhere else is ``malformed_event`` at it."""
+        namespace = self.namespace(part.metadata)
+        if "id" not in namespace:
+            return part.id
+        kept = namespace["id"]
+        at = f"{path}.metadata.{self.source}.id"
+        if type(kept) is not str:
+            self.malformed(f"metadata.{self.source}.id keeps a reasoning item's id (a string), "
+                           f"or is null (read without one); got {short_repr(kept)}", at)
+        if part.id is not None:
+            self.malformed(f"metadata.{self.source}.id keeps the item's id {kept!r} of a part "
+                           f"without one; the part has the id {part.id!r}", at)
+        if raw is None and not {"summary", "fields", "from"} & set(namespace):
+            self.malformed(
+                f"metadata.{self.source}.id keeps the id of a reasoning item that its part "
+                "alone does not give back (beside a kept summary or fields, or raw reasoning "
+                f"text); this part's item is its text alone, whose id is the part's id field; "
+                f"got {kept!r}",
+                at,
+            )
+        return kept
+
+    def first_use(self, item_id: str, path: str) -> bool:
+        """Whether no reasoning item of the conversation was written with ``item_id`` yet
+        (then it is taken); a second item with one id is refused (the API takes each item
+        once; reasoning split into parts that share an id, one per summary entry, has no
+        such item): ``not_representable``, or dropped with ``drop=["reasoning"]``."""
+        if item_id not in self.reasoning_ids:
+            self.reasoning_ids.add(item_id)
+            return True
+        self.lose(
+            f"a reasoning item with the id {item_id!r} is written already in this conversation "
+            "(the API takes each input item once)",
+            path,
+            "reasoning",
+        )
+        return False
 
     def entries(
         self, part: ReasoningPart, path: str, key: str, kind: str
