@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable
+from itertools import chain
 from typing import Any, NoReturn
 
 from pydantic_core import to_jsonable_python
@@ -42,6 +43,7 @@ from ._events_fast import (
     result_metadata,
 )
 from ._fast import dump_blocks, object_blocks, read_item, response_read
+from ._idless import IdlessCalls
 from ._inputs import Inputs, without_event
 from ._json_form import check_dumped_form, check_json_form
 from ._messages import (
@@ -260,7 +262,14 @@ class _Rebuild(Inputs):
         self.unnamed: list[tuple[str | None, Any, int]] = []
         """The same of each ToolCallResult of a call without an id (``tool_id`` ``""``, as
         FunctionAgent names such a call), in the order read."""
-        self.unnamed_answered = 0  # how many id-less calls of the last AgentOutput they answer
+        self.idless = IdlessCalls([])
+        """The calls of the last AgentOutput by place, and which of those without an id
+        its results answer (``_idless``)."""
+        self.answering: int | None = None
+        """The place of the id-less call the result being read answers (``answers``)."""
+        self.unnamed_next = 0
+        """Where ``result_named`` looks first in ``unnamed``: after the last it found (a
+        run's results are said again in the order they were read)."""
         self.agent: str | None = None
         """The agent the last AgentInput was for: the next output is that agent's."""
         self.stops: list[tuple[dict[str, Any], int, int | None, list[ToolCall],
@@ -380,15 +389,19 @@ class _Rebuild(Inputs):
             message = message.model_copy(update={"metadata": _with_event(
                 message.metadata, {"no_system_prompt": True})})
             self.messages[-1] = message
-        self.calls = message.tool_calls
-        self.unnamed_answered = 0
-        if self.parsed:
-            self.parsed = {}
+        self.new_calls(message.tool_calls)
         self.last_output = len(self.messages) - 1
         if selections is not None and selections != []:  # absent or [] says nothing more
             self.selections(selections, e, f"events[{e}].data")
         if structured is not None:
             self.keep_structured(structured, e, f"events[{e}].data.structured_response")
+
+    def new_calls(self, calls: list[ToolCall]) -> None:
+        """The calls of the AgentOutput just read: those the events after it name."""
+        self.calls = calls
+        self.idless = IdlessCalls(calls)
+        if self.parsed:
+            self.parsed = {}
 
     def check_call_ids(self, calls: list[ToolCall]) -> None:
         """Refuse a reply (the last message read) two of whose calls share an id, before a
@@ -474,10 +487,11 @@ class _Rebuild(Inputs):
                        f"(and, after a run, ToolCallResults); found {short_repr(entry)}", e,
                        where)
         tool_id, name, kwargs = fields["tool_id"], fields["tool_name"], fields["tool_kwargs"]
-        if "tool_output" not in fields and self.named_by(tool_id, name, kwargs, e,
-                                                         where) is not None:
-            self.named_call(fields, e, where, "this AgentOutput's response")
-            return
+        if "tool_output" not in fields:
+            call = self.named_by(tool_id, name, kwargs, e, where)
+            if call is not None:
+                self.named_call(call, fields, e, where, "this AgentOutput's response")
+                return
         seen = self.result_named(tool_id, name, kwargs)
         if seen is None or seen[0] != name or not same_json(seen[1], kwargs):
             raise fail("conflicting_fields", f"call {tool_id!r} is {name}({short_repr(kwargs)}) "
@@ -495,11 +509,11 @@ class _Rebuild(Inputs):
                            f"output, error flag, return_direct or raw values differ); both "
                            f"must agree", e, where)
 
-    def named_call(self, fields: dict[str, Any], e: int, where: str, holder: str) -> None:
-        """A call named by its id, name and arguments, which must be one of ``self.calls``;
-        else ``conflicting_fields`` at ``where``."""
+    def named_call(self, call: ToolCall | None, fields: dict[str, Any], e: int, where: str,
+                   holder: str) -> None:
+        """A call named by its id, name and arguments, which must be ``call``, the one of
+        ``self.calls`` they name (``named_by``); else ``conflicting_fields`` at ``where``."""
         tool_id, name, kwargs = fields["tool_id"], fields["tool_name"], fields["tool_kwargs"]
-        call = self.named_by(tool_id, name, kwargs, e, where)
         if call is None or not self.agrees(call, name, kwargs, e, where):
             found = "no call with that id" if call is None else self.shown(call)
             raise fail("conflicting_fields", f"call {tool_id!r} is {name}({short_repr(kwargs)}) "
@@ -510,8 +524,9 @@ class _Rebuild(Inputs):
         path = f"events[{e}].data"
         for key in ("tool_id", "tool_name"):
             _field(data, key, str, e, path)
-        _field(data, "tool_kwargs", dict, e, path)
-        self.named_call(data, e, path, "the AgentOutput before it")
+        kwargs = _field(data, "tool_kwargs", dict, e, path)
+        call = self.named_by(data["tool_id"], data["tool_name"], kwargs, e, path)
+        self.named_call(call, data, e, path, "the AgentOutput before it")
 
     def call_object(self, event: Any, e: int) -> None:
         """``tool_call`` of a ToolCall object, its fields read where they are."""
@@ -616,15 +631,58 @@ class _Rebuild(Inputs):
 
     def result_read(self, tool_id: str, name: str | None, kwargs: Any, blocks: Any) -> None:
         """Note the result just read (the last message), of the call ``tool_id`` names: by
-        that id, or, ``""``, as the next id-less call's (its place in ``unnamed``)."""
+        that id, or, ``""``, the id-less call ``answers`` found (its place in ``unnamed``);
+        put where the rules pair it with that call when results of id-less calls are read
+        (``placed_result``)."""
+        answering, self.answering = self.answering, None
         place = len(self.messages) - 1
         if tool_id == "":
+            if answering is not None:
+                place = self.placed_result(answering)
+                self.idless.settled(answering, place)
             self.unnamed.append((name, kwargs, place))
-            self.unnamed_answered += 1
         else:
             self.check_answered(tool_id)
+            if self.idless.read:
+                call = _by_id(self.calls, tool_id)
+                if call is not None:
+                    place = self.placed_result(self.idless.place(call))
+                    if place < len(self.messages) - 1:
+                        self.idless.moved_on(place)
             self.results[tool_id] = (name, kwargs, place)
-        self.source, self.source_call = blocks, tool_id
+        if place == len(self.messages) - 1:
+            self.source, self.source_call = blocks, tool_id
+
+    def placed_result(self, call_place: int) -> int:
+        """Where the result just read (the last message), of the call at ``call_place``
+        in the last AgentOutput, goes: its tool may have finished before those of the calls
+        before it (FunctionAgent runs them at once), but the rules pair a result without an
+        id with the first call not answered yet, so it goes before the first result of an
+        id-less call after its own (``IdlessCalls.slot``); the results after it move one
+        on, and what says where they are follows them."""
+        at = self.idless.slot(call_place)
+        messages, origin = self.messages, self.origin
+        if at is None:
+            return len(messages) - 1
+        messages.insert(at, messages.pop())
+        origin.insert(at, origin.pop())
+        results = self.results
+        for k in range(at + 1, len(messages)):
+            moved = messages[k]
+            assert isinstance(moved, ToolMessage)  # (the block holds results only)
+            tool_id = moved.tool_call_id
+            if tool_id is not None:
+                seen = results[tool_id]
+                results[tool_id] = (seen[0], seen[1], k)
+        start = (self.last_output or 0) + 1
+        unnamed = self.unnamed
+        for n in range(len(unnamed) - 1, -1, -1):
+            seen = unnamed[n]
+            if seen[2] < start:
+                break
+            if seen[2] >= at:
+                unnamed[n] = (seen[0], seen[1], seen[2] + 1)
+        return at
 
     def stop(self, data: dict[str, Any], e: int) -> None:
         """A StopEvent: checked once the conversation is (see ``stopped``), so that a fault
@@ -637,7 +695,7 @@ class _Rebuild(Inputs):
         stream said (the last output, or the text of the tool that returned directly)."""
         for data, e, last, calls, results, parsed, unnamed in self.stops:
             self.last_output, self.calls, self.results, self.parsed = last, calls, results, parsed
-            self.unnamed = unnamed
+            self.unnamed, self.idless, self.unnamed_next = unnamed, IdlessCalls(calls), 0
             try:
                 self.check_stop(data, e)
             except FELL as exc:
@@ -746,17 +804,17 @@ class _Rebuild(Inputs):
         under its place among the last AgentOutput's calls."""
         if call.id is not None:
             return call.id
-        return next(k for k, mine in enumerate(self.calls) if mine is call)
+        return self.idless.place(call)
 
     def answers(self, tool_id: str, name: str, kwargs: dict[str, Any], e: int, path: str) -> bool:
         """A result's own copy of its call (``tool_name``, ``tool_kwargs``) must be the call
         of the last AgentOutput it answers (one that answers none is left to the rules).
         True when that call's text did not parse: the arguments it ran with are kept with
         the result."""
-        call = self.answered_call(tool_id)
+        call = self.answered_call(tool_id, name, kwargs, e, path)
         if call is None:
             return False
-        if not self.agrees(call, name, kwargs, e, path):
+        if self.answering is None and not self.agrees(call, name, kwargs, e, path):
             raise fail("conflicting_fields", f"the result of call {tool_id!r} names "
                        f"{name}({short_repr(kwargs)}), but the call is {self.shown(call)}; "
                        f"both must agree", e, path)
@@ -767,24 +825,23 @@ class _Rebuild(Inputs):
         """The call of the last AgentOutput an event names: the one with id ``tool_id``, or,
         named ``""`` (FunctionAgent's ``tool_id`` of a call without one), the first id-less
         call it agrees with (else the first id-less call, to be told it disagrees)."""
-        call = _by_id(self.calls, tool_id)
-        if call is not None or tool_id != "":
-            return call
-        idless = [call for call in self.calls if call.id is None]
-        for call in idless:
-            if self.agrees(call, name, kwargs, e, where):
-                return call
-        return idless[0] if idless else None
+        if tool_id != "" or self.idless.names_empty_id():
+            return _by_id(self.calls, tool_id)
+        return self.idless.named(lambda call: self.agrees(call, name, kwargs, e, where))
 
-    def answered_call(self, tool_id: str) -> ToolCall | None:
+    def answered_call(self, tool_id: str, name: str, kwargs: dict[str, Any], e: int,
+                      path: str) -> ToolCall | None:
         """The call of the last AgentOutput a result of call ``tool_id`` answers: the one
-        with that id, or, for ``""``, the first id-less call not answered yet (id-less
-        results pair with calls by position)."""
-        call = _by_id(self.calls, tool_id)
-        if call is not None or tool_id != "":
-            return call
-        idless = [call for call in self.calls if call.id is None]
-        return idless[self.unnamed_answered] if self.unnamed_answered < len(idless) else None
+        with that id, or, for ``""``, the first id-less call not answered yet that it agrees
+        with, whatever order the tools finished in (its place then in ``answering``; when
+        none agrees, the first not answered yet, to be told it disagrees)."""
+        if tool_id != "" or self.idless.names_empty_id():
+            return _by_id(self.calls, tool_id)
+        found = self.idless.answer(lambda call: self.agrees(call, name, kwargs, e, path))
+        if found is None:
+            return None
+        call, self.answering = found
+        return call
 
     def result_named(self, tool_id: Any, name: Any,
                      kwargs: Any) -> tuple[str | None, Any, int] | None:
@@ -794,8 +851,11 @@ class _Rebuild(Inputs):
             return None
         if tool_id != "":
             return self.results.get(tool_id)
-        for seen in self.unnamed:
+        unnamed, start = self.unnamed, self.unnamed_next
+        for n in chain(range(start, len(unnamed)), range(min(start, len(unnamed)))):
+            seen = unnamed[n]
             if seen[0] == name and same_json(seen[1], kwargs):
+                self.unnamed_next = n + 1
                 return seen
         return None
 

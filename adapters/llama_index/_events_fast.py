@@ -116,9 +116,7 @@ def read_output(rebuild: _Rebuild, event: Any, e: int) -> None:
     rebuild.origin.append(e)
     rebuild.source, rebuild.source_call = response, None
     rebuild.streamed = None
-    rebuild.calls = calls  # (the message's tool_calls: these, or an empty list as they are)
-    if rebuild.parsed:
-        rebuild.parsed = {}
+    rebuild.new_calls(calls)  # (the message's tool_calls: these, or an empty list as they are)
     rebuild.last_output = len(messages) - 1
 
 
@@ -149,7 +147,7 @@ def read_call(rebuild: _Rebuild, event: Any, e: int) -> None:
     """A ToolCall object (see the module docstring); else ``call_object``."""
     fields = event.__dict__
     tool_id, name = fields.get("tool_id"), fields.get("tool_name")
-    if type(tool_id) is str and type(name) is str:
+    if type(tool_id) is str and tool_id and type(name) is str:  # ("": a call without an id)
         for call in rebuild.calls:
             mine = call.__dict__
             if mine["id"] == tool_id:  # (the first with that id is the one it names)

@@ -46,7 +46,12 @@ from tracebridge.validation import validate
 
 from ._blocks import NAME, Llama, fail
 from ._messages import ROLE_KIND, is_chat_message
-from ._result_block import given_order, in_read_order, reordered_ids, result_block
+from ._result_block import (
+    given_order,
+    in_read_order,
+    reordered_ids,
+    result_block,
+)
 from ._rewrapped import described, wrapped_alike, wrapping
 
 PROMPT_ROLES = frozenset({"system"})
@@ -103,6 +108,36 @@ def held_as(read: Message, given: Message) -> bool:
         elif not same_record(value, theirs[key]):
             return False
     return True
+
+
+def same_results(block: list[Message], given: list[Message]) -> bool:
+    """Whether the ``given`` messages (an input's, read) are the ``block``'s results, one to
+    one in any order, each as memory holds the one read (``held_as``); results are looked
+    for among those with the same call id, or, without one, the same text."""
+    if len(given) != len(block):
+        return False
+    candidates: dict[tuple[bool, str | None], list[int]] = {}
+    for k, message in enumerate(block):
+        candidates.setdefault(_result_key(message), []).append(k)
+    for message in given:
+        found = candidates.get(_result_key(message))
+        if not found:
+            return False
+        for n, k in enumerate(found):
+            if held_as(block[k], message):
+                del found[n]
+                break
+        else:
+            return False
+    return True
+
+
+def _result_key(message: Message) -> tuple[bool, str | None]:
+    if not isinstance(message, ToolMessage):
+        return False, None
+    if message.tool_call_id is not None:
+        return True, message.tool_call_id
+    return False, message.text
 
 
 _KIND = {"human": "a user", "ai": "an assistant", "tool": "a tool", "system": "a system"}
@@ -316,6 +351,10 @@ class Inputs:
         to decide."""
         block = self.messages[start:]
         first = last - len(block) + 1
+        if any(isinstance(message, ToolMessage) and message.tool_call_id is None
+               for message in block):
+            self.results_held(items, lead, first, block, e)
+            return
         if not reordered_ids(block, items[first:last + 1]):
             return  # not the same calls' results (as their ids say): not read here
         given = [self.read_input(items[j], e, j) for j in range(first, last + 1)]
@@ -330,6 +369,20 @@ class Inputs:
         origin[start:] = [origin[start + k] for k in order]
         self.source, self.source_call = items[last], None
         self.moved(start)
+
+    def results_held(self, items: list[Any], lead: int, first: int, block: list[Message],
+                     e: int) -> None:
+        """``input_order`` for a block holding results of calls without an id: those stay
+        in the order of their calls, where the rules pair them with their calls (the input
+        gives them in the order the tools finished, see ``_idless``). When the input's items
+        from ``first`` on are the same results in another order, each as memory holds the
+        one read, after the reply that made the calls, the input is taken to hold the block
+        (its last item is then what the history was last read from)."""
+        last = first + len(block) - 1
+        given = [self.read_input(items[j], e, j) for j in range(first, last + 1)]
+        if (same_results(block, given)
+                and self.holds(items, first - 1, first - 1 - lead + self.dropped, e)):
+            self.source, self.source_call = items[last], None
 
     def moved(self, start: int) -> None:
         """The results from message ``start`` on were put in the order an input gave them
