@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, messages_to_dict
+from test_langchain_stale_fixes_s47 import refused_write, rejected, where
 
 import tracebridge as tb
-from tracebridge import TraceError
 from tracebridge.adapters import langchain
 
 LC = "langchain"
@@ -29,22 +29,6 @@ def trace_with(block: dict[str, Any]) -> list[Any]:
         AIMessage([{"type": "text", "text": "Looking."}, block], tool_calls=[CALL]),
         ToolMessage("18C", tool_call_id="t1"),
     ]
-
-
-def where(error: TraceError) -> tuple[str, int | None, str | None]:
-    return error.code, error.index, error.path
-
-
-def rejected(trace: list[Any]) -> TraceError:
-    with pytest.raises(TraceError) as caught:
-        langchain.to_messages(trace)
-    return caught.value
-
-
-def refused_write(messages: list[tb.Message]) -> TraceError:
-    with pytest.raises(TraceError) as caught:
-        langchain.from_messages(messages)
-    return caught.value
 
 
 @pytest.mark.parametrize(
