@@ -70,18 +70,31 @@ def test_reasoning_blocks_sharing_an_id_are_not_written_as_two_items(target: str
 
 
 @pytest.mark.parametrize("target", sorted(_ADAPTERS))
-def test_a_reasoning_id_written_already_in_the_conversation_is_refused(target: str) -> None:
-    reply = tb.AIMessage(content=[tb.ReasoningPart(text="s", id="rs_1"), tb.TextPart(text="A")])
-    messages = [tb.HumanMessage(content="q"), reply, tb.HumanMessage(content="again"), reply]
+def test_a_reasoning_id_repeated_in_one_message_is_refused(target: str) -> None:
+    reply = tb.AIMessage(content=[tb.ReasoningPart(text="s", id="rs_1"),
+                                  tb.ReasoningPart(text="t", id="rs_1"), tb.TextPart(text="A")])
+    messages = [tb.HumanMessage(content="q"), reply]
     with pytest.raises(TraceError) as caught:
         _ADAPTERS[target].from_messages(messages)
     assert (caught.value.code, caught.value.index, caught.value.path, str(caught.value)) == (
-        "not_representable", 3, "messages[3].content[0]",
-        f"{target}: messages[3].content[0]: a reasoning item with the id 'rs_1' is written "
-        "already in this conversation (the API takes each input item once); pass "
-        "drop=['reasoning'] to leave it out [not_representable]")
+        "not_representable", 1, "messages[1].content[1]",
+        f"{target}: messages[1].content[1]: a reasoning item with the id 'rs_1' is written "
+        "already in this message (parts that share an id are pieces of one item, which the "
+        "API gave whole); pass drop=['reasoning'] to leave it out [not_representable]")
     written = _ADAPTERS[target].from_messages(messages, drop=["reasoning"])
     assert [x.get("id") for x in written if x.get("type") == "reasoning"] == ["rs_1"]
+
+
+@pytest.mark.parametrize("target", sorted(_ADAPTERS))
+def test_a_reasoning_item_repeated_in_another_turn_is_written_as_read(target: str) -> None:
+    reasoning = {"type": "reasoning", "id": "rs_1",
+                 "summary": [{"type": "summary_text", "text": "s"}]}
+    answer = {"type": "message", "role": "assistant", "id": "msg_1", "status": "completed",
+              "content": [{"type": "output_text", "text": "ok", "annotations": []}]}
+    items = [{"role": "user", "content": "hi"}, reasoning, answer,
+             {"role": "user", "content": "again"}, reasoning, {**answer, "id": "msg_2"}]
+    adapter = _ADAPTERS[target]
+    assert adapter.from_messages(adapter.to_messages(items)) == items
 
 
 # --- F2, F3: the Responses reader ---------------------------------------------------------

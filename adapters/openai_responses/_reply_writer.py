@@ -115,8 +115,7 @@ class ReplyWriter(ItemPartWriter):
         self.part_at = 0
         """The content index of the part being written."""
         self.reasoning_ids: set[str] = set()
-        """The ids of the reasoning items written: the conversation's, when its writers
-        share one set."""
+        """The ids of the reasoning items this message's writer wrote."""
         self.part_path = ""
 
     def unnamed(self, what: str) -> None:
@@ -701,16 +700,17 @@ class ReplyWriter(ItemPartWriter):
         return kept
 
     def first_use(self, item_id: str, path: str) -> bool:
-        """Whether no reasoning item of the conversation was written with ``item_id`` yet
-        (then it is taken); a second item with one id is refused (the API takes each item
-        once; reasoning split into parts that share an id, one per summary entry, has no
-        such item): ``not_representable``, or dropped with ``drop=["reasoning"]``."""
+        """Whether no reasoning item of this message was written with ``item_id`` yet (then
+        it is taken); a second item with one id in one message is refused (reasoning split
+        into parts that share an id, one per summary entry, as langchain-core's v1 blocks
+        split an item, is no item the API gave): ``not_representable``, or dropped with
+        ``drop=["reasoning"]``. An item repeated in another turn is written as read."""
         if item_id not in self.reasoning_ids:
             self.reasoning_ids.add(item_id)
             return True
         self.lose(
-            f"a reasoning item with the id {item_id!r} is written already in this conversation "
-            "(the API takes each input item once)",
+            f"a reasoning item with the id {item_id!r} is written already in this message "
+            "(parts that share an id are pieces of one item, which the API gave whole)",
             path,
             "reasoning",
         )

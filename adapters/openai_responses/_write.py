@@ -83,12 +83,10 @@ def _written(
         results[result.tool_call_id] = (t, result)
     items: list[dict[str, Any]] = []
     previous: list[dict[str, Any]] | None = None  # the items of the reply just written
-    reasoning_ids: set[str] = set()  # each reasoning item's id is written once
     for i, message in enumerate(typed):
         if i in hosted:
             continue  # written inside its call's item
         writer = _Writer(source, i, drop, unanswered.get(i, ()), drop_names)
-        writer.reasoning_ids = reasoning_ids
         written = writer.message(message, answered, results)
         if isinstance(message, AIMessage):
             if previous and written and _joins(previous, written[0]):
