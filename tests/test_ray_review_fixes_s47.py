@@ -43,3 +43,20 @@ def test_a_record_batch_comes_back_as_a_record_batch() -> None:
             scored = score_batch(batch, metrics=metrics)
             assert (type(scored), scored.num_rows) == (pa.RecordBatch, 2 * len(metrics))
             assert scored.schema.field("record").type == kind
+
+
+def test_a_view_type_inside_a_fixed_size_list_or_a_map_is_repeated_compactly() -> None:
+    rows, text = 300, "a value longer than twelve bytes"
+    for view, plain, value in (
+        (pa.list_(pa.string_view(), 1), pa.list_(pa.string(), 1), [text]),
+        (pa.map_(pa.string(), pa.string_view()), pa.map_(pa.string(), pa.string()),
+         [("k", text)]),
+    ):
+        table = pa.table({"record": pa.array([RECORD] * rows), "extra": pa.array(
+            [value] * rows, view)})
+        scored = score_batch(table, metrics=METRICS)
+        as_plain = score_batch(table.cast(pa.schema([("record", pa.string()),
+                                                      ("extra", plain)])), metrics=METRICS)
+        assert scored.schema.field("extra").type == view
+        assert scored.column("extra").to_pylist() == as_plain.column("extra").to_pylist()
+        assert _ipc_size(scored) < 2 * _ipc_size(as_plain)

@@ -272,9 +272,10 @@ def _repeat_rows(batch: Any, times: int) -> Any:
 
 def _repeat_column(column: Any, indices: pa.Array, times: int) -> Any:
     """``column`` taken at ``indices`` (each row ``times`` times in a row). Arrow takes no
-    rows of some types: a view type (``string_view``, ``binary_view``, or a list or struct
-    of one) is taken as its plain type and cast back, which keeps it as compact as its
-    rows; a run-end encoded column is repeated by slices, which concatenate compactly."""
+    rows of some types: a view type (``string_view``, ``binary_view``, or a list, map,
+    dictionary or struct holding one) is taken as its plain type and cast back, which
+    keeps it as compact as its rows; a run-end encoded column is repeated by slices, which
+    concatenate compactly."""
     try:
         return column.take(indices)
     except pa.ArrowNotImplementedError:
@@ -286,8 +287,8 @@ def _repeat_column(column: Any, indices: pa.Array, times: int) -> Any:
 
 
 def _without_views(kind: pa.DataType) -> pa.DataType:
-    """``kind`` with each view type in it (at any depth of lists and structs) its plain
-    large counterpart."""
+    """``kind`` with each view type in it (at any depth of lists, fixed-size lists, maps,
+    dictionaries and structs) its plain large counterpart."""
     if pa.types.is_string_view(kind):
         return pa.large_string()
     if pa.types.is_binary_view(kind):
@@ -296,6 +297,15 @@ def _without_views(kind: pa.DataType) -> pa.DataType:
         return pa.list_(kind.value_field.with_type(_without_views(kind.value_type)))
     if pa.types.is_large_list(kind):
         return pa.large_list(kind.value_field.with_type(_without_views(kind.value_type)))
+    if pa.types.is_fixed_size_list(kind):
+        return pa.list_(kind.value_field.with_type(_without_views(kind.value_type)),
+                        kind.list_size)
+    if pa.types.is_map(kind):
+        return pa.map_(kind.key_field.with_type(_without_views(kind.key_type)),
+                       kind.item_field.with_type(_without_views(kind.item_type)),
+                       kind.keys_sorted)
+    if pa.types.is_dictionary(kind):
+        return pa.dictionary(kind.index_type, _without_views(kind.value_type), kind.ordered)
     if pa.types.is_struct(kind):
         return pa.struct([field.with_type(_without_views(field.type)) for field in kind])
     return kind
