@@ -111,7 +111,8 @@ def split_current_turn(
     # what the options left out is the caller's only when the split succeeds (it may refuse
     # the current exchange after the turns were written)
     found: list[Omission] = []
-    turns, origins = write_turns(messages, shape, settings, found, context_on_last=True)
+    turns, given = write_turns(messages, shape, settings, found, context_on_last=True)
+    origins = [Origin.given(origin) for origin in given]
     if not turns:
         raise TraceError(
             "empty_conversation",

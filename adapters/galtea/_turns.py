@@ -62,6 +62,12 @@ class Origin(NamedTuple):
     def of(cls, entry: Entry) -> Origin:
         return cls(entry.index, entry.fields_index, entry.files_index)
 
+    @classmethod
+    def given(cls, origin: Origin | int) -> Origin:
+        """An origin as ``write_turns`` gives it: an ``Origin``, or the index of a plain
+        message, which is all three (made into an ``Origin`` only when asked for)."""
+        return origin if isinstance(origin, Origin) else cls(origin, origin, origin)
+
 
 def from_messages(
     messages: Sequence[AnyMessage],
@@ -114,8 +120,9 @@ def write_turns(
     options: Options,
     omitted: list[Omission] | None,
     context_on_last: bool = False,
-) -> tuple[list[dict[str, Any]], list[Origin]]:
-    """The turns, and for each turn the messages it came from (``Origin``).
+) -> tuple[list[dict[str, Any]], list[Origin | int]]:
+    """The turns, and for each turn the messages it came from (``Origin``, or the index of
+    a plain message: ``Origin.given`` makes it one).
 
     ``context_on_last``: the last turn, when an answer, keeps its ``retrieval_context`` in
     ``history`` too (``split_current_turn`` has a place for the current answer's).
@@ -158,7 +165,7 @@ def write_turns(
 def _written(
     messages: list[AnyMessage], shape: Shape | None, options: Options, found: list[Omission],
     context_on_last: bool,
-) -> tuple[list[dict[str, Any]], list[Origin]]:
+) -> tuple[list[dict[str, Any]], list[Origin | int]]:
     if options.join_consecutive is None and shape != "pairs":
         written = _one_turn_each(messages, shape, options, found, context_on_last)
         if written is not None:
@@ -168,6 +175,7 @@ def _written(
     entries = to_entries(messages, shape, options, found)
     if options.join_consecutive is not None:
         entries = _join(entries, options.join_consecutive, options, found)
+    origins: list[Origin | int]
     if shape == "pairs":
         turns, origins = _pairs(entries, options, found)
     elif shape == "roles":
@@ -185,7 +193,7 @@ def _written(
 def _one_turn_each(
     messages: Sequence[AnyMessage], shape: Shape | None, options: Options,
     found: list[Omission], context_on_last: bool,
-) -> tuple[list[dict[str, Any]], list[Origin]] | None:
+) -> tuple[list[dict[str, Any]], list[Origin | int]] | None:
     """Roles or history turns, one per message not left out; None when ``shape`` is None and
     the messages recorded the pairs shape (the caller writes pairs).
 
@@ -198,7 +206,7 @@ def _one_turn_each(
     # Every message is read before any entry becomes a turn, as in the general path, so that
     # the same error comes first and omissions are recorded in the same order.
     written: list[dict[str, Any] | Entry] = []
-    origins: list[Origin] = []
+    origins: list[Origin | int] = []
     plain = True  # every message written is a plain one (a dict already)
     for i, message in enumerate(messages):
         kind = type(message)
@@ -210,7 +218,7 @@ def _one_turn_each(
                         or message.audio is not None))):  # type: ignore[union-attr]
                 written.append({"role": "user" if kind is HumanMessage else "assistant",
                                 "content": content})
-                origins.append(Origin(i, i, i))
+                origins.append(i)  # (an Origin only when asked for: Origin.given)
                 continue
         if shape is None:
             shape = _recorded_shape(messages)
@@ -355,9 +363,9 @@ def _history_turn(entry: Entry, options: Options, found: list[Omission],
 
 
 def _pairs(entries: list[Entry], options: Options,
-           found: list[Omission]) -> tuple[list[dict[str, Any]], list[Origin]]:
+           found: list[Omission]) -> tuple[list[dict[str, Any]], list[Origin | int]]:
     turns: list[dict[str, Any]] = []
-    origins: list[Origin] = []
+    origins: list[Origin | int] = []
     for k in range(0, len(entries), 2):
         question = entries[k]
         if question.role != "user":
