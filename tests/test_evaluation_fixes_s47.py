@@ -63,7 +63,7 @@ def test_a_directory_holding_a_run_file_but_no_run_is_refused_and_nothing_is_wri
         2, "", f"tracebridge run: {out} holds {name} but no summary.json: not a run directory "
         "this version can resume; use a new --out\n")
     assert theirs.read_text() == '{"case_id": "mine-1"}\n{"case_id": "mine-2"}\n'
-    assert sorted(path.name for path in out.iterdir()) == [".lock", name]
+    assert sorted(path.name for path in out.iterdir()) == [name]
 
 
 @pytest.mark.parametrize(

@@ -126,8 +126,16 @@ class RunRecord:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise RecordError(f"cannot create {self.path}: {exc}") from None
+        made = not (self.path / LOCK).exists()
         self._take_lock()
-        done = self._resume(header)
+        try:
+            done = self._resume(header)
+        except RecordError:
+            if made:  # refused before writing anything: leave RUN_DIR as it was found
+                with contextlib.suppress(OSError):
+                    (self.path / LOCK).unlink()
+            self._release_lock()
+            raise
         self.write_summary({**header, "status": "running"})
         try:
             # JSON_SAFE: a lone surrogate (from a JSON escape) is written back as its escape
