@@ -542,12 +542,6 @@ class _Writer(ReplyWriter):
                 f"{', '.join(self.reasoning_keys)}): it has nowhere to go back to",
                 f"{where}.from",
             )
-        if first.id is not None:
-            self.refuse(
-                f"the reasoning part has id {short_repr(first.id)}, and the assistant "
-                f"message's {key} key holds text only: the id would be lost",
-                ".content[0].id",
-            )
         keys = {key: first.text}
         if "also" in own:
             also = own["also"]
