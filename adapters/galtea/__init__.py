@@ -233,7 +233,8 @@ def _looks_like_role_turn(turn: dict[str, Any]) -> bool:
 
 
 _CHAT_ONLY = frozenset(
-    ("name", "refusal", "annotations", "audio", "function_call", "tool_calls", "tool_call_id")
+    ("name", "refusal", "annotations", "audio", "function_call", "tool_calls", "tool_call_id",
+     "reasoning_content", "reasoning", "content_parts")
 )
 """Keys of a Chat Completions message that no Galtea turn has: a list with them is a chat
 history (``openai_chat``), not role turns."""

@@ -1,0 +1,39 @@
+"""Small fixes of this stop: each test failed on the code before its fix."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tracebridge import convert
+from tracebridge.adapters import galtea
+
+DEEPSEEK = [
+    {"role": "user", "content": "2+2?"},
+    {"content": "4", "role": "assistant", "reasoning_content": "2+2 is 4"},
+]
+VLLM = [{"role": "user", "content": "2+2?"}, {"role": "assistant", "content": "4",
+                                               "reasoning": "2+2 is 4"}]
+NULL_REASONING = [{"role": "user", "content": "2+2?"},
+                  {"role": "assistant", "content": "4", "reasoning_content": None}]
+STORED = [
+    {"id": "m0", "role": "user", "content": "look", "content_parts": [
+        {"type": "text", "text": "look"},
+        {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}},
+    ]},
+    {"id": "m1", "role": "assistant", "content": "ok", "content_parts": None},
+]
+
+
+@pytest.mark.parametrize("history", [DEEPSEEK, VLLM, NULL_REASONING, STORED],
+                         ids=["reasoning_content", "reasoning", "null_reasoning", "stored"])
+def test_a_chat_history_with_a_reasoning_key_or_stored_parts_is_detected_as_chat(
+    history: list[dict[str, Any]],
+) -> None:
+    """A Galtea turn has none of these keys: the list is a chat history, read as such
+    (before: ambiguous between openai_chat and galtea)."""
+    assert galtea.detect(history) is False
+    assert convert(history, source="auto", target="tracebridge") == convert(
+        history, source="openai_chat", target="tracebridge"
+    )
