@@ -432,7 +432,7 @@ def test_responses_function_call_blocks_alone_are_the_calls() -> None:
         ),
         (
             [assistant(USE, USE), user(result())],
-            ("conflicting_fields", 1, "messages[1].content[1].id"),
+            ("duplicate_tool_call_id", 1, "messages[1].content[1].id"),
         ),
     ],
     ids=[

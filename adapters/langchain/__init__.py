@@ -34,7 +34,7 @@ from tracebridge._json import _INT_BOUND, _INT_FLOOR, json_path
 from tracebridge._optional import module_of
 from tracebridge._shape import UNCHECKED, unchecked_field
 from tracebridge.errors import TraceError, short_repr, with_article
-from tracebridge.messages import Message, checked_messages
+from tracebridge.messages import AnyMessage, Message, checked_messages
 from tracebridge.options import AdapterOptions
 from tracebridge.validation import validate
 
@@ -176,15 +176,14 @@ def to_json(trace: Any) -> Any:
     ``messages_to_dict`` dicts (inside ``{"messages": ...}`` for a state); ``to_messages``
     reads it back.
 
-    Raw ``bytes`` (a Bedrock Converse or Vertex AI block read from bytes goes back with
-    them) have no JSON form LangChain reads back as bytes: ``not_representable`` at the
-    first one (message index and path)."""
-    if isinstance(trace, dict) and set(trace) == {"messages"}:
-        return {"messages": to_json(trace["messages"])}
-    if all(isinstance(item, dict) for item in trace):
-        out = trace
-    else:
-        out = langchain_core_messages().messages_to_dict(trace)
+    Anything else is ``malformed_event``: a trace that is no list (or state) of them, or an
+    item that is neither a ``BaseMessage`` nor a dict (at its index; a typed tracebridge
+    message is written by ``from_messages`` first). Raw ``bytes`` (a Bedrock Converse or
+    Vertex AI block read from bytes goes back with them) have no JSON form LangChain reads
+    back as bytes: ``not_representable`` at the first one (message index and path)."""
+    items = _json_items(trace)
+    lc = langchain_core_messages()
+    out = [_json_form(item, i, lc) for i, item in enumerate(items)]
     try:
         json.dumps(out)  # the C encoder: the usual output is checked in one quick pass
     except (TypeError, ValueError):
@@ -195,7 +194,49 @@ def to_json(trace: Any) -> Any:
         if refused is None:
             raise
         raise refused from None
-    return out
+    return {"messages": out} if isinstance(trace, dict) else out
+
+
+_TAKES = "to_json takes what from_messages returns"
+"""How ``to_json`` starts the detail of an input it refuses."""
+
+
+def _json_items(trace: Any) -> list[Any]:
+    """The messages of a ``to_json`` trace: a list (or tuple) of them, or a state's."""
+    state = isinstance(trace, dict) and set(trace) == {"messages"}
+    items = trace["messages"] if state else trace
+    if not isinstance(items, (list, tuple)):
+        where = " in state['messages']" if state else ""
+        raise TraceError(
+            "malformed_event",
+            f"{_TAKES} (a list of BaseMessage objects or their dicts, or a state "
+            f"{{'messages': [...]}}); got {type(items).__name__} {short_repr(items)}{where}",
+            source=NAME,
+        )
+    return list(items)
+
+
+def _json_form(item: Any, i: int, lc: Any) -> Any:
+    """One message of ``to_json``: a dict as it is, an object as ``messages_to_dict`` writes
+    it."""
+    if isinstance(item, dict):
+        return item
+    if isinstance(item, lc.BaseMessage):
+        return lc.message_to_dict(item)
+    if isinstance(item, AnyMessage):
+        got = (
+            f"a typed tracebridge {type(item).__name__}: pass from_messages(messages), the "
+            "LangChain messages written for it"
+        )
+    else:
+        got = f"{type(item).__name__} {short_repr(item)}"
+    raise TraceError(
+        "malformed_event",
+        f"{_TAKES} (BaseMessage objects, or their dicts); got {got}",
+        index=i,
+        path=f"messages[{i}]",
+        source=NAME,
+    )
 
 
 def _non_json_refusal(messages: list[Any]) -> TraceError | None:

@@ -26,7 +26,11 @@ reader; the block is kept as it is, its call marked (``metadata.langchain.stale`
 call, and a ``custom_tool_call`` or ``invalid_tool_call`` block is matched by more than its id.
 When
 ``tool_calls`` is empty (what ``convert_to_messages`` builds from Anthropic dicts), the blocks
-*are* the calls. A ``custom_tool_call`` block makes its call ``kind="custom"``.
+*are* the calls: two blocks with one id are two calls, which rule 5 refuses
+(``duplicate_tool_call_id`` at the second block's id). A ``custom_tool_call`` block makes its
+call ``kind="custom"``. An id the lists hold twice breaks rule 5 whatever its blocks say: its
+blocks are matched to its calls in order, unchecked, and the rule refuses the message at the
+list's second call.
 """
 
 from __future__ import annotations
@@ -126,10 +130,18 @@ def link_content_blocks(
     specs: list[dict[str, Any]], content: Any, at: str, *, calls_in_content: bool
 ) -> dict[int, Any]:
     """Match call blocks to the calls by id and move them there; with ``calls_in_content``
-    (``tool_calls`` is empty) a block that names no call becomes one, appended to ``specs``."""
+    (``tool_calls`` is empty) a block that names no call becomes one, appended to ``specs``.
+
+    A block takes the first call with its id that no block before it took, so that a second
+    block with one id is a second call (``calls_in_content``) or names no call (refused),
+    not a copy of the first."""
     if type(content) is not list:
         return {}
-    by_id = {spec["id"]: spec for spec in specs if spec["id"] is not None}
+    unclaimed: dict[str, list[dict[str, Any]]] = {}
+    for spec in specs:
+        if spec["id"] is not None:
+            unclaimed.setdefault(spec["id"], []).append(spec)
+    repeated = {call_id for call_id, named in unclaimed.items() if len(named) > 1}
     blocks: dict[int, Any] = {}
     for j, block in enumerate(content):
         tag = block.get("type") if type(block) is dict else None
@@ -137,36 +149,50 @@ def link_content_blocks(
             continue  # an ordinary content element: the content mapping handles it
         where = f"{at}.content[{j}]"
         kind = CALL_BLOCKS[tag]
-        call_id = block.get(kind.id_key)
-        if call_id is not None and type(call_id) is not str:
-            raise TraceError(
-                "malformed_event",
-                f"{with_article(kind.tag)} block's {kind.id_key} must be a string, got "
-                f"{short_repr(call_id)}",
-                path=f"{where}.{kind.id_key}",
-            )
-        spec = by_id.get(call_id)
-        if spec is None and calls_in_content:
+        call_id = _block_id(block, kind, where)
+        named = unclaimed.get(call_id, []) if call_id is not None else []
+        if named:
+            spec = named.pop(0)
+            if call_id not in repeated:
+                _check_copy(spec, block, kind, where)
+            # else: an id the lists hold twice breaks rule 5 whatever its blocks say, and the
+            # rule's duplicate_tool_call_id at the list's second call is the error to give
+        elif calls_in_content:
             spec = _content_spec(block, kind, where)
             specs.append(spec)
-            if spec["id"] is not None:
-                by_id[spec["id"]] = spec
-        elif spec is None or "content_block" in spec.get("metadata", {}).get(NAME, {}):
+        else:
             raise _conflict(
-                f"{with_article(kind.tag)} block with {kind.id_key} {block.get(kind.id_key)!r} "
-                "names no call of tool_calls that another block has not named (call ids: "
-                f"{list(by_id)})",
+                f"{with_article(kind.tag)} block with {kind.id_key} {call_id!r} names no call "
+                f"of tool_calls that another block has not named (call ids: "
+                f"{list(unclaimed)})",
                 f"{where}.{kind.id_key}",
             )
-        elif _is_stale(spec, block, kind, where):
-            kept = spec.setdefault("metadata", {}).setdefault(NAME, {})
-            kept.setdefault(STALE_KEY, []).append(BLOCK_COPY)
-        else:
-            _agree(spec, block, kind, where)
         _keep_block(spec, block, kind, j, where)
         blocks[j] = block
     _forget_default_custom_blocks(specs, len(content))
     return blocks
+
+
+def _block_id(block: dict[str, Any], kind: CallBlock, where: str) -> str | None:
+    """A call block's id: a string, or None when it has none."""
+    call_id = block.get(kind.id_key)
+    if call_id is not None and type(call_id) is not str:
+        raise TraceError(
+            "malformed_event",
+            f"{with_article(kind.tag)} block's {kind.id_key} must be a string, got "
+            f"{short_repr(call_id)}",
+            path=f"{where}.{kind.id_key}",
+        )
+    return call_id
+
+
+def _check_copy(spec: dict[str, Any], block: dict[str, Any], kind: CallBlock, where: str) -> None:
+    """A block that names a call of the lists repeats it, or is a stale copy of it (marked)."""
+    if _is_stale(spec, block, kind, where):
+        kept = spec.setdefault("metadata", {}).setdefault(NAME, {})
+        kept.setdefault(STALE_KEY, []).append(BLOCK_COPY)
+    else:
+        _agree(spec, block, kind, where)
 
 
 def _content_spec(block: dict[str, Any], kind: CallBlock, where: str) -> dict[str, Any]:
