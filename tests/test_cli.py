@@ -240,10 +240,10 @@ def test_objects_whose_json_dump_cannot_hold_a_lone_surrogate_are_refused_in_one
                          stdin=json.dumps(trace))
     assert (code, out) == (1, "")
     assert err == (
-        "tracebridge: cannot write llama_index: llama_index: messages[0]: the llama_index "
-        "object holds a lone surrogate (text read with surrogateescape, or a \\udcXX escape), "
-        "which its JSON dump cannot write; convert to tracebridge or a dict format to keep it "
-        "[not_representable]\n"
+        "tracebridge: cannot write llama_index: llama_index: "
+        "messages[0].metadata.llama_index.additional_kwargs: the key 'k\\udcff' holds a lone "
+        "surrogate, which LlamaIndex's JSON dump writes as 'k\\ufffd\\ufffd\\ufffd' (or cannot "
+        "write at all); the ChatMessage would not read back [not_representable]\n"
     )
     code, out, err = run("convert", "-", "--from", "llama_index", "--to", "tracebridge",
                          stdin=json.dumps(trace))

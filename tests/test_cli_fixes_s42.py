@@ -43,10 +43,8 @@ from typing import Any
 import pytest
 from cli_helpers import CALL, run
 
-from tracebridge.adapters import llama_index
 from tracebridge.cli import main, to_json
 from tracebridge.errors import TraceError
-from tracebridge.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
 from tracebridge.registry import detect_format
 
 SCRIPT = str(Path(sys.executable).with_name("tracebridge"))
@@ -413,20 +411,27 @@ def test_convert_to_llama_index_refuses_a_key_holding_a_lone_surrogate(
     write(tmp_path / "surr_in.json", json.dumps(_surrogate_key_trace(args)))
     code, out, err = run("convert", "--from", "tracebridge", "--to", "llama_index",
                          "surr_in.json")
+    key = next(iter(args))
+    shown = key.replace("\udc00", "\ufffd" * 3).replace("\ud800", "\ufffd" * 3)
     assert (code, out) == (1, "")
     assert err == (
-        "tracebridge: cannot write llama_index: llama_index: messages[1]: the llama_index "
-        "object holds a lone surrogate (text read with surrogateescape, or a \\udcXX escape), "
-        "which its JSON dump cannot write; convert to tracebridge or a dict format to keep it "
+        "tracebridge: cannot write llama_index: llama_index: messages[1].tool_calls[0].args: "
+        f"the key {key!r} holds a lone surrogate, which LlamaIndex's JSON dump writes as "
+        f"{shown!a} (or cannot write at all); the ChatMessage would not read back "
         "[not_representable]\n")
 
 
 def test_to_json_refuses_a_top_level_surrogate_key_at_its_message() -> None:
-    written = llama_index.from_messages([
-        HumanMessage(content="x"),
-        AIMessage(tool_calls=[ToolCall(name="f", id="c1", args={"\udc00": "v"})]),
-        ToolMessage(content="r", tool_call_id="c1"),
-    ])
+    # from_messages refuses writing such a key (test_llama_index_fixes_s48): ChatMessage
+    # objects built by the caller still reach to_json with it
+    from llama_index.core.base.llms.types import ChatMessage, ToolCallBlock
+
+    written = [
+        ChatMessage(role="user", content="x"),
+        ChatMessage(role="assistant", blocks=[
+            ToolCallBlock(tool_call_id="c1", tool_name="f", tool_kwargs={"\udc00": "v"})]),
+        ChatMessage(role="tool", content="r", additional_kwargs={"tool_call_id": "c1"}),
+    ]
     with pytest.raises(TraceError) as caught:
         to_json("llama_index", written)
     assert (caught.value.code, caught.value.index, caught.value.path) == (

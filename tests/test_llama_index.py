@@ -414,6 +414,7 @@ def test_every_event_type_says_what_it_contributes() -> None:
         "AgentInput", "AgentOutput", "ToolCallResult", "AgentSetup", "AgentStream",
         "AgentStreamStructuredOutput", "ToolCall", "StartEvent", "AgentWorkflowStartEvent",
         "StopEvent", "WorkflowFailedEvent", "WorkflowCancelledEvent", "WorkflowTimedOutEvent",
+        "InputRequiredEvent", "HumanResponseEvent",
     ])
 
 
@@ -452,7 +453,7 @@ def test_unknown_events_are_rejected_with_their_position() -> None:
     start = AgentInput(input=[user()], current_agent_name="bot")
     error = raises([start, Pause(reason="x")], llama_index.events_to_messages)
     assert (error.code, error.index) == ("unknown_role", 1)
-    error = raises([{"event": "HumanResponseEvent", "data": {}}], llama_index.events_to_messages)
+    error = raises([{"event": "ApprovalRequested", "data": {}}], llama_index.events_to_messages)
     assert (error.code, error.index, error.path) == ("unknown_role", 0, "events[0].event")
     error = raises([{"event": "AgentInput", "data": {"input": "hi"}}],
                    llama_index.events_to_messages)

@@ -85,7 +85,8 @@ DROPPABLE = (
   which reads as no filename), and any filename of a video (a VideoBlock has no title);
 * ``event_extras``: ``metadata["llama_index"]["event"]``, what only an event stream says of a
   message (``return_direct``, ``raw_output``, ``raw_input``, ``tool_kwargs``,
-  ``structured_response``, ``no_system_prompt``, ``run_ended``; see ``events_to_messages``).
+  ``structured_response``, ``no_system_prompt``, ``run_ended``, ``human_input``; see
+  ``events_to_messages``).
 """
 
 
@@ -235,7 +236,8 @@ def strip_event_extras(messages: Iterable[Message]) -> list[Message]:
     ``function`` result comes from the history, name and all), and
     ``metadata["llama_index"]["event"]`` (``return_direct``, ``structured_response``, a tool
     output's ``raw_output`` and ``raw_input``, the ``tool_kwargs`` a call whose text did not
-    parse ran with, ``no_system_prompt``, the ``run_ended`` events of a run that ended early).
+    parse ran with, ``no_system_prompt``, the ``run_ended`` events of a run that ended early,
+    the ``human_input`` events of a tool that waited for a human).
 
     A ``metadata["llama_index"]`` that is not a dict (no reader keeps one) is refused as
     ``from_messages`` refuses it: ``not_representable`` at ``messages[i].metadata.llama_index``.

@@ -25,7 +25,7 @@ from pydantic_core import to_jsonable_python
 from tracebridge import AIMessage, Message, TextPart, ToolCall, ToolMessage, TraceError, _build
 from tracebridge._changed import FELL, missing_field, refusal
 from tracebridge._gc import pause_gc, resume_gc
-from tracebridge._json import same_json
+from tracebridge._json import is_plain_json, same_json, surrogate_key_in
 from tracebridge._json_model import same_record
 from tracebridge._optional import module_of
 from tracebridge.errors import short_repr, with_article
@@ -76,13 +76,20 @@ EVENT_TYPES: dict[str, str] = {
     "final answer, made by a separate call) is the structured_response of the AgentOutput "
     "before it, kept as that reply's metadata['llama_index']['event']",
     "ToolCall": "nothing: the call is already in the AgentOutput response before it (which "
-    "is checked: a ToolCall naming no call of that response is conflicting_fields)",
+    "is checked: a ToolCall naming no call of that response is conflicting_fields); said "
+    "again, the same, when its tool waited for a human (see HUMAN_INPUT)",
     "StartEvent": "nothing: user_msg and chat_history reappear in the first AgentInput",
     "AgentWorkflowStartEvent": "nothing: user_msg and chat_history reappear in the first "
     "AgentInput",
     "StopEvent": "nothing: its result (the run's AgentOutput) repeats the last AgentOutput, "
     "or (return_direct) the text of the tool output the ToolCallResult already gives; "
     "checked (conflicting_fields where it says otherwise), a structured_response kept",
+    **{kind: f"no message: {what} (a tool waiting in ctx.wait_for_event). Its JSON is kept "
+       "verbatim, {'event': <type>, 'data': <its dump>}, appended to the list "
+       "metadata['llama_index']['event']['human_input'] of the reply whose calls were running "
+       "(the last AgentOutput read; none: malformed_event)" for kind, what in (
+           ("InputRequiredEvent", "a step asked a human for input"),
+           ("HumanResponseEvent", "the human's answer"))},
     **{kind: f"no message: the run ended here ({why}). Its JSON fields are kept verbatim, "
        "{'event': <type>, 'data': <fields>}, appended to the list "
        "metadata['llama_index']['event']['run_ended'] of the last message read (none read: "
@@ -94,6 +101,12 @@ EVENT_TYPES: dict[str, str] = {
            ("WorkflowTimedOutEvent", "it timed out"))},
 }
 """Every event type ``events_to_messages`` accepts, and what it contributes."""
+
+HUMAN_INPUT = frozenset(("InputRequiredEvent", "HumanResponseEvent"))
+"""The events of a tool waiting for a human (``ctx.wait_for_event(HumanResponseEvent,
+waiter_event=InputRequiredEvent(...))``), kept verbatim: what they hold is the app's own
+(their ``_data``). The step that waits runs again when the answer comes, so the ToolCall event
+of that call is said twice, the same both times: the second says nothing more."""
 
 RUN_ENDS: dict[str, frozenset[str]] = {
     "WorkflowFailedEvent": frozenset(("step_name", "exception", "attempts", "elapsed_seconds")),
@@ -120,10 +133,15 @@ def _event_fields(event: Any, kind: str, e: int, where: str) -> dict[str, Any]:
         # The ChatMessages themselves: only those that are read are dumped (see agent_input).
         return {"input": event.input, "current_agent_name": event.current_agent_name}
     if kind == "AgentOutput":
-        return {"response": chat_message_dump(event.response, e, f"{where}.response"),
+        response = chat_message_dump(event.response, e, f"{where}.response")
+        if _kwargs_hold_surrogate_key(event.tool_calls):
+            _refuse_as_dumped(event, e, where)
+        return {"response": response,
                 "current_agent_name": event.current_agent_name,
                 "tool_calls": event.tool_calls,
                 "structured_response": event.structured_response}
+    if kind in ("ToolCall", "ToolCallResult") and _kwargs_hold_surrogate_key([event]):
+        _refuse_as_dumped(event, e, where)
     if kind == "ToolCall":
         return {"tool_id": event.tool_id, "tool_name": event.tool_name,
                 "tool_kwargs": event.tool_kwargs}
@@ -134,6 +152,8 @@ def _event_fields(event: Any, kind: str, e: int, where: str) -> dict[str, Any]:
     if kind in RUN_ENDS:
         check_json_form(event, e, where)
         return event.model_dump(mode="json")  # type: ignore[no-any-return]
+    if kind in HUMAN_INPUT:
+        return _event_dump(event, e, where)
     if kind == "ToolCallResult":
         output = event.tool_output
         return {
@@ -156,22 +176,44 @@ def dump_events(events: Iterable[Any]) -> list[dict[str, Any]]:
     are not UTF-8 text), or holding a NaN or an infinity (which its dump writes as null) or a
     dict key that is not a string (which it writes as its text), is ``unserializable_value``
     at its field."""
-    dumped = []
-    for e, event in enumerate(events):
-        try:
-            data = event.model_dump(mode="json")
-        except FELL as exc:
-            refused = refusal(event, f"events[{e}].data", "LlamaIndex", index=e, source=NAME)
-            if refused is None:
-                raise
-            raise refused from exc
-        # a field deleted from an object is left out of its dump without a word
-        missing = missing_field(event, f"events[{e}].data", "LlamaIndex", index=e, source=NAME)
-        if missing is not None:
-            raise missing
-        check_json_form(event, e, f"events[{e}].data")
-        dumped.append({"event": type(event).__name__, "data": data})
-    return dumped
+    return [{"event": type(event).__name__, "data": _event_dump(event, e, f"events[{e}].data")}
+            for e, event in enumerate(events)]
+
+
+def _event_dump(event: Any, e: int, where: str) -> dict[str, Any]:
+    """``dump_events``' dump of the event at ``e`` (its data at ``where``), or its refusal."""
+    try:
+        data: dict[str, Any] = event.model_dump(mode="json")
+    except FELL as exc:
+        refused = refusal(event, where, "LlamaIndex", index=e, source=NAME)
+        if refused is None:
+            raise
+        raise refused from exc
+    # a field deleted from an object is left out of its dump without a word
+    missing = missing_field(event, where, "LlamaIndex", index=e, source=NAME)
+    if missing is not None:
+        raise missing
+    check_json_form(event, e, where)
+    return data
+
+
+def _refuse_as_dumped(event: Any, e: int, where: str) -> NoReturn:
+    """Refuse an event object (its data at ``where``) holding a key its JSON dump does not
+    write as itself (one that holds a lone surrogate) as ``dump_events`` refuses it."""
+    _event_dump(event, e, where)
+    raise AssertionError(f"{where}: dump_events wrote a key holding a lone surrogate")
+
+
+def _kwargs_hold_surrogate_key(entries: Any) -> bool:
+    """Whether objects with ``tool_kwargs`` (an AgentOutput's ``tool_calls``, a ToolCall or
+    ToolCallResult event) hold a key holding a lone surrogate there."""
+    if type(entries) is not list:
+        return False
+    for entry in entries:
+        kwargs = getattr(entry, "tool_kwargs", None)
+        if type(kwargs) is dict and is_plain_json(kwargs) and surrogate_key_in(kwargs):
+            return True
+    return False
 
 
 def _normalize(event: Any, e: int) -> tuple[str, dict[str, Any]]:
@@ -352,7 +394,7 @@ class _Rebuild(Inputs):
     def output_object(self, event: Any, e: int) -> None:
         """``agent_output`` of an AgentOutput object, its fields read where they are."""
         agent = event.current_agent_name
-        if type(agent) is not str:
+        if type(agent) is not str or _kwargs_hold_surrogate_key(event.tool_calls):
             self.agent_output(_event_fields(event, "AgentOutput", e, f"events[{e}].data"), e)
             return
         response = event.response
@@ -531,6 +573,8 @@ class _Rebuild(Inputs):
     def call_object(self, event: Any, e: int) -> None:
         """``tool_call`` of a ToolCall object, its fields read where they are."""
         fields = event.__dict__
+        if _kwargs_hold_surrogate_key([event]):
+            _refuse_as_dumped(event, e, f"events[{e}].data")
         call = self.named_by(fields.get("tool_id"), fields.get("tool_name"),
                              fields.get("tool_kwargs"), e, f"events[{e}].data")
         if call is None or not self.agrees(call, fields.get("tool_name"),
@@ -602,6 +646,8 @@ class _Rebuild(Inputs):
     def result_object(self, event: Any, e: int) -> None:
         """``tool_result`` of a ToolCallResult object, its output's blocks read without a
         dump where they are text."""
+        if _kwargs_hold_surrogate_key([event]):
+            _refuse_as_dumped(event, e, f"events[{e}].data")
         output = event.tool_output
         blocks: Any = getattr(output, "blocks", None)
         fast = object_blocks(blocks, False) if type(blocks) is list else None
@@ -764,6 +810,21 @@ class _Rebuild(Inputs):
         self.unsaved = range(self.saved, len(self.messages))
         self.ended_at = e
 
+    def human_input(self, kind: str, data: dict[str, Any], e: int) -> None:
+        """An event of a tool waiting for a human (``HUMAN_INPUT``): no message; its JSON
+        kept verbatim with the reply whose calls were running (the last AgentOutput read)."""
+        _check_human_input(kind, data, e)
+        json_checked(data, e, f"events[{e}].data")
+        if self.last_output is None:
+            raise fail("malformed_event", f"{with_article(kind)} with no AgentOutput before "
+                       f"it: it is kept with the reply whose tool waited for the human", e,
+                       f"events[{e}]")
+        reply = self.messages[self.last_output]
+        said = reply.metadata.get(NAME, {}).get("event", {}).get("human_input", [])
+        entry = {"event": kind, "data": copy.deepcopy(data)}
+        self.messages[self.last_output] = reply.model_copy(update={"metadata": _with_event(
+            reply.metadata, {"human_input": [*said, entry]})})
+
     def stop_object(self, event: Any, e: int) -> None:
         """``stop`` of a StopEvent object."""
         self.stop(_event_fields(event, "StopEvent", e, f"events[{e}].data"), e)
@@ -885,6 +946,16 @@ def _ending(kind: str, data: dict[str, Any], e: int) -> str:
         steps = _field(data, "active_steps", list, e, path)
         return f"{kind}: timed out after {timeout} seconds, in {short_repr(steps)}"
     return kind
+
+
+def _check_human_input(kind: str, data: dict[str, Any], e: int) -> None:
+    """A human-input event's JSON is what ``dump_events`` writes of it: the fields it was made
+    with under ``_data`` (it declares none), or nothing; else ``malformed_event`` there."""
+    for key, value in data.items():
+        if key != "_data" or type(value) is not dict:
+            raise fail("malformed_event", f"{with_article(kind)}'s JSON is {{'_data': {{...}}}} "
+                       f"(the fields it was made with, as dump_events writes them); found "
+                       f"{key!r} = {short_repr(value)}", e, f"events[{e}].data.{key}")
 
 
 def _ran_with(kwargs: dict[str, Any], e: int, path: str) -> dict[str, Any]:
@@ -1071,6 +1142,27 @@ def _run_end_readers(kind: str) -> tuple[Callable[[_Rebuild, dict[str, Any], int
 for _kind in RUN_ENDS:
     _DATA_READERS[_kind], _READERS[_kind] = _run_end_readers(_kind)
 
+
+def _human_input_readers(kind: str) -> tuple[Callable[[_Rebuild, dict[str, Any], int], None],
+                                             Callable[[_Rebuild, Any, int], None]]:
+    """What reads a human-input event's JSON, and its objects (as ``dump_events`` dumps
+    them)."""
+
+    def read_data(rebuild: _Rebuild, data: dict[str, Any], e: int) -> None:
+        rebuild.human_input(kind, data, e)
+
+    def read_object(rebuild: _Rebuild, event: Any, e: int) -> None:
+        rebuild.human_input(kind, _event_dump(event, e, f"events[{e}].data"), e)
+
+    return read_data, read_object
+
+
+_VERBATIM: set[Callable[[_Rebuild, Any, int], None]] = set()
+"""The readers of events kept verbatim, extras (``_data``) and all."""
+for _kind in HUMAN_INPUT:
+    _DATA_READERS[_kind], _READERS[_kind] = _human_input_readers(_kind)
+    _VERBATIM.add(_READERS[_kind])
+
 _OBJECT_READERS: dict[type, Callable[[_Rebuild, Any, int], None] | None] = {}
 """The event classes in ``_KNOWN_CLASSES``, with what reads one (None: it contributes nothing)."""
 _UNSEEN: Any = object()
@@ -1096,7 +1188,7 @@ def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Mess
                 read = _OBJECT_READERS.get(type(event), _UNSEEN)
                 if read is not _UNSEEN:  # an event object of a type seen before: read in place
                     if read is not None:
-                        if event.__pydantic_private__["_data"]:
+                        if event.__pydantic_private__["_data"] and read not in _VERBATIM:
                             _refuse_extra(event.__pydantic_private__["_data"], e, "._data")
                         read(rebuild, event, e)
                     elif rebuild.streamed is None and type(event) in _STREAMS:
@@ -1105,7 +1197,9 @@ def events_to_messages(events: Any, *, allow_pending: bool = False) -> list[Mess
                 kind, data = _normalize(event, e)  # (an unknown type is refused there)
                 read_data = _DATA_READERS.get(kind)
                 if read_data is not None:
-                    if isinstance(event, dict):
+                    if kind in HUMAN_INPUT:  # kept verbatim, extras and all
+                        pass
+                    elif isinstance(event, dict):
                         _undeclared(kind, data, e)
                     elif event.__pydantic_private__["_data"]:
                         _refuse_extra(event.__pydantic_private__["_data"], e, "._data")

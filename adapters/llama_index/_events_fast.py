@@ -47,7 +47,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tracebridge import AIMessage, HumanMessage, Message, ToolCall, ToolMessage, _build
-from tracebridge._json import same_json
+from tracebridge._json import same_json, surrogate_key_in
 from tracebridge._optional import module_of
 
 from ._blocks import NAME, Llama
@@ -152,7 +152,8 @@ def read_call(rebuild: _Rebuild, event: Any, e: int) -> None:
             mine = call.__dict__
             if mine["id"] == tool_id:  # (the first with that id is the one it names)
                 if (mine["invalid_args"] is None and mine["name"] == name
-                        and same_json(mine["args"], fields.get("tool_kwargs"))):
+                        and same_json(mine["args"], fields.get("tool_kwargs"))
+                        and not surrogate_key_in(mine["args"])):
                     return
                 break
     rebuild.call_object(event, e)
@@ -184,7 +185,7 @@ def read_result(rebuild: _Rebuild, event: Any, e: int) -> None:
         mine = call.__dict__
         if mine["id"] == tool_id:
             if not (mine["invalid_args"] is None and mine["name"] == name
-                    and same_json(mine["args"], kwargs)):
+                    and same_json(mine["args"], kwargs) and not surrogate_key_in(kwargs)):
                 rebuild.result_object(event, e)  # (which refuses it, or keeps what it ran with)
                 return
             break

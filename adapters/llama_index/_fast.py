@@ -34,7 +34,7 @@ from tracebridge import (
     ToolMessage,
     _build,
 )
-from tracebridge._json import NotPlainJson, json_copy, json_copy_checked
+from tracebridge._json import NotPlainJson, json_copy, json_copy_checked, surrogate_key_in
 
 from ._blocks import NAME, Llama
 from ._messages import is_chat_message
@@ -153,7 +153,8 @@ def _call(name: Any, call_id: Any, kwargs: Any) -> ToolCall | None:
 def object_read(message: Any) -> Read | None:
     """The parts of a ChatMessage object in a common shape, or None (its JSON dump would be
     the same message: text blocks dump as ``{"block_type", "text"}``, ToolCallBlocks as their
-    fields, ``additional_kwargs`` of strings as they are)."""
+    fields when no key in them holds a lone surrogate, ``additional_kwargs`` of strings as
+    they are)."""
     llama = Llama.loaded()
     if type(message) is not llama.chat_message:
         return None
@@ -187,7 +188,7 @@ def object_blocks(blocks: list[Any], assistant: bool) -> tuple[Any, list[ToolCal
             texts.append(text)
         elif kind is call_block and assistant:
             call = _call(block.tool_name, block.tool_call_id, block.tool_kwargs)
-            if call is None:
+            if call is None or surrogate_key_in(call.args):  # (its dump changes such a key)
                 return None
             calls.append(call)
         else:
@@ -357,8 +358,9 @@ def write(message: Message, drop: Collection[str]) -> Any:
         if message.citations or message.audio is not None:
             return None
         for call in message.tool_calls:
-            if call.kind != "function" or call.invalid_args is not None or NAME in call.metadata:
-                return None
+            if (call.kind != "function" or call.invalid_args is not None
+                    or NAME in call.metadata or surrogate_key_in(call.args)):
+                return None  # (a key its dump changes is refused by the general writer)
             blocks.append(_tool_call(call))
         return _chat_message("assistant", extra, blocks)
     if type(message) is ToolMessage:

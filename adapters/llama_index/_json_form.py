@@ -9,7 +9,9 @@ Decimal, a UUID or an enum as its value's text, a pydantic model or a dataclass 
 dump, so such a value would be read as null, under another key or as another value without
 a word, where the same message as a dict (and the same event through ``dump_events``) is
 refused: ``unserializable_value`` at the value (for a key, at the dict that holds it, as
-``tracebridge._json.check_json`` says it of a dict).
+``tracebridge._json.check_json`` says it of a dict). A key holding a lone surrogate
+(``"\\udc00"``) is one too: the dump writes it as three U+FFFD characters, or cannot write it
+at all (``surrogate_key_at``).
 
 Only what pydantic's serializer writes is asked (the Python-mode dump, ``model_dump()``, whose
 keys and nesting are the JSON dump's, and which keeps such values as they are; but a field
@@ -32,11 +34,11 @@ from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from tracebridge import TraceError
-from tracebridge._json import is_plain_json, json_path
+from tracebridge._json import is_plain_json, json_path, surrogate_key_in
 from tracebridge._optional import module_of
 from tracebridge.errors import short_repr
 
-from ._blocks import NAME
+from ._blocks import NAME, not_representable
 
 _FREE_FORM = {
     "ChatMessage": "additional_kwargs",
@@ -63,8 +65,9 @@ _SCALARS = frozenset({str, int, bool, type(None)})
 _CONTAINERS = frozenset({dict, list})
 """What ``is_plain_json`` may pass whole (of exactly these types: a subclass is walked)."""
 
-# what is at a fault's place: a float that is not finite, a key, or a value that is not JSON
-_FLOAT, _KEY, _VALUE = "float", "key", "value"
+# what is at a fault's place: a float that is not finite, a key that is not a string, a key
+# holding a lone surrogate, or a value that is not JSON
+_FLOAT, _KEY, _SURROGATE, _VALUE = "float", "key", "surrogate", "value"
 
 
 def not_json_at(value: Any, path: str, *, any_value: bool = False) -> tuple[str, str] | None:
@@ -84,7 +87,53 @@ def _said(where: str, kind: str, what: Any) -> tuple[str, str]:
         return where, (f"object keys must be strings, got {type(what).__name__} "
                        f"{short_repr(what)} (LlamaIndex's dump writes it as {str(what)!r}, over "
                        f"any key of that text)")
+    if kind is _SURROGATE:
+        return where, surrogate_key_said(what)
     return where, f"{_not_json(what)}{_written_as(what)}"
+
+
+def surrogate_key_said(key: str) -> str:
+    """Why a key holding a lone surrogate is refused, said."""
+    written = key.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return (f"the key {key!r} holds a lone surrogate, which LlamaIndex's JSON dump writes as "
+            f"{written!a} (or cannot write at all)")
+
+
+def surrogate_key_at(value: Any, path: str) -> tuple[str, str] | None:
+    """The path of the first dict in ``value`` (plain JSON: dicts and lists walked) with a key
+    holding a lone surrogate, and why it is refused; or None. A value with none (the usual
+    case) is passed at the cost of an ``isascii`` test per key."""
+    if not ((type(value) is dict or type(value) is list) and surrogate_key_in(value)):
+        return None
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if type(item) is dict:
+            for key in item:
+                if not key.isascii() and _has_surrogate(key):
+                    return where, surrogate_key_said(key)
+            stack.extend((inner, json_path(where, key)) for key, inner in reversed(item.items()))
+        elif type(item) is list:
+            stack.extend((inner, f"{where}[{k}]") for k, inner in reversed(list(enumerate(item))))
+    return None
+
+
+def refuse_surrogate_key(value: Any, where: str) -> None:
+    """Refuse a key holding a lone surrogate in what is written into a ChatMessage (``value``,
+    plain JSON, at ``where``): ``not_representable`` at the dict that holds it. LlamaIndex's
+    JSON dump of the message writes it as another key, or cannot write it, and the reader
+    refuses the ChatMessage that holds it."""
+    found = surrogate_key_at(value, where)
+    if found is not None:
+        raise not_representable(f"{found[1]}; the ChatMessage would not read back", found[0])
+
+
+def _has_surrogate(key: str) -> bool:
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _not_json(value: Any) -> str:
@@ -106,18 +155,21 @@ def _written_as(value: Any) -> str:
 
 def _fault_at(value: Any, path: str, any_value: bool) -> tuple[str, str, Any] | None:
     """The first fault in ``value`` (dicts and lists of any class walked, and tuples), its
-    kind and what is there: a NaN or an infinity, a key that is not a string (placed at its
-    dict), or, with ``any_value``, a value that is not JSON (a tuple is one). A dict or list
-    of plain JSON (the usual case) is passed at once, without a walk building paths."""
+    kind and what is there: a NaN or an infinity, a key that is not a string or that holds a
+    lone surrogate (placed at its dict), or, with ``any_value``, a value that is not JSON (a
+    tuple is one). A dict or list of plain JSON (the usual case) is passed at once, without a
+    walk building paths."""
     stack: list[tuple[Any, str]] = [(value, path)]
     while stack:
         item, where = stack.pop()
-        if type(item) in _CONTAINERS and is_plain_json(item):
+        if type(item) in _CONTAINERS and is_plain_json(item) and not surrogate_key_in(item):
             continue
         if isinstance(item, dict):
             for key in item:
                 if type(key) is not str:
                     return where, _KEY, key
+                if not key.isascii() and _has_surrogate(key):
+                    return where, _SURROGATE, key
             stack.extend((inner, json_path(where, key)) for key, inner in reversed(item.items()))
         elif isinstance(item, list) or (type(item) is tuple and not any_value):
             stack.extend((inner, f"{where}[{k}]")

@@ -50,7 +50,7 @@ from ._blocks import (
     not_representable,
 )
 from ._calls import block_call, blocks_with_calls, parse_args, reconcile_calls
-from ._json_form import check_json_form
+from ._json_form import check_json_form, refuse_surrogate_key
 from ._kept import (
     LIFTED_KWARGS,
     REASONING_KEYS,
@@ -184,7 +184,8 @@ _ID_TYPES = frozenset({str, type(None)})
 
 
 def _plain_call(block: Any) -> bool:
-    """A ToolCallBlock whose JSON dump is its fields as they are."""
+    """A ToolCallBlock whose JSON dump is its fields as they are (a key holding a lone
+    surrogate is not written as itself: a non-ASCII key is left to pydantic's serializer)."""
     if type(block.tool_name) is not str or type(block.tool_call_id) not in _ID_TYPES:
         return False
     kwargs = block.tool_kwargs
@@ -193,7 +194,7 @@ def _plain_call(block: Any) -> bool:
     if type(kwargs) is not dict:
         return False
     for key, value in kwargs.items():
-        if type(key) is not str or type(value) not in _FLAT:
+        if type(key) is not str or not key.isascii() or type(value) not in _FLAT:
             return False
     return True
 
@@ -483,6 +484,7 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
             raise contradicting_role(stored, role, ROLE_KIND, message.type, where)
         role = stored
     extra = _kept_kwargs(kept, message)
+    refuse_surrogate_key(extra, f"{where}.metadata.{NAME}.additional_kwargs")
     if extra.get("images"):
         _check_kept_images(extra["images"], f"{where}.metadata.{NAME}.additional_kwargs.images")
     if message.name is not None:
@@ -506,6 +508,7 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
             check_call_kept(call, f"{where}.tool_calls[{j}]", is_last=j == last)
             if call.invalid_args is not None:
                 _reads_back_unparsed(call, f"{where}.tool_calls[{j}].invalid_args")
+            refuse_surrogate_key(call.args, f"{where}.tool_calls[{j}].args")
         blocks = blocks_with_calls(message, blocks, written, kept, extra, where)
         blocks = put_audio(message, blocks, extra, where, drop)
         put_citations(message, extra, drop, where)

@@ -60,6 +60,7 @@ from ._blocks import (
     type_said_by,
 )
 from ._held import KEPT_NULL, Difference, hold, located
+from ._json_form import refuse_surrogate_key
 from ._kept import check_part_kept, own, usual_reasoning_kept
 
 
@@ -163,11 +164,13 @@ def _thinking_block(part: ReasoningPart, kept: dict[str, Any], where: str) -> di
             f"but the part's text is {short_repr(part.text)}: a block holds one or the other",
             f"{where}.metadata.{NAME}.content_is_null",
         )
+    information = kept.get("additional_information", {})
+    refuse_surrogate_key(information, f"{where}.metadata.{NAME}.additional_information")
     return {
         "block_type": "thinking",
         "content": None if null else part.text,
         "num_tokens": kept.get("num_tokens"),
-        "additional_information": json_copy(kept.get("additional_information", {})),
+        "additional_information": json_copy(information),
     }
 
 

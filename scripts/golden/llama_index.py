@@ -438,7 +438,7 @@ def write_invalid(traces: dict[str, list[dict[str, Any]]]) -> None:
         return 1
 
     def unknown_event(t: list[Any]) -> int:
-        t.insert(3, {"event": "InputRequiredEvent", "data": {"prefix": "Continue?"}})
+        t.insert(3, {"event": "ApprovalRequested", "data": {"prefix": "Continue?"}})
         return 3
 
     def lost_result_event(t: list[Any]) -> int:
