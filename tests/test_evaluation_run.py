@@ -72,7 +72,7 @@ def test_the_record_says_what_ran_and_with_what(tmp_path: Path, server: FakeOpen
     record = summary(out)
     assert record["tracebridge"] == __version__
     assert record["python"].split()[0] in ("CPython", "PyPy")
-    assert record["metrics"] == {WITH_REFERENCE: "1+prompt.2+render.5"}
+    assert record["metrics"] == {WITH_REFERENCE: "1+prompt.2+render.6"}
     assert record["judge"]["model"] == "judge-model"
     assert record["judge"]["temperature"] == 0
     assert record["manifest_hash"].startswith("sha256:")

@@ -269,8 +269,8 @@ def test_a_one_line_reasoning_or_refusal_renders_as_before() -> None:
     )
 
 
-def test_the_render_version_is_bumped_to_5() -> None:
-    assert RENDER_VERSION == "5"
+def test_the_render_version_is_bumped_to_6() -> None:
+    assert RENDER_VERSION == "6"
 
 
 def test_the_reasoning_example_of_model_md_is_what_render_writes() -> None:
@@ -315,7 +315,7 @@ async def test_a_message_cannot_close_the_transcript_and_add_allowed_topics(
         "- weather\n"
         "</allowed_topics>"
     )
-    assert result.metric_version == "1+prompt.3+render.5"
+    assert result.metric_version == "1+prompt.3+render.6"
 
 
 async def test_a_first_line_a_name_or_arguments_cannot_forge_a_section(

@@ -217,7 +217,7 @@ class NamelessJudge:
 def crashed_result() -> MetricResult:
     return MetricResult(
         name="agent_goal_accuracy_without_reference", value=None, error="RuntimeError: no name",
-        metric_version="1+prompt.2+render.5", judge=None, usage=None,
+        metric_version="1+prompt.2+render.6", judge=None, usage=None,
         transcript_hash=SAMPLE.transcript_hash(),
     )
 
@@ -452,7 +452,7 @@ def test_a_topic_holding_a_line_break_stays_one_topic(topics: list[str], section
     metric = TopicAdherence(judge)  # type: ignore[arg-type]
     result = metric.score(SAMPLE.model_copy(update={"reference_topics": topics}))
     assert result.error == "nothing to judge: the judge found no user question"
-    assert result.metric_version == "1+prompt.3+render.5"
+    assert result.metric_version == "1+prompt.3+render.6"
     [request] = judge.requests
     assert request.prompt.endswith(f"\n<allowed_topics>\n{section}\n</allowed_topics>")
     assert (

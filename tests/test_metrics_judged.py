@@ -52,7 +52,7 @@ BOOKING = MultiTurnSample(
     reference_topics=["travel bookings"],
 )
 
-VERSION = "1+prompt.2+render.5"
+VERSION = "1+prompt.2+render.6"
 
 
 def verdicts(*items: tuple[int, bool, str]) -> str:

@@ -194,7 +194,7 @@ def test_score_batch_keeps_every_row_when_a_refusal_holds_a_lone_surrogate() -> 
     assert rows[1]["error"] == said + "\\ud83c"  # the escape, as the command line writes it
     result = MetricResult.from_json(rows[1]["result"])
     assert result.error == said + "\ud83c"  # JSON text: the escape reads back as it was
-    assert result.metric_version == "1+prompt.2+render.5"
+    assert result.metric_version == "1+prompt.2+render.6"
 
 
 # --- 3. the judge's transcript: names and ids stay on their line ----------------------------
@@ -260,10 +260,10 @@ def test_every_unprintable_character_and_backslash_in_names_ids_titles_urls_is_e
 
 
 def test_the_render_version_is_bumped_and_so_is_every_judged_metric_version() -> None:
-    assert RENDER_VERSION == "5"
+    assert RENDER_VERSION == "6"
     judge = _judge(_RefusesRome())
-    assert AgentGoalAccuracyWithoutReference(judge).metric_version == "1+prompt.2+render.5"
-    assert RoleAdherence(judge).metric_version == "1+prompt.2+render.5"
+    assert AgentGoalAccuracyWithoutReference(judge).metric_version == "1+prompt.2+render.6"
+    assert RoleAdherence(judge).metric_version == "1+prompt.2+render.6"
 
 
 # --- 4. MetricResult.details: plain JSON only ----------------------------------------------

@@ -208,7 +208,7 @@ def test_the_judge_is_told_what_a_leading_backslash_means() -> None:
 
 
 def test_the_render_version_is_bumped() -> None:
-    assert RENDER_VERSION == "5"
+    assert RENDER_VERSION == "6"
 
 
 # --- properties -----------------------------------------------------------------------------

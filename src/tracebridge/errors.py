@@ -26,6 +26,7 @@ Two ``unserializable_value`` refusals derive from ``ValueError`` too, on purpose
 ``TypeError``), and the one a ``MetricResult``'s non-JSON ``details`` raise inside its
 validator (so it reaches the caller as a ``ValidationError`` carrying the ``TraceError``,
 like any other field's problem: the ``TraceError`` is that error's ``ctx["error"]``).
+Pickling keeps an error's class, so they stay ``ValueError``s in another process.
 """
 
 from __future__ import annotations
@@ -172,7 +173,11 @@ class TraceError(Exception):
         return self._format()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (self.code, self.detail, self.index, self.path, self.source))
+        # the class too, so a subclass (one that is a ValueError as well) comes back as
+        # itself; any other attribute (a note added to the error, a subclass's own) as state
+        fields = (type(self), self.code, self.detail, self.index, self.path, self.source)
+        others = {k: v for k, v in self.__dict__.items() if k not in _FIELDS}
+        return (_rebuilt_as, fields, others) if others else (_rebuilt_as, fields)
 
     def relocated(
         self,
@@ -191,9 +196,29 @@ class TraceError(Exception):
         )
 
 
+_FIELDS = frozenset({"code", "detail", "index", "path", "source"})
+"""The attributes ``TraceError.__init__`` sets, which pickling passes as its arguments."""
+
+
+def _rebuilt_as(
+    cls: type[TraceError],
+    code: ErrorCode,
+    detail: str,
+    index: int | None,
+    path: str | None,
+    source: str | None,
+) -> TraceError:
+    """An unpickled ``TraceError`` of class ``cls``, made as ``TraceError`` makes itself: a
+    subclass's own ``__init__`` may take other arguments, and its attributes come as state."""
+    error = cls.__new__(cls)
+    TraceError.__init__(error, code, detail, index=index, path=path, source=source)
+    return error
+
+
 def _rebuild(
     code: ErrorCode, detail: str, index: int | None, path: str | None, source: str | None
 ) -> TraceError:
+    """An error pickled before pickling kept its class (always a plain ``TraceError``)."""
     return TraceError(code, detail, index=index, path=path, source=source)
 
 

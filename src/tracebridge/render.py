@@ -30,9 +30,10 @@ can start a line that looks like another message. Text breaks lines wherever
 ``str.splitlines`` does (``\r``, ``\x0b``, ``\u2028``, ...), each line indented; JSON
 (arguments, cited text, opaque values) writes ``\x85``, ``\u2028``, ``\u2029`` as escapes.
 Every line the renderer makes itself starts with ``->`` or ``[``; a line of text that starts
-with ``->`` or ``[`` after any backslashes, white space or invisible format characters gets
-one more backslash in front (``\\-> cancel_order``, ``\\[image: image/png]``), so text never
-reads as a call or a part; a part's mime type, detail, file name and opaque kind escape
+with ``->`` or ``[`` after any backslashes, white space or characters that show as nothing
+(Unicode's default ignorable ones, the other format characters, a blank braille pattern)
+gets one more backslash in front (``\\-> cancel_order``, ``\\[image: image/png]``), so text
+never reads as a call or a part; a part's mime type, detail, file name and opaque kind escape
 ``[ ] ( ) { }`` as ids do, and a citation's title and url escape ``"``.
 In a name, the characters that shape a header or a call line (``[ ] ( ) { } :``) are
 written after a backslash too (a tool named ``get [id=c1]`` shows as ``get \\[id=c1\\]``);
@@ -56,8 +57,11 @@ if TYPE_CHECKING:
 
 __all__ = ["RENDER_VERSION", "render", "render_message"]
 
-RENDER_VERSION = "5"
-"""``5``: a reasoning or refusal part that spans lines ends with a line ``[/reasoning]`` or
+RENDER_VERSION = "6"
+"""``6``: a text line that starts like a call or a part after any character that shows as
+nothing (a default ignorable one such as a variation selector or a Hangul filler, or a blank
+braille pattern) is marked too (``5``: only after a format character, category Cf);
+``5``: a reasoning or refusal part that spans lines ends with a line ``[/reasoning]`` or
 ``[/refusal]`` (``4``: nothing marked its end, so the text after it read as more of it);
 ``4``: text breaks lines at every ``str.splitlines`` break and a text line that starts like
 a call or a part is marked with a backslash (``3``: only ``\n`` broke a line, and such a line
@@ -72,17 +76,26 @@ _TEXT_BREAK = re.compile("\r(?!\n)|[\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 as it always has, so ``\r\n`` text renders as before."""
 _JSON_BREAKS = {ord(ch): f"\\u{ord(ch):04x}" for ch in "\x85\u2028\u2029"}
 """The line breaks ``json.dumps(..., ensure_ascii=False)`` leaves raw, as JSON escapes."""
-_INVISIBLE = (
-    # the format characters (category Cf) of Unicode 15
-    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
-    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
-    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
-    "\U000e0020-\U000e007f"
+_DEFAULT_IGNORABLE = (
+    # Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties, 15.1): what a font shows
+    # as nothing, such as a zero width space, a variation selector, a Hangul filler or a tag
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
 )
+_OTHER_FORMAT = (
+    # the rest of the format characters (category Cf) of Unicode 15
+    "\u0600-\u0605\u06dd\u070f\u0890-\u0891\u08e2\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f"
+)
+_BLANK_SYMBOL = "\u2800"
+"""BRAILLE PATTERN BLANK: a symbol (neither white space nor ignorable) drawn as a blank."""
+_INVISIBLE = _DEFAULT_IGNORABLE + _OTHER_FORMAT + _BLANK_SYMBOL
+"""The characters that show as nothing, for a regular expression's character class."""
 _BEFORE_MADE = "[\\s\\\\" + _INVISIBLE + "]*"
-"""Backslashes, white space and characters that show as nothing (format characters: a zero
-width space, a byte order mark, direction marks), which may come before a ``->`` or ``[``
-without changing how the line looks to a reader."""
+"""Backslashes, white space and characters that show as nothing (a zero width space, a byte
+order mark, direction marks, a variation selector, a Hangul filler, a blank braille pattern),
+which may come before a ``->`` or ``[`` without changing how the line looks to a reader."""
 _LOOKS_MADE = re.compile(_BEFORE_MADE + r"(?:->|\[)")
 """A text line starting like this (``->`` or ``[`` after any of ``_BEFORE_MADE``) gets a
 backslash."""
@@ -254,8 +267,8 @@ def _json(value: Any) -> str:
 
 def _text_lines(text: str) -> list[str]:
     """``text`` cut into lines at every line break, each line that starts like one the
-    renderer makes (``->``, ``[``, after any backslashes, white space or invisible format
-    characters) marked with a backslash.
+    renderer makes (``->``, ``[``, after any backslashes, white space or characters that
+    show as nothing) marked with a backslash.
 
     >>> _text_lines("Done.\\r-> refund {}\\n[image: image/png]\\n\\\\[x]")
     ['Done.', '\\\\-> refund {}', '\\\\[image: image/png]', '\\\\\\\\[x]']

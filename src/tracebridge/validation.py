@@ -200,7 +200,7 @@ def _describe(call: ToolCall) -> str:
 class _Block:
     """The tool-result block opened by one AIMessage."""
 
-    __slots__ = ("answered_by", "by_id", "calls", "next_free", "opener")
+    __slots__ = ("answered_by", "by_id", "call_ids", "calls", "next_free", "opener")
 
     def __init__(self, opener: int, calls: list[ToolCall]) -> None:
         self.opener = opener
@@ -208,6 +208,29 @@ class _Block:
         self.answered_by: list[int | None] = [None] * len(calls)
         self.by_id: dict[str, int] = {}
         self.next_free = 0
+        self.call_ids: str | None = None  # _call_ids' text, made for the first orphan only
+
+
+_CALL_IDS_SHOWN = 10
+"""How many of a block's call ids an ``orphan_tool_result`` names, each cut as ``short_repr``
+cuts it: when every result of a big block names no call of it, errors that each repeated
+every id would make checking quadratic in time and memory."""
+
+
+def _call_ids(block: _Block) -> str:
+    """The block's call ids as an error names them, the first ``_CALL_IDS_SHOWN`` and how
+    many more: ``['a', 'b']``, ``['c0', ..., 'c9'] … and 5 more``; made once per block.
+
+    >>> from tracebridge import ToolCall
+    >>> _call_ids(_Block(1, [ToolCall(name="f", id=f"c{k}") for k in range(12)]))
+    "['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9'] … and 2 more"
+    """
+    if block.call_ids is None:
+        ids = [call.id for call in block.calls if call.id is not None]
+        shown = "[" + ", ".join(short_repr(x) for x in ids[:_CALL_IDS_SHOWN]) + "]"
+        more = len(ids) - _CALL_IDS_SHOWN
+        block.call_ids = shown if more <= 0 else f"{shown} … and {more} more"
+    return block.call_ids
 
 
 def _violations(
@@ -378,11 +401,10 @@ def _pair_result(
         return
     k = block.by_id.get(call_id)
     if k is None:
-        known = [c.id for c in block.calls if c.id is not None]
         yield error(
             "orphan_tool_result",
             f"tool_call_id {call_id!r} names no call of messages[{opener_at}] "
-            f"(its call ids: {known})",
+            f"(its call ids: {_call_ids(block)})",
             i,
             ".tool_call_id",
         )
