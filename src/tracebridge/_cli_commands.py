@@ -265,8 +265,9 @@ def cmd_show(args: argparse.Namespace, streams: Streams) -> int:
 
 
 def cmd_sample(args: argparse.Namespace, streams: Streams) -> int:
-    from ._cli_sample import run_sample
+    from ._cli_sample import read_stdin_once, run_sample
 
+    read_stdin_once(args.files, args.references)
     _outputs_apart(args, args.files)
     files = [_trace_file(args, path, streams) for path in args.files]
     tally = Tally(args.keep_going, args.errors, streams.stderr)

@@ -35,9 +35,16 @@ from ._json import check_json, json_path, same_json
 from ._jsonstream import JsonDocuments, UnreadableInput
 from .errors import CODES, ErrorCode, TraceError, short_repr
 from .messages import Message
+from .options import OptionError
 from .sample import ALLOW_PENDING, MultiTurnSample
 
-__all__ = ["REFERENCE_FIELDS", "References", "build_sample", "sample_fields"]
+__all__ = [
+    "REFERENCE_FIELDS",
+    "References",
+    "build_sample",
+    "read_stdin_once",
+    "sample_fields",
+]
 
 REFERENCE_FIELDS: tuple[str, ...] = tuple(
     name for name in MultiTurnSample.model_fields if name != "messages"
@@ -315,6 +322,20 @@ def _metadata_id_problem(fields: dict[str, Any]) -> Problem | None:
         return None
     return Problem("malformed_event", f"metadata.id: an id must be a string or a whole "
                    f"number, got {short_repr(metadata['id'])}")
+
+
+def read_stdin_once(files: list[str], references: str | None) -> None:
+    """Refuse ``-`` named twice among FILE..., or both as a FILE and as ``--references``,
+    before anything is read: standard input can be read only once, and the second reading
+    would find it empty only after the first had done its work."""
+    times = files.count("-")
+    if times > 1:
+        twice = "twice" if times == 2 else f"{times} times"
+        raise OptionError(f"- (standard input) is given {twice} as FILE: it can be read only "
+                          "once; give it once")
+    if times == 1 and references == "-":
+        raise OptionError("--references - and FILE - both read standard input, which can be "
+                          "read only once; give a file for one")
 
 
 def _read_references(path: str, stdin: TextIO, tally: Tally) -> References:

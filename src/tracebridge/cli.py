@@ -16,9 +16,11 @@ FILE is one JSON trace, a JSON array of traces, or JSONL with one trace per line
 standard input); records are read, converted and written one at a time, in the input's shape.
 Exit codes: 0 success, 1 a trace is invalid (or, with --keep-going, some were), 2 the request
 or the input is unusable (a standard stream it needs closed, OUT not writable: nothing is left
-beside OUT), 70 an internal error (a bug), 130 interrupted, 141 the reader of standard output
-went away. Errors are one line each, never a traceback. Standard error is written if it can
-be: closed or full, it changes neither the run nor its exit status.
+beside OUT), 70 an internal error (a bug), 130 interrupted (Ctrl-C), 143 and 129 the same,
+stopped by SIGTERM (``timeout``, ``docker stop``) or SIGHUP (the terminal closed), which a
+command takes as it takes Ctrl-C (nothing is left beside OUT either), 141 the reader of
+standard output went away. Errors are one line each, never a traceback. Standard error is
+written if it can be: closed or full, it changes neither the run nor its exit status.
 """
 
 from __future__ import annotations
@@ -26,8 +28,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
 from ._cli_commands import (
@@ -61,6 +66,9 @@ if TYPE_CHECKING:
 __all__ = ["main", "to_json"]
 
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
+STOP_SIGNALS: dict[str, str] = {"SIGTERM": "terminated", "SIGHUP": "hung up"}
+"""The signals a command takes as it takes Ctrl-C, by name (a system may lack SIGHUP), with
+what is said when one stops it; it then exits 128 + the signal's number (143, 129)."""
 
 
 def cmd_score(args: argparse.Namespace, streams: Streams) -> int:
@@ -237,11 +245,12 @@ def _run(argv: Sequence[str] | None, streams: Streams) -> int:
     """The command's exit code, its errors said on ``streams.stderr``, one line each."""
     err = streams.stderr
     try:
-        words = sys.argv[1:] if argv is None else list(argv)
-        args = _parsed(_parser(words, streams.stdout), words)
-        code: int = args.run(args, streams)
-        streams.stdout.flush()
-        return code
+        with _stop_signals() as stopping:
+            words = sys.argv[1:] if argv is None else list(argv)
+            args = _parsed(_parser(words, streams.stdout), words)
+            code: int = args.run(args, streams)
+            streams.stdout.flush()
+            return _as_signalled(code, stopping)
     except RunStopped as exc:
         if str(exc):
             err.write(f"tracebridge: {exc}\n")
@@ -258,6 +267,9 @@ def _run(argv: Sequence[str] | None, streams: Streams) -> int:
     except (UnreadableInput, FormatError, MissingExtraError, OSError) as exc:
         err.write(f"tracebridge: {command_line_hint(str(exc))}\n")
         return EXIT_USAGE
+    except _Stopped as exc:
+        err.write(f"tracebridge: {exc}\n")
+        return exc.exit_code
     except KeyboardInterrupt:
         err.write("tracebridge: interrupted\n")
         return EXIT_INTERRUPTED
@@ -265,6 +277,67 @@ def _run(argv: Sequence[str] | None, streams: Streams) -> int:
         err.write(f"tracebridge: internal error {type(exc).__name__}: {exc} (a bug: please "
                   f"report it)\n")
         return EXIT_INTERNAL
+
+
+class _Stopped(KeyboardInterrupt):
+    """A stop signal (see STOP_SIGNALS) ended the command: an interrupt, taken the way Ctrl-C
+    is (a run that stops early leaves OUT as it was, and nothing beside it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.exit_code = 128 + signum
+
+    def __str__(self) -> str:
+        name = signal.Signals(self.signum).name
+        return f"{STOP_SIGNALS[name]} ({name})"
+
+
+class _StopHandler:
+    """The handler of the stop signals during a command: the first raises ``_Stopped`` where
+    the program is, as Ctrl-C raises ``KeyboardInterrupt``. A second one changes nothing (the
+    first is being honoured: the run is clearing up), nor does one that comes once the command
+    has ended (``over``): there is nothing left to stop."""
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+        self.over = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if self.received is not None or self.over:
+            return
+        self.received = signum
+        raise _Stopped(signum)
+
+
+@contextlib.contextmanager
+def _stop_signals() -> Iterator[_StopHandler]:
+    """``_StopHandler`` handles the stop signals within the block; the handlers before are
+    put back at its end (``main`` may be called from Python). Only the main thread can set a
+    handler: elsewhere the signals are left as they are, and so is one the process was
+    started with ignored (``nohup`` ignores SIGHUP)."""
+    handler = _StopHandler()
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in STOP_SIGNALS:
+            signum = getattr(signal, name, None)
+            if signum is not None and signal.getsignal(signum) is not signal.SIG_IGN:
+                previous[signum] = signal.signal(signum, handler)
+    try:
+        yield handler
+    finally:
+        handler.over = True
+        for signum, before in previous.items():
+            # None: one not set from Python, which cannot be set back; the default stands in
+            signal.signal(signum, signal.SIG_DFL if before is None else before)
+
+
+def _as_signalled(code: int, stopping: _StopHandler) -> int:
+    """The exit code of a command that took a stop signal as an interrupt and said so in its
+    own words (``score``: exit 130): 128 + the signal's number, as when ``_run`` catches it."""
+    if code == EXIT_INTERRUPTED and stopping.received is not None:
+        return 128 + stopping.received
+    return code
 
 
 def _parsed(parser: argparse.ArgumentParser, words: list[str]) -> argparse.Namespace:
