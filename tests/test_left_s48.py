@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tracebridge import convert
+from tracebridge._optional import require
 from tracebridge.adapters import galtea
+from tracebridge.errors import MissingExtraError
 
 DEEPSEEK = [
     {"role": "user", "content": "2+2?"},
@@ -37,3 +40,23 @@ def test_a_chat_history_with_a_reasoning_key_or_stored_parts_is_detected_as_chat
     assert convert(history, source="auto", target="tracebridge") == convert(
         history, source="openai_chat", target="tracebridge"
     )
+
+
+def test_a_dependency_of_a_package_extra_missing_names_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ray[data]`` without pandas (plain ``pip install ray``): the extra is missing, told
+    as such (before: pandas' raw ModuleNotFoundError); for a plain package another module
+    missing is not its extra's fault, and is raised as it is."""
+    (tmp_path / "tb_demo_needs_dep.py").write_text("import tb_demo_absent_dep\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(MissingExtraError) as caught:
+        require("tb_demo_needs_dep", adapter="Demo", extra="demo", package="demo[data]")
+    assert str(caught.value) == (
+        "the Demo adapter needs demo[data], which is not installed (tb_demo_absent_dep is "
+        'missing): pip install "tracebridge[demo]"'
+    )
+    with pytest.raises(ModuleNotFoundError) as raw:
+        require("tb_demo_needs_dep", adapter="Demo", extra="demo", package="demo-pkg")
+    assert raw.type is ModuleNotFoundError
+    assert raw.value.name == "tb_demo_absent_dep"

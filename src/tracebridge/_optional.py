@@ -19,13 +19,21 @@ def module_of(kind: type) -> str:
 
 
 def require(module: str, *, adapter: str, extra: str, package: str) -> ModuleType:
-    """Import ``module`` or raise ``MissingExtraError`` with the install command."""
+    """Import ``module`` or raise ``MissingExtraError`` with the install command.
+
+    ``package`` may name a package's own extra (``ray[data]``): then a module that extra
+    installs (pandas, for ``ray.data``) missing is the extra missing too, whatever imports it.
+    """
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as exc:
-        if exc.name is None or not module.startswith(exc.name.split(".")[0]):
+        top = exc.name.split(".")[0] if exc.name is not None else None
+        if top is None or top == __package__ or not (
+            module.startswith(top) or "[" in package
+        ):
             raise
+        missing = "" if module.startswith(top) else f" ({exc.name} is missing)"
         raise MissingExtraError(
-            f"the {adapter} adapter needs {package}, which is not installed: "
+            f"the {adapter} adapter needs {package}, which is not installed{missing}: "
             f'pip install "tracebridge[{extra}]"'
         ) from exc
