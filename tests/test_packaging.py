@@ -47,6 +47,10 @@ def test_the_wheel_holds_core_adapters_types_and_the_command(wheel: Path) -> Non
     requires = [line for line in metadata.decode().splitlines() if line.startswith("Requires-Dist")]
     core = [line for line in requires if "extra ==" not in line]
     assert core == ["Requires-Dist: pydantic<3,>=2.14.2"]  # tomli for 3.10 is the gate extra
+    # the license the metadata names ships with it
+    assert "License-Expression: Apache-2.0" in metadata.decode().splitlines()
+    (license_file,) = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+    assert archive.read(license_file) == (ROOT / "LICENSE").read_bytes()
 
 
 def test_the_installed_wheel_imports_every_adapter(wheel: Path, tmp_path: Path) -> None:
