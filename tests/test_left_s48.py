@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import run
 
 from tracebridge import convert
 from tracebridge._optional import require
@@ -60,3 +63,28 @@ def test_a_dependency_of_a_package_extra_missing_names_the_extra(
         require("tb_demo_needs_dep", adapter="Demo", extra="demo", package="demo-pkg")
     assert raw.type is ModuleNotFoundError
     assert raw.value.name == "tb_demo_absent_dep"
+
+
+@pytest.mark.parametrize("command", ["score", "run"])
+def test_a_judged_metric_without_the_openai_extra_names_the_extra_before_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """A core-only install asked for a judged metric without a key: the missing extra is
+    what to fix first (before: "set OPENAI_API_KEY", then, once set, the extra)."""
+    monkeypatch.setitem(sys.modules, "openai", None)  # not installed
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    case = {"case_id": "c1", "transcript": [{"type": "human", "content": "hi"},
+                                            {"type": "ai", "content": "hello"}]}
+    (tmp_path / "cases.jsonl").write_text(json.dumps(case) + "\n")
+    sample = json.dumps({"messages": case["transcript"]})
+    words = (["score", "-", "--metric", "knowledge_retention", "--model", "m"]
+             if command == "score" else
+             ["run", "cases.jsonl", "--out", "out", "--metric", "knowledge_retention",
+              "--model", "m", "--no-cache"])
+    code, out, err = run(*words, stdin=sample)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"tracebridge {command}: the OpenAI judge adapter needs openai, which is not "
+        'installed: pip install "tracebridge[openai]"\n'
+    )

@@ -35,6 +35,7 @@ from pydantic import ValidationError
 
 from .._cli_output import same_file, standard_stream, summary_stream
 from .._jsonstream import ESCAPE, JsonDocuments, Record, UnreadableInput, is_jsonl_name
+from .._optional import require
 from ..errors import MissingExtraError, TraceError, with_article
 from ..options import command_line_hint
 from ..sample import ALLOW_PENDING, MultiTurnSample
@@ -339,6 +340,8 @@ def judge_key(args: argparse.Namespace) -> str | None:
         return None
     if not args.model:
         raise _Unusable(f"--model is required for judged metrics ({', '.join(judged)})")
+    # the missing extra first: a key would not make a judge without it
+    require("openai", adapter="OpenAI judge", extra="openai", package="openai")
     api_key = os.environ.get(args.api_key_env)
     if not api_key:  # unset or empty
         if args.base_url is None:
