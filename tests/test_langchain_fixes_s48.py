@@ -283,3 +283,54 @@ def test_to_json_of_from_messages_reads_back(form: Any) -> None:
     typed = [tm.HumanMessage(content="hi"), tm.AIMessage(content="hello")]
     written = langchain.to_json(langchain.from_messages(typed, form=form))
     assert langchain.to_messages(written) == typed
+
+
+def _invalid(call_id: str) -> dict[str, Any]:
+    return {"name": "g", "args": "{", "id": call_id, "error": None, "type": "invalid_tool_call"}
+
+
+ACROSS_THE_LISTS: dict[str, tuple[AIMessage, str]] = {
+    # one id in tool_calls and invalid_tool_calls, blocks of either kind naming it
+    "valid_and_invalid": (
+        AIMessage(
+            [
+                {"type": "tool_use", "id": "c1", "name": "f", "input": {}},
+                {"type": "tool_use", "id": "c1", "name": "g", "input": {}},
+            ],
+            tool_calls=[{"name": "f", "args": {}, "id": "c1"}],
+            invalid_tool_calls=[_invalid("c1")],
+        ),
+        "messages[1].invalid_tool_calls[0].id",
+    ),
+    "invalid_twice_v1_block": (
+        AIMessage([{"type": "tool_call", "id": "c1", "name": "g", "args": {}}],
+                  invalid_tool_calls=[_invalid("c1"), _invalid("c1")]),
+        "messages[1].invalid_tool_calls[1].id",
+    ),
+    "invalid_twice_custom_block": (
+        AIMessage([{"type": "custom_tool_call", "call_id": "c1", "name": "g", "input": "x"}],
+                  invalid_tool_calls=[_invalid("c1"), _invalid("c1")]),
+        "messages[1].invalid_tool_calls[1].id",
+    ),
+    # more blocks with the id than calls with it
+    "three_blocks_two_calls": (
+        AIMessage(
+            [{"type": "tool_use", "id": "c1", "name": "f", "input": {}}] * 3,
+            tool_calls=[{"name": "f", "args": {}, "id": "c1"}] * 2,
+        ),
+        "messages[1].tool_calls[1].id",
+    ),
+}
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("case", sorted(ACROSS_THE_LISTS))
+def test_an_id_the_two_lists_hold_twice_is_a_duplicate_whatever_its_blocks(
+    case: str, form: str
+) -> None:
+    """Blocks naming an id the lists hold twice are not matched to those calls (before: a
+    raw KeyError when one was an invalid call, or conflicting_fields at a third block)."""
+    reply, path = ACROSS_THE_LISTS[case]
+    with pytest.raises(TraceError) as caught:
+        langchain.to_messages(in_form([QUESTION, reply], form), allow_pending=True)
+    assert where(caught.value) == ("duplicate_tool_call_id", 1, path, LC)

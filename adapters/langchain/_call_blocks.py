@@ -29,8 +29,8 @@ When
 *are* the calls: two blocks with one id are two calls, which rule 5 refuses
 (``duplicate_tool_call_id`` at the second block's id). A ``custom_tool_call`` block makes its
 call ``kind="custom"``. An id the lists hold twice breaks rule 5 whatever its blocks say: its
-blocks are matched to its calls in order, unchecked, and the rule refuses the message at the
-list's second call.
+blocks, however many, name none of those calls, and the rule refuses the message at the
+lists' second call with that id.
 """
 
 from __future__ import annotations
@@ -150,13 +150,16 @@ def link_content_blocks(
         where = f"{at}.content[{j}]"
         kind = CALL_BLOCKS[tag]
         call_id = _block_id(block, kind, where)
+        if call_id in repeated:
+            # an id the lists hold twice breaks rule 5 whatever its blocks say (however many,
+            # whatever call of the two lists they would copy): the rule's
+            # duplicate_tool_call_id at the list's second call is the error to give
+            blocks[j] = block
+            continue
         named = unclaimed.get(call_id, []) if call_id is not None else []
         if named:
             spec = named.pop(0)
-            if call_id not in repeated:
-                _check_copy(spec, block, kind, where)
-            # else: an id the lists hold twice breaks rule 5 whatever its blocks say, and the
-            # rule's duplicate_tool_call_id at the list's second call is the error to give
+            _check_copy(spec, block, kind, where)
         elif calls_in_content:
             spec = _content_spec(block, kind, where)
             specs.append(spec)
