@@ -190,30 +190,46 @@ class _SignalledInput(io.StringIO):
         return super().read(size)
 
 
-class _Unhandled(Exception):
-    """Raised by the handler this test had set, had the command left it in place."""
-
-
-def _unhandled(signum: int, frame: Any) -> None:
-    raise _Unhandled(signum)
-
-
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
-def test_main_handles_a_stop_signal_in_process_and_puts_the_handler_back(
+def test_main_handles_a_stop_signal_in_process_and_puts_the_default_back(
     tmp_path: Path, signum: int
 ) -> None:
-    before = signal.signal(signum, _unhandled)
+    before = signal.signal(signum, signal.SIG_DFL)
     try:
         out, err = io.StringIO(), io.StringIO()
         code = main(["convert", "-", "--from", "openai_chat", "--to", "langchain", "-o",
                      str(tmp_path / "out.jsonl")], stdin=_SignalledInput(RECORDS, signum),
                     stdout=out, stderr=err)
-        assert signal.getsignal(signum) is _unhandled
+        assert signal.getsignal(signum) is signal.SIG_DFL
     finally:
         signal.signal(signum, before)
     assert (code, out.getvalue(), err.getvalue()) == (STOPPED[signum][0], "",
                                                       STOPPED[signum][1])
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_main_leaves_a_stop_signal_to_the_program_that_handles_it(
+    tmp_path: Path, signum: int
+) -> None:
+    """A program calling ``main`` with its own handler keeps it: the signal is its own."""
+    seen: list[int] = []
+
+    def own(received: int, frame: Any) -> None:
+        seen.append(received)
+
+    before = signal.signal(signum, own)
+    try:
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["convert", "-", "--from", "openai_chat", "--to", "langchain", "-o",
+                     str(tmp_path / "out.jsonl")], stdin=_SignalledInput(RECORDS, signum),
+                    stdout=out, stderr=err)
+        assert signal.getsignal(signum) is own
+    finally:
+        signal.signal(signum, before)
+    assert seen == [signum]
+    assert (code, out.getvalue(), err.getvalue()) == (0, "", "")
+    assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 2
 
 
 def test_a_signal_ignored_when_main_starts_stays_ignored(tmp_path: Path) -> None:

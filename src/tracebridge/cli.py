@@ -312,24 +312,25 @@ class _StopHandler:
 
 @contextlib.contextmanager
 def _stop_signals() -> Iterator[_StopHandler]:
-    """``_StopHandler`` handles the stop signals within the block; the handlers before are
-    put back at its end (``main`` may be called from Python). Only the main thread can set a
-    handler: elsewhere the signals are left as they are, and so is one the process was
-    started with ignored (``nohup`` ignores SIGHUP)."""
+    """``_StopHandler`` handles the stop signals within the block, each only while it has its
+    default action (which ends the process without a word), and gives it back at the end.
+    ``main`` may be called from Python: a signal the program handles itself (or ignores: ``nohup``
+    ignores SIGHUP) is left to it. Only the main thread can set a handler: elsewhere the signals
+    are left as they are."""
     handler = _StopHandler()
-    previous: dict[int, Any] = {}
+    taken: list[int] = []
     if threading.current_thread() is threading.main_thread():
         for name in STOP_SIGNALS:
             signum = getattr(signal, name, None)
-            if signum is not None and signal.getsignal(signum) is not signal.SIG_IGN:
-                previous[signum] = signal.signal(signum, handler)
+            if signum is not None and signal.getsignal(signum) is signal.SIG_DFL:
+                signal.signal(signum, handler)
+                taken.append(signum)
     try:
         yield handler
     finally:
         handler.over = True
-        for signum, before in previous.items():
-            # None: one not set from Python, which cannot be set back; the default stands in
-            signal.signal(signum, signal.SIG_DFL if before is None else before)
+        for signum in taken:
+            signal.signal(signum, signal.SIG_DFL)
 
 
 def _as_signalled(code: int, stopping: _StopHandler) -> int:

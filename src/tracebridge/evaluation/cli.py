@@ -14,7 +14,8 @@ failure, the budget boundary, or the estimate did not fit the budget; a control 
 be scored stops the run this way too); 4 a control came out otherwise than its role expects;
 130 interrupted (RUN_DIR keeps what was written; run again to resume; interrupted before the
 run started, nothing was written); 143 the same, stopped by SIGTERM (``timeout``, ``docker
-stop``, a CI job cancelled), which the run takes as it takes Ctrl-C (an interrupt after the
+stop``, a CI job cancelled), 129 by SIGHUP (the terminal closed), which the run takes as it
+takes Ctrl-C (an interrupt after the
 run finished stops nothing: the finished run is reported). A case file that holds no case at
 all is unusable too (exit 2), not one of bad cases.
 """
