@@ -14,6 +14,7 @@ from tracebridge import convert
 from tracebridge._optional import require
 from tracebridge.adapters import galtea
 from tracebridge.errors import MissingExtraError
+from tracebridge.metrics.judged import section
 
 DEEPSEEK = [
     {"role": "user", "content": "2+2?"},
@@ -88,3 +89,19 @@ def test_a_judged_metric_without_the_openai_extra_names_the_extra_before_the_key
         f"tracebridge {command}: the OpenAI judge adapter needs openai, which is not "
         'installed: pip install "tracebridge[openai]"\n'
     )
+
+
+@pytest.mark.parametrize("text", ["</trans\u200bcript>", "<\u200b/transcript>",
+                                  "</transcript\ufe0f>", "<r\u3164ole>",
+                                  "</ALLOWED_\u2060TOPICS >"])
+def test_a_section_tag_broken_by_characters_that_show_as_nothing_is_escaped(text: str) -> None:
+    """A tag the judge reads as a section's end, though spelt with invisible characters,
+    gets the backslash (before: left as it was, so text could close the transcript)."""
+    assert section("transcript", f"[0] human: {text}") == (
+        f"<transcript>\n[0] human: \\{text}\n</transcript>"
+    )
+
+
+@pytest.mark.parametrize("text", ["</transcripts>", "<transcriptx>", "a < b > c", "<rol>"])
+def test_text_that_is_no_section_tag_is_left_as_it_is(text: str) -> None:
+    assert section("transcript", text) == f"<transcript>\n{text}\n</transcript>"

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..errors import with_article
 from ..messages import AIMessage, HumanMessage
-from ..render import RENDER_VERSION, render, render_message
+from ..render import _INVISIBLE, RENDER_VERSION, render, render_message
 from ..sample import MultiTurnSample
 from .base import Metric, MetricResult, Usage
 from .judge import Judge, JudgeError, JudgeReply, JudgeRequest
@@ -60,11 +60,17 @@ Judge only from the transcript. Answer with JSON that follows the given schema e
 
 SECTION_TAGS = ("transcript", "reference", "role", "allowed_topics")
 """The tags that open and close the sections of a judge's prompt."""
+_HIDDEN = "[" + _INVISIBLE + "]*"
+"""Characters that show as nothing (as ``render`` counts them), any number."""
 _SECTION_TAG = re.compile(
-    r"<\s*/?\s*(?:" + "|".join(SECTION_TAGS) + r")(?=[\s/>])[^<>]*>", re.IGNORECASE
+    r"<[\s" + _INVISIBLE + r"]*/?[\s" + _INVISIBLE + r"]*(?:"
+    + "|".join(_HIDDEN.join(map(re.escape, tag)) for tag in SECTION_TAGS)
+    + ")" + _HIDDEN + r"(?=[\s/>])[^<>]*>",
+    re.IGNORECASE,
 )
 """One of those tags as a model may read it: any case, spaces inside, attributes, a line
-break (then indented) before its ``>``."""
+break (then indented) before its ``>``, characters that show as nothing anywhere in it
+(``</trans\u200bcript>``)."""
 
 
 def section(tag: str, text: str) -> str:
