@@ -289,3 +289,42 @@ def test_human_input_json_is_what_dump_events_writes() -> None:
     dumped[asked] = {"event": "InputRequiredEvent", "data": {}}  # made with no fields
     assert llama_index.events_to_messages(dumped) == _read(
         [{"event": "InputRequiredEvent", "data": {}}])
+
+
+def _listing_run(raw_input: Any, raw_output: Any) -> list[Any]:
+    """A run whose one tool's output (``os.listdir`` of a non-UTF-8 name, say) holds
+    ``raw_input`` and ``raw_output``."""
+    from llama_index.core.agent.workflow import AgentInput, AgentOutput, ToolCallResult
+    from llama_index.core.base.llms.types import ChatMessage, ToolCallBlock
+    from llama_index.core.tools import ToolOutput
+
+    call = ChatMessage(role="assistant", blocks=[
+        ToolCallBlock(tool_call_id="c1", tool_name="ls", tool_kwargs={})])
+    return [
+        AgentInput(input=[ChatMessage(role="user", content="ls")], current_agent_name="a"),
+        AgentOutput(response=call, current_agent_name="a", tool_calls=[]),
+        ToolCallResult(tool_id="c1", tool_name="ls", tool_kwargs={}, return_direct=False,
+                       tool_output=ToolOutput(content="2 files", tool_name="ls",
+                                              raw_input=raw_input, raw_output=raw_output)),
+    ]
+
+
+@pytest.mark.parametrize(("raw_input", "raw_output", "field"), [
+    ({"args": [], "kwargs": {}}, {"dir": {"caf\udce9.txt": 12}}, "raw_output"),
+    ({"args": [], "kwargs": {}}, [{"\udc00": 1}], "raw_output"),
+    ({"args": [], "kwargs": {"x": {"a": {"\udc00": 1}}}}, "ok", "raw_input"),
+])
+def test_a_nested_surrogate_key_in_a_tool_output_is_refused_where_dump_events_refuses_it(
+    raw_input: Any, raw_output: Any, field: str
+) -> None:
+    """LlamaIndex's dump cannot write the key: both roads say so at the field (before: the
+    object road said it was rewritten, at the inner dict)."""
+    events = _listing_run(raw_input, raw_output)
+    refusals = []
+    for read in (llama_index.events_to_messages, llama_index.dump_events):
+        with pytest.raises(TraceError) as caught:
+            read(events)
+        refusals.append((caught.value.code, caught.value.index, caught.value.path))
+        assert "LlamaIndex cannot write this ToolOutput as JSON: UnicodeEncodeError" in str(
+            caught.value)
+    assert refusals == [("unserializable_value", 2, f"events[2].data.tool_output.{field}")] * 2

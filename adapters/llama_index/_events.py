@@ -1099,12 +1099,27 @@ def _raw_dump(output: Any, e: int, where: str) -> dict[str, Any]:
         checked.add("raw_input")
     if checked:  # (a container or an object: asked as dump_events asks it)
         dumped = output.model_dump(include=checked)
+        if any(surrogate_key_in(dumped[key]) for key in checked):
+            _written_as_json(output, checked, e, where)  # a nested one: the dump falls
         for key in sorted(checked):
             check_dumped_form(dumped[key], e, f"{where}.{key}")
     return {"raw_input": to_jsonable_python(raw_input, by_alias=False, inf_nan_mode="constants")
             if named else raw_input,
             "raw_output": to_jsonable_python(raw_output, by_alias=False,
                                              inf_nan_mode="constants")}
+
+
+def _written_as_json(output: Any, checked: set[str], e: int, where: str) -> None:
+    """Refuse a ToolOutput (at ``where``) whose ``checked`` fields its JSON dump cannot write
+    (a key holding a lone surrogate inside them) where and as ``dump_events`` refuses it; one
+    it writes goes on to the JSON check (such a key at their top, rewritten)."""
+    try:
+        output.model_dump(mode="json", include=checked)
+    except FELL as exc:
+        refused = refusal(output, where, "LlamaIndex", index=e, source=NAME)
+        if refused is None:
+            raise
+        raise refused from exc
 
 
 _READERS: dict[str, Callable[[_Rebuild, Any, int], None]] = {

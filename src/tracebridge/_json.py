@@ -395,10 +395,11 @@ def _same_kinds(a: Any, b: Any) -> bool:
 
 def surrogate_key_in(value: Any) -> bool:
     """Whether a dict in ``value`` (a model's ``model_dump()``) has a key holding a lone
-    surrogate (which pydantic's JSON writer writes as U+FFFD, without an error)."""
+    surrogate (which pydantic's JSON writer writes as U+FFFD, without an error); a key that
+    is no string is not one (the JSON check tells of it)."""
     if type(value) is dict:
         for key, item in value.items():
-            if not key.isascii() and _has_surrogate(key):
+            if type(key) is str and not key.isascii() and _has_surrogate(key):
                 return True
             if (type(item) is dict or type(item) is list) and surrogate_key_in(item):
                 return True
