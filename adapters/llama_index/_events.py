@@ -25,7 +25,7 @@ from pydantic_core import to_jsonable_python
 from tracebridge import AIMessage, Message, TextPart, ToolCall, ToolMessage, TraceError, _build
 from tracebridge._changed import FELL, missing_field, refusal
 from tracebridge._gc import pause_gc, resume_gc
-from tracebridge._json import is_plain_json, same_json, surrogate_key_in
+from tracebridge._json import same_json, surrogate_key_in
 from tracebridge._json_model import same_record
 from tracebridge._optional import module_of
 from tracebridge.errors import short_repr, with_article
@@ -211,7 +211,7 @@ def _kwargs_hold_surrogate_key(entries: Any) -> bool:
         return False
     for entry in entries:
         kwargs = getattr(entry, "tool_kwargs", None)
-        if type(kwargs) is dict and is_plain_json(kwargs) and surrogate_key_in(kwargs):
+        if type(kwargs) is dict and surrogate_key_in(kwargs):
             return True
     return False
 
