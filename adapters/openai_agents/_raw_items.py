@@ -56,7 +56,7 @@ RAW_ITEM_TYPES: Mapping[str, tuple[str, ...]] = {
     "mcp_approval_response_item": ("mcp_approval_response",),
     "compaction_item": ("compaction",),
 }
-"""Per ``RunItem`` type, the raw item types the SDK (openai-agents 0.24) wraps in it; a
+"""Per ``RunItem`` type, the raw item types the SDK (openai-agents 0.24, 0.25) wraps in it; a
 ``message`` there is an assistant's. (``program`` and ``hosted_tool_call`` calls, the tool
 search items and ``compaction`` are the SDK's; the Responses reader has no mapping for them.)"""
 

@@ -43,7 +43,8 @@ RUN_ITEM_TYPES = (
     "compaction_item",
     "tool_approval_item",
 )
-"""The ``type`` of every ``RunItem`` class of openai-agents 0.24 (``agents.items.RunItem``)."""
+"""The ``type`` of every ``RunItem`` class of openai-agents 0.24 and 0.25
+(``agents.items.RunItem``)."""
 
 RESULT_CLASSES = ("RunResult", "RunResultStreaming", "RunErrorDetails")
 """Objects that hold a whole run: its ``input`` and its ``new_items``."""
@@ -106,9 +107,8 @@ def is_result(trace: Any) -> bool:
 def is_run_item(item: Any) -> bool:
     """True for a ``RunItem`` object or its ``RunState.to_json()`` dict."""
     if isinstance(item, dict):  # isinstance first: no == on a value of another class
-        return isinstance(kind := item.get("type"), str) and kind in RUN_ITEM_TYPES and (
-            "raw_item" in item
-        )
+        # (its raw_item may be missing: then it is a RunItem refused for it, not an input item)
+        return isinstance(kind := item.get("type"), str) and kind in RUN_ITEM_TYPES
     return is_sdk_object(item) and isinstance(kind := getattr(item, "type", None), str) and (
         kind in RUN_ITEM_TYPES
     )
@@ -350,7 +350,7 @@ def _listed(
                 path=path,
                 source=NAME,
             )
-        if isinstance(item, dict) and "raw_item" in item:
+        if isinstance(item, dict) and ("raw_item" in item or is_run_item(item)):
             found.append(_stored_run_item(item, i, path))
         elif is_sdk_object(item):
             # A RunItem by its class (an object's type may have been changed after it was made)
@@ -358,7 +358,7 @@ def _listed(
                 raise TraceError(
                     "unknown_role",
                     f"{type(item).__name__} is not a RunItem this adapter knows "
-                    f"(openai-agents 0.24 RunItem types: {', '.join(RUN_ITEM_TYPES)})",
+                    f"(RunItem types: {', '.join(RUN_ITEM_TYPES)})",
                     index=i,
                     path=path,
                     source=NAME,
@@ -385,6 +385,14 @@ def _stored_run_item(item: dict[str, Any], index: int, path: str) -> Entry:
     if kind == HANDOFF_OUTPUT:  # the agents handoffs() names
         agent_name(item, "source_agent", index, path, "an agent of the handoff")
         target = agent_name(item, "target_agent", index, path, "an agent of the handoff")
+    if "raw_item" not in item:
+        raise TraceError(
+            "malformed_event",
+            f"a {kind} RunItem needs its 'raw_item' (the Responses item it wraps)",
+            index=index,
+            path=f"{path}.raw_item",
+            source=NAME,
+        )
     record = {key: value for key, value in item.items() if key != "raw_item"}
     raw = item["raw_item"]
     if kind == APPROVAL:
