@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_helpers import run
+from test_evaluation_fixes_s47 import _scored
 
 from tracebridge import convert
 from tracebridge._optional import require
@@ -105,3 +107,31 @@ def test_a_section_tag_broken_by_characters_that_show_as_nothing_is_escaped(text
 @pytest.mark.parametrize("text", ["</transcripts>", "<transcriptx>", "a < b > c", "<rol>"])
 def test_text_that_is_no_section_tag_is_left_as_it_is(text: str) -> None:
     assert section("transcript", text) == f"<transcript>\n{text}\n</transcript>"
+
+
+def test_run_leaves_sigterm_to_a_program_that_handles_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A program calling ``main`` with its own SIGTERM handler keeps it through ``run`` too
+    (before: run's own handler took it, and the run stopped with exit 143)."""
+    (tmp_path / "s48_signal.py").write_text(
+        "import os, signal\n\ndef check(case):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n    return []\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cases.jsonl").write_text(json.dumps(_scored("c1")) + "\n")
+    seen: list[int] = []
+
+    def own(received: int, frame: Any) -> None:
+        seen.append(received)
+
+    before = signal.signal(signal.SIGTERM, own)
+    try:
+        code, out, err = run("run", "cases.jsonl", "--out", "out", "--metric", "tool_call_f1",
+                             "--no-cache", "--checks", "s48_signal:check")
+        assert signal.getsignal(signal.SIGTERM) is own
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert seen == [signal.SIGTERM]
+    assert (code, err) == (0, "")
+    assert out.startswith("complete: 1 passed;")

@@ -145,10 +145,15 @@ class _Termination:
 @contextmanager
 def _terminating(termination: _Termination) -> Iterator[None]:
     """``termination`` handles SIGTERM within the block; the handler before is put back at
-    its end. Only the main thread can set a handler: elsewhere SIGTERM is left as it is, and
-    so it is when the process was started with SIGTERM ignored (as Ctrl-C, ignored, is)."""
+    its end. It takes SIGTERM only from its default action or from the command line's own
+    handler: a program calling ``main`` that handles SIGTERM itself, or a process started with
+    it ignored (as Ctrl-C, ignored, is), keeps it. Only the main thread can set a handler:
+    elsewhere SIGTERM is left as it is."""
+    from ..cli import _StopHandler  # (loaded: run is a command of it)
+
+    current = signal.getsignal(signal.SIGTERM)
     if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGTERM) is signal.SIG_IGN):
+            or not (current is signal.SIG_DFL or isinstance(current, _StopHandler))):
         yield
         return
     previous = signal.signal(signal.SIGTERM, termination)

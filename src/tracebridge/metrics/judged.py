@@ -63,7 +63,9 @@ SECTION_TAGS = ("transcript", "reference", "role", "allowed_topics")
 _HIDDEN = "[" + _INVISIBLE + "]*"
 """Characters that show as nothing (as ``render`` counts them), any number."""
 _SECTION_TAG = re.compile(
-    r"<[\s" + _INVISIBLE + r"]*/?[\s" + _INVISIBLE + r"]*(?:"
+    # (one run of blanks, then at most a slash and another: two runs side by side would
+    # split a long run in every way before failing, quadratic in it)
+    r"<[\s" + _INVISIBLE + r"]*(?:/[\s" + _INVISIBLE + r"]*)?(?:"
     + "|".join(_HIDDEN.join(map(re.escape, tag)) for tag in SECTION_TAGS)
     + ")" + _HIDDEN + r"(?=[\s/>])[^<>]*>",
     re.IGNORECASE,
