@@ -10,11 +10,12 @@ from typing import Any, NoReturn
 
 from tracebridge._json import RepeatedKey, unique_keys
 from tracebridge.errors import short_repr
-from tracebridge.hashing import hashed_messages
 from tracebridge.messages import Message, SystemMessage
 
 from ..openai_chat._read import dumps
 from . import _traceloop as traceloop
+from ._agreement import Reading, agreed
+from ._agreement import same as same  # (read from here by the rebuild and the writer)
 from ._flat import (
     IMAGE_SWITCHES,
     LEGACY_INPUT,
@@ -146,16 +147,8 @@ def read_call(span: Span) -> Call:
     readings = _readings(span)
     if not readings:
         _refuse_unrecorded(span)
-    key, given, answered = readings[0]
-    for other, other_input, other_output in readings[1:]:
-        if _messages(other_input) != _messages(given) or _messages(other_output) != _messages(
-            answered
-        ):
-            span.fail(
-                "conflicting_fields",
-                f"the span's {key}* and {other}* attributes record different messages",
-                other,
-            )
+    key = readings[0][0]
+    given, answered = agreed(span, readings)
     _refuse_choices(span, readings)
     if given is None:
         _refuse_inputless(span, key)
@@ -222,13 +215,9 @@ def _refuse_hidden_output(span: Span) -> None:
     )
 
 
-Read = tuple[list[Message], list[Origin]]
-"""Messages, and where each was recorded (``_origins``)."""
-
-
-def _readings(span: Span) -> list[tuple[str, Read | None, Read | None]]:
+def _readings(span: Span) -> list[Reading]:
     """The span's input and output in each convention it records them in."""
-    readings: list[tuple[str, Read | None, Read | None]] = []
+    readings: list[Reading] = []
     if INPUT in span.attributes or OUTPUT in span.attributes or SYSTEM in span.attributes:
         systems = system_instructions(span)
         given = genai_read(span, INPUT)
@@ -246,10 +235,6 @@ def _readings(span: Span) -> list[tuple[str, Read | None, Read | None]]:
                 flat_read(span, output_key, openinference=openinference),
             ))
     return readings
-
-
-def _messages(read: Read | None) -> str:
-    return same(read[0] if read is not None else [])
 
 
 def _refuse_unrecorded(span: Span) -> NoReturn:
@@ -354,7 +339,7 @@ def is_content_event(name: str) -> bool:
     )
 
 
-def _refuse_choices(span: Span, readings: list[tuple[str, Read | None, Read | None]]) -> None:
+def _refuse_choices(span: Span, readings: list[Reading]) -> None:
     """Several output messages that are the call's choices (``n`` > 1): alternatives, not
     turns, and nothing says which one the conversation went on with. GenAI's output
     messages and Traceloop's ``gen_ai.completion.{i}`` are one per choice; OpenInference's
@@ -393,11 +378,6 @@ def _choice_count(span: Span) -> int | None:
         if isinstance(n, int) and not isinstance(n, bool):
             return n
     return None
-
-
-def same(messages: list[Message]) -> str:
-    """What the transcript hash covers, as text: two readings agree when this does."""
-    return json.dumps(hashed_messages(messages), sort_keys=True)
 
 
 def _refuse_redacted(span: Span) -> None:

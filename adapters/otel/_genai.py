@@ -59,6 +59,12 @@ _PART_KEYS = {
     "file": {"type", "modality", "mime_type", "file_id", "detail", "filename"},
 }
 
+_PAYLOAD_KEYS = {"blob": "content", "uri": "uri", "file": "file_id"}
+"""The key that holds a media part's media, by part type."""
+
+_PAYLOAD_MEANING = {"blob": "the media's base64 data", "uri": "the media's URL",
+                    "file": "the id of an uploaded file"}
+
 
 def json_attribute(span: Span, key: str) -> list[Any] | None:
     """The parsed JSON list of attribute ``key``, or None when absent."""
@@ -331,6 +337,7 @@ class _MessageReader:
             if kind == "reasoning":
                 return ReasoningPart(text=text, metadata=metadata)
             return RefusalPart(text=text, metadata=metadata)
+        self.refuse_no_payload(part, kind, where)
         modality = part.get("modality")
         if "modality" in part and not isinstance(modality, str):
             self.fail("malformed_event", f"a part's 'modality' is text (image, audio, video, "
@@ -353,6 +360,15 @@ class _MessageReader:
         if modality is not None and modality != "file":
             metadata = {SOURCE: {**metadata.get(SOURCE, {}), "modality": modality}}
         return FilePart(**source, filename=part.get("filename"), metadata=metadata)
+
+    def refuse_no_payload(self, part: dict[str, Any], kind: str, where: str) -> None:
+        """A media part whose payload key (``_PAYLOAD_KEYS``) is missing or null: it records
+        no media, and the typed part needs some. Refused at that key, in source terms."""
+        key = _PAYLOAD_KEYS[kind]
+        if part.get(key) is None:
+            held = "it is null" if key in part else "it has none"
+            self.fail("malformed_event", f"{with_article(kind)} part needs {key!r} "
+                      f"({_PAYLOAD_MEANING[kind]}); {held}", f"{where}.{key}")
 
     def call(self, part: dict[str, Any], where: str) -> ToolCall:
         with _SourceTerms(self.span, where, _CALL_TERMS):

@@ -82,8 +82,19 @@ def model_calls(
                 f"this model call is nested in the model call at {outer.span.path} (two "
                 "instrumentations recorded the same call) but their messages differ",
             )
-    kept.sort(key=lambda call: (call.span.start, call.span.index))
+    kept.sort(key=lambda call: _time_order(call, join))
     return kept
+
+
+def _time_order(call: Call, join: Callable[[list[Message]], list[Message]]) -> tuple[int, ...]:
+    """Where a call goes in time order: by start time; calls that started together (times
+    rounded by an exporter or a backend, a coarse or frozen clock) by the length of the
+    history they hold (the input without its leading system messages, and the output: a
+    call whose input holds another's input and output comes after it), then by end time.
+    The position in the input decides only between calls none of these tells apart (an
+    exporter writes spans in the order they end, or in batches, so it says nothing)."""
+    history = len(join(call.input[call.systems:])) + len(join(call.output))
+    return call.span.start, history, call.span.end, call.span.index
 
 
 def _inference_ancestor(
