@@ -291,6 +291,10 @@ def test_human_input_json_is_what_dump_events_writes() -> None:
         [{"event": "InputRequiredEvent", "data": {}}])
 
 
+class _Key(str):
+    """A key of a str subclass (an enum's, say)."""
+
+
 def _listing_run(raw_input: Any, raw_output: Any) -> list[Any]:
     """A run whose one tool's output (``os.listdir`` of a non-UTF-8 name, say) holds
     ``raw_input`` and ``raw_output``."""
@@ -313,6 +317,8 @@ def _listing_run(raw_input: Any, raw_output: Any) -> list[Any]:
     ({"args": [], "kwargs": {}}, {"dir": {"caf\udce9.txt": 12}}, "raw_output"),
     ({"args": [], "kwargs": {}}, [{"\udc00": 1}], "raw_output"),
     ({"args": [], "kwargs": {"x": {"a": {"\udc00": 1}}}}, "ok", "raw_input"),
+    ({"args": [], "kwargs": {}}, ({"\udc00": 1},), "raw_output"),  # a tool returning a tuple
+    ({"args": [], "kwargs": {}}, {"d": {_Key("\udc00"): 1}}, "raw_output"),
 ])
 def test_a_nested_surrogate_key_in_a_tool_output_is_refused_where_dump_events_refuses_it(
     raw_input: Any, raw_output: Any, field: str

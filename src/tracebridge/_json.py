@@ -395,19 +395,25 @@ def _same_kinds(a: Any, b: Any) -> bool:
 
 def surrogate_key_in(value: Any) -> bool:
     """Whether a dict in ``value`` (a model's ``model_dump()``) has a key holding a lone
-    surrogate (which pydantic's JSON writer writes as U+FFFD, without an error); a key that
-    is no string is not one (the JSON check tells of it)."""
-    if type(value) is dict:
+    surrogate (which pydantic's JSON writer writes as U+FFFD, without an error), looking
+    into lists and tuples (a python-mode dump keeps a tuple); a key that is no string is not
+    one (the JSON check tells of it)."""
+    kind = type(value)
+    if kind is dict:
         for key, item in value.items():
-            if type(key) is str and not key.isascii() and _has_surrogate(key):
+            if isinstance(key, str) and not key.isascii() and _has_surrogate(key):
                 return True
-            if (type(item) is dict or type(item) is list) and surrogate_key_in(item):
+            if type(item) in _HOLDERS and surrogate_key_in(item):
                 return True
-    elif type(value) is list:
+    elif kind is list or kind is tuple:
         for item in value:
-            if (type(item) is dict or type(item) is list) and surrogate_key_in(item):
+            if type(item) in _HOLDERS and surrogate_key_in(item):
                 return True
     return False
+
+
+_HOLDERS = frozenset((dict, list, tuple))
+"""What ``surrogate_key_in`` looks into."""
 
 
 def _has_surrogate(text: str) -> bool:
