@@ -9,7 +9,7 @@ from itertools import combinations
 
 from ._estimate import exact
 
-__all__ = ["dollars"]
+__all__ = ["dollars", "finite"]
 
 _FEWEST, _MOST = 4, 40
 """Significant digits of an amount: 4 at least; more while two numbers that differ would read
@@ -36,6 +36,15 @@ def dollars(limit: float, *amounts: Fraction | float) -> tuple[str, ...]:
         if _in_order(values, [Fraction(text) for text in shown]):
             break
     return tuple(f"${text}" for text in shown)
+
+
+def finite(amount: Fraction) -> float | None:
+    """``amount`` as a float, or None when it is past what a float holds (a price of
+    ``1e300`` dollars per million tokens): such a cost cannot be written as a number."""
+    try:
+        return float(amount)
+    except OverflowError:
+        return None
 
 
 def _exact(amount: Fraction | float) -> Fraction:

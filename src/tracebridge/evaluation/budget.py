@@ -30,8 +30,15 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from ..metrics.base import MetricResult, Usage
-from ..metrics.judge import Judge, JudgeError, JudgeReply, JudgeRequest, OpenAIJudge
-from ._dollars import dollars
+from ..metrics.judge import (
+    MAX_TOKEN_COUNT,
+    Judge,
+    JudgeError,
+    JudgeReply,
+    JudgeRequest,
+    OpenAIJudge,
+)
+from ._dollars import dollars, finite
 from ._estimate import Estimate, Price, estimate, estimate_chat, parse_price
 from ._estimate import exact as _exact
 
@@ -63,7 +70,8 @@ class Spent:
     tokens: int
     """Input and output tokens; a request whose tokens are unknown counts at its estimate."""
     cost: float | None
-    """Dollars; None once a request to a model without a price was counted."""
+    """Dollars; None once a request to a model without a price was counted, or when the sum
+    is more than a float holds (a price of ``1e300`` dollars per million tokens)."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +123,10 @@ _HOLD: contextvars.ContextVar[Hold | None] = contextvars.ContextVar("budget_hold
 class Budget:
     """Limits on a run's judge requests, tokens and dollars; None is no limit.
 
+    ``max_requests`` and ``max_tokens`` are ints from 0 to ``MAX_LIMIT`` (a float or a bool
+    is a ``TypeError``), ``max_cost`` a finite number, 0 or more; out of range is a
+    ``ValueError``.
+
     Safe to share between tasks and threads: every reservation and settlement happens under
     one lock, so concurrent requests never overrun a limit by their estimates.
     """
@@ -126,13 +138,9 @@ class Budget:
         max_cost: float | None = None,
         prices: dict[str, Price] | None = None,
     ) -> None:
-        for name, limit in (
-            ("max_requests", max_requests),
-            ("max_tokens", max_tokens),
-            ("max_cost", max_cost),
-        ):
-            if limit is not None and not (math.isfinite(limit) and limit >= 0):
-                raise ValueError(f"{name} must be 0 or more, got {limit!r}")
+        _check_count("max_requests", max_requests)
+        _check_count("max_tokens", max_tokens)
+        _check_dollars(max_cost)
         self.max_requests = max_requests
         self.max_tokens = max_tokens
         self.max_cost = max_cost
@@ -153,21 +161,21 @@ class Budget:
     def spent(self) -> Spent:
         """What settled requests cost."""
         with self._lock:
-            cost = None if self._unpriced else float(self._cost)
+            cost = None if self._unpriced else finite(self._cost)
             return Spent(self._requests, self._tokens, cost)
 
     @property
     def reserved(self) -> Spent:
         """What requests in flight hold (their estimates)."""
         with self._lock:
-            return Spent(self._held_requests, self._held_tokens, float(self._held_cost))
+            return Spent(self._held_requests, self._held_tokens, finite(self._held_cost))
 
     @property
     def remaining(self) -> Remaining:
         """What a new reservation can still take."""
         with self._lock:
             requests, tokens, cost = self._left()
-            return Remaining(requests, tokens, None if cost is None else float(cost))
+            return Remaining(requests, tokens, None if cost is None else finite(cost))
 
     def _left(self) -> tuple[int | None, int | None, Fraction | None]:
         requests = tokens = None
@@ -321,6 +329,46 @@ class Budget:
                 self._unpriced += actual_usage.requests
             self._requests += actual_usage.requests
             self._tokens += input_tokens + output_tokens
+
+
+MAX_LIMIT = MAX_TOKEN_COUNT
+"""The largest ``max_requests`` or ``max_tokens`` (9,007,199,254,740,992), as large as one
+reply's token count may be: a larger limit is no limit a run could reach."""
+
+
+def _check_count(name: str, limit: object) -> None:
+    """Refuse a request or token limit that is not a whole number from 0 to ``MAX_LIMIT``:
+    ``TypeError`` for a float or a bool (a limit of 1.5 requests), ``ValueError`` out of range."""
+    if limit is None:
+        return
+    if type(limit) is not int:
+        raise TypeError(f"{name} must be a whole number (an int) or None, got {limit!r}")
+    if limit < 0:
+        raise ValueError(f"{name} must be 0 or more, got {limit!r}")
+    if limit > MAX_LIMIT:
+        raise ValueError(f"{name} must be at most {MAX_LIMIT:,}, got {count_text(limit)}")
+
+
+def count_text(count: int) -> str:
+    """A whole number for a one-line message: with its thousands separated, or said to be
+    long when it is (a flag of 400 digits)."""
+    return f"{count:,}" if abs(count) < 10**30 else "a number of more than 30 digits"
+
+
+def _check_dollars(limit: object) -> None:
+    """Refuse a cost limit that is not a finite number of dollars, 0 or more: ``TypeError``
+    for a bool or what is not a number, ``ValueError`` for one out of range."""
+    if limit is None:
+        return
+    if isinstance(limit, bool) or not isinstance(limit, (int, float)):
+        raise TypeError(f"max_cost must be a number of dollars or None, got {limit!r}")
+    try:
+        in_range = math.isfinite(limit) and limit >= 0
+    except OverflowError:  # an int past what a float holds
+        shown = count_text(int(limit))
+        raise ValueError(f"max_cost must be a finite number, got {shown}") from None
+    if not in_range:
+        raise ValueError(f"max_cost must be 0 or more, got {limit!r}")
 
 
 class _Planned:

@@ -47,7 +47,7 @@ from typing import Any
 
 from ..metrics.cli import verdict
 from .cases import CaseSet
-from .gate import slice_name
+from .gate import one_line, slice_name
 from .outcome import GOAL_METRICS, WITH_REFERENCE, WITHOUT_REFERENCE
 from .rundir import CaseRow, RunDir
 
@@ -208,7 +208,7 @@ def tables(calibration: dict[str, Any]) -> str:
                                  ("lengths", "messages", "conversation length (messages)")):
             parts.append(f"\n{title}, per {said}\n")
             parts.append(_table([label, *(c for c, _ in columns)],
-                                ([name, *(_cell(figures[f]) for _, f in columns)]
+                                ([one_line(name), *(_cell(figures[f]) for _, f in columns)]
                                  for name, figures in groups[key].items())))
     return "".join(parts)
 

@@ -261,7 +261,10 @@ class CaseProblem:
     """Its place (1-based) in a JSON list of cases; None in JSONL or a file of one case."""
 
     def __str__(self) -> str:
-        case = f" (case {self.case_id})" if self.case_id is not None else ""
+        # imported here: the gate reads case files, so it is imported after this module
+        from .gate import one_line
+
+        case = f" (case {one_line(self.case_id)})" if self.case_id is not None else ""
         return f"{record_place(self.line, self.element)}{case}: {self.message}"
 
 

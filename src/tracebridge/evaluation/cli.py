@@ -39,10 +39,11 @@ from ..errors import MissingExtraError
 from ..metrics import cli as metrics_cli
 from ..metrics.cli import DETERMINISTIC, JUDGED
 from ..metrics.judge import OpenAIJudge
-from .budget import Budget, Price, check_priced, parse_price
+from .budget import MAX_LIMIT, Budget, Price, check_priced, count_text, parse_price
 from .cache import DEFAULT_PATH, CacheError, NoCache, ResultCache
 from .cases import CaseFileError, CaseSet, load_cases
 from .checks import CheckError, UserCheck, load_check
+from .gate import one_line
 from .record import CASES, RESULTS, SPENT, SUMMARY, RecordError, RunRecord
 from .runner import Runner, RunSettings, UsageError
 
@@ -230,7 +231,8 @@ def _set_up_and_run(args: argparse.Namespace, err: TextIO,
         budget = _checked_flags(args, prices)
         cases = load_cases(args.cases)
         for case in cases.unreadable():
-            err.write(f"tracebridge run: {args.cases}: {case.place()} (case {case.case_id}): "
+            err.write(f"tracebridge run: {args.cases}: {case.place()} "
+                      f"(case {one_line(case.case_id)}): "
                       f"the transcript cannot be used: {case.transcript_error}; the case is "
                       "blocked\n")
         runner = _runner(args, cases, checks, budget, err)
@@ -313,6 +315,8 @@ def _checked_flags(args: argparse.Namespace, prices: dict[str, Price]) -> Budget
     for flag, limit in (("--max-requests", args.max_requests), ("--max-tokens", args.max_tokens)):
         if limit is not None and limit < 0:
             raise UsageError(f"{flag} must be 0 or more, got {limit}")
+        if limit is not None and limit > MAX_LIMIT:
+            raise UsageError(f"{flag} must be at most {MAX_LIMIT:,}, got {count_text(limit)}")
     if args.max_cost is not None and not (math.isfinite(args.max_cost) and args.max_cost >= 0):
         raise UsageError(f"--max-cost must be a finite number, 0 or more, got {args.max_cost}")
     budget = Budget(args.max_requests, args.max_tokens, args.max_cost, prices)

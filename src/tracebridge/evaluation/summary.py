@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
+from ._dollars import finite
 from .outcome import STATES
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ def summary(runner: Runner, rows: Sequence[dict[str, Any]],
     # each request at the price it was sent at; one that reported no tokens, or was sent
     # without a price, cost an unknown amount: never counted as free
     unknown = usage.requests_without_usage or spend.unpriced
-    cost = None if unknown else float(spend.known)
+    cost = None if unknown else finite(spend.known)
     budget = runner.budget
     return {
         **runner.header,
@@ -135,8 +136,14 @@ def _cost_note(usage: Usage, spend: Spend) -> str | None:
                        "judge model")
     if usage.requests_without_usage:
         unknown.append(f"{usage.requests_without_usage} request(s) reported no token usage")
+    known = finite(spend.known)
     if not unknown:
-        return None
+        return None if known is not None else _TOO_LARGE
+    if known is None:
+        return f"{'; '.join(unknown)}: cost unknown"
     which = "priced requests" if spend.unpriced else "requests"
     return (f"{'; '.join(unknown)}: cost unknown (the {which} that reported it cost "
-            f"${float(spend.known):.4f})")
+            f"${known:.4f})")
+
+
+_TOO_LARGE = "the cost is more dollars than a number here holds: cost unknown"

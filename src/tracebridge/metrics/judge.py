@@ -376,7 +376,7 @@ class OpenAIJudge:
         if raw_api is None:  # a client with only ``chat.completions.create``
             response = await completions.create(**request)
             _refuse_not_a_completion(response, with_article(type(response).__name__), Usage())
-            return response, _usage_of(getattr(response, "usage", None))
+            return response, _reply_usage(getattr(response, "usage", None), Usage())
         raw = await raw_api.create(**request)
         retries_taken = getattr(raw, "retries_taken", 0)
         retried = retries_taken if isinstance(retries_taken, int) else 0
@@ -389,7 +389,7 @@ class OpenAIJudge:
             sent = before + Usage(requests=1, requests_without_usage=1)
             raise _request_failed(exc, sent) from exc
         _refuse_not_a_completion(response, _body_kind(raw), before)
-        return response, _usage_of(reported) + before
+        return response, _reply_usage(reported, before)
 
     async def aclose(self) -> None:
         """Close the client's connections (on the loop that opened them); a client with no
@@ -463,15 +463,47 @@ def _sent_usage(raw: Any) -> Any:
     return body.get("usage") if isinstance(body, dict) else None
 
 
+MAX_TOKEN_COUNT = 2**53
+"""The most tokens a reply's ``usage`` may count in any field (9,007,199,254,740,992): no
+request comes near it, and past it a count is no longer a float exactly, so a cost made of
+it could not be written."""
+
+
+def _reply_usage(reported: Any, before: Usage) -> Usage:
+    """What a completion cost (``_usage_of``), after the ``before`` tries the client retried.
+    A count past ``MAX_TOKEN_COUNT`` makes the reply unusable: a failed request
+    (``JudgeError``, not retried) of unknown tokens, as a reply that is no completion is."""
+    too_large = _count_too_large(_counts_of(reported))
+    if too_large is not None:
+        failed = before + Usage(requests=1, requests_without_usage=1)
+        raise _request_failed(ValueError(too_large), failed)
+    return _usage_of(reported) + before
+
+
+def _count_too_large(counts: list[tuple[str, Any]]) -> str | None:
+    """Why a reply's token counts cannot be believed (one past ``MAX_TOKEN_COUNT``), or None."""
+    for field, count in counts:
+        if type(count) is int and count > MAX_TOKEN_COUNT:
+            shown = f"{count:,}" if count < 10**30 else "a number of more than 30 digits"
+            return (f"the reply's usage.{field} is {shown}, more than any request uses "
+                    f"(at most {MAX_TOKEN_COUNT:,} tokens are counted)")
+    return None
+
+
+def _counts_of(reported: Any) -> list[tuple[str, Any]]:
+    """Each usage field and its count in ``reported`` (None where it has none)."""
+    if isinstance(reported, dict):
+        return [(field, reported.get(field)) for field in _USAGE_FIELDS]
+    return [(field, getattr(reported, field, None)) for field in _USAGE_FIELDS]
+
+
 def _usage_of(reported: Any) -> Usage:
     """What one reply says it cost, given its ``usage`` (a JSON object as sent, or the
-    client's model of it); a count that is not a whole number 0 or more (a bool, a float, a
-    string, a negative number) is no usage at all: the request's tokens are unknown."""
-    if isinstance(reported, dict):
-        counts = [reported.get(field) for field in _USAGE_FIELDS]
-    else:
-        counts = [getattr(reported, field, None) for field in _USAGE_FIELDS]
-    if not all(type(count) is int and count >= 0 for count in counts):
+    client's model of it); a count that is not a whole number from 0 to ``MAX_TOKEN_COUNT``
+    (a bool, a float, a string, a negative number, one too large) is no usage at all: the
+    request's tokens are unknown."""
+    counts = [count for _, count in _counts_of(reported)]
+    if not all(type(count) is int and 0 <= count <= MAX_TOKEN_COUNT for count in counts):
         return Usage(requests=1, requests_without_usage=1)
     prompt, completion, total = counts
     return Usage(
