@@ -13,6 +13,9 @@ without their media, and on chained model calls that started at the same time
    without ``file_id`` is ``malformed_event`` at that key of the part.
 4. Chained model calls that started at the same time are read in the same order whatever
    their order in the input: the call whose history the other extends comes first.
+5. Only the second convention's own keys (``fields``) are carried over, and only those the
+   first convention does not spell itself, so that what is read is written back; a finish
+   reason in the two conventions' spellings is one reason; values are compared as JSON.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any
 import pytest
 from otel_helpers import refused, text, where
 
-from tracebridge import AIMessage, HumanMessage, TextPart, ToolCall
+from tracebridge import AIMessage, HumanMessage, SystemMessage, TextPart, ToolCall
 from tracebridge.adapters import otel
 
 SPAN = "resourceSpans[0].scopeSpans[0].spans[0]"
@@ -240,3 +243,172 @@ def test_second_convention_other_part_field_is_conflicting_fields() -> None:
         {"type": "text", "text": "yo", "lang": "en"}, {"type": "text", "text": "!"}))))
     key = "gen_ai.completion.0.content[0].lang"
     assert where(error) == ("conflicting_fields", 0, f"{SPAN}.attributes[{key!r}]")
+
+
+# 5. What the second convention keeps is carried over only where the first can write it.
+
+SYSTEM_INSTRUCTIONS = [
+    value("gen_ai.operation.name", "chat"),
+    value("gen_ai.system_instructions", json.dumps([{"type": "text", "content": "be nice"}])),
+    value("gen_ai.input.messages", json.dumps([text("user", "hi")])),
+    value("gen_ai.output.messages", json.dumps([REPLY])),
+]
+
+TRACELOOP_ANNOTATED = [
+    value("gen_ai.prompt.0.role", "system"), value("gen_ai.prompt.0.content", "be nice"),
+    value("gen_ai.prompt.1.role", "user"), value("gen_ai.prompt.1.content", "hi"),
+    value("gen_ai.completion.0.role", "assistant"), value("gen_ai.completion.0.content", "yo"),
+    {"key": "gen_ai.completion.0.annotations", "value": {"arrayValue": {"values": []}}},
+]
+
+OPENINFERENCE_SYSTEM_KEY = [
+    value("openinference.span.kind", "LLM"),
+    value("llm.input_messages.0.message.role", "system"),
+    value("llm.input_messages.0.message.content", "be nice"),
+    value("llm.input_messages.0.message.custom", "k"),
+    value("llm.input_messages.1.message.role", "user"),
+    value("llm.input_messages.1.message.content", "hi"),
+    value("llm.output_messages.0.message.role", "assistant"),
+    value("llm.output_messages.0.message.content", "yo"),
+]
+
+INSTRUCTED = [SystemMessage(content="be nice", metadata={"otel": {"system_instructions": True}}),
+              HumanMessage(content="hi"), AIMessage(content="yo")]
+
+
+def test_flat_annotations_marker_is_not_carried_over() -> None:
+    read = otel.to_messages(document(span(SYSTEM_INSTRUCTIONS + TRACELOOP_ANNOTATED)))
+    assert read == INSTRUCTED
+    for convention in ("auto", "genai"):
+        assert otel.to_messages(otel.from_messages(read, convention=convention)) == read
+
+
+def test_own_key_on_system_instructions_message_is_not_carried_over() -> None:
+    read = otel.to_messages(document(span(SYSTEM_INSTRUCTIONS + OPENINFERENCE_SYSTEM_KEY)))
+    assert read == INSTRUCTED
+    assert otel.to_messages(otel.from_messages(read)) == read
+
+
+def test_own_key_genai_spells_itself_is_not_carried_over() -> None:
+    parts = value("llm.output_messages.0.message.parts", "v")
+    trace = document(span(genai([text("user", "hi")], [REPLY]) + OPENINFERENCE + [parts]))
+    read = otel.to_messages(trace)
+    assert read == [HumanMessage(content="hi"), AIMessage(content="yo")]
+    assert otel.to_messages(otel.from_messages(read)) == read
+
+
+def test_traceloop_own_key_contents_is_kept() -> None:
+    """``contents`` is OpenInference's part list; a Traceloop message's key of that name is
+    one of its own, kept, and not carried onto OpenInference's reading of the same span."""
+    contents = value("gen_ai.prompt.0.contents", "c")
+    alone = otel.to_messages(document(span([value("llm.request.type", "chat"), *TRACELOOP,
+                                            contents])))
+    assert alone == [HumanMessage(content="hi", metadata={"otel": {"fields": {"contents": "c"}}}),
+                     AIMessage(content="yo")]
+    both = otel.to_messages(document(span(OPENINFERENCE + TRACELOOP + [contents])))
+    assert both == [HumanMessage(content="hi"), AIMessage(content="yo")]
+
+
+def test_part_key_genai_spells_itself_is_not_carried_over() -> None:
+    trace = document(span(genai([text("user", "hi")], [REPLY])
+                          + traceloop_parts({"type": "text", "text": "yo", "modality": "x",
+                                             "lang": "en"})))
+    read = otel.to_messages(trace)
+    assert read == [HumanMessage(content="hi"), AIMessage(content=[
+        TextPart(text="yo", metadata={"otel": {"fields": {"lang": "en"}}})])]
+    assert otel.to_messages(otel.from_messages(read)) == read
+
+
+TOOL_CALL = {"type": "tool_call", "id": "call_1", "name": "get_weather",
+             "arguments": {"city": "Paris"}}
+TRACELOOP_TOOL_CALL = [
+    value("gen_ai.prompt.0.role", "user"), value("gen_ai.prompt.0.content", "weather?"),
+    value("gen_ai.completion.0.role", "assistant"),
+    value("gen_ai.completion.0.tool_calls.0.id", "call_1"),
+    value("gen_ai.completion.0.tool_calls.0.name", "get_weather"),
+    value("gen_ai.completion.0.tool_calls.0.arguments", '{"city": "Paris"}'),
+]
+
+
+def tool_call_span(genai_reason: str, traceloop_reason: str) -> dict[str, Any]:
+    answered = {"role": "assistant", "finish_reason": genai_reason, "parts": [TOOL_CALL]}
+    return document(span([*genai([text("user", "weather?")], [answered]),
+                          *TRACELOOP_TOOL_CALL,
+                          value("gen_ai.completion.0.finish_reason", traceloop_reason)]))
+
+
+@pytest.mark.parametrize("traceloop_reason", ["tool_calls", "function_call", "tool_use"])
+def test_finish_reason_spelled_by_provider_is_genai_tool_call(traceloop_reason: str) -> None:
+    read = otel.to_messages(tool_call_span("tool_call", traceloop_reason), allow_pending=True)
+    assert read == [HumanMessage(content="weather?"), AIMessage(
+        content="", tool_calls=[ToolCall(id="call_1", name="get_weather",
+                                         args={"city": "Paris"})],
+        metadata={"otel": {"fields": {"finish_reason": "tool_call"}}})]
+
+
+@pytest.mark.parametrize(("genai_reason", "traceloop_reason"),
+                         [("stop", "end_turn"), ("stop", "stop_sequence"),
+                          ("length", "max_tokens")])
+def test_finish_reason_equivalents_keep_the_first(genai_reason: str,
+                                                  traceloop_reason: str) -> None:
+    answered = {**REPLY, "finish_reason": genai_reason}
+    trace = document(span([*genai([text("user", "hi")], [answered]), *TRACELOOP,
+                           value("gen_ai.completion.0.finish_reason", traceloop_reason)]))
+    assert otel.to_messages(trace) == [HumanMessage(content="hi"), AIMessage(
+        content="yo", metadata={"otel": {"fields": {"finish_reason": genai_reason}}})]
+
+
+def test_finish_reason_contradiction_is_still_conflicting_fields() -> None:
+    error = refused(tool_call_span("tool_call", "stop"), allow_pending=True)
+    key = "gen_ai.completion.0.finish_reason"
+    assert where(error) == ("conflicting_fields", 0, f"{SPAN}.attributes[{key!r}]")
+    assert str(error) == (
+        f"otel: {SPAN}.attributes[{key!r}]: the span's gen_ai.output.messages* attributes "
+        f"and {key} record different values of 'finish_reason' for one message "
+        "('tool_call' and 'stop') [conflicting_fields]"
+    )
+
+
+def test_own_key_true_and_one_are_conflicting_fields() -> None:
+    answered = {**REPLY, "flag": True}
+    flag = {"key": "llm.output_messages.0.message.flag", "value": {"intValue": "1"}}
+    error = refused(document(span(genai([text("user", "hi")], [answered])
+                                  + OPENINFERENCE + [flag])))
+    key = "llm.output_messages.0.message.flag"
+    assert where(error) == ("conflicting_fields", 0, f"{SPAN}.attributes[{key!r}]")
+    assert str(error) == (
+        f"otel: {SPAN}.attributes[{key!r}]: the span's gen_ai.output.messages* attributes "
+        f"and {key} record different values of 'flag' for one message (True and 1) "
+        "[conflicting_fields]"
+    )
+
+
+DUAL_CONVENTION = {
+    "finish_reason": genai([text("user", "hi")], [REPLY]) + TRACELOOP_STOP,
+    "same_finish_reason": genai([text("user", "hi")], [REPLY_STOP]) + TRACELOOP_STOP,
+    "traceloop_first": TRACELOOP_STOP + genai([text("user", "hi")], [REPLY]),
+    "openinference_own_key": genai([text("user", "hi")], [REPLY]) + OPENINFERENCE + [
+        value("llm.output_messages.0.message.custom_key", "v")],
+    "openinference_parts_key": genai([text("user", "hi")], [REPLY]) + OPENINFERENCE + [
+        value("llm.output_messages.0.message.parts", "v")],
+    "part_key": genai([text("user", "hi")], [REPLY]) + traceloop_parts(
+        {"type": "text", "text": "yo", "lang": "en"}),
+    "annotations": SYSTEM_INSTRUCTIONS + TRACELOOP_ANNOTATED,
+    "system_instructions_own_key": SYSTEM_INSTRUCTIONS + OPENINFERENCE_SYSTEM_KEY,
+    "three_conventions": genai([text("user", "hi")], [REPLY]) + OPENINFERENCE + TRACELOOP_STOP,
+    "openinference_then_traceloop": OPENINFERENCE + TRACELOOP_STOP + [
+        value("gen_ai.prompt.0.contents", "c")],
+}
+
+
+@pytest.mark.parametrize("name", sorted(DUAL_CONVENTION))
+def test_dual_convention_reading_is_written_back(name: str) -> None:
+    read = otel.to_messages(document(span(DUAL_CONVENTION[name])))
+    assert otel.to_messages(otel.from_messages(read)) == read
+
+
+@pytest.mark.parametrize("reason", ["tool_calls", "function_call", "tool_use"])
+def test_dual_convention_tool_call_reading_is_written_back(reason: str) -> None:
+    read = otel.to_messages(tool_call_span("tool_call", reason), allow_pending=True)
+    written = otel.from_messages(read)
+    assert otel.to_messages(written, allow_pending=True) == read

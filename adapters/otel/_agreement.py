@@ -5,14 +5,22 @@ Traceloop's flat keys): the readings must record the same messages, and what one
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
+from tracebridge._json import same_json
 from tracebridge.errors import short_repr
 from tracebridge.hashing import hashed_messages
 from tracebridge.messages import AIMessage, Message, TextPart
 
-from ._flat import LEGACY_INPUT, LEGACY_OUTPUT, OPENINFERENCE_INPUT, OPENINFERENCE_OUTPUT
-from ._genai import INPUT, OUTPUT
+from ._flat import (
+    LEGACY_CALL_KEYS,
+    LEGACY_INPUT,
+    LEGACY_OUTPUT,
+    OPENINFERENCE_INPUT,
+    OPENINFERENCE_OUTPUT,
+)
+from ._genai import _PART_KEYS, INPUT, OUTPUT
 from ._origins import Origin
 from ._spans import SOURCE, Span
 
@@ -26,15 +34,31 @@ OUTPUT_KEYS = {INPUT: OUTPUT, OPENINFERENCE_INPUT: OPENINFERENCE_OUTPUT,
                LEGACY_INPUT: LEGACY_OUTPUT}
 """The output attribute (or prefix) of each convention, by its input's."""
 
-_SPELLINGS = {
-    "message": frozenset(("content", "refusal", "system_instructions", "role", "response",
-                          "response_key")),
-    "call": frozenset(("arguments",)),
-    "part": frozenset(("verbatim",)),
+_CARRIED = "fields"
+"""The one key of ``metadata["otel"]`` carried over from a second reading: the own keys of a
+message, part or call (``finish_reason``, say). The second reading is always flat
+(OpenInference's or Traceloop's), and every other key its reader keeps says how the flat
+messages spelled what both record (a message's ``content``, ``refusal``, ``content_parts``,
+``joined``, ``joined_parts``; a call's ``arguments``; a part's ``verbatim``, ``detail``,
+``from``, ``also``, ``content``) or has a place in flat messages only (a message's
+``annotations``, a call's or part's ``inner``, a part's ``format``): the first reading spells
+those its own way, so they are neither compared nor carried over."""
+
+_RESERVED = {
+    INPUT: {"message": frozenset(("role", "parts", "name")),
+            "part": frozenset().union(*_PART_KEYS.values()),
+            "call": frozenset(("type", "id", "name", "arguments"))},
+    OPENINFERENCE_INPUT: {"message": frozenset(("contents", *LEGACY_CALL_KEYS)),
+                          "part": frozenset(), "call": frozenset()},
 }
-"""Keys of ``metadata["otel"]`` that say how one convention spelled what both record (a
-content left out or null, a tool result sent in a user message, arguments as text): the
-other convention spells it its own way, so they are neither compared nor carried over."""
+"""Per first convention (by its input key) and kind, the own keys its writer spells itself:
+one carried over would be read back as that, so it is not carried."""
+
+_FINISH_REASONS = {"tool_calls": "tool_call", "function_call": "tool_call",
+                   "tool_use": "tool_call", "end_turn": "stop", "stop_sequence": "stop",
+                   "max_tokens": "length"}
+"""Providers' finish reasons (OpenAI's, Anthropic's, as Traceloop records them) that are the
+GenAI convention's ``tool_call``, ``stop`` and ``length``: one reason in two spellings."""
 
 
 def same(messages: list[Message]) -> str:
@@ -51,8 +75,10 @@ def agreed(span: Span, readings: list[Reading]) -> tuple[Read | None, Read | Non
         _refuse_different(span, (key, given), (other, other_given), "input")
         _refuse_different(span, (OUTPUT_KEYS[key], answered),
                           (OUTPUT_KEYS[other], other_answered), "output")
-        given = _merged_read(span, key, given, other_given)
-        answered = _merged_read(span, OUTPUT_KEYS[key], answered, other_answered)
+        reserved = _RESERVED.get(key, {})
+        given = _merged_read(_Merge(span, key, reserved), given, other_given)
+        answered = _merged_read(_Merge(span, OUTPUT_KEYS[key], reserved), answered,
+                                other_answered)
     return given, answered
 
 
@@ -71,49 +97,62 @@ def _messages(read: Read | None) -> str:
     return same(read[0] if read is not None else [])
 
 
-def _merged_read(span: Span, key: str, first: Read | None, other: Read | None) -> Read | None:
+@dataclass(frozen=True)
+class _Merge:
+    """What a merge of one side (input or output) needs to know of the first reading."""
+
+    span: Span
+    key: str
+    """The first reading's attribute (or prefix) for this side."""
+    reserved: dict[str, frozenset[str]]
+    """The own keys its writer spells itself, by kind (``_RESERVED``)."""
+
+
+def _merged_read(merge: _Merge, first: Read | None, other: Read | None) -> Read | None:
     if first is None or other is None:
         return first
     messages = [
-        _merged_message(span, key, mine, theirs, origin)
+        _merged_message(merge, mine, theirs, origin)
         for mine, theirs, origin in zip(first[0], other[0], other[1], strict=True)
     ]
     return messages, first[1]
 
 
-def _merged_message(span: Span, key: str, mine: Message, theirs: Message,
-                    origin: Origin) -> Message:
-    where = origin.where or key
-    update: dict[str, Any] = {
-        "metadata": _merged_metadata(span, key, mine.metadata, theirs.metadata, "message",
-                                     where),
-    }
+def _merged_message(merge: _Merge, mine: Message, theirs: Message, origin: Origin) -> Message:
+    """``mine`` with what ``theirs`` keeps and it does not; a message read from
+    ``gen_ai.system_instructions`` takes no key of its own (that attribute holds parts only)."""
+    where = origin.where or merge.key
+    update: dict[str, Any] = {}
+    if "system_instructions" not in mine.metadata.get(SOURCE, {}):
+        update["metadata"] = _merged_metadata(merge, mine.metadata, theirs.metadata,
+                                              "message", where)
     if isinstance(mine, AIMessage) and isinstance(theirs, AIMessage):
         update["tool_calls"] = [
             call.model_copy(update={"metadata": _merged_metadata(
-                span, key, call.metadata, other.metadata, "call",
+                merge, call.metadata, other.metadata, "call",
                 origin.calls[j] if j < len(origin.calls) else where,
             )})
             for j, (call, other) in enumerate(zip(mine.tool_calls, theirs.tool_calls,
                                                   strict=True))
         ]
-    content = _merged_content(span, key, mine.content, theirs.content, where)
+    content = _merged_content(merge, mine.content, theirs.content, where)
     if content is not mine.content:
         update["content"] = content
     return mine.model_copy(update=update)
 
 
-def _merged_content(span: Span, key: str, mine: Any, theirs: Any, where: str) -> Any:
+def _merged_content(merge: _Merge, mine: Any, theirs: Any, where: str) -> Any:
     """The parts' kept values merged, part by part; a plain text that the other reading
     records as one text part with kept values becomes that part (the same text)."""
     if isinstance(mine, str):
-        kept = _kept_only(theirs[0].metadata, "part") if isinstance(theirs, list) else {}
-        return [TextPart(text=mine, metadata={SOURCE: kept})] if kept else mine
+        kept = (_merged_metadata(merge, {}, theirs[0].metadata, "part", _part_at(where, 0))
+                if isinstance(theirs, list) else {})
+        return [TextPart(text=mine, metadata=kept)] if kept else mine
     if not isinstance(theirs, list) or len(theirs) != len(mine):
         return mine  # one text spelled two ways: the other keeps nothing on it
     return [
         part.model_copy(update={"metadata": _merged_metadata(
-            span, key, part.metadata, other.metadata, "part", _part_at(where, k))})
+            merge, part.metadata, other.metadata, "part", _part_at(where, k))})
         for k, (part, other) in enumerate(zip(mine, theirs, strict=True))
     ]
 
@@ -126,39 +165,38 @@ def _part_at(where: str, k: int) -> str:
     return f"{where}.content[{k}]"
 
 
-def _kept_only(metadata: dict[str, Any], kind: str) -> dict[str, Any]:
-    """What ``metadata["otel"]`` keeps, less the convention's spelling markers."""
-    return {name: value for name, value in metadata.get(SOURCE, {}).items()
-            if name not in _SPELLINGS[kind]}
-
-
-def _merged_metadata(span: Span, key: str, mine: dict[str, Any], theirs: dict[str, Any],
+def _merged_metadata(merge: _Merge, mine: dict[str, Any], theirs: dict[str, Any],
                      kind: str, where: str) -> dict[str, Any]:
-    """``mine`` with what ``theirs`` keeps in ``metadata["otel"]`` and it does not (its
-    ``fields`` key by key); a value both keep that differs is ``conflicting_fields`` at the
-    other reading's key (``where``: its message, call or part)."""
+    """``mine`` with the own keys (``fields``) ``theirs`` keeps in ``metadata["otel"]`` and
+    it does not, less those the first convention spells itself (``_RESERVED``); a value both
+    keep that differs is ``conflicting_fields`` at the other reading's key (``where``: its
+    message, call or part)."""
+    held = theirs.get(SOURCE, {}).get(_CARRIED)
+    if not isinstance(held, dict):
+        return dict(mine)
     kept = dict(mine.get(SOURCE, {}))
-    for name, value in theirs.get(SOURCE, {}).items():
-        if name in _SPELLINGS[kind]:
-            continue
-        if name == "fields" and isinstance(kept.get(name), dict) and isinstance(value, dict):
-            fields = dict(kept[name])
-            for field, held in value.items():
-                _refuse_other_value(span, key, fields, field, held, f"{where}.{field}")
-                fields[field] = held
-            kept[name] = fields
-            continue
-        _refuse_other_value(span, key, kept, name, value, where)
-        kept[name] = value
+    fields = dict(kept.get(_CARRIED, {}))
+    for name, value in held.items():
+        if name in fields:
+            _refuse_other_value(merge, name, fields[name], value, f"{where}.{name}")
+        elif name not in merge.reserved.get(kind, ()):
+            fields[name] = value
+    if fields:
+        kept[_CARRIED] = fields
     return {**mine, SOURCE: kept} if kept else dict(mine)
 
 
-def _refuse_other_value(span: Span, key: str, kept: dict[str, Any], name: str, value: Any,
-                        where: str) -> None:
-    if name in kept and kept[name] != value:
-        span.fail(
-            "conflicting_fields",
-            f"the span's {key}* attributes and {where} record different values of {name!r} "
-            f"for one message ({short_repr(kept[name])} and {short_repr(value)})",
-            where,
-        )
+def _refuse_other_value(merge: _Merge, name: str, first: Any, value: Any, where: str) -> None:
+    """``conflicting_fields`` when two readings keep different values of one own key, as JSON
+    (``true`` and ``1`` differ); a finish reason in two conventions' spellings is one."""
+    if same_json(first, value) or (
+        name == "finish_reason" and isinstance(first, str) and isinstance(value, str)
+        and _FINISH_REASONS.get(first, first) == _FINISH_REASONS.get(value, value)
+    ):
+        return
+    merge.span.fail(
+        "conflicting_fields",
+        f"the span's {merge.key}* attributes and {where} record different values of {name!r} "
+        f"for one message ({short_repr(first)} and {short_repr(value)})",
+        where,
+    )

@@ -258,7 +258,7 @@ def _chat_dict(
             chat[key] = value
     if openinference and any(key in chat for key in LEGACY_CALL_KEYS):
         chat["function_call"] = _function_call(chat, span, where)
-    parts = chat.pop("contents", None)
+    parts = chat.pop("contents", None) if openinference else None  # (Traceloop's: its own)
     if parts is not None:
         text = chat.get("content")
         plain = all(part.get("type") == "text" and isinstance(part["text"], str) for part in parts)
