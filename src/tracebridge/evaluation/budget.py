@@ -21,6 +21,7 @@ import contextlib
 import contextvars
 import itertools
 import math
+import numbers
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -138,12 +139,9 @@ class Budget:
         max_cost: float | None = None,
         prices: dict[str, Price] | None = None,
     ) -> None:
-        _check_count("max_requests", max_requests)
-        _check_count("max_tokens", max_tokens)
-        _check_dollars(max_cost)
-        self.max_requests = max_requests
-        self.max_tokens = max_tokens
-        self.max_cost = max_cost
+        self.max_requests = _checked_count("max_requests", max_requests)
+        self.max_tokens = _checked_count("max_tokens", max_tokens)
+        self.max_cost = _checked_dollars(max_cost)
         self.prices: dict[str, Price] = dict(prices or {})
         """Each judge model's price, by model name."""
         self._lock = threading.Lock()
@@ -336,39 +334,48 @@ MAX_LIMIT = MAX_TOKEN_COUNT
 reply's token count may be: a larger limit is no limit a run could reach."""
 
 
-def _check_count(name: str, limit: object) -> None:
-    """Refuse a request or token limit that is not a whole number from 0 to ``MAX_LIMIT``:
-    ``TypeError`` for a float or a bool (a limit of 1.5 requests), ``ValueError`` out of range."""
+def _checked_count(name: str, limit: object) -> int | None:
+    """A request or token limit as an int: a whole number (an ``int``, a numpy integer, an
+    ``IntEnum``) from 0 to ``MAX_LIMIT``; ``TypeError`` for a float or a bool (a limit of 1.5
+    requests), ``ValueError`` out of range."""
     if limit is None:
-        return
-    if type(limit) is not int:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, numbers.Integral):
         raise TypeError(f"{name} must be a whole number (an int) or None, got {limit!r}")
-    if limit < 0:
-        raise ValueError(f"{name} must be 0 or more, got {limit!r}")
-    if limit > MAX_LIMIT:
-        raise ValueError(f"{name} must be at most {MAX_LIMIT:,}, got {count_text(limit)}")
+    count = int(limit)
+    if count < 0:
+        shown = count if count > -(10**30) else count_text(count)
+        raise ValueError(f"{name} must be 0 or more, got {shown}")
+    if count > MAX_LIMIT:
+        raise ValueError(f"{name} must be at most {MAX_LIMIT:,}, got {count_text(count)}")
+    return count
 
 
 def count_text(count: int) -> str:
     """A whole number for a one-line message: with its thousands separated, or said to be
     long when it is (a flag of 400 digits)."""
-    return f"{count:,}" if abs(count) < 10**30 else "a number of more than 30 digits"
+    if abs(count) < 10**30:
+        return f"{count:,}"
+    return f"a{' negative' if count < 0 else ''} number of more than 30 digits"
 
 
-def _check_dollars(limit: object) -> None:
-    """Refuse a cost limit that is not a finite number of dollars, 0 or more: ``TypeError``
-    for a bool or what is not a number, ``ValueError`` for one out of range."""
+def _checked_dollars(limit: object) -> float | int | None:
+    """A cost limit as a plain int or float: a finite number of dollars, 0 or more (a numpy
+    number too); ``TypeError`` for a bool or what is not a real number, ``ValueError`` for one
+    out of range."""
     if limit is None:
-        return
-    if isinstance(limit, bool) or not isinstance(limit, (int, float)):
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, numbers.Real):
         raise TypeError(f"max_cost must be a number of dollars or None, got {limit!r}")
+    plain: float | int = int(limit) if isinstance(limit, numbers.Integral) else float(limit)
     try:
-        in_range = math.isfinite(limit) and limit >= 0
+        in_range = math.isfinite(plain) and plain >= 0
     except OverflowError:  # an int past what a float holds
-        shown = count_text(int(limit))
-        raise ValueError(f"max_cost must be a finite number, got {shown}") from None
+        raise ValueError(f"max_cost must be a finite number, got {count_text(int(plain))}") \
+            from None
     if not in_range:
         raise ValueError(f"max_cost must be 0 or more, got {limit!r}")
+    return plain
 
 
 class _Planned:

@@ -264,8 +264,9 @@ class CaseProblem:
         # imported here: the gate reads case files, so it is imported after this module
         from .gate import one_line
 
-        case = f" (case {one_line(self.case_id)})" if self.case_id is not None else ""
-        return f"{record_place(self.line, self.element)}{case}: {self.message}"
+        # the whole line: a key of the record the message names may hold a newline too
+        case = f" (case {self.case_id})" if self.case_id is not None else ""
+        return one_line(f"{record_place(self.line, self.element)}{case}: {self.message}")
 
 
 def record_place(line: int, element: int | None) -> str:

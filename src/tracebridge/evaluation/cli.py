@@ -314,7 +314,8 @@ def _checked_flags(args: argparse.Namespace, prices: dict[str, Price]) -> Budget
         raise UsageError(f"--pass-threshold must be from 0 to 1, got {args.pass_threshold}")
     for flag, limit in (("--max-requests", args.max_requests), ("--max-tokens", args.max_tokens)):
         if limit is not None and limit < 0:
-            raise UsageError(f"{flag} must be 0 or more, got {limit}")
+            shown = limit if limit > -(10**30) else count_text(limit)
+            raise UsageError(f"{flag} must be 0 or more, got {shown}")
         if limit is not None and limit > MAX_LIMIT:
             raise UsageError(f"{flag} must be at most {MAX_LIMIT:,}, got {count_text(limit)}")
     if args.max_cost is not None and not (math.isfinite(args.max_cost) and args.max_cost >= 0):

@@ -35,7 +35,6 @@ from pydantic import ValidationError
 from .._cli_output import JSON_SAFE
 from .._json import same_json
 from ..metrics.base import MetricResult, Usage
-from ..metrics.judge import MAX_TOKEN_COUNT
 from ._estimate import Price
 
 __all__ = ["ROW_KEYS", "RecordError", "RunRecord", "Spend"]
@@ -223,7 +222,7 @@ class RunRecord:
             for number, text in enumerate(lines, 1):
                 try:
                     row = json.loads(text)
-                    self._count(_believable(Usage.model_validate(row["usage"])), row)
+                    self._count(Usage.model_validate(row["usage"]), row)
                 except (ValueError, KeyError, TypeError) as exc:
                     raise RecordError(f"{spent}: line {number} is not a spent row ({exc}); "
                                       "use a new --out") from None
@@ -243,7 +242,7 @@ class RunRecord:
                     MetricResult.model_validate({k: v for k, v in row.items()
                                                  if k not in ROW_KEYS})
                     rows[(row["case_id"], row["name"])] = row
-                    self._spent_read(row)
+                    self._spent(row)
                 except (ValueError, KeyError, TypeError, AttributeError) as exc:
                     reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else exc
                     raise RecordError(f"{results}: line {number} is not a result row "
@@ -278,12 +277,6 @@ class RunRecord:
     def _spent(self, row: dict[str, Any]) -> None:
         if row.get("cached") is None and row.get("usage") is not None:
             self._count(Usage.model_validate(row["usage"]), row)
-
-    def _spent_read(self, row: dict[str, Any]) -> None:
-        """Count a row read back (``_spent``), refusing usage no reply could have reported."""
-        if row.get("cached") is None and row.get("usage") is not None:
-            _believable(Usage.model_validate(row["usage"]))
-        self._spent(row)
 
     def _count(self, usage: Usage, row: dict[str, Any]) -> None:
         """Count a row's usage at the price the row was written with (null: none given). A
@@ -364,17 +357,6 @@ def _compared(key: str, value: Any) -> Any:
     if key == "checks" and isinstance(value, list) and all(isinstance(v, str) for v in value):
         return sorted(set(value))
     return value
-
-
-def _believable(usage: Usage) -> Usage:
-    """``usage`` as read back, or ``ValueError`` when a count is more than its requests could
-    report (``MAX_TOKEN_COUNT`` each: a reply counting more is no usable reply)."""
-    most = max(usage.requests, 1) * MAX_TOKEN_COUNT
-    for field in ("prompt_tokens", "completion_tokens", "total_tokens"):
-        if getattr(usage, field) > most:
-            raise ValueError(f"usage.{field} is more than {usage.requests} request(s) can "
-                             f"report, at most {MAX_TOKEN_COUNT:,} tokens each")
-    return usage
 
 
 def _price(kept: Any) -> Price:
