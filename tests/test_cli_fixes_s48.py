@@ -161,8 +161,9 @@ def test_score_stopped_by_a_signal_says_so_in_its_words_and_exits_as_the_signal_
     code, out, err = _stopped(tmp_path, ["score", "in.jsonl", "--metric", "tool_call_accuracy",
                                          "-o", "scores.jsonl"], signum, wait_for=scores.exists,
                               records="")
+    said = STOPPED[signum][1].removeprefix("tracebridge: ").removesuffix("\n")
     assert (code, out, err) == (
-        STOPPED[signum][0], "", "tracebridge score: interrupted; 0 result(s) written to "
+        STOPPED[signum][0], "", f"tracebridge score: {said}; 0 result(s) written to "
         "scores.jsonl\n")
 
 

@@ -191,10 +191,12 @@ def run(
         stopped = asyncio.run(_score(records, metrics, judge, args, results, tally, err))
         if results is not out:
             _close_output(results, args.output)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         where = "" if args.output is None else f" to {args.output}"
         done = tally.written if tally is not None else 0
-        err.write(f"tracebridge score: interrupted; {done} result(s) written{where}\n")
+        # a stop signal says which ("terminated (SIGTERM)"); Ctrl-C says nothing
+        said = str(exc) or "interrupted"
+        err.write(f"tracebridge score: {said}; {done} result(s) written{where}\n")
         return EXIT_INTERRUPTED
     except (_Unusable, MissingExtraError) as exc:
         err.write(f"tracebridge score: {exc}\n")
