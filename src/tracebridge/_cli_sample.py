@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -325,17 +326,50 @@ def _metadata_id_problem(fields: dict[str, Any]) -> Problem | None:
 
 
 def read_stdin_once(files: list[str], references: str | None) -> None:
-    """Refuse ``-`` named twice among FILE..., or both as a FILE and as ``--references``,
-    before anything is read: standard input can be read only once, and the second reading
-    would find it empty only after the first had done its work."""
+    """Refuse standard input named twice among FILE..., or both as a FILE and as
+    ``--references``, before anything is read: standard input can be read only once, and the
+    second reading would find it empty only after the first had done its work. It is ``-``,
+    and any other name of the file it is (``/dev/stdin``, ``/dev/fd/0``, ``/proc/self/fd/0``,
+    the file ``< FILE`` gave it)."""
     times = files.count("-")
     if times > 1:
         twice = "twice" if times == 2 else f"{times} times"
         raise OptionError(f"- (standard input) is given {twice} as FILE: it can be read only "
                           "once; give it once")
-    if times == 1 and references == "-":
-        raise OptionError("--references - and FILE - both read standard input, which can be "
-                          "read only once; give a file for one")
+    opened = _standard_input()
+    readers = [path for path in files if _reads_standard_input(path, opened)]
+    if len(readers) > 1:
+        both = "both" if len(readers) == 2 else "all"
+        raise OptionError(f"{_listed(readers)} are {both} standard input, given as FILE: it "
+                          "can be read only once; give it once")
+    if readers and references is not None and _reads_standard_input(references, opened):
+        raise OptionError(f"--references {references} and FILE {readers[0]} both read "
+                          "standard input, which can be read only once; give a file for one")
+
+
+def _standard_input() -> os.stat_result | None:
+    """What standard input (descriptor 0) is open on; None when it is closed."""
+    try:
+        return os.fstat(0)
+    except OSError:
+        return None
+
+
+def _reads_standard_input(path: str, opened: os.stat_result | None) -> bool:
+    """Whether input ``path`` is standard input: ``-``, or a name of the file it is open on."""
+    if path == "-":
+        return True
+    if opened is None:
+        return False
+    try:
+        return os.path.samestat(os.stat(path), opened)
+    except (OSError, ValueError):  # not there (its reading says so), or a NUL in the name
+        return False
+
+
+def _listed(names: list[str]) -> str:
+    """``a and b``, ``a, b and c``."""
+    return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _read_references(path: str, stdin: TextIO, tally: Tally) -> References:

@@ -112,7 +112,12 @@ class Estimate:
     output_tokens: int
     """Allowed completion tokens, from the answer's schema."""
     cost: float | None
-    """Dollars for those tokens; None when the model has no price."""
+    """Dollars for those tokens; None when the model has no price, or when they cost more
+    dollars than a float holds (``overflow``)."""
+    overflow: bool = False
+    """Whether the model has a price and the tokens cost more dollars than a float holds (a
+    price near ``1e308`` dollars per million tokens, a prompt of megabytes): no limit is that
+    high, and the cost is None."""
 
     @property
     def tokens(self) -> int:
@@ -129,7 +134,8 @@ def estimate(request: JudgeRequest[Any], model: str, price: Price | None = None)
     (``STRING_ALLOWANCE`` per string, ``NUMBER_ALLOWANCE`` per number, ``LITERAL_ALLOWANCE``
     per boolean, the keys' own tokens, and one item per numbered transcript message in the
     prompt for each list). ``model`` names the model the estimate is for; it does not change
-    the count. Without ``price`` the cost is None (unknown).
+    the count. Without ``price`` the cost is None (unknown); more dollars than a float holds
+    is None too, with ``overflow``.
     """
     messages = [
         {"role": "system", "content": request.instructions},
@@ -152,8 +158,13 @@ def estimate_chat(
         input_tokens += _text_tokens(message["content"])
         items += len(_NUMBERED_LINE.findall(message["content"]))
     output_tokens = REPLY_OVERHEAD + _allowance(schema, max(items, 1))
-    cost = None if price is None else float(price.cost(input_tokens, output_tokens))
-    return Estimate(1, input_tokens, output_tokens, cost)
+    if price is None:
+        return Estimate(1, input_tokens, output_tokens, None)
+    try:
+        return Estimate(1, input_tokens, output_tokens,
+                        float(price.cost(input_tokens, output_tokens)))
+    except OverflowError:
+        return Estimate(1, input_tokens, output_tokens, None, overflow=True)
 
 
 def _text_tokens(text: str) -> int:

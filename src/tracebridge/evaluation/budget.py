@@ -245,6 +245,10 @@ class Budget:
         if left_tokens is not None and tokens > left_tokens:
             return (f"the planned work needs an estimated {tokens:,} tokens; "
                     f"{left_tokens:,} of the limit of {self.max_tokens:,} are left")
+        if left_cost is not None and planned.overflowing:
+            return (f"the planned work costs more dollars than a number here holds "
+                    f"({planned.overflowing:,} of {requests:,} requests, at their price) "
+                    "and a cost limit is set")
         if left_cost is not None and unpriced:
             return (f"the planned work's cost is unknown ({unpriced:,} of {requests:,} "
                     "requests are to a model without a price) and a cost limit is set")
@@ -384,7 +388,8 @@ class _Planned:
     def __init__(self, planned: list[Estimate]) -> None:
         self.requests = sum(e.requests for e in planned)
         self.tokens = sum(e.tokens for e in planned)
-        self.unpriced = sum(e.requests for e in planned if e.cost is None)
+        self.unpriced = sum(e.requests for e in planned if e.cost is None and not e.overflow)
+        self.overflowing = sum(e.requests for e in planned if e.overflow)
         self.cost = sum((_exact(e.cost) for e in planned if e.cost is not None), Fraction(0))
 
 

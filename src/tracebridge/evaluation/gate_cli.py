@@ -98,7 +98,7 @@ def cmd_gate(args: argparse.Namespace, streams: Any) -> int:
     except BrokenPipeError:
         raise  # the reader of stdout went away: exit 141, as for every command
     except (PolicyError, RunDirError, _OutputRefused, OSError) as exc:
-        err.write(f"tracebridge gate: {exc}\n")
+        err.write(_failed("gate", exc))
         return EXIT_UNUSABLE
     err.write(f"tracebridge gate: {decision.name} (exit {decision.exit_code}): "
               f"{len(decision.blockers)} blocker(s)\n")
@@ -120,7 +120,7 @@ def cmd_calibrate(args: argparse.Namespace, streams: Any) -> int:
     except BrokenPipeError:
         raise
     except (RunDirError, OSError) as exc:
-        streams.stderr.write(f"tracebridge calibrate: {exc}\n")
+        streams.stderr.write(_failed("calibrate", exc))
         return EXIT_UNUSABLE
     if not calibration["finished"]:  # partial figures are not the run's: as the gate says
         streams.stderr.write(f"tracebridge calibrate: {unfinished_line(calibration)}\n")
@@ -148,11 +148,19 @@ def cmd_report(args: argparse.Namespace, streams: Any) -> int:
     except BrokenPipeError:
         raise
     except (PolicyError, RunDirError, _OutputRefused, OSError) as exc:
-        streams.stderr.write(f"tracebridge report: {exc}\n")
+        streams.stderr.write(_failed("report", exc))
         return EXIT_UNUSABLE
     wrote = "standard output" if args.output == "-" else args.output
     streams.stderr.write(f"tracebridge report: wrote {wrote}\n")
     return 0
+
+
+def _failed(command: str, exc: Exception) -> str:
+    """Why ``command`` cannot be done, one line on stderr: what a damaged RUN_DIR or a policy
+    holds (a metric name, a key) is quoted with its control characters as escapes."""
+    from .gate import one_line
+
+    return f"tracebridge {command}: {one_line(str(exc))}\n"
 
 
 class _OutputRefused(Exception):

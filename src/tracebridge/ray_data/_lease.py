@@ -164,6 +164,9 @@ class LeasingJudge(BudgetedJudge):
     ) -> Reservation:
         need = estimate_chat(messages, answer, self.price)
         claim = self.budget._claim(need, self.model)
+        if isinstance(claim, str) and need.overflow:  # no lease is that large: none is asked
+            raise BudgetExhausted("the next request may cost more dollars than a number here "
+                                  "holds (estimated) and a cost limit is set", Usage())
         while isinstance(claim, str):
             async with self._leasing:
                 # a lease taken while this job waited may cover it: claim before asking
