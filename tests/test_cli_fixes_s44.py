@@ -233,8 +233,10 @@ def test_a_wrong_word_for_another_command_stays_exit_2(
     with pytest.raises(SystemExit) as stopped:
         run("convert", str(path), "--to", "swarm", "--bogus")
     assert stopped.value.code == 2
-    assert capsys.readouterr().err.endswith(
-        "tracebridge: error: unrecognized arguments: --bogus\n")
+    assert capsys.readouterr().err == (  # one line, naming the command (before: its usage
+        # block, then "tracebridge: error: ...")
+        "tracebridge convert: error: unrecognized arguments: --bogus "
+        "(see: tracebridge convert --help)\n")
 
 
 def test_the_console_script_exits_4_on_an_unknown_gate_flag(tmp_path: Path) -> None:

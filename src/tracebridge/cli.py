@@ -131,6 +131,14 @@ class _Parser(argparse.ArgumentParser):
 
     stdout: TextIO | None = None
 
+    def error(self, message: str) -> NoReturn:
+        """A usage error in one line on standard error, naming the command and where its
+        help is (argparse's own writes the usage block first), exit 2; the words it quotes
+        with their control characters as escapes."""
+        from .evaluation.gate import one_line
+
+        self.exit(2, f"{self.prog}: error: {one_line(message)} (see: {self.prog} --help)\n")
+
     def print_help(self, file: SupportsWrite[str] | None = None) -> None:
         if file is not None or self.stdout is None or isinstance(self.stdout, ClosedStream):
             super().print_help(file)
@@ -151,7 +159,7 @@ def _parser(argv: Sequence[str], stdout: TextIO | None = None) -> argparse.Argum
     def add(name: str, helptext: str, run: Any) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=helptext, description=helptext)
         sub.stdout = stdout
-        sub.set_defaults(run=run)
+        sub.set_defaults(run=run, refuse=sub.error)  # a word too many is told as the command's
         return sub
 
     convert = add("convert", "convert traces from one format to another", cmd_convert)
