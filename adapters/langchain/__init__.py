@@ -39,7 +39,7 @@ from tracebridge.options import AdapterOptions
 from tracebridge.validation import validate
 
 from ._classes import NAME, langchain_core_messages
-from ._read import is_serialized, read_trace
+from ._read import is_named_tuple, is_serialized, is_state_snapshot, read_trace
 from ._write import write_trace
 
 __all__ = [
@@ -103,11 +103,19 @@ def _serialized_message(class_path: list[Any]) -> bool:
 
 
 def detect(trace: Any) -> bool:
-    """True for LangChain messages (objects, dicts or flat dumps), or a state
-    ``{"messages": [...]}`` of them."""
+    """True for LangChain messages (objects, dicts or flat dumps) in a list or tuple, or a
+    state ``{"messages": [...]}`` of them; also for a LangGraph ``StateSnapshot`` holding such
+    a state, which the reader refuses saying what to pass instead."""
+    if is_state_snapshot(trace):
+        return detect(trace.values)
     if isinstance(trace, dict):
         trace = trace.get("messages")
-    return isinstance(trace, list) and bool(trace) and all(map(_looks_like_message, trace))
+    return (
+        isinstance(trace, (list, tuple))
+        and not is_named_tuple(trace)
+        and bool(trace)
+        and all(map(_looks_like_message, trace))
+    )
 
 
 # --- the two directions --------------------------------------------------------------------

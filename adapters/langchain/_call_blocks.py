@@ -61,6 +61,7 @@ __all__ = [
     "CallBlock",
     "block_reads_back",
     "call_block",
+    "lenient_json",
     "link_content_blocks",
 ]
 
@@ -93,6 +94,14 @@ CALL_BLOCKS = {
 _LENIENT = json.JSONDecoder(strict=False)
 """``json.loads(text, strict=False)`` without building a decoder per call."""
 _SCAN = _LENIENT.scan_once  # type: ignore[attr-defined]  # set by JSONDecoder.__init__
+
+
+def lenient_json(text: str) -> Any:
+    """JSON text as LangChain reads a call's arguments (``json.loads(text, strict=False)``:
+    a raw control character, such as the newline a model writes into code, may stand inside
+    a string). Raises ``ValueError`` (``JSONDecodeError``) or ``RecursionError`` as
+    ``json.loads`` does."""
+    return _LENIENT.decode(text)
 
 
 def parse_arguments(text: Any) -> dict[str, Any] | None:
@@ -432,7 +441,7 @@ def _block_args(block: dict[str, Any], key: str, where: str) -> Any:
     partial = block.get("partial_json")
     if value == {} and type(partial) is str and partial:
         try:
-            return json.loads(partial)
+            return lenient_json(partial)
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, or JSON Python cannot hold
             raise _conflict(f"partial_json does not parse: {exc}", f"{where}.partial_json") from exc
     return value

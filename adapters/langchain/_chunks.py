@@ -7,11 +7,12 @@ LangChain itself rewrites when the writer builds a stream's last v1 chunk
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from tracebridge.errors import TraceError, short_repr
+
+from ._call_blocks import lenient_json
 
 __all__ = [
     "ChunkRun",
@@ -93,9 +94,10 @@ def _reject_function_call_piece(data: dict[str, Any], at: str, parse_partial: An
 
 
 def _cut_off(args: str, parse_partial: Any) -> bool:
-    """Whether argument text is the start of a JSON object: not JSON itself, but LangChain's
-    partial parser reads it as an object."""
-    return bool(args) and not _strict_json(args) and type(_partial(parse_partial, args)) is dict
+    """Whether argument text is the start of a JSON object: not JSON itself (as LangChain
+    reads it, control characters allowed in strings), but LangChain's partial parser reads
+    it as an object."""
+    return bool(args) and not _whole_json(args) and type(_partial(parse_partial, args)) is dict
 
 
 @dataclass
@@ -139,9 +141,9 @@ def reject_continued_chunk(chunk_id: Any, i: int, at: str, run: ChunkRun) -> Non
         )
 
 
-def _strict_json(text: str) -> bool:
+def _whole_json(text: str) -> bool:
     try:
-        json.loads(text)
+        lenient_json(text)
     except (ValueError, RecursionError):  # JSONDecodeError, or JSON Python cannot hold
         return False
     return True

@@ -66,7 +66,7 @@ from ._rule_paths import source_paths
 from ._shapes import REASONING_ITEM
 from ._tool_outputs import tool_outputs_of
 
-__all__ = ["read_trace"]
+__all__ = ["is_named_tuple", "is_state_snapshot", "read_trace"]
 
 _MAPPED = MAPPED
 """``model_dump()`` keys that become typed fields (where the class declares them); every other
@@ -220,6 +220,8 @@ def _items_of(trace: Any) -> list[Any]:
                 source=NAME,
             )
         trace = trace["messages"]
+    if is_named_tuple(trace):
+        raise _named_tuple_refusal(trace)
     if not isinstance(trace, (list, tuple)):
         raise TraceError(
             "malformed_event",
@@ -228,6 +230,38 @@ def _items_of(trace: Any) -> list[Any]:
             source=NAME,
         )
     return list(trace)
+
+
+def is_named_tuple(trace: Any) -> bool:
+    """Whether ``trace`` is a named tuple: a record whose fields are not messages (such as
+    LangGraph's ``StateSnapshot``), which the reader does not take as a tuple of messages."""
+    return isinstance(trace, tuple) and hasattr(trace, "_fields")
+
+
+def is_state_snapshot(trace: Any) -> bool:
+    """Whether ``trace`` is LangGraph's ``StateSnapshot`` (what ``graph.get_state`` and
+    ``get_state_history`` give), told by its name and its ``values`` field: the reader does
+    not import LangGraph."""
+    return (
+        is_named_tuple(trace)
+        and type(trace).__name__ == "StateSnapshot"
+        and "values" in trace._fields
+    )
+
+
+def _named_tuple_refusal(trace: Any) -> TraceError:
+    fields = ", ".join(map(str, trace._fields))
+    hint = (
+        "pass snapshot.values['messages'] (or snapshot.values, when 'messages' is its only key)"
+        if is_state_snapshot(trace)
+        else "pass the field that holds the messages"
+    )
+    return TraceError(
+        "malformed_event",
+        f"expected a list of messages or a state {{'messages': [...]}}, got "
+        f"{with_article(type(trace).__name__)} (a named tuple of {fields}): {hint}",
+        source=NAME,
+    )
 
 
 def _loaded(item: Any, i: int, lc: Any) -> Any:
