@@ -40,7 +40,11 @@ _SILENT = frozenset({"retrieval_context", "retrievalContext", "metadata", "input
 
 class CurrentTurn(tuple[list[dict[str, Any]], str, str]):
     """``(conversation_turns, input, actual_output)`` as the earlier evaluation-task API took
-    them; ``retrieval_context`` is the current answer's, or None."""
+    them; ``retrieval_context`` is the current answer's, or None.
+
+    Two of them are equal when all four values are (the context is part of what the call
+    took); a plain triple, which states no context, compares with the three it holds.
+    """
 
     retrieval_context: str | None
 
@@ -58,6 +62,26 @@ class CurrentTurn(tuple[list[dict[str, Any]], str, str]):
     def __getnewargs__(self) -> tuple[list[dict[str, Any]], str, str, str | None]:
         # copy and pickle rebuild through __new__, which takes the fields, not one tuple
         return (self[0], self[1], self[2], self.retrieval_context)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        if isinstance(other, CurrentTurn) and self.retrieval_context != other.retrieval_context:
+            return False
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return not self == other
+
+    def __hash__(self) -> int:
+        # hashed as the plain triple it may equal (its list of turns makes both unhashable)
+        return tuple.__hash__(self)
+
+    def __repr__(self) -> str:
+        return (f"CurrentTurn(conversation_turns={self[0]!r}, input={self[1]!r}, "
+                f"actual_output={self[2]!r}, retrieval_context={self.retrieval_context!r})")
 
     @property
     def conversation_turns(self) -> list[dict[str, Any]]:

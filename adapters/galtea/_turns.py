@@ -271,7 +271,8 @@ def _join(entries: list[Entry], separator: str, options: Options,
                       found, f"messages[{entry.index}].content",
                       f"text after the files of messages[{last.files_index}] it is joined to",
                       "a Galtea turn holds its text, then its files")
-        last.text = last.text + separator + entry.text
+        # a message with no text (files alone, or emptied by an option) adds no boundary
+        last.text = separator.join(text for text in (last.text, entry.text) if text)
         # the fields that say something; when both say the same, the first one's (spelling,
         # nulls and empty file lists included)
         if (saying and not said) or not last.namespace:

@@ -55,6 +55,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tracebridge._drop import check_flag
 from tracebridge.messages import AIMessage, Message
 from tracebridge.options import AdapterOptions
 
@@ -101,6 +102,7 @@ def to_messages(
 ) -> list[Message]:
     """The conversation the spans record, or with ``span_id`` that one call's view (its
     input and output; calls it made may be unanswered there)."""
+    check_flag("allow_pending", allow_pending)  # before the spans: "false" or None is no answer
     traced = once(selected(spans_of(trace), trace_id, None, {}))
     sessions = span_sessions(traced)  # (per trace: other traces' spans are not looked at)
     spans = selected(traced, None, session_id, sessions)

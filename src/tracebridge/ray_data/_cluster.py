@@ -12,6 +12,7 @@ a SQLite cache cannot be shared across machines (earlier results in Parquet serv
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import os
 import sys
@@ -26,6 +27,7 @@ import ray.data
 
 from .._cli_input import WHOLE_FILE, FormatCheck, Item, Problem, TraceFile
 from .._jsonstream import BLANK, JsonDocuments, UnreadableInput, _parse_line, is_jsonl_name
+from ..errors import FormatError
 from ..evaluation.budget import Budget
 from ..evaluation.cache import CacheError
 from ..metrics.base import MetricResult
@@ -92,17 +94,25 @@ def read_traces(
     ``problem_code`` and ``problem``, which ``convert_batch`` and ``score_batch`` report:
     one not of its file's told format (``unknown_format``), an item of a file read whole
     that is not JSON (``not_json``, its record null).
-    A file whose format cannot be told raises ``FormatError`` before anything runs.
+    A file that cannot be read as traces (empty, not JSON, not UTF-8 text, an object with a
+    key twice in a file read whole) or whose format cannot be told raises ``FormatError``
+    (one line, as the command line words it) before anything runs (an empty JSONL file, or
+    an empty file of samples, has no rows); a path that is no file raises its ``OSError``,
+    as Ray's own readers do: ``FileNotFoundError`` when it is not there,
+    ``IsADirectoryError`` for a folder (name the files in it).
     """
     pieces: list[dict[str, Any]] = []
     whole: list[dict[str, Any]] = []
     for path in [paths] if isinstance(paths, (str, os.PathLike)) else list(paths):
-        name = os.fspath(path)
-        told = _told(name, source, notice)
-        if told.shape == "jsonl" and told.format != WHOLE_FILE:
-            pieces.extend(_ranges(name, told, block_bytes))
-        else:
-            whole.extend(_documents(name, source, told.format))
+        name = _trace_file(os.fspath(path))
+        try:
+            told = _told(name, source, notice)
+            if told.shape == "jsonl" and told.format != WHOLE_FILE:
+                pieces.extend(_ranges(name, told, block_bytes))
+            else:
+                whole.extend(_documents(name, source, told.format))
+        except UnreadableInput as exc:
+            raise FormatError(str(exc)) from None
     datasets = []
     if pieces:
         ranges = ray.data.from_items(pieces, override_num_blocks=len(pieces))
@@ -112,6 +122,15 @@ def read_traces(
     if whole or not pieces:
         datasets.append(ray.data.from_arrow(_table(whole)))
     return datasets[0] if len(datasets) == 1 else datasets[0].union(*datasets[1:])
+
+
+def _trace_file(path: str) -> str:
+    """``path``, once it opens as a file: a missing one raises ``FileNotFoundError`` and a
+    folder ``IsADirectoryError`` (its traces are read only from files named one by one)."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, "Is a folder; name the trace files in it", path)
+    with open(path, "rb"):
+        return path
 
 
 def _told(path: str, source: str, notice: Callable[[str], object] | None) -> Told:
@@ -285,12 +304,17 @@ def load_results(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]
                  ) -> dict[str, CachedResult]:
     """Earlier ``score`` results (Parquet files or folders) as a cache: each scored judged
     result by its key. Every result is validated here; one that does not validate, or that
-    holds an error, raises ``CacheError`` (one line) before anything is scored."""
+    holds an error, raises ``CacheError`` (one line) before anything is scored, as does a
+    path that is not there (on a first run, leave ``score``'s ``cache`` None)."""
     found: dict[str, CachedResult] = {}
     sources = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     try:
         parts = [pads.dataset(os.fspath(p), format="parquet") for p in sources]
         table = pads.dataset(parts).to_table(columns=["key", "state", "result", "scored_at"])
+    except FileNotFoundError as exc:  # its text is the path alone
+        raise CacheError(f"earlier results {sources}: cannot read them: {exc}: no such file or "
+                         "folder (on a first run, before any results were written, leave "
+                         "cache=None)") from None
     except (OSError, pa.ArrowException) as exc:
         raise CacheError(f"earlier results {sources}: cannot read them: {exc}") from None
     for row in table.filter(pads.field("state") == "scored").to_pylist():
