@@ -505,11 +505,15 @@ def _path(broken: Broken) -> str:
 
 
 def _plain(message: Message) -> Message:
-    """The message without metadata (a mutation may draw any adapter's namespace)."""
+    """The message without metadata, its parts' and calls' included (a mutation may draw any
+    adapter's namespace)."""
+    update: dict[str, Any] = {"metadata": {}}
+    if isinstance(message.content, list):
+        update["content"] = [part.model_copy(update={"metadata": {}}) for part in message.content]
     if isinstance(message, TypedAI):
-        calls = [call.model_copy(update={"metadata": {}}) for call in message.tool_calls]
-        return message.model_copy(update={"metadata": {}, "tool_calls": calls})
-    return message.model_copy(update={"metadata": {}})
+        update["tool_calls"] = [call.model_copy(update={"metadata": {}})
+                                for call in message.tool_calls]
+    return message.model_copy(update=update)
 
 
 def _ai_positions(messages: list[BaseMessage]) -> list[int]:
