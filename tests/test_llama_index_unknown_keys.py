@@ -248,7 +248,8 @@ def test_an_unknown_key_on_a_call_is_refused() -> None:
     call = CALL.model_copy(update={"metadata": {NS: {"bogus": 1}}})
     assert refusal([H, AIMessage(content="", tool_calls=[call]), R]) == (
         "not_representable", 1, "messages[1].tool_calls[0].metadata.llama_index.bogus",
-        lost("bogus", "a tool call", "entry, entry_index, function_call, in_blocks, kwargs_text"))
+        lost("bogus", "a tool call",
+             "entry, entry_index, function_call, in_blocks, kwargs_text, tool_call_id"))
 
 
 @pytest.mark.parametrize(("kept", "key", "detail"), [
@@ -476,6 +477,9 @@ def keeping_every_key() -> list[Any]:
             "function_call": {"name": "k", "arguments": "{}"},
             "reasoning_content": "r", "reasoning": "r"}),
         ChatMessage(role="function", content="r4", additional_kwargs={"name": "k"}),
+        ChatMessage(role="assistant", blocks=[  # "": a call without an id, to LlamaIndex
+            ToolCallBlock(tool_call_id="", tool_name="m", tool_kwargs={})]),
+        ChatMessage(role="tool", content="r5", additional_kwargs={"tool_call_id": ""}),
     ]
 
 

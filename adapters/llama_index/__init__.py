@@ -36,7 +36,7 @@ from tracebridge.validation import validate
 from ._blocks import NAME, llama_types, not_representable
 from ._events import EVENT_TYPES, dump_events, events_to_messages
 from ._fast import read_item, writer
-from ._idless import check_gathered
+from ._idless import check_gathered, taken_by_position
 from ._kept import own
 from ._messages import (
     chat_message_dump,
@@ -127,7 +127,10 @@ def to_messages(trace: Any, *, allow_pending: bool = False) -> list[Message]:
             ]
         except FELL:
             messages = _read_one_by_one(trace)  # to say which message, and what is wrong
-        validate(messages, allow_pending=allow_pending, source=NAME)
+        try:
+            validate(messages, allow_pending=allow_pending, source=NAME)
+        except TraceError as error:
+            raise taken_by_position(messages, error) or error from None
         check_gathered(messages)
     finally:
         resume_gc(paused)

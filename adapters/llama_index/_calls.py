@@ -12,7 +12,8 @@ without an id, after all others; its result is a ``function`` message paired by 
 What the ToolCall does not hold is kept on it under ``metadata["llama_index"]``:
 ``kwargs_text`` (a block's ``tool_kwargs`` given as JSON text, exactly), ``entry`` and
 ``entry_index`` (the entry minus the id, name and input, and its position), ``in_blocks:
-false`` (a call with no ``ToolCallBlock``), ``function_call`` (the legacy dict minus the name).
+false`` (a call with no ``ToolCallBlock``), ``function_call`` (the legacy dict minus the name),
+``tool_call_id: ""`` (a block's ``""``, which LlamaIndex takes for no id: the call has none).
 
 A custom call has no ToolCallBlock (a block cannot say "custom"): it is written as a custom
 entry, and a message with one writes all its calls as entries, so that they read back in order.
@@ -196,7 +197,8 @@ def reconcile_calls(
     are the message's ``tool_call`` blocks) keep none.
     """
     entries, legacy = extra.get("tool_calls"), extra.get("function_call")
-    calls = _merged_with_entries(block_calls, extra, index, where)
+    calls = _empty_ids_as_none(_merged_with_entries(block_calls, extra, index, where),
+                               len(block_calls))
     found = _function_call(extra, index, where)
     if found is not None:
         calls.append(found)
@@ -250,6 +252,24 @@ def _merged_with_entries(
         # The arguments agree, so a custom entry's block holds exactly {"input": <text>}.
         calls[pos] = block.model_copy(update={"metadata": {NAME: kept}, "kind": found.kind})
     return calls + only_in_kwargs
+
+
+def _empty_ids_as_none(calls: list[ToolCall], count: int) -> list[ToolCall]:
+    """The calls with the first ``count`` (those of ToolCallBlocks) whose block says
+    ``tool_call_id=""`` as calls without an id, each keeping the ``""`` (``tool_call_id``) to
+    write it back: LlamaIndex takes ``""`` for no id (``FunctionAgent`` names a call
+    ``tool_call_id or ""``, and writes its result to memory as ``{"tool_call_id": ""}``). A
+    block merged by that id with an entry of ``additional_kwargs["tool_calls"]`` keeps it."""
+    if not any(call.id == "" for call in calls[:count]):
+        return calls
+    calls = list(calls)
+    for k in range(count):
+        call = calls[k]
+        if call.id == "" and "entry" not in call.metadata.get(NAME, {}):
+            kept = {**call.metadata.get(NAME, {}), "tool_call_id": ""}
+            calls[k] = call.model_copy(update={"id": None,
+                                               "metadata": {**call.metadata, NAME: kept}})
+    return calls
 
 
 def _function_call(extra: dict[str, Any], index: int, where: str) -> ToolCall | None:
@@ -324,12 +344,24 @@ def place_calls(
               for k, (call, call_kept) in enumerate(zip(calls, kept, strict=True))]
     in_order = all(entry is None and legacy is None for _, entry, legacy in placed)
     if not (in_order or _reads_back_in_order(placed, calls)):  # all blocks: in order
+        _refuse_empty_ids(kept, where)
         placed = [(None, (k, _entry(call, call_kept.get("entry"))), None)
                   for k, (call, call_kept) in enumerate(zip(calls, kept, strict=True))]
     in_blocks = [block for block, _, _ in placed if block is not None]
     entries = sorted((entry for _, entry, _ in placed if entry is not None), key=lambda e: e[0])
     legacy = [call for _, _, call in placed if call is not None]
     return in_blocks, [entry for _, entry in entries] or None, legacy[0] if legacy else None
+
+
+def _refuse_empty_ids(kept: list[dict[str, Any]], where: str) -> None:
+    """Calls written as entries alone have no block to say a kept ``""`` call id in."""
+    for k, call_kept in enumerate(kept):
+        if call_kept.get("tool_call_id") == "":
+            raise not_representable(
+                f"metadata['{NAME}']['tool_call_id'] keeps the \"\" of the call's ToolCallBlock, "
+                f"but the message's calls are written as additional_kwargs entries (so that "
+                f"they read back in order), which have no block: it would be lost",
+                f"{where}.tool_calls[{k}].metadata.{NAME}.tool_call_id")
 
 
 def _call_kept(call: ToolCall, where: str, k: int) -> dict[str, Any]:
@@ -383,7 +415,8 @@ def _call_block(call: ToolCall, call_kept: dict[str, Any]) -> dict[str, Any]:
         kwargs = text
     else:
         kwargs = json_copy(call.args)  # LlamaIndex keeps the nested values it is given
-    return {"block_type": "tool_call", "tool_call_id": call.id, "tool_name": call.name,
+    call_id = "" if call.id is None and call_kept.get("tool_call_id") == "" else call.id
+    return {"block_type": "tool_call", "tool_call_id": call_id, "tool_name": call.name,
             "tool_kwargs": kwargs}
 
 

@@ -309,6 +309,8 @@ class _Rebuild(Inputs):
         its results answer (``_idless``)."""
         self.answering: int | None = None
         """The place of the id-less call the result being read answers (``answers``)."""
+        self.unnamed_from = 0
+        """Where in ``unnamed`` the results read since the last AgentOutput begin."""
         self.unnamed_next = 0
         """Where ``result_named`` looks first in ``unnamed``: after the last it found (a
         run's results are said again in the order they were read)."""
@@ -442,6 +444,7 @@ class _Rebuild(Inputs):
         """The calls of the AgentOutput just read: those the events after it name."""
         self.calls = calls
         self.idless = IdlessCalls(calls)
+        self.unnamed_from = len(self.unnamed)
         if self.parsed:
             self.parsed = {}
 
@@ -689,13 +692,14 @@ class _Rebuild(Inputs):
             self.unnamed.append((name, kwargs, place))
         else:
             self.check_answered(tool_id)
-            if self.idless.read:
+            if self.idless.read_places:
                 call = _by_id(self.calls, tool_id)
                 if call is not None:
                     place = self.placed_result(self.idless.place(call))
                     if place < len(self.messages) - 1:
                         self.idless.moved_on(place)
             self.results[tool_id] = (name, kwargs, place)
+            self.idless.with_id.append(tool_id)
         if place == len(self.messages) - 1:
             self.source, self.source_call = blocks, tool_id
 
@@ -713,21 +717,13 @@ class _Rebuild(Inputs):
         messages.insert(at, messages.pop())
         origin.insert(at, origin.pop())
         results = self.results
-        for k in range(at + 1, len(messages)):
-            moved = messages[k]
-            assert isinstance(moved, ToolMessage)  # (the block holds results only)
-            tool_id = moved.tool_call_id
-            if tool_id is not None:
-                seen = results[tool_id]
-                results[tool_id] = (seen[0], seen[1], k)
-        start = (self.last_output or 0) + 1
-        unnamed = self.unnamed
-        for n in range(len(unnamed) - 1, -1, -1):
-            seen = unnamed[n]
-            if seen[2] < start:
-                break
+        for tool_id in self.idless.with_id:  # (the results of this reply's calls with an id)
+            seen = results[tool_id]
             if seen[2] >= at:
-                unnamed[n] = (seen[0], seen[1], seen[2] + 1)
+                results[tool_id] = (seen[0], seen[1], seen[2] + 1)
+        unnamed, first = self.unnamed, self.unnamed_from
+        unnamed[first:] = [(seen[0], seen[1], seen[2] + 1) if seen[2] >= at else seen
+                           for seen in unnamed[first:]]
         return at
 
     def stop(self, data: dict[str, Any], e: int) -> None:
@@ -898,7 +894,8 @@ class _Rebuild(Inputs):
         none agrees, the first not answered yet, to be told it disagrees)."""
         if tool_id != "" or self.idless.names_empty_id():
             return _by_id(self.calls, tool_id)
-        found = self.idless.answer(lambda call: self.agrees(call, name, kwargs, e, path))
+        found = self.idless.answer(name, kwargs,
+                                   lambda call: self.agrees(call, name, kwargs, e, path))
         if found is None:
             return None
         call, self.answering = found

@@ -141,8 +141,9 @@ def dump_blocks(blocks: list[Any], assistant: bool) -> tuple[Any, list[ToolCall]
 
 
 def _call(name: Any, call_id: Any, kwargs: Any) -> ToolCall | None:
-    if type(name) is not str or type(call_id) is not str or type(kwargs) is not dict or not kwargs:
-        return None
+    if (type(name) is not str or type(call_id) is not str or not call_id
+            or type(kwargs) is not dict or not kwargs):
+        return None  # ("": no id to LlamaIndex, kept by the general reader)
     try:
         args = json_copy_checked(kwargs)
     except NotPlainJson:
@@ -358,7 +359,7 @@ def write(message: Message, drop: Collection[str]) -> Any:
         if message.citations or message.audio is not None:
             return None
         for call in message.tool_calls:
-            if (call.kind != "function" or call.invalid_args is not None
+            if (call.kind != "function" or call.invalid_args is not None or call.id == ""
                     or NAME in call.metadata or surrogate_key_in(call.args)):
                 return None  # (a key its dump changes is refused by the general writer)
             blocks.append(_tool_call(call))

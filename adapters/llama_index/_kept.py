@@ -72,7 +72,8 @@ VIDEO_KEYS = frozenset(("block_type", "path", DATA_URL, "detail", "fps", "video_
 DOCUMENT_KEYS = frozenset(("path", DATA_URL, "document_mimetype"))
 """A ``FilePart`` keeps a video's keys when ``block_type`` says ``"video"``, else a
 document's."""
-CALL_KEYS = frozenset(("kwargs_text", "entry", "entry_index", "in_blocks", "function_call"))
+CALL_KEYS = frozenset(("kwargs_text", "entry", "entry_index", "in_blocks", "function_call",
+                       "tool_call_id"))
 CITATION_KEYS = frozenset(("annotation", "absent"))
 AUDIO_KEYS = frozenset(("audio", "reference_audio_id", "format"))
 
@@ -300,6 +301,8 @@ def _check_call_values(call: ToolCall, kept: dict[str, Any], where: str, is_last
             if key in kept:
                 raise not_written(key, "says where the call's kept entry goes, but the call "
                                   "keeps no entry", where)
+    if "tool_call_id" in kept:
+        _check_empty_id(call, kept, where)
     if "function_call" in kept:
         legacy = kept["function_call"]
         if type(legacy) is not dict:
@@ -313,6 +316,21 @@ def _check_call_values(call: ToolCall, kept: dict[str, Any], where: str, is_last
             return
         raise not_written("function_call", f"keeps the legacy additional_kwargs"
                           f"['function_call'] dict of the call; {found}", where)
+
+
+def _check_empty_id(call: ToolCall, kept: dict[str, Any], where: str) -> None:
+    """A kept ``tool_call_id`` is the ``""`` of the ToolCallBlock of a call without an id."""
+    said = kept["tool_call_id"]
+    if type(said) is not str or said != "":
+        found = f"found {short_repr(said)}"
+    elif call.id is not None:
+        found = f"the call has the id {call.id!r}, which is written"
+    elif call.kind != "function" or "entry" in kept or "function_call" in kept:
+        found = "the call is written as an additional_kwargs entry, which has no block"
+    else:
+        return
+    raise not_written("tool_call_id", f"keeps the \"\" of the ToolCallBlock of a call without "
+                      f"an id; {found}", where)
 
 
 def check_part_kept(part: Part, kept: dict[str, Any], where: str) -> None:

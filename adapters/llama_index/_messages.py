@@ -506,6 +506,11 @@ def dump_from_message(message: Message, k: int, drop: Collection[str]) -> dict[s
         last = len(message.tool_calls) - 1
         for j, call in enumerate(message.tool_calls):
             check_call_kept(call, f"{where}.tool_calls[{j}]", is_last=j == last)
+            if call.id == "":
+                raise not_representable("a call's id is empty: LlamaIndex takes a "
+                                         "ToolCallBlock's tool_call_id \"\" for no id, and it "
+                                         "reads back as a call without an id (id=None)",
+                                         f"{where}.tool_calls[{j}].id")
             if call.invalid_args is not None:
                 _reads_back_unparsed(call, f"{where}.tool_calls[{j}].invalid_args")
             refuse_surrogate_key(call.args, f"{where}.tool_calls[{j}].args")
