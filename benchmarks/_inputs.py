@@ -3,8 +3,10 @@
 Every trace is built from one typed conversation through our adapters' public writers and
 the frameworks themselves (langchain-core, llama-index-core), or taken from the golden
 traces that the real frameworks produced, so the inputs follow the adapters as they change.
-Where a peer's converter reads a field that our writer leaves to another place, the field is
-filled the way the framework fills it (ChatOpenAI's ``additional_kwargs["tool_calls"]``).
+The LangGraph messages then get what a ChatOpenAI reply and LangGraph's ``add_messages``
+give them: ids, ``response_metadata``, ``usage_metadata`` and ``additional_kwargs``, in the
+shapes langchain-openai 1.x leaves them (raw calls are not kept there) or, for the second
+row, 0.3 (raw calls kept in ``additional_kwargs["tool_calls"]``, which Ragas reads).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -64,20 +67,70 @@ def sample_dicts(size: int) -> list[dict[str, Any]]:
     return out
 
 
-def langgraph_dicts(size: int) -> list[dict[str, Any]]:
-    """LangGraph state messages (``messages_to_dict``) as a ChatOpenAI agent leaves them."""
-    from langchain_core.messages import convert_to_openai_messages, messages_to_dict
+def langgraph_dicts(size: int, openai_version: str = "1.x") -> list[dict[str, Any]]:
+    """LangGraph state messages (``messages_to_dict``) as an agent on ChatOpenAI leaves them
+    with langchain-openai ``openai_version`` ("1.x" or "0.3"): every message with the id
+    ``add_messages`` or ChatOpenAI gives it, each reply with the metadata ChatOpenAI reads
+    from a chat completion."""
+    from langchain_core.messages import messages_to_dict
 
     from tracebridge.adapters import langchain
 
+    ids = random.Random(size)
     objects = []
-    for message in langchain.from_messages(conversation(size)):
-        if message.type == "ai" and message.tool_calls:  # type: ignore[attr-defined]
-            openai_calls = convert_to_openai_messages(message)["tool_calls"]  # type: ignore[index]
-            extra = {**message.additional_kwargs, "tool_calls": openai_calls}
-            message = message.model_copy(update={"additional_kwargs": extra})
+    for number, message in enumerate(langchain.from_messages(conversation(size))):
+        if message.type == "ai":
+            message = _chat_openai_reply(message, number, ids, openai_version)
+        else:  # add_messages gives a message without an id a uuid4
+            message = message.model_copy(update={"id": str(_uuid4(ids))})
         objects.append(message)
     return messages_to_dict(objects)
+
+
+def _uuid4(ids: random.Random) -> uuid.UUID:
+    return uuid.UUID(int=ids.getrandbits(128), version=4)
+
+
+def _chat_openai_reply(message: Any, number: int, ids: random.Random, version: str) -> Any:
+    """``message`` with the fields ChatOpenAI ``invoke`` sets on a reply of this version."""
+    from langchain_core.messages import convert_to_openai_messages
+
+    finish = "tool_calls" if message.tool_calls else "stop"
+    metadata: dict[str, Any] = {
+        "token_usage": {
+            "completion_tokens": 20, "prompt_tokens": 300, "total_tokens": 320,
+            "completion_tokens_details": {
+                "accepted_prediction_tokens": 0, "audio_tokens": 0, "reasoning_tokens": 0,
+                "rejected_prediction_tokens": 0,
+            },
+            "prompt_tokens_details": {"audio_tokens": 0, "cached_tokens": 0},
+        },
+        "model_provider": "openai",
+        "model_name": "gpt-4o-mini-2024-07-18",
+        "system_fingerprint": "fp_0ba0d124f1",
+        "id": f"chatcmpl-{number:06d}",
+        "service_tier": "default",
+        "finish_reason": finish,
+        "logprobs": None,
+    }
+    kwargs: dict[str, Any] = {"refusal": None}
+    run_id = f"lc_run--{_uuid4(ids)}-0"
+    if version == "0.3":
+        del metadata["model_provider"]  # 1.0 added it, and the "lc_run-" id prefix
+        run_id = run_id.replace("lc_run--", "run-")
+        if message.tool_calls:
+            kwargs = {"tool_calls": convert_to_openai_messages(message)["tool_calls"], **kwargs}
+    elif version != "1.x":
+        raise ValueError(f"unknown langchain-openai version {version!r}")
+    usage = {
+        "input_tokens": 300, "output_tokens": 20, "total_tokens": 320,
+        "input_token_details": {"audio": 0, "cache_read": 0},
+        "output_token_details": {"audio": 0, "reasoning": 0},
+    }
+    return message.model_copy(update={
+        "id": run_id, "additional_kwargs": kwargs, "response_metadata": metadata,
+        "usage_metadata": usage,
+    })
 
 
 def repeated_golden(folder: str, size: int) -> list[dict[str, Any]]:

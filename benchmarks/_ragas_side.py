@@ -39,8 +39,8 @@ def prepare(kind: str, data: Any) -> Work:
 
         events = [getattr(workflow, e["event"]).model_validate(e["data"]) for e in data]
         return lambda: from_llama(events)
-    if kind.startswith("metric_"):
-        return _metric(kind.removeprefix("metric_"), data)
+    if kind.startswith(("metric_", "first_metric_")):  # Ragas keeps nothing between scores
+        return _metric(kind.partition("metric_")[2], data)
     raise ValueError(f"no Ragas counterpart for {kind!r}")
 
 

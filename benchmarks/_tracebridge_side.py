@@ -5,7 +5,10 @@ on, in a process that holds the same inputs as Ragas's worker.
 
 ``prepare(kind, data)`` does everything that is not the measured work (building framework
 objects from the JSON, the sample a metric scores) and returns the work itself.
-``prepare_floor(kind, data)`` does the same for the pydantic floor of a format.
+``prepare_floor(kind, data)`` does the same for the pydantic floor of a format, with the
+cycle collector paused during each call as our readers and writers pause it
+(``tracebridge._gc``): a floor is the least a typed reader can do, and such a reader can
+pause it too.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from tracebridge import (
     ToolMessage,
     validate,
 )
+from tracebridge._gc import gc_paused
 
 Work = Callable[[], Any]
 
@@ -36,7 +40,7 @@ def prepare(kind: str, data: Any) -> Work:
         return lambda: MultiTurnSample(messages=objects)
     if kind == "rules":
         objects = MultiTurnSample.model_validate({"messages": data}).messages
-        return lambda: validate(objects)
+        return lambda: _validated(objects)
     if kind == "langgraph":
         from langchain_core.messages import messages_from_dict
 
@@ -57,8 +61,16 @@ def prepare(kind: str, data: Any) -> Work:
         typed = adapter.to_messages(data)
         return lambda: adapter.from_messages(typed)
     if kind.startswith("metric_"):
-        return _metric(kind.removeprefix("metric_"), data)
+        return _metric(kind.removeprefix("metric_"), data, first_score=False)
+    if kind.startswith("first_metric_"):
+        return _metric(kind.removeprefix("first_metric_"), data, first_score=True)
     raise ValueError(f"unknown kind {kind!r}")
+
+
+def _validated(messages: Any) -> Any:
+    """``validate(messages)``, then the messages (so the run can count them)."""
+    validate(messages)
+    return messages
 
 
 def prepare_floor(kind: str, data: Any) -> Work:
@@ -66,11 +78,11 @@ def prepare_floor(kind: str, data: Any) -> Work:
     action, _, name = kind.partition("_")
     floor = FLOORS[name]
     if action == "read":
-        return lambda: floor.validate_python(data)
+        return gc_paused(lambda: floor.validate_python(data))
     models = floor.validate_python(data)
     if name == "llama_index":  # our writer builds ChatMessage objects: the floor builds models
-        return lambda: floor.validate_python(data)
-    return lambda: floor.dump_python(models, mode="json", exclude_none=True)
+        return gc_paused(lambda: floor.validate_python(data))
+    return gc_paused(lambda: floor.dump_python(models, mode="json", exclude_none=True))
 
 
 def llama_event_objects(data: list[dict[str, Any]]) -> list[Any]:
@@ -86,7 +98,13 @@ def _adapter(name: str) -> Any:
     return importlib.import_module(f"tracebridge.adapters.{name}")
 
 
-def _metric(name: str, calls: dict[str, Any]) -> Work:
+def _metric(name: str, calls: dict[str, Any], *, first_score: bool) -> Work:
+    """A score of ``calls`` by the metric ``name``. Every score carries the sample's
+    transcript hash, computed at its first score and kept for the sample's life: with
+    ``first_score`` each call scores a new copy of the sample (``model_copy``, timed with
+    it), so the hash is computed each time, as for the first metric a user runs on a
+    sample; without it the same sample is scored again (another metric on a sample scored
+    before)."""
     from tracebridge.metrics import ToolCallAccuracy, ToolCallF1
 
     messages: list[Any] = [HumanMessage(content="go")]
@@ -100,6 +118,8 @@ def _metric(name: str, calls: dict[str, Any]) -> Work:
         "accuracy_unordered": ToolCallAccuracy(strict_order=False),
         "f1": ToolCallF1(),
     }[name]
+    if first_score:
+        return lambda: finish(metric.ascore(sample.model_copy()))
     return lambda: finish(metric.ascore(sample))
 
 

@@ -4,6 +4,7 @@ the peer's side imports it inside the peer's virtualenv).
 A worker reads one JSON request per line on standard input and answers one JSON line on
 standard output:
     {"op": "load", "case": ID, "kind": KIND, "path": FILE}  -> {"ok": true, "produced": N}
+        (N: the messages one call produced, ``messages_in``; null for a score)
     {"op": "time", "case": ID, "budget": SECONDS}           -> {"seconds": S}
     {"op": "freeze"}                                        -> {"ok": true} (``_timing.freeze``)
 A request that fails is answered ``{"error": "..."}`` and the worker goes on.
@@ -38,13 +39,20 @@ def serve(prepare: Callable[[str, Any], Work]) -> None:
                 work = prepare(request["kind"], data)
                 result = work()
                 works[request["case"]] = work
-                produced = len(result) if isinstance(result, list) else None
-                answer = {"ok": True, "produced": produced}
+                answer = {"ok": True, "produced": messages_in(result)}
             else:
                 answer = {"seconds": seconds_per_call(works[request["case"]], request["budget"])}
         except Exception as error:  # reported in the table, the run goes on
             answer = {"error": f"{type(error).__name__}: {error}"[:200]}
         print(json.dumps(answer), flush=True)
+
+
+def messages_in(result: Any) -> int | None:
+    """How many messages a case's work produced: a list's length, or a sample's (ours holds
+    them in ``messages``, Ragas's in ``user_input``); None for anything else (a score)."""
+    for name in ("messages", "user_input"):
+        result = getattr(result, name, result)
+    return len(result) if isinstance(result, list) else None
 
 
 class Worker:

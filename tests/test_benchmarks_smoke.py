@@ -43,7 +43,8 @@ def test_side_by_side_runs_our_side_and_the_floors() -> None:
         "MultiTurnSample from dicts",
         "MultiTurnSample from objects",
         "rules alone (validate, sample objects)",
-        "langchain to_messages (LangGraph objects)",
+        "langchain to_messages (LangGraph, ChatOpenAI replies of langchain-openai 1.x)",
+        "langchain to_messages (LangGraph, langchain-openai 0.3 replies: raw calls kept)",
         "swarm to_messages",
         "llama_index events_to_messages",
         "openai_chat to_messages",
@@ -53,16 +54,20 @@ def test_side_by_side_runs_our_side_and_the_floors() -> None:
         "swarm from_messages",
         "galtea from_messages",
         "llama_index from_messages",
-        "ToolCallAccuracy strict (trajectory)",
-        "ToolCallAccuracy strict_order=False (shuffled)",
-        "ToolCallF1 (trajectory)",
-        "import (fresh interpreter)",
+        "ToolCallAccuracy strict (trajectory), sample scored before",
+        "ToolCallAccuracy strict (trajectory), first score of a sample",
+        "ToolCallAccuracy strict_order=False (shuffled), sample scored before",
+        "ToolCallAccuracy strict_order=False (shuffled), first score of a sample",
+        "ToolCallF1 (trajectory), sample scored before",
+        "ToolCallF1 (trajectory), first score of a sample",
+        "import (fresh interpreter, CPU time)",
     ):
         assert path in out, path
     assert "ERROR" not in out
     assert "floor: " in out
     assert "not run (--no-ragas)" in out
     assert "per-message cost growth" in out
+    assert "metric rows: every score carries the sample's transcript hash" in out
 
 
 def test_the_ragas_worker_answers_every_request_even_without_ragas(tmp_path: Path) -> None:

@@ -426,7 +426,7 @@ def kwargs_copy(kwargs: dict[str, Any]) -> dict[str, Any]:
     """``json_copy_checked(kwargs)`` for an AIMessage's ``additional_kwargs`` dict, its raw
     provider calls of the usual shape copied without a walk."""
     raw = kwargs.get("tool_calls")
-    if type(raw) is list and len(kwargs) == 1:  # what ChatOpenAI leaves beside calls
+    if type(raw) is list and len(kwargs) == 1:  # the raw calls alone: nothing else to copy
         return {"tool_calls": list(map(_raw_call_copy, raw))}
     out = {}
     for key, value in kwargs.items():
