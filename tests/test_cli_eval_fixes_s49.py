@@ -70,13 +70,18 @@ def test_sample_refuses_standard_input_as_traces_and_references_under_two_names(
 
 
 @LINUX_NAMES
-def test_sample_refuses_the_file_standard_input_reads_named_again(tmp_path: Path) -> None:
-    """``- /dev/stdin < FILE`` is refused as ``- -`` is (before: every trace written twice,
-    under two ids)."""
+def test_a_file_standard_input_reads_is_read_again_under_another_name(tmp_path: Path) -> None:
+    """``- /dev/stdin < FILE``: a regular file opens again from its start under another name,
+    so both read it whole, as a file named twice is; and two names of the file, neither of
+    them ``-``, are two files (4842363 refused both, saying it could be read only once)."""
     traces = tmp_path / "t.jsonl"
-    traces.write_text(RECORDS)
-    assert _sample("-", "/dev/stdin", stdin=traces) == (
-        2, "", f"tracebridge: - and /dev/stdin are both standard input, given as FILE: {ONCE}\n")
+    traces.write_text(json.dumps(CHAT) + "\n")
+    os.link(traces, tmp_path / "hard.jsonl")
+    for names in (["-", "/dev/stdin"], [str(traces), str(tmp_path / "hard.jsonl")]):
+        code, out, err = _sample(*names, stdin=traces)
+        assert (code, err) == (0, "")
+        ids = [json.loads(line)["metadata"]["id"] for line in out.splitlines()]
+        assert ids == [f"{name}:1" for name in names]
 
 
 @LINUX_NAMES
@@ -202,6 +207,45 @@ async def test_on_ray_a_request_of_more_dollars_than_a_float_holds_asks_for_no_l
     assert raised.value.reason == ("the next request may cost more dollars than a number "
                                    "here holds (estimated) and a cost limit is set")
     assert (asked, raised.value.usage) == ([], Usage())
+
+
+async def test_on_ray_a_request_beyond_a_float_goes_ahead_without_a_cost_limit() -> None:
+    """Only a request limit: the request is leased and sent, as outside Ray (before the review
+    fix: refused, saying a cost limit was set)."""
+    from tracebridge.ray_data._lease import Allowances, Lease, LeasingJudge, Limits
+
+    limits = Limits(max_requests=5, prices=(("judge-model", ABSURD),))
+    books = Allowances(limits, workers=1)
+
+    async def lease(tokens: int, cost: float) -> Lease | str:
+        await asyncio.sleep(0)
+        return books.lease(tokens, cost)
+
+    class Unused:
+        async def ask(self, request: object) -> object:
+            raise AssertionError("never asked")
+
+    leasing = LeasingJudge(Unused(), limits, lease, "judge-model")  # type: ignore[arg-type]
+    reservation = await asyncio.wait_for(leasing.enter(_prompt(1_100_000), Verdict), 10)
+    assert reservation.estimate.overflow
+    assert leasing.leased == Lease(2, 2 * 1_100_119, 0.0)  # a share of the 5 left
+
+
+def test_without_a_cost_limit_the_keeper_leases_no_dollars() -> None:
+    """16 requests at a price a float holds may cost past one (before: OverflowError)."""
+    from tracebridge.ray_data._lease import Allowances, Lease, Limits
+
+    books = Allowances(Limits(), workers=1)
+    assert books.lease(10, 1.7e308) == Lease(16, 160, 0.0)
+
+
+def test_a_gate_usage_error_is_one_line_with_its_words_escaped(tmp_path: Path) -> None:
+    """Before: the control characters of the word went to the terminal as they were."""
+    done = subprocess.run([sys.executable, "-m", "tracebridge", "gate", "run", "--policy", "p",
+                           "--bad\nline\x1b[2J"], cwd=tmp_path, stdin=subprocess.DEVNULL,
+                          capture_output=True, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr.decode()) == (
+        4, b"", "tracebridge gate: error: unrecognized arguments: --bad\\nline\\u001b[2J\n")
 
 
 # --- 3. gate, calibrate and report on a damaged run directory -------------------------------

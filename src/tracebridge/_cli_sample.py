@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import sqlite3
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO, cast
@@ -329,8 +330,9 @@ def read_stdin_once(files: list[str], references: str | None) -> None:
     """Refuse standard input named twice among FILE..., or both as a FILE and as
     ``--references``, before anything is read: standard input can be read only once, and the
     second reading would find it empty only after the first had done its work. It is ``-``,
-    and any other name of the file it is (``/dev/stdin``, ``/dev/fd/0``, ``/proc/self/fd/0``,
-    the file ``< FILE`` gave it)."""
+    and, when it is a stream (a pipe, a terminal, a socket), any other name of it
+    (``/dev/stdin``, ``/dev/fd/0``, ``/proc/self/fd/0``); a file ``< FILE`` gave it opens
+    again from its start under another name, as a file named twice does."""
     times = files.count("-")
     if times > 1:
         twice = "twice" if times == 2 else f"{times} times"
@@ -356,10 +358,11 @@ def _standard_input() -> os.stat_result | None:
 
 
 def _reads_standard_input(path: str, opened: os.stat_result | None) -> bool:
-    """Whether input ``path`` is standard input: ``-``, or a name of the file it is open on."""
+    """Whether input ``path`` is standard input: ``-``, or a name of the stream it is open on
+    (not of a regular file, which each name opens again from its start)."""
     if path == "-":
         return True
-    if opened is None:
+    if opened is None or stat.S_ISREG(opened.st_mode):
         return False
     try:
         return os.path.samestat(os.stat(path), opened)

@@ -30,7 +30,9 @@ def _usage_exits_4(parser: argparse.ArgumentParser) -> None:
     unusable request (argparse would exit 2: incomplete)."""
 
     def error(message: str) -> NoReturn:
-        parser.exit(EXIT_UNUSABLE, f"{parser.prog}: error: {message}\n")
+        from .gate import one_line
+
+        parser.exit(EXIT_UNUSABLE, f"{parser.prog}: error: {one_line(message)}\n")
 
     parser.error = error  # type: ignore[method-assign]
 

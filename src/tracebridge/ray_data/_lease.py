@@ -118,6 +118,8 @@ class Allowances:
         count = min(chunk, share, *fits)
         self.requests += count
         self.tokens += count * tokens
+        if limits.max_cost is None:  # dollars are not leased without a limit to hold them to
+            return Lease(count, count * tokens, 0.0)  # (16 requests may cost past a float)
         self.cost += count * exact(cost)
         return Lease(count, count * tokens, float(count * exact(cost)))
 
@@ -164,7 +166,8 @@ class LeasingJudge(BudgetedJudge):
     ) -> Reservation:
         need = estimate_chat(messages, answer, self.price)
         claim = self.budget._claim(need, self.model)
-        if isinstance(claim, str) and need.overflow:  # no lease is that large: none is asked
+        if isinstance(claim, str) and need.overflow and self.budget.max_cost is not None:
+            # no lease is that large: none is asked
             raise BudgetExhausted("the next request may cost more dollars than a number here "
                                   "holds (estimated) and a cost limit is set", Usage())
         while isinstance(claim, str):
