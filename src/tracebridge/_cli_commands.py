@@ -194,6 +194,8 @@ def cmd_convert(args: argparse.Namespace, streams: Streams) -> int:
     source = _trace_file(args, args.file, streams)
     tally = Tally(args.keep_going, args.errors, streams.stderr)
     out = Output(args.output, streams.stdout)
+    moved: Shape | None = None
+    """The shape OUT is written in, once a record is written after one left out of it."""
     with _running([source], tally, out):
         for item, messages in typed_records(source, tally, _told):
             try:
@@ -206,13 +208,31 @@ def cmd_convert(args: argparse.Namespace, streams: Streams) -> int:
                 problem = internal_problem(f"writing {args.target}", exc)
             else:
                 out.write(value, item.written_as or item.shape)
+                if tally.failed:
+                    moved = item.written_as or item.shape
                 tally.good()
                 continue
             tally.fail(item, problem, f"{item.where()}cannot write {args.target}: "
                                       f"{problem.message}")
         tally.complete()  # --errors FILE first: OUT is put in place only when it is written
     out.commit(_shape_written(source))
-    return tally.finish()
+    status = tally.finish()
+    if moved is not None:
+        streams.stderr.write(f"tracebridge: {_places_moved(args, moved, tally.failed)}\n")
+    return status
+
+
+def _places_moved(args: argparse.Namespace, shape: Shape, failed: int) -> str:
+    """Why ids by place do not carry over from FILE to OUT: the records written after a
+    failed one, left out, stand at another line (element) of OUT than of FILE, and OUT's
+    formats have no place for an id (``sample`` numbers them again, pairing references with
+    other conversations)."""
+    out = "standard output" if args.output in (None, "-") else args.output
+    file = "standard input" if args.file == "-" else args.file
+    number = "element number" if shape == "array" else "line number"
+    return (f"{out} leaves out the {failed} failed record(s): a record after one has another "
+            f"{number} there than in {file}, so ids by {number} (as sample --references "
+            f"matches them) do not carry over; run sample on {file}")
 
 
 def _shape_written(source: TraceFile) -> Shape | None:

@@ -287,6 +287,7 @@ def merged(trace_fields: dict[str, Any], reference: dict[str, Any] | None, ref_w
     both hold must be the same JSON (``true``, ``1`` and ``1.0`` are three values)."""
     fields = dict(trace_fields)
     metadata = dict(fields.pop("metadata", {}))
+    own_id = "id" in metadata
     for name, value in (reference or {}).items():
         if name == "metadata":
             for key, item in value.items():
@@ -301,8 +302,11 @@ def merged(trace_fields: dict[str, Any], reference: dict[str, Any] | None, ref_w
         else:
             fields[name] = value
     if "id" in metadata and id_key(metadata["id"]) != id_key(record):
-        raise TraceError("conflicting_fields", f"metadata id {metadata['id']!r} differs from "
-                         f"the record's id {record!r}", path="metadata.id")
+        # a sample that sample --keep-going wrote after a failed record: its own id is right
+        held = "" if own_id else f" in {ref_where}"
+        hint = " (pass --id metadata.id to take the sample's own id)" if own_id else ""
+        raise TraceError("conflicting_fields", f"metadata id {metadata['id']!r}{held} differs "
+                         f"from the record's id {record!r}{hint}", path="metadata.id")
     fields["metadata"] = {"id": record, **metadata}
     return fields
 

@@ -4,7 +4,8 @@ A case file is JSONL (one case per line) or a JSON list of cases, read one recor
 Loading checks every record and reports each bad one by line and ``case_id`` at once
 (``CaseFileError``): fields of the wrong type, unknown keys, a duplicate ``case_id``, an unknown
 ``control_role``, a ``goal_shift`` or ``cancellation`` control without a human label, a control
-whose human label contradicts its role, an unknown ``source``, a transcript given as a whole
+whose human label contradicts its role, an unknown ``source``, ``source_options`` that its
+reader does not take (or without a ``source``), a transcript given as a whole
 sample object that holds references or rubrics (only its messages are read). A case of a JSON
 list is told by its element number too (``element 2 (line 1)``), as the command line tells the
 traces of an array apart: ``json.dump`` writes the whole list on one line. A transcript that
@@ -20,7 +21,7 @@ the case set records ``manifest_hash`` (the SHA-256 of every record's canonical 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -37,9 +38,10 @@ from pydantic import (
 from .. import native
 from .._cli_input import EVENTS, READABLE, matching
 from .._jsonstream import JsonDocuments, UnreadableInput, is_jsonl_name
-from ..errors import FormatError, TraceError, with_article
+from ..errors import FormatError, TraceError, short_repr, with_article
 from ..hashing import canonical_json
 from ..messages import Message, Metadata, ToolCall
+from ..options import Option, options_of
 from ..registry import detect_format, get_adapter
 from ..sample import MultiTurnSample
 from . import roles
@@ -148,6 +150,9 @@ class Case(BaseModel):
     """The conversation, in any format tracebridge reads (see ``source``)."""
     source: str | None = None
     """The transcript's format (``roles`` or a format name); told from its shape when absent."""
+    source_options: dict[str, Any] | None = None
+    """The options of ``source``'s reader, those ``convert --from-option`` takes for it, as JSON
+    (``{"session_id": "s-1"}`` picks one conversation of OpenTelemetry spans)."""
     slice: str | None = None
     """The group the case belongs to, for counts per slice (not ``(all)`` or ``(no slice)``,
     the names of the rows for every case and for cases without a slice)."""
@@ -201,6 +206,16 @@ class Case(BaseModel):
                              f"contradicts control_role {role.value}")
         if self.source is not None and self.source not in SOURCES:
             raise ValueError(f"unknown source {self.source!r}; known: {', '.join(SOURCES)}")
+        return self
+
+    @model_validator(mode="after")
+    def _source_options_fit(self) -> Case:
+        if self.source_options is None:
+            return self
+        if self.source is None:
+            raise ValueError("source_options: they are the options of a format's reader; name "
+                             "the transcript's format in source")
+        _reader_keywords(self.source, self.source_options)
         return self
 
 
@@ -398,7 +413,10 @@ def _loaded(case: Case, line: int, element: int | None, position: int) -> Loaded
     source_hash = f"sha256:{hashlib.sha256(canonical_json(case.transcript)).hexdigest()}"
     try:
         name, messages = _read(case)
-    except (TraceError, FormatError) as exc:
+    except TraceError as exc:
+        return LoadedCase(case, line, position, source_hash, None, None, _filter_hint(exc),
+                          None, element)
+    except FormatError as exc:
         return LoadedCase(case, line, position, source_hash, None, None, exc, None, element)
     try:
         transcript_hash = MultiTurnSample(messages=messages).transcript_hash()
@@ -406,6 +424,16 @@ def _loaded(case: Case, line: int, element: int | None, position: int) -> Loaded
         return LoadedCase(case, line, position, source_hash, None, name, exc, None, element)
     return LoadedCase(case, line, position, source_hash, messages, name, None, transcript_hash,
                       element)
+
+
+def _filter_hint(error: TraceError) -> TraceError:
+    """``error``, saying where a case gives the filter that picks one conversation of several
+    (OpenTelemetry spans), which the reader names as its option."""
+    if error.code != "ambiguous_trace" or "choose one with a filter" not in error.detail:
+        return error
+    return TraceError(error.code, f"{error.detail}; a case gives the filter as source_options, "
+                      f"such as {{\"trace_id\": \"...\"}}", index=error.index, path=error.path,
+                      source=error.source)
 
 
 _SAMPLE_FIELDS = ("reference", "reference_tool_calls", "reference_topics", "rubrics")
@@ -435,12 +463,61 @@ def _read(case: Case) -> tuple[str, list[Message]]:
     source = case.source
     if source is None:
         source = roles.ROLES if roles.detect(case.transcript) else _format_of(case.transcript)
+    options = _reader_keywords(source, case.source_options or {})
     if source == roles.ROLES:
         return source, roles.to_messages(case.transcript)
+    return source, list(_reader(source)(case.transcript, **options))
+
+
+def _reader(source: str) -> Callable[..., Any]:
+    """The function that reads a transcript in ``source`` (not ``roles``)."""
     if source == EVENTS:
-        events_to_messages = get_adapter("llama_index").events_to_messages  # type: ignore[attr-defined]
-        return source, list(events_to_messages(case.transcript))
-    return source, get_adapter(source).to_messages(case.transcript)
+        return get_adapter("llama_index").events_to_messages  # type: ignore[attr-defined,no-any-return]
+    return get_adapter(source).to_messages
+
+
+def _reader_keywords(source: str, given: dict[str, Any]) -> dict[str, Any]:
+    """``source_options`` as the keyword arguments of ``source``'s reader: the options
+    ``convert --from-option`` takes for it, each of JSON's own type (``"true"`` is no
+    boolean); ``ValueError`` naming the first that is not one."""
+    known = {} if source == roles.ROLES else options_of(_reader(source), None)
+    keywords: dict[str, Any] = {}
+    for name, value in given.items():
+        option = known.get(name)
+        if option is None:
+            accepted = ", ".join(known) or "none (this format takes no options)"
+            raise ValueError(f"source_options: {name!r} is not an option of {source}; it "
+                             f"takes: {accepted}")
+        keywords[name] = _option_value(option, value)
+    return keywords
+
+
+def _option_value(option: Option, value: Any) -> Any:
+    """``value`` as ``option`` takes it; ``ValueError`` saying what it takes."""
+    expected = _what_it_takes(option, value)
+    if expected is not None:
+        raise ValueError(f"source_options: {option.name} takes {expected}, got "
+                         f"{short_repr(value)}")
+    return tuple(value) if option.kind == "list" else value
+
+
+def _what_it_takes(option: Option, value: Any) -> str | None:
+    """What ``option`` takes, when ``value`` is not that; None when it is."""
+    if option.kind == "bool":
+        return None if type(value) is bool else "true or false"
+    if option.kind == "int":
+        return None if type(value) is int else "a whole number"
+    if option.kind == "text":
+        return None if type(value) is str else "a string"
+    choices = option.choices
+    if option.kind == "choice":
+        assert choices is not None  # a Literal's values
+        return None if type(value) is str and value in choices else f"one of {', '.join(choices)}"
+    assert option.kind == "list"
+    names = value if type(value) is list and all(type(item) is str for item in value) else None
+    if names is not None and (choices is None or all(name in choices for name in names)):
+        return None
+    return "a list of names" if choices is None else f"a list of names from {', '.join(choices)}"
 
 
 def _format_of(transcript: Any) -> str:
