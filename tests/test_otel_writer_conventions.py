@@ -281,8 +281,6 @@ def test_a_modality_to_messages_never_keeps_is_malformed(modality: Any) -> None:
     [
         ([HumanMessage(content="q", metadata={"otel": {"fields": {"role": "assistant"}}})],
          "messages[0].metadata.otel.fields.role"),
-        ([HumanMessage(content="q", metadata={"otel": {"fields": {"parts": []}}})],
-         "messages[0].metadata.otel.fields.parts"),
         ([HumanMessage(content=[TextPart(text="t"), ImagePart(
             url="u", metadata={"otel": {"fields": {"filename": "z"}}})])],
          "messages[0].content[1].metadata.otel.fields.filename"),
@@ -304,6 +302,17 @@ def test_kept_keys_genai_reads_as_its_own_are_refused(messages: list[Message], p
     code, index, where = refusal(messages)
     assert (code, where) == ("not_representable", path)
     assert index == int(path.split("[")[1].split("]")[0])
+
+
+def test_kept_key_parts_is_refused_in_genai_and_written_as_openinference_by_auto() -> None:
+    """A message's own key ``parts`` (as OpenInference keeps it) is GenAI's part list:
+    refused there; ``auto`` writes the conversation as OpenInference, which keeps it."""
+    messages: list[Message] = [
+        HumanMessage(content="q", metadata={"otel": {"fields": {"parts": []}}})]
+    assert refusal(messages, convention="genai") == (
+        "not_representable", 0, "messages[0].metadata.otel.fields.parts")
+    assert "llm.input_messages.0.message.parts" in span_keys(otel.from_messages(messages))[0]
+    assert back(messages) == messages
 
 
 def trailing(content: str, namespace: dict[str, Any]) -> list[Message]:

@@ -192,8 +192,10 @@ def from_messages(
     ``openinference`` writes OpenInference's flat ``llm.input_messages.{i}.message.*``
     attributes (content parts: text and image URLs; function calls only); ``auto`` writes
     OpenInference when a message keeps what the reader takes from flat messages only (a
-    reply whose content was left out or null, a refusal's place, a function's other fields),
-    GenAI otherwise. What the reader keeps from the other convention only is refused.
+    reply whose content was left out or null, a refusal's place, a function's other fields,
+    an own key GenAI spells itself: a message's ``parts``, a call's ``name`` or
+    ``arguments``), GenAI otherwise. What the reader keeps from the other convention only is
+    refused.
 
     ``drop`` accepts, by name, what GenAI cannot hold (see ``DROPPABLE``): ``citations``
     (in OpenInference, a citation's cited text), ``audio_replies``, ``custom_calls`` (written
@@ -207,7 +209,8 @@ def from_messages(
 def detect(trace: Any) -> bool:
     """True for an OTLP/JSON document, a list of them or of span dicts, JSON lines text with
     ``resourceSpans``, or SDK spans; a tuple as a list (the SDK's in-memory exporter gives
-    its finished spans as one)."""
+    its finished spans as one). Text is told by its first object, not read whole: the JSON
+    text of an array of documents (which ``to_messages`` reads) is not detected."""
     if isinstance(trace, dict):
         return isinstance(trace.get("resourceSpans"), list)
     if isinstance(trace, str):

@@ -69,16 +69,19 @@ def same(messages: list[Message]) -> str:
 def agreed(span: Span, readings: list[Reading]) -> tuple[Read | None, Read | None]:
     """The first reading's input and output, with what the other readings keep and it does
     not; ``conflicting_fields`` at the other reading's input (or output) when they record
-    different messages, or at its key when they keep different values of one field."""
+    different messages, or at its key when they keep different values of one field (naming
+    the reading that kept the first value: the first, or the one it was carried from)."""
     key, given, answered = readings[0]
+    reserved = _RESERVED.get(key, {})
+    carried_in: dict[_Place, str] = {}
+    carried_out: dict[_Place, str] = {}
     for other, other_given, other_answered in readings[1:]:
         _refuse_different(span, (key, given), (other, other_given), "input")
         _refuse_different(span, (OUTPUT_KEYS[key], answered),
                           (OUTPUT_KEYS[other], other_answered), "output")
-        reserved = _RESERVED.get(key, {})
-        given = _merged_read(_Merge(span, key, reserved), given, other_given)
-        answered = _merged_read(_Merge(span, OUTPUT_KEYS[key], reserved), answered,
-                                other_answered)
+        given = _merged_read(_Merge(span, key, reserved, carried_in), given, other_given)
+        answered = _merged_read(_Merge(span, OUTPUT_KEYS[key], reserved, carried_out),
+                                answered, other_answered)
     return given, answered
 
 
@@ -97,6 +100,11 @@ def _messages(read: Read | None) -> str:
     return same(read[0] if read is not None else [])
 
 
+_Place = tuple[int | str, ...]
+"""An own key's place in one side's messages: ``(message, name)``, ``(message, "call", j,
+name)`` or ``(message, "part", k, name)``."""
+
+
 @dataclass(frozen=True)
 class _Merge:
     """What a merge of one side (input or output) needs to know of the first reading."""
@@ -106,53 +114,62 @@ class _Merge:
     """The first reading's attribute (or prefix) for this side."""
     reserved: dict[str, frozenset[str]]
     """The own keys its writer spells itself, by kind (``_RESERVED``)."""
+    carried: dict[_Place, str]
+    """Where each own key carried over from an earlier reading was recorded, by its place:
+    a later reading that disagrees with it disagrees with that key, not the first's."""
 
 
 def _merged_read(merge: _Merge, first: Read | None, other: Read | None) -> Read | None:
     if first is None or other is None:
         return first
     messages = [
-        _merged_message(merge, mine, theirs, origin)
-        for mine, theirs, origin in zip(first[0], other[0], other[1], strict=True)
+        _merged_message(merge, (mine, theirs), origin, i)
+        for i, (mine, theirs, origin) in enumerate(zip(first[0], other[0], other[1],
+                                                       strict=True))
     ]
     return messages, first[1]
 
 
-def _merged_message(merge: _Merge, mine: Message, theirs: Message, origin: Origin) -> Message:
-    """``mine`` with what ``theirs`` keeps and it does not; a message read from
-    ``gen_ai.system_instructions`` takes no key of its own (that attribute holds parts only)."""
+def _merged_message(merge: _Merge, pair: tuple[Message, Message], origin: Origin,
+                    i: int) -> Message:
+    """The first reading's message ``i`` with what the other's keeps and it does not; a
+    message read from ``gen_ai.system_instructions`` takes no key of its own (that attribute
+    holds parts only)."""
+    mine, theirs = pair
     where = origin.where or merge.key
     update: dict[str, Any] = {}
     if "system_instructions" not in mine.metadata.get(SOURCE, {}):
         update["metadata"] = _merged_metadata(merge, mine.metadata, theirs.metadata,
-                                              "message", where)
+                                              "message", (where, (i,)))
     if isinstance(mine, AIMessage) and isinstance(theirs, AIMessage):
         update["tool_calls"] = [
             call.model_copy(update={"metadata": _merged_metadata(
                 merge, call.metadata, other.metadata, "call",
-                origin.calls[j] if j < len(origin.calls) else where,
+                (origin.calls[j] if j < len(origin.calls) else where, (i, "call", j)),
             )})
             for j, (call, other) in enumerate(zip(mine.tool_calls, theirs.tool_calls,
                                                   strict=True))
         ]
-    content = _merged_content(merge, mine.content, theirs.content, where)
+    content = _merged_content(merge, (mine.content, theirs.content), where, i)
     if content is not mine.content:
         update["content"] = content
     return mine.model_copy(update=update)
 
 
-def _merged_content(merge: _Merge, mine: Any, theirs: Any, where: str) -> Any:
+def _merged_content(merge: _Merge, pair: tuple[Any, Any], where: str, i: int) -> Any:
     """The parts' kept values merged, part by part; a plain text that the other reading
     records as one text part with kept values becomes that part (the same text)."""
+    mine, theirs = pair
     if isinstance(mine, str):
-        kept = (_merged_metadata(merge, {}, theirs[0].metadata, "part", _part_at(where, 0))
+        kept = (_merged_metadata(merge, {}, theirs[0].metadata, "part",
+                                 (_part_at(where, 0), (i, "part", 0)))
                 if isinstance(theirs, list) else {})
         return [TextPart(text=mine, metadata=kept)] if kept else mine
     if not isinstance(theirs, list) or len(theirs) != len(mine):
         return mine  # one text spelled two ways: the other keeps nothing on it
     return [
         part.model_copy(update={"metadata": _merged_metadata(
-            merge, part.metadata, other.metadata, "part", _part_at(where, k))})
+            merge, part.metadata, other.metadata, "part", (_part_at(where, k), (i, "part", k)))})
         for k, (part, other) in enumerate(zip(mine, theirs, strict=True))
     ]
 
@@ -166,37 +183,47 @@ def _part_at(where: str, k: int) -> str:
 
 
 def _merged_metadata(merge: _Merge, mine: dict[str, Any], theirs: dict[str, Any],
-                     kind: str, where: str) -> dict[str, Any]:
+                     kind: str, at: tuple[str, _Place]) -> dict[str, Any]:
     """``mine`` with the own keys (``fields``) ``theirs`` keeps in ``metadata["otel"]`` and
     it does not, less those the first convention spells itself (``_RESERVED``); a value both
-    keep that differs is ``conflicting_fields`` at the other reading's key (``where``: its
-    message, call or part)."""
+    keep that differs is ``conflicting_fields`` at the other reading's key (``at``: where it
+    recorded the message, call or part, and its place)."""
     held = theirs.get(SOURCE, {}).get(_CARRIED)
     if not isinstance(held, dict):
         return dict(mine)
+    where, place = at
     kept = dict(mine.get(SOURCE, {}))
     fields = dict(kept.get(_CARRIED, {}))
     for name, value in held.items():
+        named: _Place = (*place, name)
         if name in fields:
-            _refuse_other_value(merge, name, fields[name], value, f"{where}.{name}")
+            _refuse_other_value(merge, name, (fields[name], value),
+                                (merge.carried.get(named), f"{where}.{name}"))
         elif name not in merge.reserved.get(kind, ()):
             fields[name] = value
+            merge.carried[named] = f"{where}.{name}"
     if fields:
         kept[_CARRIED] = fields
     return {**mine, SOURCE: kept} if kept else dict(mine)
 
 
-def _refuse_other_value(merge: _Merge, name: str, first: Any, value: Any, where: str) -> None:
+def _refuse_other_value(merge: _Merge, name: str, values: tuple[Any, Any],
+                        keys: tuple[str | None, str]) -> None:
     """``conflicting_fields`` when two readings keep different values of one own key, as JSON
-    (``true`` and ``1`` differ); a finish reason in two conventions' spellings is one."""
+    (``true`` and ``1`` differ); a finish reason in two conventions' spellings is one.
+    ``keys``: where an earlier reading recorded the first value, when it was carried over
+    from one (else the first reading holds it), and where the other reading records its."""
+    first, value = values
+    carried_from, where = keys
     if same_json(first, value) or (
         name == "finish_reason" and isinstance(first, str) and isinstance(value, str)
         and _FINISH_REASONS.get(first, first) == _FINISH_REASONS.get(value, value)
     ):
         return
+    held = f"{merge.key}* attributes" if carried_from is None else carried_from
     merge.span.fail(
         "conflicting_fields",
-        f"the span's {merge.key}* attributes and {where} record different values of {name!r} "
+        f"the span's {held} and {where} record different values of {name!r} "
         f"for one message ({short_repr(first)} and {short_repr(value)})",
         where,
     )

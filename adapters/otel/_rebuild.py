@@ -537,14 +537,24 @@ def unsent_failures(
 
 def _sent_texts(messages: list[Message]) -> dict[str, str]:
     """The text of each call id's result in ``messages``, when it is plain text (a string, or
-    one text part without metadata)."""
+    text parts without metadata: their texts joined by newlines, as a message's ``text``)."""
     sent: dict[str, str] = {}
     for message in messages:
         if isinstance(message, ToolMessage) and message.tool_call_id is not None:
-            said = _plain_text(message.content)
+            said = _joined_text(message.content)
             if said is not None:
                 sent.setdefault(message.tool_call_id, said)
     return sent
+
+
+def _joined_text(content: Any) -> str | None:
+    """A result's content as text when it is a string or text parts without metadata (their
+    texts joined by newlines); else None."""
+    if isinstance(content, str):
+        return content
+    if content and all(isinstance(part, TextPart) and not part.metadata for part in content):
+        return "\n".join(part.text for part in content)
+    return None
 
 
 def _recorded_text(run: ToolRun) -> str | None:

@@ -63,6 +63,7 @@ from ._write_flat import (
     attribute,
     check_storable,
     flat_attributes,
+    holds_flat_only_fields,
     markers_in,
 )
 from ._write_keys import check_namespaces
@@ -100,7 +101,7 @@ def _document(typed: list[AnyMessage], drop: Collection[str], convention: str) -
     earlier = _earlier_calls(typed, sent, end)
     if convention == "auto":
         flat = next(_markers(typed, earlier, FLAT_MARKERS), None) is not None
-        convention = "openinference" if flat else "genai"
+        convention = "openinference" if flat or _flat_only_fields(typed, earlier) else "genai"
     openinference = convention == "openinference"
     instructed = {i: made[: len(_own(typed[i].metadata).get("instructions", ()))]
                   for i, made in earlier}
@@ -216,6 +217,21 @@ def _markers(
         for key in markers.get("message", ()):
             if key in output:
                 yield i, f".metadata.{SOURCE}.output.{key}", key
+
+
+def _flat_only_fields(typed: list[AnyMessage], earlier: list[tuple[int, list[AnyMessage]]]
+                      ) -> bool:
+    """Whether a message, or what an earlier call that made it said (its system messages,
+    its output), keeps an own key only flat messages hold (``FLAT_ONLY_FIELDS``)."""
+    if holds_flat_only_fields(typed):
+        return True
+    for i, made in earlier:
+        own = _own(typed[i].metadata)
+        instructions = made[: len(own["instructions"])] if "instructions" in own else []
+        output = made[-1:] if "output" in own else []
+        if holds_flat_only_fields([*instructions, *output]):
+            return True
+    return False
 
 
 _TOOL_SPAN_MARKERS = ("response", "tool_message")

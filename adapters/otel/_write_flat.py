@@ -49,6 +49,12 @@ GENAI_MARKERS = {
 }
 """What the reader keeps from GenAI messages only."""
 
+FLAT_ONLY_FIELDS = {"message": frozenset(("parts",)), "call": frozenset(("name", "arguments"))}
+"""Own keys (``metadata["otel"]["fields"]``) that the reader keeps from flat messages and a
+GenAI message or call spells itself (its ``parts``; a call's ``name`` and ``arguments``, which
+OpenInference records under ``function``): written in GenAI they would be read back as that,
+so ``convention="auto"`` writes a conversation holding any of them as OpenInference."""
+
 _INT64 = range(-(2**63), 2**63)
 
 
@@ -67,6 +73,22 @@ def markers_in(
         for k, call in enumerate(getattr(message, "tool_calls", ())):
             for key in _kept(call.metadata, markers.get("call", ())):
                 yield i, f".tool_calls[{k}].metadata.{SOURCE}.{key}", key
+
+
+def holds_flat_only_fields(typed: list[AnyMessage]) -> bool:
+    """Whether a message or one of its calls keeps one of ``FLAT_ONLY_FIELDS``."""
+    return any(
+        _field_names(message.metadata) & FLAT_ONLY_FIELDS["message"]
+        or any(_field_names(call.metadata) & FLAT_ONLY_FIELDS["call"]
+               for call in getattr(message, "tool_calls", ()))
+        for message in typed
+    )
+
+
+def _field_names(metadata: dict[str, Any]) -> set[str]:
+    own = metadata.get(SOURCE)
+    fields = own.get("fields") if isinstance(own, dict) else None
+    return set(fields) if isinstance(fields, dict) else set()
 
 
 def _kept(metadata: dict[str, Any], keys: tuple[str, ...]) -> list[str]:
