@@ -260,23 +260,50 @@ def test_convert_gives_the_snapshot_hint() -> None:
     assert str(caught.value) == SNAPSHOT_ERROR
 
 
-def test_other_named_tuple_is_refused() -> None:
+def test_another_named_tuple_is_read_as_the_tuple_it_is() -> None:
+    """A named tuple of messages reads as a tuple of them, as before d9d3184 (which refused
+    every named tuple); one holding other things is refused at the item, as a tuple is."""
     from typing import NamedTuple
+
+    class Exchange(NamedTuple):
+        question: Any
+        answer: Any
 
     class Run(NamedTuple):
         messages: list[Any]
         score: float
 
+    exchange = Exchange(HumanMessage("hi"), AIMessage("hello"))
+    assert langchain.detect(exchange) is True
+    assert langchain.to_messages(exchange) == [tm.HumanMessage(content="hi"),
+                                               tm.AIMessage(content="hello")]
     run = Run([HumanMessage("hi")], 1.0)
     assert langchain.detect(run) is False
     with pytest.raises(TraceError) as caught:
         langchain.to_messages(run)
+    assert where(caught.value) == ("malformed_event", 0, "messages[0]", LC)
+
+
+def test_a_snapshot_of_a_list_state_says_to_pass_its_values() -> None:
+    """A graph whose state is the list of messages itself (before the review fix: 'pass
+    snapshot.values['messages']', which a list does not take)."""
+    from typing import Annotated
+
+    from langgraph.graph.message import add_messages
+
+    graph = StateGraph(Annotated[list, add_messages])  # a state that is the list of messages
+    graph.add_node("bot", lambda messages: [AIMessage("hello", id="a1")])
+    graph.add_edge(START, "bot")
+    app = graph.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "1"}}
+    app.invoke([HumanMessage("hi", id="h1")], config)
+    snapshot = app.get_state(config)
+    with pytest.raises(TraceError) as caught:
+        langchain.to_messages(snapshot)
     assert where(caught.value) == ("malformed_event", None, None, LC)
-    assert str(caught.value) == (
-        "langchain: trace: expected a list of messages or a state {'messages': [...]}, got a "
-        "Run (a named tuple of messages, score): pass the field that holds the messages "
-        "[malformed_event]"
-    )
+    assert str(caught.value).endswith("interrupts): pass snapshot.values [malformed_event]")
+    assert langchain.to_messages(snapshot.values) == [
+        tm.HumanMessage(content="hi", id="h1"), tm.AIMessage(content="hello", id="a1")]
 
 
 @pytest.mark.parametrize(

@@ -234,3 +234,22 @@ def test_earlier_results_that_are_not_there_say_so_and_what_to_do(tmp_path: Path
     assert str(caught.value) == (
         f"earlier results ['{missing}']: cannot read them: {missing}: no such file or folder "
         "(on a first run, before any results were written, leave cache=None)")
+
+
+def test_an_empty_folder_of_earlier_results_says_so_in_one_line(tmp_path: Path) -> None:
+    """A folder made for the results before any run wrote there (before the review fix:
+    Arrow's error over four lines, with no advice), named by a Path (shown as its text)."""
+    with pytest.raises(CacheError) as caught:
+        load_results(tmp_path)
+    assert str(caught.value) == (
+        f"earlier results ['{tmp_path}']: they hold no Parquet file (on a first run, before any "
+        "results were written, leave cache=None)")
+
+
+def test_a_file_that_is_no_parquet_is_told_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not parquet\n")
+    with pytest.raises(CacheError) as caught:
+        load_results([tmp_path / "notes.txt"])
+    message = str(caught.value)
+    assert message.startswith(f"earlier results ['{tmp_path / 'notes.txt'}']: cannot read them: ")
+    assert "\n" not in message

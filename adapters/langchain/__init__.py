@@ -39,7 +39,7 @@ from tracebridge.options import AdapterOptions
 from tracebridge.validation import validate
 
 from ._classes import NAME, langchain_core_messages
-from ._read import is_named_tuple, is_serialized, is_state_snapshot, read_trace
+from ._read import is_serialized, is_state_snapshot, read_trace
 from ._write import write_trace
 
 __all__ = [
@@ -112,7 +112,6 @@ def detect(trace: Any) -> bool:
         trace = trace.get("messages")
     return (
         isinstance(trace, (list, tuple))
-        and not is_named_tuple(trace)
         and bool(trace)
         and all(map(_looks_like_message, trace))
     )

@@ -220,8 +220,8 @@ def _items_of(trace: Any) -> list[Any]:
                 source=NAME,
             )
         trace = trace["messages"]
-    if is_named_tuple(trace):
-        raise _named_tuple_refusal(trace)
+    if is_state_snapshot(trace):
+        raise _snapshot_refusal(trace)
     if not isinstance(trace, (list, tuple)):
         raise TraceError(
             "malformed_event",
@@ -249,12 +249,14 @@ def is_state_snapshot(trace: Any) -> bool:
     )
 
 
-def _named_tuple_refusal(trace: Any) -> TraceError:
+def _snapshot_refusal(trace: Any) -> TraceError:
     fields = ", ".join(map(str, trace._fields))
+    values = trace.values
     hint = (
         "pass snapshot.values['messages'] (or snapshot.values, when 'messages' is its only key)"
-        if is_state_snapshot(trace)
-        else "pass the field that holds the messages"
+        if isinstance(values, dict) and "messages" in values
+        else "pass snapshot.values" if isinstance(values, (list, tuple))
+        else "pass the messages its values hold"
     )
     return TraceError(
         "malformed_event",

@@ -307,16 +307,20 @@ def load_results(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]
     holds an error, raises ``CacheError`` (one line) before anything is scored, as does a
     path that is not there (on a first run, leave ``score``'s ``cache`` None)."""
     found: dict[str, CachedResult] = {}
-    sources = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    sources = [os.fspath(p) for p in ([paths] if isinstance(paths, (str, os.PathLike))
+                                      else list(paths))]
+    first_run = "on a first run, before any results were written, leave cache=None"
     try:
-        parts = [pads.dataset(os.fspath(p), format="parquet") for p in sources]
+        parts = [pads.dataset(p, format="parquet") for p in sources]
+        if not any(part.files for part in parts):
+            raise CacheError(f"earlier results {sources}: they hold no Parquet file ({first_run})")
         table = pads.dataset(parts).to_table(columns=["key", "state", "result", "scored_at"])
     except FileNotFoundError as exc:  # its text is the path alone
         raise CacheError(f"earlier results {sources}: cannot read them: {exc}: no such file or "
-                         "folder (on a first run, before any results were written, leave "
-                         "cache=None)") from None
-    except (OSError, pa.ArrowException) as exc:
-        raise CacheError(f"earlier results {sources}: cannot read them: {exc}") from None
+                         f"folder ({first_run})") from None
+    except (OSError, pa.ArrowException) as exc:  # (Arrow's text may run over lines)
+        raise CacheError(f"earlier results {sources}: cannot read them: "
+                         f"{' '.join(str(exc).split())}") from None
     for row in table.filter(pads.field("state") == "scored").to_pylist():
         if row["key"] is None:
             continue  # a deterministic metric: not cached, as in the evaluation cache
