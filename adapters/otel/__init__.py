@@ -209,7 +209,9 @@ def from_messages(
 def detect(trace: Any) -> bool:
     """True for an OTLP/JSON document, a list of them or of span dicts, JSON lines text with
     ``resourceSpans``, or SDK spans; a tuple as a list (the SDK's in-memory exporter gives
-    its finished spans as one). Text is told by its first object, not read whole: the JSON
+    its finished spans as one). Text is told by its opening, not read whole: ``{`` first
+    after whitespace, and ``"resourceSpans"`` within the 200 characters from there (a
+    document whose first object has longer keys before it is not detected), so the JSON
     text of an array of documents (which ``to_messages`` reads) is not detected."""
     if isinstance(trace, dict):
         return isinstance(trace.get("resourceSpans"), list)

@@ -60,10 +60,12 @@ from ._spans import SOURCE
 from ._write_flat import (
     FLAT_MARKERS,
     GENAI_MARKERS,
+    LONE_TEXT,
     attribute,
     check_storable,
     flat_attributes,
-    holds_flat_only_fields,
+    flat_only_in,
+    is_lone_text,
     markers_in,
 )
 from ._write_keys import check_namespaces
@@ -99,9 +101,27 @@ def _document(typed: list[AnyMessage], drop: Collection[str], convention: str) -
     end = split if split is not None else len(typed)
     sent = [_as_sent(message) for message in typed]
     earlier = _earlier_calls(typed, sent, end)
-    if convention == "auto":
-        flat = next(_markers(typed, earlier, FLAT_MARKERS), None) is not None
-        convention = "openinference" if flat or _flat_only_fields(typed, earlier) else "genai"
+    if convention != "auto":
+        return _written(typed, sent, earlier, split, drop, convention)
+    kept = next(_flat_only(typed, earlier), None)
+    if kept is None:
+        return _written(typed, sent, earlier, split, drop, "genai")
+    try:
+        return _written(typed, sent, earlier, split, drop, "openinference")
+    except TraceError as error:
+        raise _with_kept(error, kept) from None
+
+
+def _written(
+    typed: list[AnyMessage],
+    sent: list[AnyMessage],
+    earlier: list[tuple[int, list[AnyMessage]]],
+    split: int | None,
+    drop: Collection[str],
+    convention: str,
+) -> dict[str, Any]:
+    """The document of the conversation in one convention."""
+    end = split if split is not None else len(typed)
     openinference = convention == "openinference"
     instructed = {i: made[: len(_own(typed[i].metadata).get("instructions", ()))]
                   for i, made in earlier}
@@ -123,6 +143,19 @@ def _document(typed: list[AnyMessage], drop: Collection[str], convention: str) -
             }
         ]
     }
+
+
+def _with_kept(error: TraceError, kept: tuple[int, str, str]) -> TraceError:
+    """A refusal of the OpenInference writing ``convention="auto"`` chose for ``kept``: one
+    that sends to GenAI also names what GenAI would not keep, so that it names both sides."""
+    if error.code != "not_representable" or "convention='genai'" not in error.detail:
+        return error
+    i, path, what = kept
+    detail = (f"{error.detail}; but convention='auto' chose openinference for "
+              f"messages[{i}]{path} ({what}), which convention='genai' would not keep: no "
+              "convention holds both")
+    return TraceError(error.code, detail, index=error.index, path=error.path,
+                      source=error.source)
 
 
 SESSION_KEYS = {False: "gen_ai.conversation.id", True: "session.id"}
@@ -219,19 +252,27 @@ def _markers(
                 yield i, f".metadata.{SOURCE}.output.{key}", key
 
 
-def _flat_only_fields(typed: list[AnyMessage], earlier: list[tuple[int, list[AnyMessage]]]
-                      ) -> bool:
-    """Whether a message, or what an earlier call that made it said (its system messages,
-    its output), keeps an own key only flat messages hold (``FLAT_ONLY_FIELDS``)."""
-    if holds_flat_only_fields(typed):
-        return True
+def _flat_only(
+    typed: list[AnyMessage], earlier: list[tuple[int, list[AnyMessage]]]
+) -> Iterator[tuple[int, str, str]]:
+    """``(index, path below the message, what)`` of each thing only OpenInference (flat)
+    messages keep that a message holds, or what an earlier call that made it said (its
+    system messages, its output): a marker (``FLAT_MARKERS``), a key GenAI spells itself
+    (``FLAT_ONLY_FIELDS``), content of one text part alone."""
+    for i, path, key in _markers(typed, earlier, FLAT_MARKERS):
+        yield i, path, f"metadata.{SOURCE}.{key}, kept from OpenInference (flat) messages"
+    yield from flat_only_in(typed)
     for i, made in earlier:
         own = _own(typed[i].metadata)
         instructions = made[: len(own["instructions"])] if "instructions" in own else []
+        for position, path, what in flat_only_in(instructions):
+            yield i, f".metadata.{SOURCE}.instructions[{position}]{path}", what
         output = made[-1:] if "output" in own else []
-        if holds_flat_only_fields([*instructions, *output]):
-            return True
-    return False
+        for _, path, what in flat_only_in(output):
+            namespace = f".metadata.{SOURCE}"
+            if path.startswith(f"{namespace}."):  # (its calls are the message's)
+                path = f"{namespace}.output{path[len(namespace):]}"
+            yield i, path, what
 
 
 _TOOL_SPAN_MARKERS = ("response", "tool_message")
@@ -345,14 +386,8 @@ def _made_call(
     kept = _own(typed[i].metadata).get("instructions")
     instructions = len(kept) if isinstance(kept, list) else 0  # (checked: a list, when kept)
     for k in range(instructions):  # a lone text part would come back as the plain text
-        content = made[k].content
-        if write is _genai_attributes and isinstance(content, list) and len(content) == 1 and (
-            isinstance(content[0], TextPart) and not content[0].metadata
-        ):
-            _Writer(i, drop).refuse(
-                "a GenAI message of one text part reads back as its plain text",
-                f".metadata.{SOURCE}.instructions[{k}].content",
-            )
+        if write is _genai_attributes and is_lone_text(made[k].content):
+            _Writer(i, drop).refuse(LONE_TEXT, f".metadata.{SOURCE}.instructions[{k}].content")
     try:
         return write(made, len(made) - 1, len(made) - 1, drop)
     except TraceError as error:

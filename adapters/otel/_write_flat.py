@@ -75,14 +75,31 @@ def markers_in(
                 yield i, f".tool_calls[{k}].metadata.{SOURCE}.{key}", key
 
 
-def holds_flat_only_fields(typed: list[AnyMessage]) -> bool:
-    """Whether a message or one of its calls keeps one of ``FLAT_ONLY_FIELDS``."""
-    return any(
-        _field_names(message.metadata) & FLAT_ONLY_FIELDS["message"]
-        or any(_field_names(call.metadata) & FLAT_ONLY_FIELDS["call"]
-               for call in getattr(message, "tool_calls", ()))
-        for message in typed
-    )
+def flat_only_in(typed: list[AnyMessage]) -> Iterator[tuple[int, str, str]]:
+    """``(index, path below the message, what)`` of each thing only flat messages hold that a
+    message keeps: one of ``FLAT_ONLY_FIELDS``, on it or on one of its calls."""
+    for i, message in enumerate(typed):
+        where = f".metadata.{SOURCE}.fields"
+        for key in sorted(_field_names(message.metadata) & FLAT_ONLY_FIELDS["message"]):
+            yield i, json_path(where, key), f"the kept key {key!r}, {_GENAI_OWN}"
+        for k, call in enumerate(getattr(message, "tool_calls", ())):
+            for key in sorted(_field_names(call.metadata) & FLAT_ONLY_FIELDS["call"]):
+                yield (i, json_path(f".tool_calls[{k}]{where}", key),
+                       f"the call's kept key {key!r}, {_GENAI_OWN}")
+
+
+_GENAI_OWN = "which a GenAI message or call would read back as its own"
+
+LONE_TEXT = "a GenAI message of one text part reads back as its plain text"
+
+
+def is_lone_text(content: Any) -> bool:
+    """Whether ``content`` is one text part alone that keeps nothing under ``metadata["otel"]``
+    (GenAI writes it as a text part and nothing beside; other namespaces are not written)."""
+    if not (isinstance(content, list) and len(content) == 1 and isinstance(content[0], TextPart)):
+        return False
+    metadata = content[0].metadata
+    return not (isinstance(metadata, dict) and metadata.get(SOURCE))
 
 
 def _field_names(metadata: dict[str, Any]) -> set[str]:
