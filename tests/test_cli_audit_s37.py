@@ -227,9 +227,11 @@ BAD_LINE_3 = "tracebridge: t.jsonl: line 3: not UTF-8 text: invalid continuation
 
 
 def moved(out: str, file: str, failed: int) -> str:
-    """The line ``convert --keep-going`` ends with when it wrote a record after a failed one."""
-    return (f"tracebridge: {out} leaves out the {failed} failed record(s): a record after one "
-            f"has another line number there than in {file}, so ids by line number (as sample "
+    """The line ``convert --keep-going`` ends with when it wrote a record after a failed one
+    (``failed`` of them: the count line says how many)."""
+    return (f"tracebridge: {out} has no line for a failed record or a blank line of {file}: a "
+            f"record after one has another line number there than in {file}, so ids by line "
+            f"number (as sample "
             f"--references matches them) do not carry over; run sample on {file}\n")
 ERROR_3 = {"file": "t.jsonl", "line": 3, "code": "no_record", "index": None, "path": None,
            "source": None, "message": "not UTF-8 text: invalid continuation byte"}

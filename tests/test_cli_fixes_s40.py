@@ -297,8 +297,9 @@ def test_keep_going_and_errors_name_the_element(
     assert (code, err) == (
         1, f"tracebridge: arr.json: element 2 (line 1): invalid trace: {INVALID_MESSAGE}\n"
            "2 ok, 1 failed\n"
-           "tracebridge: standard output leaves out the 1 failed record(s): a record after one "
-           "has another element number there than in arr.json, so ids by element number (as "
+           "tracebridge: standard output has no element for a failed record of arr.json: a "
+           "record after one has another element number there than in arr.json, so ids by element "
+           "number (as "
            "sample --references matches them) do not carry over; run sample on arr.json\n")
     assert json.loads(out) == [chat(1), chat(3)]
     written = (tmp_path / "errors.jsonl").read_text()

@@ -347,8 +347,9 @@ def test_the_command_line_reads_a_broken_first_line_as_its_file_when_line_two_co
         "tracebridge: reading - as openai_chat (told from its first 2 records; --from to "
         "choose)\ntracebridge: -: line 1: not valid JSON: Expecting value: line 1 column 10 "
         "(char 9)\n2 ok, 1 failed\n"
-        "tracebridge: standard output leaves out the 1 failed record(s): a record after one has "
-        "another line number there than in standard input, so ids by line number (as sample "
+        "tracebridge: standard output has no line for a failed record or a blank line of "
+        "standard input: a record after one has another line number there than in standard input, "
+        "so ids by line number (as sample "
         "--references matches them) do not carry over; run sample on standard input\n",
     )
     assert _cli_from_slow_pipe(argv, [BROKEN_LINE, rest], 1.0) == from_file
@@ -419,8 +420,9 @@ def test_errors_dash_writes_the_failures_as_json_on_stderr(
                          "--keep-going", "--errors", "-", stdin=BAD)
     assert (code, out) == (1, json.dumps(CHAT) + "\n")
     assert err == (json.dumps(ORPHAN_ERROR) + "\n1 ok, 1 failed\n"
-                   "tracebridge: standard output leaves out the 1 failed record(s): a record "
-                   "after one has another line number there than in standard input, so ids by "
+                   "tracebridge: standard output has no line for a failed record or a blank "
+                   "line of standard input: a record after one has another line number there than "
+                   "in standard input, so ids by "
                    "line number (as sample --references matches them) do not carry over; run "
                    "sample on standard input\n")
     assert list(tmp_path.iterdir()) == []

@@ -99,8 +99,9 @@ def test_with_keep_going_the_late_record_is_one_bad_line(tmp_path: Path) -> None
     assert out.splitlines() == [json.dumps(PLAIN)] * 41
     assert err.splitlines() == [
         NOTICE, f"tracebridge: turns.jsonl: line 41: {AMBIGUOUS}", "41 ok, 1 failed",
-        "tracebridge: standard output leaves out the 1 failed record(s): a record after one has "
-        "another line number there than in turns.jsonl, so ids by line number (as sample "
+        "tracebridge: standard output has no line for a failed record or a blank line of "
+        "turns.jsonl: a record after one has another line number there than in turns.jsonl, so "
+        "ids by line number (as sample "
         "--references matches them) do not carry over; run sample on turns.jsonl"]
     assert [json.loads(line) for line in (tmp_path / "errors.jsonl").read_text().splitlines()] \
         == [{"file": "turns.jsonl", "line": 41, "code": "unknown_format", "index": None,

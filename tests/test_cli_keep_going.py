@@ -35,8 +35,9 @@ def test_keep_going_writes_every_good_record_and_reports_each_bad_one(tmp_path: 
         f"tracebridge: {NOT_JSON}",
         f"tracebridge: {ORPHANED}",
         "3 ok, 2 failed",
-        "tracebridge: standard output leaves out the 2 failed record(s): a record after one has "
-        "another line number there than in standard input, so ids by line number (as sample "
+        "tracebridge: standard output has no line for a failed record or a blank line of "
+        "standard input: a record after one has another line number there than in standard input, "
+        "so ids by line number (as sample "
         "--references matches them) do not carry over; run sample on standard input",
     ]
     assert [json.loads(line) for line in errors.read_text().splitlines()] == [

@@ -44,8 +44,9 @@ def test_convert_keep_going_says_line_ids_do_not_carry_over_to_out(tmp_path: Pat
     assert err.splitlines() == [
         f"tracebridge: {traces}: line 2: {ORPHANED}",
         "2 ok, 1 failed",
-        f"tracebridge: {out} leaves out the 1 failed record(s): a record after one has another "
-        f"line number there than in {traces}, so ids by line number (as sample --references "
+        f"tracebridge: {out} has no line for a failed record or a blank line of {traces}: a "
+        f"record after one has another line number there than in {traces}, so ids by line number "
+        f"(as sample --references "
         f"matches them) do not carry over; run sample on {traces}",
     ]
 
@@ -59,8 +60,9 @@ def test_convert_keep_going_of_an_array_says_element_numbers_moved() -> None:
         f"tracebridge: -: element 2 (line 1): {ORPHANED}",
         f"tracebridge: -: element 3 (line 1): {ORPHANED}",
         "2 ok, 2 failed",
-        "tracebridge: standard output leaves out the 2 failed record(s): a record after one has "
-        "another element number there than in standard input, so ids by element number (as "
+        "tracebridge: standard output has no element for a failed record of standard input: a "
+        "record after one has another element number there than in standard input, so ids by "
+        "element number (as "
         "sample --references matches them) do not carry over; run sample on standard input",
     ]
 
@@ -249,27 +251,30 @@ def test_spans_of_several_conversations_are_blocked_naming_source_options(
     assert server.requests == []
 
 
+NOT_A_CASE_OPTION = ("source_options: allow_pending is not a case option: a case's "
+                     "conversation must be complete (one cut mid-tool is blocked by the "
+                     "conversation rules)")
+
+
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
         ({"source_options": {"sesion_id": "s-2"}},
          "source_options: 'sesion_id' is not an option of otel; it takes: trace_id, "
-         "session_id, span_id, allow_pending"),
+         "session_id, span_id"),
         ({"source_options": {"session_id": 2}},
          "source_options: session_id takes a string, got 2"),
-        ({"source_options": {"allow_pending": "true"}},
-         "source_options: allow_pending takes true or false, got 'true'"),
-        ({"source_options": {"allow_pending": 1}},
-         "source_options: allow_pending takes true or false, got 1"),
+        ({"source_options": {"allow_pending": "true"}}, NOT_A_CASE_OPTION),
+        ({"source_options": {"allow_pending": 1}}, NOT_A_CASE_OPTION),
+        ({"source": "langchain", "source_options": {"drop_artifacts": "true"}},
+         "source_options: drop_artifacts takes true or false, got 'true'"),
         ({"source_options": "session_id=s-2"},
          "source_options: Input should be a valid dictionary"),
         ({"source": None, "source_options": {"session_id": "s-2"}},
          "source_options: they are the options of a format's reader; name the transcript's "
          "format in source"),
         ({"source": "roles", "transcript": [{"role": "human", "content": "hi"}],
-          "source_options": {"allow_pending": True}},
-         "source_options: 'allow_pending' is not an option of roles; it takes: none (this "
-         "format takes no options)"),
+          "source_options": {"allow_pending": True}}, NOT_A_CASE_OPTION),
     ],
 )
 def test_a_bad_source_option_is_a_bad_case_record(

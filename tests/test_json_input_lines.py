@@ -225,8 +225,9 @@ def test_convert_keeps_going_past_each_bad_line_with_its_code(tmp_path: Path) ->
         f"tracebridge: {path}: line 3: {NOT_A_VALUE}",
         f"tracebridge: {path}: line 4: {extra}",
         "1 ok, 3 failed",
-        f"tracebridge: standard output leaves out the 3 failed record(s): a record after one has "
-        f"another line number there than in {path}, so ids by line number (as sample "
+        f"tracebridge: standard output has no line for a failed record or a blank line of "
+        f"{path}: a record after one has another line number there than in {path}, so ids by line "
+        f"number (as sample "
         f"--references matches them) do not carry over; run sample on {path}",
     ]
     rows = [json.loads(line) for line in errors.read_text(encoding="utf-8").splitlines()]
@@ -265,8 +266,9 @@ def test_every_trace_command_refuses_a_key_twice(tmp_path: Path, command: list[s
     code, out, err = run(command[0], str(lines), "--from", "openai_chat", *command[1:],
                          "--keep-going", "--errors", str(errors))
     assert code == 1
-    moved = ([f"tracebridge: standard output leaves out the 1 failed record(s): a record after "
-              f"one has another line number there than in {lines}, so ids by line number (as "
+    moved = ([f"tracebridge: standard output has no line for a failed record or a blank line "
+              f"of {lines}: a record after one has another line number there than in {lines}, so "
+              f"ids by line number (as "
               f"sample --references matches them) do not carry over; run sample on {lines}"]
              if command[0] == "convert" else [])  # validate and show write no OUT
     assert err.splitlines() == [

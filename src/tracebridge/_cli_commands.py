@@ -195,7 +195,8 @@ def cmd_convert(args: argparse.Namespace, streams: Streams) -> int:
     tally = Tally(args.keep_going, args.errors, streams.stderr)
     out = Output(args.output, streams.stdout)
     moved: Shape | None = None
-    """The shape OUT is written in, once a record is written after one left out of it."""
+    """The shape OUT is written in, once a record is written at another place of OUT than
+    of FILE (after a failed record or a blank line, both left out)."""
     with _running([source], tally, out):
         for item, messages in typed_records(source, tally, _told):
             try:
@@ -208,7 +209,7 @@ def cmd_convert(args: argparse.Namespace, streams: Streams) -> int:
                 problem = internal_problem(f"writing {args.target}", exc)
             else:
                 out.write(value, item.written_as or item.shape)
-                if tally.failed:
+                if _number_in_file(item) != out.count:
                     moved = item.written_as or item.shape
                 tally.good()
                 continue
@@ -218,21 +219,28 @@ def cmd_convert(args: argparse.Namespace, streams: Streams) -> int:
     out.commit(_shape_written(source))
     status = tally.finish()
     if moved is not None:
-        streams.stderr.write(f"tracebridge: {_places_moved(args, moved, tally.failed)}\n")
+        streams.stderr.write(f"tracebridge: {_places_moved(args, moved)}\n")
     return status
 
 
-def _places_moved(args: argparse.Namespace, shape: Shape, failed: int) -> str:
-    """Why ids by place do not carry over from FILE to OUT: the records written after a
-    failed one, left out, stand at another line (element) of OUT than of FILE, and OUT's
+def _number_in_file(item: Item) -> int:
+    """The number ``sample`` gives ``item`` by its place in FILE: its element number in an
+    array, else its line number (the line a record of several lines starts on)."""
+    return item.line if item.element is None else item.element
+
+
+def _places_moved(args: argparse.Namespace, shape: Shape) -> str:
+    """Why ids by place do not carry over from FILE to OUT: OUT holds each record written
+    on the next line (element), none for a failed record or a blank line of FILE, and OUT's
     formats have no place for an id (``sample`` numbers them again, pairing references with
     other conversations)."""
     out = "standard output" if args.output in (None, "-") else args.output
     file = "standard input" if args.file == "-" else args.file
-    number = "element number" if shape == "array" else "line number"
-    return (f"{out} leaves out the {failed} failed record(s): a record after one has another "
-            f"{number} there than in {file}, so ids by {number} (as sample --references "
-            f"matches them) do not carry over; run sample on {file}")
+    number, left_out = (("element number", "element for a failed record") if shape == "array"
+                        else ("line number", "line for a failed record or a blank line"))
+    return (f"{out} has no {left_out} of {file}: a record after one has another {number} "
+            f"there than in {file}, so ids by {number} (as sample --references matches them) "
+            f"do not carry over; run sample on {file}")
 
 
 def _shape_written(source: TraceFile) -> Shape | None:

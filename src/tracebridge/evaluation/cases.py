@@ -414,26 +414,38 @@ def _loaded(case: Case, line: int, element: int | None, position: int) -> Loaded
     try:
         name, messages = _read(case)
     except TraceError as exc:
-        return LoadedCase(case, line, position, source_hash, None, None, _filter_hint(exc),
+        return LoadedCase(case, line, position, source_hash, None, None, _for_a_case(exc, case),
                           None, element)
     except FormatError as exc:
         return LoadedCase(case, line, position, source_hash, None, None, exc, None, element)
     try:
         transcript_hash = MultiTurnSample(messages=messages).transcript_hash()
     except TraceError as exc:
-        return LoadedCase(case, line, position, source_hash, None, name, exc, None, element)
+        return LoadedCase(case, line, position, source_hash, None, name, _for_a_case(exc, case),
+                          None, element)
     return LoadedCase(case, line, position, source_hash, messages, name, None, transcript_hash,
                       element)
 
 
-def _filter_hint(error: TraceError) -> TraceError:
-    """``error``, saying where a case gives the filter that picks one conversation of several
-    (OpenTelemetry spans), which the reader names as its option."""
-    if error.code != "ambiguous_trace" or "choose one with a filter" not in error.detail:
+def _for_a_case(error: TraceError, case: Case) -> TraceError:
+    """``error`` with hints a case can follow: where it gives the filter that picks one
+    conversation of several (OpenTelemetry spans), which the reader names as its option; none
+    about ``allow_pending``, which a case does not take (its conversation must be complete)."""
+    detail = error.detail.replace(roles._PENDING_HINT, "")
+    if error.code == "ambiguous_trace" and "choose one with a filter" in detail:
+        detail += _filter_hint(error.source if case.source is None else None)
+    if detail == error.detail:
         return error
-    return TraceError(error.code, f"{error.detail}; a case gives the filter as source_options, "
-                      f"such as {{\"trace_id\": \"...\"}}", index=error.index, path=error.path,
+    return TraceError(error.code, detail, index=error.index, path=error.path,
                       source=error.source)
+
+
+def _filter_hint(told: str | None) -> str:
+    """Where a case gives the filter; ``told``: the format its transcript was told as, which
+    the case must then name in ``source`` (``source_options`` needs it)."""
+    named = "" if told is None else f" and names its format, \"source\": \"{told}\""
+    return (f"; a case gives the filter as source_options{named}, such as "
+            f"{{\"trace_id\": \"...\"}}")
 
 
 _SAMPLE_FIELDS = ("reference", "reference_tool_calls", "reference_topics", "rubrics")
@@ -476,13 +488,23 @@ def _reader(source: str) -> Callable[..., Any]:
     return get_adapter(source).to_messages
 
 
+_PENDING = "allow_pending"
+"""The readers' option a case does not take: a conversation cut mid-tool is no case to score
+(the ``MultiTurnSample`` the metrics read holds complete conversations only)."""
+
+
 def _reader_keywords(source: str, given: dict[str, Any]) -> dict[str, Any]:
     """``source_options`` as the keyword arguments of ``source``'s reader: the options
     ``convert --from-option`` takes for it, each of JSON's own type (``"true"`` is no
-    boolean); ``ValueError`` naming the first that is not one."""
-    known = {} if source == roles.ROLES else options_of(_reader(source), None)
+    boolean), but not ``allow_pending``; ``ValueError`` naming the first that is not one."""
+    readers = {} if source == roles.ROLES else options_of(_reader(source), None)
+    known = {name: option for name, option in readers.items() if name != _PENDING}
     keywords: dict[str, Any] = {}
     for name, value in given.items():
+        if name == _PENDING:
+            raise ValueError(f"source_options: {_PENDING} is not a case option: a case's "
+                             f"conversation must be complete (one cut mid-tool is blocked by "
+                             f"the conversation rules)")
         option = known.get(name)
         if option is None:
             accepted = ", ".join(known) or "none (this format takes no options)"
