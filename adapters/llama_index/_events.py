@@ -548,7 +548,8 @@ class _Rebuild(Inputs):
             read = self.messages[seen[2]]
             ran = "tool_kwargs" in read.metadata.get(NAME, {}).get("event", {})
             repeated, _ = self.result_message(data, e, where, answering=False, ran=ran)
-            if not same_record(repeated, self.messages[seen[2]]):
+            if not same_record(repeated, read) and not (
+                    tool_id == "" and self.alike_read(data, e, where)):
                 raise fail("conflicting_fields", f"the result of call {tool_id!r} repeated "
                            f"here is not the one read at events[{self.origin[seen[2]]}] (its "
                            f"output, error flag, return_direct or raw values differ); both "
@@ -916,6 +917,20 @@ class _Rebuild(Inputs):
                 self.unnamed_next = n + 1
                 return seen
         return None
+
+    def alike_read(self, data: dict[str, Any], e: int, where: str) -> bool:
+        """Whether a repeated result of an id-less call is one read of a call of the same
+        tool and arguments: the run's result lists such results in the order they ended,
+        which need not be the order read."""
+        name, kwargs = data["tool_name"], data["tool_kwargs"]
+        for seen in self.unnamed:
+            if seen[0] == name and same_json(seen[1], kwargs):
+                read = self.messages[seen[2]]
+                ran = "tool_kwargs" in read.metadata.get(NAME, {}).get("event", {})
+                repeated, _ = self.result_message(data, e, where, answering=False, ran=ran)
+                if same_record(repeated, read):
+                    return True
+        return False
 
     def shown(self, call: ToolCall) -> str:
         """A call as the events said it: its arguments, or its text that did not parse and

@@ -178,7 +178,8 @@ def read_result(rebuild: _Rebuild, event: Any, e: int) -> None:
             or type(direct) is not bool or type(is_error) is not bool
             or type(named) is not str or named != name or type(blocks) is not list
             or raw_input is _ABSENT or raw_output is _ABSENT or tool_id in rebuild.results
-            or tool_id == ""):  # (a call without an id)
+            or tool_id == ""  # (a call without an id)
+            or rebuild.idless.read_places):  # (it may go before id-less calls' results)
         rebuild.result_object(event, e)  # (which refuses a call answered twice)
         return
     for call in rebuild.calls:  # the call it answers, when it is the last output's (answers)
@@ -202,6 +203,7 @@ def read_result(rebuild: _Rebuild, event: Any, e: int) -> None:
     rebuild.origin.append(e)
     rebuild.source, rebuild.source_call = blocks, tool_id
     rebuild.results[tool_id] = (name, kwargs, len(messages) - 1)
+    rebuild.idless.with_id.append(tool_id)  # (moved on when an id-less call's result goes before)
 
 
 def _is_tool_output(kind: type) -> bool:
