@@ -14,7 +14,6 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import (
     AIMessage,
     AIMessageChunk,
-    BaseMessage,
     FunctionMessage,
     HumanMessage,
     ToolMessage,
@@ -22,6 +21,7 @@ from langchain_core.messages import (
 )
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
+from test_langchain_fixes_s48 import FORMS, in_form, where
 
 import tracebridge
 from tracebridge import TraceError
@@ -36,20 +36,6 @@ FIRST_HALF = '{"code": "print(1)\n'  # a literal newline inside the JSON string
 SECOND_HALF = 'print(2)"}'
 
 
-def where(error: TraceError) -> tuple[str, int | None, str | None, str | None]:
-    return error.code, error.index, error.path, error.source
-
-
-def in_form(trace: list[BaseMessage], form: str) -> list[Any]:
-    """The trace as objects, ``messages_to_dict`` dicts or flat dumps."""
-    if form == "dicts":
-        return messages_to_dict(trace)
-    if form == "model_dump":
-        return [message.model_dump() for message in trace]
-    return trace
-
-
-FORMS = ("messages", "dicts", "model_dump")
 
 
 def call_chunk(name: str | None, args: str, call_id: str | None) -> AIMessageChunk:
